@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Runs every test: unit, storage conformance, resourceVersion tables,
+# golden transcripts, the model-based watch test, the wasm build check and
+# the kubectl end-to-end test. Installs what a fresh machine lacks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! rustup target list --installed 2>/dev/null | grep -q wasm32-unknown-unknown; then
+  rustup target add wasm32-unknown-unknown
+fi
+
+echo "== cargo build --target wasm32-unknown-unknown --lib (the core is IO-free)"
+cargo build --quiet --target wasm32-unknown-unknown --lib
+
+echo "== cargo test"
+cargo test --all-targets 2>&1 | tee target/test.log
+grep -q "test result: ok" target/test.log

@@ -1,0 +1,215 @@
+//! Metadata helpers over JSON objects, name validation, and the canonical
+//! field order kube-apiserver emits (kind, apiVersion, metadata, spec, …).
+
+use serde_json::{Map, Value};
+
+pub fn metadata(obj: &Value) -> Option<&Map<String, Value>> {
+    obj.get("metadata").and_then(Value::as_object)
+}
+
+pub fn metadata_mut(obj: &mut Value) -> &mut Map<String, Value> {
+    let root = match obj {
+        Value::Object(m) => m,
+        other => {
+            *other = Value::Object(Map::new());
+            match other {
+                Value::Object(m) => m,
+                _ => unreachable!("just assigned an object"),
+            }
+        }
+    };
+    let meta = root.entry("metadata").or_insert_with(|| Value::Object(Map::new()));
+    if !meta.is_object() {
+        *meta = Value::Object(Map::new());
+    }
+    match meta {
+        Value::Object(m) => m,
+        _ => unreachable!("ensured an object"),
+    }
+}
+
+pub fn meta_str<'a>(obj: &'a Value, field: &str) -> Option<&'a str> {
+    metadata(obj).and_then(|m| m.get(field)).and_then(Value::as_str)
+}
+
+pub fn name(obj: &Value) -> &str {
+    meta_str(obj, "name").unwrap_or("")
+}
+
+pub fn namespace(obj: &Value) -> &str {
+    meta_str(obj, "namespace").unwrap_or("")
+}
+
+pub fn labels(obj: &Value) -> Vec<(String, String)> {
+    metadata(obj)
+        .and_then(|m| m.get("labels"))
+        .and_then(Value::as_object)
+        .map(|l| l.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string())).collect())
+        .unwrap_or_default()
+}
+
+pub fn finalizers(obj: &Value) -> Vec<String> {
+    metadata(obj)
+        .and_then(|m| m.get("finalizers"))
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(|v| v.as_str().map(str::to_string)).collect())
+        .unwrap_or_default()
+}
+
+/// Reads a dotted path (`spec.nodeName`) as upstream's field selectors see
+/// it: strings as they are, booleans and numbers printed, absent as `None`.
+pub fn field_at(obj: &Value, path: &str) -> Option<String> {
+    let mut cur = obj;
+    for part in path.split('.') {
+        cur = cur.get(part)?;
+    }
+    match cur {
+        Value::String(s) => Some(s.clone()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+const METADATA_ORDER: &[&str] = &[
+    "name",
+    "generateName",
+    "namespace",
+    "selfLink",
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "deletionTimestamp",
+    "deletionGracePeriodSeconds",
+    "labels",
+    "annotations",
+    "ownerReferences",
+    "finalizers",
+    "managedFields",
+];
+
+const TOP_ORDER: &[&str] = &["kind", "apiVersion", "metadata"];
+
+fn reorder(map: &mut Map<String, Value>, order: &[&str]) {
+    let mut out = Map::with_capacity(map.len());
+    for key in order {
+        if let Some(v) = map.remove(*key) {
+            out.insert((*key).to_string(), v);
+        }
+    }
+    // Everything else keeps the order it came in.
+    let rest = std::mem::take(map);
+    for (k, v) in rest {
+        out.insert(k, v);
+    }
+    *map = out;
+}
+
+/// Puts an object's keys in the order kube-apiserver serializes them.
+pub fn canonicalize(obj: &mut Value) {
+    if let Value::Object(root) = obj {
+        reorder(root, TOP_ORDER);
+        if let Some(Value::Object(meta)) = root.get_mut("metadata") {
+            reorder(meta, METADATA_ORDER);
+        }
+    }
+}
+
+/// Name rules per kind, as upstream's `ValidateObjectMeta` applies them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NameRule {
+    /// RFC 1123 subdomain: most kinds.
+    Dns1123Subdomain,
+    /// RFC 1123 label: namespaces.
+    Dns1123Label,
+    /// RFC 1035 label (starts with a letter): services.
+    Dns1035Label,
+    /// RBAC and a few others: any path segment name (no `/`, `%`, not `.`/`..`).
+    PathSegment,
+}
+
+const DNS1123_SUBDOMAIN_MSG: &str = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+const DNS1123_LABEL_MSG: &str = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
+const DNS1035_LABEL_MSG: &str = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+
+fn is_label(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty()
+        && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'-')
+        && b[0] != b'-'
+        && b[b.len() - 1] != b'-'
+}
+
+/// Validates a name; returns the messages upstream would give (empty: valid).
+pub fn validate_name(rule: NameRule, name: &str) -> Vec<String> {
+    let mut errs = Vec::new();
+    match rule {
+        NameRule::Dns1123Subdomain => {
+            if name.len() > 253 {
+                errs.push("must be no more than 253 characters".to_string());
+            }
+            if !name.split('.').all(is_label) {
+                errs.push(DNS1123_SUBDOMAIN_MSG.to_string());
+            }
+        }
+        NameRule::Dns1123Label => {
+            if name.len() > 63 {
+                errs.push("must be no more than 63 characters".to_string());
+            }
+            if !is_label(name) {
+                errs.push(DNS1123_LABEL_MSG.to_string());
+            }
+        }
+        NameRule::Dns1035Label => {
+            if name.len() > 63 {
+                errs.push("must be no more than 63 characters".to_string());
+            }
+            if !is_label(name) || !name.starts_with(|c: char| c.is_ascii_lowercase()) {
+                errs.push(DNS1035_LABEL_MSG.to_string());
+            }
+        }
+        NameRule::PathSegment => {
+            if name == "." || name == ".." {
+                errs.push(format!("may not be '{name}'"));
+            }
+            for bad in ["/", "%"] {
+                if name.contains(bad) {
+                    errs.push(format!("may not contain '{bad}'"));
+                }
+            }
+        }
+    }
+    errs
+}
+
+/// Whether a string may be used as a path segment at all (URL routing).
+pub fn is_valid_path_segment(s: &str) -> bool {
+    !s.is_empty() && s != "." && s != ".." && !s.contains('/') && !s.contains('%')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn canonical_order_puts_kind_api_version_metadata_first() {
+        let mut v = json!({"data": {}, "metadata": {"uid": "u", "name": "n"}, "apiVersion": "v1", "kind": "ConfigMap"});
+        canonicalize(&mut v);
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"n","uid":"u"},"data":{}}"#
+        );
+    }
+
+    #[test]
+    fn names_follow_rfc1123() {
+        assert!(validate_name(NameRule::Dns1123Subdomain, "a.b-c").is_empty());
+        assert_eq!(validate_name(NameRule::Dns1123Subdomain, "A").len(), 1);
+        assert_eq!(validate_name(NameRule::Dns1123Label, "a.b").len(), 1);
+        assert!(validate_name(NameRule::PathSegment, "system:admin").is_empty());
+        assert_eq!(validate_name(NameRule::PathSegment, "a/b").len(), 1);
+    }
+}

@@ -1,0 +1,323 @@
+//! `Status`: the only error that crosses a layer above storage, shaped as
+//! kube-apiserver shapes it (`metav1.Status`).
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StatusCause {
+    #[serde(rename = "reason", default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub field: String,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StatusDetails {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub group: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub uid: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub causes: Vec<StatusCause>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub retry_after_seconds: i32,
+}
+
+fn is_zero(v: &i32) -> bool {
+    *v == 0
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StatusListMeta {
+    #[serde(rename = "continue", default, skip_serializing_if = "String::is_empty")]
+    pub continue_token: String,
+}
+
+/// `metav1.Status`. `code` is the HTTP status code of the response.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Status {
+    pub kind: String,
+    #[serde(rename = "apiVersion")]
+    pub api_version: String,
+    pub metadata: StatusListMeta,
+    pub status: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub message: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub reason: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<StatusDetails>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub code: i32,
+}
+
+/// The group-qualified resource as upstream prints it in messages:
+/// `pods`, `deployments.apps`.
+pub fn qualified_resource(group: &str, resource: &str) -> String {
+    if group.is_empty() {
+        resource.to_string()
+    } else {
+        format!("{resource}.{group}")
+    }
+}
+
+impl Status {
+    fn failure(code: i32, reason: &str, message: String) -> Status {
+        Status {
+            kind: "Status".into(),
+            api_version: "v1".into(),
+            metadata: StatusListMeta::default(),
+            status: "Failure".into(),
+            message,
+            reason: reason.into(),
+            details: None,
+            code,
+        }
+    }
+
+    /// A `Success` status as the delete handlers return it.
+    pub fn success(details: StatusDetails) -> Status {
+        Status {
+            kind: "Status".into(),
+            api_version: "v1".into(),
+            metadata: StatusListMeta::default(),
+            status: "Success".into(),
+            message: String::new(),
+            reason: String::new(),
+            details: Some(details),
+            code: 0,
+        }
+    }
+
+    fn with_details(mut self, group: &str, kind: &str, name: &str) -> Status {
+        self.details = Some(StatusDetails {
+            name: name.into(),
+            group: group.into(),
+            kind: kind.into(),
+            ..Default::default()
+        });
+        self
+    }
+
+    pub fn not_found(group: &str, resource: &str, name: &str) -> Status {
+        Status::failure(
+            404,
+            "NotFound",
+            format!("{} \"{}\" not found", qualified_resource(group, resource), name),
+        )
+        .with_details(group, resource, name)
+    }
+
+    pub fn already_exists(group: &str, resource: &str, name: &str) -> Status {
+        Status::failure(
+            409,
+            "AlreadyExists",
+            format!("{} \"{}\" already exists", qualified_resource(group, resource), name),
+        )
+        .with_details(group, resource, name)
+    }
+
+    /// 409 Conflict, e.g. a stale resourceVersion on update.
+    pub fn conflict(group: &str, resource: &str, name: &str, why: &str) -> Status {
+        Status::failure(
+            409,
+            "Conflict",
+            format!(
+                "Operation cannot be fulfilled on {} \"{}\": {}",
+                qualified_resource(group, resource),
+                name,
+                why
+            ),
+        )
+        .with_details(group, resource, name)
+    }
+
+    pub fn forbidden(group: &str, resource: &str, name: &str, why: &str) -> Status {
+        Status::failure(
+            403,
+            "Forbidden",
+            format!("{} \"{}\" is forbidden: {}", qualified_resource(group, resource), name, why),
+        )
+        .with_details(group, resource, name)
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Status {
+        Status::failure(400, "BadRequest", message.into())
+    }
+
+    pub fn method_not_supported(group: &str, resource: &str, action: &str) -> Status {
+        Status::failure(
+            405,
+            "MethodNotAllowed",
+            format!("{} is not supported on resources of kind \"{}\"", action, qualified_resource(group, resource)),
+        )
+        .with_details(group, resource, "")
+    }
+
+    pub fn not_acceptable(message: impl Into<String>) -> Status {
+        Status::failure(406, "NotAcceptable", message.into())
+    }
+
+    pub fn unsupported_media_type(message: impl Into<String>) -> Status {
+        Status::failure(415, "UnsupportedMediaType", message.into())
+    }
+
+    /// 410 Gone with reason Expired (`NewResourceExpired`).
+    pub fn expired(message: impl Into<String>) -> Status {
+        Status::failure(410, "Expired", message.into())
+    }
+
+    /// The 410 for a resourceVersion older than the retained history.
+    pub fn too_old_resource_version(requested: u64, oldest: u64) -> Status {
+        Status::expired(format!("too old resource version: {requested} ({oldest})"))
+    }
+
+    /// 504 for a resourceVersion newer than the newest revision.
+    pub fn too_large_resource_version(requested: u64, current: u64) -> Status {
+        let mut s = Status::failure(
+            504,
+            "Timeout",
+            format!(
+                "The server was unable to return a response in the time allotted, but may still be processing the request (Too large resource version: {requested}, current: {current})"
+            ),
+        );
+        s.details = Some(StatusDetails {
+            causes: vec![StatusCause {
+                reason: "ResourceVersionTooLarge".into(),
+                message: "Too large resource version".into(),
+                field: String::new(),
+            }],
+            retry_after_seconds: 1,
+            ..Default::default()
+        });
+        s
+    }
+
+    /// 422 Invalid with every cause (`NewInvalid`).
+    pub fn invalid(group: &str, kind: &str, name: &str, errors: &[FieldError]) -> Status {
+        let qualified_kind = if group.is_empty() { kind.to_string() } else { format!("{kind}.{group}") };
+        let list = if errors.len() == 1 {
+            errors[0].to_string()
+        } else {
+            format!("[{}]", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", "))
+        };
+        let mut s = Status::failure(422, "Invalid", format!("{qualified_kind} \"{name}\" is invalid: {list}"));
+        s.details = Some(StatusDetails {
+            name: name.into(),
+            group: group.into(),
+            kind: kind.into(),
+            causes: errors
+                .iter()
+                .map(|e| StatusCause { reason: e.kind.reason().into(), message: e.body(), field: e.field.clone() })
+                .collect(),
+            ..Default::default()
+        });
+        s
+    }
+
+    pub fn internal_error(message: impl std::fmt::Display) -> Status {
+        let mut s = Status::failure(500, "InternalError", format!("Internal error occurred: {message}"));
+        s.details = Some(StatusDetails {
+            causes: vec![StatusCause { reason: String::new(), message: message.to_string(), field: String::new() }],
+            ..Default::default()
+        });
+        s
+    }
+
+    pub fn is_not_found(&self) -> bool {
+        self.reason == "NotFound"
+    }
+
+    pub fn to_json(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_else(|_| b"{}".to_vec())
+    }
+}
+
+/// The kinds of field errors upstream's `field.ErrorList` carries.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FieldErrorKind {
+    Required,
+    Invalid(String),
+    Forbidden,
+    NotSupported(String, Vec<String>),
+    TooLong,
+}
+
+impl FieldErrorKind {
+    fn reason(&self) -> &'static str {
+        match self {
+            FieldErrorKind::Required => "FieldValueRequired",
+            FieldErrorKind::Invalid(_) => "FieldValueInvalid",
+            FieldErrorKind::Forbidden => "FieldValueForbidden",
+            FieldErrorKind::NotSupported(..) => "FieldValueNotSupported",
+            FieldErrorKind::TooLong => "FieldValueTooLong",
+        }
+    }
+}
+
+/// One field error (`field.Error`): its path, kind and detail.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldError {
+    pub field: String,
+    pub kind: FieldErrorKind,
+    pub detail: String,
+}
+
+impl FieldError {
+    pub fn required(field: &str, detail: &str) -> Self {
+        FieldError { field: field.into(), kind: FieldErrorKind::Required, detail: detail.into() }
+    }
+    pub fn invalid(field: &str, value: &str, detail: &str) -> Self {
+        FieldError { field: field.into(), kind: FieldErrorKind::Invalid(value.into()), detail: detail.into() }
+    }
+    pub fn forbidden(field: &str, detail: &str) -> Self {
+        FieldError { field: field.into(), kind: FieldErrorKind::Forbidden, detail: detail.into() }
+    }
+    pub fn not_supported(field: &str, value: &str, supported: &[&str]) -> Self {
+        FieldError {
+            field: field.into(),
+            kind: FieldErrorKind::NotSupported(value.into(), supported.iter().map(|s| s.to_string()).collect()),
+            detail: String::new(),
+        }
+    }
+
+    /// The message without the field path (`ErrorBody`).
+    pub fn body(&self) -> String {
+        match &self.kind {
+            FieldErrorKind::Required => with_detail("Required value", &self.detail),
+            FieldErrorKind::Forbidden => with_detail("Forbidden", &self.detail),
+            FieldErrorKind::TooLong => with_detail("Too long", &self.detail),
+            FieldErrorKind::Invalid(v) => with_detail(&format!("Invalid value: {}", quote(v)), &self.detail),
+            FieldErrorKind::NotSupported(v, supported) => format!(
+                "Unsupported value: {}: supported values: {}",
+                quote(v),
+                supported.iter().map(|s| quote(s)).collect::<Vec<_>>().join(", ")
+            ),
+        }
+    }
+}
+
+fn with_detail(head: &str, detail: &str) -> String {
+    if detail.is_empty() {
+        head.to_string()
+    } else {
+        format!("{head}: {detail}")
+    }
+}
+
+fn quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
+}
+
+impl std::fmt::Display for FieldError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.field, self.body())
+    }
+}

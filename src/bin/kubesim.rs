@@ -1,0 +1,245 @@
+//! The native door: HTTP <-> `Request`/`Response`, chunked watch streams, a
+//! lock around the core, panic -> 500 Status. No API semantics live here.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use http_body_util::{combinators::BoxBody, BodyExt, Full, Limited, StreamBody};
+use hyper::body::{Frame, Incoming};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use kubesim::api::Status;
+use kubesim::clock::{parse_duration_millis, SimTime};
+use kubesim::server::{Request, Response, Served, Server, ServerConfig, WatchStream};
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, Notify};
+
+/// Upstream's limit on request bodies (3 MiB).
+const MAX_BODY: usize = 3 * 1024 * 1024;
+
+struct Shared {
+    server: Mutex<Server>,
+    /// Woken after every request that may have written.
+    written: Notify,
+}
+
+fn wall() -> SimTime {
+    SimTime(SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0))
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, Server> {
+        let mut g = self.server.lock().unwrap_or_else(|p| p.into_inner());
+        g.sync_clock(wall());
+        g
+    }
+}
+
+type Body = BoxBody<Bytes, Infallible>;
+
+fn full(b: Vec<u8>) -> Body {
+    Full::new(Bytes::from(b)).boxed()
+}
+
+fn to_http(resp: Response, body: Body) -> hyper::Response<Body> {
+    let mut builder = hyper::Response::builder().status(resp.status);
+    for (k, v) in &resp.headers {
+        if k.eq_ignore_ascii_case("Transfer-Encoding") {
+            continue; // hyper chunks a streaming body by itself
+        }
+        builder = builder.header(k, v);
+    }
+    builder.body(body).unwrap_or_else(|_| hyper::Response::new(full(Vec::new())))
+}
+
+fn status_response(s: &Status) -> hyper::Response<Body> {
+    let r = Response::status(s);
+    let body = r.body.clone();
+    to_http(r, full(body))
+}
+
+async fn handle(shared: Arc<Shared>, req: hyper::Request<Incoming>) -> Result<hyper::Response<Body>, Infallible> {
+    let method = req.method().as_str().to_string();
+    let path = req.uri().path().to_string();
+    let query = req.uri().query().unwrap_or("").to_string();
+    let headers: Vec<(String, String)> = req
+        .headers()
+        .iter()
+        .map(|(k, v)| (k.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+        .collect();
+    let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
+        Ok(b) => b.to_bytes().to_vec(),
+        Err(_) => {
+            let mut s = Status::bad_request("Request entity too large: limit is 3145728");
+            s.code = 413;
+            s.reason = "RequestEntityTooLarge".into();
+            return Ok(status_response(&s));
+        }
+    };
+    let request = Request { method: method.clone(), path, query, headers, body };
+    let served = {
+        let mut server = shared.lock();
+        std::panic::catch_unwind(AssertUnwindSafe(|| server.serve(request)))
+    };
+    if method != "GET" && method != "HEAD" {
+        shared.written.notify_waiters();
+    }
+    match served {
+        Err(_) => Ok(status_response(&Status::internal_error("the simulator panicked while serving this request"))),
+        Ok(Served::Response(r)) => {
+            let body = r.body.clone();
+            Ok(to_http(r, full(body)))
+        }
+        Ok(Served::Watch(head, stream)) => {
+            let (tx, rx) = mpsc::channel::<Result<Frame<Bytes>, Infallible>>(16);
+            tokio::spawn(pump_watch(shared.clone(), stream, tx));
+            let body = StreamBody::new(tokio_stream::wrappers::ReceiverStream::new(rx)).boxed();
+            Ok(to_http(head, body))
+        }
+    }
+}
+
+/// Feeds a watch's events to the client, one flushed chunk per batch, until
+/// the stream ends or the client goes away.
+async fn pump_watch(shared: Arc<Shared>, mut stream: WatchStream, tx: mpsc::Sender<Result<Frame<Bytes>, Infallible>>) {
+    loop {
+        let notified = shared.written.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        let (events, done) = {
+            let mut server = shared.lock();
+            let events = std::panic::catch_unwind(AssertUnwindSafe(|| server.poll_watch(&mut stream, 1000)));
+            match events {
+                Ok(e) => (e, stream.is_done()),
+                Err(_) => (Vec::new(), true),
+            }
+        };
+        if !events.is_empty() {
+            let mut buf = Vec::new();
+            for e in &events {
+                e.write_json_line(&mut buf);
+            }
+            if tx.send(Ok(Frame::data(Bytes::from(buf)))).await.is_err() {
+                return;
+            }
+        }
+        if done {
+            return;
+        }
+        if events.is_empty() {
+            tokio::select! {
+                _ = &mut notified => {}
+                _ = tokio::time::sleep(Duration::from_millis(500)) => {}
+                _ = tx.closed() => return,
+            }
+        }
+    }
+}
+
+fn kubeconfig(addr: SocketAddr) -> String {
+    format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: http://{addr}\n  name: kubesim\ncontexts:\n- context:\n    cluster: kubesim\n    namespace: default\n    user: kubesim\n  name: kubesim\ncurrent-context: kubesim\nusers:\n- name: kubesim\n  user: {{}}\n"
+    )
+}
+
+struct Args {
+    listen: String,
+    kubeconfig: String,
+    seed: u64,
+    window_ms: i64,
+}
+
+const USAGE: &str = "usage: kubesim serve [--listen 127.0.0.1:6443] [--kubeconfig PATH] [--seed N] [--history-window 5m]";
+
+fn parse_args() -> Result<Args, String> {
+    let mut it = std::env::args().skip(1);
+    match it.next().as_deref() {
+        Some("serve") => {}
+        Some("--help") | Some("-h") | None => return Err(USAGE.into()),
+        Some(other) => return Err(format!("unknown command {other:?}\n{USAGE}")),
+    }
+    let mut a = Args { listen: "127.0.0.1:6443".into(), kubeconfig: "kubesim.kubeconfig".into(), seed: 1, window_ms: 300_000 };
+    while let Some(flag) = it.next() {
+        let mut val = || it.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"));
+        match flag.as_str() {
+            "--listen" => a.listen = val()?,
+            "--kubeconfig" => a.kubeconfig = val()?,
+            "--seed" => a.seed = val()?.parse().map_err(|_| "--seed takes a number".to_string())?,
+            "--history-window" => {
+                let v = val()?;
+                a.window_ms = parse_duration_millis(&v).ok_or_else(|| format!("invalid duration {v:?}"))?
+            }
+            other => return Err(format!("unknown flag {other:?}\n{USAGE}")),
+        }
+    }
+    Ok(a)
+}
+
+#[tokio::main]
+async fn main() {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(2);
+        }
+    };
+    let listener = match TcpListener::bind(&args.listen).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("kubesim: cannot listen on {}: {e}", args.listen);
+            std::process::exit(1);
+        }
+    };
+    let addr = listener.local_addr().unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 6443)));
+    let config = ServerConfig { seed: args.seed, start_time: wall(), history_window_ms: args.window_ms, ..Default::default() };
+    let shared = Arc::new(Shared { server: Mutex::new(Server::new(config)), written: Notify::new() });
+    if let Err(e) = std::fs::write(&args.kubeconfig, kubeconfig(addr)) {
+        eprintln!("kubesim: cannot write kubeconfig {}: {e}", args.kubeconfig);
+    }
+    println!("kubesim: serving the Kubernetes API on http://{addr}");
+    println!("kubesim: point kubectl at it with:  export KUBECONFIG={}", args.kubeconfig);
+    println!("kubesim: then try:  kubectl get namespaces");
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let Ok((tcp, _)) = accepted else { continue };
+                let shared = shared.clone();
+                tokio::spawn(async move {
+                    let svc = service_fn(move |req| handle(shared.clone(), req));
+                    let _ = http1::Builder::new().serve_connection(TokioIo::new(tcp), svc).await;
+                });
+            }
+            _ = shutdown_signal() => {
+                println!("kubesim: shutting down");
+                return;
+            }
+        }
+    }
+}
+
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(s) => s,
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}

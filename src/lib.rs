@@ -1,0 +1,20 @@
+//! kubesim: the Kubernetes API, simulated.
+//!
+//! One deterministic core (`server::Server`) answers `Request`s with
+//! `Response`s and opens watch streams. It does no IO, reads no wall clock and
+//! draws randomness only from a seeded source, so a scenario replays byte for
+//! byte. The native HTTP door (`src/bin/kubesim.rs`) and, later, the browser
+//! door are thin adapters over it.
+//!
+//! Layers, dependencies pointing down only:
+//! `server` → `registry` → `storage`, with `api` (plain data) and `selector`
+//! shared below them.
+
+pub mod api;
+pub mod clock;
+pub mod selector;
+pub mod storage;
+pub mod registry;
+pub mod server;
+
+pub use server::{Request, Response, Server, ServerConfig};

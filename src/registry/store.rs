@@ -1,0 +1,583 @@
+//! One generic flow per verb over any `Storage`. Storage errors become
+//! `Status` in exactly one place: `storage_status`.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+
+use super::rules;
+use super::ResourceType;
+use crate::api::meta::{self, validate_name};
+use crate::api::status::StatusDetails;
+use crate::api::{FieldError, Revision, Status};
+use crate::clock::{SeededRng, SimTime};
+use crate::storage::{ListPage, ListStart, Storage, StorageError, StoredObject};
+
+/// A response body a verb produced.
+#[derive(Debug)]
+pub enum Body {
+    Object(Arc<StoredObject>),
+    Value(Value),
+    Status(Status),
+}
+
+/// The options of a DELETE, from its query and body.
+#[derive(Clone, Debug, Default)]
+pub struct DeleteOptions {
+    pub propagation_policy: Option<String>,
+    pub orphan_dependents: Option<bool>,
+    pub precondition_uid: Option<String>,
+    pub precondition_rv: Option<String>,
+    pub grace_period_seconds: Option<i64>,
+}
+
+pub struct Registry<S: Storage> {
+    pub storage: S,
+    pub now: SimTime,
+    pub rng: SeededRng,
+    /// Namespaces being terminated, which the namespace lifecycle finishes.
+    terminating: BTreeSet<String>,
+}
+
+/// Translates a storage error to the Status a client sees.
+pub fn storage_status(rt: &ResourceType, name: &str, err: StorageError) -> Status {
+    match err {
+        StorageError::KeyExists { .. } => Status::already_exists(rt.group, rt.resource, name),
+        StorageError::NotFound { .. } => Status::not_found(rt.group, rt.resource, name),
+        StorageError::Conflict { .. } => Status::conflict(
+            rt.group,
+            rt.resource,
+            name,
+            "the object has been modified; please apply your changes to the latest version and try again",
+        ),
+        StorageError::Compacted { requested, compacted } => Status::too_old_resource_version(requested.0, compacted.0),
+        StorageError::FutureRevision { requested, current } => Status::too_large_resource_version(requested.0, current.0),
+        StorageError::TooFarBehind { cursor, head, limit } => Status::expired(format!(
+            "too old resource version: {} ({}): the watch fell more than {limit} revisions behind and was closed; resume from resourceVersion {}",
+            cursor.0,
+            head.0,
+            cursor.0
+        )),
+    }
+}
+
+pub fn key(rt: &ResourceType, namespace: &str, name: &str) -> String {
+    if rt.namespaced {
+        format!("{}{}/{}", rt.prefix(), namespace, name)
+    } else {
+        format!("{}{}", rt.prefix(), name)
+    }
+}
+
+/// The storage prefix a list or watch covers.
+pub fn list_prefix(rt: &ResourceType, namespace: Option<&str>) -> String {
+    match namespace {
+        Some(ns) if rt.namespaced => format!("{}{}/", rt.prefix(), ns),
+        _ => rt.prefix(),
+    }
+}
+
+fn parse_rv(rv: &str) -> Result<Revision, Status> {
+    rv.parse::<u64>().map(Revision).map_err(|_| {
+        Status::bad_request(format!(
+            "invalid resource version: resourceVersion: Invalid value: \"{rv}\": strconv.ParseUint: parsing \"{rv}\": invalid syntax"
+        ))
+    })
+}
+
+impl<S: Storage> Registry<S> {
+    pub fn new(storage: S, seed: u64, now: SimTime) -> Self {
+        Registry { storage, now, rng: SeededRng::new(seed), terminating: BTreeSet::new() }
+    }
+
+    pub fn get(&self, rt: &ResourceType, namespace: &str, name: &str, rv: Option<&str>) -> Result<Arc<StoredObject>, Status> {
+        let head = self.storage.revision();
+        // get: unset = most recent, "0" = any, other = not older than.
+        if let Some(rv) = rv.filter(|r| !r.is_empty() && *r != "0") {
+            let want = parse_rv(rv)?;
+            if want > head {
+                return Err(Status::too_large_resource_version(want.0, head.0));
+            }
+        }
+        match self.storage.get(&key(rt, namespace, name), head) {
+            Ok(Some((_, obj))) => Ok(obj),
+            Ok(None) => Err(Status::not_found(rt.group, rt.resource, name)),
+            Err(e) => Err(storage_status(rt, name, e)),
+        }
+    }
+
+    pub fn list(
+        &self,
+        rt: &ResourceType,
+        prefix: &str,
+        at: Revision,
+        start: &ListStart,
+        limit: Option<usize>,
+        filter: Option<&dyn Fn(&StoredObject) -> bool>,
+    ) -> Result<ListPage, StorageError> {
+        let _ = rt;
+        self.storage.list(prefix, at, start, limit, filter)
+    }
+
+    fn decode_body(rt: &ResourceType, body: &[u8]) -> Result<Map<String, Value>, Status> {
+        let value: Value = serde_json::from_slice(body)
+            .map_err(|e| Status::bad_request(format!("couldn't get version/kind; json parse error: {e}")))?;
+        let Value::Object(mut obj) = value else {
+            return Err(Status::bad_request("couldn't get version/kind; json parse error: expected an object"));
+        };
+        let api_version = rt.api_version();
+        match obj.get("apiVersion").and_then(Value::as_str) {
+            None | Some("") => {}
+            Some(v) if v == api_version => {}
+            Some(v) => {
+                return Err(Status::bad_request(format!(
+                    "the API version in the data ({v}) does not match the expected API version ({api_version})"
+                )))
+            }
+        }
+        match obj.get("kind").and_then(Value::as_str) {
+            None | Some("") => {}
+            Some(k) if k == rt.kind => {}
+            Some(k) => {
+                return Err(Status::bad_request(format!(
+                    "{k} in version \"{}\" cannot be handled as a {}: the kind in the data ({k}) does not match the expected kind ({})",
+                    rt.version, rt.kind, rt.kind
+                )))
+            }
+        }
+        if obj.get("metadata").is_some_and(|m| !m.is_object() && !m.is_null()) {
+            return Err(Status::bad_request(format!(
+                "{} in version \"{}\" cannot be handled as a {}: metadata must be an object",
+                rt.kind, rt.version, rt.kind
+            )));
+        }
+        obj.insert("kind".into(), json!(rt.kind));
+        obj.insert("apiVersion".into(), json!(api_version));
+        Ok(obj)
+    }
+
+    fn check_namespace(&self, rt: &ResourceType, namespace: &str, name: &str) -> Result<(), Status> {
+        if !rt.namespaced {
+            return Ok(());
+        }
+        let ns_rt = super::kinds::namespaces();
+        match self.storage.get(&key(ns_rt, "", namespace), self.storage.revision()) {
+            Ok(Some((_, ns))) => {
+                let terminating = ns.value().pointer("/metadata/deletionTimestamp").is_some_and(|v| !v.is_null());
+                if terminating {
+                    let mut s = Status::forbidden(
+                        rt.group,
+                        rt.resource,
+                        name,
+                        &format!("unable to create new content in namespace {namespace} because it is being terminated"),
+                    );
+                    if let Some(d) = s.details.as_mut() {
+                        d.causes.push(crate::api::StatusCause {
+                            reason: "NamespaceTerminating".into(),
+                            message: format!("namespace {namespace} is being terminated"),
+                            field: "metadata.namespace".into(),
+                        });
+                    }
+                    return Err(s);
+                }
+                Ok(())
+            }
+            _ => Err(Status::not_found("", "namespaces", namespace)),
+        }
+    }
+
+    fn validate_meta(&self, rt: &ResourceType, obj: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        let name = meta::name(obj);
+        if name.is_empty() {
+            errs.push(FieldError::required("metadata.name", "name or generateName is required"));
+        } else {
+            for msg in validate_name(rt.name_rule, name) {
+                errs.push(FieldError::invalid("metadata.name", name, &msg));
+            }
+        }
+        if rt.namespaced && meta::namespace(obj).is_empty() {
+            errs.push(FieldError::required("metadata.namespace", ""));
+        }
+        if let Some(m) = meta::metadata(obj) {
+            for field in ["labels", "annotations"] {
+                if let Some(v) = m.get(field) {
+                    let ok = v.is_null() || v.as_object().is_some_and(|o| o.values().all(Value::is_string));
+                    if !ok {
+                        errs.push(FieldError::invalid(&format!("metadata.{field}"), &v.to_string(), "must be a map of string to string"));
+                    }
+                }
+            }
+            if let Some(v) = m.get("finalizers") {
+                if !(v.is_null() || v.as_array().is_some_and(|a| a.iter().all(Value::is_string))) {
+                    errs.push(FieldError::invalid("metadata.finalizers", &v.to_string(), "must be a list of strings"));
+                }
+            }
+        }
+        if let Some(Value::Object(labels)) = meta::metadata(obj).and_then(|m| m.get("labels")) {
+            for (k, v) in labels {
+                let sel = format!("{k}={}", v.as_str().unwrap_or(""));
+                if let Err(e) = crate::selector::LabelSelector::parse(&sel) {
+                    let what = if e.contains("values[0]") { v.as_str().unwrap_or("").to_string() } else { k.clone() };
+                    let detail = e.rsplit_once(": ").map(|(_, d)| d.to_string()).unwrap_or(e);
+                    errs.push(FieldError::invalid("metadata.labels", &what, &detail));
+                }
+            }
+        }
+        errs
+    }
+
+    /// POST: create an object in `namespace` (empty for cluster scope).
+    pub fn create(&mut self, rt: &ResourceType, namespace: &str, body: &[u8], dry_run: bool) -> Result<Body, Status> {
+        let mut obj = Self::decode_body(rt, body)?;
+        let mut value = Value::Object(std::mem::take(&mut obj));
+        {
+            let m = meta::metadata_mut(&mut value);
+            if rt.namespaced {
+                match m.get("namespace").and_then(Value::as_str) {
+                    None | Some("") => {
+                        m.insert("namespace".into(), json!(namespace));
+                    }
+                    Some(ns) if ns == namespace => {}
+                    Some(_) => {
+                        return Err(Status::bad_request(
+                            "the namespace of the provided object does not match the namespace sent on the request",
+                        ))
+                    }
+                }
+            } else {
+                m.remove("namespace");
+            }
+            if m.get("resourceVersion").and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
+                return Err(Status::bad_request("resourceVersion should not be set on objects to be created"));
+            }
+            let has_name = m.get("name").and_then(Value::as_str).is_some_and(|s| !s.is_empty());
+            if !has_name {
+                if let Some(base) = m.get("generateName").and_then(Value::as_str).filter(|s| !s.is_empty()) {
+                    let base: String = base.chars().take(58).collect();
+                    let name = format!("{base}{}", self.rng.name_suffix());
+                    m.insert("name".into(), json!(name));
+                }
+            }
+            for k in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
+                m.remove(k);
+            }
+            m.insert("uid".into(), json!(self.rng.uuid()));
+            m.insert("creationTimestamp".into(), json!(self.now.rfc3339()));
+            if rt.tracks_generation {
+                m.insert("generation".into(), json!(1));
+            } else {
+                m.remove("generation");
+            }
+        }
+        if let Value::Object(o) = &mut value {
+            rules::prepare_for_create(rt, o);
+        }
+        let name = meta::name(&value).to_string();
+        let errs = self.validate_meta(rt, &value);
+        if !errs.is_empty() {
+            return Err(Status::invalid(rt.group, rt.kind, &name, &errs));
+        }
+        self.check_namespace(rt, namespace, &name)?;
+        let k = key(rt, namespace, &name);
+        if dry_run {
+            if self.storage.get(&k, self.storage.revision()).ok().flatten().is_some() {
+                return Err(Status::already_exists(rt.group, rt.resource, &name));
+            }
+            meta::canonicalize(&mut value);
+            return Ok(Body::Value(value));
+        }
+        let attrs = rules::attrs(rt, &value);
+        self.storage
+            .create(&k, value, attrs, self.now)
+            .map(Body::Object)
+            .map_err(|e| storage_status(rt, &name, e))
+    }
+
+    /// PUT: replace an object (or its status, when `status` is set).
+    /// Returns the body and whether the object was created.
+    pub fn update(&mut self, rt: &ResourceType, namespace: &str, name: &str, body: &[u8], status: bool) -> Result<(Body, bool), Status> {
+        let obj = Self::decode_body(rt, body)?;
+        let mut value = Value::Object(obj);
+        let body_name = meta::name(&value).to_string();
+        if body_name != name {
+            return Err(Status::bad_request(format!(
+                "the name of the object ({body_name}) does not match the name on the URL ({name})"
+            )));
+        }
+        if rt.namespaced {
+            let m = meta::metadata_mut(&mut value);
+            match m.get("namespace").and_then(Value::as_str) {
+                None | Some("") => {
+                    m.insert("namespace".into(), json!(namespace));
+                }
+                Some(ns) if ns == namespace => {}
+                Some(_) => {
+                    return Err(Status::bad_request(
+                        "the namespace of the provided object does not match the namespace sent on the request",
+                    ))
+                }
+            }
+        }
+        let k = key(rt, namespace, name);
+        let head = self.storage.revision();
+        let current = self.storage.get(&k, head).map_err(|e| storage_status(rt, name, e))?;
+        let Some((cur_rev, current)) = current else {
+            if rt.allow_create_on_update && !status {
+                let body = serde_json::to_vec(&value).unwrap_or_default();
+                return self.create(rt, namespace, &body, false).map(|b| (b, true));
+            }
+            return Err(Status::not_found(rt.group, rt.resource, name));
+        };
+        let old = current.value();
+        let expect = match meta::meta_str(&value, "resourceVersion").filter(|s| !s.is_empty()) {
+            Some(rv) => Some(parse_rv(rv).map_err(|_| {
+                Status::invalid(rt.group, rt.kind, name, &[FieldError::invalid("metadata.resourceVersion", rv, "must be a valid resource version")])
+            })?),
+            None => None,
+        };
+        if let Some(uid) = meta::meta_str(&value, "uid").filter(|s| !s.is_empty()) {
+            let cur_uid = meta::meta_str(&old, "uid").unwrap_or("");
+            if uid != cur_uid {
+                return Err(Status::conflict(
+                    rt.group,
+                    rt.resource,
+                    name,
+                    &format!("Precondition failed: UID in precondition: {uid}, UID in object meta: {cur_uid}"),
+                ));
+            }
+        }
+        if expect.is_some_and(|e| e != cur_rev) {
+            return Err(storage_status(rt, name, StorageError::Conflict { key: k, current: cur_rev }));
+        }
+        // What the client may not change: identity, timestamps, and either
+        // the status (main resource) or everything but the status.
+        let mut new = if status {
+            let mut n = old.clone();
+            if let (Value::Object(n), Some(st)) = (&mut n, value.get("status")) {
+                n.insert("status".into(), st.clone());
+            }
+            n
+        } else {
+            if rt.status_subresource {
+                if let Value::Object(o) = &mut value {
+                    match old.get("status") {
+                        Some(st) => o.insert("status".into(), st.clone()),
+                        None => o.remove("status"),
+                    };
+                }
+            }
+            value
+        };
+        {
+            let old_meta = meta::metadata(&old).cloned().unwrap_or_default();
+            let m = meta::metadata_mut(&mut new);
+            for f in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generateName", "generation"] {
+                match old_meta.get(f) {
+                    Some(v) => m.insert(f.into(), v.clone()),
+                    None => m.remove(f),
+                };
+            }
+            if rt.namespaced {
+                m.insert("namespace".into(), json!(namespace));
+            }
+        }
+        if rt.tracks_generation && rules::spec_changed(&old, &new) {
+            let g = old.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(0);
+            meta::metadata_mut(&mut new).insert("generation".into(), json!(g + 1));
+        }
+        let errs = self.validate_meta(rt, &new);
+        if !errs.is_empty() {
+            return Err(Status::invalid(rt.group, rt.kind, name, &errs));
+        }
+        // An update that empties the finalizers of a terminating object
+        // completes its deletion instead of writing it.
+        let terminating = new.pointer("/metadata/deletionTimestamp").is_some_and(|v| !v.is_null());
+        if terminating && meta::finalizers(&new).is_empty() && !self.has_spec_finalizers(rt, &new) {
+            self.storage.delete(&k, Some(cur_rev), self.now).map_err(|e| storage_status(rt, name, e))?;
+            meta::canonicalize(&mut new);
+            return Ok((Body::Value(new), false));
+        }
+        if new == old {
+            // No change: no write, no event, the stored object answers.
+            return Ok((Body::Object(current), false));
+        }
+        let attrs = rules::attrs(rt, &new);
+        self.storage
+            .update(&k, Some(cur_rev), new, attrs, self.now)
+            .map(|o| (Body::Object(o), false))
+            .map_err(|e| storage_status(rt, name, e))
+    }
+
+    fn has_spec_finalizers(&self, rt: &ResourceType, obj: &Value) -> bool {
+        rules::is_namespaces(rt)
+            && obj.pointer("/spec/finalizers").and_then(Value::as_array).is_some_and(|a| !a.is_empty())
+    }
+
+    /// DELETE of one object.
+    pub fn delete(&mut self, rt: &ResourceType, namespace: &str, name: &str, opts: &DeleteOptions) -> Result<Body, Status> {
+        let mut errs = Vec::new();
+        if let Some(p) = &opts.propagation_policy {
+            if !["Foreground", "Background", "Orphan"].contains(&p.as_str()) {
+                errs.push(FieldError::not_supported("propagationPolicy", p, &["Foreground", "Background", "Orphan", "nil"]));
+            }
+            if opts.orphan_dependents.is_some() {
+                errs.push(FieldError::invalid(
+                    "propagationPolicy",
+                    p,
+                    "orphanDependents and deletionPropagation cannot be both set",
+                ));
+            }
+        }
+        if opts.grace_period_seconds.is_some_and(|g| g < 0) {
+            errs.push(FieldError::invalid("gracePeriodSeconds", &opts.grace_period_seconds.unwrap_or(0).to_string(), "must be greater than or equal to 0"));
+        }
+        if !errs.is_empty() {
+            return Err(Status::invalid("meta.k8s.io", "DeleteOptions", "", &errs));
+        }
+        let k = key(rt, namespace, name);
+        let (cur_rev, current) = self
+            .storage
+            .get(&k, self.storage.revision())
+            .map_err(|e| storage_status(rt, name, e))?
+            .ok_or_else(|| Status::not_found(rt.group, rt.resource, name))?;
+        let old = current.value();
+        if let Some(uid) = &opts.precondition_uid {
+            let cur = meta::meta_str(&old, "uid").unwrap_or("");
+            if uid != cur {
+                return Err(Status::conflict(rt.group, rt.resource, name, &format!(
+                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {cur}"
+                )));
+            }
+        }
+        if let Some(rv) = &opts.precondition_rv {
+            let cur = meta::meta_str(&old, "resourceVersion").unwrap_or("");
+            if rv != cur {
+                return Err(Status::conflict(rt.group, rt.resource, name, &format!(
+                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {cur}"
+                )));
+            }
+        }
+        let mut finalizers = meta::finalizers(&old);
+        let orphan = opts.propagation_policy.as_deref() == Some("Orphan") || opts.orphan_dependents == Some(true);
+        let foreground = opts.propagation_policy.as_deref() == Some("Foreground");
+        let background = opts.propagation_policy.as_deref() == Some("Background") || opts.orphan_dependents == Some(false);
+        let mut want = finalizers.clone();
+        if orphan {
+            want.retain(|f| f != "foregroundDeletion");
+            if !want.iter().any(|f| f == "orphan") {
+                want.push("orphan".into());
+            }
+        } else if foreground {
+            want.retain(|f| f != "orphan");
+            if !want.iter().any(|f| f == "foregroundDeletion") {
+                want.push("foregroundDeletion".into());
+            }
+        } else if background {
+            want.retain(|f| f != "orphan" && f != "foregroundDeletion");
+        }
+        let terminating = old.pointer("/metadata/deletionTimestamp").is_some_and(|v| !v.is_null());
+        let graceful = !want.is_empty() || self.has_spec_finalizers(rt, &old);
+        if !graceful {
+            let last = self.storage.delete(&k, Some(cur_rev), self.now).map_err(|e| storage_status(rt, name, e))?;
+            return Ok(self.finalize_delete(rt, last));
+        }
+        if terminating && want == finalizers {
+            return Ok(Body::Object(current));
+        }
+        let mut new = old.clone();
+        {
+            let m = meta::metadata_mut(&mut new);
+            if !terminating {
+                m.insert("deletionTimestamp".into(), json!(self.now.rfc3339()));
+                m.insert("deletionGracePeriodSeconds".into(), json!(0));
+                if let Some(g) = m.get("generation").and_then(Value::as_i64) {
+                    m.insert("generation".into(), json!(g + 1));
+                }
+            }
+            finalizers = want;
+            if finalizers.is_empty() {
+                m.remove("finalizers");
+            } else {
+                m.insert("finalizers".into(), json!(finalizers));
+            }
+        }
+        if rules::is_namespaces(rt) {
+            if let Some(Value::Object(st)) = new.get_mut("status") {
+                st.insert("phase".into(), json!("Terminating"));
+            }
+            self.terminating.insert(name.to_string());
+        }
+        let attrs = rules::attrs(rt, &new);
+        let stored = self
+            .storage
+            .update(&k, Some(cur_rev), new, attrs, self.now)
+            .map_err(|e| storage_status(rt, name, e))?;
+        Ok(Body::Object(stored))
+    }
+
+    /// The answer to an immediate delete: the object, or a Success Status
+    /// whose details name it (with the resource in `kind`, as upstream does).
+    fn finalize_delete(&self, rt: &ResourceType, last: Arc<StoredObject>) -> Body {
+        if rt.return_deleted_object {
+            return Body::Object(last);
+        }
+        let v = last.value();
+        Body::Status(Status::success(StatusDetails {
+            name: meta::name(&v).to_string(),
+            group: rt.group.to_string(),
+            kind: rt.resource.to_string(),
+            uid: meta::meta_str(&v, "uid").unwrap_or("").to_string(),
+            ..Default::default()
+        }))
+    }
+
+    /// Advances the simulated controllers this core includes: today, the
+    /// namespace lifecycle (delete a terminating namespace's content, then
+    /// the namespace once it is empty).
+    pub fn reconcile(&mut self) {
+        let pending: Vec<String> = self.terminating.iter().cloned().collect();
+        for ns in pending {
+            let mut remaining = 0usize;
+            for rt in super::BUILTIN.iter().filter(|r| r.namespaced) {
+                let prefix = list_prefix(rt, Some(&ns));
+                let Ok(page) = self.storage.list(&prefix, self.storage.revision(), &ListStart::Beginning, None, None) else { continue };
+                for obj in page.items {
+                    let v = obj.value();
+                    let name = meta::name(&v).to_string();
+                    let already = v.pointer("/metadata/deletionTimestamp").is_some_and(|d| !d.is_null());
+                    if !already {
+                        let _ = self.delete(rt, &ns, &name, &DeleteOptions::default());
+                    }
+                    if self.storage.get(&key(rt, &ns, &name), self.storage.revision()).ok().flatten().is_some() {
+                        remaining += 1;
+                    }
+                }
+            }
+            if remaining > 0 {
+                continue;
+            }
+            let ns_rt = super::kinds::namespaces();
+            let k = key(ns_rt, "", &ns);
+            let Ok(Some((rev, obj))) = self.storage.get(&k, self.storage.revision()) else {
+                self.terminating.remove(&ns);
+                continue;
+            };
+            let mut v = obj.value();
+            if let Some(Value::Object(spec)) = v.get_mut("spec") {
+                spec.remove("finalizers");
+            }
+            if meta::finalizers(&v).is_empty() {
+                let _ = self.storage.delete(&k, Some(rev), self.now);
+                self.terminating.remove(&ns);
+            } else {
+                // Metadata finalizers remain: the namespace waits for them.
+                let attrs = rules::attrs(ns_rt, &v);
+                if self.storage.update(&k, Some(rev), v, attrs, self.now).is_ok() {
+                    self.terminating.remove(&ns);
+                }
+            }
+        }
+    }
+}

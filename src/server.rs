@@ -1,0 +1,839 @@
+//! The core's front: `Server::serve(Request)` routes a request to a verb,
+//! negotiates the representation and turns every failure into a `Status`
+//! through one exit (`Response::status`). Watches come back as a
+//! `WatchStream` the caller polls.
+
+pub mod discovery;
+pub mod openapi;
+pub mod params;
+pub mod watch;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use serde_json::{json, Value};
+
+use crate::api::{Revision, Status, WatchEventType};
+use crate::clock::{parse_duration_millis, SeededRng, SimTime};
+use crate::registry::store::{list_prefix, storage_status, Body, DeleteOptions, Registry};
+use crate::registry::{kinds, ResourceType};
+use crate::selector::{FieldSelector, LabelSelector};
+use crate::storage::{continue_token, EventKind, ListStart, MemStorage, Storage, StorageError, StoredObject};
+use params::{ListOptions, Query};
+pub use watch::{WatchEvent, WatchObject, WatchStream};
+
+/// An HTTP request, as any door hands it to the core.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    pub method: String,
+    pub path: String,
+    /// The raw query string, without `?`.
+    pub query: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Request {
+    pub fn new(method: &str, target: &str) -> Request {
+        let (path, query) = target.split_once('?').unwrap_or((target, ""));
+        Request { method: method.into(), path: path.into(), query: query.into(), headers: Vec::new(), body: Vec::new() }
+    }
+
+    pub fn with_body(mut self, body: impl Into<Vec<u8>>) -> Request {
+        self.body = body.into();
+        self
+    }
+
+    pub fn with_header(mut self, name: &str, value: &str) -> Request {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Response {
+    fn json(status: u16, body: Vec<u8>) -> Response {
+        Response { status, headers: vec![("Content-Type".into(), "application/json".into())], body }
+    }
+
+    fn value(status: u16, v: &Value) -> Response {
+        Response::json(status, serde_json::to_vec(v).unwrap_or_default())
+    }
+
+    /// The one exit for failures: a Status with its code as HTTP status.
+    pub fn status(s: &Status) -> Response {
+        let mut r = Response::json(s.code.clamp(100, 599) as u16, s.to_json());
+        if let Some(d) = &s.details {
+            if d.retry_after_seconds > 0 {
+                r.headers.push(("Retry-After".into(), d.retry_after_seconds.to_string()));
+            }
+        }
+        r
+    }
+
+    fn text(status: u16, text: &str) -> Response {
+        Response { status, headers: vec![("Content-Type".into(), "text/plain; charset=utf-8".into())], body: text.as_bytes().to_vec() }
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+
+    pub fn json_body(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or(Value::Null)
+    }
+}
+
+/// What serving a request produced.
+pub enum Served {
+    Response(Response),
+    /// A watch: the response head, then events from the stream.
+    Watch(Response, WatchStream),
+}
+
+#[derive(Clone, Debug)]
+pub struct ServerConfig {
+    pub seed: u64,
+    pub start_time: SimTime,
+    /// History older than this (simulated) is compacted. Default 5 minutes.
+    pub history_window_ms: i64,
+    /// A watcher more than this many revisions behind the head is closed.
+    pub watch_buffer: u64,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        ServerConfig { seed: 1, start_time: SimTime(1_700_000_000_000), history_window_ms: 5 * 60_000, watch_buffer: 100_000 }
+    }
+}
+
+/// The simulated API server.
+pub struct Server {
+    pub(crate) registry: Registry<MemStorage>,
+    config: ServerConfig,
+    /// Simulated time minus the adapter's clock (moved by "advance").
+    offset_ms: i64,
+    audit: SeededRng,
+}
+
+/// A resolved resource path.
+struct Target {
+    rt: &'static ResourceType,
+    namespace: Option<String>,
+    name: Option<String>,
+    subresource: Option<String>,
+}
+
+enum Route {
+    Text(&'static str),
+    Value(Value),
+    Aggregated(bool),
+    Version,
+    Resource(Target),
+    Debug(String),
+    NotFoundStatus,
+    NotFoundPage,
+}
+
+const JSON_ONLY: &str = "only the following media types are accepted: application/json";
+
+impl Server {
+    pub fn new(config: ServerConfig) -> Server {
+        let registry = Registry::new(MemStorage::new(), config.seed, config.start_time);
+        let audit = SeededRng::new(config.seed ^ 0xA0D1_7000);
+        let mut s = Server { registry, config, offset_ms: 0, audit };
+        s.bootstrap();
+        s
+    }
+
+    /// The namespaces every cluster starts with.
+    fn bootstrap(&mut self) {
+        let ns = kinds::namespaces();
+        for name in ["default", "kube-system", "kube-public", "kube-node-lease"] {
+            let body = serde_json::to_vec(&json!({"metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}}}))
+                .unwrap_or_default();
+            let _ = self.registry.create(ns, "", &body, false);
+        }
+    }
+
+    pub fn now(&self) -> SimTime {
+        self.registry.now
+    }
+
+    pub fn revision(&self) -> Revision {
+        self.registry.storage.revision()
+    }
+
+    pub fn compacted(&self) -> Revision {
+        self.registry.storage.compacted()
+    }
+
+    pub fn config(&self) -> &ServerConfig {
+        &self.config
+    }
+
+    /// Moves simulated time to the adapter's clock (never backwards).
+    pub fn sync_clock(&mut self, wall: SimTime) {
+        let t = wall.plus_millis(self.offset_ms);
+        if t > self.registry.now {
+            self.registry.now = t;
+        }
+        self.compact_by_time();
+    }
+
+    /// Jumps simulated time forward.
+    pub fn advance(&mut self, ms: i64) {
+        let ms = ms.max(0);
+        self.offset_ms = self.offset_ms.saturating_add(ms);
+        self.registry.now = self.registry.now.plus_millis(ms);
+        self.compact_by_time();
+    }
+
+    /// Compacts everything older than the history window.
+    fn compact_by_time(&mut self) {
+        let horizon = self.registry.now.plus_millis(-self.config.history_window_ms);
+        if let Some(rev) = self.registry.storage.revision_at_time(horizon) {
+            self.registry.storage.compact(rev);
+        }
+    }
+
+    /// Compacts history up to `rev` (or the newest revision).
+    pub fn compact(&mut self, rev: Option<Revision>) -> Revision {
+        let rev = rev.unwrap_or_else(|| self.revision());
+        self.registry.storage.compact(rev);
+        self.compacted()
+    }
+
+    /// Serves a request; a watch is answered by polling its stream once and
+    /// returning what it had (the stream as of now, closed).
+    pub fn handle(&mut self, req: Request) -> Response {
+        match self.serve(req) {
+            Served::Response(r) => r,
+            Served::Watch(mut head, mut stream) => {
+                for e in self.poll_watch(&mut stream, usize::MAX) {
+                    e.write_json_line(&mut head.body);
+                }
+                head
+            }
+        }
+    }
+
+    pub fn serve(&mut self, req: Request) -> Served {
+        let mut served = self.route(&req);
+        let audit_id = self.audit.uuid();
+        let (Served::Response(r) | Served::Watch(r, _)) = &mut served;
+        r.headers.push(("Audit-Id".into(), audit_id));
+        r.headers.push(("Cache-Control".into(), "no-cache, private".into()));
+        served
+    }
+
+    fn resolve(&self, path: &str) -> Route {
+        let segs: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
+        let segs: Vec<&str> = if segs == [""] { Vec::new() } else { segs };
+        match segs.as_slice() {
+            ["version"] => Route::Version,
+            ["healthz"] | ["livez"] | ["readyz"] => Route::Text("ok"),
+            ["api"] => Route::Aggregated(true),
+            ["apis"] => Route::Aggregated(false),
+            ["api", "v1"] => discovery::api_resource_list("", "v1").map(Route::Value).unwrap_or(Route::NotFoundPage),
+            ["apis", g] => discovery::api_group(g).map(Route::Value).unwrap_or(Route::NotFoundPage),
+            ["apis", g, v] => discovery::api_resource_list(g, v).map(Route::Value).unwrap_or(Route::NotFoundPage),
+            ["debug", "kubesim", what] => Route::Debug(what.to_string()),
+            ["openapi", "v2"] => Route::Value(json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.33.0"}, "paths": {}, "definitions": {}})),
+            ["openapi", "v3"] => Route::Value(openapi::index()),
+            ["openapi", "v3", rest @ ..] => openapi::group_version(&rest.join("/")).map(Route::Value).unwrap_or(Route::NotFoundPage),
+            ["api", "v1", rest @ ..] => self.resolve_resource("", "v1", rest),
+            ["apis", g, v, rest @ ..] => {
+                if discovery::api_resource_list(g, v).is_none() {
+                    return Route::NotFoundPage;
+                }
+                self.resolve_resource(g, v, rest)
+            }
+            _ => Route::NotFoundPage,
+        }
+    }
+
+    fn resolve_resource(&self, group: &str, version: &str, rest: &[&str]) -> Route {
+        let lookup = |r: &str| kinds::lookup(group, version, r);
+        let t = |rt, ns: Option<&str>, name: Option<&str>, sub: Option<&str>| {
+            Route::Resource(Target {
+                rt,
+                namespace: ns.map(str::to_string),
+                name: name.map(str::to_string),
+                subresource: sub.map(str::to_string),
+            })
+        };
+        match rest {
+            ["namespaces", ns, res, tail @ ..] if !(group.is_empty() && (*res == "status" || *res == "finalize") && tail.is_empty()) => {
+                let Some(rt) = lookup(res).filter(|r| r.namespaced) else { return Route::NotFoundStatus };
+                match tail {
+                    [] => t(rt, Some(ns), None, None),
+                    [name] => t(rt, Some(ns), Some(name), None),
+                    [name, sub] => t(rt, Some(ns), Some(name), Some(sub)),
+                    _ => Route::NotFoundStatus,
+                }
+            }
+            [res, tail @ ..] => {
+                let Some(rt) = lookup(res) else { return Route::NotFoundStatus };
+                match (rt.namespaced, tail) {
+                    (_, []) => t(rt, None, None, None),
+                    (false, [name]) => t(rt, None, Some(name), None),
+                    (false, [name, sub]) => t(rt, None, Some(name), Some(sub)),
+                    _ => Route::NotFoundStatus,
+                }
+            }
+            _ => Route::NotFoundStatus,
+        }
+    }
+
+    fn route(&mut self, req: &Request) -> Served {
+        let query = Query::parse(&req.query);
+        let route = self.resolve(&req.path);
+        let resp = match route {
+            Route::Text(t) => Response::text(200, t),
+            Route::Version => Response::value(200, &discovery::version()),
+            Route::Value(v) => match negotiate_json(req) {
+                Ok(()) => Response::value(200, &v),
+                Err(s) => Response::status(&s),
+            },
+            Route::Aggregated(core) => {
+                if wants_aggregated(req) {
+                    let mut r = Response::value(200, &discovery::aggregated(core));
+                    r.headers[0].1 = discovery::AGGREGATED_CONTENT_TYPE.into();
+                    r
+                } else if core {
+                    let host = req.header("Host").unwrap_or("127.0.0.1:6443").to_string();
+                    Response::value(200, &discovery::api_versions(&host))
+                } else {
+                    Response::value(200, &discovery::api_group_list())
+                }
+            }
+            Route::Debug(what) => self.debug(req, &what, &query),
+            Route::NotFoundPage => Response::text(404, "404 page not found\n"),
+            Route::NotFoundStatus => {
+                let mut s = Status::not_found("", "", "");
+                s.message = "the server could not find the requested resource".into();
+                s.details = Some(Default::default());
+                Response::status(&s)
+            }
+            Route::Resource(target) => {
+                if let Err(s) = negotiate_json(req) {
+                    return Served::Response(Response::status(&s));
+                }
+                return match self.resource(req, &query, target) {
+                    Ok(served) => served,
+                    Err(s) => Served::Response(Response::status(&s)),
+                };
+            }
+        };
+        Served::Response(resp)
+    }
+
+    fn debug(&mut self, req: &Request, what: &str, q: &Query) -> Response {
+        if req.method != "POST" {
+            return Response::status(&Status::bad_request("debug endpoints take POST"));
+        }
+        match what {
+            "clock" => {
+                let Some(d) = q.get("advance") else {
+                    return Response::status(&Status::bad_request("missing ?advance=DURATION (e.g. 5m)"));
+                };
+                let Some(ms) = parse_duration_millis(d) else {
+                    return Response::status(&Status::bad_request(format!("invalid duration {d:?}: use e.g. 90s, 5m, 1h30m")));
+                };
+                self.advance(ms);
+                Response::value(200, &self.debug_state())
+            }
+            "compact" => {
+                let rev = match q.get("resourceVersion").filter(|s| !s.is_empty()) {
+                    None => None,
+                    Some(rv) => match rv.parse::<u64>() {
+                        Ok(n) => Some(Revision(n)),
+                        Err(_) => return Response::status(&Status::bad_request(format!("invalid resourceVersion {rv:?}"))),
+                    },
+                };
+                self.compact(rev);
+                Response::value(200, &self.debug_state())
+            }
+            _ => Response::text(404, "404 page not found\n"),
+        }
+    }
+
+    fn debug_state(&self) -> Value {
+        json!({
+            "now": self.now().rfc3339(),
+            "revision": self.revision().to_string(),
+            "compactedRevision": self.compacted().to_string(),
+            "historyWindowSeconds": self.config.history_window_ms / 1000,
+        })
+    }
+
+    fn resource(&mut self, req: &Request, q: &Query, t: Target) -> Result<Served, Status> {
+        let rt = t.rt;
+        let ns = t.namespace.clone().unwrap_or_default();
+        if let Some(name) = &t.name {
+            if !crate::api::meta::is_valid_path_segment(name) {
+                return Err(Status::bad_request(format!("invalid resource name {name:?}: may not contain '/' or '%'")));
+            }
+        }
+        let status_sub = match t.subresource.as_deref() {
+            None => false,
+            Some("status") if rt.status_subresource => true,
+            Some(_) => {
+                let mut s = Status::not_found("", "", "");
+                s.message = "the server could not find the requested resource".into();
+                s.details = Some(Default::default());
+                return Err(s);
+            }
+        };
+        let dry_run = match q.get("dryRun") {
+            None | Some("") => false,
+            Some("All") => true,
+            Some(other) => {
+                return Err(Status::bad_request(format!(
+                    "dryRun: Unsupported value: \"{other}\": supported values: \"All\""
+                )))
+            }
+        };
+        let method = req.method.as_str();
+        let write = !matches!(method, "GET" | "HEAD");
+        if write && dry_run && method != "POST" {
+            return Err(Status::bad_request("dryRun=All is supported on create only, for now"));
+        }
+        let result = match (method, t.name.as_deref()) {
+            ("GET", None) => {
+                let opts = ListOptions::from_query(q)?;
+                if opts.watch {
+                    return self.start_watch(rt, t.namespace.as_deref(), None, opts);
+                }
+                return self.list(rt, t.namespace.as_deref(), opts).map(Served::Response);
+            }
+            ("GET", Some(name)) => {
+                let opts = ListOptions::from_query(q)?;
+                if opts.watch {
+                    return self.start_watch(rt, t.namespace.as_deref(), Some(name), opts);
+                }
+                let obj = self.registry.get(rt, &ns, name, opts.resource_version.as_deref())?;
+                Response::json(200, obj.json.to_vec())
+            }
+            ("POST", None) => {
+                check_json_body(req)?;
+                let body = self.registry.create(rt, &ns, &req.body, dry_run)?;
+                body_response(201, body)
+            }
+            ("PUT", Some(name)) => {
+                check_json_body(req)?;
+                let (body, created) = self.registry.update(rt, &ns, name, &req.body, status_sub)?;
+                body_response(if created { 201 } else { 200 }, body)
+            }
+            ("PATCH", Some(name)) => self.patch(req, rt, &ns, name, status_sub)?,
+            ("DELETE", Some(name)) => {
+                let opts = delete_options(q, &req.body)?;
+                body_response(200, self.registry.delete(rt, &ns, name, &opts)?)
+            }
+            ("DELETE", None) => self.delete_collection(rt, t.namespace.as_deref(), q, &req.body)?,
+            (m, _) => {
+                let action = match m {
+                    "POST" => "create",
+                    "PUT" => "update",
+                    "PATCH" => "patch",
+                    _ => m,
+                };
+                return Err(Status::method_not_supported(rt.group, rt.resource, action));
+            }
+        };
+        if write {
+            self.registry.reconcile();
+        }
+        Ok(Served::Response(result))
+    }
+
+    fn patch(&mut self, req: &Request, rt: &'static ResourceType, ns: &str, name: &str, status_sub: bool) -> Result<Response, Status> {
+        let ct = req.header("Content-Type").unwrap_or("").split(';').next().unwrap_or("").trim().to_string();
+        let current = self.registry.get(rt, ns, name, None)?;
+        let mut doc = current.value();
+        match ct.as_str() {
+            "application/merge-patch+json" => {
+                let patch: Value = serde_json::from_slice(&req.body)
+                    .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
+                if !patch.is_object() {
+                    return Err(Status::bad_request("error decoding patch: a merge patch must be a JSON object"));
+                }
+                json_patch::merge(&mut doc, &patch);
+            }
+            "application/json-patch+json" => {
+                let patch: json_patch::Patch = serde_json::from_slice(&req.body)
+                    .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
+                json_patch::patch(&mut doc, &patch).map_err(|e| {
+                    let mut s = Status::invalid(rt.group, rt.kind, name, &[]);
+                    s.message = format!("the server rejected our request due to an error in our request: {e}");
+                    s.details = None;
+                    s
+                })?;
+            }
+            _ => {
+                return Err(Status::unsupported_media_type(format!(
+                    "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json (strategic merge patch and server-side apply are not simulated yet; content type {ct:?})"
+                )))
+            }
+        }
+        // A patch applies on top of the current version: it carries its
+        // resourceVersion unless the patch itself set one.
+        let body = serde_json::to_vec(&doc).map_err(Status::internal_error)?;
+        let (b, _) = self.registry.update(rt, ns, name, &body, status_sub)?;
+        Ok(body_response(200, b))
+    }
+
+    fn delete_collection(&mut self, rt: &'static ResourceType, namespace: Option<&str>, q: &Query, body: &[u8]) -> Result<Response, Status> {
+        let mut opts = ListOptions::from_query(q)?;
+        opts.watch = false;
+        let (label, field) = selectors(rt, &opts)?;
+        let del = delete_options(q, body)?;
+        let prefix = list_prefix(rt, namespace);
+        let head = self.revision();
+        let filter = |o: &StoredObject| label.matches(&o.attrs.labels) && field.matches(|f| o.attrs.field(f));
+        let page = self
+            .registry
+            .list(rt, &prefix, head, &ListStart::Beginning, None, Some(&filter))
+            .map_err(|e| storage_status(rt, "", e))?;
+        let mut items: Vec<Arc<StoredObject>> = Vec::new();
+        for obj in page.items {
+            let v = obj.value();
+            let name = crate::api::meta::name(&v).to_string();
+            let ns = crate::api::meta::namespace(&v).to_string();
+            match self.registry.delete(rt, &ns, &name, &del) {
+                Ok(_) => items.push(obj),
+                Err(s) if s.is_not_found() => {}
+                Err(s) => return Err(s),
+            }
+        }
+        Ok(Response::json(200, encode_list(rt, head, None, None, &items)))
+    }
+
+    /// Resolves where a list reads, per spec 000's list table.
+    fn list(&mut self, rt: &'static ResourceType, namespace: Option<&str>, opts: ListOptions) -> Result<Response, Status> {
+        opts.validate()?;
+        let (label, field) = selectors(rt, &opts)?;
+        let head = self.revision();
+        let rv = opts.resource_version.as_deref().unwrap_or("");
+        let limit = match opts.limit {
+            Some(l) if l < 0 => return Err(Status::bad_request("limit: Invalid value: must be non-negative")),
+            Some(0) | None => None,
+            Some(l) => Some(l as usize),
+        };
+        let parse = |rv: &str| -> Result<Revision, Status> {
+            rv.parse::<u64>().map(Revision).map_err(|_| {
+                Status::bad_request(format!(
+                    "invalid resource version: resourceVersion: Invalid value: \"{rv}\": strconv.ParseUint: parsing \"{rv}\": invalid syntax"
+                ))
+            })
+        };
+        let not_older_than = |want: Revision| -> Result<Revision, Status> {
+            if want > head {
+                Err(Status::too_large_resource_version(want.0, head.0))
+            } else {
+                Ok(head)
+            }
+        };
+        let prefix = list_prefix(rt, namespace);
+        let (at, start) = if let Some(token) = &opts.continue_token {
+            if !rv.is_empty() && rv != "0" {
+                return Err(Status::bad_request("specifying resource version is not allowed when using continue"));
+            }
+            let tok = continue_token::decode(token).map_err(|e| Status::bad_request(format!("invalid continue token: {e}")))?;
+            let at = if tok.revision == Revision::ZERO { head } else { tok.revision };
+            if at < self.compacted() {
+                let mut s = Status::expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.");
+                s.metadata.continue_token = continue_token::encode_inconsistent(&tok.start);
+                return Err(s);
+            }
+            if at > head {
+                return Err(Status::too_large_resource_version(at.0, head.0));
+            }
+            (at, ListStart::At(tok.start))
+        } else {
+            let at = match (opts.resource_version_match.as_deref(), rv) {
+                (Some("Exact"), rv) => parse(rv)?,
+                (Some(_), "0") => head,
+                (Some(_), rv) => not_older_than(parse(rv)?)?,
+                (None, "") | (None, "0") => head,
+                (None, rv) if limit.is_some() => parse(rv)?,
+                (None, rv) => not_older_than(parse(rv)?)?,
+            };
+            (at, ListStart::Beginning)
+        };
+        let selective = !label.is_empty() || !field.is_empty();
+        let filter = |o: &StoredObject| label.matches(&o.attrs.labels) && field.matches(|f| o.attrs.field(f));
+        let page = self
+            .registry
+            .list(rt, &prefix, at, &start, limit, if selective { Some(&filter) } else { None })
+            .map_err(|e| storage_status(rt, "", e))?;
+        let cont = page.continue_at.as_deref().map(|k| continue_token::encode(page.revision, k));
+        let remaining = if selective { None } else { page.remaining };
+        Ok(Response::json(200, encode_list(rt, page.revision, cont.as_deref(), remaining, &page.items)))
+    }
+
+    fn start_watch(&mut self, rt: &'static ResourceType, namespace: Option<&str>, name: Option<&str>, mut opts: ListOptions) -> Result<Served, Status> {
+        opts.validate()?;
+        if let Some(name) = name {
+            if !opts.field_selector.is_empty() {
+                opts.field_selector.push(',');
+            }
+            opts.field_selector.push_str(&format!("metadata.name={name}"));
+        }
+        let (label, field) = selectors(rt, &opts)?;
+        let head = self.revision();
+        let rv = opts.resource_version.clone().unwrap_or_default();
+        let send_initial = opts.send_initial_events;
+        let prefix = list_prefix(rt, namespace);
+        let now = self.now();
+        let mut stream = WatchStream {
+            rt,
+            cursor: crate::storage::WatchCursor { prefix: prefix.clone(), next: head.next() },
+            label,
+            field,
+            queue: VecDeque::new(),
+            bookmarks: opts.allow_watch_bookmarks,
+            next_bookmark: now.plus_millis(watch::BOOKMARK_INTERVAL_MS),
+            deadline: opts.timeout_seconds.filter(|t| *t > 0).map(|t| now.plus_millis(t.saturating_mul(1000))),
+            done: false,
+        };
+        let head_response = {
+            let mut r = Response::json(200, Vec::new());
+            r.headers.push(("Transfer-Encoding".into(), "chunked".into()));
+            r
+        };
+        let parse = |rv: &str| -> Result<Revision, Status> {
+            rv.parse::<u64>().map(Revision).map_err(|_| {
+                Status::bad_request(format!(
+                    "invalid resource version: resourceVersion: Invalid value: \"{rv}\": strconv.ParseUint: parsing \"{rv}\": invalid syntax"
+                ))
+            })
+        };
+        // The three watch semantics of spec 000, and streaming lists.
+        let initial = match (send_initial, rv.as_str()) {
+            (Some(true), "") | (Some(true), "0") => true,
+            (Some(true), rv) => {
+                let want = parse(rv)?;
+                if want > head {
+                    return Err(Status::too_large_resource_version(want.0, head.0));
+                }
+                true
+            }
+            (Some(false), "") | (Some(false), "0") => false,
+            (None, "") | (None, "0") => true,
+            (_, rv) => {
+                let want = parse(rv)?;
+                match self.registry.storage.watch(&prefix, want) {
+                    Ok(c) => stream.cursor = c,
+                    Err(e) => {
+                        stream.queue.push_back(WatchEvent::error(&storage_status(rt, "", e)));
+                        stream.done = true;
+                    }
+                }
+                false
+            }
+        };
+        if initial {
+            let page = self
+                .registry
+                .list(rt, &prefix, head, &ListStart::Beginning, None, None)
+                .map_err(|e| storage_status(rt, "", e))?;
+            for obj in page.items {
+                if stream.passes(&obj) {
+                    stream.queue.push_back(WatchEvent { event_type: WatchEventType::Added, object: WatchObject::Stored(obj) });
+                }
+            }
+            if send_initial == Some(true) && opts.allow_watch_bookmarks {
+                stream.queue.push_back(WatchEvent::bookmark(rt, head, true));
+            }
+        }
+        Ok(Served::Watch(head_response, stream))
+    }
+
+    /// Delivers what a watch has to say now, at most `max` events.
+    pub fn poll_watch(&mut self, w: &mut WatchStream, max: usize) -> Vec<WatchEvent> {
+        let mut out = Vec::new();
+        while out.len() < max {
+            match w.queue.pop_front() {
+                Some(e) => out.push(e),
+                None => break,
+            }
+        }
+        if w.done || out.len() >= max {
+            return out;
+        }
+        let head = self.revision();
+        let behind = head.0.saturating_sub(w.position().0);
+        if behind > self.config.watch_buffer {
+            let err = StorageError::TooFarBehind { cursor: w.position(), head, limit: self.config.watch_buffer as usize };
+            out.push(WatchEvent::error(&storage_status(w.rt, "", err)));
+            w.done = true;
+            return out;
+        }
+        match self.registry.storage.poll(&mut w.cursor, max - out.len()) {
+            Ok(events) => {
+                for e in events {
+                    let cur = e.kind != EventKind::Deleted && w.passes(&e.object);
+                    let old = e.prev.as_ref().is_some_and(|p| w.passes(p));
+                    let ev = match (cur, old) {
+                        (true, false) => WatchEvent { event_type: WatchEventType::Added, object: WatchObject::Stored(e.object.clone()) },
+                        (true, true) => WatchEvent { event_type: WatchEventType::Modified, object: WatchObject::Stored(e.object.clone()) },
+                        (false, true) => {
+                            let obj = if e.kind == EventKind::Deleted { e.object.clone() } else {
+                                match e.prev_at_event_revision() { Some(p) => p, None => continue }
+                            };
+                            WatchEvent { event_type: WatchEventType::Deleted, object: WatchObject::Stored(obj) }
+                        }
+                        (false, false) => continue,
+                    };
+                    out.push(ev);
+                }
+            }
+            Err(e) => {
+                out.push(WatchEvent::error(&storage_status(w.rt, "", e)));
+                w.done = true;
+                return out;
+            }
+        }
+        let now = self.now();
+        if w.bookmarks && now >= w.next_bookmark && w.cursor.next > self.revision() {
+            out.push(WatchEvent::bookmark(w.rt, w.position(), false));
+            while w.next_bookmark <= now {
+                w.next_bookmark = w.next_bookmark.plus_millis(watch::BOOKMARK_INTERVAL_MS);
+            }
+        }
+        if w.deadline.is_some_and(|d| now >= d) {
+            w.done = true;
+        }
+        out
+    }
+}
+
+fn selectors(rt: &ResourceType, opts: &ListOptions) -> Result<(LabelSelector, FieldSelector), Status> {
+    let label = LabelSelector::parse(&opts.label_selector).map_err(Status::bad_request)?;
+    let field = FieldSelector::parse(&opts.field_selector).map_err(Status::bad_request)?;
+    for t in &field.terms {
+        if !rt.supports_field(&t.field) {
+            return Err(Status::bad_request(format!("field label not supported: {}", t.field)));
+        }
+    }
+    Ok((label, field))
+}
+
+/// `{"kind":"XList","apiVersion":...,"metadata":{...},"items":[...]}`,
+/// assembled from the stored bytes without re-encoding any item.
+pub fn encode_list(rt: &ResourceType, rev: Revision, cont: Option<&str>, remaining: Option<u64>, items: &[Arc<StoredObject>]) -> Vec<u8> {
+    let size: usize = items.iter().map(|o| o.json.len() + 1).sum();
+    let mut out = Vec::with_capacity(size + 200);
+    out.extend_from_slice(b"{\"kind\":\"");
+    out.extend_from_slice(rt.list_kind().as_bytes());
+    out.extend_from_slice(b"\",\"apiVersion\":\"");
+    out.extend_from_slice(rt.api_version().as_bytes());
+    out.extend_from_slice(b"\",\"metadata\":{\"resourceVersion\":\"");
+    out.extend_from_slice(rev.to_string().as_bytes());
+    out.push(b'"');
+    if let Some(c) = cont {
+        out.extend_from_slice(b",\"continue\":\"");
+        out.extend_from_slice(c.as_bytes());
+        out.push(b'"');
+    }
+    if let Some(n) = remaining {
+        out.extend_from_slice(b",\"remainingItemCount\":");
+        out.extend_from_slice(n.to_string().as_bytes());
+    }
+    out.extend_from_slice(b"},\"items\":[");
+    for (i, o) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(&o.json);
+    }
+    out.extend_from_slice(b"]}");
+    out
+}
+
+fn body_response(code: u16, body: Body) -> Response {
+    match body {
+        Body::Object(o) => Response::json(code, o.json.to_vec()),
+        Body::Value(v) => Response::value(code, &v),
+        Body::Status(s) => Response::json(code, s.to_json()),
+    }
+}
+
+fn delete_options(q: &Query, body: &[u8]) -> Result<DeleteOptions, Status> {
+    let mut o = DeleteOptions {
+        propagation_policy: q.get("propagationPolicy").filter(|s| !s.is_empty()).map(str::to_string),
+        orphan_dependents: q.opt_bool("orphanDependents")?,
+        grace_period_seconds: q.int("gracePeriodSeconds")?,
+        ..Default::default()
+    };
+    if !body.iter().all(u8::is_ascii_whitespace) {
+        let v: Value = serde_json::from_slice(body)
+            .map_err(|e| Status::bad_request(format!("couldn't get version/kind; json parse error: {e}")))?;
+        if let Some(p) = v.get("propagationPolicy").and_then(Value::as_str) {
+            o.propagation_policy = Some(p.to_string());
+        }
+        if let Some(b) = v.get("orphanDependents").and_then(Value::as_bool) {
+            o.orphan_dependents = Some(b);
+        }
+        if let Some(g) = v.get("gracePeriodSeconds").and_then(Value::as_i64) {
+            o.grace_period_seconds = Some(g);
+        }
+        if let Some(p) = v.get("preconditions") {
+            o.precondition_uid = p.get("uid").and_then(Value::as_str).map(str::to_string);
+            o.precondition_rv = p.get("resourceVersion").and_then(Value::as_str).map(str::to_string);
+        }
+    }
+    Ok(o)
+}
+
+/// Request bodies are JSON for now (YAML and protobuf arrive with the
+/// representations work).
+fn check_json_body(req: &Request) -> Result<(), Status> {
+    let ct = req.header("Content-Type").unwrap_or("application/json");
+    let media = ct.split(';').next().unwrap_or("").trim();
+    if media.is_empty() || media == "application/json" || media == "*/*" {
+        Ok(())
+    } else {
+        Err(Status::unsupported_media_type(format!(
+            "the body of the request was in an unknown format - accepted media types include: application/json (got {media:?})"
+        )))
+    }
+}
+
+/// Whether some media range in Accept is plain JSON (or a wildcard).
+fn negotiate_json(req: &Request) -> Result<(), Status> {
+    let Some(accept) = req.header("Accept").filter(|a| !a.trim().is_empty()) else { return Ok(()) };
+    for range in accept.split(',') {
+        let mut parts = range.split(';').map(str::trim);
+        let media = parts.next().unwrap_or("");
+        let has_as = parts.clone().any(|p| p.starts_with("as="));
+        let zero_q = parts.any(|p| p == "q=0" || p == "q=0.0");
+        if zero_q {
+            continue;
+        }
+        if matches!(media, "*/*" | "application/*") || (media == "application/json" && !has_as) {
+            return Ok(());
+        }
+    }
+    Err(Status::not_acceptable(JSON_ONLY))
+}
+
+fn wants_aggregated(req: &Request) -> bool {
+    req.header("Accept").is_some_and(|a| {
+        a.split(',').next().is_some_and(|first| {
+            first.contains("as=APIGroupDiscoveryList") && first.contains("v=v2") && !first.contains("v=v2beta1")
+        }) || a.split(',').any(|r| r.contains("as=APIGroupDiscoveryList") && r.contains("v=v2;") || r.trim_end().ends_with("v=v2") && r.contains("as=APIGroupDiscoveryList"))
+    })
+}

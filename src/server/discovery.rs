@@ -1,0 +1,138 @@
+//! Discovery documents: `/version`, `/api`, `/apis`, per-group and
+//! per-group-version resource lists, and aggregated discovery
+//! (`apidiscovery.k8s.io/v2`).
+
+use serde_json::{json, Value};
+
+use crate::registry::{kinds, ResourceType, BUILTIN, STANDARD_VERBS, STATUS_VERBS};
+
+pub const AGGREGATED_CONTENT_TYPE: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
+
+pub fn version() -> Value {
+    json!({
+        "major": "1",
+        "minor": "33",
+        "emulationMajor": "1",
+        "emulationMinor": "33",
+        "minCompatibilityMajor": "1",
+        "minCompatibilityMinor": "32",
+        "gitVersion": "v1.33.0",
+        "gitCommit": "kubesim",
+        "gitTreeState": "clean",
+        "buildDate": "2025-04-23T00:00:00Z",
+        "goVersion": "go1.24.2",
+        "compiler": "gc",
+        "platform": "linux/amd64"
+    })
+}
+
+pub fn api_versions(server_address: &str) -> Value {
+    json!({
+        "kind": "APIVersions",
+        "versions": ["v1"],
+        "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": server_address}]
+    })
+}
+
+fn group_entry(group: &str) -> Value {
+    let gv = json!({"groupVersion": format!("{group}/v1"), "version": "v1"});
+    json!({"name": group, "versions": [gv.clone()], "preferredVersion": gv})
+}
+
+pub fn api_group_list() -> Value {
+    let groups: Vec<Value> = kinds::groups().into_iter().filter(|g| !g.is_empty()).map(group_entry).collect();
+    json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
+}
+
+pub fn api_group(group: &str) -> Option<Value> {
+    if group.is_empty() || !kinds::groups().contains(&group) {
+        return None;
+    }
+    let mut g = group_entry(group);
+    if let Value::Object(m) = &mut g {
+        let mut out = serde_json::Map::new();
+        out.insert("kind".into(), json!("APIGroup"));
+        out.insert("apiVersion".into(), json!("v1"));
+        out.extend(std::mem::take(m));
+        return Some(Value::Object(out));
+    }
+    None
+}
+
+fn resources_of<'a>(group: &'a str, version: &'a str) -> impl Iterator<Item = &'static ResourceType> + 'a {
+    BUILTIN.iter().filter(move |r| r.group == group && r.version == version)
+}
+
+pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
+    let mut resources = Vec::new();
+    for r in resources_of(group, version) {
+        let mut entry = json!({
+            "name": r.resource,
+            "singularName": r.singular,
+            "namespaced": r.namespaced,
+            "kind": r.kind,
+            "verbs": STANDARD_VERBS,
+        });
+        if !r.short_names.is_empty() {
+            entry["shortNames"] = json!(r.short_names);
+        }
+        if !r.categories.is_empty() {
+            entry["categories"] = json!(r.categories);
+        }
+        resources.push(entry);
+        if r.status_subresource {
+            resources.push(json!({
+                "name": format!("{}/status", r.resource),
+                "singularName": "",
+                "namespaced": r.namespaced,
+                "kind": r.kind,
+                "verbs": STATUS_VERBS,
+            }));
+        }
+    }
+    if resources.is_empty() {
+        return None;
+    }
+    let gv = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
+    Some(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}))
+}
+
+fn aggregated_group(group: &str) -> Value {
+    let resources: Vec<Value> = resources_of(group, "v1")
+        .map(|r| {
+            let kind = json!({"group": r.group, "version": r.version, "kind": r.kind});
+            let mut e = json!({
+                "resource": r.resource,
+                "responseKind": kind,
+                "scope": if r.namespaced { "Namespaced" } else { "Cluster" },
+                "singularResource": r.singular,
+                "verbs": STANDARD_VERBS,
+            });
+            if !r.short_names.is_empty() {
+                e["shortNames"] = json!(r.short_names);
+            }
+            if !r.categories.is_empty() {
+                e["categories"] = json!(r.categories);
+            }
+            if r.status_subresource {
+                e["subresources"] = json!([{"subresource": "status", "responseKind": kind, "verbs": STATUS_VERBS}]);
+            }
+            e
+        })
+        .collect();
+    let mut metadata = json!({"creationTimestamp": null});
+    if !group.is_empty() {
+        metadata = json!({"name": group, "creationTimestamp": null});
+    }
+    json!({"metadata": metadata, "versions": [{"version": "v1", "resources": resources, "freshness": "Current"}]})
+}
+
+/// Aggregated discovery for `/api` (core) or `/apis` (every named group).
+pub fn aggregated(core: bool) -> Value {
+    let items: Vec<Value> = kinds::groups()
+        .into_iter()
+        .filter(|g| g.is_empty() == core)
+        .map(aggregated_group)
+        .collect();
+    json!({"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {}, "items": items})
+}

@@ -1,0 +1,255 @@
+//! The in-memory MVCC store.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::ops::Bound;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::key_index::{KeyHistory, RankedSet};
+use super::{Event, EventKind, ListPage, ListStart, ObjectAttrs, Storage, StorageError, StoredObject, WatchCursor};
+use crate::api::Revision;
+use crate::clock::SimTime;
+
+#[derive(Default)]
+pub struct MemStorage {
+    revision: Revision,
+    compacted: Revision,
+    keys: BTreeMap<Arc<str>, KeyHistory>,
+    /// Keys that exist at the newest revision, for rank queries.
+    live: RankedSet,
+    /// One event per revision, from `compacted + 1` to `revision`.
+    events: VecDeque<Arc<Event>>,
+    /// When each retained revision was written.
+    times: VecDeque<(Revision, SimTime)>,
+}
+
+/// The end of a prefix range: `"a/"` -> `"a0"` (`'0'` follows `'/'`).
+fn prefix_end(prefix: &str) -> String {
+    let mut end = prefix.to_string();
+    if end.pop() == Some('/') {
+        end.push('0');
+    } else {
+        end.push('\u{10FFFF}');
+    }
+    end
+}
+
+impl MemStorage {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn check_readable(&self, at: Revision) -> Result<(), StorageError> {
+        if at > self.revision {
+            return Err(StorageError::FutureRevision { requested: at, current: self.revision });
+        }
+        if at < self.compacted {
+            return Err(StorageError::Compacted { requested: at, compacted: self.compacted });
+        }
+        Ok(())
+    }
+
+    fn commit(&mut self, key: &str, kind: EventKind, value: Option<Arc<StoredObject>>, event_obj: Arc<StoredObject>, prev: Option<Arc<StoredObject>>, rev: Revision, now: SimTime) {
+        let key: Arc<str> = match self.keys.get_key_value(key) {
+            Some((k, _)) => k.clone(),
+            None => Arc::from(key),
+        };
+        match kind {
+            EventKind::Created => self.live.insert(key.clone()),
+            EventKind::Deleted => self.live.remove(&key),
+            EventKind::Updated => {}
+        }
+        self.keys.entry(key.clone()).or_default().versions.push((rev, value));
+        self.events.push_back(Arc::new(Event::new(rev, kind, key, event_obj, prev)));
+        self.times.push_back((rev, now));
+        self.revision = rev;
+    }
+
+    fn current(&self, key: &str) -> Option<(Revision, Arc<StoredObject>)> {
+        self.keys.get(key).and_then(|h| h.latest()).map(|(r, o)| (r, o.clone()))
+    }
+
+    /// Live keys in `[from, to)` at revision `at`: the head count adjusted
+    /// by the events after `at`, so the cost is O(log n + events since at).
+    fn count_live(&self, from: &str, to: &str, at: Revision) -> u64 {
+        let mut count = (self.live.rank(to) - self.live.rank(from)) as i64;
+        if at < self.revision {
+            let first = self.events.front().map(|e| e.revision).unwrap_or(Revision(self.revision.0 + 1));
+            let skip = (at.0 + 1).saturating_sub(first.0) as usize;
+            let mut seen: Vec<&str> = Vec::new();
+            for e in self.events.iter().skip(skip) {
+                let k: &str = &e.key;
+                if k < from || k >= to || seen.contains(&k) {
+                    continue;
+                }
+                seen.push(k);
+                if let Some(h) = self.keys.get(k) {
+                    let then = h.at(at).is_some() as i64;
+                    let now = h.latest().is_some() as i64;
+                    count += then - now;
+                }
+            }
+        }
+        count.max(0) as u64
+    }
+}
+
+impl Storage for MemStorage {
+    fn revision(&self) -> Revision {
+        self.revision
+    }
+
+    fn compacted(&self) -> Revision {
+        self.compacted
+    }
+
+    fn get(&self, key: &str, at: Revision) -> Result<Option<(Revision, Arc<StoredObject>)>, StorageError> {
+        self.check_readable(at)?;
+        Ok(self.keys.get(key).and_then(|h| h.at(at)).map(|(r, o)| (r, o.clone())))
+    }
+
+    fn list(
+        &self,
+        prefix: &str,
+        at: Revision,
+        start: &ListStart,
+        limit: Option<usize>,
+        filter: Option<&dyn Fn(&StoredObject) -> bool>,
+    ) -> Result<ListPage, StorageError> {
+        self.check_readable(at)?;
+        let end = prefix_end(prefix);
+        let from = match start {
+            ListStart::Beginning => prefix.to_string(),
+            ListStart::At(rel) => format!("{prefix}{rel}"),
+        };
+        let mut items = Vec::new();
+        let mut last_key: Option<&str> = None;
+        let mut more = false;
+        let range = self.keys.range::<str, _>((Bound::Included(from.as_str()), Bound::Excluded(end.as_str())));
+        for (key, hist) in range {
+            let Some((_, obj)) = hist.at(at) else { continue };
+            if filter.is_some_and(|f| !f(obj)) {
+                continue;
+            }
+            if limit.is_some_and(|l| items.len() >= l) {
+                more = true;
+                break;
+            }
+            items.push(obj.clone());
+            last_key = Some(key);
+        }
+        let (continue_at, remaining) = match (more, last_key) {
+            (true, Some(last)) => {
+                // Continue right after the last returned key.
+                let next = format!("{}\u{0}", &last[prefix.len()..]);
+                let remaining = if filter.is_none() {
+                    Some(self.count_live(&format!("{last}\u{0}"), &end, at))
+                } else {
+                    None
+                };
+                (Some(next), remaining)
+            }
+            _ => (None, None),
+        };
+        Ok(ListPage { revision: at, items, continue_at, remaining })
+    }
+
+    fn create(&mut self, key: &str, obj: Value, attrs: ObjectAttrs, now: SimTime) -> Result<Arc<StoredObject>, StorageError> {
+        if self.current(key).is_some() {
+            return Err(StorageError::KeyExists { key: key.into() });
+        }
+        let rev = self.revision.next();
+        let stored = Arc::new(StoredObject::encode(obj, rev, attrs));
+        self.commit(key, EventKind::Created, Some(stored.clone()), stored.clone(), None, rev, now);
+        Ok(stored)
+    }
+
+    fn update(&mut self, key: &str, expect: Option<Revision>, obj: Value, attrs: ObjectAttrs, now: SimTime) -> Result<Arc<StoredObject>, StorageError> {
+        let (cur_rev, prev) = self.current(key).ok_or_else(|| StorageError::NotFound { key: key.into() })?;
+        if expect.is_some_and(|e| e != cur_rev) {
+            return Err(StorageError::Conflict { key: key.into(), current: cur_rev });
+        }
+        let rev = self.revision.next();
+        let stored = Arc::new(StoredObject::encode(obj, rev, attrs));
+        self.commit(key, EventKind::Updated, Some(stored.clone()), stored.clone(), Some(prev), rev, now);
+        Ok(stored)
+    }
+
+    fn delete(&mut self, key: &str, expect: Option<Revision>, now: SimTime) -> Result<Arc<StoredObject>, StorageError> {
+        let (cur_rev, prev) = self.current(key).ok_or_else(|| StorageError::NotFound { key: key.into() })?;
+        if expect.is_some_and(|e| e != cur_rev) {
+            return Err(StorageError::Conflict { key: key.into(), current: cur_rev });
+        }
+        let rev = self.revision.next();
+        let final_state = Arc::new(prev.restamped(rev));
+        self.commit(key, EventKind::Deleted, None, final_state, Some(prev.clone()), rev, now);
+        Ok(prev)
+    }
+
+    fn compact(&mut self, rev: Revision) {
+        let rev = rev.min(self.revision);
+        if rev <= self.compacted {
+            return;
+        }
+        // Only keys written in (old compacted, rev] can have droppable history.
+        let mut touched: Vec<Arc<str>> = Vec::new();
+        while self.events.front().is_some_and(|e| e.revision <= rev) {
+            if let Some(e) = self.events.pop_front() {
+                touched.push(e.key.clone());
+            }
+        }
+        while self.times.front().is_some_and(|(r, _)| *r <= rev) {
+            self.times.pop_front();
+        }
+        touched.sort();
+        touched.dedup();
+        for key in touched {
+            let empty = self.keys.get_mut(&key).map(|h| h.compact(rev)).unwrap_or(false);
+            if empty {
+                self.keys.remove(&key);
+            }
+        }
+        self.compacted = rev;
+    }
+
+    fn revision_at_time(&self, t: SimTime) -> Option<Revision> {
+        let idx = self.times.partition_point(|(_, when)| *when <= t);
+        if idx == 0 {
+            None
+        } else {
+            Some(self.times[idx - 1].0)
+        }
+    }
+
+    fn watch(&self, prefix: &str, after: Revision) -> Result<WatchCursor, StorageError> {
+        if after < self.compacted {
+            return Err(StorageError::Compacted { requested: after, compacted: self.compacted });
+        }
+        Ok(WatchCursor { prefix: prefix.to_string(), next: after.next() })
+    }
+
+    fn poll(&self, cursor: &mut WatchCursor, max: usize) -> Result<Vec<Arc<Event>>, StorageError> {
+        let mut out = Vec::new();
+        if cursor.next > self.revision {
+            return Ok(out);
+        }
+        let Some(first) = self.events.front().map(|e| e.revision) else {
+            return Ok(out);
+        };
+        if cursor.next < first {
+            return Err(StorageError::Compacted { requested: Revision(cursor.next.0 - 1), compacted: self.compacted });
+        }
+        let start = (cursor.next.0 - first.0) as usize;
+        for e in self.events.iter().skip(start) {
+            cursor.next = e.revision.next();
+            if e.key.starts_with(cursor.prefix.as_str()) {
+                out.push(e.clone());
+                if out.len() >= max {
+                    break;
+                }
+            }
+        }
+        Ok(out)
+    }
+}
