@@ -91,27 +91,33 @@ const METADATA_ORDER: &[&str] = &[
 
 const TOP_ORDER: &[&str] = &["kind", "apiVersion", "metadata"];
 
-fn reorder(map: &mut Map<String, Value>, order: &[&str]) {
-    let mut out = Map::with_capacity(map.len());
-    for key in order {
-        if let Some(v) = map.remove(*key) {
-            out.insert((*key).to_string(), v);
+fn reorder(map: &mut Map<String, Value>, first: &[&str], last: &[&str]) {
+    // Rebuild rather than remove: with `preserve_order`, `Map::remove` is a
+    // swap-remove and would scramble the order of the remaining keys.
+    let entries = std::mem::take(map);
+    let mut head: Vec<Option<(String, Value)>> = vec![None; first.len()];
+    let mut tail: Vec<Option<(String, Value)>> = vec![None; last.len()];
+    let mut middle = Vec::with_capacity(entries.len());
+    for (k, v) in entries {
+        if let Some(i) = first.iter().position(|f| *f == k) {
+            head[i] = Some((k, v));
+        } else if let Some(i) = last.iter().position(|f| *f == k) {
+            tail[i] = Some((k, v));
+        } else {
+            middle.push((k, v));
         }
     }
-    // Everything else keeps the order it came in.
-    let rest = std::mem::take(map);
-    for (k, v) in rest {
-        out.insert(k, v);
-    }
-    *map = out;
+    map.extend(head.into_iter().flatten().chain(middle).chain(tail.into_iter().flatten()));
 }
 
-/// Puts an object's keys in the order kube-apiserver serializes them.
+/// Puts an object's keys in the order kube-apiserver serializes them:
+/// kind, apiVersion, metadata (its own fields in ObjectMeta order), the
+/// rest as given, status last.
 pub fn canonicalize(obj: &mut Value) {
     if let Value::Object(root) = obj {
-        reorder(root, TOP_ORDER);
+        reorder(root, TOP_ORDER, &["status"]);
         if let Some(Value::Object(meta)) = root.get_mut("metadata") {
-            reorder(meta, METADATA_ORDER);
+            reorder(meta, METADATA_ORDER, &[]);
         }
     }
 }

@@ -247,7 +247,7 @@ impl<S: Storage> Registry<S> {
                     }
                 }
             } else {
-                m.remove("namespace");
+                m.shift_remove("namespace");
             }
             if m.get("resourceVersion").and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
                 return Err(Status::bad_request("resourceVersion should not be set on objects to be created"));
@@ -261,14 +261,14 @@ impl<S: Storage> Registry<S> {
                 }
             }
             for k in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
-                m.remove(k);
+                m.shift_remove(k);
             }
             m.insert("uid".into(), json!(self.rng.uuid()));
             m.insert("creationTimestamp".into(), json!(self.now.rfc3339()));
             if rt.tracks_generation {
                 m.insert("generation".into(), json!(1));
             } else {
-                m.remove("generation");
+                m.shift_remove("generation");
             }
         }
         if let Value::Object(o) = &mut value {
@@ -364,7 +364,7 @@ impl<S: Storage> Registry<S> {
                 if let Value::Object(o) = &mut value {
                     match old.get("status") {
                         Some(st) => o.insert("status".into(), st.clone()),
-                        None => o.remove("status"),
+                        None => o.shift_remove("status"),
                     };
                 }
             }
@@ -376,7 +376,7 @@ impl<S: Storage> Registry<S> {
             for f in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generateName", "generation"] {
                 match old_meta.get(f) {
                     Some(v) => m.insert(f.into(), v.clone()),
-                    None => m.remove(f),
+                    None => m.shift_remove(f),
                 };
             }
             if rt.namespaced {
@@ -498,7 +498,7 @@ impl<S: Storage> Registry<S> {
             }
             finalizers = want;
             if finalizers.is_empty() {
-                m.remove("finalizers");
+                m.shift_remove("finalizers");
             } else {
                 m.insert("finalizers".into(), json!(finalizers));
             }
@@ -566,7 +566,7 @@ impl<S: Storage> Registry<S> {
             };
             let mut v = obj.value();
             if let Some(Value::Object(spec)) = v.get_mut("spec") {
-                spec.remove("finalizers");
+                spec.shift_remove("finalizers");
             }
             if meta::finalizers(&v).is_empty() {
                 let _ = self.storage.delete(&k, Some(rev), self.now);

@@ -199,7 +199,7 @@ impl Storage for MemStorage {
                 touched.push(e.key.clone());
             }
         }
-        while self.times.front().is_some_and(|(r, _)| *r <= rev) {
+        while self.times.front().is_some_and(|(r, _)| *r < rev) {
             self.times.pop_front();
         }
         touched.sort();
@@ -231,15 +231,16 @@ impl Storage for MemStorage {
 
     fn poll(&self, cursor: &mut WatchCursor, max: usize) -> Result<Vec<Arc<Event>>, StorageError> {
         let mut out = Vec::new();
+        // Events at or before the compaction revision are gone.
+        if cursor.next <= self.compacted {
+            return Err(StorageError::Compacted { requested: Revision(cursor.next.0 - 1), compacted: self.compacted });
+        }
         if cursor.next > self.revision {
             return Ok(out);
         }
         let Some(first) = self.events.front().map(|e| e.revision) else {
             return Ok(out);
         };
-        if cursor.next < first {
-            return Err(StorageError::Compacted { requested: Revision(cursor.next.0 - 1), compacted: self.compacted });
-        }
         let start = (cursor.next.0 - first.0) as usize;
         for e in self.events.iter().skip(start) {
             cursor.next = e.revision.next();

@@ -1,0 +1,55 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use kubesim::server::{Request, Response, Server, ServerConfig};
+use serde_json::{json, Value};
+
+pub fn server() -> Server {
+    Server::new(ServerConfig::default())
+}
+
+pub fn call(s: &mut Server, method: &str, target: &str, body: Option<Value>) -> Response {
+    let mut req = Request::new(method, target);
+    if let Some(b) = body {
+        req = req.with_body(serde_json::to_vec(&b).unwrap()).with_header("Content-Type", "application/json");
+    }
+    s.handle(req)
+}
+
+pub fn get(s: &mut Server, target: &str) -> Response {
+    call(s, "GET", target, None)
+}
+
+/// Creates a ConfigMap in `default` and returns its resourceVersion.
+pub fn create_cm(s: &mut Server, name: &str, labels: Value) -> String {
+    let r = call(s, "POST", "/api/v1/namespaces/default/configmaps", Some(json!({
+        "apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": name, "labels": labels}, "data": {"k": "v"}
+    })));
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    rv(&r.json_body())
+}
+
+pub fn rv(v: &Value) -> String {
+    v["metadata"]["resourceVersion"].as_str().unwrap_or_default().to_string()
+}
+
+pub fn names(list: &Value) -> Vec<String> {
+    list["items"].as_array().map(|a| a.iter().map(|i| i["metadata"]["name"].as_str().unwrap().to_string()).collect()).unwrap_or_default()
+}
+
+/// Parses a watch body (one JSON document per line) into (type, object).
+pub fn events(r: &Response) -> Vec<(String, Value)> {
+    String::from_utf8_lossy(&r.body)
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap();
+            (v["type"].as_str().unwrap().to_string(), v["object"].clone())
+        })
+        .collect()
+}
+
+pub fn reason(r: &Response) -> String {
+    r.json_body()["reason"].as_str().unwrap_or_default().to_string()
+}
