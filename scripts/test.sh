@@ -12,6 +12,9 @@ fi
 echo "== cargo build --target wasm32-unknown-unknown --lib (the core is IO-free)"
 cargo build --quiet --target wasm32-unknown-unknown --lib
 
+echo "== cargo clippy (warnings are errors)"
+cargo clippy --quiet --all-targets -- -D warnings
+
 echo "== cargo test"
 cargo test --all-targets 2>&1 | tee target/test.log
 grep -q "test result: ok" target/test.log

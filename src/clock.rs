@@ -93,8 +93,16 @@ impl SeededRng {
         bytes[8..].copy_from_slice(&b.to_be_bytes());
         bytes[6] = (bytes[6] & 0x0f) | 0x40;
         bytes[8] = (bytes[8] & 0x3f) | 0x80;
-        let h: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
-        format!("{}-{}-{}-{}-{}", &h[..8], &h[8..12], &h[12..16], &h[16..20], &h[20..])
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut out = String::with_capacity(36);
+        for (i, b) in bytes.iter().enumerate() {
+            if matches!(i, 4 | 6 | 8 | 10) {
+                out.push('-');
+            }
+            out.push(HEX[(b >> 4) as usize] as char);
+            out.push(HEX[(b & 15) as usize] as char);
+        }
+        out
     }
 
     /// The 5-character suffix upstream appends to `generateName` (its

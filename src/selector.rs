@@ -35,7 +35,11 @@ impl LabelSelector {
     }
 
     pub fn matches(&self, labels: &[(String, String)]) -> bool {
-        let get = |k: &str| labels.iter().find(|(lk, _)| lk == k).map(|(_, v)| v.as_str());
+        self.matches_fn(|k| labels.iter().find(|(lk, _)| lk == k).map(|(_, v)| v.as_str()))
+    }
+
+    /// Matches against any label lookup.
+    pub fn matches_fn<'a>(&self, get: impl Fn(&str) -> Option<&'a str>) -> bool {
         self.requirements.iter().all(|r| {
             let v = get(&r.key);
             match &r.op {
@@ -302,7 +306,7 @@ impl FieldSelector {
     }
 
     /// True when every term holds; `lookup` gives a field's value.
-    pub fn matches(&self, lookup: impl Fn(&str) -> Option<String>) -> bool {
+    pub fn matches<'a>(&self, lookup: impl Fn(&str) -> Option<&'a str>) -> bool {
         self.terms.iter().all(|t| {
             let v = lookup(&t.field).unwrap_or_default();
             (v == t.value) == t.equal
@@ -415,8 +419,8 @@ mod tests {
         let s = FieldSelector::parse("metadata.name=foo,status.phase!=Running").unwrap();
         assert_eq!(s.terms.len(), 2);
         assert!(s.matches(|f| match f {
-            "metadata.name" => Some("foo".into()),
-            "status.phase" => Some("Pending".into()),
+            "metadata.name" => Some("foo"),
+            "status.phase" => Some("Pending"),
             _ => None,
         }));
         assert_eq!(s.exact("metadata.name"), Some("foo"));

@@ -501,7 +501,7 @@ impl Server {
         let del = delete_options(q, body)?;
         let prefix = list_prefix(rt, namespace);
         let head = self.revision();
-        let filter = |o: &StoredObject| label.matches(&o.attrs.labels) && field.matches(|f| o.attrs.field(f));
+        let filter = |o: &StoredObject| o.selected_by(&label, &field);
         let page = self
             .registry
             .list(rt, &prefix, head, &ListStart::Beginning, None, Some(&filter))
@@ -573,7 +573,7 @@ impl Server {
             (at, ListStart::Beginning)
         };
         let selective = !label.is_empty() || !field.is_empty();
-        let filter = |o: &StoredObject| label.matches(&o.attrs.labels) && field.matches(|f| o.attrs.field(f));
+        let filter = |o: &StoredObject| o.selected_by(&label, &field);
         let page = self
             .registry
             .list(rt, &prefix, at, &start, limit, if selective { Some(&filter) } else { None })
@@ -600,6 +600,7 @@ impl Server {
         let mut stream = WatchStream {
             rt,
             cursor: crate::storage::WatchCursor { prefix: prefix.clone(), next: head.next() },
+            opened_at: head,
             label,
             field,
             queue: VecDeque::new(),
@@ -674,7 +675,9 @@ impl Server {
             return out;
         }
         let head = self.revision();
-        let behind = head.0.saturating_sub(w.position().0);
+        // Only what was written since the watch opened (and not yet read)
+        // fills its buffer; history before that is catch-up.
+        let behind = head.0.saturating_sub(w.position().0.max(w.opened_at.0));
         if behind > self.config.watch_buffer {
             let err = StorageError::TooFarBehind { cursor: w.position(), head, limit: self.config.watch_buffer as usize };
             out.push(WatchEvent::error(&storage_status(w.rt, "", err)));

@@ -19,16 +19,29 @@ use crate::clock::SimTime;
 
 pub use memory::MemStorage;
 
-/// What selectors can see of an object, computed once per write.
+/// What selectors can see of an object, computed once per write and kept
+/// compact (boxed slices); versions whose attributes did not change share
+/// one copy.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ObjectAttrs {
-    pub labels: Vec<(String, String)>,
-    pub fields: Vec<(&'static str, String)>,
+    pub labels: Box<[(Box<str>, Box<str>)]>,
+    pub fields: Box<[(&'static str, Box<str>)]>,
 }
 
 impl ObjectAttrs {
-    pub fn field(&self, name: &str) -> Option<String> {
-        self.fields.iter().find(|(k, _)| *k == name).map(|(_, v)| v.clone())
+    pub fn new(labels: Vec<(String, String)>, fields: Vec<(&'static str, String)>) -> ObjectAttrs {
+        ObjectAttrs {
+            labels: labels.into_iter().map(|(k, v)| (k.into_boxed_str(), v.into_boxed_str())).collect(),
+            fields: fields.into_iter().map(|(k, v)| (k, v.into_boxed_str())).collect(),
+        }
+    }
+
+    pub fn label(&self, key: &str) -> Option<&str> {
+        self.labels.iter().find(|(k, _)| &**k == key).map(|(_, v)| &**v)
+    }
+
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.fields.iter().find(|(k, _)| *k == name).map(|(_, v)| &**v)
     }
 }
 
@@ -37,16 +50,21 @@ impl ObjectAttrs {
 #[derive(Debug, PartialEq)]
 pub struct StoredObject {
     pub json: Box<[u8]>,
-    pub attrs: ObjectAttrs,
+    pub attrs: Arc<ObjectAttrs>,
 }
 
 impl StoredObject {
+    /// Whether the object passes label and field selectors.
+    pub fn selected_by(&self, label: &crate::selector::LabelSelector, field: &crate::selector::FieldSelector) -> bool {
+        label.matches_fn(|k| self.attrs.label(k)) && field.matches(|f| self.attrs.field(f))
+    }
+
     pub fn value(&self) -> Value {
         serde_json::from_slice(&self.json).unwrap_or(Value::Null)
     }
 
     /// Serializes `obj` with `metadata.resourceVersion` set to `rev`.
-    pub fn encode(mut obj: Value, rev: Revision, attrs: ObjectAttrs) -> StoredObject {
+    pub fn encode(mut obj: Value, rev: Revision, attrs: Arc<ObjectAttrs>) -> StoredObject {
         crate::api::meta::metadata_mut(&mut obj)
             .insert("resourceVersion".into(), Value::String(rev.to_string()));
         crate::api::meta::canonicalize(&mut obj);
@@ -166,5 +184,5 @@ pub trait Storage {
     /// Starts a watch that delivers events after `after`.
     fn watch(&self, prefix: &str, after: Revision) -> Result<WatchCursor, StorageError>;
     /// Events for the cursor, at most `max`, advancing it.
-    fn poll(&self, cursor: &mut WatchCursor, max: usize) -> Result<Vec<Arc<Event>>, StorageError>;
+    fn poll(&self, cursor: &mut WatchCursor, max: usize) -> Result<Vec<&Event>, StorageError>;
 }

@@ -164,7 +164,7 @@ fn kubectl_flows() {
         }
     });
     let mut seen: Vec<String> = Vec::new();
-    let mut collect = |want: &str, seen: &mut Vec<String>| {
+    let collect = |want: &str, seen: &mut Vec<String>| {
         wait_for(
             || {
                 while let Ok(l) = rx.try_recv() {

@@ -96,6 +96,7 @@ fn open(s: &mut Server, selective: bool, from: u64) -> WatchStream {
     }
 }
 
+#[allow(clippy::map_entry)] // the branches assert different outcomes
 fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
     let mut s = Server::new(ServerConfig { watch_buffer: 12, ..Default::default() });
     let mut writes: Vec<Write> = Vec::new();

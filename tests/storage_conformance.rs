@@ -11,7 +11,7 @@ fn obj(name: &str, v: i64) -> Value {
 }
 
 fn attrs(app: &str) -> ObjectAttrs {
-    ObjectAttrs { labels: vec![("app".into(), app.into())], fields: vec![] }
+    ObjectAttrs::new(vec![("app".into(), app.into())], vec![])
 }
 
 fn t(s: i64) -> SimTime {
@@ -84,7 +84,7 @@ pub fn list_pages_from_one_snapshot<S: Storage>(mut s: S) {
     assert_eq!(p3.items.len(), 2);
     assert!(p3.continue_at.is_none() && p3.remaining.is_none());
     // A filtered list fills pages with matches and reports no remaining count.
-    let f = |o: &kubesim::storage::StoredObject| o.attrs.labels.iter().any(|(_, v)| v == "even");
+    let f = |o: &kubesim::storage::StoredObject| o.attrs.label("app") == Some("even");
     let p = s.list("/cm/ns/", snap, &ListStart::Beginning, Some(2), Some(&f)).unwrap();
     assert_eq!(p.items.len(), 2);
     assert!(p.remaining.is_none() && p.continue_at.is_some());
@@ -127,7 +127,7 @@ pub fn watch_is_ordered_and_carries_prev<S: Storage>(mut s: S) {
     let mut c = s.watch("/cm/", Revision(0)).unwrap();
     let evs = s.poll(&mut c, 2).unwrap();
     assert_eq!(evs.len(), 2, "poll honours max");
-    assert_eq!(evs[1].prev.as_ref().unwrap().attrs.labels[0].1, "x");
+    assert_eq!(evs[1].prev.as_ref().unwrap().attrs.label("app"), Some("x"));
     let rest = s.poll(&mut c, 10).unwrap();
     assert_eq!(rest.len(), 1);
     assert_eq!(rest[0].revision, Revision(3));

@@ -59,7 +59,11 @@ pub fn attrs(rt: &ResourceType, obj: &Value) -> crate::storage::ObjectAttrs {
         } else {
             meta::field_at(obj, path)
         };
-        fields.push((path, v.unwrap_or_else(|| (*zero).to_string())));
+        let v = v.unwrap_or_else(|| (*zero).to_string());
+        // An empty value reads the same as an absent one: keep it out.
+        if !v.is_empty() {
+            fields.push((path, v));
+        }
     }
-    crate::storage::ObjectAttrs { labels: meta::labels(obj), fields }
+    crate::storage::ObjectAttrs::new(meta::labels(obj), fields)
 }

@@ -19,7 +19,7 @@ use crate::storage::{ListPage, ListStart, Storage, StorageError, StoredObject};
 pub enum Body {
     Object(Arc<StoredObject>),
     Value(Value),
-    Status(Status),
+    Status(Box<Status>),
 }
 
 /// The options of a DELETE, from its query and body.
@@ -164,7 +164,8 @@ impl<S: Storage> Registry<S> {
         let ns_rt = super::kinds::namespaces();
         match self.storage.get(&key(ns_rt, "", namespace), self.storage.revision()) {
             Ok(Some((_, ns))) => {
-                let terminating = ns.value().pointer("/metadata/deletionTimestamp").is_some_and(|v| !v.is_null());
+                // The phase is a selectable field: no need to parse the namespace.
+                let terminating = ns.attrs.field("status.phase") == Some("Terminating");
                 if terminating {
                     let mut s = Status::forbidden(
                         rt.group,
@@ -524,13 +525,13 @@ impl<S: Storage> Registry<S> {
             return Body::Object(last);
         }
         let v = last.value();
-        Body::Status(Status::success(StatusDetails {
+        Body::Status(Box::new(Status::success(StatusDetails {
             name: meta::name(&v).to_string(),
             group: rt.group.to_string(),
             kind: rt.resource.to_string(),
             uid: meta::meta_str(&v, "uid").unwrap_or("").to_string(),
             ..Default::default()
-        }))
+        })))
     }
 
     /// Advances the simulated controllers this core includes: today, the

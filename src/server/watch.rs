@@ -75,6 +75,9 @@ impl WatchEvent {
 pub struct WatchStream {
     pub rt: &'static ResourceType,
     pub(crate) cursor: WatchCursor,
+    /// The head revision when the watch opened: catching up on history
+    /// before it does not count against the buffer.
+    pub(crate) opened_at: Revision,
     pub(crate) label: LabelSelector,
     pub(crate) field: FieldSelector,
     pub(crate) queue: VecDeque<WatchEvent>,
@@ -105,6 +108,6 @@ impl WatchStream {
     }
 
     pub(crate) fn passes(&self, obj: &StoredObject) -> bool {
-        self.label.matches(&obj.attrs.labels) && self.field.matches(|f| obj.attrs.field(f))
+        obj.selected_by(&self.label, &self.field)
     }
 }

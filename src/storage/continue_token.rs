@@ -56,6 +56,13 @@ pub fn decode(token: &str) -> Result<ContinueToken, String> {
     Ok(ContinueToken { revision, start: t.start })
 }
 
+/// The token a 410 offers: it continues at the same key but at the newest
+/// revision (an inconsistent remainder), as upstream's `rv: -1` tokens do.
+pub fn encode_inconsistent(start: &str) -> String {
+    let t = Token { v: VERSION.into(), rv: -1, start: start.into() };
+    STANDARD.encode(serde_json::to_vec(&t).unwrap_or_default())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,11 +80,4 @@ mod tests {
         assert!(decode(&STANDARD.encode(b"{\"v\":\"meta.k8s.io/v1\",\"rv\":0,\"start\":\"a\"}")).is_err());
         assert!(decode(&STANDARD.encode(b"{\"v\":\"meta.k8s.io/v1\",\"rv\":3,\"start\":\"../x\"}")).is_err());
     }
-}
-
-/// The token a 410 offers: it continues at the same key but at the newest
-/// revision (an inconsistent remainder), as upstream's `rv: -1` tokens do.
-pub fn encode_inconsistent(start: &str) -> String {
-    let t = Token { v: VERSION.into(), rv: -1, start: start.into() };
-    STANDARD.encode(serde_json::to_vec(&t).unwrap_or_default())
 }

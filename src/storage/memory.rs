@@ -19,7 +19,7 @@ pub struct MemStorage {
     /// Keys that exist at the newest revision, for rank queries.
     live: RankedSet,
     /// One event per revision, from `compacted + 1` to `revision`.
-    events: VecDeque<Arc<Event>>,
+    events: VecDeque<Event>,
     /// When each retained revision was written.
     times: VecDeque<(Revision, SimTime)>,
 }
@@ -50,7 +50,10 @@ impl MemStorage {
         Ok(())
     }
 
-    fn commit(&mut self, key: &str, kind: EventKind, value: Option<Arc<StoredObject>>, event_obj: Arc<StoredObject>, prev: Option<Arc<StoredObject>>, rev: Revision, now: SimTime) {
+    /// Records one write: the key's new version (`value`, None for a
+    /// tombstone) and the event describing it.
+    fn commit(&mut self, key: &str, value: Option<Arc<StoredObject>>, event: (EventKind, Arc<StoredObject>, Option<Arc<StoredObject>>), rev: Revision, now: SimTime) {
+        let (kind, event_obj, prev) = event;
         let key: Arc<str> = match self.keys.get_key_value(key) {
             Some((k, _)) => k.clone(),
             None => Arc::from(key),
@@ -60,9 +63,16 @@ impl MemStorage {
             EventKind::Deleted => self.live.remove(&key),
             EventKind::Updated => {}
         }
-        self.keys.entry(key.clone()).or_default().versions.push((rev, value));
-        self.events.push_back(Arc::new(Event::new(rev, kind, key, event_obj, prev)));
-        self.times.push_back((rev, now));
+        let versions = &mut self.keys.entry(key.clone()).or_default().versions;
+        // Histories are short: grow them exactly rather than by doubling.
+        versions.reserve_exact(1);
+        versions.push((rev, value));
+        self.events.push_back(Event::new(rev, kind, key, event_obj, prev));
+        // One entry per distinct time, holding the newest revision written then.
+        match self.times.back_mut() {
+            Some((r, t)) if *t == now => *r = rev,
+            _ => self.times.push_back((rev, now)),
+        }
         self.revision = rev;
     }
 
@@ -160,8 +170,8 @@ impl Storage for MemStorage {
             return Err(StorageError::KeyExists { key: key.into() });
         }
         let rev = self.revision.next();
-        let stored = Arc::new(StoredObject::encode(obj, rev, attrs));
-        self.commit(key, EventKind::Created, Some(stored.clone()), stored.clone(), None, rev, now);
+        let stored = Arc::new(StoredObject::encode(obj, rev, Arc::new(attrs)));
+        self.commit(key, Some(stored.clone()), (EventKind::Created, stored.clone(), None), rev, now);
         Ok(stored)
     }
 
@@ -171,8 +181,10 @@ impl Storage for MemStorage {
             return Err(StorageError::Conflict { key: key.into(), current: cur_rev });
         }
         let rev = self.revision.next();
+        // Unchanged attributes are shared with the previous version.
+        let attrs = if *prev.attrs == attrs { prev.attrs.clone() } else { Arc::new(attrs) };
         let stored = Arc::new(StoredObject::encode(obj, rev, attrs));
-        self.commit(key, EventKind::Updated, Some(stored.clone()), stored.clone(), Some(prev), rev, now);
+        self.commit(key, Some(stored.clone()), (EventKind::Updated, stored.clone(), Some(prev)), rev, now);
         Ok(stored)
     }
 
@@ -183,7 +195,7 @@ impl Storage for MemStorage {
         }
         let rev = self.revision.next();
         let final_state = Arc::new(prev.restamped(rev));
-        self.commit(key, EventKind::Deleted, None, final_state, Some(prev.clone()), rev, now);
+        self.commit(key, None, (EventKind::Deleted, final_state, Some(prev.clone())), rev, now);
         Ok(prev)
     }
 
@@ -229,7 +241,7 @@ impl Storage for MemStorage {
         Ok(WatchCursor { prefix: prefix.to_string(), next: after.next() })
     }
 
-    fn poll(&self, cursor: &mut WatchCursor, max: usize) -> Result<Vec<Arc<Event>>, StorageError> {
+    fn poll(&self, cursor: &mut WatchCursor, max: usize) -> Result<Vec<&Event>, StorageError> {
         let mut out = Vec::new();
         // Events at or before the compaction revision are gone.
         if cursor.next <= self.compacted {
@@ -245,7 +257,7 @@ impl Storage for MemStorage {
         for e in self.events.iter().skip(start) {
             cursor.next = e.revision.next();
             if e.key.starts_with(cursor.prefix.as_str()) {
-                out.push(e.clone());
+                out.push(e);
                 if out.len() >= max {
                     break;
                 }

@@ -1,0 +1,181 @@
+//! Core benchmarks (not timed tests). Run: `cargo bench --bench core`.
+//! Figures are recorded in BENCHMARKS.md; compare ratios within one run.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
+
+use kubesim::server::{Request, Served, Server, ServerConfig};
+use serde_json::{json, Value};
+
+struct Counting;
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        LIVE.fetch_add(l.size(), Ordering::Relaxed);
+        unsafe { System.alloc(l) }
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
+        unsafe { System.dealloc(p, l) }
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        LIVE.fetch_add(new, Ordering::Relaxed);
+        LIVE.fetch_sub(l.size(), Ordering::Relaxed);
+        unsafe { System.realloc(p, l, new) }
+    }
+}
+
+#[global_allocator]
+static A: Counting = Counting;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    v[v.len() / 2]
+}
+
+fn post(s: &mut Server, target: &str, body: &Value) -> u16 {
+    s.handle(Request::new("POST", target).with_header("Content-Type", "application/json").with_body(serde_json::to_vec(body).unwrap())).status
+}
+
+fn pod(i: usize) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": format!("pod-{i:06}"), "labels": {"app": "web", "shard": (i % 10).to_string()}},
+        "spec": {"nodeName": format!("node-{}", i % 50), "containers": [{"name": "app", "image": "registry.example.com/team/app:1.2.3",
+            "ports": [{"containerPort": 8080, "protocol": "TCP"}], "env": [{"name": "MODE", "value": "production"}],
+            "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}}}]}})
+}
+
+fn bench_creates() {
+    let mut s = Server::new(ServerConfig::default());
+    let data: String = "x".repeat(900);
+    let bodies: Vec<Vec<u8>> = (0..50_000)
+        .map(|i| serde_json::to_vec(&json!({"metadata": {"name": format!("cm-{i}")}, "data": {"payload": data}})).unwrap())
+        .collect();
+    let start = Instant::now();
+    for b in bodies {
+        let r = s.handle(Request::new("POST", "/api/v1/namespaces/default/configmaps").with_body(b));
+        assert_eq!(r.status, 201);
+    }
+    let secs = start.elapsed().as_secs_f64();
+    println!("creates: {:.0} ConfigMaps/s (~1 KB each, 50k through Server::handle)", 50_000.0 / secs);
+}
+
+fn bench_pages() {
+    let mut s = Server::new(ServerConfig::default());
+    for i in 0..100_000 {
+        assert_eq!(post(&mut s, "/api/v1/namespaces/default/pods", &pod(i)), 201);
+    }
+    // Tokens for page 1 and page 150 (a late page).
+    let mut token = String::new();
+    let mut late_token = String::new();
+    for p in 0..150 {
+        let q = if token.is_empty() { "limit=500".to_string() } else { format!("limit=500&continue={token}") };
+        let r = s.handle(Request::new("GET", &format!("/api/v1/namespaces/default/pods?{q}"))).json_body();
+        token = r["metadata"]["continue"].as_str().unwrap().to_string();
+        if p == 148 {
+            late_token = token.clone();
+        }
+    }
+    let first = s.handle(Request::new("GET", "/api/v1/namespaces/default/pods?limit=500")).json_body();
+    let items: Vec<Value> = first["items"].as_array().unwrap().clone();
+    let time = |f: &mut dyn FnMut()| {
+        median((0..15).map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed().as_secs_f64()
+        }).collect())
+    };
+    let serialize = time(&mut || {
+        let out = serde_json::to_vec(&items).unwrap();
+        std::hint::black_box(out);
+    });
+    let p1 = time(&mut || {
+        let r = s.handle(Request::new("GET", "/api/v1/namespaces/default/pods?limit=500"));
+        std::hint::black_box(r);
+    });
+    let late = time(&mut || {
+        let r = s.handle(Request::new("GET", &format!("/api/v1/namespaces/default/pods?limit=500&continue={late_token}")));
+        std::hint::black_box(r);
+    });
+    println!(
+        "list page (limit=500 of 100k pods): first {:.3} ms ({:.2}x serde_json of the same 500 pods, {:.3} ms); page 150 {:.3} ms ({:.2}x)",
+        p1 * 1e3, p1 / serialize, serialize * 1e3, late * 1e3, late / serialize
+    );
+}
+
+fn bench_fanout() {
+    let mut s = Server::new(ServerConfig::default());
+    let mut watchers = Vec::new();
+    for _ in 0..1000 {
+        match s.serve(Request::new("GET", "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=4")) {
+            Served::Watch(_, w) => watchers.push(w),
+            Served::Response(_) => panic!("watch refused"),
+        }
+    }
+    for i in 0..10_000 {
+        assert_eq!(post(&mut s, "/api/v1/namespaces/default/configmaps", &json!({"metadata": {"name": format!("cm-{i}")}, "data": {"k": "v"}})), 201);
+    }
+    let start = Instant::now();
+    let mut delivered = 0usize;
+    for w in &mut watchers {
+        loop {
+            let evs = s.poll_watch(w, 1000);
+            if evs.is_empty() {
+                break;
+            }
+            delivered += evs.len();
+            std::hint::black_box(&evs);
+        }
+    }
+    let secs = start.elapsed().as_secs_f64();
+    assert_eq!(delivered, 10_000_000);
+    println!("watch fan-out: {:.3} µs per watcher-event (1,000 watchers x 10k events)", secs * 1e6 / delivered as f64);
+}
+
+fn bench_memory() {
+    let before = LIVE.load(Ordering::Relaxed);
+    let mut s = Server::new(ServerConfig::default());
+    let mut raw = 0usize;
+    for i in 0..100_000 {
+        let body = pod(i);
+        raw += serde_json::to_vec(&body).unwrap().len();
+        assert_eq!(post(&mut s, "/api/v1/namespaces/default/pods", &body), 201);
+    }
+    for rev in 1..5 {
+        for i in 0..100_000 {
+            let r = s.handle(
+                Request::new("PATCH", &format!("/api/v1/namespaces/default/pods/pod-{i:06}"))
+                    .with_header("Content-Type", "application/merge-patch+json")
+                    .with_body(format!("{{\"metadata\":{{\"annotations\":{{\"rev\":\"{rev}\"}}}}}}").into_bytes()),
+            );
+            assert_eq!(r.status, 200);
+            raw += r.body.len();
+        }
+    }
+    let used = LIVE.load(Ordering::Relaxed) - before;
+    println!(
+        "memory: {:.1} MiB resident for 100k pods x 5 revisions; their JSON is {:.1} MiB; ratio {:.2}",
+        used as f64 / 1048576.0,
+        raw as f64 / 1048576.0,
+        used as f64 / raw as f64
+    );
+    std::hint::black_box(s);
+}
+
+fn main() {
+    let which: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let want = |n: &str| which.is_empty() || which.iter().any(|w| w == n);
+    if want("creates") {
+        bench_creates();
+    }
+    if want("pages") {
+        bench_pages();
+    }
+    if want("fanout") {
+        bench_fanout();
+    }
+    if want("memory") {
+        bench_memory();
+    }
+}

@@ -1,0 +1,225 @@
+//! Behaviour of the verbs beyond the resourceVersion tables, each test named
+//! after what it pins.
+
+mod common;
+use common::*;
+use kubesim::server::{Request, Served, Server, ServerConfig};
+use serde_json::json;
+
+fn open(s: &mut Server, target: &str) -> kubesim::server::WatchStream {
+    match s.serve(Request::new("GET", target)) {
+        Served::Watch(_, w) => w,
+        Served::Response(r) => panic!("{}", String::from_utf8_lossy(&r.body)),
+    }
+}
+
+fn types(evs: &[kubesim::server::WatchEvent]) -> Vec<&'static str> {
+    evs.iter().map(|e| e.event_type.as_str()).collect()
+}
+
+#[test]
+fn objects_entering_and_leaving_a_selector_are_added_and_deleted() {
+    let mut s = server();
+    create_cm(&mut s, "a", json!({"app": "web"}));
+    let head = s.revision().0;
+    let mut w = open(&mut s, &format!("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={head}&labelSelector=app%3Dweb"));
+    let patch = |s: &mut Server, app: &str| {
+        let r = s.handle(Request::new("PATCH", "/api/v1/namespaces/default/configmaps/a")
+            .with_header("Content-Type", "application/merge-patch+json")
+            .with_body(format!("{{\"metadata\":{{\"labels\":{{\"app\":\"{app}\"}}}}}}").into_bytes()));
+        assert_eq!(r.status, 200);
+        rv(&r.json_body())
+    };
+    let left = patch(&mut s, "db");
+    let back = patch(&mut s, "web");
+    let evs = s.poll_watch(&mut w, 10);
+    assert_eq!(types(&evs), ["DELETED", "ADDED"]);
+    let deleted: serde_json::Value = serde_json::from_slice(evs[0].object_json()).unwrap();
+    assert_eq!(deleted["metadata"]["labels"]["app"], "web", "the previous content");
+    assert_eq!(rv(&deleted), left, "stamped with the event's revision");
+    assert_eq!(evs[1].resource_version().unwrap(), back);
+}
+
+#[test]
+fn bookmarks_follow_the_simulated_clock_and_timeouts_end_watches() {
+    let mut s = server();
+    let mut w = open(&mut s, "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1&allowWatchBookmarks=true&timeoutSeconds=150");
+    assert!(s.poll_watch(&mut w, 10).is_empty());
+    s.advance(59_000);
+    assert!(s.poll_watch(&mut w, 10).is_empty(), "not yet due");
+    s.advance(1_000);
+    let evs = s.poll_watch(&mut w, 10);
+    assert_eq!(types(&evs), ["BOOKMARK"]);
+    assert_eq!(evs[0].resource_version().unwrap(), s.revision().to_string());
+    assert!(!w.is_done());
+    s.advance(90_000);
+    let evs = s.poll_watch(&mut w, 10);
+    assert_eq!(types(&evs), ["BOOKMARK"]);
+    assert!(w.is_done(), "timeoutSeconds=150 has passed");
+}
+
+#[test]
+fn a_watcher_too_far_behind_is_closed_with_an_error() {
+    let mut s = Server::new(ServerConfig { watch_buffer: 5, ..Default::default() });
+    let head = s.revision().0;
+    let mut w = open(&mut s, &format!("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={head}"));
+    for i in 0..6 {
+        create_cm(&mut s, &format!("c{i}"), json!({}));
+    }
+    let evs = s.poll_watch(&mut w, 100);
+    assert_eq!(types(&evs), ["ERROR"]);
+    let st: serde_json::Value = serde_json::from_slice(evs[0].object_json()).unwrap();
+    assert_eq!((st["code"].as_i64(), st["reason"].as_str()), (Some(410), Some("Expired")));
+    assert!(w.is_done());
+    // Resuming from where it was is possible while history lasts.
+    let mut again = open(&mut s, &format!("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={head}"));
+    assert_eq!(s.poll_watch(&mut again, 3).len(), 3);
+}
+
+#[test]
+fn deletecollection_honours_selectors() {
+    let mut s = server();
+    create_cm(&mut s, "a", json!({"app": "web"}));
+    create_cm(&mut s, "b", json!({"app": "db"}));
+    let r = call(&mut s, "DELETE", "/api/v1/namespaces/default/configmaps?labelSelector=app%3Dweb", None);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json_body()["kind"], "ConfigMapList");
+    assert_eq!(names(&r.json_body()), ["a"]);
+    assert_eq!(names(&get(&mut s, "/api/v1/namespaces/default/configmaps").json_body()), ["b"]);
+}
+
+#[test]
+fn deleting_a_namespace_terminates_it_then_removes_it_with_its_content() {
+    let mut s = server();
+    call(&mut s, "POST", "/api/v1/namespaces", Some(json!({"metadata": {"name": "team"}})));
+    call(&mut s, "POST", "/api/v1/namespaces/team/configmaps", Some(json!({"metadata": {"name": "held", "finalizers": ["x/y"]}})));
+    call(&mut s, "POST", "/api/v1/namespaces/team/configmaps", Some(json!({"metadata": {"name": "free"}})));
+    let r = call(&mut s, "DELETE", "/api/v1/namespaces/team", None);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json_body()["status"]["phase"], "Terminating");
+    let r = call(&mut s, "POST", "/api/v1/namespaces/team/configmaps", Some(json!({"metadata": {"name": "late"}})));
+    assert_eq!(r.status, 403);
+    assert_eq!(r.json_body()["details"]["causes"][0]["reason"], "NamespaceTerminating");
+    assert_eq!(get(&mut s, "/api/v1/namespaces/team/configmaps/free").status, 404);
+    assert_eq!(get(&mut s, "/api/v1/namespaces/team").status, 200, "content with finalizers holds it");
+    let mut held = get(&mut s, "/api/v1/namespaces/team/configmaps/held").json_body();
+    held["metadata"]["finalizers"] = json!([]);
+    assert_eq!(call(&mut s, "PUT", "/api/v1/namespaces/team/configmaps/held", Some(held)).status, 200);
+    assert_eq!(get(&mut s, "/api/v1/namespaces/team").status, 404, "the lifecycle finished");
+}
+
+#[test]
+fn generation_counts_spec_changes_only() {
+    let mut s = server();
+    let d = json!({"metadata": {"name": "web"}, "spec": {"replicas": 1}});
+    let r = call(&mut s, "POST", "/apis/apps/v1/namespaces/default/deployments", Some(d));
+    assert_eq!(r.json_body()["metadata"]["generation"], 1);
+    assert_eq!(r.json_body()["status"], json!({}), "create starts from an empty status");
+    let mut cur = r.json_body();
+    cur["metadata"]["labels"] = json!({"a": "b"});
+    let r = call(&mut s, "PUT", "/apis/apps/v1/namespaces/default/deployments/web", Some(cur));
+    assert_eq!(r.json_body()["metadata"]["generation"], 1);
+    let mut cur = r.json_body();
+    cur["spec"]["replicas"] = json!(3);
+    cur["status"] = json!({"replicas": 99});
+    let r = call(&mut s, "PUT", "/apis/apps/v1/namespaces/default/deployments/web", Some(cur));
+    assert_eq!(r.json_body()["metadata"]["generation"], 2);
+    assert_eq!(r.json_body()["status"], json!({}), "the main resource ignores status");
+    let mut cur = r.json_body();
+    cur["status"] = json!({"replicas": 3});
+    cur["spec"]["replicas"] = json!(7);
+    let r = call(&mut s, "PUT", "/apis/apps/v1/namespaces/default/deployments/web/status", Some(cur));
+    assert_eq!(r.status, 200);
+    let body = r.json_body();
+    assert_eq!((body["status"]["replicas"].as_i64(), body["spec"]["replicas"].as_i64()), (Some(3), Some(3)), "status ignores spec");
+    assert_eq!(body["metadata"]["generation"], 2);
+}
+
+#[test]
+fn put_creates_where_upstream_allows_it() {
+    let mut s = server();
+    let lease = json!({"metadata": {"name": "l"}, "spec": {"holderIdentity": "me"}});
+    let r = call(&mut s, "PUT", "/apis/coordination.k8s.io/v1/namespaces/default/leases/l", Some(lease));
+    assert_eq!(r.status, 201);
+    let r = call(&mut s, "PUT", "/api/v1/namespaces/default/configmaps/nope", Some(json!({"metadata": {"name": "nope"}})));
+    assert_eq!(r.status, 404);
+}
+
+#[test]
+fn propagation_policies_add_gc_finalizers() {
+    let mut s = server();
+    create_cm(&mut s, "a", json!({}));
+    let r = call(&mut s, "DELETE", "/api/v1/namespaces/default/configmaps/a?propagationPolicy=Orphan", None);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json_body()["metadata"]["finalizers"], json!(["orphan"]));
+    create_cm(&mut s, "b", json!({}));
+    let r = call(&mut s, "DELETE", "/api/v1/namespaces/default/configmaps/b", Some(json!({"propagationPolicy": "Foreground"})));
+    assert_eq!(r.json_body()["metadata"]["finalizers"], json!(["foregroundDeletion"]));
+    create_cm(&mut s, "c", json!({}));
+    let r = call(&mut s, "DELETE", "/api/v1/namespaces/default/configmaps/c", Some(json!({"propagationPolicy": "Background"})));
+    assert_eq!(r.json_body()["status"], "Success");
+    assert_eq!(r.json_body()["details"]["kind"], "configmaps");
+}
+
+#[test]
+fn delete_preconditions_and_returned_objects() {
+    let mut s = server();
+    let r = call(&mut s, "POST", "/api/v1/namespaces/default/pods", Some(json!({"metadata": {"name": "p"}, "spec": {"containers": []}})));
+    let uid = r.json_body()["metadata"]["uid"].as_str().unwrap().to_string();
+    let r = call(&mut s, "DELETE", "/api/v1/namespaces/default/pods/p", Some(json!({"preconditions": {"resourceVersion": "1"}})));
+    assert_eq!(r.status, 409);
+    let r = call(&mut s, "DELETE", "/api/v1/namespaces/default/pods/p", Some(json!({"preconditions": {"uid": uid}})));
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json_body()["kind"], "Pod", "pods return the deleted object");
+}
+
+#[test]
+fn a_scenario_replays_byte_for_byte() {
+    let run = || {
+        let mut s = server();
+        let mut out = Vec::new();
+        for i in 0..5 {
+            let r = call(&mut s, "POST", "/api/v1/namespaces/default/configmaps", Some(json!({"metadata": {"generateName": "gen-"}, "data": {"i": i.to_string()}})));
+            out.extend(r.body);
+            s.advance(1234);
+        }
+        out.extend(get(&mut s, "/api/v1/namespaces/default/configmaps?limit=2").body);
+        out
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn wrong_methods_and_subresources_are_refused() {
+    let mut s = server();
+    assert_eq!(call(&mut s, "PUT", "/api/v1/namespaces/default/configmaps", None).status, 405);
+    assert_eq!(call(&mut s, "POST", "/api/v1/namespaces/default/configmaps/x", None).status, 405);
+    assert_eq!(get(&mut s, "/api/v1/namespaces/default/configmaps/x/status").status, 404);
+    let r = s.handle(Request::new("GET", "/api/v1/namespaces").with_header("Accept", "application/vnd.kubernetes.protobuf"));
+    assert_eq!((r.status, reason(&r).as_str()), (406, "NotAcceptable"));
+    let r = s.handle(Request::new("GET", "/api/v1/namespaces").with_header("Accept", "application/vnd.kubernetes.protobuf, application/json"));
+    assert_eq!(r.status, 200);
+}
+
+#[test]
+fn discovery_documents() {
+    let mut s = server();
+    let v = get(&mut s, "/version").json_body();
+    assert_eq!((v["major"].as_str(), v["minor"].as_str()), (Some("1"), Some("33")));
+    let core = get(&mut s, "/api/v1").json_body();
+    let pods = core["resources"].as_array().unwrap().iter().find(|r| r["name"] == "pods").unwrap().clone();
+    assert_eq!(pods["shortNames"], json!(["po"]));
+    assert_eq!(pods["categories"], json!(["all"]));
+    assert!(core["resources"].as_array().unwrap().iter().any(|r| r["name"] == "pods/status"));
+    let groups = get(&mut s, "/apis").json_body();
+    assert_eq!(groups["kind"], "APIGroupList");
+    let agg = s.handle(Request::new("GET", "/apis").with_header("Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"));
+    assert_eq!(agg.header("Content-Type"), Some("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"));
+    let agg = agg.json_body();
+    assert_eq!(agg["kind"], "APIGroupDiscoveryList");
+    let apps = agg["items"].as_array().unwrap().iter().find(|g| g["metadata"]["name"] == "apps").unwrap().clone();
+    let deploy = apps["versions"][0]["resources"].as_array().unwrap().iter().find(|r| r["resource"] == "deployments").unwrap().clone();
+    assert_eq!(deploy["scope"], "Namespaced");
+    assert_eq!(deploy["subresources"][0]["subresource"], "status");
+    assert_eq!(get(&mut s, "/healthz").body, b"ok");
+}
