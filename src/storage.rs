@@ -67,8 +67,7 @@ impl StoredObject {
     pub fn encode(mut obj: Value, rev: Revision, attrs: Arc<ObjectAttrs>) -> StoredObject {
         crate::api::meta::metadata_mut(&mut obj)
             .insert("resourceVersion".into(), Value::String(rev.to_string()));
-        crate::api::meta::canonicalize(&mut obj);
-        StoredObject { json: serde_json::to_vec(&obj).unwrap_or_default().into_boxed_slice(), attrs }
+        StoredObject { json: crate::api::meta::to_canonical_json(&obj).into_boxed_slice(), attrs }
     }
 
     /// The same object stamped with another resourceVersion.

@@ -195,10 +195,63 @@ pub fn is_valid_path_segment(s: &str) -> bool {
     !s.is_empty() && s != "." && s != ".." && !s.contains('/') && !s.contains('%')
 }
 
+fn rank(order: &[&str], last: &[&str], k: &str) -> usize {
+    match order.iter().position(|f| *f == k) {
+        Some(i) => i,
+        None => match last.iter().position(|f| *f == k) {
+            Some(i) => order.len() + 1 + i,
+            None => order.len(),
+        },
+    }
+}
+
+fn write_ordered(map: &Map<String, Value>, first: &[&str], last: &[&str], out: &mut Vec<u8>, nested: Option<(&str, &[&str])>) {
+    let mut entries: Vec<(usize, &String, &Value)> = map.iter().map(|(k, v)| (rank(first, last, k), k, v)).collect();
+    // Stable: keys of equal rank keep the order they came in.
+    entries.sort_by_key(|(r, _, _)| *r);
+    out.push(b'{');
+    for (i, (_, k, v)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let _ = serde_json::to_writer(&mut *out, k);
+        out.push(b':');
+        match (nested, v) {
+            (Some((name, order)), Value::Object(m)) if name == k.as_str() => write_ordered(m, order, &[], out, None),
+            _ => {
+                let _ = serde_json::to_writer(&mut *out, v);
+            }
+        }
+    }
+    out.push(b'}');
+}
+
+/// Serializes an object in canonical order (as `canonicalize` would
+/// arrange it) without rebuilding its maps.
+pub fn to_canonical_json(obj: &Value) -> Vec<u8> {
+    let mut out = Vec::with_capacity(512);
+    match obj {
+        Value::Object(root) => write_ordered(root, TOP_ORDER, &["status"], &mut out, Some(("metadata", METADATA_ORDER))),
+        other => {
+            let _ = serde_json::to_writer(&mut out, other);
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn canonical_writer_agrees_with_canonicalize() {
+        let mut v = json!({"status": {"b": 1}, "data": {"z": 1, "a": 2}, "metadata": {"labels": {"x": "y"}, "uid": "u", "name": "n", "zzz": 1}, "spec": [1], "apiVersion": "v1", "kind": "K"});
+        let direct = to_canonical_json(&v);
+        canonicalize(&mut v);
+        assert_eq!(String::from_utf8(direct).unwrap(), serde_json::to_string(&v).unwrap());
+    }
+
 
     #[test]
     fn canonical_order_puts_kind_api_version_metadata_first() {
