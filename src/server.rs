@@ -441,7 +441,7 @@ impl Server {
                 let opts = delete_options(q, &req.body)?;
                 body_response(200, self.registry.delete(rt, &ns, name, &opts)?)
             }
-            ("DELETE", None) => self.delete_collection(rt, t.namespace.as_deref(), q, &req.body)?,
+            ("DELETE", None) if rt.serves("deletecollection") => self.delete_collection(rt, t.namespace.as_deref(), q, &req.body)?,
             (m, _) => {
                 let action = match m {
                     "POST" => "create",

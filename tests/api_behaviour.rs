@@ -195,6 +195,9 @@ fn wrong_methods_and_subresources_are_refused() {
     assert_eq!(call(&mut s, "PUT", "/api/v1/namespaces/default/configmaps", None).status, 405);
     assert_eq!(call(&mut s, "POST", "/api/v1/namespaces/default/configmaps/x", None).status, 405);
     assert_eq!(get(&mut s, "/api/v1/namespaces/default/configmaps/x/status").status, 404);
+    let r = call(&mut s, "DELETE", "/api/v1/namespaces", None);
+    assert_eq!(r.status, 405, "namespaces serve no deletecollection");
+    assert_eq!(r.json_body()["message"], "DELETE is not supported on resources of kind \"namespaces\"");
     let r = s.handle(Request::new("GET", "/api/v1/namespaces").with_header("Accept", "application/vnd.kubernetes.protobuf"));
     assert_eq!((r.status, reason(&r).as_str()), (406, "NotAcceptable"));
     let r = s.handle(Request::new("GET", "/api/v1/namespaces").with_header("Accept", "application/vnd.kubernetes.protobuf, application/json"));

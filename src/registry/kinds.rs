@@ -25,6 +25,8 @@ pub struct ResourceType {
     /// Extra field-selector fields beyond metadata.name/namespace, with the
     /// value an absent field reads as (Go's zero value).
     pub field_selectors: &'static [(&'static str, &'static str)],
+    /// The verbs served (most kinds: all of `STANDARD_VERBS`).
+    pub verbs: &'static [&'static str],
 }
 
 impl ResourceType {
@@ -43,6 +45,10 @@ impl ResourceType {
     /// The storage prefix of this resource (ends in `/`).
     pub fn prefix(&self) -> String {
         format!("/{}/{}/", if self.group.is_empty() { "core" } else { self.group }, self.resource)
+    }
+
+    pub fn serves(&self, verb: &str) -> bool {
+        self.verbs.contains(&verb)
     }
 
     pub fn supports_field(&self, field: &str) -> bool {
@@ -68,6 +74,7 @@ const fn rt(group: &'static str, version: &'static str, resource: &'static str, 
         allow_create_on_update: false,
         tracks_generation: false,
         field_selectors: &[],
+        verbs: super::STANDARD_VERBS,
     }
 }
 
@@ -81,6 +88,7 @@ pub static BUILTIN: &[ResourceType] = &[
         status_subresource: true,
         return_deleted_object: true,
         field_selectors: &[("status.phase", "")],
+        verbs: &["create", "delete", "get", "list", "patch", "update", "watch"],
         ..rt("", "v1", "namespaces", "namespace", "Namespace", false)
     },
     ResourceType {

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use crate::registry::{kinds, ResourceType, BUILTIN, STANDARD_VERBS, STATUS_VERBS};
+use crate::registry::{kinds, ResourceType, BUILTIN, STATUS_VERBS};
 
 pub const AGGREGATED_CONTENT_TYPE: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 
@@ -71,7 +71,7 @@ pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
             "singularName": r.singular,
             "namespaced": r.namespaced,
             "kind": r.kind,
-            "verbs": STANDARD_VERBS,
+            "verbs": r.verbs,
         });
         if !r.short_names.is_empty() {
             entry["shortNames"] = json!(r.short_names);
@@ -106,7 +106,7 @@ fn aggregated_group(group: &str) -> Value {
                 "responseKind": kind,
                 "scope": if r.namespaced { "Namespaced" } else { "Cluster" },
                 "singularResource": r.singular,
-                "verbs": STANDARD_VERBS,
+                "verbs": r.verbs,
             });
             if !r.short_names.is_empty() {
                 e["shortNames"] = json!(r.short_names);
