@@ -64,10 +64,18 @@ impl StoredObject {
     }
 
     /// Serializes `obj` with `metadata.resourceVersion` set to `rev`.
-    pub fn encode(mut obj: Value, rev: Revision, attrs: Arc<ObjectAttrs>) -> StoredObject {
+    pub fn encode(obj: Value, rev: Revision, attrs: Arc<ObjectAttrs>) -> StoredObject {
+        Self::encode_with(obj, rev, attrs, &mut Vec::new())
+    }
+
+    /// As `encode`, serializing through a reusable scratch buffer so the
+    /// stored bytes take exactly one allocation of exactly their size.
+    pub fn encode_with(mut obj: Value, rev: Revision, attrs: Arc<ObjectAttrs>, scratch: &mut Vec<u8>) -> StoredObject {
         crate::api::meta::metadata_mut(&mut obj)
             .insert("resourceVersion".into(), Value::String(rev.to_string()));
-        StoredObject { json: crate::api::meta::to_canonical_json(&obj).into_boxed_slice(), attrs }
+        scratch.clear();
+        crate::api::meta::write_canonical_json(&obj, scratch);
+        StoredObject { json: Box::from(scratch.as_slice()), attrs }
     }
 
     /// The same object stamped with another resourceVersion.

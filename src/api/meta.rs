@@ -230,13 +230,18 @@ fn write_ordered(map: &Map<String, Value>, first: &[&str], last: &[&str], out: &
 /// arrange it) without rebuilding its maps.
 pub fn to_canonical_json(obj: &Value) -> Vec<u8> {
     let mut out = Vec::with_capacity(512);
+    write_canonical_json(obj, &mut out);
+    out
+}
+
+/// Appends the canonical serialization of `obj` to `out`.
+pub fn write_canonical_json(obj: &Value, out: &mut Vec<u8>) {
     match obj {
-        Value::Object(root) => write_ordered(root, TOP_ORDER, &["status"], &mut out, Some(("metadata", METADATA_ORDER))),
+        Value::Object(root) => write_ordered(root, TOP_ORDER, &["status"], out, Some(("metadata", METADATA_ORDER))),
         other => {
-            let _ = serde_json::to_writer(&mut out, other);
+            let _ = serde_json::to_writer(out, other);
         }
     }
-    out
 }
 
 #[cfg(test)]

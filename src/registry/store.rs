@@ -63,11 +63,17 @@ pub fn storage_status(rt: &ResourceType, name: &str, err: StorageError) -> Statu
 }
 
 pub fn key(rt: &ResourceType, namespace: &str, name: &str) -> String {
-    if rt.namespaced {
-        format!("{}{}/{}", rt.prefix(), namespace, name)
-    } else {
-        format!("{}{}", rt.prefix(), name)
+    let group = if rt.group.is_empty() { "core" } else { rt.group };
+    let mut k = String::with_capacity(4 + group.len() + rt.resource.len() + namespace.len() + name.len());
+    for part in ["/", group, "/", rt.resource, "/"] {
+        k.push_str(part);
     }
+    if rt.namespaced {
+        k.push_str(namespace);
+        k.push('/');
+    }
+    k.push_str(name);
+    k
 }
 
 /// The storage prefix a list or watch covers.

@@ -22,6 +22,8 @@ pub struct MemStorage {
     events: VecDeque<Event>,
     /// When each retained revision was written.
     times: VecDeque<(Revision, SimTime)>,
+    /// Reused serialization buffer.
+    scratch: Vec<u8>,
 }
 
 /// The end of a prefix range: `"a/"` -> `"a0"` (`'0'` follows `'/'`).
@@ -175,7 +177,7 @@ impl Storage for MemStorage {
             return Err(StorageError::KeyExists { key: key.into() });
         }
         let rev = self.revision.next();
-        let stored = Arc::new(StoredObject::encode(obj, rev, Arc::new(attrs)));
+        let stored = Arc::new(StoredObject::encode_with(obj, rev, Arc::new(attrs), &mut self.scratch));
         self.commit(key, Some(stored.clone()), (EventKind::Created, stored.clone(), None), rev, now);
         Ok(stored)
     }
@@ -188,7 +190,7 @@ impl Storage for MemStorage {
         let rev = self.revision.next();
         // Unchanged attributes are shared with the previous version.
         let attrs = if *prev.attrs == attrs { prev.attrs.clone() } else { Arc::new(attrs) };
-        let stored = Arc::new(StoredObject::encode(obj, rev, attrs));
+        let stored = Arc::new(StoredObject::encode_with(obj, rev, attrs, &mut self.scratch));
         self.commit(key, Some(stored.clone()), (EventKind::Updated, stored.clone(), Some(prev)), rev, now);
         Ok(stored)
     }
