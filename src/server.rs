@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use crate::api::{Revision, Status, WatchEventType};
 use crate::clock::{parse_duration_millis, SeededRng, SimTime};
-use crate::registry::store::{list_prefix, storage_status, Body, DeleteOptions, Registry};
+use crate::registry::store::{list_prefix, parse_rv, storage_status, Body, DeleteOptions, Registry};
 use crate::registry::{kinds, ResourceType};
 use crate::selector::{FieldSelector, LabelSelector};
 use crate::storage::{continue_token, EventKind, ListStart, MemStorage, Storage, StorageError, StoredObject};
@@ -531,13 +531,7 @@ impl Server {
             Some(0) | None => None,
             Some(l) => Some(l as usize),
         };
-        let parse = |rv: &str| -> Result<Revision, Status> {
-            rv.parse::<u64>().map(Revision).map_err(|_| {
-                Status::bad_request(format!(
-                    "invalid resource version: resourceVersion: Invalid value: \"{rv}\": strconv.ParseUint: parsing \"{rv}\": invalid syntax"
-                ))
-            })
-        };
+        let parse = parse_rv;
         let not_older_than = |want: Revision| -> Result<Revision, Status> {
             if want > head {
                 Err(Status::too_large_resource_version(want.0, head.0))
@@ -614,13 +608,7 @@ impl Server {
             r.headers.push(("Transfer-Encoding".into(), "chunked".into()));
             r
         };
-        let parse = |rv: &str| -> Result<Revision, Status> {
-            rv.parse::<u64>().map(Revision).map_err(|_| {
-                Status::bad_request(format!(
-                    "invalid resource version: resourceVersion: Invalid value: \"{rv}\": strconv.ParseUint: parsing \"{rv}\": invalid syntax"
-                ))
-            })
-        };
+        let parse = parse_rv;
         // The three watch semantics of spec 000, and streaming lists.
         let initial = match (send_initial, rv.as_str()) {
             (Some(true), "") | (Some(true), "0") => true,

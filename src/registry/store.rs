@@ -84,7 +84,28 @@ pub fn list_prefix(rt: &ResourceType, namespace: Option<&str>) -> String {
     }
 }
 
-fn parse_rv(rv: &str) -> Result<Revision, Status> {
+/// The body's namespace must be empty (it is filled in) or the URL's; a
+/// cluster-scoped object has none.
+fn set_namespace(rt: &ResourceType, value: &mut Value, namespace: &str) -> Result<(), Status> {
+    let m = meta::metadata_mut(value);
+    if !rt.namespaced {
+        m.shift_remove("namespace");
+        return Ok(());
+    }
+    match m.get("namespace").and_then(Value::as_str) {
+        None | Some("") => {
+            m.insert("namespace".into(), json!(namespace));
+            Ok(())
+        }
+        Some(ns) if ns == namespace => Ok(()),
+        Some(_) => Err(Status::bad_request(
+            "the namespace of the provided object does not match the namespace sent on the request",
+        )),
+    }
+}
+
+/// Parses a resourceVersion parameter, with upstream's 400 for garbage.
+pub fn parse_rv(rv: &str) -> Result<Revision, Status> {
     rv.parse::<u64>().map(Revision).map_err(|_| {
         Status::bad_request(format!(
             "invalid resource version: resourceVersion: Invalid value: \"{rv}\": strconv.ParseUint: parsing \"{rv}\": invalid syntax"
@@ -240,22 +261,8 @@ impl<S: Storage> Registry<S> {
         let mut obj = Self::decode_body(rt, body)?;
         let mut value = Value::Object(std::mem::take(&mut obj));
         {
+            set_namespace(rt, &mut value, namespace)?;
             let m = meta::metadata_mut(&mut value);
-            if rt.namespaced {
-                match m.get("namespace").and_then(Value::as_str) {
-                    None | Some("") => {
-                        m.insert("namespace".into(), json!(namespace));
-                    }
-                    Some(ns) if ns == namespace => {}
-                    Some(_) => {
-                        return Err(Status::bad_request(
-                            "the namespace of the provided object does not match the namespace sent on the request",
-                        ))
-                    }
-                }
-            } else {
-                m.shift_remove("namespace");
-            }
             if m.get("resourceVersion").and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
                 return Err(Status::bad_request("resourceVersion should not be set on objects to be created"));
             }
@@ -313,20 +320,7 @@ impl<S: Storage> Registry<S> {
                 "the name of the object ({body_name}) does not match the name on the URL ({name})"
             )));
         }
-        if rt.namespaced {
-            let m = meta::metadata_mut(&mut value);
-            match m.get("namespace").and_then(Value::as_str) {
-                None | Some("") => {
-                    m.insert("namespace".into(), json!(namespace));
-                }
-                Some(ns) if ns == namespace => {}
-                Some(_) => {
-                    return Err(Status::bad_request(
-                        "the namespace of the provided object does not match the namespace sent on the request",
-                    ))
-                }
-            }
-        }
+        set_namespace(rt, &mut value, namespace)?;
         let k = key(rt, namespace, name);
         let head = self.storage.revision();
         let current = self.storage.get(&k, head).map_err(|e| storage_status(rt, name, e))?;
