@@ -63,7 +63,11 @@ impl LabelSelector {
             return Ok(LabelSelector::default());
         }
         loop {
-            requirements.push(p.requirement()?);
+            match p.peek() {
+                Some(c) if c == '!' || is_ident_char(c) => {}
+                _ => return Err(format!("found '{}', expected: !, identifier, or 'end of string'", p.token_text())),
+            }
+            requirements.push(p.requirement().map_err(|e| format!("unable to parse requirement: {e}"))?);
             p.skip_ws();
             if p.at_end() {
                 break;
@@ -134,7 +138,7 @@ impl LabelParser {
         }
         let key = self.ident();
         if key.is_empty() {
-            return Err(format!("found '{}', expected: !, identifier, or 'end of string'", self.token_text()));
+            return Err(format!("found '{}', expected: identifier", self.token_text()));
         }
         validate_label_key(&key)?;
         self.skip_ws();
@@ -150,7 +154,7 @@ impl LabelParser {
             Some('!') => {
                 self.pos += 1;
                 if self.peek() != Some('=') {
-                    return Err(format!("found '{}', expected: '=' after '!'", self.token_text()));
+                    return Err(format!("found '!', expected: {BINARY_OPERATORS}"));
                 }
                 self.pos += 1;
                 LabelOp::NotEquals(self.value()?)
@@ -160,7 +164,7 @@ impl LabelParser {
                 self.pos += 1;
                 let v = self.value()?;
                 let n: i64 = v.parse().map_err(|_| {
-                    format!("for 'Gt', 'Lt' operators, the value must be an integer (found '{v}')")
+                    format!("values[0]: Invalid value: \"{v}\": for 'Gt', 'Lt' operators, the value must be an integer")
                 })?;
                 if gt {
                     LabelOp::GreaterThan(n)
@@ -173,11 +177,7 @@ impl LabelParser {
                 match word.as_str() {
                     "in" => LabelOp::In(self.value_set()?),
                     "notin" => LabelOp::NotIn(self.value_set()?),
-                    other => {
-                        return Err(format!(
-                            "found '{other}', expected: in, notin, =, ==, !=, gt, lt"
-                        ))
-                    }
+                    other => return Err(format!("found '{other}', expected: {BINARY_OPERATORS}")),
                 }
             }
         };
@@ -194,7 +194,7 @@ impl LabelParser {
     fn value_set(&mut self) -> Result<Vec<String>, String> {
         self.skip_ws();
         if self.peek() != Some('(') {
-            return Err(format!("found '{}', expected: '('", self.token_text()));
+            return Err(format!("found '{}' expected: '('", self.token_text()));
         }
         self.pos += 1;
         let mut values = Vec::new();
@@ -208,12 +208,14 @@ impl LabelParser {
                     self.pos += 1;
                     break;
                 }
-                _ => return Err(format!("found '{}', expected: ',', or ')'", self.token_text())),
+                _ => return Err(format!("found '{}', expected: ',' or ')'", self.token_text())),
             }
         }
         Ok(values)
     }
 }
+
+const BINARY_OPERATORS: &str = "in, notin, =, ==, !=, gt, lt";
 
 const QUALIFIED_NAME_MSG: &str = "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
 const LABEL_VALUE_MSG: &str = "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
@@ -239,27 +241,27 @@ fn validate_label_key(key: &str) -> Result<(), String> {
                         && b[b.len() - 1] != b'-'
                 });
             if !ok {
-                return Err(format!("unable to parse requirement: <nil>: Invalid value: \"{key}\": prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"));
+                return Err(format!("key: Invalid value: \"{key}\": prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"));
             }
             name
         }
         None => key,
     };
     if name.len() > 63 {
-        return Err(format!("unable to parse requirement: <nil>: Invalid value: \"{key}\": name part must be no more than 63 characters"));
+        return Err(format!("key: Invalid value: \"{key}\": name part must be no more than 63 characters"));
     }
     if !is_name_part(name) {
-        return Err(format!("unable to parse requirement: <nil>: Invalid value: \"{key}\": {QUALIFIED_NAME_MSG}"));
+        return Err(format!("key: Invalid value: \"{key}\": {QUALIFIED_NAME_MSG}"));
     }
     Ok(())
 }
 
 fn validate_label_value(v: &str) -> Result<(), String> {
     if v.len() > 63 {
-        return Err(format!("unable to parse requirement: values[0][{v}]: Invalid value: \"{v}\": must be no more than 63 characters"));
+        return Err(format!("values[0]: Invalid value: \"{v}\": must be no more than 63 characters"));
     }
     if !v.is_empty() && !is_name_part(v) {
-        return Err(format!("unable to parse requirement: values[0][{v}]: Invalid value: \"{v}\": {LABEL_VALUE_MSG}"));
+        return Err(format!("values[0]: Invalid value: \"{v}\": {LABEL_VALUE_MSG}"));
     }
     Ok(())
 }
@@ -412,6 +414,16 @@ mod tests {
         for bad in ["app in web", "app=(", "a b", "app=web,", "=x", "app in (a", "-bad-=x"] {
             assert!(LabelSelector::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn errors_read_like_labels_parse() {
+        let e = |s: &str| LabelSelector::parse(s).unwrap_err();
+        assert_eq!(e("app in web"), "unable to parse requirement: found 'web' expected: '('");
+        assert_eq!(e("app foo x"), "unable to parse requirement: found 'foo', expected: in, notin, =, ==, !=, gt, lt");
+        assert_eq!(e("=x"), "found '=', expected: !, identifier, or 'end of string'");
+        assert_eq!(e("a=b c"), "found 'c', expected: ',' or 'end of string'");
+        assert!(e("-bad-=x").starts_with("unable to parse requirement: key: Invalid value: \"-bad-\": name part must consist of"));
     }
 
     #[test]
