@@ -716,7 +716,14 @@ fn selectors(rt: &ResourceType, opts: &ListOptions) -> Result<(LabelSelector, Fi
     let field = FieldSelector::parse(&opts.field_selector).map_err(Status::bad_request)?;
     for t in &field.terms {
         if !rt.supports_field(&t.field) {
-            return Err(Status::bad_request(format!("field label not supported: {}", t.field)));
+            // Kinds with their own field labels name the label; the rest
+            // use the default conversion's wording.
+            let msg = if rt.field_selectors.is_empty() {
+                format!("{:?} is not a known field selector: only \"metadata.name\", \"metadata.namespace\"", t.field)
+            } else {
+                format!("field label not supported: {}", t.field)
+            };
+            return Err(Status::bad_request(msg));
         }
     }
     Ok((label, field))

@@ -242,6 +242,7 @@ fn errors() {
     t.call("GET", "/apis/apps/v1/namespaces/default/deployments/missing", None);
     t.call("GET", "/api/v1/namespaces/default/configmaps?labelSelector=app%20in%20web", None);
     t.call("GET", "/api/v1/namespaces/default/configmaps?fieldSelector=spec.nodeName%3Dx", None);
+    t.call("GET", "/api/v1/namespaces/default/pods?fieldSelector=spec.foo%3Dx", None);
     t.call("DELETE", "/api/v1/namespaces/default/configmaps/a?propagationPolicy=Sometimes", None);
     t.call("DELETE", "/api/v1/namespaces/default/configmaps/a", Some(json!({"preconditions": {"uid": "not-the-uid"}})));
     t.call("DELETE", "/api/v1/namespaces/default/configmaps/a", None);
