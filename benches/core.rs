@@ -102,6 +102,20 @@ fn bench_pages() {
         "list page (limit=500 of 100k pods): first {:.3} ms ({:.2}x serde_json of the same 500 pods, {:.3} ms); page 150 {:.3} ms ({:.2}x)",
         p1 * 1e3, p1 / serialize, serialize * 1e3, late * 1e3, late / serialize
     );
+    // The same late page of the old snapshot after 10k writes since it.
+    for i in 0..10_000 {
+        let r = s.handle(
+            Request::new("PATCH", &format!("/api/v1/namespaces/default/pods/pod-{:06}", i * 7))
+                .with_header("Content-Type", "application/merge-patch+json")
+                .with_body(br#"{"metadata":{"annotations":{"touched":"yes"}}}"#.to_vec()),
+        );
+        assert_eq!(r.status, 200);
+    }
+    let after = time(&mut || {
+        let r = s.handle(Request::new("GET", &format!("/api/v1/namespaces/default/pods?limit=500&continue={late_token}")));
+        std::hint::black_box(r);
+    });
+    println!("list page 150 of the old snapshot after 10k writes since: {:.3} ms ({:.2}x)", after * 1e3, after / serialize);
 }
 
 fn bench_fanout() {

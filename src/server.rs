@@ -504,7 +504,7 @@ impl Server {
         let filter = |o: &StoredObject| o.selected_by(&label, &field);
         let page = self
             .registry
-            .list(rt, &prefix, head, &ListStart::Beginning, None, Some(&filter))
+            .list(&prefix, head, &ListStart::Beginning, None, Some(&filter))
             .map_err(|e| storage_status(rt, "", e))?;
         let mut items: Vec<Arc<StoredObject>> = Vec::new();
         for obj in page.items {
@@ -570,7 +570,7 @@ impl Server {
         let filter = |o: &StoredObject| o.selected_by(&label, &field);
         let page = self
             .registry
-            .list(rt, &prefix, at, &start, limit, if selective { Some(&filter) } else { None })
+            .list(&prefix, at, &start, limit, if selective { Some(&filter) } else { None })
             .map_err(|e| storage_status(rt, "", e))?;
         let cont = page.continue_at.as_deref().map(|k| continue_token::encode(page.revision, k));
         let remaining = if selective { None } else { page.remaining };
@@ -636,7 +636,7 @@ impl Server {
         if initial {
             let page = self
                 .registry
-                .list(rt, &prefix, head, &ListStart::Beginning, None, None)
+                .list(&prefix, head, &ListStart::Beginning, None, None)
                 .map_err(|e| storage_status(rt, "", e))?;
             for obj in page.items {
                 if stream.passes(&obj) {

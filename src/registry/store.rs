@@ -136,14 +136,12 @@ impl<S: Storage> Registry<S> {
 
     pub fn list(
         &self,
-        rt: &ResourceType,
         prefix: &str,
         at: Revision,
         start: &ListStart,
         limit: Option<usize>,
         filter: Option<&dyn Fn(&StoredObject) -> bool>,
     ) -> Result<ListPage, StorageError> {
-        let _ = rt;
         self.storage.list(prefix, at, start, limit, filter)
     }
 

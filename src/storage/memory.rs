@@ -94,13 +94,16 @@ impl MemStorage {
         if at < self.revision {
             let first = self.events.front().map(|e| e.revision).unwrap_or(Revision(self.revision.0 + 1));
             let skip = (at.0 + 1).saturating_sub(first.0) as usize;
-            let mut seen: Vec<&str> = Vec::new();
-            for e in self.events.iter().skip(skip) {
-                let k: &str = &e.key;
-                if k < from || k >= to || seen.contains(&k) {
-                    continue;
-                }
-                seen.push(k);
+            let mut touched: Vec<&str> = self
+                .events
+                .iter()
+                .skip(skip)
+                .map(|e| &*e.key)
+                .filter(|k| *k >= from && *k < to)
+                .collect();
+            touched.sort_unstable();
+            touched.dedup();
+            for k in touched {
                 if let Some(h) = self.keys.get(k) {
                     let then = h.at(at).is_some() as i64;
                     let now = h.latest().is_some() as i64;
