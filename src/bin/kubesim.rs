@@ -202,8 +202,11 @@ async fn main() {
     if let Err(e) = std::fs::write(&args.kubeconfig, kubeconfig(addr)) {
         eprintln!("kubesim: cannot write kubeconfig {}: {e}", args.kubeconfig);
     }
+    let kubeconfig_path = std::fs::canonicalize(&args.kubeconfig)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| args.kubeconfig.clone());
     println!("kubesim: serving the Kubernetes API on http://{addr}");
-    println!("kubesim: point kubectl at it with:  export KUBECONFIG={}", args.kubeconfig);
+    println!("kubesim: point kubectl at it with:  export KUBECONFIG={kubeconfig_path}");
     println!("kubesim: then try:  kubectl get namespaces");
     loop {
         tokio::select! {
