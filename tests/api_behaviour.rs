@@ -226,3 +226,45 @@ fn discovery_documents() {
     assert_eq!(deploy["subresources"][0]["subresource"], "status");
     assert_eq!(get(&mut s, "/healthz").body, b"ok");
 }
+
+#[test]
+fn the_history_window_is_configurable() {
+    let mut s = Server::new(ServerConfig { history_window_ms: 60_000, ..Default::default() });
+    let first = create_cm(&mut s, "a", json!({}));
+    s.advance(30_000);
+    create_cm(&mut s, "b", json!({}));
+    let r = get(&mut s, &format!("/api/v1/namespaces/default/configmaps?resourceVersion={first}&resourceVersionMatch=Exact"));
+    assert_eq!(r.status, 200, "30 s old: still within a 1 minute window");
+    s.advance(45_000);
+    let r = get(&mut s, &format!("/api/v1/namespaces/default/configmaps?resourceVersion={first}&resourceVersionMatch=Exact"));
+    assert_eq!(r.status, 200, "at 75 s the horizon (15 s) still sees revision {first}: it is the state then");
+    s.advance(30_000);
+    let r = get(&mut s, &format!("/api/v1/namespaces/default/configmaps?resourceVersion={first}&resourceVersionMatch=Exact"));
+    assert_eq!(r.status, 410, "at 105 s the horizon (45 s) is past b's write: {first} is compacted");
+}
+
+#[test]
+fn watching_one_object_by_its_url() {
+    let mut s = server();
+    create_cm(&mut s, "a", json!({}));
+    create_cm(&mut s, "b", json!({}));
+    let r = get(&mut s, "/api/v1/namespaces/default/configmaps/a?watch=true");
+    let evs = events(&r);
+    assert_eq!(evs.len(), 1);
+    assert_eq!(evs[0].1["metadata"]["name"], "a");
+}
+
+#[test]
+fn streaming_lists_from_a_given_resource_version() {
+    let mut s = server();
+    let rv_a = create_cm(&mut s, "a", json!({}));
+    create_cm(&mut s, "b", json!({}));
+    let head = s.revision().0;
+    let r = get(&mut s, &format!("/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&resourceVersion={rv_a}"));
+    let evs = events(&r);
+    assert_eq!(evs.iter().map(|(t, _)| t.as_str()).collect::<Vec<_>>(), ["ADDED", "ADDED", "BOOKMARK"]);
+    assert_eq!(rv(&evs[2].1), head.to_string(), "synced at least to the requested revision");
+    let r = get(&mut s, &format!("/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&resourceVersion={}", head + 50));
+    assert_eq!(r.status, 504);
+    assert_eq!(r.header("Retry-After"), Some("1"));
+}
