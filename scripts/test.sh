@@ -9,6 +9,13 @@ if ! rustup target list --installed 2>/dev/null | grep -q wasm32-unknown-unknown
   rustup target add wasm32-unknown-unknown
 fi
 
+if ! cargo clippy --version >/dev/null 2>&1; then
+  rustup component add clippy
+fi
+if ! command -v kubectl >/dev/null 2>&1; then
+  echo "note: kubectl is not installed; the end-to-end test fails under CI=true and is skipped otherwise"
+fi
+
 echo "== cargo build --target wasm32-unknown-unknown --lib (the core is IO-free)"
 cargo build --quiet --target wasm32-unknown-unknown --lib
 
