@@ -4,6 +4,7 @@
 //! `WatchStream` the caller polls.
 
 pub mod discovery;
+pub mod negotiation;
 pub mod openapi;
 pub mod params;
 pub mod watch;
@@ -307,7 +308,10 @@ impl Server {
                 Err(s) => Response::status(&s),
             },
             Route::Aggregated(core) => {
-                if wants_aggregated(req) {
+                let chosen = negotiation::negotiate(req.header("Accept"), true);
+                if chosen.is_none() {
+                    Response::status(&Status::not_acceptable(JSON_ONLY))
+                } else if chosen == Some(negotiation::Representation::AggregatedDiscoveryV2) {
                     let mut r = Response::value(200, &discovery::aggregated(core));
                     r.headers[0].1 = discovery::AGGREGATED_CONTENT_TYPE.into();
                     r
@@ -810,28 +814,11 @@ fn check_json_body(req: &Request) -> Result<(), Status> {
     }
 }
 
-/// Whether some media range in Accept is plain JSON (or a wildcard).
+/// Whether the request accepts plain JSON (the one representation served
+/// for resources today).
 fn negotiate_json(req: &Request) -> Result<(), Status> {
-    let Some(accept) = req.header("Accept").filter(|a| !a.trim().is_empty()) else { return Ok(()) };
-    for range in accept.split(',') {
-        let mut parts = range.split(';').map(str::trim);
-        let media = parts.next().unwrap_or("");
-        let has_as = parts.clone().any(|p| p.starts_with("as="));
-        let zero_q = parts.any(|p| p == "q=0" || p == "q=0.0");
-        if zero_q {
-            continue;
-        }
-        if matches!(media, "*/*" | "application/*") || (media == "application/json" && !has_as) {
-            return Ok(());
-        }
+    match negotiation::negotiate(req.header("Accept"), false) {
+        Some(_) => Ok(()),
+        None => Err(Status::not_acceptable(JSON_ONLY)),
     }
-    Err(Status::not_acceptable(JSON_ONLY))
-}
-
-fn wants_aggregated(req: &Request) -> bool {
-    req.header("Accept").is_some_and(|a| {
-        a.split(',').next().is_some_and(|first| {
-            first.contains("as=APIGroupDiscoveryList") && first.contains("v=v2") && !first.contains("v=v2beta1")
-        }) || a.split(',').any(|r| r.contains("as=APIGroupDiscoveryList") && r.contains("v=v2;") || r.trim_end().ends_with("v=v2") && r.contains("as=APIGroupDiscoveryList"))
-    })
 }
