@@ -238,7 +238,9 @@ impl Server {
         served
     }
 
-    fn resolve(&self, path: &str) -> Route {
+    fn resolve(&self, raw_path: &str) -> Route {
+        // Like Go's server: the path is percent-decoded, then split.
+        let path = percent_encoding::percent_decode_str(raw_path).decode_utf8_lossy();
         let segs: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
         let segs: Vec<&str> = if segs == [""] { Vec::new() } else { segs };
         match segs.as_slice() {

@@ -205,6 +205,15 @@ fn wrong_methods_and_subresources_are_refused() {
 }
 
 #[test]
+fn paths_are_percent_decoded() {
+    let mut s = server();
+    let r = call(&mut s, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", Some(json!({"metadata": {"name": "system:viewer"}})));
+    assert_eq!(r.status, 201);
+    assert_eq!(get(&mut s, "/apis/rbac.authorization.k8s.io/v1/clusterroles/system%3Aviewer").status, 200);
+    assert_eq!(get(&mut s, "/api/v1/namespaces/default/config%6Daps").status, 200);
+}
+
+#[test]
 fn discovery_documents() {
     let mut s = server();
     let v = get(&mut s, "/version").json_body();

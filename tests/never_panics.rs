@@ -10,7 +10,7 @@ fn segment() -> impl Strategy<Value = String> {
         Just("api".to_string()), Just("apis".to_string()), Just("v1".to_string()), Just("apps".to_string()),
         Just("namespaces".to_string()), Just("default".to_string()), Just("pods".to_string()), Just("configmaps".to_string()),
         Just("status".to_string()), Just("debug".to_string()), Just("kubesim".to_string()), Just("clock".to_string()),
-        Just("".to_string()), Just("..".to_string()), Just("%2F".to_string()), "[a-z0-9%._-]{0,12}",
+        Just("".to_string()), Just("..".to_string()), Just("%2F".to_string()), "[a-z0-9%._-]{0,12}", "\\PC{0,8}",
     ]
 }
 
@@ -20,7 +20,7 @@ fn query() -> impl Strategy<Value = String> {
         Just("labelSelector"), Just("fieldSelector"), Just("allowWatchBookmarks"), Just("sendInitialEvents"),
         Just("timeoutSeconds"), Just("propagationPolicy"), Just("dryRun"), Just("advance"), Just("gracePeriodSeconds"),
     ];
-    proptest::collection::vec((key, "[ -~]{0,16}"), 0..5).prop_map(|kv| {
+    proptest::collection::vec((key, prop_oneof!["[ -~]{0,16}", "\\PC{0,12}"]), 0..5).prop_map(|kv| {
         kv.into_iter()
             .map(|(k, v)| format!("{k}={}", form_urlencoded::byte_serialize(v.as_bytes()).collect::<String>()))
             .collect::<Vec<_>>()
