@@ -717,6 +717,15 @@ impl Server {
     }
 }
 
+/// Runs `serve` and turns a panic into a 500 `Status` response, so a bug
+/// answers the client instead of dropping its connection. (Doors call this;
+/// on wasm32, where panics abort, it is a plain call.)
+pub fn guard_panics(serve: impl FnOnce() -> Served) -> Served {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(serve)).unwrap_or_else(|_| {
+        Served::Response(Response::status(&Status::internal_error("the simulator panicked while serving this request")))
+    })
+}
+
 fn selectors(rt: &ResourceType, opts: &ListOptions) -> Result<(LabelSelector, FieldSelector), Status> {
     let label = LabelSelector::parse(&opts.label_selector).map_err(Status::bad_request)?;
     let field = FieldSelector::parse(&opts.field_selector).map_err(Status::bad_request)?;
@@ -822,5 +831,19 @@ fn negotiate_json(req: &Request) -> Result<(), Status> {
     match negotiation::negotiate(req.header("Accept"), false) {
         Some(_) => Ok(()),
         None => Err(Status::not_acceptable(JSON_ONLY)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_a_500_status() {
+        let served = guard_panics(|| panic!("boom"));
+        let Served::Response(r) = served else { panic!("expected a response") };
+        assert_eq!(r.status, 500);
+        let v = r.json_body();
+        assert_eq!((v["kind"].as_str(), v["reason"].as_str(), v["code"].as_i64()), (Some("Status"), Some("InternalError"), Some(500)));
     }
 }

@@ -15,7 +15,7 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use kubesim::api::Status;
 use kubesim::clock::{parse_duration_millis, SimTime};
-use kubesim::server::{Request, Response, Served, Server, ServerConfig, WatchStream};
+use kubesim::server::{guard_panics, Request, Response, Served, Server, ServerConfig, WatchStream};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, Notify};
 
@@ -85,18 +85,17 @@ async fn handle(shared: Arc<Shared>, req: hyper::Request<Incoming>) -> Result<hy
     let request = Request { method: method.clone(), path, query, headers, body };
     let served = {
         let mut server = shared.lock();
-        std::panic::catch_unwind(AssertUnwindSafe(|| server.serve(request)))
+        guard_panics(|| server.serve(request))
     };
     if method != "GET" && method != "HEAD" {
         shared.written.notify_waiters();
     }
     match served {
-        Err(_) => Ok(status_response(&Status::internal_error("the simulator panicked while serving this request"))),
-        Ok(Served::Response(r)) => {
+        Served::Response(r) => {
             let body = r.body.clone();
             Ok(to_http(r, full(body)))
         }
-        Ok(Served::Watch(head, stream)) => {
+        Served::Watch(head, stream) => {
             let (tx, rx) = mpsc::channel::<Result<Frame<Bytes>, Infallible>>(16);
             tokio::spawn(pump_watch(shared.clone(), stream, tx));
             let body = StreamBody::new(tokio_stream::wrappers::ReceiverStream::new(rx)).boxed();
