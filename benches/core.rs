@@ -36,7 +36,12 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 fn post(s: &mut Server, target: &str, body: &Value) -> u16 {
-    s.handle(Request::new("POST", target).with_header("Content-Type", "application/json").with_body(serde_json::to_vec(body).unwrap())).status
+    s.handle(
+        Request::new("POST", target)
+            .with_header("Content-Type", "application/json")
+            .with_body(serde_json::to_vec(body).unwrap()),
+    )
+    .status
 }
 
 fn pod(i: usize) -> Value {
@@ -50,7 +55,9 @@ fn bench_creates() {
     let mut s = Server::new(ServerConfig::default());
     let data: String = "x".repeat(900);
     let bodies: Vec<Vec<u8>> = (0..50_000)
-        .map(|i| serde_json::to_vec(&json!({"metadata": {"name": format!("cm-{i}")}, "data": {"payload": data}})).unwrap())
+        .map(|i| {
+            serde_json::to_vec(&json!({"metadata": {"name": format!("cm-{i}")}, "data": {"payload": data}})).unwrap()
+        })
         .collect();
     let start = Instant::now();
     for b in bodies {
@@ -80,11 +87,15 @@ fn bench_pages() {
     let first = s.handle(Request::new("GET", "/api/v1/namespaces/default/pods?limit=500")).json_body();
     let items: Vec<Value> = first["items"].as_array().unwrap().clone();
     let time = |f: &mut dyn FnMut()| {
-        median((0..15).map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed().as_secs_f64()
-        }).collect())
+        median(
+            (0..15)
+                .map(|_| {
+                    let t = Instant::now();
+                    f();
+                    t.elapsed().as_secs_f64()
+                })
+                .collect(),
+        )
     };
     let serialize = time(&mut || {
         let out = serde_json::to_vec(&items).unwrap();
@@ -95,7 +106,8 @@ fn bench_pages() {
         std::hint::black_box(r);
     });
     let late = time(&mut || {
-        let r = s.handle(Request::new("GET", &format!("/api/v1/namespaces/default/pods?limit=500&continue={late_token}")));
+        let r =
+            s.handle(Request::new("GET", &format!("/api/v1/namespaces/default/pods?limit=500&continue={late_token}")));
         std::hint::black_box(r);
     });
     println!(
@@ -112,10 +124,15 @@ fn bench_pages() {
         assert_eq!(r.status, 200);
     }
     let after = time(&mut || {
-        let r = s.handle(Request::new("GET", &format!("/api/v1/namespaces/default/pods?limit=500&continue={late_token}")));
+        let r =
+            s.handle(Request::new("GET", &format!("/api/v1/namespaces/default/pods?limit=500&continue={late_token}")));
         std::hint::black_box(r);
     });
-    println!("list page 150 of the old snapshot after 10k writes since: {:.3} ms ({:.2}x)", after * 1e3, after / serialize);
+    println!(
+        "list page 150 of the old snapshot after 10k writes since: {:.3} ms ({:.2}x)",
+        after * 1e3,
+        after / serialize
+    );
 }
 
 fn bench_fanout() {
@@ -128,7 +145,14 @@ fn bench_fanout() {
         }
     }
     for i in 0..10_000 {
-        assert_eq!(post(&mut s, "/api/v1/namespaces/default/configmaps", &json!({"metadata": {"name": format!("cm-{i}")}, "data": {"k": "v"}})), 201);
+        assert_eq!(
+            post(
+                &mut s,
+                "/api/v1/namespaces/default/configmaps",
+                &json!({"metadata": {"name": format!("cm-{i}")}, "data": {"k": "v"}})
+            ),
+            201
+        );
     }
     let start = Instant::now();
     let mut delivered = 0usize;

@@ -12,12 +12,18 @@ fi
 if ! cargo clippy --version >/dev/null 2>&1; then
   rustup component add clippy
 fi
+if ! cargo fmt --version >/dev/null 2>&1; then
+  rustup component add rustfmt
+fi
 if ! command -v kubectl >/dev/null 2>&1; then
   echo "note: kubectl is not installed; the end-to-end test fails under CI=true and is skipped otherwise"
 fi
 
 echo "== cargo build --target wasm32-unknown-unknown --lib (the core is IO-free)"
 cargo build --quiet --target wasm32-unknown-unknown --lib
+
+echo "== cargo fmt --check"
+cargo fmt --check
 
 echo "== cargo clippy (warnings are errors)"
 cargo clippy --quiet --all-targets -- -D warnings

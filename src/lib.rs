@@ -17,9 +17,9 @@
 
 pub mod api;
 pub mod clock;
-pub mod selector;
-pub mod storage;
 pub mod registry;
+pub mod selector;
 pub mod server;
+pub mod storage;
 
 pub use server::{Request, Response, Server, ServerConfig};

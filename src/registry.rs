@@ -10,6 +10,7 @@ pub mod store;
 pub use kinds::{ResourceType, BUILTIN};
 
 /// The verbs every built-in resource serves.
-pub const STANDARD_VERBS: &[&str] = &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
+pub const STANDARD_VERBS: &[&str] =
+    &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
 /// The verbs of a status subresource.
 pub const STATUS_VERBS: &[&str] = &["get", "patch", "update"];

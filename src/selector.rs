@@ -117,9 +117,7 @@ impl LabelParser {
     fn token_text(&self) -> String {
         match self.peek() {
             None => String::new(),
-            Some(c) if is_ident_char(c) => {
-                self.chars[self.pos..].iter().take_while(|c| is_ident_char(**c)).collect()
-            }
+            Some(c) if is_ident_char(c) => self.chars[self.pos..].iter().take_while(|c| is_ident_char(**c)).collect(),
             Some(c) => c.to_string(),
         }
     }
@@ -423,7 +421,8 @@ mod tests {
         assert_eq!(e("app foo x"), "unable to parse requirement: found 'foo', expected: in, notin, =, ==, !=, gt, lt");
         assert_eq!(e("=x"), "found '=', expected: !, identifier, or 'end of string'");
         assert_eq!(e("a=b c"), "found 'c', expected: ',' or 'end of string'");
-        assert!(e("-bad-=x").starts_with("unable to parse requirement: key: Invalid value: \"-bad-\": name part must consist of"));
+        assert!(e("-bad-=x")
+            .starts_with("unable to parse requirement: key: Invalid value: \"-bad-\": name part must consist of"));
     }
 
     #[test]

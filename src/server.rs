@@ -4,23 +4,22 @@
 //! `WatchStream` the caller polls.
 
 pub mod discovery;
+mod list;
 pub mod negotiation;
 pub mod openapi;
 pub mod params;
+mod routing;
 pub mod watch;
-
-use std::collections::VecDeque;
-use std::sync::Arc;
 
 use serde_json::{json, Value};
 
-use crate::api::{Revision, Status, WatchEventType};
+use crate::api::{Revision, Status};
 use crate::clock::{parse_duration_millis, SeededRng, SimTime};
-use crate::registry::store::{list_prefix, parse_rv, storage_status, Body, DeleteOptions, Registry};
+use crate::registry::store::{Body, DeleteOptions, Registry};
 use crate::registry::{kinds, ResourceType};
-use crate::selector::{FieldSelector, LabelSelector};
-use crate::storage::{continue_token, EventKind, ListStart, MemStorage, Storage, StorageError, StoredObject};
+use crate::storage::{MemStorage, Storage};
 use params::{ListOptions, Query};
+use routing::{Route, Target};
 pub use watch::{WatchEvent, WatchObject, WatchStream};
 
 /// An HTTP request, as any door hands it to the core.
@@ -83,7 +82,11 @@ impl Response {
     }
 
     fn text(status: u16, text: &str) -> Response {
-        Response { status, headers: vec![("Content-Type".into(), "text/plain; charset=utf-8".into())], body: text.as_bytes().to_vec() }
+        Response {
+            status,
+            headers: vec![("Content-Type".into(), "text/plain; charset=utf-8".into())],
+            body: text.as_bytes().to_vec(),
+        }
     }
 
     pub fn header(&self, name: &str) -> Option<&str> {
@@ -114,36 +117,22 @@ pub struct ServerConfig {
 
 impl Default for ServerConfig {
     fn default() -> Self {
-        ServerConfig { seed: 1, start_time: SimTime(1_700_000_000_000), history_window_ms: 5 * 60_000, watch_buffer: 100_000 }
+        ServerConfig {
+            seed: 1,
+            start_time: SimTime(1_700_000_000_000),
+            history_window_ms: 5 * 60_000,
+            watch_buffer: 100_000,
+        }
     }
 }
 
 /// The simulated API server.
 pub struct Server {
     pub(crate) registry: Registry<MemStorage>,
-    config: ServerConfig,
+    pub(crate) config: ServerConfig,
     /// Simulated time minus the adapter's clock (moved by "advance").
     offset_ms: i64,
     audit: SeededRng,
-}
-
-/// A resolved resource path.
-struct Target {
-    rt: &'static ResourceType,
-    namespace: Option<String>,
-    name: Option<String>,
-    subresource: Option<String>,
-}
-
-enum Route {
-    Text(&'static str),
-    Value(Value),
-    Aggregated(bool),
-    Version,
-    Resource(Target),
-    Debug(String),
-    NotFoundStatus,
-    NotFoundPage,
 }
 
 const JSON_ONLY: &str = "only the following media types are accepted: application/json";
@@ -161,8 +150,10 @@ impl Server {
     fn bootstrap(&mut self) {
         let ns = kinds::namespaces();
         for name in ["default", "kube-system", "kube-public", "kube-node-lease"] {
-            let body = serde_json::to_vec(&json!({"metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}}}))
-                .unwrap_or_default();
+            let body = serde_json::to_vec(
+                &json!({"metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}}}),
+            )
+            .unwrap_or_default();
             let _ = self.registry.create(ns, "", &body, false);
         }
     }
@@ -238,67 +229,6 @@ impl Server {
         served
     }
 
-    fn resolve(&self, raw_path: &str) -> Route {
-        // Like Go's server: the path is percent-decoded, then split.
-        let path = percent_encoding::percent_decode_str(raw_path).decode_utf8_lossy();
-        let segs: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
-        let segs: Vec<&str> = if segs == [""] { Vec::new() } else { segs };
-        match segs.as_slice() {
-            ["version"] => Route::Version,
-            ["healthz"] | ["livez"] | ["readyz"] => Route::Text("ok"),
-            ["api"] => Route::Aggregated(true),
-            ["apis"] => Route::Aggregated(false),
-            ["api", "v1"] => discovery::api_resource_list("", "v1").map(Route::Value).unwrap_or(Route::NotFoundPage),
-            ["apis", g] => discovery::api_group(g).map(Route::Value).unwrap_or(Route::NotFoundPage),
-            ["apis", g, v] => discovery::api_resource_list(g, v).map(Route::Value).unwrap_or(Route::NotFoundPage),
-            ["debug", "kubesim", what] => Route::Debug(what.to_string()),
-            ["openapi", "v2"] => Route::Value(json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.33.0"}, "paths": {}, "definitions": {}})),
-            ["openapi", "v3"] => Route::Value(openapi::index()),
-            ["openapi", "v3", rest @ ..] => openapi::group_version(&rest.join("/")).map(Route::Value).unwrap_or(Route::NotFoundPage),
-            ["api", "v1", rest @ ..] => self.resolve_resource("", "v1", rest),
-            ["apis", g, v, rest @ ..] => {
-                if discovery::api_resource_list(g, v).is_none() {
-                    return Route::NotFoundPage;
-                }
-                self.resolve_resource(g, v, rest)
-            }
-            _ => Route::NotFoundPage,
-        }
-    }
-
-    fn resolve_resource(&self, group: &str, version: &str, rest: &[&str]) -> Route {
-        let lookup = |r: &str| kinds::lookup(group, version, r);
-        let t = |rt, ns: Option<&str>, name: Option<&str>, sub: Option<&str>| {
-            Route::Resource(Target {
-                rt,
-                namespace: ns.map(str::to_string),
-                name: name.map(str::to_string),
-                subresource: sub.map(str::to_string),
-            })
-        };
-        match rest {
-            ["namespaces", ns, res, tail @ ..] if !(group.is_empty() && (*res == "status" || *res == "finalize") && tail.is_empty()) => {
-                let Some(rt) = lookup(res).filter(|r| r.namespaced) else { return Route::NotFoundStatus };
-                match tail {
-                    [] => t(rt, Some(ns), None, None),
-                    [name] => t(rt, Some(ns), Some(name), None),
-                    [name, sub] => t(rt, Some(ns), Some(name), Some(sub)),
-                    _ => Route::NotFoundStatus,
-                }
-            }
-            [res, tail @ ..] => {
-                let Some(rt) = lookup(res) else { return Route::NotFoundStatus };
-                match (rt.namespaced, tail) {
-                    (_, []) => t(rt, None, None, None),
-                    (false, [name]) => t(rt, None, Some(name), None),
-                    (false, [name, sub]) => t(rt, None, Some(name), Some(sub)),
-                    _ => Route::NotFoundStatus,
-                }
-            }
-            _ => Route::NotFoundStatus,
-        }
-    }
-
     fn route(&mut self, req: &Request) -> Served {
         let query = Query::parse(&req.query);
         let route = self.resolve(&req.path);
@@ -355,7 +285,9 @@ impl Server {
                     return Response::status(&Status::bad_request("missing ?advance=DURATION (e.g. 5m)"));
                 };
                 let Some(ms) = parse_duration_millis(d) else {
-                    return Response::status(&Status::bad_request(format!("invalid duration {d:?}: use e.g. 90s, 5m, 1h30m")));
+                    return Response::status(&Status::bad_request(format!(
+                        "invalid duration {d:?}: use e.g. 90s, 5m, 1h30m"
+                    )));
                 };
                 self.advance(ms);
                 Response::value(200, &self.debug_state())
@@ -365,7 +297,9 @@ impl Server {
                     None => None,
                     Some(rv) => match rv.parse::<u64>() {
                         Ok(n) => Some(Revision(n)),
-                        Err(_) => return Response::status(&Status::bad_request(format!("invalid resourceVersion {rv:?}"))),
+                        Err(_) => {
+                            return Response::status(&Status::bad_request(format!("invalid resourceVersion {rv:?}")))
+                        }
                     },
                 };
                 self.compact(rev);
@@ -447,7 +381,9 @@ impl Server {
                 let opts = delete_options(q, &req.body)?;
                 body_response(200, self.registry.delete(rt, &ns, name, &opts)?)
             }
-            ("DELETE", None) if rt.serves("deletecollection") => self.delete_collection(rt, t.namespace.as_deref(), q, &req.body)?,
+            ("DELETE", None) if rt.serves("deletecollection") => {
+                self.delete_collection(rt, t.namespace.as_deref(), q, &req.body)?
+            }
             (m, _) => {
                 let action = match m {
                     "POST" => "create",
@@ -464,7 +400,14 @@ impl Server {
         Ok(Served::Response(result))
     }
 
-    fn patch(&mut self, req: &Request, rt: &'static ResourceType, ns: &str, name: &str, status_sub: bool) -> Result<Response, Status> {
+    fn patch(
+        &mut self,
+        req: &Request,
+        rt: &'static ResourceType,
+        ns: &str,
+        name: &str,
+        status_sub: bool,
+    ) -> Result<Response, Status> {
         let ct = req.header("Content-Type").unwrap_or("").split(';').next().unwrap_or("").trim().to_string();
         let current = self.registry.get(rt, ns, name, None)?;
         let mut doc = current.value();
@@ -499,222 +442,6 @@ impl Server {
         let (b, _) = self.registry.update(rt, ns, name, &body, status_sub)?;
         Ok(body_response(200, b))
     }
-
-    fn delete_collection(&mut self, rt: &'static ResourceType, namespace: Option<&str>, q: &Query, body: &[u8]) -> Result<Response, Status> {
-        let mut opts = ListOptions::from_query(q)?;
-        opts.watch = false;
-        let (label, field) = selectors(rt, &opts)?;
-        let del = delete_options(q, body)?;
-        let prefix = list_prefix(rt, namespace);
-        let head = self.revision();
-        let filter = |o: &StoredObject| o.selected_by(&label, &field);
-        let page = self
-            .registry
-            .list(&prefix, head, &ListStart::Beginning, None, Some(&filter))
-            .map_err(|e| storage_status(rt, "", e))?;
-        let mut items: Vec<Arc<StoredObject>> = Vec::new();
-        for obj in page.items {
-            let v = obj.value();
-            let name = crate::api::meta::name(&v).to_string();
-            let ns = crate::api::meta::namespace(&v).to_string();
-            match self.registry.delete(rt, &ns, &name, &del) {
-                Ok(_) => items.push(obj),
-                Err(s) if s.is_not_found() => {}
-                Err(s) => return Err(s),
-            }
-        }
-        Ok(Response::json(200, encode_list(rt, head, None, None, &items)))
-    }
-
-    /// Resolves where a list reads, per spec 000's list table.
-    fn list(&mut self, rt: &'static ResourceType, namespace: Option<&str>, opts: ListOptions) -> Result<Response, Status> {
-        opts.validate()?;
-        let (label, field) = selectors(rt, &opts)?;
-        let head = self.revision();
-        let rv = opts.resource_version.as_deref().unwrap_or("");
-        let limit = match opts.limit {
-            Some(l) if l < 0 => return Err(Status::bad_request("limit: Invalid value: must be non-negative")),
-            Some(0) | None => None,
-            Some(l) => Some(l as usize),
-        };
-        let parse = parse_rv;
-        let not_older_than = |want: Revision| -> Result<Revision, Status> {
-            if want > head {
-                Err(Status::too_large_resource_version(want.0, head.0))
-            } else {
-                Ok(head)
-            }
-        };
-        let prefix = list_prefix(rt, namespace);
-        let (at, start) = if let Some(token) = &opts.continue_token {
-            if !rv.is_empty() && rv != "0" {
-                return Err(Status::bad_request("specifying resource version is not allowed when using continue"));
-            }
-            let tok = continue_token::decode(token).map_err(|e| Status::bad_request(format!("invalid continue token: {e}")))?;
-            let at = if tok.revision == Revision::ZERO { head } else { tok.revision };
-            if at < self.compacted() {
-                let mut s = Status::expired("The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.");
-                s.metadata.continue_token = continue_token::encode_inconsistent(&tok.start);
-                return Err(s);
-            }
-            if at > head {
-                return Err(Status::too_large_resource_version(at.0, head.0));
-            }
-            (at, ListStart::At(tok.start))
-        } else {
-            let at = match (opts.resource_version_match.as_deref(), rv) {
-                (Some("Exact"), rv) => parse(rv)?,
-                (Some(_), "0") => head,
-                (Some(_), rv) => not_older_than(parse(rv)?)?,
-                (None, "") | (None, "0") => head,
-                (None, rv) if limit.is_some() => parse(rv)?,
-                (None, rv) => not_older_than(parse(rv)?)?,
-            };
-            (at, ListStart::Beginning)
-        };
-        let selective = !label.is_empty() || !field.is_empty();
-        let filter = |o: &StoredObject| o.selected_by(&label, &field);
-        let page = self
-            .registry
-            .list(&prefix, at, &start, limit, if selective { Some(&filter) } else { None })
-            .map_err(|e| storage_status(rt, "", e))?;
-        let cont = page.continue_at.as_deref().map(|k| continue_token::encode(page.revision, k));
-        let remaining = if selective { None } else { page.remaining };
-        Ok(Response::json(200, encode_list(rt, page.revision, cont.as_deref(), remaining, &page.items)))
-    }
-
-    fn start_watch(&mut self, rt: &'static ResourceType, namespace: Option<&str>, name: Option<&str>, mut opts: ListOptions) -> Result<Served, Status> {
-        opts.validate()?;
-        if let Some(name) = name {
-            if !opts.field_selector.is_empty() {
-                opts.field_selector.push(',');
-            }
-            opts.field_selector.push_str(&format!("metadata.name={name}"));
-        }
-        let (label, field) = selectors(rt, &opts)?;
-        let head = self.revision();
-        let rv = opts.resource_version.clone().unwrap_or_default();
-        let send_initial = opts.send_initial_events;
-        let prefix = list_prefix(rt, namespace);
-        let now = self.now();
-        let mut stream = WatchStream {
-            rt,
-            cursor: crate::storage::WatchCursor { prefix: prefix.clone(), next: head.next() },
-            opened_at: head,
-            label,
-            field,
-            queue: VecDeque::new(),
-            bookmarks: opts.allow_watch_bookmarks,
-            next_bookmark: now.plus_millis(watch::BOOKMARK_INTERVAL_MS),
-            deadline: opts.timeout_seconds.filter(|t| *t > 0).map(|t| now.plus_millis(t.saturating_mul(1000))),
-            done: false,
-        };
-        let head_response = {
-            let mut r = Response::json(200, Vec::new());
-            r.headers.push(("Transfer-Encoding".into(), "chunked".into()));
-            r
-        };
-        let parse = parse_rv;
-        // The three watch semantics of spec 000, and streaming lists.
-        let initial = match (send_initial, rv.as_str()) {
-            (Some(true), "") | (Some(true), "0") => true,
-            (Some(true), rv) => {
-                let want = parse(rv)?;
-                if want > head {
-                    return Err(Status::too_large_resource_version(want.0, head.0));
-                }
-                true
-            }
-            (Some(false), "") | (Some(false), "0") => false,
-            (None, "") | (None, "0") => true,
-            (_, rv) => {
-                let want = parse(rv)?;
-                match self.registry.storage.watch(&prefix, want) {
-                    Ok(c) => stream.cursor = c,
-                    Err(e) => {
-                        stream.queue.push_back(WatchEvent::error(&storage_status(rt, "", e)));
-                        stream.done = true;
-                    }
-                }
-                false
-            }
-        };
-        if initial {
-            let page = self
-                .registry
-                .list(&prefix, head, &ListStart::Beginning, None, None)
-                .map_err(|e| storage_status(rt, "", e))?;
-            for obj in page.items {
-                if stream.passes(&obj) {
-                    stream.queue.push_back(WatchEvent { event_type: WatchEventType::Added, object: WatchObject::Stored(obj) });
-                }
-            }
-            if send_initial == Some(true) && opts.allow_watch_bookmarks {
-                stream.queue.push_back(WatchEvent::bookmark(rt, head, true));
-            }
-        }
-        Ok(Served::Watch(head_response, stream))
-    }
-
-    /// Delivers what a watch has to say now, at most `max` events.
-    pub fn poll_watch(&mut self, w: &mut WatchStream, max: usize) -> Vec<WatchEvent> {
-        let mut out = Vec::new();
-        while out.len() < max {
-            match w.queue.pop_front() {
-                Some(e) => out.push(e),
-                None => break,
-            }
-        }
-        if w.done || out.len() >= max {
-            return out;
-        }
-        let head = self.revision();
-        // Only what was written since the watch opened (and not yet read)
-        // fills its buffer; history before that is catch-up.
-        let behind = head.0.saturating_sub(w.position().0.max(w.opened_at.0));
-        if behind > self.config.watch_buffer {
-            let err = StorageError::TooFarBehind { cursor: w.position(), head, limit: self.config.watch_buffer as usize };
-            out.push(WatchEvent::error(&storage_status(w.rt, "", err)));
-            w.done = true;
-            return out;
-        }
-        match self.registry.storage.poll(&mut w.cursor, max - out.len()) {
-            Ok(events) => {
-                for e in events {
-                    let cur = e.kind != EventKind::Deleted && w.passes(&e.object);
-                    let old = e.prev.as_ref().is_some_and(|p| w.passes(p));
-                    let ev = match (cur, old) {
-                        (true, false) => WatchEvent { event_type: WatchEventType::Added, object: WatchObject::Stored(e.object.clone()) },
-                        (true, true) => WatchEvent { event_type: WatchEventType::Modified, object: WatchObject::Stored(e.object.clone()) },
-                        (false, true) => {
-                            let obj = if e.kind == EventKind::Deleted { e.object.clone() } else {
-                                match e.prev_at_event_revision() { Some(p) => p, None => continue }
-                            };
-                            WatchEvent { event_type: WatchEventType::Deleted, object: WatchObject::Stored(obj) }
-                        }
-                        (false, false) => continue,
-                    };
-                    out.push(ev);
-                }
-            }
-            Err(e) => {
-                out.push(WatchEvent::error(&storage_status(w.rt, "", e)));
-                w.done = true;
-                return out;
-            }
-        }
-        let now = self.now();
-        if w.bookmarks && now >= w.next_bookmark && w.cursor.next > self.revision() {
-            out.push(WatchEvent::bookmark(w.rt, w.position(), false));
-            while w.next_bookmark <= now {
-                w.next_bookmark = w.next_bookmark.plus_millis(watch::BOOKMARK_INTERVAL_MS);
-            }
-        }
-        if w.deadline.is_some_and(|d| now >= d) {
-            w.done = true;
-        }
-        out
-    }
 }
 
 /// Runs `serve` and turns a panic into a 500 `Status` response, so a bug
@@ -726,56 +453,6 @@ pub fn guard_panics(serve: impl FnOnce() -> Served) -> Served {
     })
 }
 
-fn selectors(rt: &ResourceType, opts: &ListOptions) -> Result<(LabelSelector, FieldSelector), Status> {
-    let label = LabelSelector::parse(&opts.label_selector).map_err(Status::bad_request)?;
-    let field = FieldSelector::parse(&opts.field_selector).map_err(Status::bad_request)?;
-    for t in &field.terms {
-        if !rt.supports_field(&t.field) {
-            // Kinds with their own field labels name the label; the rest
-            // use the default conversion's wording.
-            let msg = if rt.field_selectors.is_empty() {
-                format!("{:?} is not a known field selector: only \"metadata.name\", \"metadata.namespace\"", t.field)
-            } else {
-                format!("field label not supported: {}", t.field)
-            };
-            return Err(Status::bad_request(msg));
-        }
-    }
-    Ok((label, field))
-}
-
-/// `{"kind":"XList","apiVersion":...,"metadata":{...},"items":[...]}`,
-/// assembled from the stored bytes without re-encoding any item.
-pub fn encode_list(rt: &ResourceType, rev: Revision, cont: Option<&str>, remaining: Option<u64>, items: &[Arc<StoredObject>]) -> Vec<u8> {
-    let size: usize = items.iter().map(|o| o.json.len() + 1).sum();
-    let mut out = Vec::with_capacity(size + 200);
-    out.extend_from_slice(b"{\"kind\":\"");
-    out.extend_from_slice(rt.list_kind().as_bytes());
-    out.extend_from_slice(b"\",\"apiVersion\":\"");
-    out.extend_from_slice(rt.api_version().as_bytes());
-    out.extend_from_slice(b"\",\"metadata\":{\"resourceVersion\":\"");
-    out.extend_from_slice(rev.to_string().as_bytes());
-    out.push(b'"');
-    if let Some(c) = cont {
-        out.extend_from_slice(b",\"continue\":\"");
-        out.extend_from_slice(c.as_bytes());
-        out.push(b'"');
-    }
-    if let Some(n) = remaining {
-        out.extend_from_slice(b",\"remainingItemCount\":");
-        out.extend_from_slice(n.to_string().as_bytes());
-    }
-    out.extend_from_slice(b"},\"items\":[");
-    for (i, o) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(&o.json);
-    }
-    out.extend_from_slice(b"]}");
-    out
-}
-
 fn body_response(code: u16, body: Body) -> Response {
     match body {
         Body::Object(o) => Response::json(code, o.json.to_vec()),
@@ -784,7 +461,7 @@ fn body_response(code: u16, body: Body) -> Response {
     }
 }
 
-fn delete_options(q: &Query, body: &[u8]) -> Result<DeleteOptions, Status> {
+pub(crate) fn delete_options(q: &Query, body: &[u8]) -> Result<DeleteOptions, Status> {
     let mut o = DeleteOptions {
         propagation_policy: q.get("propagationPolicy").filter(|s| !s.is_empty()).map(str::to_string),
         orphan_dependents: q.opt_bool("orphanDependents")?,
@@ -844,6 +521,9 @@ mod tests {
         let Served::Response(r) = served else { panic!("expected a response") };
         assert_eq!(r.status, 500);
         let v = r.json_body();
-        assert_eq!((v["kind"].as_str(), v["reason"].as_str(), v["code"].as_i64()), (Some("Status"), Some("InternalError"), Some(500)));
+        assert_eq!(
+            (v["kind"].as_str(), v["reason"].as_str(), v["code"].as_i64()),
+            (Some("Status"), Some("InternalError"), Some(500))
+        );
     }
 }

@@ -71,8 +71,7 @@ impl StoredObject {
     /// As `encode`, serializing through a reusable scratch buffer so the
     /// stored bytes take exactly one allocation of exactly their size.
     pub fn encode_with(mut obj: Value, rev: Revision, attrs: Arc<ObjectAttrs>, scratch: &mut Vec<u8>) -> StoredObject {
-        crate::api::meta::metadata_mut(&mut obj)
-            .insert("resourceVersion".into(), Value::String(rev.to_string()));
+        crate::api::meta::metadata_mut(&mut obj).insert("resourceVersion".into(), Value::String(rev.to_string()));
         scratch.clear();
         crate::api::meta::write_canonical_json(&obj, scratch);
         StoredObject { json: Box::from(scratch.as_slice()), attrs }
@@ -108,7 +107,13 @@ pub struct Event {
 }
 
 impl Event {
-    pub fn new(revision: Revision, kind: EventKind, key: Arc<str>, object: Arc<StoredObject>, prev: Option<Arc<StoredObject>>) -> Event {
+    pub fn new(
+        revision: Revision,
+        kind: EventKind,
+        key: Arc<str>,
+        object: Arc<StoredObject>,
+        prev: Option<Arc<StoredObject>>,
+    ) -> Event {
         Event { revision, kind, key, object, prev, prev_restamped: OnceLock::new() }
     }
 
@@ -120,16 +125,33 @@ impl Event {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum StorageError {
-    KeyExists { key: String },
-    NotFound { key: String },
+    KeyExists {
+        key: String,
+    },
+    NotFound {
+        key: String,
+    },
     /// A precondition on the key's current revision failed.
-    Conflict { key: String, current: Revision },
+    Conflict {
+        key: String,
+        current: Revision,
+    },
     /// The requested revision has been compacted away.
-    Compacted { requested: Revision, compacted: Revision },
+    Compacted {
+        requested: Revision,
+        compacted: Revision,
+    },
     /// The requested revision is newer than the newest one.
-    FutureRevision { requested: Revision, current: Revision },
+    FutureRevision {
+        requested: Revision,
+        current: Revision,
+    },
     /// A watcher fell further behind than its buffer allows.
-    TooFarBehind { cursor: Revision, head: Revision, limit: usize },
+    TooFarBehind {
+        cursor: Revision,
+        head: Revision,
+        limit: usize,
+    },
 }
 
 /// Where a list page starts.
@@ -178,9 +200,22 @@ pub trait Storage {
         limit: Option<usize>,
         filter: Option<&dyn Fn(&StoredObject) -> bool>,
     ) -> Result<ListPage, StorageError>;
-    fn create(&mut self, key: &str, obj: Value, attrs: ObjectAttrs, now: SimTime) -> Result<Arc<StoredObject>, StorageError>;
+    fn create(
+        &mut self,
+        key: &str,
+        obj: Value,
+        attrs: ObjectAttrs,
+        now: SimTime,
+    ) -> Result<Arc<StoredObject>, StorageError>;
     /// Replaces the object; `expect` is a precondition on its current revision.
-    fn update(&mut self, key: &str, expect: Option<Revision>, obj: Value, attrs: ObjectAttrs, now: SimTime) -> Result<Arc<StoredObject>, StorageError>;
+    fn update(
+        &mut self,
+        key: &str,
+        expect: Option<Revision>,
+        obj: Value,
+        attrs: ObjectAttrs,
+        now: SimTime,
+    ) -> Result<Arc<StoredObject>, StorageError>;
     /// Removes the object; returns its last stored state.
     fn delete(&mut self, key: &str, expect: Option<Revision>, now: SimTime) -> Result<Arc<StoredObject>, StorageError>;
     /// Drops history older than `rev` (clamped to the newest revision);

@@ -22,11 +22,16 @@ fn objects_entering_and_leaving_a_selector_are_added_and_deleted() {
     let mut s = server();
     create_cm(&mut s, "a", json!({"app": "web"}));
     let head = s.revision().0;
-    let mut w = open(&mut s, &format!("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={head}&labelSelector=app%3Dweb"));
+    let mut w = open(
+        &mut s,
+        &format!("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={head}&labelSelector=app%3Dweb"),
+    );
     let patch = |s: &mut Server, app: &str| {
-        let r = s.handle(Request::new("PATCH", "/api/v1/namespaces/default/configmaps/a")
-            .with_header("Content-Type", "application/merge-patch+json")
-            .with_body(format!("{{\"metadata\":{{\"labels\":{{\"app\":\"{app}\"}}}}}}").into_bytes()));
+        let r = s.handle(
+            Request::new("PATCH", "/api/v1/namespaces/default/configmaps/a")
+                .with_header("Content-Type", "application/merge-patch+json")
+                .with_body(format!("{{\"metadata\":{{\"labels\":{{\"app\":\"{app}\"}}}}}}").into_bytes()),
+        );
         assert_eq!(r.status, 200);
         rv(&r.json_body())
     };
@@ -43,7 +48,10 @@ fn objects_entering_and_leaving_a_selector_are_added_and_deleted() {
 #[test]
 fn bookmarks_follow_the_simulated_clock_and_timeouts_end_watches() {
     let mut s = server();
-    let mut w = open(&mut s, "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1&allowWatchBookmarks=true&timeoutSeconds=150");
+    let mut w = open(
+        &mut s,
+        "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=1&allowWatchBookmarks=true&timeoutSeconds=150",
+    );
     assert!(s.poll_watch(&mut w, 10).is_empty());
     s.advance(59_000);
     assert!(s.poll_watch(&mut w, 10).is_empty(), "not yet due");
@@ -92,7 +100,12 @@ fn deletecollection_honours_selectors() {
 fn deleting_a_namespace_terminates_it_then_removes_it_with_its_content() {
     let mut s = server();
     call(&mut s, "POST", "/api/v1/namespaces", Some(json!({"metadata": {"name": "team"}})));
-    call(&mut s, "POST", "/api/v1/namespaces/team/configmaps", Some(json!({"metadata": {"name": "held", "finalizers": ["x/y"]}})));
+    call(
+        &mut s,
+        "POST",
+        "/api/v1/namespaces/team/configmaps",
+        Some(json!({"metadata": {"name": "held", "finalizers": ["x/y"]}})),
+    );
     call(&mut s, "POST", "/api/v1/namespaces/team/configmaps", Some(json!({"metadata": {"name": "free"}})));
     let r = call(&mut s, "DELETE", "/api/v1/namespaces/team", None);
     assert_eq!(r.status, 200);
@@ -131,7 +144,11 @@ fn generation_counts_spec_changes_only() {
     let r = call(&mut s, "PUT", "/apis/apps/v1/namespaces/default/deployments/web/status", Some(cur));
     assert_eq!(r.status, 200);
     let body = r.json_body();
-    assert_eq!((body["status"]["replicas"].as_i64(), body["spec"]["replicas"].as_i64()), (Some(3), Some(3)), "status ignores spec");
+    assert_eq!(
+        (body["status"]["replicas"].as_i64(), body["spec"]["replicas"].as_i64()),
+        (Some(3), Some(3)),
+        "status ignores spec"
+    );
     assert_eq!(body["metadata"]["generation"], 2);
 }
 
@@ -141,7 +158,8 @@ fn put_creates_where_upstream_allows_it() {
     let lease = json!({"metadata": {"name": "l"}, "spec": {"holderIdentity": "me"}});
     let r = call(&mut s, "PUT", "/apis/coordination.k8s.io/v1/namespaces/default/leases/l", Some(lease));
     assert_eq!(r.status, 201);
-    let r = call(&mut s, "PUT", "/api/v1/namespaces/default/configmaps/nope", Some(json!({"metadata": {"name": "nope"}})));
+    let r =
+        call(&mut s, "PUT", "/api/v1/namespaces/default/configmaps/nope", Some(json!({"metadata": {"name": "nope"}})));
     assert_eq!(r.status, 404);
 }
 
@@ -153,10 +171,20 @@ fn propagation_policies_add_gc_finalizers() {
     assert_eq!(r.status, 200);
     assert_eq!(r.json_body()["metadata"]["finalizers"], json!(["orphan"]));
     create_cm(&mut s, "b", json!({}));
-    let r = call(&mut s, "DELETE", "/api/v1/namespaces/default/configmaps/b", Some(json!({"propagationPolicy": "Foreground"})));
+    let r = call(
+        &mut s,
+        "DELETE",
+        "/api/v1/namespaces/default/configmaps/b",
+        Some(json!({"propagationPolicy": "Foreground"})),
+    );
     assert_eq!(r.json_body()["metadata"]["finalizers"], json!(["foregroundDeletion"]));
     create_cm(&mut s, "c", json!({}));
-    let r = call(&mut s, "DELETE", "/api/v1/namespaces/default/configmaps/c", Some(json!({"propagationPolicy": "Background"})));
+    let r = call(
+        &mut s,
+        "DELETE",
+        "/api/v1/namespaces/default/configmaps/c",
+        Some(json!({"propagationPolicy": "Background"})),
+    );
     assert_eq!(r.json_body()["status"], "Success");
     assert_eq!(r.json_body()["details"]["kind"], "configmaps");
 }
@@ -164,9 +192,19 @@ fn propagation_policies_add_gc_finalizers() {
 #[test]
 fn delete_preconditions_and_returned_objects() {
     let mut s = server();
-    let r = call(&mut s, "POST", "/api/v1/namespaces/default/pods", Some(json!({"metadata": {"name": "p"}, "spec": {"containers": []}})));
+    let r = call(
+        &mut s,
+        "POST",
+        "/api/v1/namespaces/default/pods",
+        Some(json!({"metadata": {"name": "p"}, "spec": {"containers": []}})),
+    );
     let uid = r.json_body()["metadata"]["uid"].as_str().unwrap().to_string();
-    let r = call(&mut s, "DELETE", "/api/v1/namespaces/default/pods/p", Some(json!({"preconditions": {"resourceVersion": "1"}})));
+    let r = call(
+        &mut s,
+        "DELETE",
+        "/api/v1/namespaces/default/pods/p",
+        Some(json!({"preconditions": {"resourceVersion": "1"}})),
+    );
     assert_eq!(r.status, 409);
     let r = call(&mut s, "DELETE", "/api/v1/namespaces/default/pods/p", Some(json!({"preconditions": {"uid": uid}})));
     assert_eq!(r.status, 200);
@@ -179,7 +217,12 @@ fn a_scenario_replays_byte_for_byte() {
         let mut s = server();
         let mut out = Vec::new();
         for i in 0..5 {
-            let r = call(&mut s, "POST", "/api/v1/namespaces/default/configmaps", Some(json!({"metadata": {"generateName": "gen-"}, "data": {"i": i.to_string()}})));
+            let r = call(
+                &mut s,
+                "POST",
+                "/api/v1/namespaces/default/configmaps",
+                Some(json!({"metadata": {"generateName": "gen-"}, "data": {"i": i.to_string()}})),
+            );
             out.extend(r.body);
             s.advance(1234);
         }
@@ -198,16 +241,25 @@ fn wrong_methods_and_subresources_are_refused() {
     let r = call(&mut s, "DELETE", "/api/v1/namespaces", None);
     assert_eq!(r.status, 405, "namespaces serve no deletecollection");
     assert_eq!(r.json_body()["message"], "DELETE is not supported on resources of kind \"namespaces\"");
-    let r = s.handle(Request::new("GET", "/api/v1/namespaces").with_header("Accept", "application/vnd.kubernetes.protobuf"));
+    let r = s
+        .handle(Request::new("GET", "/api/v1/namespaces").with_header("Accept", "application/vnd.kubernetes.protobuf"));
     assert_eq!((r.status, reason(&r).as_str()), (406, "NotAcceptable"));
-    let r = s.handle(Request::new("GET", "/api/v1/namespaces").with_header("Accept", "application/vnd.kubernetes.protobuf, application/json"));
+    let r = s.handle(
+        Request::new("GET", "/api/v1/namespaces")
+            .with_header("Accept", "application/vnd.kubernetes.protobuf, application/json"),
+    );
     assert_eq!(r.status, 200);
 }
 
 #[test]
 fn paths_are_percent_decoded() {
     let mut s = server();
-    let r = call(&mut s, "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", Some(json!({"metadata": {"name": "system:viewer"}})));
+    let r = call(
+        &mut s,
+        "POST",
+        "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+        Some(json!({"metadata": {"name": "system:viewer"}})),
+    );
     assert_eq!(r.status, 201);
     assert_eq!(get(&mut s, "/apis/rbac.authorization.k8s.io/v1/clusterroles/system%3Aviewer").status, 200);
     assert_eq!(get(&mut s, "/api/v1/namespaces/default/config%6Daps").status, 200);
@@ -225,12 +277,24 @@ fn discovery_documents() {
     assert!(core["resources"].as_array().unwrap().iter().any(|r| r["name"] == "pods/status"));
     let groups = get(&mut s, "/apis").json_body();
     assert_eq!(groups["kind"], "APIGroupList");
-    let agg = s.handle(Request::new("GET", "/apis").with_header("Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"));
-    assert_eq!(agg.header("Content-Type"), Some("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"));
+    let agg = s.handle(Request::new("GET", "/apis").with_header(
+        "Accept",
+        "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json",
+    ));
+    assert_eq!(
+        agg.header("Content-Type"),
+        Some("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList")
+    );
     let agg = agg.json_body();
     assert_eq!(agg["kind"], "APIGroupDiscoveryList");
     let apps = agg["items"].as_array().unwrap().iter().find(|g| g["metadata"]["name"] == "apps").unwrap().clone();
-    let deploy = apps["versions"][0]["resources"].as_array().unwrap().iter().find(|r| r["resource"] == "deployments").unwrap().clone();
+    let deploy = apps["versions"][0]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["resource"] == "deployments")
+        .unwrap()
+        .clone();
     assert_eq!(deploy["scope"], "Namespaced");
     assert_eq!(deploy["subresources"][0]["subresource"], "status");
     assert_eq!(get(&mut s, "/healthz").body, b"ok");
@@ -242,13 +306,22 @@ fn the_history_window_is_configurable() {
     let first = create_cm(&mut s, "a", json!({}));
     s.advance(30_000);
     create_cm(&mut s, "b", json!({}));
-    let r = get(&mut s, &format!("/api/v1/namespaces/default/configmaps?resourceVersion={first}&resourceVersionMatch=Exact"));
+    let r = get(
+        &mut s,
+        &format!("/api/v1/namespaces/default/configmaps?resourceVersion={first}&resourceVersionMatch=Exact"),
+    );
     assert_eq!(r.status, 200, "30 s old: still within a 1 minute window");
     s.advance(45_000);
-    let r = get(&mut s, &format!("/api/v1/namespaces/default/configmaps?resourceVersion={first}&resourceVersionMatch=Exact"));
+    let r = get(
+        &mut s,
+        &format!("/api/v1/namespaces/default/configmaps?resourceVersion={first}&resourceVersionMatch=Exact"),
+    );
     assert_eq!(r.status, 200, "at 75 s the horizon (15 s) still sees revision {first}: it is the state then");
     s.advance(30_000);
-    let r = get(&mut s, &format!("/api/v1/namespaces/default/configmaps?resourceVersion={first}&resourceVersionMatch=Exact"));
+    let r = get(
+        &mut s,
+        &format!("/api/v1/namespaces/default/configmaps?resourceVersion={first}&resourceVersionMatch=Exact"),
+    );
     assert_eq!(r.status, 410, "at 105 s the horizon (45 s) is past b's write: {first} is compacted");
 }
 

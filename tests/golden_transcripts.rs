@@ -24,12 +24,8 @@ fn summarize(body: &[u8]) -> String {
     if let Some(items) = v.get("items").and_then(Value::as_array).cloned() {
         if items.len() > 3 {
             let name = |i: &Value| i["metadata"]["name"].as_str().unwrap_or("").to_string();
-            v["items"] = json!(format!(
-                "[{} items: {} .. {}]",
-                items.len(),
-                name(&items[0]),
-                name(&items[items.len() - 1])
-            ));
+            v["items"] =
+                json!(format!("[{} items: {} .. {}]", items.len(), name(&items[0]), name(&items[items.len() - 1])));
         }
     }
     serde_json::to_string_pretty(&v).unwrap()
@@ -100,7 +96,8 @@ impl Transcript {
             std::fs::write(&path, &self.out).unwrap();
             return;
         }
-        let want = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing {path}; run with UPDATE_GOLDEN=1"));
+        let want =
+            std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing {path}; run with UPDATE_GOLDEN=1"));
         if want != self.out {
             let got_path = format!("{}/target/{name}.got.txt", env!("CARGO_MANIFEST_DIR"));
             let _ = std::fs::write(&got_path, &self.out);
@@ -209,7 +206,11 @@ fn gone_and_too_large() {
 #[test]
 fn deletion_with_finalizers() {
     let mut t = Transcript::new();
-    t.setup("POST", "/api/v1/namespaces/default/configmaps", json!({"metadata": {"name": "cm", "finalizers": ["url.io/neat-finalization", "other-url.io/my-finalizer"]}}));
+    t.setup(
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        json!({"metadata": {"name": "cm", "finalizers": ["url.io/neat-finalization", "other-url.io/my-finalizer"]}}),
+    );
     let mut w = t.open_watch("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=5");
     t.call("DELETE", "/api/v1/namespaces/default/configmaps/cm", None);
     t.drain(&mut w);
@@ -232,12 +233,28 @@ fn errors() {
     let mut t = Transcript::new();
     t.setup("POST", "/api/v1/namespaces/default/configmaps", json!({"metadata": {"name": "a"}}));
     t.call("POST", "/api/v1/namespaces/default/configmaps", Some(json!({"metadata": {"name": "a"}})));
-    t.call("PUT", "/api/v1/namespaces/default/configmaps/a", Some(json!({"metadata": {"name": "a", "resourceVersion": "1"}})));
+    t.call(
+        "PUT",
+        "/api/v1/namespaces/default/configmaps/a",
+        Some(json!({"metadata": {"name": "a", "resourceVersion": "1"}})),
+    );
     t.call("POST", "/api/v1/namespaces/nope/configmaps", Some(json!({"metadata": {"name": "a"}})));
     t.call("PUT", "/api/v1/namespaces/default/configmaps/a", Some(json!({"metadata": {"name": "b"}})));
-    t.call("POST", "/api/v1/namespaces/default/configmaps", Some(json!({"metadata": {"name": "x", "namespace": "kube-system"}})));
-    t.call("POST", "/api/v1/namespaces/default/configmaps", Some(json!({"metadata": {"name": "Bad_Name"}, "data": {}})));
-    t.call("POST", "/apis/apps/v1/namespaces/default/deployments", Some(json!({"metadata": {"generateName": "web-"}, "spec": {}})));
+    t.call(
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        Some(json!({"metadata": {"name": "x", "namespace": "kube-system"}})),
+    );
+    t.call(
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        Some(json!({"metadata": {"name": "Bad_Name"}, "data": {}})),
+    );
+    t.call(
+        "POST",
+        "/apis/apps/v1/namespaces/default/deployments",
+        Some(json!({"metadata": {"generateName": "web-"}, "spec": {}})),
+    );
     t.call("GET", "/api/v1/namespaces/default/configmaps/missing", None);
     t.call("GET", "/apis/apps/v1/namespaces/default/deployments/missing", None);
     t.call("GET", "/api/v1/namespaces/default/configmaps?labelSelector=app%20in%20web", None);

@@ -53,7 +53,8 @@ impl Door {
     }
 
     fn run_stdin(&self, args: &[&str], stdin: &str) -> String {
-        let mut child = self.cmd(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+        let mut child =
+            self.cmd(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         {
             use std::io::Write;
             let mut si = child.stdin.take().unwrap();
@@ -69,7 +70,8 @@ impl Door {
         // A raw HTTP/1.1 POST, so the test needs no HTTP client crate.
         use std::io::Write;
         let mut s = std::net::TcpStream::connect(&self.addr).unwrap();
-        write!(s, "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", self.addr).unwrap();
+        write!(s, "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", self.addr)
+            .unwrap();
         let mut resp = String::new();
         s.read_to_string(&mut resp).unwrap();
         assert!(resp.starts_with("HTTP/1.1 200"), "{resp}");
@@ -147,11 +149,20 @@ fn kubectl_flows() {
     let mut yaml = d.run(&["get", "cm", "one", "-o", "yaml"]);
     yaml = yaml.replace("a: \"1\"", "a: \"replaced\"");
     assert!(d.run_stdin(&["replace", "-f", "-"], &yaml).contains("replaced"));
-    assert_eq!(d.run(&["get", "cm", "one", "-o", "jsonpath={.data.a} {.metadata.labels.tier} {.metadata.annotations.note}"]), "replaced front hi");
+    assert_eq!(
+        d.run(&["get", "cm", "one", "-o", "jsonpath={.data.a} {.metadata.labels.tier} {.metadata.annotations.note}"]),
+        "replaced front hi"
+    );
 
     // get -w sees the changes as they happen
     let mut watch = d
-        .cmd(&["get", "cm", "-w", "-o", r#"jsonpath={.metadata.name} rv={.metadata.resourceVersion} deleting={.metadata.deletionTimestamp}{"\n"}"#])
+        .cmd(&[
+            "get",
+            "cm",
+            "-w",
+            "-o",
+            r#"jsonpath={.metadata.name} rv={.metadata.resourceVersion} deleting={.metadata.deletionTimestamp}{"\n"}"#,
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -178,8 +189,16 @@ fn kubectl_flows() {
     collect("two rv=", &mut seen);
 
     // delete --wait on an object whose finalizer is removed later
-    let deleter = d.cmd(&["delete", "cm", "two", "--wait=true", "--timeout=20s"]).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
-    wait_for(|| d.run(&["get", "cm", "two", "-o", "jsonpath={.metadata.deletionTimestamp}"]).len() > 5, "deletionTimestamp");
+    let deleter = d
+        .cmd(&["delete", "cm", "two", "--wait=true", "--timeout=20s"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for(
+        || d.run(&["get", "cm", "two", "-o", "jsonpath={.metadata.deletionTimestamp}"]).len() > 5,
+        "deletionTimestamp",
+    );
     collect("two rv=", &mut seen);
     wait_for(
         || {

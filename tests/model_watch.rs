@@ -58,7 +58,11 @@ struct Watcher {
 }
 
 fn label_value(a: bool) -> &'static str {
-    if a { "a" } else { "b" }
+    if a {
+        "a"
+    } else {
+        "b"
+    }
 }
 
 fn expected(writes: &[Write], after: u64, selective: bool) -> Vec<(String, String, u64)> {
@@ -80,7 +84,9 @@ fn expected(writes: &[Write], after: u64, selective: bool) -> Vec<(String, Strin
 }
 
 fn call(s: &mut Server, method: &str, target: &str, ct: &str, body: Value) -> (u16, Value) {
-    let r = s.handle(Request::new(method, target).with_header("Content-Type", ct).with_body(serde_json::to_vec(&body).unwrap()));
+    let r = s.handle(
+        Request::new(method, target).with_header("Content-Type", ct).with_body(serde_json::to_vec(&body).unwrap()),
+    );
     (r.status, r.json_body())
 }
 
@@ -90,7 +96,10 @@ fn rv(v: &Value) -> u64 {
 
 fn open(s: &mut Server, selective: bool, from: u64) -> WatchStream {
     let sel = if selective { "&labelSelector=app%3Da" } else { "" };
-    match s.serve(Request::new("GET", &format!("/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&resourceVersion={from}{sel}"))) {
+    match s.serve(Request::new(
+        "GET",
+        &format!("/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&resourceVersion={from}{sel}"),
+    )) {
         Served::Watch(_, w) => w,
         Served::Response(r) => panic!("watch refused: {}", String::from_utf8_lossy(&r.body)),
     }
@@ -106,8 +115,13 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
         match op {
             Op::Create(n, l) => {
                 let name = format!("cm{n}");
-                let (code, body) = call(&mut s, "POST", "/api/v1/namespaces/default/configmaps", "application/json",
-                    json!({"metadata": {"name": name, "labels": {"app": label_value(l)}}}));
+                let (code, body) = call(
+                    &mut s,
+                    "POST",
+                    "/api/v1/namespaces/default/configmaps",
+                    "application/json",
+                    json!({"metadata": {"name": name, "labels": {"app": label_value(l)}}}),
+                );
                 if live.contains_key(&name) {
                     prop_assert_eq!(code, 409);
                 } else {
@@ -118,17 +132,31 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
             }
             Op::Relabel(n, l) => {
                 let name = format!("cm{n}");
-                let (code, body) = call(&mut s, "PATCH", &format!("/api/v1/namespaces/default/configmaps/{name}"), "application/merge-patch+json",
-                    json!({"metadata": {"labels": {"app": label_value(l)}}}));
+                let (code, body) = call(
+                    &mut s,
+                    "PATCH",
+                    &format!("/api/v1/namespaces/default/configmaps/{name}"),
+                    "application/merge-patch+json",
+                    json!({"metadata": {"labels": {"app": label_value(l)}}}),
+                );
                 match live.get(&name).copied() {
                     None => prop_assert_eq!(code, 404),
                     Some(before) => {
                         prop_assert_eq!(code, 200);
                         if before != l {
-                            writes.push(Write { rev: rv(&body), name: name.clone(), before: Some(before), after: Some(l) });
+                            writes.push(Write {
+                                rev: rv(&body),
+                                name: name.clone(),
+                                before: Some(before),
+                                after: Some(l),
+                            });
                             live.insert(name, l);
                         } else {
-                            prop_assert_eq!(rv(&body), writes.iter().rev().find(|w| w.name == name).unwrap().rev, "a no-op patch writes nothing");
+                            prop_assert_eq!(
+                                rv(&body),
+                                writes.iter().rev().find(|w| w.name == name).unwrap().rev,
+                                "a no-op patch writes nothing"
+                            );
                         }
                     }
                 }
@@ -136,7 +164,13 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
             Op::Delete(n) => {
                 let name = format!("cm{n}");
                 let before_rev = s.revision().0;
-                let (code, _) = call(&mut s, "DELETE", &format!("/api/v1/namespaces/default/configmaps/{name}"), "application/json", json!({}));
+                let (code, _) = call(
+                    &mut s,
+                    "DELETE",
+                    &format!("/api/v1/namespaces/default/configmaps/{name}"),
+                    "application/json",
+                    json!({}),
+                );
                 match live.remove(&name) {
                     None => prop_assert_eq!(code, 404),
                     Some(before) => {
@@ -154,7 +188,14 @@ fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
             Op::Open(selective, at_head) => {
                 let from = if at_head { s.revision().0 } else { s.compacted().0.max(1) };
                 let w = open(&mut s, selective, from);
-                watchers.push(Watcher { stream: Some(w), selective, last: from, got: vec![], start: from, failed: false });
+                watchers.push(Watcher {
+                    stream: Some(w),
+                    selective,
+                    last: from,
+                    got: vec![],
+                    start: from,
+                    failed: false,
+                });
             }
             Op::Poll(i, max) => {
                 let Some(w) = watchers.get_mut(i as usize) else { continue };

@@ -38,7 +38,8 @@ fn watch_streams_chunks_and_the_door_shuts_down_cleanly() {
 
     let mut w = TcpStream::connect(&addr).unwrap();
     w.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    write!(w, "GET /api/v1/namespaces/default/configmaps?watch=1&resourceVersion=4 HTTP/1.1\r\nHost: {addr}\r\n\r\n").unwrap();
+    write!(w, "GET /api/v1/namespaces/default/configmaps?watch=1&resourceVersion=4 HTTP/1.1\r\nHost: {addr}\r\n\r\n")
+        .unwrap();
     let mut r = BufReader::new(w);
     let mut head = String::new();
     loop {

@@ -7,18 +7,42 @@ use proptest::prelude::*;
 
 fn segment() -> impl Strategy<Value = String> {
     prop_oneof![
-        Just("api".to_string()), Just("apis".to_string()), Just("v1".to_string()), Just("apps".to_string()),
-        Just("namespaces".to_string()), Just("default".to_string()), Just("pods".to_string()), Just("configmaps".to_string()),
-        Just("status".to_string()), Just("debug".to_string()), Just("kubesim".to_string()), Just("clock".to_string()),
-        Just("".to_string()), Just("..".to_string()), Just("%2F".to_string()), "[a-z0-9%._-]{0,12}", "\\PC{0,8}",
+        Just("api".to_string()),
+        Just("apis".to_string()),
+        Just("v1".to_string()),
+        Just("apps".to_string()),
+        Just("namespaces".to_string()),
+        Just("default".to_string()),
+        Just("pods".to_string()),
+        Just("configmaps".to_string()),
+        Just("status".to_string()),
+        Just("debug".to_string()),
+        Just("kubesim".to_string()),
+        Just("clock".to_string()),
+        Just("".to_string()),
+        Just("..".to_string()),
+        Just("%2F".to_string()),
+        "[a-z0-9%._-]{0,12}",
+        "\\PC{0,8}",
     ]
 }
 
 fn query() -> impl Strategy<Value = String> {
     let key = prop_oneof![
-        Just("watch"), Just("resourceVersion"), Just("resourceVersionMatch"), Just("limit"), Just("continue"),
-        Just("labelSelector"), Just("fieldSelector"), Just("allowWatchBookmarks"), Just("sendInitialEvents"),
-        Just("timeoutSeconds"), Just("propagationPolicy"), Just("dryRun"), Just("advance"), Just("gracePeriodSeconds"),
+        Just("watch"),
+        Just("resourceVersion"),
+        Just("resourceVersionMatch"),
+        Just("limit"),
+        Just("continue"),
+        Just("labelSelector"),
+        Just("fieldSelector"),
+        Just("allowWatchBookmarks"),
+        Just("sendInitialEvents"),
+        Just("timeoutSeconds"),
+        Just("propagationPolicy"),
+        Just("dryRun"),
+        Just("advance"),
+        Just("gracePeriodSeconds"),
     ];
     proptest::collection::vec((key, prop_oneof!["[ -~]{0,16}", "\\PC{0,12}"]), 0..5).prop_map(|kv| {
         kv.into_iter()

@@ -17,9 +17,14 @@ fn fixture() -> Fixture {
     let mut s = server();
     let r_a: u64 = create_cm(&mut s, "a", json!({})).parse().unwrap();
     let r_b: u64 = create_cm(&mut s, "b", json!({})).parse().unwrap();
-    let r = call(&mut s, "PUT", "/api/v1/namespaces/default/configmaps/a", Some(json!({
-        "metadata": {"name": "a"}, "data": {"k": "changed"}
-    })));
+    let r = call(
+        &mut s,
+        "PUT",
+        "/api/v1/namespaces/default/configmaps/a",
+        Some(json!({
+            "metadata": {"name": "a"}, "data": {"k": "changed"}
+        })),
+    );
     assert_eq!(r.status, 200);
     let r_mod: u64 = rv(&r.json_body()).parse().unwrap();
     s.compact(Some(kubesim::api::Revision(r_b)));
@@ -146,7 +151,10 @@ fn list_with_continue_cells() {
     let r = get(&mut s, &format!("/api/v1/namespaces/default/configmaps?limit=1&continue={token}&resourceVersion=0"));
     assert_eq!((r.status, rv(&r.json_body())), (200, snapshot));
     // continue, rv=other: 400
-    let r = get(&mut s, &format!("/api/v1/namespaces/default/configmaps?limit=1&continue={token}&resourceVersion={}", f.r_b));
+    let r = get(
+        &mut s,
+        &format!("/api/v1/namespaces/default/configmaps?limit=1&continue={token}&resourceVersion={}", f.r_b),
+    );
     assert_eq!(r.status, 400);
     assert_eq!(r.json_body()["message"], "specifying resource version is not allowed when using continue");
     // continue with a match: 422
@@ -161,7 +169,10 @@ fn watch_table() {
     // unset: get state and start at most recent
     let r = get(&mut s, "/api/v1/namespaces/default/configmaps?watch=1");
     let evs = events(&r);
-    assert_eq!(evs.iter().map(|(t, o)| (t.as_str(), o["metadata"]["name"].as_str().unwrap())).collect::<Vec<_>>(), [("ADDED", "a"), ("ADDED", "b")]);
+    assert_eq!(
+        evs.iter().map(|(t, o)| (t.as_str(), o["metadata"]["name"].as_str().unwrap())).collect::<Vec<_>>(),
+        [("ADDED", "a"), ("ADDED", "b")]
+    );
     // 0: get state and start at any
     let r = get(&mut s, "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0");
     assert_eq!(events(&r).len(), 2);
@@ -182,7 +193,10 @@ fn watch_table() {
     // resourceVersionMatch without sendInitialEvents: 422
     let r = get(&mut s, "/api/v1/namespaces/default/configmaps?watch=1&resourceVersionMatch=NotOlderThan");
     assert_eq!(r.status, 422);
-    assert_eq!(r.json_body()["details"]["causes"][0]["message"], "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided");
+    assert_eq!(
+        r.json_body()["details"]["causes"][0]["message"],
+        "Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"
+    );
     // sendInitialEvents without NotOlderThan: 422
     let r = get(&mut s, "/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=true");
     assert_eq!(r.status, 422);
@@ -208,6 +222,9 @@ fn streaming_list_ends_with_annotated_bookmark() {
     assert_eq!(bm["metadata"]["annotations"]["k8s.io/initial-events-end"], "true");
     assert_eq!(bm["kind"], "ConfigMap");
     // NotOlderThan with sendInitialEvents=false: no initial state.
-    let r = get(&mut s, "/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan");
+    let r = get(
+        &mut s,
+        "/api/v1/namespaces/default/configmaps?watch=1&sendInitialEvents=false&resourceVersionMatch=NotOlderThan",
+    );
     assert!(events(&r).is_empty());
 }

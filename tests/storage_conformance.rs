@@ -30,7 +30,10 @@ pub fn create_get_and_revisions<S: Storage>(mut s: S) {
     let (rev, got) = s.get("/cm/ns/a", Revision(1)).unwrap().unwrap();
     assert_eq!(rev, Revision(1));
     assert_eq!(got.json, a.json);
-    assert_eq!(s.create("/cm/ns/a", obj("a", 2), attrs("x"), t(1)), Err(StorageError::KeyExists { key: "/cm/ns/a".into() }));
+    assert_eq!(
+        s.create("/cm/ns/a", obj("a", 2), attrs("x"), t(1)),
+        Err(StorageError::KeyExists { key: "/cm/ns/a".into() })
+    );
     assert_eq!(s.revision(), Revision(1), "a failed write does not bump the revision");
 }
 
@@ -67,7 +70,13 @@ pub fn delete_returns_last_state_and_event_has_delete_revision<S: Storage>(mut s
 
 pub fn list_pages_from_one_snapshot<S: Storage>(mut s: S) {
     for i in 0..10 {
-        s.create(&format!("/cm/ns/k{i:02}"), obj(&format!("k{i:02}"), i), attrs(if i % 2 == 0 { "even" } else { "odd" }), t(1)).unwrap();
+        s.create(
+            &format!("/cm/ns/k{i:02}"),
+            obj(&format!("k{i:02}"), i),
+            attrs(if i % 2 == 0 { "even" } else { "odd" }),
+            t(1),
+        )
+        .unwrap();
     }
     let snap = s.revision();
     let p1 = s.list("/cm/ns/", snap, &ListStart::Beginning, Some(4), None).unwrap();
@@ -77,7 +86,8 @@ pub fn list_pages_from_one_snapshot<S: Storage>(mut s: S) {
     s.delete("/cm/ns/k05", None, t(2)).unwrap();
     s.create("/cm/ns/k045", obj("k045", 99), attrs("odd"), t(2)).unwrap();
     let p2 = s.list("/cm/ns/", snap, &ListStart::At(p1.continue_at.clone().unwrap()), Some(4), None).unwrap();
-    let names: Vec<String> = p2.items.iter().map(|o| o.value()["metadata"]["name"].as_str().unwrap().to_string()).collect();
+    let names: Vec<String> =
+        p2.items.iter().map(|o| o.value()["metadata"]["name"].as_str().unwrap().to_string()).collect();
     assert_eq!(names, ["k04", "k05", "k06", "k07"]);
     assert_eq!(p2.remaining, Some(2));
     let p3 = s.list("/cm/ns/", snap, &ListStart::At(p2.continue_at.clone().unwrap()), Some(4), None).unwrap();
@@ -106,7 +116,10 @@ pub fn compaction_expires_old_reads_and_watches<S: Storage>(mut s: S) {
     s.delete("/cm/ns/k1", None, t(6)).unwrap();
     s.compact(Revision(4));
     assert_eq!(s.compacted(), Revision(4));
-    assert!(matches!(s.list("/cm/ns/", Revision(3), &ListStart::Beginning, None, None), Err(StorageError::Compacted { .. })));
+    assert!(matches!(
+        s.list("/cm/ns/", Revision(3), &ListStart::Beginning, None, None),
+        Err(StorageError::Compacted { .. })
+    ));
     let at4 = s.list("/cm/ns/", Revision(4), &ListStart::Beginning, None, None).unwrap();
     assert_eq!(at4.items.len(), 4, "the compaction revision itself stays readable");
     assert!(matches!(s.watch("/cm/", Revision(3)), Err(StorageError::Compacted { .. })));

@@ -205,7 +205,13 @@ fn rank(order: &[&str], last: &[&str], k: &str) -> usize {
     }
 }
 
-fn write_ordered(map: &Map<String, Value>, first: &[&str], last: &[&str], out: &mut Vec<u8>, nested: Option<(&str, &[&str])>) {
+fn write_ordered(
+    map: &Map<String, Value>,
+    first: &[&str],
+    last: &[&str],
+    out: &mut Vec<u8>,
+    nested: Option<(&str, &[&str])>,
+) {
     let mut entries: Vec<(usize, &String, &Value)> = map.iter().map(|(k, v)| (rank(first, last, k), k, v)).collect();
     // Stable: keys of equal rank keep the order they came in.
     entries.sort_by_key(|(r, _, _)| *r);
@@ -256,7 +262,6 @@ mod tests {
         canonicalize(&mut v);
         assert_eq!(String::from_utf8(direct).unwrap(), serde_json::to_string(&v).unwrap());
     }
-
 
     #[test]
     fn canonical_order_puts_kind_api_version_metadata_first() {

@@ -97,22 +97,14 @@ impl Status {
     }
 
     fn with_details(mut self, group: &str, kind: &str, name: &str) -> Status {
-        self.details = Some(StatusDetails {
-            name: name.into(),
-            group: group.into(),
-            kind: kind.into(),
-            ..Default::default()
-        });
+        self.details =
+            Some(StatusDetails { name: name.into(), group: group.into(), kind: kind.into(), ..Default::default() });
         self
     }
 
     pub fn not_found(group: &str, resource: &str, name: &str) -> Status {
-        Status::failure(
-            404,
-            "NotFound",
-            format!("{} \"{}\" not found", qualified_resource(group, resource), name),
-        )
-        .with_details(group, resource, name)
+        Status::failure(404, "NotFound", format!("{} \"{}\" not found", qualified_resource(group, resource), name))
+            .with_details(group, resource, name)
     }
 
     pub fn already_exists(group: &str, resource: &str, name: &str) -> Status {
@@ -129,12 +121,7 @@ impl Status {
         Status::failure(
             409,
             "Conflict",
-            format!(
-                "Operation cannot be fulfilled on {} \"{}\": {}",
-                qualified_resource(group, resource),
-                name,
-                why
-            ),
+            format!("Operation cannot be fulfilled on {} \"{}\": {}", qualified_resource(group, resource), name, why),
         )
         .with_details(group, resource, name)
     }

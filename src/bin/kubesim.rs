@@ -154,7 +154,8 @@ struct Args {
     window_ms: i64,
 }
 
-const USAGE: &str = "usage: kubesim serve [--listen 127.0.0.1:6443] [--kubeconfig PATH] [--seed N] [--history-window 5m]";
+const USAGE: &str =
+    "usage: kubesim serve [--listen 127.0.0.1:6443] [--kubeconfig PATH] [--seed N] [--history-window 5m]";
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
@@ -163,7 +164,8 @@ fn parse_args() -> Result<Args, String> {
         Some("--help") | Some("-h") | None => return Err(USAGE.into()),
         Some(other) => return Err(format!("unknown command {other:?}\n{USAGE}")),
     }
-    let mut a = Args { listen: "127.0.0.1:6443".into(), kubeconfig: "kubesim.kubeconfig".into(), seed: 1, window_ms: 300_000 };
+    let mut a =
+        Args { listen: "127.0.0.1:6443".into(), kubeconfig: "kubesim.kubeconfig".into(), seed: 1, window_ms: 300_000 };
     while let Some(flag) = it.next() {
         let mut val = || it.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"));
         match flag.as_str() {
@@ -197,7 +199,8 @@ async fn main() {
         }
     };
     let addr = listener.local_addr().unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 6443)));
-    let config = ServerConfig { seed: args.seed, start_time: wall(), history_window_ms: args.window_ms, ..Default::default() };
+    let config =
+        ServerConfig { seed: args.seed, start_time: wall(), history_window_ms: args.window_ms, ..Default::default() };
     let shared = Arc::new(Shared { server: Mutex::new(Server::new(config)), written: Notify::new() });
     if let Err(e) = std::fs::write(&args.kubeconfig, kubeconfig(addr)) {
         eprintln!("kubesim: cannot write kubeconfig {}: {e}", args.kubeconfig);

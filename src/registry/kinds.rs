@@ -58,7 +58,14 @@ impl ResourceType {
     }
 }
 
-const fn rt(group: &'static str, version: &'static str, resource: &'static str, singular: &'static str, kind: &'static str, namespaced: bool) -> ResourceType {
+const fn rt(
+    group: &'static str,
+    version: &'static str,
+    resource: &'static str,
+    singular: &'static str,
+    kind: &'static str,
+    namespaced: bool,
+) -> ResourceType {
     ResourceType {
         group,
         version,
@@ -148,7 +155,11 @@ pub static BUILTIN: &[ResourceType] = &[
         ],
         ..rt("", "v1", "events", "event", "Event", true)
     },
-    ResourceType { short_names: &["ep"], allow_create_on_update: true, ..rt("", "v1", "endpoints", "endpoints", "Endpoints", true) },
+    ResourceType {
+        short_names: &["ep"],
+        allow_create_on_update: true,
+        ..rt("", "v1", "endpoints", "endpoints", "Endpoints", true)
+    },
     ResourceType {
         short_names: &["pv"],
         status_subresource: true,
@@ -227,7 +238,14 @@ pub static BUILTIN: &[ResourceType] = &[
     ResourceType {
         name_rule: NameRule::PathSegment,
         allow_create_on_update: true,
-        ..rt("rbac.authorization.k8s.io", "v1", "clusterrolebindings", "clusterrolebinding", "ClusterRoleBinding", false)
+        ..rt(
+            "rbac.authorization.k8s.io",
+            "v1",
+            "clusterrolebindings",
+            "clusterrolebinding",
+            "ClusterRoleBinding",
+            false,
+        )
     },
     // apiextensions.k8s.io/v1 (stored only for now)
     ResourceType {
@@ -236,7 +254,14 @@ pub static BUILTIN: &[ResourceType] = &[
         status_subresource: true,
         return_deleted_object: true,
         tracks_generation: true,
-        ..rt("apiextensions.k8s.io", "v1", "customresourcedefinitions", "customresourcedefinition", "CustomResourceDefinition", false)
+        ..rt(
+            "apiextensions.k8s.io",
+            "v1",
+            "customresourcedefinitions",
+            "customresourcedefinition",
+            "CustomResourceDefinition",
+            false,
+        )
     },
 ];
 

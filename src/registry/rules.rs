@@ -46,9 +46,7 @@ pub fn spec_changed(old: &Value, new: &Value) -> bool {
 /// The selector attributes of an object for its kind.
 pub fn attrs(rt: &ResourceType, obj: &Value) -> crate::storage::ObjectAttrs {
     use crate::api::meta;
-    let mut fields: Vec<(&'static str, String)> = vec![
-        ("metadata.name", meta::name(obj).to_string()),
-    ];
+    let mut fields: Vec<(&'static str, String)> = vec![("metadata.name", meta::name(obj).to_string())];
     if rt.namespaced {
         fields.push(("metadata.namespace", meta::namespace(obj).to_string()));
     }

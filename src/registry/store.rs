@@ -118,7 +118,13 @@ impl<S: Storage> Registry<S> {
         Registry { storage, now, rng: SeededRng::new(seed), terminating: BTreeSet::new() }
     }
 
-    pub fn get(&self, rt: &ResourceType, namespace: &str, name: &str, rv: Option<&str>) -> Result<Arc<StoredObject>, Status> {
+    pub fn get(
+        &self,
+        rt: &ResourceType,
+        namespace: &str,
+        name: &str,
+        rv: Option<&str>,
+    ) -> Result<Arc<StoredObject>, Status> {
         let head = self.storage.revision();
         // get: unset = most recent, "0" = any, other = not older than.
         if let Some(rv) = rv.filter(|r| !r.is_empty() && *r != "0") {
@@ -196,7 +202,9 @@ impl<S: Storage> Registry<S> {
                         rt.group,
                         rt.resource,
                         name,
-                        &format!("unable to create new content in namespace {namespace} because it is being terminated"),
+                        &format!(
+                            "unable to create new content in namespace {namespace} because it is being terminated"
+                        ),
                     );
                     if let Some(d) = s.details.as_mut() {
                         d.causes.push(crate::api::StatusCause {
@@ -231,7 +239,11 @@ impl<S: Storage> Registry<S> {
                 if let Some(v) = m.get(field) {
                     let ok = v.is_null() || v.as_object().is_some_and(|o| o.values().all(Value::is_string));
                     if !ok {
-                        errs.push(FieldError::invalid(&format!("metadata.{field}"), &v.to_string(), "must be a map of string to string"));
+                        errs.push(FieldError::invalid(
+                            &format!("metadata.{field}"),
+                            &v.to_string(),
+                            "must be a map of string to string",
+                        ));
                     }
                 }
             }
@@ -301,15 +313,19 @@ impl<S: Storage> Registry<S> {
             return Ok(Body::Value(value));
         }
         let attrs = rules::attrs(rt, &value);
-        self.storage
-            .create(&k, value, attrs, self.now)
-            .map(Body::Object)
-            .map_err(|e| storage_status(rt, &name, e))
+        self.storage.create(&k, value, attrs, self.now).map(Body::Object).map_err(|e| storage_status(rt, &name, e))
     }
 
     /// PUT: replace an object (or its status, when `status` is set).
     /// Returns the body and whether the object was created.
-    pub fn update(&mut self, rt: &ResourceType, namespace: &str, name: &str, body: &[u8], status: bool) -> Result<(Body, bool), Status> {
+    pub fn update(
+        &mut self,
+        rt: &ResourceType,
+        namespace: &str,
+        name: &str,
+        body: &[u8],
+        status: bool,
+    ) -> Result<(Body, bool), Status> {
         let obj = Self::decode_body(rt, body)?;
         let mut value = Value::Object(obj);
         let body_name = meta::name(&value).to_string();
@@ -332,7 +348,12 @@ impl<S: Storage> Registry<S> {
         let old = current.value();
         let expect = match meta::meta_str(&value, "resourceVersion").filter(|s| !s.is_empty()) {
             Some(rv) => Some(parse_rv(rv).map_err(|_| {
-                Status::invalid(rt.group, rt.kind, name, &[FieldError::invalid("metadata.resourceVersion", rv, "must be a valid resource version")])
+                Status::invalid(
+                    rt.group,
+                    rt.kind,
+                    name,
+                    &[FieldError::invalid("metadata.resourceVersion", rv, "must be a valid resource version")],
+                )
             })?),
             None => None,
         };
@@ -372,7 +393,14 @@ impl<S: Storage> Registry<S> {
         {
             let old_meta = meta::metadata(&old).cloned().unwrap_or_default();
             let m = meta::metadata_mut(&mut new);
-            for f in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generateName", "generation"] {
+            for f in [
+                "uid",
+                "creationTimestamp",
+                "deletionTimestamp",
+                "deletionGracePeriodSeconds",
+                "generateName",
+                "generation",
+            ] {
                 match old_meta.get(f) {
                     Some(v) => m.insert(f.into(), v.clone()),
                     None => m.shift_remove(f),
@@ -415,11 +443,21 @@ impl<S: Storage> Registry<S> {
     }
 
     /// DELETE of one object.
-    pub fn delete(&mut self, rt: &ResourceType, namespace: &str, name: &str, opts: &DeleteOptions) -> Result<Body, Status> {
+    pub fn delete(
+        &mut self,
+        rt: &ResourceType,
+        namespace: &str,
+        name: &str,
+        opts: &DeleteOptions,
+    ) -> Result<Body, Status> {
         let mut errs = Vec::new();
         if let Some(p) = &opts.propagation_policy {
             if !["Foreground", "Background", "Orphan"].contains(&p.as_str()) {
-                errs.push(FieldError::not_supported("propagationPolicy", p, &["Foreground", "Background", "Orphan", "nil"]));
+                errs.push(FieldError::not_supported(
+                    "propagationPolicy",
+                    p,
+                    &["Foreground", "Background", "Orphan", "nil"],
+                ));
             }
             if opts.orphan_dependents.is_some() {
                 errs.push(FieldError::invalid(
@@ -430,7 +468,11 @@ impl<S: Storage> Registry<S> {
             }
         }
         if opts.grace_period_seconds.is_some_and(|g| g < 0) {
-            errs.push(FieldError::invalid("gracePeriodSeconds", &opts.grace_period_seconds.unwrap_or(0).to_string(), "must be greater than or equal to 0"));
+            errs.push(FieldError::invalid(
+                "gracePeriodSeconds",
+                &opts.grace_period_seconds.unwrap_or(0).to_string(),
+                "must be greater than or equal to 0",
+            ));
         }
         if !errs.is_empty() {
             return Err(Status::invalid("meta.k8s.io", "DeleteOptions", "", &errs));
@@ -445,23 +487,32 @@ impl<S: Storage> Registry<S> {
         if let Some(uid) = &opts.precondition_uid {
             let cur = meta::meta_str(&old, "uid").unwrap_or("");
             if uid != cur {
-                return Err(Status::conflict(rt.group, rt.resource, name, &format!(
-                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {cur}"
-                )));
+                return Err(Status::conflict(
+                    rt.group,
+                    rt.resource,
+                    name,
+                    &format!("Precondition failed: UID in precondition: {uid}, UID in object meta: {cur}"),
+                ));
             }
         }
         if let Some(rv) = &opts.precondition_rv {
             let cur = meta::meta_str(&old, "resourceVersion").unwrap_or("");
             if rv != cur {
-                return Err(Status::conflict(rt.group, rt.resource, name, &format!(
+                return Err(Status::conflict(
+                    rt.group,
+                    rt.resource,
+                    name,
+                    &format!(
                     "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {cur}"
-                )));
+                ),
+                ));
             }
         }
         let mut finalizers = meta::finalizers(&old);
         let orphan = opts.propagation_policy.as_deref() == Some("Orphan") || opts.orphan_dependents == Some(true);
         let foreground = opts.propagation_policy.as_deref() == Some("Foreground");
-        let background = opts.propagation_policy.as_deref() == Some("Background") || opts.orphan_dependents == Some(false);
+        let background =
+            opts.propagation_policy.as_deref() == Some("Background") || opts.orphan_dependents == Some(false);
         let mut want = finalizers.clone();
         if orphan {
             want.retain(|f| f != "foregroundDeletion");
@@ -509,10 +560,8 @@ impl<S: Storage> Registry<S> {
             self.terminating.insert(name.to_string());
         }
         let attrs = rules::attrs(rt, &new);
-        let stored = self
-            .storage
-            .update(&k, Some(cur_rev), new, attrs, self.now)
-            .map_err(|e| storage_status(rt, name, e))?;
+        let stored =
+            self.storage.update(&k, Some(cur_rev), new, attrs, self.now).map_err(|e| storage_status(rt, name, e))?;
         Ok(Body::Object(stored))
     }
 
@@ -541,7 +590,10 @@ impl<S: Storage> Registry<S> {
             let mut remaining = 0usize;
             for rt in super::BUILTIN.iter().filter(|r| r.namespaced) {
                 let prefix = list_prefix(rt, Some(&ns));
-                let Ok(page) = self.storage.list(&prefix, self.storage.revision(), &ListStart::Beginning, None, None) else { continue };
+                let Ok(page) = self.storage.list(&prefix, self.storage.revision(), &ListStart::Beginning, None, None)
+                else {
+                    continue;
+                };
                 for obj in page.items {
                     let v = obj.value();
                     let name = meta::name(&v).to_string();

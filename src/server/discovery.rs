@@ -129,10 +129,7 @@ fn aggregated_group(group: &str) -> Value {
 
 /// Aggregated discovery for `/api` (core) or `/apis` (every named group).
 pub fn aggregated(core: bool) -> Value {
-    let items: Vec<Value> = kinds::groups()
-        .into_iter()
-        .filter(|g| g.is_empty() == core)
-        .map(aggregated_group)
-        .collect();
+    let items: Vec<Value> =
+        kinds::groups().into_iter().filter(|g| g.is_empty() == core).map(aggregated_group).collect();
     json!({"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {}, "items": items})
 }

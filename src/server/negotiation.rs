@@ -89,8 +89,17 @@ mod tests {
         assert_eq!(negotiate(None, false), Some(Representation::Json));
         assert_eq!(negotiate(Some(KUBECTL_DISCOVERY), true), Some(Representation::AggregatedDiscoveryV2));
         assert_eq!(negotiate(Some(KUBECTL_DISCOVERY), false), Some(Representation::Json));
-        assert_eq!(negotiate(Some("application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList, application/json"), true), Some(Representation::Json));
-        assert_eq!(negotiate(Some("application/json;as=Table;g=meta.k8s.io;v=v1, application/json"), false), Some(Representation::Json));
+        assert_eq!(
+            negotiate(
+                Some("application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList, application/json"),
+                true
+            ),
+            Some(Representation::Json)
+        );
+        assert_eq!(
+            negotiate(Some("application/json;as=Table;g=meta.k8s.io;v=v1, application/json"), false),
+            Some(Representation::Json)
+        );
         assert_eq!(negotiate(Some("application/json;as=Table;g=meta.k8s.io;v=v1"), false), None);
         assert_eq!(negotiate(Some("application/vnd.kubernetes.protobuf"), false), None);
         assert_eq!(negotiate(Some("application/vnd.kubernetes.protobuf, */*"), false), Some(Representation::Json));

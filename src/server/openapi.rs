@@ -21,7 +21,8 @@ pub fn index() -> Value {
     let mut paths = Map::new();
     for g in kinds::groups() {
         let p = gv_path(g);
-        paths.insert(p.clone(), json!({"serverRelativeURL": format!("/openapi/v3/{p}?hash=kubesim-{}", BUILTIN.len())}));
+        paths
+            .insert(p.clone(), json!({"serverRelativeURL": format!("/openapi/v3/{p}?hash=kubesim-{}", BUILTIN.len())}));
     }
     json!({"paths": paths})
 }
@@ -61,10 +62,15 @@ pub fn group_version(path: &str) -> Option<Value> {
     let list_params: Vec<Value> = ["allowWatchBookmarks", "watch", "sendInitialEvents"]
         .iter()
         .map(|p| param(p, "boolean"))
-        .chain(["continue", "fieldSelector", "labelSelector", "resourceVersion", "resourceVersionMatch"].iter().map(|p| param(p, "string")))
+        .chain(
+            ["continue", "fieldSelector", "labelSelector", "resourceVersion", "resourceVersionMatch"]
+                .iter()
+                .map(|p| param(p, "string")),
+        )
         .chain(["limit", "timeoutSeconds"].iter().map(|p| param(p, "integer")))
         .collect();
-    let write_params = vec![param("dryRun", "string"), param("fieldManager", "string"), param("fieldValidation", "string")];
+    let write_params =
+        vec![param("dryRun", "string"), param("fieldManager", "string"), param("fieldValidation", "string")];
     let mut patch_params = write_params.clone();
     patch_params.push(param("force", "boolean"));
     for rt in BUILTIN.iter().filter(|r| r.group == group) {
@@ -76,11 +82,14 @@ pub fn group_version(path: &str) -> Option<Value> {
         };
         let item = format!("{coll}/{{name}}");
         let k = rt.kind;
-        paths.insert(coll.clone(), json!({
-            "get": op(rt, "list", &format!("list{k}"), &list_params),
-            "post": op(rt, "post", &format!("create{k}"), &write_params),
-            "delete": op(rt, "deletecollection", &format!("deletecollection{k}"), &list_params),
-        }));
+        paths.insert(
+            coll.clone(),
+            json!({
+                "get": op(rt, "list", &format!("list{k}"), &list_params),
+                "post": op(rt, "post", &format!("create{k}"), &write_params),
+                "delete": op(rt, "deletecollection", &format!("deletecollection{k}"), &list_params),
+            }),
+        );
         paths.insert(item.clone(), json!({
             "get": op(rt, "get", &format!("read{k}"), &[param("resourceVersion", "string")]),
             "put": op(rt, "put", &format!("replace{k}"), &write_params),
@@ -88,17 +97,23 @@ pub fn group_version(path: &str) -> Option<Value> {
             "delete": op(rt, "delete", &format!("delete{k}"), &[param("dryRun", "string"), param("gracePeriodSeconds", "integer"), param("propagationPolicy", "string")]),
         }));
         if rt.status_subresource {
-            paths.insert(format!("{item}/status"), json!({
-                "get": op(rt, "get", &format!("read{k}Status"), &[]),
-                "put": op(rt, "put", &format!("replace{k}Status"), &write_params),
-                "patch": op(rt, "patch", &format!("patch{k}Status"), &patch_params),
-            }));
+            paths.insert(
+                format!("{item}/status"),
+                json!({
+                    "get": op(rt, "get", &format!("read{k}Status"), &[]),
+                    "put": op(rt, "put", &format!("replace{k}Status"), &write_params),
+                    "patch": op(rt, "patch", &format!("patch{k}Status"), &patch_params),
+                }),
+            );
         }
-        schemas.insert(schema_name(rt), json!({
-            "type": "object",
-            "x-kubernetes-group-version-kind": [{"group": rt.group, "version": rt.version, "kind": rt.kind}],
-            "x-kubernetes-preserve-unknown-fields": true,
-        }));
+        schemas.insert(
+            schema_name(rt),
+            json!({
+                "type": "object",
+                "x-kubernetes-group-version-kind": [{"group": rt.group, "version": rt.version, "kind": rt.kind}],
+                "x-kubernetes-preserve-unknown-fields": true,
+            }),
+        );
     }
     Some(json!({
         "openapi": "3.0.0",

@@ -21,9 +21,8 @@ impl Query {
     pub fn bool(&self, name: &str) -> Result<bool, Status> {
         match self.get(name) {
             None | Some("") => Ok(false),
-            Some(v) => parse_go_bool(v).ok_or_else(|| {
-                Status::bad_request(format!("strconv.ParseBool: parsing \"{v}\": invalid syntax"))
-            }),
+            Some(v) => parse_go_bool(v)
+                .ok_or_else(|| Status::bad_request(format!("strconv.ParseBool: parsing \"{v}\": invalid syntax"))),
         }
     }
 
@@ -111,7 +110,10 @@ impl ListOptions {
                     errs.push(FieldError::not_supported("resourceVersionMatch", m, &["NotOlderThan"]));
                 }
                 if self.continue_token.is_some() {
-                    errs.push(FieldError::forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
+                    errs.push(FieldError::forbidden(
+                        "resourceVersionMatch",
+                        "resourceVersionMatch is forbidden when continue is provided",
+                    ));
                 }
             }
         } else {
@@ -123,7 +125,10 @@ impl ListOptions {
                     ));
                 }
                 if self.continue_token.is_some() {
-                    errs.push(FieldError::forbidden("resourceVersionMatch", "resourceVersionMatch is forbidden when continue is provided"));
+                    errs.push(FieldError::forbidden(
+                        "resourceVersionMatch",
+                        "resourceVersionMatch is forbidden when continue is provided",
+                    ));
                 }
                 if m != "Exact" && m != "NotOlderThan" {
                     errs.push(FieldError::not_supported("resourceVersionMatch", m, &["Exact", "NotOlderThan", ""]));

@@ -12,7 +12,12 @@ use crate::api::{Revision, Status, WatchEventType};
 use crate::clock::SimTime;
 use crate::registry::ResourceType;
 use crate::selector::{FieldSelector, LabelSelector};
-use crate::storage::{StoredObject, WatchCursor};
+use crate::storage::{EventKind, ListStart, Storage, StorageError, StoredObject, WatchCursor};
+
+use super::list::selectors;
+use super::params::ListOptions;
+use super::{Response, Served, Server};
+use crate::registry::store::{list_prefix, parse_rv, storage_status};
 
 /// How often bookmarks are sent, in simulated time (upstream: about a minute).
 pub const BOOKMARK_INTERVAL_MS: i64 = 60_000;
@@ -109,5 +114,160 @@ impl WatchStream {
 
     pub(crate) fn passes(&self, obj: &StoredObject) -> bool {
         obj.selected_by(&self.label, &self.field)
+    }
+}
+
+impl Server {
+    pub(crate) fn start_watch(
+        &mut self,
+        rt: &'static ResourceType,
+        namespace: Option<&str>,
+        name: Option<&str>,
+        mut opts: ListOptions,
+    ) -> Result<Served, Status> {
+        opts.validate()?;
+        if let Some(name) = name {
+            if !opts.field_selector.is_empty() {
+                opts.field_selector.push(',');
+            }
+            opts.field_selector.push_str(&format!("metadata.name={name}"));
+        }
+        let (label, field) = selectors(rt, &opts)?;
+        let head = self.revision();
+        let rv = opts.resource_version.clone().unwrap_or_default();
+        let send_initial = opts.send_initial_events;
+        let prefix = list_prefix(rt, namespace);
+        let now = self.now();
+        let mut stream = WatchStream {
+            rt,
+            cursor: crate::storage::WatchCursor { prefix: prefix.clone(), next: head.next() },
+            opened_at: head,
+            label,
+            field,
+            queue: VecDeque::new(),
+            bookmarks: opts.allow_watch_bookmarks,
+            next_bookmark: now.plus_millis(BOOKMARK_INTERVAL_MS),
+            deadline: opts.timeout_seconds.filter(|t| *t > 0).map(|t| now.plus_millis(t.saturating_mul(1000))),
+            done: false,
+        };
+        let head_response = {
+            let mut r = Response::json(200, Vec::new());
+            r.headers.push(("Transfer-Encoding".into(), "chunked".into()));
+            r
+        };
+        let parse = parse_rv;
+        // The three watch semantics of spec 000, and streaming lists.
+        let initial = match (send_initial, rv.as_str()) {
+            (Some(true), "") | (Some(true), "0") => true,
+            (Some(true), rv) => {
+                let want = parse(rv)?;
+                if want > head {
+                    return Err(Status::too_large_resource_version(want.0, head.0));
+                }
+                true
+            }
+            (Some(false), "") | (Some(false), "0") => false,
+            (None, "") | (None, "0") => true,
+            (_, rv) => {
+                let want = parse(rv)?;
+                match self.registry.storage.watch(&prefix, want) {
+                    Ok(c) => stream.cursor = c,
+                    Err(e) => {
+                        stream.queue.push_back(WatchEvent::error(&storage_status(rt, "", e)));
+                        stream.done = true;
+                    }
+                }
+                false
+            }
+        };
+        if initial {
+            let page = self
+                .registry
+                .list(&prefix, head, &ListStart::Beginning, None, None)
+                .map_err(|e| storage_status(rt, "", e))?;
+            for obj in page.items {
+                if stream.passes(&obj) {
+                    stream
+                        .queue
+                        .push_back(WatchEvent { event_type: WatchEventType::Added, object: WatchObject::Stored(obj) });
+                }
+            }
+            if send_initial == Some(true) && opts.allow_watch_bookmarks {
+                stream.queue.push_back(WatchEvent::bookmark(rt, head, true));
+            }
+        }
+        Ok(Served::Watch(head_response, stream))
+    }
+
+    /// Delivers what a watch has to say now, at most `max` events.
+    pub fn poll_watch(&mut self, w: &mut WatchStream, max: usize) -> Vec<WatchEvent> {
+        let mut out = Vec::new();
+        while out.len() < max {
+            match w.queue.pop_front() {
+                Some(e) => out.push(e),
+                None => break,
+            }
+        }
+        if w.done || out.len() >= max {
+            return out;
+        }
+        let head = self.revision();
+        // Only what was written since the watch opened (and not yet read)
+        // fills its buffer; history before that is catch-up.
+        let behind = head.0.saturating_sub(w.position().0.max(w.opened_at.0));
+        if behind > self.config.watch_buffer {
+            let err =
+                StorageError::TooFarBehind { cursor: w.position(), head, limit: self.config.watch_buffer as usize };
+            out.push(WatchEvent::error(&storage_status(w.rt, "", err)));
+            w.done = true;
+            return out;
+        }
+        match self.registry.storage.poll(&mut w.cursor, max - out.len()) {
+            Ok(events) => {
+                for e in events {
+                    let cur = e.kind != EventKind::Deleted && w.passes(&e.object);
+                    let old = e.prev.as_ref().is_some_and(|p| w.passes(p));
+                    let ev = match (cur, old) {
+                        (true, false) => WatchEvent {
+                            event_type: WatchEventType::Added,
+                            object: WatchObject::Stored(e.object.clone()),
+                        },
+                        (true, true) => WatchEvent {
+                            event_type: WatchEventType::Modified,
+                            object: WatchObject::Stored(e.object.clone()),
+                        },
+                        (false, true) => {
+                            let obj = if e.kind == EventKind::Deleted {
+                                e.object.clone()
+                            } else {
+                                match e.prev_at_event_revision() {
+                                    Some(p) => p,
+                                    None => continue,
+                                }
+                            };
+                            WatchEvent { event_type: WatchEventType::Deleted, object: WatchObject::Stored(obj) }
+                        }
+                        (false, false) => continue,
+                    };
+                    out.push(ev);
+                }
+            }
+            Err(e) => {
+                out.push(WatchEvent::error(&storage_status(w.rt, "", e)));
+                w.done = true;
+                return out;
+            }
+        }
+        let now = self.now();
+        if w.bookmarks && now >= w.next_bookmark && w.cursor.next > self.revision() {
+            out.push(WatchEvent::bookmark(w.rt, w.position(), false));
+            while w.next_bookmark <= now {
+                w.next_bookmark = w.next_bookmark.plus_millis(BOOKMARK_INTERVAL_MS);
+            }
+        }
+        if w.deadline.is_some_and(|d| now >= d) {
+            w.done = true;
+        }
+        out
     }
 }

@@ -78,7 +78,10 @@ mod tests {
     #[test]
     fn round_trips() {
         let t = encode(Revision(10245), "default/pod-501\u{0}");
-        assert_eq!(decode(&t).unwrap(), ContinueToken { revision: Revision(10245), start: "default/pod-501\u{0}".into() });
+        assert_eq!(
+            decode(&t).unwrap(),
+            ContinueToken { revision: Revision(10245), start: "default/pod-501\u{0}".into() }
+        );
     }
 
     #[test]
@@ -88,7 +91,10 @@ mod tests {
         assert!(decode(&STANDARD.encode(b"{}x")).is_err(), "padded standard base64 is not a token");
         assert!(decode(&enc(r#"{"v":"x","rv":1,"start":"a"}"#)).unwrap_err().contains("does not recognize"));
         assert!(decode(&enc(r#"{"v":"meta.k8s.io/v1","rv":0,"start":"a"}"#)).is_err());
-        assert_eq!(decode(&enc(r#"{"v":"meta.k8s.io/v1","rv":3,"start":"../x"}"#)).unwrap_err(), "continue key is not valid: ../x");
+        assert_eq!(
+            decode(&enc(r#"{"v":"meta.k8s.io/v1","rv":3,"start":"../x"}"#)).unwrap_err(),
+            "continue key is not valid: ../x"
+        );
         assert!(decode(&enc(r#"{"v":"meta.k8s.io/v1","rv":3,"start":"a//b"}"#)).is_err());
         assert_eq!(decode(&enc(r#"{"v":"meta.k8s.io/v1","rv":-1,"start":"a"}"#)).unwrap().revision, Revision(0));
     }

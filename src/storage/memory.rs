@@ -54,7 +54,14 @@ impl MemStorage {
 
     /// Records one write: the key's new version (`value`, None for a
     /// tombstone) and the event describing it.
-    fn commit(&mut self, key: &str, value: Option<Arc<StoredObject>>, event: (EventKind, Arc<StoredObject>, Option<Arc<StoredObject>>), rev: Revision, now: SimTime) {
+    fn commit(
+        &mut self,
+        key: &str,
+        value: Option<Arc<StoredObject>>,
+        event: (EventKind, Arc<StoredObject>, Option<Arc<StoredObject>>),
+        rev: Revision,
+        now: SimTime,
+    ) {
         let (kind, event_obj, prev) = event;
         let key: Arc<str> = match self.keys.get_key_value(key) {
             Some((k, _)) => k.clone(),
@@ -94,13 +101,8 @@ impl MemStorage {
         if at < self.revision {
             let first = self.events.front().map(|e| e.revision).unwrap_or(Revision(self.revision.0 + 1));
             let skip = (at.0 + 1).saturating_sub(first.0) as usize;
-            let mut touched: Vec<&str> = self
-                .events
-                .iter()
-                .skip(skip)
-                .map(|e| &*e.key)
-                .filter(|k| *k >= from && *k < to)
-                .collect();
+            let mut touched: Vec<&str> =
+                self.events.iter().skip(skip).map(|e| &*e.key).filter(|k| *k >= from && *k < to).collect();
             touched.sort_unstable();
             touched.dedup();
             for k in touched {
@@ -163,11 +165,8 @@ impl Storage for MemStorage {
             (true, Some(last)) => {
                 // Continue right after the last returned key.
                 let next = format!("{}\u{0}", &last[prefix.len()..]);
-                let remaining = if filter.is_none() {
-                    Some(self.count_live(&format!("{last}\u{0}"), &end, at))
-                } else {
-                    None
-                };
+                let remaining =
+                    if filter.is_none() { Some(self.count_live(&format!("{last}\u{0}"), &end, at)) } else { None };
                 (Some(next), remaining)
             }
             _ => (None, None),
@@ -175,7 +174,13 @@ impl Storage for MemStorage {
         Ok(ListPage { revision: at, items, continue_at, remaining })
     }
 
-    fn create(&mut self, key: &str, obj: Value, attrs: ObjectAttrs, now: SimTime) -> Result<Arc<StoredObject>, StorageError> {
+    fn create(
+        &mut self,
+        key: &str,
+        obj: Value,
+        attrs: ObjectAttrs,
+        now: SimTime,
+    ) -> Result<Arc<StoredObject>, StorageError> {
         if self.current(key).is_some() {
             return Err(StorageError::KeyExists { key: key.into() });
         }
@@ -185,7 +190,14 @@ impl Storage for MemStorage {
         Ok(stored)
     }
 
-    fn update(&mut self, key: &str, expect: Option<Revision>, obj: Value, attrs: ObjectAttrs, now: SimTime) -> Result<Arc<StoredObject>, StorageError> {
+    fn update(
+        &mut self,
+        key: &str,
+        expect: Option<Revision>,
+        obj: Value,
+        attrs: ObjectAttrs,
+        now: SimTime,
+    ) -> Result<Arc<StoredObject>, StorageError> {
         let (cur_rev, prev) = self.current(key).ok_or_else(|| StorageError::NotFound { key: key.into() })?;
         if expect.is_some_and(|e| e != cur_rev) {
             return Err(StorageError::Conflict { key: key.into(), current: cur_rev });

@@ -22,10 +22,15 @@ pub fn get(s: &mut Server, target: &str) -> Response {
 
 /// Creates a ConfigMap in `default` and returns its resourceVersion.
 pub fn create_cm(s: &mut Server, name: &str, labels: Value) -> String {
-    let r = call(s, "POST", "/api/v1/namespaces/default/configmaps", Some(json!({
-        "apiVersion": "v1", "kind": "ConfigMap",
-        "metadata": {"name": name, "labels": labels}, "data": {"k": "v"}
-    })));
+    let r = call(
+        s,
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        Some(json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "labels": labels}, "data": {"k": "v"}
+        })),
+    );
     assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
     rv(&r.json_body())
 }
@@ -35,7 +40,10 @@ pub fn rv(v: &Value) -> String {
 }
 
 pub fn names(list: &Value) -> Vec<String> {
-    list["items"].as_array().map(|a| a.iter().map(|i| i["metadata"]["name"].as_str().unwrap().to_string()).collect()).unwrap_or_default()
+    list["items"]
+        .as_array()
+        .map(|a| a.iter().map(|i| i["metadata"]["name"].as_str().unwrap().to_string()).collect())
+        .unwrap_or_default()
 }
 
 /// Parses a watch body (one JSON document per line) into (type, object).

@@ -1,0 +1,95 @@
+//! Routing: a request path resolved to discovery documents, debug
+//! endpoints, or a resource (group, version, namespace, name, subresource).
+
+use serde_json::{json, Value};
+
+use super::{discovery, openapi, Server};
+use crate::registry::{kinds, ResourceType};
+
+/// A resolved resource path.
+pub(crate) struct Target {
+    pub rt: &'static ResourceType,
+    pub namespace: Option<String>,
+    pub name: Option<String>,
+    pub subresource: Option<String>,
+}
+
+pub(crate) enum Route {
+    Text(&'static str),
+    Value(Value),
+    Aggregated(bool),
+    Version,
+    Resource(Target),
+    Debug(String),
+    NotFoundStatus,
+    NotFoundPage,
+}
+
+impl Server {
+    pub(crate) fn resolve(&self, raw_path: &str) -> Route {
+        // Like Go's server: the path is percent-decoded, then split.
+        let path = percent_encoding::percent_decode_str(raw_path).decode_utf8_lossy();
+        let segs: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
+        let segs: Vec<&str> = if segs == [""] { Vec::new() } else { segs };
+        match segs.as_slice() {
+            ["version"] => Route::Version,
+            ["healthz"] | ["livez"] | ["readyz"] => Route::Text("ok"),
+            ["api"] => Route::Aggregated(true),
+            ["apis"] => Route::Aggregated(false),
+            ["api", "v1"] => discovery::api_resource_list("", "v1").map(Route::Value).unwrap_or(Route::NotFoundPage),
+            ["apis", g] => discovery::api_group(g).map(Route::Value).unwrap_or(Route::NotFoundPage),
+            ["apis", g, v] => discovery::api_resource_list(g, v).map(Route::Value).unwrap_or(Route::NotFoundPage),
+            ["debug", "kubesim", what] => Route::Debug(what.to_string()),
+            ["openapi", "v2"] => Route::Value(
+                json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.33.0"}, "paths": {}, "definitions": {}}),
+            ),
+            ["openapi", "v3"] => Route::Value(openapi::index()),
+            ["openapi", "v3", rest @ ..] => {
+                openapi::group_version(&rest.join("/")).map(Route::Value).unwrap_or(Route::NotFoundPage)
+            }
+            ["api", "v1", rest @ ..] => self.resolve_resource("", "v1", rest),
+            ["apis", g, v, rest @ ..] => {
+                if discovery::api_resource_list(g, v).is_none() {
+                    return Route::NotFoundPage;
+                }
+                self.resolve_resource(g, v, rest)
+            }
+            _ => Route::NotFoundPage,
+        }
+    }
+
+    fn resolve_resource(&self, group: &str, version: &str, rest: &[&str]) -> Route {
+        let lookup = |r: &str| kinds::lookup(group, version, r);
+        let t = |rt, ns: Option<&str>, name: Option<&str>, sub: Option<&str>| {
+            Route::Resource(Target {
+                rt,
+                namespace: ns.map(str::to_string),
+                name: name.map(str::to_string),
+                subresource: sub.map(str::to_string),
+            })
+        };
+        match rest {
+            ["namespaces", ns, res, tail @ ..]
+                if !(group.is_empty() && (*res == "status" || *res == "finalize") && tail.is_empty()) =>
+            {
+                let Some(rt) = lookup(res).filter(|r| r.namespaced) else { return Route::NotFoundStatus };
+                match tail {
+                    [] => t(rt, Some(ns), None, None),
+                    [name] => t(rt, Some(ns), Some(name), None),
+                    [name, sub] => t(rt, Some(ns), Some(name), Some(sub)),
+                    _ => Route::NotFoundStatus,
+                }
+            }
+            [res, tail @ ..] => {
+                let Some(rt) = lookup(res) else { return Route::NotFoundStatus };
+                match (rt.namespaced, tail) {
+                    (_, []) => t(rt, None, None, None),
+                    (false, [name]) => t(rt, None, Some(name), None),
+                    (false, [name, sub]) => t(rt, None, Some(name), Some(sub)),
+                    _ => Route::NotFoundStatus,
+                }
+            }
+            _ => Route::NotFoundStatus,
+        }
+    }
+}
