@@ -67,6 +67,29 @@ fn bookmarks_follow_the_simulated_clock_and_timeouts_end_watches() {
 }
 
 #[test]
+fn a_watch_from_the_future_waits_for_its_revision() {
+    let mut s = server();
+    let future = s.revision().0 + 2;
+    let mut w = open(
+        &mut s,
+        &format!("/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&resourceVersion={future}"),
+    );
+    s.advance(61_000);
+    assert!(s.poll_watch(&mut w, 10).is_empty(), "no bookmark for a revision that does not exist yet");
+    create_cm(&mut s, "a", json!({}));
+    create_cm(&mut s, "b", json!({}));
+    let evs = s.poll_watch(&mut w, 10);
+    assert_eq!(
+        types(&evs),
+        ["BOOKMARK"],
+        "both writes are at or before the requested revision; the overdue bookmark is sent once the head is there"
+    );
+    assert_eq!(evs[0].resource_version().unwrap(), future.to_string());
+    create_cm(&mut s, "c", json!({}));
+    assert_eq!(types(&s.poll_watch(&mut w, 10)), ["ADDED"]);
+}
+
+#[test]
 fn a_watcher_too_far_behind_is_closed_with_an_error() {
     let mut s = Server::new(ServerConfig { watch_buffer: 5, ..Default::default() });
     let head = s.revision().0;

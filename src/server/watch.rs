@@ -259,7 +259,9 @@ impl Server {
             }
         }
         let now = self.now();
-        if w.bookmarks && now >= w.next_bookmark && w.cursor.next > self.revision() {
+        // A bookmark promises everything up to the head was delivered: only when
+        // the stream is exactly there (not behind, not started in the future).
+        if w.bookmarks && now >= w.next_bookmark && w.position() == self.revision() {
             out.push(WatchEvent::bookmark(w.rt, w.position(), false));
             while w.next_bookmark <= now {
                 w.next_bookmark = w.next_bookmark.plus_millis(BOOKMARK_INTERVAL_MS);

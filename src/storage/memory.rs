@@ -65,19 +65,14 @@ impl MemStorage {
         let (kind, event_obj, prev) = event;
         let key: Arc<str> = match self.keys.get_key_value(key) {
             Some((k, _)) => k.clone(),
-            None => {
-                let k: Arc<str> = Arc::from(key);
-                self.keys.insert(k.clone(), KeyHistory::default());
-                k
-            }
+            None => Arc::from(key),
         };
         match kind {
             EventKind::Created => self.live.insert(key.clone()),
             EventKind::Deleted => self.live.remove(&key),
             EventKind::Updated => {}
         }
-        let Some(history) = self.keys.get_mut(&*key) else { return };
-        let versions = &mut history.versions;
+        let versions = &mut self.keys.entry(key.clone()).or_default().versions;
         // Histories are short: grow them exactly rather than by doubling.
         versions.reserve_exact(1);
         versions.push((rev, value));
