@@ -226,7 +226,9 @@ fn is_name_part(s: &str) -> bool {
         && b[b.len() - 1].is_ascii_alphanumeric()
 }
 
-fn validate_label_key(key: &str) -> Result<(), String> {
+/// Why `key` is not a valid label key (`validation.IsQualifiedName`), or
+/// None. Shared by selector parsing and object metadata validation.
+pub fn label_key_problem(key: &str) -> Option<String> {
     let name = match key.split_once('/') {
         Some((prefix, name)) => {
             let ok = !prefix.is_empty()
@@ -239,29 +241,44 @@ fn validate_label_key(key: &str) -> Result<(), String> {
                         && b[b.len() - 1] != b'-'
                 });
             if !ok {
-                return Err(format!("key: Invalid value: \"{key}\": prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"));
+                return Some("prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')".into());
             }
             name
         }
         None => key,
     };
     if name.len() > 63 {
-        return Err(format!("key: Invalid value: \"{key}\": name part must be no more than 63 characters"));
+        return Some("name part must be no more than 63 characters".into());
     }
     if !is_name_part(name) {
-        return Err(format!("key: Invalid value: \"{key}\": {QUALIFIED_NAME_MSG}"));
+        return Some(QUALIFIED_NAME_MSG.into());
     }
-    Ok(())
+    None
+}
+
+/// Why `v` is not a valid label value (`validation.IsValidLabelValue`), or None.
+pub fn label_value_problem(v: &str) -> Option<String> {
+    if v.len() > 63 {
+        return Some("must be no more than 63 characters".into());
+    }
+    if !v.is_empty() && !is_name_part(v) {
+        return Some(LABEL_VALUE_MSG.into());
+    }
+    None
+}
+
+fn validate_label_key(key: &str) -> Result<(), String> {
+    match label_key_problem(key) {
+        Some(p) => Err(format!("key: Invalid value: \"{key}\": {p}")),
+        None => Ok(()),
+    }
 }
 
 fn validate_label_value(v: &str) -> Result<(), String> {
-    if v.len() > 63 {
-        return Err(format!("values[0]: Invalid value: \"{v}\": must be no more than 63 characters"));
+    match label_value_problem(v) {
+        Some(p) => Err(format!("values[0]: Invalid value: \"{v}\": {p}")),
+        None => Ok(()),
     }
-    if !v.is_empty() && !is_name_part(v) {
-        return Err(format!("values[0]: Invalid value: \"{v}\": {LABEL_VALUE_MSG}"));
-    }
-    Ok(())
 }
 
 /// One term of a field selector.

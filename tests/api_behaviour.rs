@@ -275,6 +275,23 @@ fn wrong_methods_and_subresources_are_refused() {
 }
 
 #[test]
+fn label_keys_and_values_are_validated_on_objects() {
+    let mut s = server();
+    let r = call(
+        &mut s,
+        "POST",
+        "/api/v1/namespaces/default/configmaps",
+        Some(json!({"metadata": {"name": "x", "labels": {"a b": "ok", "good": "x,y=z"}}})),
+    );
+    assert_eq!(r.status, 422);
+    let causes = r.json_body()["details"]["causes"].as_array().unwrap().clone();
+    assert_eq!(causes.len(), 2, "every cause: {causes:?}");
+    assert!(causes[0]["message"].as_str().unwrap().starts_with("Invalid value: \"a b\": name part must consist of"));
+    assert!(causes[1]["message"].as_str().unwrap().starts_with("Invalid value: \"x,y=z\": a valid label must be"));
+    assert!(causes.iter().all(|c| c["field"] == "metadata.labels"));
+}
+
+#[test]
 fn paths_are_percent_decoded() {
     let mut s = server();
     let r = call(

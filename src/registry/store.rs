@@ -255,11 +255,12 @@ impl<S: Storage> Registry<S> {
         }
         if let Some(Value::Object(labels)) = meta::metadata(obj).and_then(|m| m.get("labels")) {
             for (k, v) in labels {
-                let sel = format!("{k}={}", v.as_str().unwrap_or(""));
-                if let Err(e) = crate::selector::LabelSelector::parse(&sel) {
-                    let what = if e.contains("values[0]") { v.as_str().unwrap_or("").to_string() } else { k.clone() };
-                    let detail = e.rsplit_once(": ").map(|(_, d)| d.to_string()).unwrap_or(e);
-                    errs.push(FieldError::invalid("metadata.labels", &what, &detail));
+                if let Some(p) = crate::selector::label_key_problem(k) {
+                    errs.push(FieldError::invalid("metadata.labels", k, &p));
+                }
+                let v = v.as_str().unwrap_or("");
+                if let Some(p) = crate::selector::label_value_problem(v) {
+                    errs.push(FieldError::invalid("metadata.labels", v, &p));
                 }
             }
         }
