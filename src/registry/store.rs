@@ -509,7 +509,7 @@ impl<S: Storage> Registry<S> {
                 ));
             }
         }
-        let mut finalizers = meta::finalizers(&old);
+        let finalizers = meta::finalizers(&old);
         let orphan = opts.propagation_policy.as_deref() == Some("Orphan") || opts.orphan_dependents == Some(true);
         let foreground = opts.propagation_policy.as_deref() == Some("Foreground");
         let background =
@@ -547,11 +547,10 @@ impl<S: Storage> Registry<S> {
                     m.insert("generation".into(), json!(g + 1));
                 }
             }
-            finalizers = want;
-            if finalizers.is_empty() {
+            if want.is_empty() {
                 m.shift_remove("finalizers");
             } else {
-                m.insert("finalizers".into(), json!(finalizers));
+                m.insert("finalizers".into(), json!(want));
             }
         }
         if rules::is_namespaces(rt) {

@@ -60,7 +60,6 @@ impl Server {
             Some(0) | None => None,
             Some(l) => Some(l as usize),
         };
-        let parse = parse_rv;
         let not_older_than = |want: Revision| -> Result<Revision, Status> {
             if want > head {
                 Err(Status::too_large_resource_version(want.0, head.0))
@@ -87,12 +86,12 @@ impl Server {
             (at, ListStart::At(tok.start))
         } else {
             let at = match (opts.resource_version_match.as_deref(), rv) {
-                (Some("Exact"), rv) => parse(rv)?,
+                (Some("Exact"), rv) => parse_rv(rv)?,
                 (Some(_), "0") => head,
-                (Some(_), rv) => not_older_than(parse(rv)?)?,
+                (Some(_), rv) => not_older_than(parse_rv(rv)?)?,
                 (None, "") | (None, "0") => head,
-                (None, rv) if limit.is_some() => parse(rv)?,
-                (None, rv) => not_older_than(parse(rv)?)?,
+                (None, rv) if limit.is_some() => parse_rv(rv)?,
+                (None, rv) => not_older_than(parse_rv(rv)?)?,
             };
             (at, ListStart::Beginning)
         };

@@ -155,12 +155,11 @@ impl Server {
             r.headers.push(("Transfer-Encoding".into(), "chunked".into()));
             r
         };
-        let parse = parse_rv;
         // The three watch semantics of spec 000, and streaming lists.
         let initial = match (send_initial, rv.as_str()) {
             (Some(true), "") | (Some(true), "0") => true,
             (Some(true), rv) => {
-                let want = parse(rv)?;
+                let want = parse_rv(rv)?;
                 if want > head {
                     return Err(Status::too_large_resource_version(want.0, head.0));
                 }
@@ -169,7 +168,7 @@ impl Server {
             (Some(false), "") | (Some(false), "0") => false,
             (None, "") | (None, "0") => true,
             (_, rv) => {
-                let want = parse(rv)?;
+                let want = parse_rv(rv)?;
                 match self.registry.storage.watch(&prefix, want) {
                     Ok(c) => stream.cursor = c,
                     Err(e) => {
