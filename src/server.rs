@@ -276,6 +276,12 @@ impl Server {
     }
 
     fn debug(&mut self, req: &Request, what: &str, q: &Query) -> Response {
+        if what == "history" {
+            return match req.method.as_str() {
+                "GET" => self.debug_history(q),
+                _ => Response::status(&Status::bad_request("the history endpoint is read with GET")),
+            };
+        }
         if req.method != "POST" {
             return Response::status(&Status::bad_request("debug endpoints take POST"));
         }
@@ -307,6 +313,37 @@ impl Server {
             }
             _ => Response::text(404, "404 page not found\n"),
         }
+    }
+
+    /// The write log as the storage layer sees it (like watching all of
+    /// etcd's keyspace): one entry per revision after `after`, oldest first.
+    /// History before the compaction horizon is gone; `from` says where the
+    /// answer starts.
+    fn debug_history(&self, q: &Query) -> Response {
+        let after = match q.get("after").filter(|s| !s.is_empty()).map(str::parse::<u64>) {
+            None => Revision(0),
+            Some(Ok(n)) => Revision(n),
+            Some(Err(_)) => return Response::status(&Status::bad_request("invalid ?after: expected a revision number")),
+        };
+        let limit = match q.get("limit").filter(|s| !s.is_empty()).map(str::parse::<usize>) {
+            None => 1000,
+            Some(Ok(n)) => n.clamp(1, 10_000),
+            Some(Err(_)) => return Response::status(&Status::bad_request("invalid ?limit: expected a number")),
+        };
+        let storage = &self.registry.storage;
+        let from = after.max(storage.compacted());
+        let mut events = Vec::new();
+        if let Ok(mut cursor) = storage.watch("/", from) {
+            if let Ok(batch) = storage.poll(&mut cursor, limit) {
+                for e in batch {
+                    events.push(history_entry(e));
+                }
+            }
+        }
+        let mut state = self.debug_state();
+        state["from"] = Value::String(from.to_string());
+        state["events"] = Value::Array(events);
+        Response::value(200, &state)
     }
 
     fn debug_state(&self) -> Value {
@@ -447,6 +484,33 @@ impl Server {
 /// Runs `serve` and turns a panic into a 500 `Status` response, so a bug
 /// answers the client instead of dropping its connection. (Doors call this;
 /// on wasm32, where panics abort, it is a plain call.)
+/// One write of the event log, named as a client would name the object.
+fn history_entry(e: &crate::storage::Event) -> Value {
+    let kind = match e.kind {
+        crate::storage::EventKind::Created => "ADDED",
+        crate::storage::EventKind::Updated => "MODIFIED",
+        crate::storage::EventKind::Deleted => "DELETED",
+    };
+    // Keys are /group/resource/[namespace/]name.
+    let parts: Vec<&str> = e.key.trim_start_matches('/').splitn(4, '/').collect();
+    let (group, resource) = (parts.first().copied().unwrap_or(""), parts.get(1).copied().unwrap_or(""));
+    let group = if group == "core" { "" } else { group };
+    let rt = kinds::BUILTIN.iter().find(|rt| rt.group == group && rt.resource == resource);
+    let (namespace, name) = match (rt.map(|rt| rt.namespaced), &parts[2.min(parts.len())..]) {
+        (Some(true), [ns, rest @ ..]) => (*ns, rest.join("/")),
+        (_, rest) => ("", rest.join("/")),
+    };
+    json!({
+        "revision": e.revision.to_string(),
+        "type": kind,
+        "group": group,
+        "resource": resource,
+        "kind": rt.map(|rt| rt.kind).unwrap_or(""),
+        "namespace": namespace,
+        "name": name,
+    })
+}
+
 pub fn guard_panics(serve: impl FnOnce() -> Served) -> Served {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(serve)).unwrap_or_else(|_| {
         Served::Response(Response::status(&Status::internal_error("the simulator panicked while serving this request")))

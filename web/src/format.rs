@@ -1,0 +1,238 @@
+//! Formatting the page shows: pretty bodies, YAML, ages, decoded continue
+//! tokens, diffs, and query-string editing.
+
+use base64::Engine;
+use serde_json::Value;
+
+/// A body for reading: pretty JSON when it is JSON (each line of a watch
+/// stream on its own), the text otherwise.
+pub fn pretty_body(body: &[u8]) -> String {
+    if body.is_empty() {
+        return String::new();
+    }
+    if let Ok(v) = serde_json::from_slice::<Value>(body) {
+        return serde_json::to_string_pretty(&v).unwrap_or_default();
+    }
+    let text = String::from_utf8_lossy(body);
+    let lines: Vec<String> = text
+        .lines()
+        .map(|l| match serde_json::from_str::<Value>(l) {
+            Ok(v) => serde_json::to_string(&v).unwrap_or_else(|_| l.to_string()),
+            Err(_) => l.to_string(),
+        })
+        .collect();
+    lines.join("\n")
+}
+
+pub fn to_yaml(v: &Value) -> String {
+    serde_norway::to_string(v).unwrap_or_else(|e| format!("# cannot render as YAML: {e}"))
+}
+
+pub fn to_pretty_json(v: &Value) -> String {
+    serde_json::to_string_pretty(v).unwrap_or_default()
+}
+
+/// Parses one or more YAML (or JSON) documents, as `kubectl create -f`
+/// reads a file. Empty documents are skipped; a `List` is flattened.
+pub fn parse_documents(text: &str) -> Result<Vec<Value>, String> {
+    let mut out = Vec::new();
+    for (i, doc) in serde_norway::Deserializer::from_str(text).enumerate() {
+        let v: Value = serde::Deserialize::deserialize(doc).map_err(|e| format!("error parsing document {}: {e}", i + 1))?;
+        match v {
+            Value::Null => {}
+            Value::Object(ref m) if m.get("kind").and_then(Value::as_str) == Some("List") => {
+                if let Some(items) = m.get("items").and_then(Value::as_array) {
+                    out.extend(items.iter().cloned());
+                }
+            }
+            Value::Object(_) => out.push(v),
+            other => return Err(format!("error parsing document {}: expected an object, got {other}", i + 1)),
+        }
+    }
+    Ok(out)
+}
+
+/// kubectl's age format: 45s, 5m, 3h, 2d.
+pub fn age(now_ms: i64, then_ms: i64) -> String {
+    let s = ((now_ms - then_ms).max(0)) / 1000;
+    match s {
+        0..=119 => format!("{s}s"),
+        120..=599 => format!("{}m{}s", s / 60, s % 60).replace("m0s", "m"),
+        600..=10799 => format!("{}m", s / 60),
+        10800..=172799 => format!("{}h", s / 3600),
+        _ => format!("{}d", s / 86400),
+    }
+}
+
+/// Milliseconds since the epoch from an RFC 3339 UTC timestamp
+/// (`2023-11-14T22:13:20Z`), as the server writes them.
+pub fn parse_rfc3339(ts: &str) -> Option<i64> {
+    let b = ts.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[10] != b'T' {
+        return None;
+    }
+    let n = |r: std::ops::Range<usize>| ts.get(r)?.parse::<i64>().ok();
+    let (y, mo, d, h, mi, s) = (n(0..4)?, n(5..7)?, n(8..10)?, n(11..13)?, n(14..16)?, n(17..19)?);
+    // Days from civil (Howard Hinnant's algorithm).
+    let y2 = if mo <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let doy = (153 * (if mo > 2 { mo - 3 } else { mo + 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146097 + doe - 719468;
+    Some(((days * 24 + h) * 60 + mi) * 60_000 + s * 1000)
+}
+
+/// A continue token decoded for display: it is base64 (URL-safe, unpadded)
+/// of a small JSON document.
+pub fn decode_continue(token: &str) -> Result<Value, String> {
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(token.trim_end_matches('='))
+        .or_else(|_| base64::engine::general_purpose::STANDARD.decode(token))
+        .map_err(|e| format!("not base64: {e}"))?;
+    serde_json::from_slice(&bytes).map_err(|e| format!("not JSON: {e}"))
+}
+
+/// A line diff in unified style: lines prefixed with ' ', '-' or '+'.
+pub fn diff_lines(old: &str, new: &str) -> Vec<(char, String)> {
+    let d = similar::TextDiff::from_lines(old, new);
+    d.iter_all_changes()
+        .map(|c| {
+            let tag = match c.tag() {
+                similar::ChangeTag::Equal => ' ',
+                similar::ChangeTag::Delete => '-',
+                similar::ChangeTag::Insert => '+',
+            };
+            (tag, c.value().trim_end_matches('\n').to_string())
+        })
+        .collect()
+}
+
+/// The decoded value of a query parameter.
+pub fn query_param(query: &str, name: &str) -> Option<String> {
+    form_pairs(query).into_iter().find(|(k, _)| k == name).map(|(_, v)| v)
+}
+
+fn form_pairs(query: &str) -> Vec<(String, String)> {
+    query
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (decode_component(k), decode_component(v))
+        })
+        .collect()
+}
+
+fn decode_component(s: &str) -> String {
+    let s = s.replace('+', " ");
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok().and_then(|h| u8::from_str_radix(h, 16).ok());
+            if let Some(b) = hex {
+                out.push(b);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// Percent-encodes a query component (everything but unreserved characters).
+pub fn encode_component(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// Sets (or, with an empty value, removes) a query parameter, keeping the
+/// others in order.
+pub fn set_query_param(query: &str, name: &str, value: &str) -> String {
+    let mut pairs: Vec<(String, String)> = form_pairs(query).into_iter().filter(|(k, _)| k != name).collect();
+    if !value.is_empty() {
+        pairs.push((name.to_string(), value.to_string()));
+    }
+    build_query(&pairs)
+}
+
+pub fn build_query(pairs: &[(String, String)]) -> String {
+    pairs
+        .iter()
+        .filter(|(_, v)| !v.is_empty())
+        .map(|(k, v)| format!("{}={}", encode_component(k), encode_component(v)))
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn ages_read_like_kubectl() {
+        assert_eq!(age(10_000, 0), "10s");
+        assert_eq!(age(150_000, 0), "2m30s");
+        assert_eq!(age(180_000, 0), "3m");
+        assert_eq!(age(3_600_000, 0), "60m");
+        assert_eq!(age(4 * 3_600_000, 0), "4h");
+        assert_eq!(age(3 * 86_400_000, 0), "3d");
+        assert_eq!(age(0, 5_000), "0s");
+    }
+
+    #[test]
+    fn rfc3339_round_trips_the_servers_clock() {
+        let t = kubesim::clock::SimTime(1_700_000_123_000);
+        assert_eq!(parse_rfc3339(&t.rfc3339()), Some(1_700_000_123_000));
+        assert_eq!(parse_rfc3339("nonsense"), None);
+    }
+
+    #[test]
+    fn query_params_are_set_removed_and_encoded() {
+        let q = set_query_param("limit=2", "labelSelector", "app in (a,b)");
+        assert_eq!(q, "limit=2&labelSelector=app%20in%20%28a%2Cb%29");
+        assert_eq!(query_param(&q, "labelSelector").as_deref(), Some("app in (a,b)"));
+        assert_eq!(set_query_param(&q, "limit", ""), "labelSelector=app%20in%20%28a%2Cb%29");
+        assert_eq!(query_param("a=%zz", "a").as_deref(), Some("%zz"));
+        assert_eq!(query_param("a=%4", "a").as_deref(), Some("%4"));
+    }
+
+    #[test]
+    fn documents_are_split_and_lists_flattened() {
+        let docs = parse_documents("a: 1\n---\n---\nkind: List\nitems:\n- b: 2\n- c: 3\n").unwrap();
+        assert_eq!(docs, vec![json!({"a": 1}), json!({"b": 2}), json!({"c": 3})]);
+        assert!(parse_documents("- 1\n").unwrap_err().contains("expected an object"));
+        assert!(parse_documents("a: [\n").is_err());
+    }
+
+    #[test]
+    fn continue_tokens_decode_to_their_json() {
+        let token = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(br#"{"v":"meta.k8s.io/v1","rv":12,"start":"b\u0000"}"#);
+        assert_eq!(decode_continue(&token).unwrap()["rv"], json!(12));
+        assert!(decode_continue("!!!").is_err());
+    }
+
+    #[test]
+    fn diffs_mark_removed_and_added_lines() {
+        let d = diff_lines("a\nb\nc\n", "a\nc\nd\n");
+        assert_eq!(d, vec![(' ', "a".into()), ('-', "b".into()), (' ', "c".into()), ('+', "d".into())]);
+    }
+
+    #[test]
+    fn watch_stream_bodies_print_one_event_per_line() {
+        let body = b"{\"type\":\"ADDED\",\"object\":{}}\n{\"type\":\"BOOKMARK\",\"object\":{}}\n";
+        assert_eq!(pretty_body(body), "{\"type\":\"ADDED\",\"object\":{}}\n{\"type\":\"BOOKMARK\",\"object\":{}}");
+        assert_eq!(pretty_body(b"{\"a\":1}"), "{\n  \"a\": 1\n}");
+    }
+}

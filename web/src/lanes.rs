@@ -1,0 +1,278 @@
+//! Watch lanes: each is a client that lists, watches, and resumes as an
+//! informer does, with every step a real request in the log.
+
+use std::rc::Rc;
+
+use kubesim::server::{Request, WatchStream};
+use serde_json::Value;
+
+use crate::format::{query_param, set_query_param};
+use crate::session::{body_json, Session, Source};
+
+/// Where a lane is in its life (shown on the lane).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LaneState {
+    Listing,
+    Watching,
+    Resuming,
+    /// The resume got 410 Gone; the lane lists again to catch up.
+    RelistingAfterGone,
+    Stopped,
+    /// The server ended the stream (timeoutSeconds, or an error).
+    Closed(String),
+}
+
+impl LaneState {
+    pub fn label(&self) -> String {
+        match self {
+            LaneState::Listing => "listing".into(),
+            LaneState::Watching => "watching".into(),
+            LaneState::Resuming => "resuming".into(),
+            LaneState::RelistingAfterGone => "relisting after 410".into(),
+            LaneState::Stopped => "stopped".into(),
+            LaneState::Closed(why) => format!("closed: {why}"),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RowKind {
+    Added,
+    Modified,
+    Deleted,
+    Bookmark,
+    Error,
+    /// A note from the lane itself (listed N items, resumed from RV…).
+    Note,
+}
+
+impl RowKind {
+    pub fn label(&self) -> &'static str {
+        match self {
+            RowKind::Added => "ADDED",
+            RowKind::Modified => "MODIFIED",
+            RowKind::Deleted => "DELETED",
+            RowKind::Bookmark => "BOOKMARK",
+            RowKind::Error => "ERROR",
+            RowKind::Note => "·",
+        }
+    }
+}
+
+/// One line of a lane.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaneRow {
+    pub kind: RowKind,
+    pub resource_version: String,
+    pub namespace: String,
+    pub name: String,
+    /// What else matters at a glance: deletionTimestamp and finalizers, an
+    /// error's code and message, a bookmark's annotation.
+    pub detail: String,
+    pub object: Option<Rc<str>>,
+}
+
+pub struct Lane {
+    pub id: u64,
+    /// The collection path, e.g. /api/v1/namespaces/default/configmaps.
+    pub path: String,
+    /// Extra query parameters for the watch (labelSelector=…, etc.).
+    pub query: String,
+    /// List first and watch from the list's resourceVersion, as informers do.
+    pub list_first: bool,
+    pub state: LaneState,
+    pub rows: Vec<LaneRow>,
+    pub last_rv: Option<String>,
+    stream: Option<WatchStream>,
+}
+
+impl Lane {
+    pub fn new(id: u64, path: &str, query: &str, list_first: bool) -> Lane {
+        Lane {
+            id,
+            path: path.trim().to_string(),
+            query: query.trim().trim_start_matches('?').to_string(),
+            list_first,
+            state: LaneState::Stopped,
+            rows: Vec::new(),
+            last_rv: None,
+            stream: None,
+        }
+    }
+
+    fn note(&mut self, text: String) {
+        self.rows.push(LaneRow {
+            kind: RowKind::Note,
+            resource_version: String::new(),
+            namespace: String::new(),
+            name: String::new(),
+            detail: text,
+            object: None,
+        });
+    }
+
+    /// Starts the lane: a list (if asked) then a watch.
+    pub fn start(&mut self, s: &mut Session) {
+        if self.list_first {
+            self.relist(s, LaneState::Listing);
+        } else {
+            let q = set_query_param(&self.query, "watch", "true");
+            self.open_watch(s, q, LaneState::Watching);
+        }
+    }
+
+    fn relist(&mut self, s: &mut Session, state: LaneState) {
+        self.state = state;
+        let mut list_q = self.query.clone();
+        for p in ["watch", "resourceVersion", "resourceVersionMatch", "sendInitialEvents", "allowWatchBookmarks"] {
+            list_q = set_query_param(&list_q, p, "");
+        }
+        let target = if list_q.is_empty() { self.path.clone() } else { format!("{}?{}", self.path, list_q) };
+        let e = s.request(Source::Lane, Request::new("GET", &target).with_header("Accept", "application/json"));
+        let v = body_json(&e.response);
+        if e.response.status != 200 {
+            let msg = v.get("message").and_then(Value::as_str).unwrap_or("").to_string();
+            self.note(format!("list failed: {} {msg}", e.response.status));
+            self.state = LaneState::Closed(format!("list failed ({})", e.response.status));
+            return;
+        }
+        let rv = v.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or("").to_string();
+        let n = v.get("items").and_then(Value::as_array).map_or(0, Vec::len);
+        self.note(format!("listed {n} items at resourceVersion {rv}"));
+        self.last_rv = Some(rv.clone());
+        let mut q = set_query_param(&self.query, "watch", "true");
+        q = set_query_param(&q, "resourceVersion", &rv);
+        if query_param(&q, "allowWatchBookmarks").is_none() {
+            q = set_query_param(&q, "allowWatchBookmarks", "true");
+        }
+        self.open_watch(s, q, LaneState::Watching);
+    }
+
+    fn open_watch(&mut self, s: &mut Session, query: String, state: LaneState) {
+        let target = format!("{}?{}", self.path, query);
+        let (e, stream) = s.serve(Source::Lane, Request::new("GET", &target).with_header("Accept", "application/json"));
+        match stream {
+            Some(st) => {
+                self.stream = Some(st);
+                self.state = state;
+                self.pump(s);
+            }
+            None => {
+                let v = body_json(&e.response);
+                let msg = v.get("message").and_then(Value::as_str).unwrap_or("").to_string();
+                self.note(format!("watch refused: {} {msg}", e.response.status));
+                self.state = LaneState::Closed(format!("watch refused ({})", e.response.status));
+            }
+        }
+    }
+
+    /// Closes the stream, keeping the last resourceVersion for a resume.
+    pub fn stop(&mut self) {
+        self.stream = None;
+        self.state = LaneState::Stopped;
+        self.generation_note("stopped");
+    }
+
+    fn generation_note(&mut self, what: &str) {
+        let rv = self.last_rv.clone().unwrap_or_default();
+        self.note(format!("{what} (last resourceVersion {rv})"));
+    }
+
+    /// Watches again from the last resourceVersion seen.
+    pub fn resume(&mut self, s: &mut Session) {
+        let Some(rv) = self.last_rv.clone() else {
+            self.start(s);
+            return;
+        };
+        self.note(format!("resuming from resourceVersion {rv}"));
+        let mut q = set_query_param(&self.query, "watch", "true");
+        q = set_query_param(&q, "resourceVersion", &rv);
+        q = set_query_param(&q, "sendInitialEvents", "");
+        self.open_watch(s, q, LaneState::Resuming);
+    }
+
+    pub fn is_open(&self) -> bool {
+        self.stream.is_some()
+    }
+
+    /// Takes what the stream has; returns whether anything changed.
+    pub fn pump(&mut self, s: &mut Session) -> bool {
+        let Some(mut stream) = self.stream.take() else { return false };
+        let events = s.server.poll_watch(&mut stream, 5000);
+        let changed = !events.is_empty();
+        let mut gone = false;
+        for ev in &events {
+            let row = row_of(ev.event_type.as_str(), ev.object_json());
+            if row.kind == RowKind::Error {
+                gone |= row.detail.starts_with("410");
+            } else if !row.resource_version.is_empty() {
+                self.last_rv = Some(row.resource_version.clone());
+            }
+            self.rows.push(row);
+        }
+        if self.state == LaneState::Resuming && changed && !gone {
+            self.state = LaneState::Watching;
+        }
+        if stream.is_done() {
+            if gone && self.list_first {
+                // What an informer does: the history it needs is gone, so it
+                // lists again and watches from there.
+                self.relist(s, LaneState::RelistingAfterGone);
+                return true;
+            }
+            self.state = LaneState::Closed(if gone { "410 Gone".into() } else { "stream ended".into() });
+            self.note("the server closed the stream".into());
+            return true;
+        }
+        if self.state == LaneState::Resuming && !changed {
+            self.state = LaneState::Watching;
+        }
+        self.stream = Some(stream);
+        changed
+    }
+}
+
+/// Summarises a watch event's object for a lane row.
+pub fn row_of(event_type: &str, object_json: &[u8]) -> LaneRow {
+    let v: Value = serde_json::from_slice(object_json).unwrap_or(Value::Null);
+    let kind = match event_type {
+        "ADDED" => RowKind::Added,
+        "MODIFIED" => RowKind::Modified,
+        "DELETED" => RowKind::Deleted,
+        "BOOKMARK" => RowKind::Bookmark,
+        _ => RowKind::Error,
+    };
+    let s = |p: &str| v.pointer(p).and_then(Value::as_str).unwrap_or("").to_string();
+    let detail = match kind {
+        RowKind::Error => format!("{} {}: {}", v.get("code").and_then(Value::as_i64).unwrap_or(0), s("/reason"), s("/message")),
+        RowKind::Bookmark => {
+            if s("/metadata/annotations/k8s.io~1initial-events-end") == "true" {
+                "initial-events-end".into()
+            } else {
+                String::new()
+            }
+        }
+        _ => {
+            let mut d = Vec::new();
+            let del = s("/metadata/deletionTimestamp");
+            if !del.is_empty() {
+                d.push(format!("deletionTimestamp={del}"));
+            }
+            if let Some(f) = v.pointer("/metadata/finalizers").and_then(Value::as_array) {
+                if !f.is_empty() {
+                    let names: Vec<&str> = f.iter().filter_map(Value::as_str).collect();
+                    d.push(format!("finalizers=[{}]", names.join(", ")));
+                }
+            }
+            d.join(" ")
+        }
+    };
+    LaneRow {
+        kind,
+        resource_version: s("/metadata/resourceVersion"),
+        namespace: s("/metadata/namespace"),
+        name: s("/metadata/name"),
+        detail,
+        object: Some(Rc::from(String::from_utf8_lossy(object_json).as_ref())),
+    }
+}

@@ -1,0 +1,25 @@
+//! kubesim's browser door: the simulated API runs in the tab, and a Yew UI
+//! shows what it does. The modules without `components` in their path are
+//! plain logic, unit-tested natively; `components` renders them.
+//!
+//! Invariant: nothing here touches `kubesim::storage` or the registry; the
+//! page is a client of `Server::serve` like any other.
+
+pub mod format;
+pub mod kubectl;
+pub mod lanes;
+pub mod pager;
+pub mod resources;
+pub mod scenario;
+pub mod session;
+pub mod timeline;
+pub mod virtual_window;
+
+#[cfg(target_arch = "wasm32")]
+pub mod components;
+
+/// Starts the app in the page's body.
+#[cfg(target_arch = "wasm32")]
+pub fn start() {
+    components::start();
+}

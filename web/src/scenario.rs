@@ -1,0 +1,84 @@
+//! The small, realistic cluster a new session starts with, made through
+//! ordinary requests (they are the first entries of the request log and
+//! of the journal). The namespaces default, kube-system, kube-public and
+//! kube-node-lease come with the server.
+
+use kubesim::server::Request;
+use serde_json::{json, Value};
+
+fn post(path: &str, body: Value) -> Request {
+    Request::new("POST", path)
+        .with_header("Content-Type", "application/json")
+        .with_header("Accept", "application/json")
+        .with_body(serde_json::to_vec(&body).unwrap_or_default())
+}
+
+fn merge_patch(path: &str, body: Value) -> Request {
+    Request::new("PATCH", path)
+        .with_header("Content-Type", "application/merge-patch+json")
+        .with_header("Accept", "application/json")
+        .with_body(serde_json::to_vec(&body).unwrap_or_default())
+}
+
+pub fn starter_cluster() -> Vec<Request> {
+    let mut reqs = Vec::new();
+    for (i, name) in ["control-plane", "worker-1", "worker-2"].iter().enumerate() {
+        let mut labels = json!({
+            "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
+        });
+        if i == 0 {
+            labels["node-role.kubernetes.io/control-plane"] = json!("");
+        }
+        reqs.push(post(
+            "/api/v1/nodes",
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
+                   "spec": {"podCIDR": format!("10.244.{i}.0/24")}}),
+        ));
+        reqs.push(merge_patch(
+            &format!("/api/v1/nodes/{name}/status"),
+            json!({"status": {
+                "capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"},
+                "allocatable": {"cpu": "4", "memory": "15Gi", "pods": "110"},
+                "addresses": [{"type": "InternalIP", "address": format!("172.18.0.{}", i + 2)},
+                              {"type": "Hostname", "address": name}],
+                "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
+                                "message": "kubelet is posting ready status"}],
+                "nodeInfo": {"kubeletVersion": "v1.33.0", "containerRuntimeVersion": "containerd://2.0.0",
+                             "operatingSystem": "linux", "architecture": "amd64"}}}),
+        ));
+    }
+    // The two Services of spec 000's ServiceList example.
+    reqs.push(post(
+        "/api/v1/namespaces/default/services",
+        json!({"apiVersion": "v1", "kind": "Service",
+               "metadata": {"name": "kubernetes", "labels": {"component": "apiserver", "provider": "kubernetes"}},
+               "spec": {"type": "ClusterIP", "clusterIP": "10.96.0.1",
+                        "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}}),
+    ));
+    reqs.push(post(
+        "/api/v1/namespaces/kube-system/services",
+        json!({"apiVersion": "v1", "kind": "Service",
+               "metadata": {"name": "kube-dns", "labels": {"k8s-app": "kube-dns", "kubernetes.io/name": "CoreDNS"}},
+               "spec": {"type": "ClusterIP", "clusterIP": "10.96.0.10", "selector": {"k8s-app": "kube-dns"},
+                        "ports": [{"name": "dns", "port": 53, "protocol": "UDP", "targetPort": 53},
+                                  {"name": "dns-tcp", "port": 53, "protocol": "TCP", "targetPort": 53}]}}),
+    ));
+    reqs.push(post(
+        "/apis/apps/v1/namespaces/kube-system/deployments",
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+               "metadata": {"name": "coredns", "labels": {"k8s-app": "kube-dns"}},
+               "spec": {"replicas": 2, "selector": {"matchLabels": {"k8s-app": "kube-dns"}},
+                        "template": {"metadata": {"labels": {"k8s-app": "kube-dns"}},
+                                     "spec": {"containers": [{"name": "coredns",
+                                              "image": "registry.k8s.io/coredns/coredns:v1.12.0",
+                                              "args": ["-conf", "/etc/coredns/Corefile"]}]}}}}),
+    ));
+    for ns in ["default", "kube-system", "kube-public"] {
+        reqs.push(post(
+            &format!("/api/v1/namespaces/{ns}/configmaps"),
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kube-root-ca.crt"},
+                   "data": {"ca.crt": "-----BEGIN CERTIFICATE-----\n(simulated)\n-----END CERTIFICATE-----\n"}}),
+        ));
+    }
+    reqs
+}

@@ -1,0 +1,490 @@
+//! The page's session: the simulated server, the adapter clock the page
+//! feeds it, the journal that makes the state survive a reload, and the
+//! request log. Everything the UI shows comes from requests made here,
+//! so the log is the whole truth of what the page did.
+//!
+//! Invariant: this module talks to the core only through `Server::serve`,
+//! `Server::poll_watch`, `sync_clock` and the read-only counters; it never
+//! reaches into storage.
+
+use std::rc::Rc;
+
+use kubesim::clock::SimTime;
+use kubesim::server::{Request, Response, Served, Server, ServerConfig, WatchStream};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::lanes::Lane;
+use crate::scenario;
+use crate::timeline::Timeline;
+
+/// Who in the page made a request (shown in the log).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Source {
+    Console,
+    Kubectl,
+    Lane,
+    Inspector,
+    Timeline,
+    Pager,
+    Clock,
+    Setup,
+}
+
+impl Source {
+    pub fn label(self) -> &'static str {
+        match self {
+            Source::Console => "console",
+            Source::Kubectl => "kubectl",
+            Source::Lane => "watch lane",
+            Source::Inspector => "inspector",
+            Source::Timeline => "timeline",
+            Source::Pager => "pager",
+            Source::Clock => "clock",
+            Source::Setup => "setup",
+        }
+    }
+}
+
+/// One request the page made and what came back.
+#[derive(Clone, Debug)]
+pub struct LogEntry {
+    pub id: u64,
+    pub source: Source,
+    pub request: Request,
+    pub response: Rc<Response>,
+    /// Simulated time when it was served.
+    pub at: SimTime,
+    /// Whether the response opened a watch stream (its events go to a lane).
+    pub watch: bool,
+}
+
+impl LogEntry {
+    pub fn url(&self) -> String {
+        if self.request.query.is_empty() {
+            self.request.path.clone()
+        } else {
+            format!("{}?{}", self.request.path, self.request.query)
+        }
+    }
+
+    /// The resourceVersion the request produced (a write), read (a get or
+    /// list), or asked for (a watch).
+    pub fn resource_version(&self) -> Option<String> {
+        if self.watch {
+            return crate::format::query_param(&self.request.query, "resourceVersion");
+        }
+        let v: Value = serde_json::from_slice(&self.response.body).ok()?;
+        v.pointer("/metadata/resourceVersion").and_then(Value::as_str).map(str::to_string)
+    }
+}
+
+/// A write the session made, kept so the state can be rebuilt by replay.
+/// The core is deterministic: the same seed, the same requests at the same
+/// adapter times give the same cluster, byte for byte.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JournalEntry {
+    /// The adapter clock (ms) when the request was served.
+    pub wall: i64,
+    pub method: String,
+    pub target: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub headers: Vec<(String, String)>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub body: String,
+}
+
+/// What export writes and import reads.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SavedSession {
+    pub format: String,
+    pub seed: u64,
+    #[serde(rename = "historyWindowMs")]
+    pub history_window_ms: i64,
+    /// The adapter clock when saved.
+    pub wall: i64,
+    pub paused: bool,
+    pub journal: Vec<JournalEntry>,
+}
+
+pub const SAVE_FORMAT: &str = "kubesim-session/v1";
+
+/// The clock the page feeds the core: it advances with real time while
+/// running, stands still while paused, and never goes backwards.
+#[derive(Clone, Debug)]
+pub struct PageClock {
+    pub wall: i64,
+    pub paused: bool,
+    last_real: Option<f64>,
+}
+
+impl PageClock {
+    fn new(wall: i64) -> PageClock {
+        PageClock { wall, paused: false, last_real: None }
+    }
+
+    /// Moves the clock by the real time elapsed since the last tick.
+    fn tick(&mut self, real_ms: f64) {
+        if let Some(last) = self.last_real {
+            if !self.paused && real_ms > last {
+                self.wall += (real_ms - last).round() as i64;
+            }
+        }
+        self.last_real = Some(real_ms);
+    }
+}
+
+pub struct Session {
+    pub server: Server,
+    pub clock: PageClock,
+    journal: Vec<JournalEntry>,
+    pub log: Vec<LogEntry>,
+    pub lanes: Vec<Lane>,
+    pub timeline: Timeline,
+    next_id: u64,
+    /// Bumped on every change the view may want to show.
+    pub generation: u64,
+}
+
+impl Session {
+    /// A fresh session with the starter cluster in it.
+    pub fn new(seed: u64) -> Session {
+        let mut s = Session::empty(seed, ServerConfig::default().history_window_ms);
+        for req in scenario::starter_cluster() {
+            s.request(Source::Setup, req);
+        }
+        s.refresh_timeline();
+        s
+    }
+
+    fn empty(seed: u64, history_window_ms: i64) -> Session {
+        let config = ServerConfig { seed, history_window_ms, ..ServerConfig::default() };
+        let wall = config.start_time.0;
+        Session {
+            server: Server::new(config),
+            clock: PageClock::new(wall),
+            journal: Vec::new(),
+            log: Vec::new(),
+            lanes: Vec::new(),
+            timeline: Timeline::default(),
+            next_id: 1,
+            generation: 0,
+        }
+    }
+
+    pub fn journal_len(&self) -> usize {
+        self.journal.len()
+    }
+
+    /// Serves a request and logs it. Writes (anything but GET) are
+    /// journaled. A watch is returned as its stream for the caller to own.
+    pub fn serve(&mut self, source: Source, req: Request) -> (LogEntry, Option<WatchStream>) {
+        self.server.sync_clock(SimTime(self.clock.wall));
+        if req.method != "GET" && req.method != "HEAD" {
+            self.journal.push(JournalEntry {
+                wall: self.clock.wall,
+                method: req.method.clone(),
+                target: if req.query.is_empty() { req.path.clone() } else { format!("{}?{}", req.path, req.query) },
+                headers: req.headers.clone(),
+                body: String::from_utf8_lossy(&req.body).into_owned(),
+            });
+        }
+        let (response, stream) = match self.server.serve(req.clone()) {
+            Served::Response(r) => (r, None),
+            Served::Watch(head, stream) => (head, Some(stream)),
+        };
+        let entry = LogEntry {
+            id: self.next_id,
+            source,
+            request: req,
+            response: Rc::new(response),
+            at: self.server.now(),
+            watch: stream.is_some(),
+        };
+        self.next_id += 1;
+        self.log.push(entry.clone());
+        self.generation += 1;
+        (entry, stream)
+    }
+
+    /// Serves a request that is not a watch (a watch's stream is dropped:
+    /// use `serve` for those).
+    pub fn request(&mut self, source: Source, req: Request) -> LogEntry {
+        self.serve(source, req).0
+    }
+
+    /// Called on every animation tick with the page's real clock: moves
+    /// simulated time, delivers watch events, follows new revisions.
+    pub fn tick(&mut self, real_ms: f64) {
+        let before = self.clock.wall;
+        self.clock.tick(real_ms);
+        if self.clock.wall != before {
+            self.server.sync_clock(SimTime(self.clock.wall));
+        }
+        self.pump_lanes();
+        if self.server.revision().0 > self.timeline.last_revision
+            || self.server.compacted().0 != self.timeline.compacted
+        {
+            self.refresh_timeline();
+        }
+    }
+
+    pub fn set_paused(&mut self, paused: bool) {
+        self.clock.paused = paused;
+        self.generation += 1;
+    }
+
+    /// Jumps simulated time through the debug endpoint (logged like any
+    /// other request).
+    pub fn advance(&mut self, duration: &str) -> LogEntry {
+        let e = self.request(Source::Clock, Request::new("POST", &format!("/debug/kubesim/clock?advance={duration}")));
+        self.after_clock_change();
+        e
+    }
+
+    pub fn compact_now(&mut self) -> LogEntry {
+        let e = self.request(Source::Clock, Request::new("POST", "/debug/kubesim/compact"));
+        self.after_clock_change();
+        e
+    }
+
+    fn after_clock_change(&mut self) {
+        self.pump_lanes();
+        self.refresh_timeline();
+    }
+
+    /// Pulls the writes since the last look from the history endpoint.
+    pub fn refresh_timeline(&mut self) {
+        loop {
+            let after = self.timeline.last_revision;
+            let e = self.request(Source::Timeline, Request::new("GET", &format!("/debug/kubesim/history?after={after}")));
+            let v: Value = serde_json::from_slice(&e.response.body).unwrap_or(Value::Null);
+            let got = self.timeline.absorb(&v);
+            if got == 0 {
+                break;
+            }
+        }
+        self.generation += 1;
+    }
+
+    /// Delivers pending events to every open lane.
+    pub fn pump_lanes(&mut self) {
+        let mut lanes = std::mem::take(&mut self.lanes);
+        let mut changed = false;
+        for lane in &mut lanes {
+            changed |= lane.pump(self);
+        }
+        // Lanes opened while pumping (none today) would be in self.lanes.
+        lanes.append(&mut self.lanes);
+        self.lanes = lanes;
+        if changed {
+            self.generation += 1;
+        }
+    }
+
+    pub fn save(&self) -> SavedSession {
+        SavedSession {
+            format: SAVE_FORMAT.into(),
+            seed: self.server.config().seed,
+            history_window_ms: self.server.config().history_window_ms,
+            wall: self.clock.wall,
+            paused: self.clock.paused,
+            journal: self.journal.clone(),
+        }
+    }
+
+    /// Rebuilds a session by replaying a saved journal.
+    pub fn restore(saved: &SavedSession) -> Result<Session, String> {
+        if saved.format != SAVE_FORMAT {
+            return Err(format!("not a kubesim session (format {:?}, expected {SAVE_FORMAT:?})", saved.format));
+        }
+        let mut s = Session::empty(saved.seed, saved.history_window_ms);
+        for j in &saved.journal {
+            if j.wall < s.clock.wall {
+                return Err(format!("journal goes back in time at {} {}", j.method, j.target));
+            }
+            s.clock.wall = j.wall;
+            let mut req = Request::new(&j.method, &j.target).with_body(j.body.as_bytes().to_vec());
+            req.headers = j.headers.clone();
+            s.request(Source::Setup, req);
+        }
+        if saved.wall < s.clock.wall {
+            return Err("saved clock is older than its journal".into());
+        }
+        s.clock.wall = saved.wall;
+        s.clock.paused = saved.paused;
+        s.server.sync_clock(SimTime(s.clock.wall));
+        // The replayed requests are not what this page did: start a clean log.
+        s.log.clear();
+        s.refresh_timeline();
+        Ok(s)
+    }
+
+    pub fn export_json(&self) -> String {
+        serde_json::to_string(&self.save()).unwrap_or_default()
+    }
+
+    pub fn import_json(text: &str) -> Result<Session, String> {
+        let saved: SavedSession =
+            serde_json::from_str(text).map_err(|e| format!("this file is not a kubesim session: {e}"))?;
+        Session::restore(&saved)
+    }
+
+    pub fn log_entry(&self, id: u64) -> Option<&LogEntry> {
+        self.log.binary_search_by_key(&id, |e| e.id).ok().map(|i| &self.log[i])
+    }
+
+    pub fn lane_mut(&mut self, id: u64) -> Option<&mut Lane> {
+        self.lanes.iter_mut().find(|l| l.id == id)
+    }
+
+    pub fn next_lane_id(&self) -> u64 {
+        self.lanes.iter().map(|l| l.id).max().unwrap_or(0) + 1
+    }
+}
+
+/// Serves one request on a session reference-counted by the UI. Kept here
+/// so components never hold a borrow across a callback.
+pub fn serve_json(session: &mut Session, source: Source, method: &str, target: &str, body: Option<&Value>) -> LogEntry {
+    let mut req = Request::new(method, target).with_header("Accept", "application/json");
+    if let Some(b) = body {
+        req = req.with_body(serde_json::to_vec(b).unwrap_or_default()).with_header("Content-Type", "application/json");
+    }
+    session.request(source, req)
+}
+
+/// The response body as JSON, or Null.
+pub fn body_json(r: &Response) -> Value {
+    serde_json::from_slice(&r.body).unwrap_or(Value::Null)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lanes::{Lane, LaneState, RowKind};
+
+    /// Everything a client can observe of the cluster: every collection at
+    /// the head, the head and compacted revisions, and the clock.
+    fn observed(s: &mut Session) -> Vec<String> {
+        let mut out = vec![format!("{} {} {}", s.server.revision(), s.server.compacted(), s.server.now().rfc3339())];
+        for rt in kubesim::registry::kinds::BUILTIN {
+            let path = crate::timeline::collection_path(rt.group, rt.resource, None);
+            let e = s.request(Source::Console, Request::new("GET", &path));
+            out.push(String::from_utf8_lossy(&e.response.body).into_owned());
+        }
+        out
+    }
+
+    #[test]
+    fn a_new_session_has_a_small_realistic_cluster() {
+        let mut s = Session::new(1);
+        assert!(s.log.iter().filter(|e| e.source == Source::Setup).all(|e| e.response.status < 300), "setup failed");
+        let names = |s: &mut Session, path: &str| -> Vec<String> {
+            let v = body_json(&s.request(Source::Console, Request::new("GET", path)).response);
+            v["items"].as_array().unwrap().iter().map(|i| i["metadata"]["name"].as_str().unwrap().to_string()).collect()
+        };
+        assert_eq!(names(&mut s, "/api/v1/services"), vec!["kubernetes", "kube-dns"]);
+        assert_eq!(names(&mut s, "/api/v1/nodes").len(), 3);
+        let ns = names(&mut s, "/api/v1/namespaces");
+        for want in ["default", "kube-system", "kube-public"] {
+            assert!(ns.contains(&want.to_string()));
+        }
+        let node = body_json(&s.request(Source::Console, Request::new("GET", "/api/v1/nodes/worker-1")).response);
+        assert_eq!(node["status"]["conditions"][0]["type"], "Ready");
+        assert!(s.timeline.points.len() >= 10);
+    }
+
+    #[test]
+    fn export_then_import_gives_the_identical_state() {
+        let mut s = Session::new(9);
+        s.request(Source::Console, Request::new("POST", "/api/v1/namespaces/default/configmaps").with_body(r#"{"metadata":{"generateName":"x-","finalizers":["a/b"]}}"#));
+        s.tick(0.0);
+        s.tick(90_000.0);
+        s.request(Source::Console, Request::new("POST", "/api/v1/namespaces/default/configmaps").with_body(r#"{"metadata":{"name":"y"}}"#));
+        s.advance("6m");
+        s.request(Source::Console, Request::new("DELETE", "/api/v1/namespaces/default/configmaps/y"));
+        s.request(Source::Console, Request::new("POST", "/api/v1/namespaces/default/configmaps").with_body("not json"));
+        s.set_paused(true);
+        let text = s.export_json();
+        let mut back = Session::import_json(&text).unwrap();
+        assert_eq!(back.export_json(), text);
+        assert!(back.clock.paused);
+        assert_eq!(observed(&mut back), observed(&mut s));
+        // And the futures match: the next generated name and uid are the same.
+        let next = |s: &mut Session| {
+            let r = s.request(Source::Console, Request::new("POST", "/api/v1/namespaces/default/configmaps").with_body(r#"{"metadata":{"generateName":"z-"}}"#));
+            let v = body_json(&r.response);
+            (v["metadata"]["name"].clone(), v["metadata"]["uid"].clone())
+        };
+        assert_eq!(next(&mut back), next(&mut s));
+    }
+
+    #[test]
+    fn broken_imports_are_refused_without_harm() {
+        assert!(Session::import_json("{").err().unwrap().contains("not a kubesim session"));
+        let mut saved = Session::new(1).save();
+        saved.format = "other".into();
+        assert!(Session::restore(&saved).err().unwrap().contains("not a kubesim session"));
+        let mut saved = Session::new(1).save();
+        saved.journal[1].wall = 0;
+        assert!(Session::restore(&saved).err().unwrap().contains("back in time"));
+    }
+
+    #[test]
+    fn the_clock_follows_real_time_unless_paused() {
+        let mut s = Session::new(1);
+        let t0 = s.server.now().0;
+        s.tick(1000.0);
+        s.tick(3000.0);
+        assert_eq!(s.server.now().0, t0 + 2000);
+        s.set_paused(true);
+        s.tick(60_000.0);
+        assert_eq!(s.server.now().0, t0 + 2000);
+        s.set_paused(false);
+        s.tick(61_000.0);
+        assert_eq!(s.server.now().0, t0 + 3000);
+    }
+
+    /// The end-to-end story of the issue, as plain logic: finalizers hold a
+    /// delete, the lane shows each phase, a resume after the window is 410.
+    #[test]
+    fn lane_sees_terminating_then_deleted_then_410_on_a_late_resume() {
+        let mut s = Session::new(1);
+        let cm = "/api/v1/namespaces/default/configmaps";
+        s.request(Source::Console, Request::new("POST", cm).with_body(r#"{"metadata":{"name":"held","finalizers":["a.io/one","a.io/two"]}}"#));
+        let mut lane = Lane::new(1, cm, "", true);
+        lane.start(&mut s);
+        s.lanes.push(lane);
+        assert_eq!(s.lanes[0].state, LaneState::Watching);
+        s.request(Source::Console, Request::new("DELETE", &format!("{cm}/held")));
+        s.tick(0.0);
+        let last = s.lanes[0].rows.last().unwrap().clone();
+        assert_eq!(last.kind, RowKind::Modified);
+        assert!(last.detail.contains("deletionTimestamp=") && last.detail.contains("a.io/one, a.io/two"), "{}", last.detail);
+        s.request(
+            Source::Inspector,
+            Request::new("PATCH", &format!("{cm}/held"))
+                .with_header("Content-Type", "application/json-patch+json")
+                .with_body(r#"[{"op":"test","path":"/metadata/finalizers/0","value":"a.io/one"},{"op":"remove","path":"/metadata/finalizers/0"}]"#),
+        );
+        s.request(
+            Source::Inspector,
+            Request::new("PATCH", &format!("{cm}/held"))
+                .with_header("Content-Type", "application/json-patch+json")
+                .with_body(r#"[{"op":"remove","path":"/metadata/finalizers/0"}]"#),
+        );
+        s.tick(0.0);
+        let kinds: Vec<RowKind> = s.lanes[0].rows.iter().rev().take(2).map(|r| r.kind.clone()).collect();
+        assert_eq!(kinds, vec![RowKind::Deleted, RowKind::Modified]);
+        s.lanes[0].stop();
+        s.request(Source::Console, Request::new("POST", cm).with_body(r#"{"metadata":{"name":"later"}}"#));
+        s.advance("6m");
+        let mut lane = s.lanes.remove(0);
+        lane.resume(&mut s);
+        let err = lane.rows.iter().find(|r| r.kind == RowKind::Error).expect("a 410 in the lane");
+        assert!(err.detail.starts_with("410 Expired"), "{}", err.detail);
+        // An informer lane lists again and goes on watching.
+        assert_eq!(lane.state, LaneState::Watching);
+        assert!(lane.rows.iter().any(|r| r.detail.starts_with("listed 2 items")));
+    }
+}

@@ -1,0 +1,153 @@
+//! The revision timeline: every write the server made, as a point on the
+//! global revision axis, kept by the page after the server compacts it.
+
+use serde_json::Value;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Point {
+    pub revision: u64,
+    /// ADDED, MODIFIED or DELETED.
+    pub event: String,
+    pub group: String,
+    pub resource: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+}
+
+impl Point {
+    pub fn verb(&self) -> &'static str {
+        match self.event.as_str() {
+            "ADDED" => "create",
+            "DELETED" => "delete",
+            _ => "update",
+        }
+    }
+
+    pub fn object_label(&self) -> String {
+        if self.namespace.is_empty() {
+            format!("{}/{}", self.kind, self.name)
+        } else {
+            format!("{}/{}/{}", self.kind, self.namespace, self.name)
+        }
+    }
+
+    /// The collection path this point's object lives in (all namespaces).
+    pub fn collection_path(&self) -> String {
+        collection_path(&self.group, &self.resource, None)
+    }
+}
+
+pub fn collection_path(group: &str, resource: &str, namespace: Option<&str>) -> String {
+    let base = if group.is_empty() { "/api/v1".to_string() } else { format!("/apis/{group}/{}", version_of(group)) };
+    match namespace {
+        Some(ns) if !ns.is_empty() => format!("{base}/namespaces/{ns}/{resource}"),
+        _ => format!("{base}/{resource}"),
+    }
+}
+
+/// The version served for a group (each built-in group serves one).
+pub fn version_of(group: &str) -> &'static str {
+    kubesim::registry::kinds::BUILTIN.iter().find(|rt| rt.group == group).map_or("v1", |rt| rt.version)
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Timeline {
+    pub points: Vec<Point>,
+    pub last_revision: u64,
+    pub compacted: u64,
+    pub now: String,
+    pub history_window_seconds: i64,
+}
+
+impl Timeline {
+    /// Takes in one answer of the history endpoint; returns how many new
+    /// points it held.
+    pub fn absorb(&mut self, v: &Value) -> usize {
+        let num = |k: &str| v.get(k).and_then(Value::as_str).and_then(|s| s.parse::<u64>().ok());
+        if let Some(c) = num("compactedRevision") {
+            self.compacted = c;
+        }
+        if let Some(now) = v.get("now").and_then(Value::as_str) {
+            self.now = now.to_string();
+        }
+        if let Some(w) = v.get("historyWindowSeconds").and_then(Value::as_i64) {
+            self.history_window_seconds = w;
+        }
+        let mut added = 0;
+        for e in v.get("events").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default() {
+            let s = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+            let Ok(revision) = s("revision").parse::<u64>() else { continue };
+            if revision <= self.last_revision {
+                continue;
+            }
+            self.last_revision = revision;
+            self.points.push(Point {
+                revision,
+                event: s("type"),
+                group: s("group"),
+                resource: s("resource"),
+                kind: s("kind"),
+                namespace: s("namespace"),
+                name: s("name"),
+            });
+            added += 1;
+        }
+        // Nothing new but the head moved past what we saw (e.g. all of it
+        // compacted away before we looked): catch up so we stop asking.
+        if added == 0 {
+            if let Some(head) = num("revision") {
+                self.last_revision = self.last_revision.max(head.min(self.compacted));
+            }
+        }
+        added
+    }
+
+    /// The revisions at which one object was written, newest last.
+    pub fn revisions_of(&self, group: &str, resource: &str, namespace: &str, name: &str) -> Vec<&Point> {
+        self.points
+            .iter()
+            .filter(|p| p.group == group && p.resource == resource && p.namespace == namespace && p.name == name)
+            .collect()
+    }
+
+    /// Distinct (group, resource) pairs written at or before `rev`.
+    pub fn resources_until(&self, rev: u64) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = Vec::new();
+        for p in self.points.iter().take_while(|p| p.revision <= rev) {
+            if !out.iter().any(|(g, r)| *g == p.group && *r == p.resource) {
+                out.push((p.group.clone(), p.resource.clone()));
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn absorbs_new_points_once() {
+        let mut t = Timeline::default();
+        let page = json!({"revision": "3", "compactedRevision": "1", "now": "2023-11-14T22:13:20Z",
+            "historyWindowSeconds": 300, "events": [
+            {"revision": "2", "type": "ADDED", "group": "", "resource": "configmaps", "kind": "ConfigMap", "namespace": "default", "name": "a"},
+            {"revision": "3", "type": "DELETED", "group": "", "resource": "configmaps", "kind": "ConfigMap", "namespace": "default", "name": "a"}]});
+        assert_eq!(t.absorb(&page), 2);
+        assert_eq!(t.absorb(&page), 0);
+        assert_eq!(t.last_revision, 3);
+        assert_eq!(t.points[1].verb(), "delete");
+        assert_eq!(t.points[0].object_label(), "ConfigMap/default/a");
+        assert_eq!(t.revisions_of("", "configmaps", "default", "a").len(), 2);
+        assert_eq!(t.resources_until(2), vec![("".to_string(), "configmaps".to_string())]);
+        assert_eq!(t.compacted, 1);
+    }
+
+    #[test]
+    fn collection_paths_follow_group_and_scope() {
+        assert_eq!(collection_path("", "pods", Some("default")), "/api/v1/namespaces/default/pods");
+        assert_eq!(collection_path("apps", "deployments", None), "/apis/apps/v1/deployments");
+    }
+}
