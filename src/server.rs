@@ -23,7 +23,7 @@ use routing::{Route, Target};
 pub use watch::{WatchEvent, WatchObject, WatchStream};
 
 /// An HTTP request, as any door hands it to the core.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Request {
     pub method: String,
     pub path: String,
@@ -54,7 +54,7 @@ impl Request {
     }
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Response {
     pub status: u16,
     pub headers: Vec<(String, String)>,

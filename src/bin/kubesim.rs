@@ -23,6 +23,8 @@ use tokio::sync::{mpsc, Notify};
 const MAX_BODY: usize = 3 * 1024 * 1024;
 
 struct Shared {
+    /// The built browser app (Trunk's dist/), served under /ui/.
+    ui: Option<std::path::PathBuf>,
     server: Mutex<Server>,
     /// Woken after every request that may have written.
     written: Notify,
@@ -63,9 +65,59 @@ fn status_response(s: &Status) -> hyper::Response<Body> {
     to_http(r, full(body))
 }
 
+/// The browser app's files. Only names inside the directory are served
+/// (no `..`); `/ui/` is index.html.
+fn serve_ui(dir: &std::path::Path, method: &str, path: &str) -> hyper::Response<Body> {
+    let plain = |code: u16, text: &str| {
+        hyper::Response::builder()
+            .status(code)
+            .header("Content-Type", "text/plain; charset=utf-8")
+            .body(full(text.as_bytes().to_vec()))
+            .unwrap_or_else(|_| hyper::Response::new(full(Vec::new())))
+    };
+    if method != "GET" && method != "HEAD" {
+        return plain(405, "405 method not allowed\n");
+    }
+    if path == "/ui" {
+        return hyper::Response::builder()
+            .status(301)
+            .header("Location", "/ui/")
+            .body(full(Vec::new()))
+            .unwrap_or_else(|_| hyper::Response::new(full(Vec::new())));
+    }
+    let rel = path.trim_start_matches("/ui/");
+    let rel = if rel.is_empty() { "index.html" } else { rel };
+    if rel.split('/').any(|seg| seg.is_empty() || seg == ".." || seg == "." || seg.contains('\\')) {
+        return plain(404, "404 page not found\n");
+    }
+    let file = dir.join(rel);
+    let Ok(bytes) = std::fs::read(&file) else { return plain(404, "404 page not found\n") };
+    let content_type = match file.extension().and_then(|e| e.to_str()).unwrap_or("") {
+        "html" => "text/html; charset=utf-8",
+        "js" => "text/javascript; charset=utf-8",
+        "wasm" => "application/wasm",
+        "css" => "text/css; charset=utf-8",
+        "svg" => "image/svg+xml",
+        "json" => "application/json",
+        _ => "application/octet-stream",
+    };
+    let body = if method == "HEAD" { Vec::new() } else { bytes };
+    hyper::Response::builder()
+        .status(200)
+        .header("Content-Type", content_type)
+        .header("Cache-Control", "no-cache")
+        .body(full(body))
+        .unwrap_or_else(|_| hyper::Response::new(full(Vec::new())))
+}
+
 async fn handle(shared: Arc<Shared>, req: hyper::Request<Incoming>) -> Result<hyper::Response<Body>, Infallible> {
     let method = req.method().as_str().to_string();
     let path = req.uri().path().to_string();
+    if let Some(dir) = &shared.ui {
+        if path == "/ui" || path.starts_with("/ui/") {
+            return Ok(serve_ui(dir, &method, &path));
+        }
+    }
     let query = req.uri().query().unwrap_or("").to_string();
     let headers: Vec<(String, String)> = req
         .headers()
@@ -152,10 +204,11 @@ struct Args {
     kubeconfig: String,
     seed: u64,
     window_ms: i64,
+    ui: Option<String>,
 }
 
-const USAGE: &str =
-    "usage: kubesim serve [--listen 127.0.0.1:6443] [--kubeconfig PATH] [--seed N] [--history-window 5m]";
+const USAGE: &str = "usage: kubesim serve [--listen 127.0.0.1:6443] [--kubeconfig PATH] [--seed N] [--history-window 5m] [--ui DIR]
+  --ui DIR  serve the built browser app (trunk build's dist/) at /ui/; default: ./dist when it holds index.html";
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
@@ -165,12 +218,13 @@ fn parse_args() -> Result<Args, String> {
         Some(other) => return Err(format!("unknown command {other:?}\n{USAGE}")),
     }
     let mut a =
-        Args { listen: "127.0.0.1:6443".into(), kubeconfig: "kubesim.kubeconfig".into(), seed: 1, window_ms: 300_000 };
+        Args { listen: "127.0.0.1:6443".into(), kubeconfig: "kubesim.kubeconfig".into(), seed: 1, window_ms: 300_000, ui: None };
     while let Some(flag) = it.next() {
         let mut val = || it.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"));
         match flag.as_str() {
             "--listen" => a.listen = val()?,
             "--kubeconfig" => a.kubeconfig = val()?,
+            "--ui" => a.ui = Some(val()?),
             "--seed" => a.seed = val()?.parse().map_err(|_| "--seed takes a number".to_string())?,
             "--history-window" => {
                 let v = val()?;
@@ -201,7 +255,16 @@ async fn main() {
     let addr = listener.local_addr().unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 6443)));
     let config =
         ServerConfig { seed: args.seed, start_time: wall(), history_window_ms: args.window_ms, ..Default::default() };
-    let shared = Arc::new(Shared { server: Mutex::new(Server::new(config)), written: Notify::new() });
+    let ui = match &args.ui {
+        Some(dir) if !std::path::Path::new(dir).join("index.html").is_file() => {
+            eprintln!("kubesim: --ui {dir}: no index.html there (build the app with `trunk build index.html --release`)");
+            std::process::exit(2);
+        }
+        Some(dir) => Some(std::path::PathBuf::from(dir)),
+        None => Some(std::path::PathBuf::from("dist")).filter(|d| d.join("index.html").is_file()),
+    };
+    let ui_note = ui.as_ref().map(|_| format!("kubesim: the browser app is at http://{addr}/ui/"));
+    let shared = Arc::new(Shared { ui, server: Mutex::new(Server::new(config)), written: Notify::new() });
     if let Err(e) = std::fs::write(&args.kubeconfig, kubeconfig(addr)) {
         eprintln!("kubesim: cannot write kubeconfig {}: {e}", args.kubeconfig);
     }
@@ -211,6 +274,9 @@ async fn main() {
     println!("kubesim: serving the Kubernetes API on http://{addr}");
     println!("kubesim: point kubectl at it with:  export KUBECONFIG={kubeconfig_path}");
     println!("kubesim: then try:  kubectl get namespaces");
+    if let Some(note) = ui_note {
+        println!("{note}");
+    }
     loop {
         tokio::select! {
             accepted = listener.accept() => {

@@ -166,6 +166,13 @@ impl Lane {
         }
     }
 
+    /// Takes over a watch opened elsewhere (the console).
+    pub fn adopt(&mut self, stream: WatchStream, s: &mut Session) {
+        self.stream = Some(stream);
+        self.state = LaneState::Watching;
+        self.pump(s);
+    }
+
     /// Closes the stream, keeping the last resourceVersion for a resume.
     pub fn stop(&mut self) {
         self.stream = None;
@@ -274,5 +281,44 @@ pub fn row_of(event_type: &str, object_json: &[u8]) -> LaneRow {
         name: s("/metadata/name"),
         detail,
         object: Some(Rc::from(String::from_utf8_lossy(object_json).as_ref())),
+    }
+}
+
+/// The (group, resource) a collection path names.
+pub fn group_resource(path: &str) -> (String, String) {
+    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    let (group, rest) = match segs.as_slice() {
+        ["api", _v, rest @ ..] => ("", rest),
+        ["apis", g, _v, rest @ ..] => (*g, rest),
+        _ => ("", &[][..]),
+    };
+    let resource = match rest {
+        ["namespaces", _ns, r, ..] => r,
+        [r, ..] => r,
+        [] => &"",
+    };
+    (group.to_string(), resource.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn collection_paths_name_their_resource() {
+        assert_eq!(group_resource("/api/v1/namespaces/default/configmaps"), ("".into(), "configmaps".into()));
+        assert_eq!(group_resource("/apis/apps/v1/deployments"), ("apps".into(), "deployments".into()));
+        assert_eq!(group_resource("/api/v1/namespaces"), ("".into(), "namespaces".into()));
+        assert_eq!(group_resource("/nonsense"), ("".into(), "".into()));
+    }
+
+    #[test]
+    fn rows_summarise_terminating_objects_errors_and_bookmarks() {
+        let r = row_of("MODIFIED", br#"{"metadata":{"name":"a","namespace":"d","resourceVersion":"7","deletionTimestamp":"T","finalizers":["x","y"]}}"#);
+        assert_eq!((r.kind, r.resource_version.as_str(), r.detail.as_str()), (RowKind::Modified, "7", "deletionTimestamp=T finalizers=[x, y]"));
+        let r = row_of("ERROR", br#"{"kind":"Status","code":410,"reason":"Expired","message":"too old resource version: 1 (5)"}"#);
+        assert_eq!(r.detail, "410 Expired: too old resource version: 1 (5)");
+        let r = row_of("BOOKMARK", br#"{"metadata":{"resourceVersion":"9","annotations":{"k8s.io/initial-events-end":"true"}}}"#);
+        assert_eq!(r.detail, "initial-events-end");
     }
 }

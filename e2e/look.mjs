@@ -1,0 +1,12 @@
+import { chromium } from 'playwright-core';
+const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless','--no-sandbox','--disable-gpu','--disable-background-networking','--disable-component-update','--disable-sync','--no-first-run'] });
+const page = await browser.newPage({ viewport: { width: 1400, height: 1800 } });
+page.on('console', m => console.log('console:', m.text()));
+page.on('pageerror', e => console.log('pageerror:', e.message));
+const t0 = Date.now();
+await page.goto(process.argv[2]);
+await page.waitForSelector('body[data-ready="1"]', { timeout: 15000 });
+console.log('ready in', Date.now() - t0, 'ms');
+await page.waitForTimeout(500);
+await page.screenshot({ path: '/tmp/look.png', fullPage: true });
+await browser.close();

@@ -1,0 +1,55 @@
+//! The chunked list view: a list read page by page.
+
+use yew::prelude::*;
+
+use super::app::Ctx;
+use super::input_value;
+use crate::pager::Pager;
+
+#[function_component(ChunkedList)]
+pub fn chunked_list() -> Html {
+    let ctx = use_context::<Ctx>().expect("context");
+    let path = use_state(|| "/api/v1/configmaps".to_string());
+    let limit = use_state(|| "2".to_string());
+    let pager = use_state(Pager::default);
+    let first = {
+        let (ctx, path, limit, pager) = (ctx.clone(), path.clone(), limit.clone(), pager.clone());
+        Callback::from(move |_| {
+            let mut p = Pager::new(&path, limit.parse().unwrap_or(2), "");
+            ctx.run(|s| p.step(s));
+            pager.set(p);
+        })
+    };
+    let next = {
+        let (ctx, pager) = (ctx.clone(), pager.clone());
+        Callback::from(move |_| {
+            let mut p = (*pager).clone();
+            ctx.run(|s| p.step(s));
+            pager.set(p);
+        })
+    };
+    let pages = pager.pages.iter().enumerate().map(|(i, p)| {
+        html! {
+            <div class={if p.error.is_empty() { "page" } else { "page bad" }}>
+                <div><b>{ format!("page {} ", i + 1) }</b>{ format!("HTTP {} · resourceVersion {} · {} items · remainingItemCount {}", p.status, p.resource_version, p.names.len(), p.remaining_item_count.map(|n| n.to_string()).unwrap_or_else(|| "—".into())) }</div>
+                if !p.error.is_empty() { <div class="error">{ p.error.clone() }</div> }
+                <div class="mono small">{ p.names.join(", ") }</div>
+                if !p.continue_token.is_empty() {
+                    <div class="mono small token">{ format!("continue: {}", p.continue_token) }</div>
+                    <div class="mono small">{ format!("decoded: {}", p.decoded) }</div>
+                }
+            </div>
+        }
+    });
+    html! {
+        <div class="pager">
+            <div class="row">
+                <input id="pager-path" class="grow mono" value={(*path).clone()} oninput={{ let p = path.clone(); move |e: InputEvent| p.set(input_value(&e)) }} />
+                <label>{ "limit " }<input id="pager-limit" class="narrow" type="number" min="1" value={(*limit).clone()} oninput={{ let l = limit.clone(); move |e: InputEvent| l.set(input_value(&e)) }} /></label>
+                <button id="pager-first" onclick={first}>{ "first page" }</button>
+                <button id="pager-next" onclick={next} disabled={!pager.has_next()}>{ "next page" }</button>
+            </div>
+            <div id="pages">{ for pages }</div>
+        </div>
+    }
+}

@@ -1,0 +1,110 @@
+//! Clock controls (pause, advance, compact) with the history window in
+//! view, and the session's own controls: export, import, reset.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use super::app::{Action, Ctx};
+use super::persist;
+use crate::session::Session;
+
+#[function_component(ClockBar)]
+pub fn clock_bar() -> Html {
+    let ctx = use_context::<Ctx>().expect("context");
+    let reader = use_mut_ref(|| None::<gloo::file::callbacks::FileReader>);
+    let (now, rev, compacted, window, paused) = {
+        let s = ctx.0.session.borrow();
+        (
+            s.server.now().rfc3339(),
+            s.server.revision().0,
+            s.server.compacted().0,
+            s.server.config().history_window_ms / 1000,
+            s.clock.paused,
+        )
+    };
+    let pause = {
+        let ctx = ctx.clone();
+        Callback::from(move |_| ctx.run(|s| s.set_paused(!paused)))
+    };
+    let advance = |d: &'static str| {
+        let ctx = ctx.clone();
+        Callback::from(move |_| {
+            ctx.run(|s| s.advance(d));
+        })
+    };
+    let compact = {
+        let ctx = ctx.clone();
+        Callback::from(move |_| {
+            ctx.run(|s| s.compact_now());
+        })
+    };
+    let export = {
+        let ctx = ctx.clone();
+        Callback::from(move |_| {
+            let text = ctx.0.session.borrow().export_json();
+            download("kubesim-session.json", &text);
+        })
+    };
+    let import = {
+        let ctx = ctx.clone();
+        let reader: Rc<RefCell<Option<gloo::file::callbacks::FileReader>>> = reader.clone();
+        Callback::from(move |e: Event| {
+            let Some(input) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else { return };
+            let Some(file) = input.files().and_then(|f| f.get(0)) else { return };
+            input.set_value("");
+            let ctx = ctx.clone();
+            let task = gloo::file::callbacks::read_as_text(&gloo::file::File::from(file), move |text| match text {
+                Ok(text) => match Session::import_json(&text) {
+                    Ok(s) => ctx.dispatch(Action::Replace(s, "Imported the session from the file.".into())),
+                    Err(e) => ctx.dispatch(Action::Notice(Some(format!("Import refused: {e}")))),
+                },
+                Err(e) => ctx.dispatch(Action::Notice(Some(format!("Import failed: {e}")))),
+            });
+            *reader.borrow_mut() = Some(task);
+        })
+    };
+    let reset = {
+        let ctx = ctx.clone();
+        Callback::from(move |_| {
+            persist::clear();
+            ctx.dispatch(Action::Replace(Session::new(1), "Started a new session.".into()));
+        })
+    };
+    html! {
+        <div class="clock" id="clock">
+            <span class="clock-now" title="simulated time">{ now }</span>
+            <span class="pill" id="head-rv">{ format!("revision {rev}") }</span>
+            <span class="pill" id="compacted-rv">{ format!("compacted ≤ {compacted}") }</span>
+            <span class="pill" title="history older than this is compacted">{ format!("history window {}m{}s", window / 60, window % 60) }</span>
+            <button id="pause" onclick={pause}>{ if paused { "resume clock" } else { "pause clock" } }</button>
+            <button id="advance-1m" onclick={advance("1m")}>{ "+1 min" }</button>
+            <button id="advance-5m" onclick={advance("5m")}>{ "+5 min" }</button>
+            <button id="compact" onclick={compact}>{ "compact now" }</button>
+            <span class="sep" />
+            <button id="export" onclick={export}>{ "export" }</button>
+            <label class="file-button">{ "import" }<input id="import" type="file" accept=".json,application/json" onchange={import} /></label>
+            <button id="reset" onclick={reset}>{ "reset" }</button>
+        </div>
+    }
+}
+
+/// Offers text as a file download.
+fn download(name: &str, text: &str) {
+    let parts = js_sys::Array::of1(&text.into());
+    let opts = web_sys::BlobPropertyBag::new();
+    opts.set_type("application/json");
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &opts) else { return };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else { return };
+    if let Some(doc) = web_sys::window().and_then(|w| w.document()) {
+        if let Ok(a) = doc.create_element("a") {
+            let a: web_sys::HtmlAnchorElement = a.unchecked_into();
+            a.set_href(&url);
+            a.set_download(name);
+            a.click();
+        }
+    }
+    let _ = web_sys::Url::revoke_object_url(&url);
+}

@@ -1,0 +1,76 @@
+//! The Yew UI. One component per file; app state in a reducer provided by
+//! context, holding the session in `Rc<RefCell<_>>`. Components render what
+//! the plain-logic modules compute and never hold a borrow of the session
+//! across a callback.
+//!
+//! Invariant: object content is only ever rendered as text (Yew escapes
+//! text nodes; nothing here builds HTML from strings).
+
+mod app;
+mod chunked_list;
+mod clock;
+mod command_bar;
+mod console;
+mod inspector;
+mod persist;
+mod request_log;
+mod response_view;
+mod timeline_view;
+mod virtual_list;
+mod watch_lanes;
+
+pub use app::{App, AppState, Ctx, ObjectRef};
+pub use response_view::ResponseView;
+pub use virtual_list::VirtualList;
+
+use wasm_bindgen::JsCast;
+
+/// Mounts the app, with a panic hook that keeps the page usable.
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        show_panic(&info.to_string());
+    }));
+    yew::Renderer::<App>::new().render();
+}
+
+/// A panic aborts the wasm instance, so the banner is plain DOM with a plain
+/// reload: the session was saved after its last write and comes back.
+fn show_panic(message: &str) {
+    let Some(doc) = web_sys::window().and_then(|w| w.document()) else { return };
+    let Ok(banner) = doc.create_element("div") else { return };
+    banner.set_id("panic-banner");
+    banner.set_class_name("panic-banner");
+    banner.set_text_content(Some(&format!(
+        "kubesim hit an internal error and stopped: {message}\nYour cluster was saved after its last write. "
+    )));
+    if let Ok(button) = doc.create_element("button") {
+        button.set_text_content(Some("Restart the page"));
+        let _ = button.set_attribute("onclick", "location.reload()");
+        let _ = banner.append_child(&button);
+    }
+    if let Some(body) = doc.body() {
+        let _ = body.prepend_with_node_1(&banner);
+    }
+}
+
+/// The real-time clock the page feeds the simulation (ms).
+pub fn real_now() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
+}
+
+pub fn input_value(e: &yew::InputEvent) -> String {
+    e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).map(|i| i.value()).unwrap_or_default()
+}
+
+pub fn textarea_value(e: &yew::InputEvent) -> String {
+    e.target().and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok()).map(|i| i.value()).unwrap_or_default()
+}
+
+pub fn select_value(e: &yew::Event) -> String {
+    e.target().and_then(|t| t.dyn_into::<web_sys::HtmlSelectElement>().ok()).map(|i| i.value()).unwrap_or_default()
+}
+
+pub fn checked(e: &yew::Event) -> bool {
+    e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).is_some_and(|i| i.checked())
+}

@@ -1,0 +1,63 @@
+//! The request log: every request the page made, newest last; click one to
+//! see it whole.
+
+use yew::prelude::*;
+
+use super::app::{Action, Ctx};
+use super::{checked, ResponseView, VirtualList};
+use crate::session::Source;
+
+#[function_component(RequestLog)]
+pub fn request_log() -> Html {
+    let ctx = use_context::<Ctx>().expect("context");
+    let show_polls = use_state(|| false);
+    let s = ctx.0.session.borrow();
+    // The timeline's own polling is hidden unless asked for.
+    let ids: Vec<usize> =
+        (0..s.log.len()).filter(|i| *show_polls || s.log[*i].source != Source::Timeline).collect();
+    let render = {
+        let ctx = ctx.clone();
+        let ids = std::rc::Rc::new(ids.clone());
+        let selected = ctx.0.selected_log;
+        Callback::from(move |i: usize| {
+            let s = ctx.0.session.borrow();
+            let Some(e) = ids.get(i).and_then(|j| s.log.get(*j)) else { return html! {} };
+            let id = e.id;
+            let ctx2 = ctx.clone();
+            let onclick = Callback::from(move |_| ctx2.dispatch(Action::SelectLog(id)));
+            let code_class = if e.response.status >= 400 { "code bad" } else { "code good" };
+            let class = if selected == Some(id) { "logrow selected" } else { "logrow" };
+            html! {
+                <div {class} {onclick} data-id={id.to_string()}>
+                    <span class="src">{ e.source.label() }</span>
+                    <span class="verb">{ if e.watch { "WATCH".to_string() } else { e.request.method.clone() } }</span>
+                    <span class="url mono">{ e.url() }</span>
+                    <span class={code_class}>{ e.response.status }</span>
+                    <span class="rv">{ e.resource_version().map(|r| format!("rv {r}")).unwrap_or_default() }</span>
+                </div>
+            }
+        })
+    };
+    let detail = ctx.0.selected_log.and_then(|id| s.log_entry(id)).map(|e| {
+        html! {
+            <div class="log-detail" id="log-detail">
+                <div class="muted">{ format!("#{} from {} at {}", e.id, e.source.label(), e.at.rfc3339()) }</div>
+                <ResponseView request={Some(e.request.clone())} response={e.response.clone()} />
+            </div>
+        }
+    });
+    let toggle = {
+        let show_polls = show_polls.clone();
+        Callback::from(move |e: Event| show_polls.set(checked(&e)))
+    };
+    let count = ids.len();
+    drop(s);
+    html! {
+        <div class="request-log">
+            <label class="flag"><input type="checkbox" checked={*show_polls} onchange={toggle} />{ "show the timeline's history reads" }</label>
+            <span class="muted">{ format!(" {count} requests") }</span>
+            <VirtualList id="log-list" count={count} row_height={22.0} height={260.0} render={render} follow=true />
+            { for detail }
+        </div>
+    }
+}

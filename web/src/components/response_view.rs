@@ -1,0 +1,66 @@
+//! A request and its response, whole: status line, headers (Warning
+//! headers first and marked), the body pretty-printed.
+
+use std::rc::Rc;
+
+use kubesim::server::{Request, Response};
+use yew::prelude::*;
+
+use crate::format::pretty_body;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub request: Option<Request>,
+    pub response: Rc<Response>,
+}
+
+fn reason_phrase(code: u16) -> &'static str {
+    match code {
+        200 => "OK",
+        201 => "Created",
+        202 => "Accepted",
+        400 => "Bad Request",
+        403 => "Forbidden",
+        404 => "Not Found",
+        405 => "Method Not Allowed",
+        406 => "Not Acceptable",
+        409 => "Conflict",
+        410 => "Gone",
+        413 => "Request Entity Too Large",
+        415 => "Unsupported Media Type",
+        422 => "Unprocessable Entity",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        504 => "Gateway Timeout",
+        _ => "",
+    }
+}
+
+#[function_component(ResponseView)]
+pub fn response_view(p: &Props) -> Html {
+    let r = &p.response;
+    let class = if r.status >= 400 { "status bad" } else { "status good" };
+    let mut headers: Vec<&(String, String)> = r.headers.iter().collect();
+    headers.sort_by_key(|(k, _)| !k.eq_ignore_ascii_case("warning"));
+    let request = p.request.as_ref().map(|q| {
+        let url = if q.query.is_empty() { q.path.clone() } else { format!("{}?{}", q.path, q.query) };
+        html! {
+            <div class="request-head">
+                <div class="mono">{ format!("{} {url}", q.method) }</div>
+                { for q.headers.iter().map(|(k, v)| html!{ <div class="mono header">{ format!("{k}: {v}") }</div> }) }
+                if !q.body.is_empty() { <pre class="body">{ pretty_body(&q.body) }</pre> }
+            </div>
+        }
+    });
+    html! {
+        <div class="response">
+            { for request }
+            <div class={class}>{ format!("HTTP/1.1 {} {}", r.status, reason_phrase(r.status)) }</div>
+            { for headers.into_iter().map(|(k, v)| {
+                let warn = k.eq_ignore_ascii_case("warning");
+                html!{ <div class={if warn { "mono header warning" } else { "mono header" }}>{ format!("{k}: {v}") }</div> }
+            }) }
+            <pre class="body">{ pretty_body(&r.body) }</pre>
+        </div>
+    }
+}

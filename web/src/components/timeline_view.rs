@@ -1,0 +1,141 @@
+//! The revision timeline: writes as points on the global revision axis,
+//! the compaction horizon, and the cluster as of a chosen revision (a list
+//! at that resourceVersion, or the 410 once it is compacted).
+
+use kubesim::server::Request;
+use serde_json::Value;
+use yew::prelude::*;
+
+use super::app::{Action, Ctx, ObjectRef};
+use super::{input_value, VirtualList};
+use crate::session::{body_json, Session, Source};
+use crate::timeline::collection_path;
+
+const WIDTH: f64 = 640.0;
+const SPAN: u64 = 200;
+
+#[derive(Clone, PartialEq)]
+struct Snapshot {
+    revision: u64,
+    /// (collection, status, names or the error message)
+    lists: Vec<(String, u16, String)>,
+}
+
+fn snapshot(s: &mut Session, rev: u64) -> Snapshot {
+    let mut lists = Vec::new();
+    for (group, resource) in s.timeline.resources_until(rev) {
+        let path = format!("{}?resourceVersion={rev}&resourceVersionMatch=Exact", collection_path(&group, &resource, None));
+        let e = s.request(Source::Timeline, Request::new("GET", &path).with_header("Accept", "application/json"));
+        let v = body_json(&e.response);
+        let text = if e.response.status == 200 {
+            let names: Vec<String> = v["items"]
+                .as_array()
+                .map(|a| {
+                    a.iter()
+                        .map(|i| {
+                            let ns = i.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("");
+                            let n = i.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+                            if ns.is_empty() { n.to_string() } else { format!("{ns}/{n}") }
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            if names.is_empty() { "(none)".to_string() } else { names.join(", ") }
+        } else {
+            format!("{}: {}", v["reason"].as_str().unwrap_or(""), v["message"].as_str().unwrap_or(""))
+        };
+        lists.push((resource, e.response.status, text));
+    }
+    Snapshot { revision: rev, lists }
+}
+
+#[function_component(TimelineView)]
+pub fn timeline_view() -> Html {
+    let ctx = use_context::<Ctx>().expect("context");
+    let picked = use_state(|| None::<Snapshot>);
+    let end = use_state(|| None::<u64>);
+    let s = ctx.0.session.borrow();
+    let t = &s.timeline;
+    let head = t.last_revision.max(1);
+    let hi = (*end).unwrap_or(head).min(head);
+    let lo = hi.saturating_sub(SPAN - 1).max(1);
+    let span = (hi - lo + 1).max(2) as f64;
+    let x = |rev: u64| 10.0 + (rev.saturating_sub(lo)) as f64 / (span - 1.0) * (WIDTH - 20.0);
+    let pick = {
+        let (ctx, picked) = (ctx.clone(), picked.clone());
+        Callback::from(move |rev: u64| {
+            let snap = ctx.run(|s| snapshot(s, rev));
+            picked.set(Some(snap));
+        })
+    };
+    let first = t.points.partition_point(|p| p.revision < lo);
+    let last = t.points.partition_point(|p| p.revision <= hi);
+    let dots: Vec<Html> = t.points[first..last].iter().map(|p| {
+        let rev = p.revision;
+        let pick = pick.clone();
+        let class = format!("dot {}", p.event.to_ascii_lowercase());
+        let title = format!("{} {} {}", rev, p.verb(), p.object_label());
+        html! { <circle {class} cx={x(rev).to_string()} cy="30" r="4" onclick={move |_| pick.emit(rev)}><title>{ title }</title></circle> }
+    }).collect();
+    let horizon = if t.compacted >= lo {
+        let w = x(t.compacted.min(hi)) - 10.0;
+        html! { <rect class="compacted" x="10" y="12" width={w.max(0.0).to_string()} height="36"><title>{ format!("compacted: revisions ≤ {} are gone", t.compacted) }</title></rect> }
+    } else {
+        html! {}
+    };
+    let list_render = {
+        let ctx = ctx.clone();
+        let pick = pick.clone();
+        Callback::from(move |i: usize| {
+            let s = ctx.0.session.borrow();
+            let n = s.timeline.points.len();
+            let Some(p) = s.timeline.points.get(n.saturating_sub(1 + i)) else { return html! {} };
+            let rev = p.revision;
+            let gone = rev <= s.timeline.compacted;
+            let obj = ObjectRef { group: p.group.clone(), resource: p.resource.clone(), namespace: p.namespace.clone(), name: p.name.clone() };
+            let (pick, ctx2) = (pick.clone(), ctx.clone());
+            html! {
+                <div class={if gone { "point gone" } else { "point" }}>
+                    <a class="rv" onclick={move |_| pick.emit(rev)}>{ rev }</a>
+                    <span class={format!("ev {}", p.event.to_ascii_lowercase())}>{ p.verb() }</span>
+                    <a class="mono" onclick={move |_| ctx2.dispatch(Action::Inspect(obj.clone()))}>{ p.object_label() }</a>
+                </div>
+            }
+        })
+    };
+    let snap = (*picked).clone().map(|sn| {
+        html! {
+            <div class="snapshot" id="snapshot">
+                <div><b>{ format!("The cluster at resourceVersion {}", sn.revision) }</b>{ " (a list with resourceVersionMatch=Exact per resource)" }</div>
+                { for sn.lists.iter().map(|(r, code, text)| html!{
+                    <div class={if *code == 200 { "snap-row" } else { "snap-row bad" }}><span class="res">{ r.clone() }</span>{ format!(" {code} ") }<span class="mono">{ text.clone() }</span></div>
+                }) }
+            </div>
+        }
+    });
+    let on_end = {
+        let end = end.clone();
+        Callback::from(move |e: InputEvent| {
+            let v = input_value(&e).parse::<u64>().ok();
+            end.set(v.filter(|v| *v < head));
+        })
+    };
+    let count = t.points.len();
+    let (compacted, now, window) = (t.compacted, t.now.clone(), t.history_window_seconds);
+    drop(s);
+    html! {
+        <div class="timeline">
+            <div class="muted">{ format!("now {now} · head {head} · compacted ≤ {compacted} · window {window}s · showing revisions {lo}–{hi}") }</div>
+            <svg id="timeline-axis" width={WIDTH.to_string()} height="60" viewBox={format!("0 0 {WIDTH} 60")}>
+                { horizon }
+                <line x1="10" y1="30" x2={(WIDTH - 10.0).to_string()} y2="30" class="axis" />
+                { for dots }
+                <text x="10" y="58" class="tick">{ lo }</text>
+                <text x={(WIDTH - 40.0).to_string()} y="58" class="tick">{ hi }</text>
+            </svg>
+            <input type="range" min="1" max={head.to_string()} value={hi.to_string()} oninput={on_end} title="scroll the axis" />
+            <VirtualList id="timeline-list" count={count} row_height={20.0} height={160.0} render={list_render} />
+            { for snap }
+        </div>
+    }
+}

@@ -1,0 +1,60 @@
+//! A scrolling list that renders only the rows in view.
+
+use yew::prelude::*;
+
+use crate::virtual_window::visible_rows;
+
+#[derive(Properties, PartialEq)]
+pub struct Props {
+    pub count: usize,
+    pub row_height: f64,
+    pub height: f64,
+    pub render: Callback<usize, Html>,
+    /// Keep the view at the newest row while the user has not scrolled up.
+    #[prop_or_default]
+    pub follow: bool,
+    #[prop_or_default]
+    pub id: Option<AttrValue>,
+}
+
+#[function_component(VirtualList)]
+pub fn virtual_list(p: &Props) -> Html {
+    let scroll = use_state(|| 0.0f64);
+    let pinned = use_state(|| true);
+    let node = use_node_ref();
+    let total = p.count as f64 * p.row_height;
+    let at_bottom_top = (total - p.height).max(0.0);
+    let top = if p.follow && *pinned { at_bottom_top } else { *scroll };
+    {
+        let node = node.clone();
+        let follow = p.follow && *pinned;
+        use_effect_with((p.count, follow), move |_| {
+            if follow {
+                if let Some(el) = node.cast::<web_sys::Element>() {
+                    el.set_scroll_top(el.scroll_height());
+                }
+            }
+        });
+    }
+    let onscroll = {
+        let scroll = scroll.clone();
+        let pinned = pinned.clone();
+        Callback::from(move |e: Event| {
+            if let Some(el) = e.target_dyn_into::<web_sys::Element>() {
+                let t = el.scroll_top() as f64;
+                scroll.set(t);
+                pinned.set(t + el.client_height() as f64 >= el.scroll_height() as f64 - 2.0);
+            }
+        })
+    };
+    let (start, end) = visible_rows(top, p.height, p.row_height, p.count, 10);
+    let rows = (start..end).map(|i| {
+        let style = format!("position:absolute;top:{}px;left:0;right:0;height:{}px", i as f64 * p.row_height, p.row_height);
+        html! { <div class="vrow" key={i} {style}>{ p.render.emit(i) }</div> }
+    });
+    html! {
+        <div class="vlist" id={p.id.clone()} ref={node} style={format!("height:{}px", p.height)} {onscroll}>
+            <div style={format!("position:relative;height:{total}px")}>{ for rows }</div>
+        </div>
+    }
+}

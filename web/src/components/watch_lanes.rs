@@ -1,0 +1,122 @@
+//! Watch lanes side by side: open a watch with any parameters and see its
+//! events as they arrive, with the lane's state and a resume button.
+
+use yew::prelude::*;
+
+use super::app::{Action, Ctx, ObjectRef};
+use super::{checked, input_value, VirtualList};
+use crate::lanes::{group_resource, Lane, LaneState, RowKind};
+
+#[function_component(WatchLanes)]
+pub fn watch_lanes() -> Html {
+    let ctx = use_context::<Ctx>().expect("context");
+    let path = use_state(|| "/api/v1/namespaces/default/configmaps".to_string());
+    let query = use_state(|| "allowWatchBookmarks=true".to_string());
+    let list_first = use_state(|| true);
+    let open = {
+        let (ctx, path, query, list_first) = (ctx.clone(), path.clone(), query.clone(), list_first.clone());
+        Callback::from(move |_| {
+            ctx.run(|s| {
+                let mut lane = Lane::new(s.next_lane_id(), &path, &query, *list_first);
+                lane.start(s);
+                s.lanes.push(lane);
+            });
+        })
+    };
+    let ids: Vec<u64> = ctx.0.session.borrow().lanes.iter().map(|l| l.id).collect();
+    let lanes = ids.into_iter().map(|id| html! { <LaneView key={id} {id} /> });
+    html! {
+        <div class="lanes">
+            <div class="row">
+                <input id="lane-path" class="grow mono" value={(*path).clone()} oninput={{ let p = path.clone(); move |e: InputEvent| p.set(input_value(&e)) }} />
+                <input id="lane-query" class="mono" value={(*query).clone()} placeholder="labelSelector=…&timeoutSeconds=…"
+                    oninput={{ let q = query.clone(); move |e: InputEvent| q.set(input_value(&e)) }} />
+                <label class="flag"><input type="checkbox" checked={*list_first} onchange={{ let l = list_first.clone(); move |e: Event| l.set(checked(&e)) }} />{ "list first" }</label>
+                <button id="lane-open" onclick={open}>{ "open watch" }</button>
+            </div>
+            <div class="lane-row">{ for lanes }</div>
+        </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct LaneProps {
+    id: u64,
+}
+
+#[function_component(LaneView)]
+fn lane_view(p: &LaneProps) -> Html {
+    let ctx = use_context::<Ctx>().expect("context");
+    let id = p.id;
+    let s = ctx.0.session.borrow();
+    let Some(lane) = s.lanes.iter().find(|l| l.id == id) else { return html! {} };
+    let (title, state, count, open, last_rv) =
+        (format!("{}?{}", lane.path, lane.query), lane.state.clone(), lane.rows.len(), lane.is_open(), lane.last_rv.clone());
+    let (group, resource) = group_resource(&lane.path);
+    drop(s);
+    let state_class = match state {
+        LaneState::Watching => "state ok",
+        LaneState::Closed(_) | LaneState::RelistingAfterGone => "state bad",
+        _ => "state",
+    };
+    let act = |f: fn(&mut Lane, &mut crate::session::Session)| {
+        let ctx = ctx.clone();
+        Callback::from(move |_| {
+            ctx.run(|s| {
+                let mut lanes = std::mem::take(&mut s.lanes);
+                if let Some(l) = lanes.iter_mut().find(|l| l.id == id) {
+                    f(l, s);
+                }
+                lanes.append(&mut s.lanes);
+                s.lanes = lanes;
+            })
+        })
+    };
+    let stop = act(|l, _| l.stop());
+    let resume = act(|l, s| l.resume(s));
+    let close = {
+        let ctx = ctx.clone();
+        Callback::from(move |_| ctx.run(|s| s.lanes.retain(|l| l.id != id)))
+    };
+    let render = {
+        let ctx = ctx.clone();
+        Callback::from(move |i: usize| {
+            let s = ctx.0.session.borrow();
+            let Some(row) = s.lanes.iter().find(|l| l.id == id).and_then(|l| l.rows.get(i)) else { return html! {} };
+            let class = format!("event {}", row.kind.label().to_ascii_lowercase().replace('·', "note"));
+            let target = (!row.name.is_empty() && row.kind != RowKind::Error).then(|| ObjectRef {
+                group: group.clone(),
+                resource: resource.clone(),
+                namespace: row.namespace.clone(),
+                name: row.name.clone(),
+            });
+            let ctx2 = ctx.clone();
+            let onclick = Callback::from(move |_| {
+                if let Some(t) = target.clone() {
+                    ctx2.dispatch(Action::Inspect(t));
+                }
+            });
+            html! {
+                <div {class} {onclick}>
+                    <span class="type">{ row.kind.label() }</span>
+                    <span class="rv">{ row.resource_version.clone() }</span>
+                    <span class="name">{ if row.namespace.is_empty() { row.name.clone() } else { format!("{}/{}", row.namespace, row.name) } }</span>
+                    <span class="detail">{ row.detail.clone() }</span>
+                </div>
+            }
+        })
+    };
+    html! {
+        <div class="lane" id={format!("lane-{id}")}>
+            <div class="lane-head">
+                <span class="mono lane-title" title={title.clone()}>{ title }</span>
+                <span class={state_class} id={format!("lane-{id}-state")}>{ state.label() }</span>
+                <span class="muted">{ last_rv.map(|r| format!("last rv {r}")).unwrap_or_default() }</span>
+                if open { <button class="lane-stop" onclick={stop}>{ "stop" }</button> }
+                else { <button class="lane-resume" onclick={resume}>{ "resume" }</button> }
+                <button class="lane-close" onclick={close}>{ "×" }</button>
+            </div>
+            <VirtualList id={format!("lane-{id}-events")} count={count} row_height={20.0} height={220.0} render={render} follow=true />
+        </div>
+    }
+}
