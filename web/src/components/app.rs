@@ -130,7 +130,11 @@ impl Ctx {
     pub fn run<R>(&self, f: impl FnOnce(&mut Session) -> R) -> R {
         let r = {
             let mut s = self.0.session.borrow_mut();
-            f(&mut s)
+            let r = f(&mut s);
+            // Whatever f did, the view may show it (consumers of the
+            // context re-render when the state compares unequal).
+            s.generation += 1;
+            r
         };
         self.0.dispatch(Action::Changed);
         r
@@ -157,6 +161,7 @@ impl PartialEq for AppState {
 pub fn app() -> Html {
     let state = use_reducer(AppState::new);
     let ctx = Ctx(state.clone());
+    super::embed::attach(state.session.clone());
     {
         let ctx = ctx.clone();
         use_effect_with((), move |_| {

@@ -51,17 +51,27 @@ pub fn inspector() -> Html {
     let seen_live = use_state(|| false);
     let as_yaml = use_state(|| true);
     let diff = use_state(|| None::<(u64, u64, Result<Vec<(char, String)>, String>)>);
-    let Some(target) = ctx.0.inspect.clone() else {
-        return html! { <div class="muted">{ "Click an object in a watch lane or on the timeline to inspect it." }</div> };
-    };
+    let target = ctx.0.inspect.clone().unwrap_or(ObjectRef {
+        group: String::new(),
+        resource: String::new(),
+        namespace: String::new(),
+        name: String::new(),
+    });
     let history: Vec<(u64, &'static str)> = {
         let s = ctx.0.session.borrow();
         s.timeline.revisions_of(&target.group, &target.resource, &target.namespace, &target.name).iter().map(|p| (p.revision, p.verb())).collect()
     };
     let latest = history.last().map(|h| h.0).unwrap_or(0);
     {
+        let seen_live = seen_live.clone();
+        use_effect_with(target.clone(), move |_| seen_live.set(false));
+    }
+    {
         let (ctx, current, seen_live, diff) = (ctx.clone(), current.clone(), seen_live.clone(), diff.clone());
         use_effect_with((target.clone(), latest), move |(t, _)| {
+            if t.name.is_empty() {
+                return;
+            }
             let e = ctx.run(|s| s.request(Source::Inspector, Request::new("GET", &item_path(t)).with_header("Accept", "application/json")));
             if e.response.status == 200 {
                 seen_live.set(true);
@@ -70,9 +80,8 @@ pub fn inspector() -> Html {
             diff.set(None);
         });
     }
-    {
-        let seen_live = seen_live.clone();
-        use_effect_with(target.clone(), move |_| seen_live.set(false));
+    if target.name.is_empty() {
+        return html! { <div class="muted">{ "Click an object in a watch lane or on the timeline to inspect it." }</div> };
     }
     let (status, obj) = (*current).clone().unwrap_or((0, Value::Null));
     let deleted_on_timeline = history.last().is_some_and(|h| h.1 == "delete");

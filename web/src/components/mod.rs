@@ -10,6 +10,7 @@ mod app;
 mod chunked_list;
 mod clock;
 mod command_bar;
+mod embed;
 mod console;
 mod inspector;
 mod persist;
@@ -27,7 +28,8 @@ use wasm_bindgen::JsCast;
 
 /// Mounts the app, with a panic hook that keeps the page usable.
 pub fn start() {
-    std::panic::set_hook(Box::new(|info| {
+    // Yew installs its own hook at render unless given one.
+    yew::set_custom_panic_hook(Box::new(|info| {
         console_error_panic_hook::hook(info);
         show_panic(&info.to_string());
     }));

@@ -31,7 +31,7 @@ pub fn watch_lanes() -> Html {
                 <input id="lane-path" class="grow mono" value={(*path).clone()} oninput={{ let p = path.clone(); move |e: InputEvent| p.set(input_value(&e)) }} />
                 <input id="lane-query" class="mono" value={(*query).clone()} placeholder="labelSelector=…&timeoutSeconds=…"
                     oninput={{ let q = query.clone(); move |e: InputEvent| q.set(input_value(&e)) }} />
-                <label class="flag"><input type="checkbox" checked={*list_first} onchange={{ let l = list_first.clone(); move |e: Event| l.set(checked(&e)) }} />{ "list first" }</label>
+                <label class="flag"><input type="checkbox" id="lane-list-first" checked={*list_first} onchange={{ let l = list_first.clone(); move |e: Event| l.set(checked(&e)) }} />{ "list first" }</label>
                 <button id="lane-open" onclick={open}>{ "open watch" }</button>
             </div>
             <div class="lane-row">{ for lanes }</div>

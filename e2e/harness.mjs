@@ -1,0 +1,58 @@
+// Shared set-up for the browser tests: a kubesim server with the built app
+// (`kubesim serve --ui dist`) on a free loopback port, and Debian's Chromium
+// driven by playwright-core.
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer } from 'node:net';
+import { chromium } from 'playwright-core';
+
+export const ROOT = new URL('..', import.meta.url).pathname;
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+export async function startServer() {
+  const port = await freePort();
+  const bin = process.env.KUBESIM_BIN || join(ROOT, 'target/debug/kubesim');
+  const dir = mkdtempSync(join(tmpdir(), 'kubesim-e2e-'));
+  const proc = spawn(bin, ['serve', '--listen', `127.0.0.1:${port}`, '--ui', join(ROOT, 'dist'),
+    '--kubeconfig', join(dir, 'kubeconfig')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error('kubesim did not start: ' + out)), 20000);
+    proc.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('/ui/')) { clearTimeout(timer); resolve(); }
+    });
+    proc.on('exit', (code) => reject(new Error(`kubesim exited ${code}: ${out}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/ui/`, stop: () => proc.kill('SIGTERM') };
+}
+
+export async function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+export async function openApp(browser, url, viewport = { width: 1400, height: 1600 }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  return { context, page, errors };
+}
