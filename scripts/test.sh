@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test: unit, storage conformance, resourceVersion tables,
-# golden transcripts, the model-based watch test, the wasm build check and
-# the kubectl end-to-end test. Installs what a fresh machine lacks.
+# golden transcripts, the model-based watch test, the kubectl end-to-end
+# test, the browser app's logic (natively), its components (in headless
+# Chromium) and its end-to-end test (Playwright against the built app).
+# Installs what a fresh machine lacks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,14 +21,28 @@ if ! command -v kubectl >/dev/null 2>&1; then
   echo "note: kubectl is not installed; the end-to-end test fails under CI=true and is skipped otherwise"
 fi
 
+echo "== installing the browser app's tools if missing"
+./scripts/install-web-tools.sh --with-browser
+export PATH="$PWD/node_modules/.bin:$HOME/.cargo/bin:$PATH"
+
 echo "== cargo build --target wasm32-unknown-unknown --lib (the core is IO-free)"
 cargo build --quiet --target wasm32-unknown-unknown --lib
 
 echo "== cargo fmt --check"
 cargo fmt --check
 
-echo "== cargo clippy (warnings are errors)"
-cargo clippy --quiet --all-targets -- -D warnings
+echo "== cargo clippy (warnings are errors), native and the browser app for wasm32"
+cargo clippy --quiet --workspace --all-targets -- -D warnings
+cargo clippy --quiet -p kubesim-web --target wasm32-unknown-unknown --all-targets -- -D warnings
 
-echo "== cargo test"
-cargo test --lib --bins --tests 2>&1 | tee target/test.log
+echo "== cargo test (native: the core, the door, the browser app's logic)"
+mkdir -p target
+cargo test --workspace --lib --bins --tests 2>&1 | tee target/test.log
+
+echo "== browser app components (wasm-bindgen-test in headless Chromium)"
+CHROMEDRIVER=/usr/bin/chromedriver cargo test -p kubesim-web --target wasm32-unknown-unknown --test components
+
+echo "== browser app end-to-end (trunk build, kubesim serve --ui, Playwright + Chromium)"
+trunk build index.html --release
+cargo build --quiet --bin kubesim
+node --test e2e/

@@ -323,7 +323,9 @@ impl Server {
         let after = match q.get("after").filter(|s| !s.is_empty()).map(str::parse::<u64>) {
             None => Revision(0),
             Some(Ok(n)) => Revision(n),
-            Some(Err(_)) => return Response::status(&Status::bad_request("invalid ?after: expected a revision number")),
+            Some(Err(_)) => {
+                return Response::status(&Status::bad_request("invalid ?after: expected a revision number"))
+            }
         };
         let limit = match q.get("limit").filter(|s| !s.is_empty()).map(str::parse::<usize>) {
             None => 1000,
@@ -504,6 +506,7 @@ fn history_entry(e: &crate::storage::Event) -> Value {
         "revision": e.revision.to_string(),
         "type": kind,
         "group": group,
+        "version": rt.map(|rt| rt.version).unwrap_or(""),
         "resource": resource,
         "kind": rt.map(|rt| rt.kind).unwrap_or(""),
         "namespace": namespace,

@@ -390,3 +390,51 @@ fn streaming_lists_from_a_given_resource_version() {
     assert_eq!(r.status, 504);
     assert_eq!(r.header("Retry-After"), Some("1"));
 }
+
+#[test]
+fn the_history_endpoint_lists_every_write_after_a_revision() {
+    let mut s = Server::new(ServerConfig::default());
+    let head = s.revision().0;
+    let cm = "/api/v1/namespaces/default/configmaps";
+    s.handle(Request::new("POST", cm).with_body(r#"{"metadata":{"name":"a"}}"#));
+    s.handle(Request::new("POST", "/apis/apps/v1/namespaces/default/deployments").with_body(
+        r#"{"metadata":{"name":"d"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}}}}}"#,
+    ));
+    s.handle(Request::new("DELETE", &format!("{cm}/a")));
+    let r = s.handle(Request::new("GET", &format!("/debug/kubesim/history?after={head}")));
+    assert_eq!(r.status, 200);
+    let v = r.json_body();
+    let got: Vec<String> = v["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let f = |k: &str| e[k].as_str().unwrap().to_string();
+            format!(
+                "{} {} {}/{} {} {}/{}",
+                f("revision"),
+                f("type"),
+                f("group"),
+                f("version"),
+                f("kind"),
+                f("namespace"),
+                f("name")
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            format!("{} ADDED /v1 ConfigMap default/a", head + 1),
+            format!("{} ADDED apps/v1 Deployment default/d", head + 2),
+            format!("{} DELETED /v1 ConfigMap default/a", head + 3),
+        ]
+    );
+    // After compaction the answer starts at the horizon.
+    s.compact(None);
+    let v = s.handle(Request::new("GET", "/debug/kubesim/history?after=0")).json_body();
+    assert_eq!(v["from"], json!((head + 3).to_string()));
+    assert_eq!(v["events"], json!([]));
+    assert_eq!(s.handle(Request::new("GET", "/debug/kubesim/history?after=x")).status, 400);
+    assert_eq!(s.handle(Request::new("POST", "/debug/kubesim/history")).status, 400);
+}

@@ -50,3 +50,32 @@ fn storage_knows_nothing_of_kinds_or_http() {
         }
     }
 }
+
+/// The browser app's code, without its test modules.
+fn web_files() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("web/src");
+    let mut files = Vec::new();
+    rust_files(&root, &mut files);
+    files
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
+            (p.display().to_string(), code)
+        })
+        .collect()
+}
+
+#[test]
+fn the_browser_app_is_only_a_client_of_the_server() {
+    let files = web_files();
+    assert!(files.len() > 5, "web/src not found");
+    for (path, code) in files {
+        for banned in ["kubesim::storage", "kubesim::registry", "Html::from_html_unchecked", "inner_html"] {
+            assert!(
+                !code.contains(banned),
+                "{path} uses {banned}: the page speaks only Request/Response/WatchStream and renders text"
+            );
+        }
+    }
+}

@@ -207,7 +207,8 @@ struct Args {
     ui: Option<String>,
 }
 
-const USAGE: &str = "usage: kubesim serve [--listen 127.0.0.1:6443] [--kubeconfig PATH] [--seed N] [--history-window 5m] [--ui DIR]
+const USAGE: &str =
+    "usage: kubesim serve [--listen 127.0.0.1:6443] [--kubeconfig PATH] [--seed N] [--history-window 5m] [--ui DIR]
   --ui DIR  serve the built browser app (trunk build's dist/) at /ui/; default: ./dist when it holds index.html";
 
 fn parse_args() -> Result<Args, String> {
@@ -217,8 +218,13 @@ fn parse_args() -> Result<Args, String> {
         Some("--help") | Some("-h") | None => return Err(USAGE.into()),
         Some(other) => return Err(format!("unknown command {other:?}\n{USAGE}")),
     }
-    let mut a =
-        Args { listen: "127.0.0.1:6443".into(), kubeconfig: "kubesim.kubeconfig".into(), seed: 1, window_ms: 300_000, ui: None };
+    let mut a = Args {
+        listen: "127.0.0.1:6443".into(),
+        kubeconfig: "kubesim.kubeconfig".into(),
+        seed: 1,
+        window_ms: 300_000,
+        ui: None,
+    };
     while let Some(flag) = it.next() {
         let mut val = || it.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"));
         match flag.as_str() {
@@ -257,7 +263,9 @@ async fn main() {
         ServerConfig { seed: args.seed, start_time: wall(), history_window_ms: args.window_ms, ..Default::default() };
     let ui = match &args.ui {
         Some(dir) if !std::path::Path::new(dir).join("index.html").is_file() => {
-            eprintln!("kubesim: --ui {dir}: no index.html there (build the app with `trunk build index.html --release`)");
+            eprintln!(
+                "kubesim: --ui {dir}: no index.html there (build the app with `trunk build index.html --release`)"
+            );
             std::process::exit(2);
         }
         Some(dir) => Some(std::path::PathBuf::from(dir)),

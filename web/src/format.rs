@@ -37,7 +37,8 @@ pub fn to_pretty_json(v: &Value) -> String {
 pub fn parse_documents(text: &str) -> Result<Vec<Value>, String> {
     let mut out = Vec::new();
     for (i, doc) in serde_norway::Deserializer::from_str(text).enumerate() {
-        let v: Value = serde::Deserialize::deserialize(doc).map_err(|e| format!("error parsing document {}: {e}", i + 1))?;
+        let v: Value =
+            serde::Deserialize::deserialize(doc).map_err(|e| format!("error parsing document {}: {e}", i + 1))?;
         match v {
             Value::Null => {}
             Value::Object(ref m) if m.get("kind").and_then(Value::as_str) == Some("List") => {
@@ -218,7 +219,8 @@ mod tests {
 
     #[test]
     fn continue_tokens_decode_to_their_json() {
-        let token = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(br#"{"v":"meta.k8s.io/v1","rv":12,"start":"b\u0000"}"#);
+        let token = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(br#"{"v":"meta.k8s.io/v1","rv":12,"start":"b\u0000"}"#);
         assert_eq!(decode_continue(&token).unwrap()["rv"], json!(12));
         assert!(decode_continue("!!!").is_err());
     }

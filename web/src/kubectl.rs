@@ -279,8 +279,17 @@ fn server_error(e: &LogEntry) -> String {
     }
 }
 
-fn send(s: &mut Session, method: &str, target: &str, content_type: Option<&str>, body: Option<&Value>, accept: &str) -> LogEntry {
-    let mut req = Request::new(method, target).with_header("Accept", accept).with_header("User-Agent", "kubectl/v1.33.0 (kubesim-web)");
+fn send(
+    s: &mut Session,
+    method: &str,
+    target: &str,
+    content_type: Option<&str>,
+    body: Option<&Value>,
+    accept: &str,
+) -> LogEntry {
+    let mut req = Request::new(method, target)
+        .with_header("Accept", accept)
+        .with_header("User-Agent", "kubectl/v1.33.0 (kubesim-web)");
     if let (Some(ct), Some(b)) = (content_type, body) {
         req = req.with_header("Content-Type", ct).with_body(serde_json::to_vec(b).unwrap_or_default());
     }
@@ -305,7 +314,9 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
                 return out;
             }
             match parse_documents(file) {
-                Ok(docs) if docs.is_empty() => out.error("error: no objects passed to ".to_string() + verb_word(&cmd.verb)),
+                Ok(docs) if docs.is_empty() => {
+                    out.error("error: no objects passed to ".to_string() + verb_word(&cmd.verb))
+                }
                 Ok(docs) => {
                     for doc in docs {
                         write_document(s, &d, &cmd, doc, &mut out);
@@ -506,7 +517,8 @@ fn table(now_ms: i64, r: &ApiResource, items: &[Value], with_ns: bool, prefix_ki
 /// Aligns columns with three spaces between them, as kubectl's tabwriter.
 pub fn columns(rows: &[Vec<String>]) -> String {
     let n = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..n).map(|i| rows.iter().filter_map(|r| r.get(i)).map(|c| c.chars().count()).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> =
+        (0..n).map(|i| rows.iter().filter_map(|r| r.get(i)).map(|c| c.chars().count()).max().unwrap_or(0)).collect();
     let mut out = String::new();
     for row in rows {
         let mut line = String::new();
@@ -556,7 +568,14 @@ fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut doc: Value,
     let kind_ref = |n: &str| name_ref(&r, n);
     match cmd.verb {
         Verb::Create => {
-            let e = send(s, "POST", &format!("{}?fieldManager=kubectl-create&fieldValidation=Strict", r.collection(ns)), Some("application/json"), Some(&doc), "application/json");
+            let e = send(
+                s,
+                "POST",
+                &format!("{}?fieldManager=kubectl-create&fieldValidation=Strict", r.collection(ns)),
+                Some("application/json"),
+                Some(&doc),
+                "application/json",
+            );
             if e.response.status == 201 || e.response.status == 200 {
                 let created = body_json(&e.response);
                 let n = created.pointer("/metadata/name").and_then(Value::as_str).unwrap_or(&name).to_string();
@@ -570,7 +589,14 @@ fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut doc: Value,
                 out.error("error: resource name may not be empty");
                 return;
             }
-            let e = send(s, "PUT", &format!("{}?fieldManager=kubectl-replace&fieldValidation=Strict", r.item(ns, &name)), Some("application/json"), Some(&doc), "application/json");
+            let e = send(
+                s,
+                "PUT",
+                &format!("{}?fieldManager=kubectl-replace&fieldValidation=Strict", r.item(ns, &name)),
+                Some("application/json"),
+                Some(&doc),
+                "application/json",
+            );
             if e.response.status == 200 {
                 out.line(format!("{} replaced", kind_ref(&name)));
             } else {
@@ -592,7 +618,14 @@ fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut doc: Value,
             match live.response.status {
                 404 => {
                     set_annotation(&mut doc, LAST_APPLIED, &applied_text);
-                    let e = send(s, "POST", &format!("{}?fieldManager=kubectl-client-side-apply&fieldValidation=Strict", r.collection(ns)), Some("application/json"), Some(&doc), "application/json");
+                    let e = send(
+                        s,
+                        "POST",
+                        &format!("{}?fieldManager=kubectl-client-side-apply&fieldValidation=Strict", r.collection(ns)),
+                        Some("application/json"),
+                        Some(&doc),
+                        "application/json",
+                    );
                     if e.response.status == 201 {
                         out.line(format!("{} created", kind_ref(&name)));
                     } else {
@@ -612,7 +645,14 @@ fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut doc: Value,
                         return;
                     }
                     set_annotation(&mut patch, LAST_APPLIED, &applied_text);
-                    let e = send(s, "PATCH", &format!("{}?fieldManager=kubectl-client-side-apply&fieldValidation=Strict", r.item(ns, &name)), Some("application/strategic-merge-patch+json"), Some(&patch), "application/json");
+                    let e = send(
+                        s,
+                        "PATCH",
+                        &format!("{}?fieldManager=kubectl-client-side-apply&fieldValidation=Strict", r.item(ns, &name)),
+                        Some("application/strategic-merge-patch+json"),
+                        Some(&patch),
+                        "application/json",
+                    );
                     if e.response.status == 200 {
                         out.line(format!("{} configured", kind_ref(&name)));
                     } else {
@@ -682,7 +722,14 @@ fn delete(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
         };
         let body = json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": cascade});
         for name in &cmd.names {
-            let e = send(s, "DELETE", &r.item(ns.as_deref().or(Some("default")), name), Some("application/json"), Some(&body), "application/json");
+            let e = send(
+                s,
+                "DELETE",
+                &r.item(ns.as_deref().or(Some("default")), name),
+                Some("application/json"),
+                Some(&body),
+                "application/json",
+            );
             if e.response.status == 200 || e.response.status == 202 {
                 out.line(format!("{} \"{name}\" deleted", r.kind.to_ascii_lowercase()));
             } else {
@@ -725,7 +772,9 @@ fn label(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
                 let existing = live.pointer(&format!("/metadata/{field}")).and_then(Value::as_object);
                 let clash = changes.iter().find_map(|(k, v)| {
                     let old = existing?.get(k)?;
-                    (v.is_string() && old != v).then(|| format!("'{k}' already has a value ({}), and --overwrite is false", old.as_str().unwrap_or("")))
+                    (v.is_string() && old != v).then(|| {
+                        format!("'{k}' already has a value ({}), and --overwrite is false", old.as_str().unwrap_or(""))
+                    })
                 });
                 if let Some(msg) = clash {
                     out.error(format!("error: {msg}"));
@@ -733,7 +782,14 @@ fn label(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
                 }
             }
             let patch = json!({"metadata": {field: changes}});
-            let e = send(s, "PATCH", &format!("{item}?fieldManager={manager}"), Some("application/merge-patch+json"), Some(&patch), "application/json");
+            let e = send(
+                s,
+                "PATCH",
+                &format!("{item}?fieldManager={manager}"),
+                Some("application/merge-patch+json"),
+                Some(&patch),
+                "application/json",
+            );
             if e.response.status == 200 {
                 out.line(format!("{} {done}", name_ref(&r, name)));
             } else {
@@ -762,12 +818,18 @@ mod tests {
     #[test]
     fn parses_flags_the_ways_kubectl_accepts_them() {
         let c = parse("kubectl get po -nkube-system -oyaml --chunk-size=2 -l 'app in (a,b)'").unwrap();
-        assert_eq!((c.types, c.namespace.as_deref(), c.output, c.chunk_size), (vec!["po".to_string()], Some("kube-system"), Output::Yaml, 2));
+        assert_eq!(
+            (c.types, c.namespace.as_deref(), c.output, c.chunk_size),
+            (vec!["po".to_string()], Some("kube-system"), Output::Yaml, 2)
+        );
         assert_eq!(c.selector.as_deref(), Some("app in (a,b)"));
         let c = parse("get svc,cm -A --watch=false").unwrap();
         assert!(c.all_namespaces && !c.watch && c.types.len() == 2);
         let c = parse("label cm x a=b c- --overwrite").unwrap();
-        assert_eq!((c.names, c.pairs, c.overwrite), (vec!["x".to_string()], vec!["a=b".to_string(), "c-".to_string()], true));
+        assert_eq!(
+            (c.names, c.pairs, c.overwrite),
+            (vec!["x".to_string()], vec!["a=b".to_string(), "c-".to_string()], true)
+        );
     }
 
     #[test]
@@ -812,14 +874,20 @@ mod tests {
                 "POST /api/v1/namespaces/default/configmaps?fieldManager=kubectl-create&fieldValidation=Strict 201"
             ]
         );
-        assert!(run(&mut s, "create -f -", file).text.contains("Error from server (AlreadyExists): configmaps \"demo\" already exists"));
+        assert!(run(&mut s, "create -f -", file)
+            .text
+            .contains("Error from server (AlreadyExists): configmaps \"demo\" already exists"));
         let out = run(&mut s, "apply -f -", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\n");
         assert_eq!(out.text, "configmap/applied created\n");
-        let live = body_json(&s.request(Source::Console, Request::new("GET", "/api/v1/namespaces/default/configmaps/applied")).response);
+        let live = body_json(
+            &s.request(Source::Console, Request::new("GET", "/api/v1/namespaces/default/configmaps/applied")).response,
+        );
         assert!(live.pointer("/metadata/annotations").unwrap().get(LAST_APPLIED).is_some());
 
         assert_eq!(run(&mut s, "label cm demo tier=web", "").text, "configmap/demo labeled\n");
-        assert!(run(&mut s, "label cm demo tier=db", "").text.contains("'tier' already has a value (web), and --overwrite is false"));
+        assert!(run(&mut s, "label cm demo tier=db", "")
+            .text
+            .contains("'tier' already has a value (web), and --overwrite is false"));
         assert_eq!(run(&mut s, "annotate configmap demo note='hello world'", "").text, "configmap/demo annotated\n");
         let out = run(&mut s, "get cm demo -o json", "");
         let v: Value = serde_json::from_str(&out.text).unwrap();
@@ -827,17 +895,23 @@ mod tests {
         assert_eq!(v["metadata"]["annotations"]["note"], "hello world");
         assert_eq!(run(&mut s, "get cm demo demo2 -o name", "").text, "configmap/demo\nconfigmap/demo2\n");
 
-        let out = run(&mut s, "replace -f -", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: demo2\ndata:\n  x: y\n");
+        let out =
+            run(&mut s, "replace -f -", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: demo2\ndata:\n  x: y\n");
         assert_eq!(out.text, "configmap/demo2 replaced\n");
 
         let from = s.log.len();
         assert_eq!(run(&mut s, "delete cm demo", "").text, "configmap \"demo\" deleted\n");
         let del = s.log[from..].iter().find(|e| e.request.method == "DELETE").unwrap();
-        assert_eq!(String::from_utf8_lossy(&del.request.body), r#"{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Background"}"#);
+        assert_eq!(
+            String::from_utf8_lossy(&del.request.body),
+            r#"{"kind":"DeleteOptions","apiVersion":"v1","propagationPolicy":"Background"}"#
+        );
         // The finalizer keeps it: terminating, not gone.
         let v: Value = serde_json::from_str(&run(&mut s, "get cm demo -o json", "").text).unwrap();
         assert!(v["metadata"]["deletionTimestamp"].is_string());
-        assert!(run(&mut s, "delete cm nope", "").text.contains("Error from server (NotFound): configmaps \"nope\" not found"));
+        assert!(run(&mut s, "delete cm nope", "")
+            .text
+            .contains("Error from server (NotFound): configmaps \"nope\" not found"));
     }
 
     #[test]

@@ -251,7 +251,9 @@ pub fn row_of(event_type: &str, object_json: &[u8]) -> LaneRow {
     };
     let s = |p: &str| v.pointer(p).and_then(Value::as_str).unwrap_or("").to_string();
     let detail = match kind {
-        RowKind::Error => format!("{} {}: {}", v.get("code").and_then(Value::as_i64).unwrap_or(0), s("/reason"), s("/message")),
+        RowKind::Error => {
+            format!("{} {}: {}", v.get("code").and_then(Value::as_i64).unwrap_or(0), s("/reason"), s("/message"))
+        }
         RowKind::Bookmark => {
             if s("/metadata/annotations/k8s.io~1initial-events-end") == "true" {
                 "initial-events-end".into()
@@ -284,20 +286,20 @@ pub fn row_of(event_type: &str, object_json: &[u8]) -> LaneRow {
     }
 }
 
-/// The (group, resource) a collection path names.
-pub fn group_resource(path: &str) -> (String, String) {
+/// The (group, version, resource) a collection path names.
+pub fn group_resource(path: &str) -> (String, String, String) {
     let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    let (group, rest) = match segs.as_slice() {
-        ["api", _v, rest @ ..] => ("", rest),
-        ["apis", g, _v, rest @ ..] => (*g, rest),
-        _ => ("", &[][..]),
+    let (group, version, rest) = match segs.as_slice() {
+        ["api", v, rest @ ..] => ("", *v, rest),
+        ["apis", g, v, rest @ ..] => (*g, *v, rest),
+        _ => ("", "", &[][..]),
     };
     let resource = match rest {
         ["namespaces", _ns, r, ..] => r,
         [r, ..] => r,
         [] => &"",
     };
-    (group.to_string(), resource.to_string())
+    (group.to_string(), version.to_string(), resource.to_string())
 }
 
 #[cfg(test)]
@@ -306,19 +308,31 @@ mod tests {
 
     #[test]
     fn collection_paths_name_their_resource() {
-        assert_eq!(group_resource("/api/v1/namespaces/default/configmaps"), ("".into(), "configmaps".into()));
-        assert_eq!(group_resource("/apis/apps/v1/deployments"), ("apps".into(), "deployments".into()));
-        assert_eq!(group_resource("/api/v1/namespaces"), ("".into(), "namespaces".into()));
-        assert_eq!(group_resource("/nonsense"), ("".into(), "".into()));
+        assert_eq!(
+            group_resource("/api/v1/namespaces/default/configmaps"),
+            ("".into(), "v1".into(), "configmaps".into())
+        );
+        assert_eq!(group_resource("/apis/apps/v1/deployments"), ("apps".into(), "v1".into(), "deployments".into()));
+        assert_eq!(group_resource("/api/v1/namespaces"), ("".into(), "v1".into(), "namespaces".into()));
+        assert_eq!(group_resource("/nonsense"), ("".into(), "".into(), "".into()));
     }
 
     #[test]
     fn rows_summarise_terminating_objects_errors_and_bookmarks() {
         let r = row_of("MODIFIED", br#"{"metadata":{"name":"a","namespace":"d","resourceVersion":"7","deletionTimestamp":"T","finalizers":["x","y"]}}"#);
-        assert_eq!((r.kind, r.resource_version.as_str(), r.detail.as_str()), (RowKind::Modified, "7", "deletionTimestamp=T finalizers=[x, y]"));
-        let r = row_of("ERROR", br#"{"kind":"Status","code":410,"reason":"Expired","message":"too old resource version: 1 (5)"}"#);
+        assert_eq!(
+            (r.kind, r.resource_version.as_str(), r.detail.as_str()),
+            (RowKind::Modified, "7", "deletionTimestamp=T finalizers=[x, y]")
+        );
+        let r = row_of(
+            "ERROR",
+            br#"{"kind":"Status","code":410,"reason":"Expired","message":"too old resource version: 1 (5)"}"#,
+        );
         assert_eq!(r.detail, "410 Expired: too old resource version: 1 (5)");
-        let r = row_of("BOOKMARK", br#"{"metadata":{"resourceVersion":"9","annotations":{"k8s.io/initial-events-end":"true"}}}"#);
+        let r = row_of(
+            "BOOKMARK",
+            br#"{"metadata":{"resourceVersion":"9","annotations":{"k8s.io/initial-events-end":"true"}}}"#,
+        );
         assert_eq!(r.detail, "initial-events-end");
     }
 }

@@ -2,7 +2,7 @@
 //! shows what it does. The modules without `components` in their path are
 //! plain logic, unit-tested natively; `components` renders them.
 //!
-//! Invariant: nothing here touches `kubesim::storage` or the registry; the
+//! Invariant: nothing here touches the storage layer or the registry; the
 //! page is a client of `Server::serve` like any other.
 
 pub mod format;

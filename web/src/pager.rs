@@ -31,7 +31,12 @@ pub struct Pager {
 
 impl Pager {
     pub fn new(path: &str, limit: u32, extra: &str) -> Pager {
-        Pager { path: path.trim().to_string(), limit, extra: extra.trim().trim_start_matches('?').to_string(), pages: Vec::new() }
+        Pager {
+            path: path.trim().to_string(),
+            limit,
+            extra: extra.trim().trim_start_matches('?').to_string(),
+            pages: Vec::new(),
+        }
     }
 
     /// Whether there is a next page to ask for.
@@ -52,7 +57,10 @@ impl Pager {
         if !self.extra.is_empty() {
             q = format!("{}&{q}", self.extra);
         }
-        let e = s.request(Source::Pager, Request::new("GET", &format!("{}?{q}", self.path)).with_header("Accept", "application/json"));
+        let e = s.request(
+            Source::Pager,
+            Request::new("GET", &format!("{}?{q}", self.path)).with_header("Accept", "application/json"),
+        );
         let v = body_json(&e.response);
         let str_at = |p: &str| v.pointer(p).and_then(Value::as_str).unwrap_or("").to_string();
         let continue_token = str_at("/metadata/continue");
@@ -72,12 +80,20 @@ impl Pager {
                     .map(|i| {
                         let ns = i.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("");
                         let n = i.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
-                        if ns.is_empty() { n.to_string() } else { format!("{ns}/{n}") }
+                        if ns.is_empty() {
+                            n.to_string()
+                        } else {
+                            format!("{ns}/{n}")
+                        }
                     })
                     .collect()
             })
             .unwrap_or_default();
-        let error = if e.response.status == 200 { String::new() } else { format!("{} {}: {}", e.response.status, str_at("/reason"), str_at("/message")) };
+        let error = if e.response.status == 200 {
+            String::new()
+        } else {
+            format!("{} {}: {}", e.response.status, str_at("/reason"), str_at("/message"))
+        };
         self.pages.push(Page {
             status: e.response.status,
             names,
@@ -104,7 +120,10 @@ mod tests {
         let mut p = Pager::new("/api/v1/namespaces/default/configmaps", 2, "");
         p.step(&mut s);
         // A write between pages does not show: the snapshot is fixed.
-        s.request(Source::Console, Request::new("POST", "/api/v1/namespaces/default/configmaps").with_body(r#"{"metadata":{"name":"zz"}}"#));
+        s.request(
+            Source::Console,
+            Request::new("POST", "/api/v1/namespaces/default/configmaps").with_body(r#"{"metadata":{"name":"zz"}}"#),
+        );
         while p.has_next() {
             p.step(&mut s);
         }
@@ -125,7 +144,10 @@ mod tests {
         let mut s = Session::new(3);
         let mut p = Pager::new("/api/v1/configmaps", 1, "");
         p.step(&mut s);
-        s.request(Source::Console, Request::new("POST", "/api/v1/namespaces/default/configmaps").with_body(r#"{"metadata":{"name":"zz"}}"#));
+        s.request(
+            Source::Console,
+            Request::new("POST", "/api/v1/namespaces/default/configmaps").with_body(r#"{"metadata":{"name":"zz"}}"#),
+        );
         s.compact_now();
         p.step(&mut s);
         let last = p.pages.last().unwrap();

@@ -68,7 +68,9 @@ impl Discovery {
     /// Adds the resources of one APIGroupDiscoveryList document.
     pub fn absorb(&mut self, doc: &Value) {
         let strings = |v: Option<&Value>| -> Vec<String> {
-            v.and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default()
+            v.and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                .unwrap_or_default()
         };
         for item in doc.get("items").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default() {
             let group = item.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
@@ -108,7 +110,7 @@ impl Discovery {
                 r.resource == name
                     || r.singular == name
                     || r.kind.to_ascii_lowercase() == name
-                    || r.short_names.iter().any(|s| *s == name)
+                    || r.short_names.contains(&name)
             })
             .collect();
         // The core group wins a tie, as kubectl's priority order has it.

@@ -257,7 +257,8 @@ impl Session {
     pub fn refresh_timeline(&mut self) {
         loop {
             let after = self.timeline.last_revision;
-            let e = self.request(Source::Timeline, Request::new("GET", &format!("/debug/kubesim/history?after={after}")));
+            let e =
+                self.request(Source::Timeline, Request::new("GET", &format!("/debug/kubesim/history?after={after}")));
             let v: Value = serde_json::from_slice(&e.response.body).unwrap_or(Value::Null);
             let got = self.timeline.absorb(&v);
             if got == 0 {
@@ -368,7 +369,7 @@ mod tests {
     fn observed(s: &mut Session) -> Vec<String> {
         let mut out = vec![format!("{} {} {}", s.server.revision(), s.server.compacted(), s.server.now().rfc3339())];
         for rt in kubesim::registry::kinds::BUILTIN {
-            let path = crate::timeline::collection_path(rt.group, rt.resource, None);
+            let path = crate::timeline::collection_path(rt.group, rt.version, rt.resource, None);
             let e = s.request(Source::Console, Request::new("GET", &path));
             out.push(String::from_utf8_lossy(&e.response.body).into_owned());
         }
@@ -397,10 +398,17 @@ mod tests {
     #[test]
     fn export_then_import_gives_the_identical_state() {
         let mut s = Session::new(9);
-        s.request(Source::Console, Request::new("POST", "/api/v1/namespaces/default/configmaps").with_body(r#"{"metadata":{"generateName":"x-","finalizers":["a/b"]}}"#));
+        s.request(
+            Source::Console,
+            Request::new("POST", "/api/v1/namespaces/default/configmaps")
+                .with_body(r#"{"metadata":{"generateName":"x-","finalizers":["a/b"]}}"#),
+        );
         s.tick(0.0);
         s.tick(90_000.0);
-        s.request(Source::Console, Request::new("POST", "/api/v1/namespaces/default/configmaps").with_body(r#"{"metadata":{"name":"y"}}"#));
+        s.request(
+            Source::Console,
+            Request::new("POST", "/api/v1/namespaces/default/configmaps").with_body(r#"{"metadata":{"name":"y"}}"#),
+        );
         s.advance("6m");
         s.request(Source::Console, Request::new("DELETE", "/api/v1/namespaces/default/configmaps/y"));
         s.request(Source::Console, Request::new("POST", "/api/v1/namespaces/default/configmaps").with_body("not json"));
@@ -412,7 +420,11 @@ mod tests {
         assert_eq!(observed(&mut back), observed(&mut s));
         // And the futures match: the next generated name and uid are the same.
         let next = |s: &mut Session| {
-            let r = s.request(Source::Console, Request::new("POST", "/api/v1/namespaces/default/configmaps").with_body(r#"{"metadata":{"generateName":"z-"}}"#));
+            let r = s.request(
+                Source::Console,
+                Request::new("POST", "/api/v1/namespaces/default/configmaps")
+                    .with_body(r#"{"metadata":{"generateName":"z-"}}"#),
+            );
             let v = body_json(&r.response);
             (v["metadata"]["name"].clone(), v["metadata"]["uid"].clone())
         };
@@ -451,7 +463,10 @@ mod tests {
     fn lane_sees_terminating_then_deleted_then_410_on_a_late_resume() {
         let mut s = Session::new(1);
         let cm = "/api/v1/namespaces/default/configmaps";
-        s.request(Source::Console, Request::new("POST", cm).with_body(r#"{"metadata":{"name":"held","finalizers":["a.io/one","a.io/two"]}}"#));
+        s.request(
+            Source::Console,
+            Request::new("POST", cm).with_body(r#"{"metadata":{"name":"held","finalizers":["a.io/one","a.io/two"]}}"#),
+        );
         let mut lane = Lane::new(1, cm, "", true);
         lane.start(&mut s);
         s.lanes.push(lane);
@@ -460,7 +475,11 @@ mod tests {
         s.tick(0.0);
         let last = s.lanes[0].rows.last().unwrap().clone();
         assert_eq!(last.kind, RowKind::Modified);
-        assert!(last.detail.contains("deletionTimestamp=") && last.detail.contains("a.io/one, a.io/two"), "{}", last.detail);
+        assert!(
+            last.detail.contains("deletionTimestamp=") && last.detail.contains("a.io/one, a.io/two"),
+            "{}",
+            last.detail
+        );
         s.request(
             Source::Inspector,
             Request::new("PATCH", &format!("{cm}/held"))

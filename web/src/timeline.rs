@@ -9,6 +9,7 @@ pub struct Point {
     /// ADDED, MODIFIED or DELETED.
     pub event: String,
     pub group: String,
+    pub version: String,
     pub resource: String,
     pub kind: String,
     pub namespace: String,
@@ -34,21 +35,16 @@ impl Point {
 
     /// The collection path this point's object lives in (all namespaces).
     pub fn collection_path(&self) -> String {
-        collection_path(&self.group, &self.resource, None)
+        collection_path(&self.group, &self.version, &self.resource, None)
     }
 }
 
-pub fn collection_path(group: &str, resource: &str, namespace: Option<&str>) -> String {
-    let base = if group.is_empty() { "/api/v1".to_string() } else { format!("/apis/{group}/{}", version_of(group)) };
+pub fn collection_path(group: &str, version: &str, resource: &str, namespace: Option<&str>) -> String {
+    let base = if group.is_empty() { format!("/api/{version}") } else { format!("/apis/{group}/{version}") };
     match namespace {
         Some(ns) if !ns.is_empty() => format!("{base}/namespaces/{ns}/{resource}"),
         _ => format!("{base}/{resource}"),
     }
-}
-
-/// The version served for a group (each built-in group serves one).
-pub fn version_of(group: &str) -> &'static str {
-    kubesim::registry::kinds::BUILTIN.iter().find(|rt| rt.group == group).map_or("v1", |rt| rt.version)
 }
 
 #[derive(Clone, Debug, Default)]
@@ -86,6 +82,7 @@ impl Timeline {
                 revision,
                 event: s("type"),
                 group: s("group"),
+                version: s("version"),
                 resource: s("resource"),
                 kind: s("kind"),
                 namespace: s("namespace"),
@@ -111,12 +108,13 @@ impl Timeline {
             .collect()
     }
 
-    /// Distinct (group, resource) pairs written at or before `rev`.
-    pub fn resources_until(&self, rev: u64) -> Vec<(String, String)> {
-        let mut out: Vec<(String, String)> = Vec::new();
+    /// The collection paths (all namespaces) written at or before `rev`.
+    pub fn collections_until(&self, rev: u64) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
         for p in self.points.iter().take_while(|p| p.revision <= rev) {
-            if !out.iter().any(|(g, r)| *g == p.group && *r == p.resource) {
-                out.push((p.group.clone(), p.resource.clone()));
+            let path = p.collection_path();
+            if !out.contains(&path) {
+                out.push(path);
             }
         }
         out
@@ -133,21 +131,21 @@ mod tests {
         let mut t = Timeline::default();
         let page = json!({"revision": "3", "compactedRevision": "1", "now": "2023-11-14T22:13:20Z",
             "historyWindowSeconds": 300, "events": [
-            {"revision": "2", "type": "ADDED", "group": "", "resource": "configmaps", "kind": "ConfigMap", "namespace": "default", "name": "a"},
-            {"revision": "3", "type": "DELETED", "group": "", "resource": "configmaps", "kind": "ConfigMap", "namespace": "default", "name": "a"}]});
+            {"revision": "2", "type": "ADDED", "group": "", "version": "v1", "resource": "configmaps", "kind": "ConfigMap", "namespace": "default", "name": "a"},
+            {"revision": "3", "type": "DELETED", "group": "", "version": "v1", "resource": "configmaps", "kind": "ConfigMap", "namespace": "default", "name": "a"}]});
         assert_eq!(t.absorb(&page), 2);
         assert_eq!(t.absorb(&page), 0);
         assert_eq!(t.last_revision, 3);
         assert_eq!(t.points[1].verb(), "delete");
         assert_eq!(t.points[0].object_label(), "ConfigMap/default/a");
         assert_eq!(t.revisions_of("", "configmaps", "default", "a").len(), 2);
-        assert_eq!(t.resources_until(2), vec![("".to_string(), "configmaps".to_string())]);
+        assert_eq!(t.collections_until(2), vec!["/api/v1/configmaps".to_string()]);
         assert_eq!(t.compacted, 1);
     }
 
     #[test]
     fn collection_paths_follow_group_and_scope() {
-        assert_eq!(collection_path("", "pods", Some("default")), "/api/v1/namespaces/default/pods");
-        assert_eq!(collection_path("apps", "deployments", None), "/apis/apps/v1/deployments");
+        assert_eq!(collection_path("", "v1", "pods", Some("default")), "/api/v1/namespaces/default/pods");
+        assert_eq!(collection_path("apps", "v1", "deployments", None), "/apis/apps/v1/deployments");
     }
 }

@@ -2,7 +2,13 @@
 //! either side), so a list of 10,000 rows costs what a screenful costs.
 
 /// The half-open range of rows to render for a viewport.
-pub fn visible_rows(scroll_top: f64, viewport_height: f64, row_height: f64, count: usize, overscan: usize) -> (usize, usize) {
+pub fn visible_rows(
+    scroll_top: f64,
+    viewport_height: f64,
+    row_height: f64,
+    count: usize,
+    overscan: usize,
+) -> (usize, usize) {
     if count == 0 || row_height <= 0.0 {
         return (0, 0);
     }

@@ -5,7 +5,9 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use super::{chunked_list::ChunkedList, clock::ClockBar, command_bar::CommandBar, console::Console, inspector::Inspector};
+use super::{
+    chunked_list::ChunkedList, clock::ClockBar, command_bar::CommandBar, console::Console, inspector::Inspector,
+};
 use super::{persist, request_log::RequestLog, timeline_view::TimelineView, watch_lanes::WatchLanes};
 use crate::kubectl::discover;
 use crate::resources::Discovery;
@@ -15,6 +17,7 @@ use crate::session::{Session, Source};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ObjectRef {
     pub group: String,
+    pub version: String,
     pub resource: String,
     pub namespace: String,
     pub name: String,
@@ -40,7 +43,7 @@ pub enum Action {
     Changed,
     SelectLog(u64),
     Inspect(ObjectRef),
-    Replace(Session, String),
+    Replace(Box<Session>, String),
     Notice(Option<String>),
 }
 
@@ -106,7 +109,7 @@ impl Reducible for AppState {
             Action::Inspect(o) => next.inspect = Some(o),
             Action::Replace(s, why) => {
                 // The same cell, new contents: the tick loop holds the cell.
-                *next.session.borrow_mut() = s;
+                *next.session.borrow_mut() = *s;
                 next.epoch += 1;
                 next.generation = next.session.borrow().generation;
                 next.saved_journal = usize::MAX;

@@ -58,7 +58,7 @@ pub fn clock_bar() -> Html {
             let ctx = ctx.clone();
             let task = gloo::file::callbacks::read_as_text(&gloo::file::File::from(file), move |text| match text {
                 Ok(text) => match Session::import_json(&text) {
-                    Ok(s) => ctx.dispatch(Action::Replace(s, "Imported the session from the file.".into())),
+                    Ok(s) => ctx.dispatch(Action::Replace(Box::new(s), "Imported the session from the file.".into())),
                     Err(e) => ctx.dispatch(Action::Notice(Some(format!("Import refused: {e}")))),
                 },
                 Err(e) => ctx.dispatch(Action::Notice(Some(format!("Import failed: {e}")))),
@@ -70,7 +70,7 @@ pub fn clock_bar() -> Html {
         let ctx = ctx.clone();
         Callback::from(move |_| {
             persist::clear();
-            ctx.dispatch(Action::Replace(Session::new(1), "Started a new session.".into()));
+            ctx.dispatch(Action::Replace(Box::new(Session::new(1)), "Started a new session.".into()));
         })
     };
     html! {

@@ -80,7 +80,10 @@ fn build(f: &Form) -> Result<Request, String> {
 fn namespaces(s: &mut Session) -> Vec<String> {
     let e = s.request(Source::Console, Request::new("GET", "/api/v1/namespaces"));
     let v = crate::session::body_json(&e.response);
-    v["items"].as_array().map(|a| a.iter().filter_map(|i| i["metadata"]["name"].as_str().map(str::to_string)).collect()).unwrap_or_default()
+    v["items"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|i| i["metadata"]["name"].as_str().map(str::to_string)).collect())
+        .unwrap_or_default()
 }
 
 #[function_component(Console)]
@@ -123,7 +126,8 @@ pub fn console() -> Html {
                     let (entry, stream) = s.serve(Source::Console, req);
                     if let Some(stream) = stream {
                         // A watch from the console gets a lane of its own.
-                        let mut lane = crate::lanes::Lane::new(s.next_lane_id(), &entry.request.path, &entry.request.query, false);
+                        let mut lane =
+                            crate::lanes::Lane::new(s.next_lane_id(), &entry.request.path, &entry.request.query, false);
                         lane.adopt(stream, s);
                         s.lanes.push(lane);
                     }

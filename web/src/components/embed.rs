@@ -31,11 +31,18 @@ struct Answer {
 /// resolves to `{status, headers, body}`. A watch answers with what the
 /// stream held at once.
 #[wasm_bindgen(js_name = kubesimRequest)]
-pub fn kubesim_request(method: &str, target: &str, body: Option<String>, content_type: Option<String>) -> Result<JsValue, JsValue> {
+pub fn kubesim_request(
+    method: &str,
+    target: &str,
+    body: Option<String>,
+    content_type: Option<String>,
+) -> Result<JsValue, JsValue> {
     let session = SESSION.with(|s| s.borrow().clone()).ok_or_else(|| JsValue::from_str("kubesim is not running"))?;
     let mut req = Request::new(method, target).with_header("Accept", "application/json");
     if let Some(b) = body {
-        req = req.with_header("Content-Type", content_type.as_deref().unwrap_or("application/json")).with_body(b.into_bytes());
+        req = req
+            .with_header("Content-Type", content_type.as_deref().unwrap_or("application/json"))
+            .with_body(b.into_bytes());
     }
     let Ok(mut s) = session.try_borrow_mut() else { return Err(JsValue::from_str("kubesim is busy")) };
     let e = s.request(Source::Console, req);

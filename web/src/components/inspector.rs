@@ -21,7 +21,7 @@ enum Phase {
 
 fn item_path(o: &ObjectRef) -> String {
     let ns = (!o.namespace.is_empty()).then_some(o.namespace.as_str());
-    format!("{}/{}", collection_path(&o.group, &o.resource, ns), o.name)
+    format!("{}/{}", collection_path(&o.group, &o.version, &o.resource, ns), o.name)
 }
 
 /// The object as it was at `rev` (a list at that resourceVersion, Exact,
@@ -30,13 +30,18 @@ fn version_at(s: &mut Session, o: &ObjectRef, rev: u64) -> Result<String, String
     let ns = (!o.namespace.is_empty()).then_some(o.namespace.as_str());
     let path = format!(
         "{}?resourceVersion={rev}&resourceVersionMatch=Exact&fieldSelector=metadata.name%3D{}",
-        collection_path(&o.group, &o.resource, ns),
+        collection_path(&o.group, &o.version, &o.resource, ns),
         crate::format::encode_component(&o.name)
     );
     let e = s.request(Source::Inspector, Request::new("GET", &path).with_header("Accept", "application/json"));
     let v = body_json(&e.response);
     if e.response.status != 200 {
-        return Err(format!("{} {}: {}", e.response.status, v["reason"].as_str().unwrap_or(""), v["message"].as_str().unwrap_or("")));
+        return Err(format!(
+            "{} {}: {}",
+            e.response.status,
+            v["reason"].as_str().unwrap_or(""),
+            v["message"].as_str().unwrap_or("")
+        ));
     }
     Ok(match v["items"].as_array().and_then(|a| a.first()) {
         Some(obj) => to_yaml(obj),
@@ -53,13 +58,18 @@ pub fn inspector() -> Html {
     let diff = use_state(|| None::<(u64, u64, Result<Vec<(char, String)>, String>)>);
     let target = ctx.0.inspect.clone().unwrap_or(ObjectRef {
         group: String::new(),
+        version: String::new(),
         resource: String::new(),
         namespace: String::new(),
         name: String::new(),
     });
     let history: Vec<(u64, &'static str)> = {
         let s = ctx.0.session.borrow();
-        s.timeline.revisions_of(&target.group, &target.resource, &target.namespace, &target.name).iter().map(|p| (p.revision, p.verb())).collect()
+        s.timeline
+            .revisions_of(&target.group, &target.resource, &target.namespace, &target.name)
+            .iter()
+            .map(|p| (p.revision, p.verb()))
+            .collect()
     };
     let latest = history.last().map(|h| h.0).unwrap_or(0);
     {
@@ -72,7 +82,12 @@ pub fn inspector() -> Html {
             if t.name.is_empty() {
                 return;
             }
-            let e = ctx.run(|s| s.request(Source::Inspector, Request::new("GET", &item_path(t)).with_header("Accept", "application/json")));
+            let e = ctx.run(|s| {
+                s.request(
+                    Source::Inspector,
+                    Request::new("GET", &item_path(t)).with_header("Accept", "application/json"),
+                )
+            });
             if e.response.status == 200 {
                 seen_live.set(true);
             }
@@ -91,8 +106,11 @@ pub fn inspector() -> Html {
         404 if *seen_live || deleted_on_timeline => Phase::Removed,
         _ => Phase::Unknown,
     };
-    let finalizers: Vec<String> =
-        obj.pointer("/metadata/finalizers").and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default();
+    let finalizers: Vec<String> = obj
+        .pointer("/metadata/finalizers")
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .unwrap_or_default();
     let remove_buttons = finalizers.iter().enumerate().map(|(i, f)| {
         let (ctx, t, f2) = (ctx.clone(), target.clone(), f.clone());
         let onclick = Callback::from(move |_| {
@@ -145,7 +163,11 @@ pub fn inspector() -> Html {
         Err(e) => html! { <div class="diff bad" id="diff">{ e }</div> },
     });
     let body = if status == 200 {
-        if *as_yaml { to_yaml(&obj) } else { to_pretty_json(&obj) }
+        if *as_yaml {
+            to_yaml(&obj)
+        } else {
+            to_pretty_json(&obj)
+        }
     } else {
         obj.get("message").and_then(Value::as_str).map(|m| format!("{status}: {m}")).unwrap_or_default()
     };

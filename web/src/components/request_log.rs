@@ -13,8 +13,7 @@ pub fn request_log() -> Html {
     let show_polls = use_state(|| false);
     let s = ctx.0.session.borrow();
     // The timeline's own polling is hidden unless asked for.
-    let ids: Vec<usize> =
-        (0..s.log.len()).filter(|i| *show_polls || s.log[*i].source != Source::Timeline).collect();
+    let ids: Vec<usize> = (0..s.log.len()).filter(|i| *show_polls || s.log[*i].source != Source::Timeline).collect();
     let render = {
         let ctx = ctx.clone();
         let ids = std::rc::Rc::new(ids.clone());

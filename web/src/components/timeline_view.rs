@@ -9,7 +9,6 @@ use yew::prelude::*;
 use super::app::{Action, Ctx, ObjectRef};
 use super::{input_value, VirtualList};
 use crate::session::{body_json, Session, Source};
-use crate::timeline::collection_path;
 
 const WIDTH: f64 = 640.0;
 const SPAN: u64 = 200;
@@ -23,8 +22,8 @@ struct Snapshot {
 
 fn snapshot(s: &mut Session, rev: u64) -> Snapshot {
     let mut lists = Vec::new();
-    for (group, resource) in s.timeline.resources_until(rev) {
-        let path = format!("{}?resourceVersion={rev}&resourceVersionMatch=Exact", collection_path(&group, &resource, None));
+    for collection in s.timeline.collections_until(rev) {
+        let path = format!("{collection}?resourceVersion={rev}&resourceVersionMatch=Exact");
         let e = s.request(Source::Timeline, Request::new("GET", &path).with_header("Accept", "application/json"));
         let v = body_json(&e.response);
         let text = if e.response.status == 200 {
@@ -35,15 +34,24 @@ fn snapshot(s: &mut Session, rev: u64) -> Snapshot {
                         .map(|i| {
                             let ns = i.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("");
                             let n = i.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
-                            if ns.is_empty() { n.to_string() } else { format!("{ns}/{n}") }
+                            if ns.is_empty() {
+                                n.to_string()
+                            } else {
+                                format!("{ns}/{n}")
+                            }
                         })
                         .collect()
                 })
                 .unwrap_or_default();
-            if names.is_empty() { "(none)".to_string() } else { names.join(", ") }
+            if names.is_empty() {
+                "(none)".to_string()
+            } else {
+                names.join(", ")
+            }
         } else {
             format!("{}: {}", v["reason"].as_str().unwrap_or(""), v["message"].as_str().unwrap_or(""))
         };
+        let resource = collection.rsplit('/').next().unwrap_or("").to_string();
         lists.push((resource, e.response.status, text));
     }
     Snapshot { revision: rev, lists }
@@ -92,7 +100,13 @@ pub fn timeline_view() -> Html {
             let Some(p) = s.timeline.points.get(n.saturating_sub(1 + i)) else { return html! {} };
             let rev = p.revision;
             let gone = rev <= s.timeline.compacted;
-            let obj = ObjectRef { group: p.group.clone(), resource: p.resource.clone(), namespace: p.namespace.clone(), name: p.name.clone() };
+            let obj = ObjectRef {
+                group: p.group.clone(),
+                version: p.version.clone(),
+                resource: p.resource.clone(),
+                namespace: p.namespace.clone(),
+                name: p.name.clone(),
+            };
             let (pick, ctx2) = (pick.clone(), ctx.clone());
             html! {
                 <div class={if gone { "point gone" } else { "point" }}>

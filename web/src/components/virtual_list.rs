@@ -49,7 +49,8 @@ pub fn virtual_list(p: &Props) -> Html {
     };
     let (start, end) = visible_rows(top, p.height, p.row_height, p.count, 10);
     let rows = (start..end).map(|i| {
-        let style = format!("position:absolute;top:{}px;left:0;right:0;height:{}px", i as f64 * p.row_height, p.row_height);
+        let style =
+            format!("position:absolute;top:{}px;left:0;right:0;height:{}px", i as f64 * p.row_height, p.row_height);
         html! { <div class="vrow" key={i} {style}>{ p.render.emit(i) }</div> }
     });
     html! {

@@ -50,9 +50,14 @@ fn lane_view(p: &LaneProps) -> Html {
     let id = p.id;
     let s = ctx.0.session.borrow();
     let Some(lane) = s.lanes.iter().find(|l| l.id == id) else { return html! {} };
-    let (title, state, count, open, last_rv) =
-        (format!("{}?{}", lane.path, lane.query), lane.state.clone(), lane.rows.len(), lane.is_open(), lane.last_rv.clone());
-    let (group, resource) = group_resource(&lane.path);
+    let (title, state, count, open, last_rv) = (
+        format!("{}?{}", lane.path, lane.query),
+        lane.state.clone(),
+        lane.rows.len(),
+        lane.is_open(),
+        lane.last_rv.clone(),
+    );
+    let (group, version, resource) = group_resource(&lane.path);
     drop(s);
     let state_class = match state {
         LaneState::Watching => "state ok",
@@ -86,6 +91,7 @@ fn lane_view(p: &LaneProps) -> Html {
             let class = format!("event {}", row.kind.label().to_ascii_lowercase().replace('·', "note"));
             let target = (!row.name.is_empty() && row.kind != RowKind::Error).then(|| ObjectRef {
                 group: group.clone(),
+                version: version.clone(),
                 resource: resource.clone(),
                 namespace: row.namespace.clone(),
                 name: row.name.clone(),

@@ -1,0 +1,94 @@
+//! Component tests in headless Chromium (wasm-bindgen-test): the app
+//! mounts and shows the starter cluster, responses render as text with
+//! Warning headers first, and long lists render only what is in view.
+#![cfg(target_arch = "wasm32")]
+
+use std::rc::Rc;
+
+use gloo_timers::future::TimeoutFuture;
+use kubesim::server::Response;
+use kubesim_web::components::{App, ResponseView, VirtualList};
+use wasm_bindgen_test::*;
+use yew::prelude::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+fn mount_point() -> web_sys::Element {
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let div = doc.create_element("div").unwrap();
+    doc.body().unwrap().append_child(&div).unwrap();
+    div
+}
+
+#[wasm_bindgen_test]
+async fn the_app_mounts_with_the_starter_cluster() {
+    if let Some(st) = web_sys::window().unwrap().local_storage().unwrap() {
+        st.clear().unwrap();
+    }
+    let root = mount_point();
+    yew::Renderer::<App>::with_root(root.clone()).render();
+    TimeoutFuture::new(300).await;
+    let text = root.text_content().unwrap_or_default();
+    assert!(text.contains("Request log"), "{text}");
+    // Four namespaces plus the starter objects: 16 writes.
+    assert!(text.contains("revision 16"), "{text}");
+    assert!(text.contains("Service/kube-system/kube-dns"), "{text}");
+}
+
+#[derive(Properties, PartialEq)]
+struct Wrap {
+    response: Rc<Response>,
+}
+
+#[function_component(ShowResponse)]
+fn show_response(p: &Wrap) -> Html {
+    html! { <ResponseView request={None::<kubesim::Request>} response={p.response.clone()} /> }
+}
+
+#[wasm_bindgen_test]
+async fn responses_are_text_with_warning_headers_first() {
+    let root = mount_point();
+    let response = Rc::new(Response {
+        status: 201,
+        headers: vec![
+            ("Content-Type".into(), "application/json".into()),
+            ("Warning".into(), "299 - \"unknown field \\\"spec.x\\\"\"".into()),
+        ],
+        body: br#"{"metadata":{"name":"<img src=x onerror=alert(1)>"}}"#.to_vec(),
+    });
+    yew::Renderer::<ShowResponse>::with_root_and_props(root.clone(), Wrap { response }).render();
+    TimeoutFuture::new(50).await;
+    let headers = root.query_selector_all(".header").unwrap();
+    let first = headers.get(0).unwrap().dyn_into_element();
+    assert!(first.class_name().contains("warning"), "{}", first.class_name());
+    assert_eq!(root.query_selector_all("img").unwrap().length(), 0);
+    assert!(root.text_content().unwrap().contains("<img src=x onerror=alert(1)>"));
+    assert!(root.text_content().unwrap().contains("HTTP/1.1 201 Created"));
+}
+
+trait IntoElement {
+    fn dyn_into_element(self) -> web_sys::Element;
+}
+
+impl IntoElement for web_sys::Node {
+    fn dyn_into_element(self) -> web_sys::Element {
+        wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(self).unwrap()
+    }
+}
+
+#[function_component(TenThousand)]
+fn ten_thousand() -> Html {
+    let render = Callback::from(|i: usize| html! { <span class="cell">{ format!("row {i}") }</span> });
+    html! { <VirtualList count={10_000} row_height={20.0} height={200.0} {render} /> }
+}
+
+#[wasm_bindgen_test]
+async fn ten_thousand_rows_render_a_screenful() {
+    let root = mount_point();
+    yew::Renderer::<TenThousand>::with_root(root.clone()).render();
+    TimeoutFuture::new(50).await;
+    let rows = root.query_selector_all(".vrow").unwrap().length();
+    assert!((10..=30).contains(&rows), "{rows} rows in the DOM");
+    assert!(root.text_content().unwrap().contains("row 0"));
+    assert!(!root.text_content().unwrap().contains("row 500"));
+}
