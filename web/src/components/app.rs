@@ -181,6 +181,8 @@ pub fn app() -> Html {
             });
             if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
                 let _ = body.set_attribute("data-ready", "1");
+                // When the page became interactive (ms since navigation), for the benchmark.
+                let _ = body.set_attribute("data-ready-at", &format!("{:.0}", super::real_now()));
             }
             move || drop(interval)
         });

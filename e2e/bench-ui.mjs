@@ -1,0 +1,99 @@
+// Browser app benchmarks (not tests: figures go to BENCHMARKS.md).
+//   node e2e/bench-ui.mjs        (after scripts/build-web.sh and cargo build --bin kubesim)
+// Prints: bundle size (brotli, quality 11), time to interactive, a watch
+// lane under 1,000 events/s, and scrolling lists of 10,000 rows.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { brotliCompressSync, constants } from 'node:zlib';
+import { ROOT, startServer, launch, openApp } from './harness.mjs';
+
+const dist = join(ROOT, 'dist');
+let raw = 0, br = 0;
+for (const f of readdirSync(dist)) {
+  if (!/\.(wasm|js|css|html)$/.test(f)) continue;
+  const b = readFileSync(join(dist, f));
+  raw += b.length;
+  br += brotliCompressSync(b, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }).length;
+}
+console.log(`bundle: ${(raw / 1024).toFixed(0)} KB raw, ${(br / 1024).toFixed(0)} KB brotli (goal <= 600 KB)`);
+
+const server = await startServer();
+const browser = await launch();
+const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
+
+// Time to interactive: navigation start to the app's first render with the
+// tick loop running (body[data-ready]), fresh storage each time.
+const ttis = [];
+for (let i = 0; i < 7; i++) {
+  const { page, context } = await openApp(browser, server.url);
+  ttis.push(Number(await page.getAttribute('body', 'data-ready-at')));
+  await context.close();
+}
+// The first run pays the compile of the wasm module; report the median.
+console.log(`interactive: median ${pct(ttis, 0.5).toFixed(0)} ms, max ${Math.max(...ttis).toFixed(0)} ms over ${ttis.length} loads (goal <= 500 ms)`);
+
+// Frame sampler: rAF intervals and long tasks while `work` runs in the page.
+async function frames(page, seconds, work) {
+  return page.evaluate(async ({ seconds, work }) => {
+    const gaps = []; let long = 0; let last = performance.now();
+    const obs = new PerformanceObserver((l) => { long += l.getEntries().length; });
+    try { obs.observe({ entryTypes: ['longtask'] }); } catch (e) {}
+    const stopAt = last + seconds * 1000;
+    const fn = new Function('i', work);
+    let i = 0;
+    await new Promise((resolve) => {
+      const step = (t) => { gaps.push(t - last); last = t; fn(i++); if (t < stopAt) requestAnimationFrame(step); else resolve(); };
+      requestAnimationFrame(step);
+    });
+    obs.disconnect();
+    return { gaps, long };
+  }, { seconds, work });
+}
+
+// A watch lane under 1,000 events/s for 5 s.
+{
+  const { page, context } = await openApp(browser, server.url);
+  await page.uncheck('#lane-list-first');
+  await page.click('#lane-open');
+  await page.waitForSelector('#lane-1-state:text("watching")');
+  await page.evaluate(() => {
+    let n = 0;
+    window.__writer = setInterval(() => {
+      for (let k = 0; k < 12; k++) {
+        window.wasmBindings.kubesimRequest('POST', '/api/v1/namespaces/default/configmaps', JSON.stringify({ metadata: { name: 'load-' + (n++) } }));
+      }
+    }, 10);
+  });
+  const { gaps, long } = await frames(page, 5, '');
+  await page.evaluate(() => clearInterval(window.__writer));
+  await page.waitForTimeout(300);
+  const list = await page.evaluate(() => window.wasmBindings.kubesimRequest('GET', '/api/v1/namespaces/default/configmaps?limit=1').body);
+  const remaining = JSON.parse(list).metadata.remainingItemCount + 1;
+  const laneEvents = await page.evaluate(() => document.querySelector('#lane-1-events > div').style.height);
+  const rows = await page.locator('#lane-1-events .vrow').count();
+  console.log(`lane at ~1000 events/s: ${remaining} objects written in 5 s (${(remaining / 5).toFixed(0)}/s); frame interval p50 ${pct(gaps, 0.5).toFixed(1)} ms, p95 ${pct(gaps, 0.95).toFixed(1)} ms, max ${Math.max(...gaps).toFixed(1)} ms; long tasks ${long}; lane height ${laneEvents} (20 px a row), DOM rows in the lane ${rows}`);
+  await context.close();
+}
+
+// 10,000 rows: the request log and a lane, scrolled a screen per frame.
+{
+  const { page, context } = await openApp(browser, server.url);
+  await page.evaluate(() => {
+    for (let n = 0; n < 10000; n++) {
+      window.wasmBindings.kubesimRequest('POST', '/api/v1/namespaces/default/configmaps', JSON.stringify({ metadata: { name: 'row-' + n } }));
+    }
+  });
+  await page.uncheck('#lane-list-first');
+  await page.click('#lane-open');
+  await page.waitForSelector('#lane-1-state:text("watching")');
+  await page.waitForTimeout(500);
+  for (const list of ['#log-list', '#lane-1-events']) {
+    const { gaps, long } = await frames(page, 3, `const el = document.querySelector('${list}'); el.scrollTop = (i * 220) % (el.scrollHeight - 220); el.dispatchEvent(new Event('scroll'));`);
+    const rows = await page.locator(`${list} .vrow`).count();
+    console.log(`scrolling ${list} (10k+ rows): frame interval p50 ${pct(gaps, 0.5).toFixed(1)} ms, p95 ${pct(gaps, 0.95).toFixed(1)} ms, max ${Math.max(...gaps).toFixed(1)} ms; long tasks ${long}; DOM rows ${rows}`);
+  }
+  await context.close();
+}
+
+await browser.close();
+server.stop();
