@@ -137,3 +137,27 @@ test('export then import gives back the same cluster', async () => {
   assert.equal(await kubectl(page, 'kubectl get cm -o json'), before);
   await context.close();
 });
+
+test('a save the browser refuses is reported and the last good save is kept', async () => {
+  const { page, context } = await openApp(browser, server.url);
+  await kubectl(page, 'kubectl create -f -', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: first\n');
+  await page.evaluate(() => {
+    window.__setItem = Storage.prototype.setItem;
+    Storage.prototype.setItem = function (k, v) {
+      if (k === 'kubesim.session.v1') throw new DOMException('the quota is exceeded', 'QuotaExceededError');
+      return window.__setItem.call(this, k, v);
+    };
+  });
+  await kubectl(page, 'kubectl create -f -', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: second\n');
+  await page.waitForSelector('#save-error');
+  assert.match(await page.textContent('#save-error'), /QuotaExceededError.*last save is intact/);
+  const saved = await page.evaluate(() => localStorage.getItem('kubesim.session.v1'));
+  assert.match(saved, /first/);
+  assert.doesNotMatch(saved, /second/);
+  await page.screenshot({ path: join(SHOTS, '09-quota.png') });
+  await page.evaluate(() => { Storage.prototype.setItem = window.__setItem; });
+  await kubectl(page, 'kubectl label cm first a=b');
+  await page.waitForSelector('#save-error', { state: 'detached' });
+  assert.match(await page.evaluate(() => localStorage.getItem('kubesim.session.v1')), /second/);
+  await context.close();
+});

@@ -84,6 +84,9 @@ pub struct Lane {
     pub rows: Vec<LaneRow>,
     pub last_rv: Option<String>,
     stream: Option<WatchStream>,
+    /// A 410 ended the stream: list again on the next tick (so the state
+    /// shows for a moment, as an informer's backoff would).
+    relist_pending: bool,
 }
 
 impl Lane {
@@ -97,6 +100,7 @@ impl Lane {
             rows: Vec::new(),
             last_rv: None,
             stream: None,
+            relist_pending: false,
         }
     }
 
@@ -176,6 +180,7 @@ impl Lane {
     /// Closes the stream, keeping the last resourceVersion for a resume.
     pub fn stop(&mut self) {
         self.stream = None;
+        self.relist_pending = false;
         self.state = LaneState::Stopped;
         self.generation_note("stopped");
     }
@@ -199,11 +204,16 @@ impl Lane {
     }
 
     pub fn is_open(&self) -> bool {
-        self.stream.is_some()
+        self.stream.is_some() || self.relist_pending
     }
 
     /// Takes what the stream has; returns whether anything changed.
     pub fn pump(&mut self, s: &mut Session) -> bool {
+        if self.relist_pending {
+            self.relist_pending = false;
+            self.relist(s, LaneState::RelistingAfterGone);
+            return true;
+        }
         let Some(mut stream) = self.stream.take() else { return false };
         let events = s.server.poll_watch(&mut stream, 5000);
         let changed = !events.is_empty();
@@ -224,7 +234,8 @@ impl Lane {
             if gone && self.list_first {
                 // What an informer does: the history it needs is gone, so it
                 // lists again and watches from there.
-                self.relist(s, LaneState::RelistingAfterGone);
+                self.state = LaneState::RelistingAfterGone;
+                self.relist_pending = true;
                 return true;
             }
             self.state = LaneState::Closed(if gone { "410 Gone".into() } else { "stream ended".into() });

@@ -502,8 +502,11 @@ mod tests {
         lane.resume(&mut s);
         let err = lane.rows.iter().find(|r| r.kind == RowKind::Error).expect("a 410 in the lane");
         assert!(err.detail.starts_with("410 Expired"), "{}", err.detail);
-        // An informer lane lists again and goes on watching.
-        assert_eq!(lane.state, LaneState::Watching);
-        assert!(lane.rows.iter().any(|r| r.detail.starts_with("listed 2 items")));
+        assert_eq!(lane.state, LaneState::RelistingAfterGone);
+        // On the next tick an informer lane lists again and goes on watching.
+        s.lanes.push(lane);
+        s.tick(0.0);
+        assert_eq!(s.lanes[0].state, LaneState::Watching);
+        assert!(s.lanes[0].rows.iter().any(|r| r.detail.starts_with("listed 2 items")));
     }
 }
