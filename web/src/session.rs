@@ -220,6 +220,10 @@ impl Session {
         self.clock.tick(real_ms);
         if self.clock.wall != before {
             self.server.sync_clock(SimTime(self.clock.wall));
+            // The page shows the clock to the second.
+            if self.clock.wall / 1000 != before / 1000 {
+                self.generation += 1;
+            }
         }
         self.pump_lanes();
         if self.server.revision().0 > self.timeline.last_revision
@@ -447,8 +451,12 @@ mod tests {
         let mut s = Session::new(1);
         let t0 = s.server.now().0;
         s.tick(1000.0);
+        let g = s.generation;
+        s.tick(1500.0);
+        assert_eq!(s.generation, g, "no re-render within a second");
         s.tick(3000.0);
         assert_eq!(s.server.now().0, t0 + 2000);
+        assert!(s.generation > g, "the shown second changed");
         s.set_paused(true);
         s.tick(60_000.0);
         assert_eq!(s.server.now().0, t0 + 2000);

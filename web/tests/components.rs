@@ -33,6 +33,11 @@ async fn the_app_mounts_with_the_starter_cluster() {
     // Four namespaces plus the starter objects: 16 writes.
     assert!(text.contains("revision 16"), "{text}");
     assert!(text.contains("Service/kube-system/kube-dns"), "{text}");
+    // The simulated clock runs with real time, and the page shows it.
+    let clock = || root.query_selector(".clock-now").unwrap().unwrap().text_content().unwrap();
+    let first = clock();
+    TimeoutFuture::new(1300).await;
+    assert_ne!(clock(), first, "the clock on the page did not move");
 }
 
 #[derive(Properties, PartialEq)]

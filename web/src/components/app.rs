@@ -175,7 +175,7 @@ pub fn app() -> Html {
                     s.tick(super::real_now());
                     s.generation != before
                 };
-                if changed || !ctx.0.session.borrow().clock.paused {
+                if changed {
                     ctx.dispatch(Action::Changed);
                 }
             });
