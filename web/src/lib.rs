@@ -12,6 +12,7 @@ pub mod pager;
 pub mod resources;
 pub mod scenario;
 pub mod session;
+pub mod state;
 pub mod timeline;
 pub mod virtual_window;
 

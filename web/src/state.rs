@@ -1,0 +1,209 @@
+//! The app's state and its reducer, as plain Rust (the Yew side only wraps
+//! `AppState::reduce` in `Reducible`). Saving is injected, so the reducer's
+//! rules — every write saved, a refused save reported and retried, a
+//! replaced session starting clean — are tested natively.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::kubectl::discover;
+use crate::resources::Discovery;
+use crate::session::{Session, Source};
+
+/// An object the inspector looks at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectRef {
+    pub group: String,
+    pub version: String,
+    pub resource: String,
+    pub namespace: String,
+    pub name: String,
+}
+
+/// Where the session is saved (the browser's localStorage in the page).
+pub type Saver = Rc<dyn Fn(&str) -> Result<(), String>>;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub session: Rc<RefCell<Session>>,
+    pub generation: u64,
+    pub discovery: Rc<Discovery>,
+    pub selected_log: Option<u64>,
+    pub inspect: Option<ObjectRef>,
+    /// Why the last save failed (quota), shown until a save works.
+    pub save_error: Option<String>,
+    /// A message for the user (import refused, restored from storage, …).
+    pub notice: Option<String>,
+    /// Bumped when the session is replaced (import, reset).
+    pub epoch: u64,
+    saved_journal: usize,
+    saver: Saver,
+}
+
+pub enum Action {
+    /// The session changed; re-render (and save a new write).
+    Changed,
+    SelectLog(u64),
+    Inspect(ObjectRef),
+    /// Import or reset: the new session and what to tell the user.
+    Replace(Box<Session>, String),
+    Notice(Option<String>),
+}
+
+impl AppState {
+    pub fn new(mut session: Session, notice: Option<String>, saver: Saver) -> AppState {
+        let discovery = Rc::new(discover(&mut session, Source::Setup));
+        let saved_journal = session.journal_len();
+        AppState {
+            generation: session.generation,
+            session: Rc::new(RefCell::new(session)),
+            discovery,
+            selected_log: None,
+            inspect: None,
+            save_error: None,
+            notice,
+            epoch: 0,
+            saved_journal,
+            saver,
+        }
+    }
+
+    /// Saves when the journal grew: every acknowledged write is kept. A
+    /// refused save is reported and tried again after the next change.
+    fn save_if_needed(&mut self) {
+        let (len, text) = {
+            let s = self.session.borrow();
+            if s.journal_len() == self.saved_journal {
+                return;
+            }
+            (s.journal_len(), s.export_json())
+        };
+        match (self.saver)(&text) {
+            Ok(()) => {
+                self.saved_journal = len;
+                self.save_error = None;
+            }
+            Err(e) => self.save_error = Some(e),
+        }
+    }
+
+    pub fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut next = (*self).clone();
+        next.generation = next.session.borrow().generation;
+        match action {
+            Action::Changed => {}
+            Action::SelectLog(id) => next.selected_log = Some(id),
+            Action::Inspect(o) => next.inspect = Some(o),
+            Action::Replace(s, why) => {
+                // The same cell, new contents: the tick loop holds the cell.
+                *next.session.borrow_mut() = *s;
+                next.epoch += 1;
+                next.generation = next.session.borrow().generation;
+                next.saved_journal = usize::MAX;
+                next.selected_log = None;
+                next.inspect = None;
+                next.notice = Some(why);
+            }
+            Action::Notice(n) => next.notice = n,
+        }
+        next.save_if_needed();
+        Rc::new(next)
+    }
+}
+
+/// Components re-render when the state compares unequal: that is, when the
+/// session's generation moved or what the page selected changed.
+impl PartialEq for AppState {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.session, &other.session)
+            && self.generation == other.generation
+            && self.epoch == other.epoch
+            && self.selected_log == other.selected_log
+            && self.inspect == other.inspect
+            && self.save_error == other.save_error
+            && self.notice == other.notice
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use kubesim::server::Request;
+
+    fn state(fail: Rc<RefCell<bool>>, saved: Rc<RefCell<Vec<String>>>) -> Rc<AppState> {
+        let saver: Saver = Rc::new(move |text: &str| {
+            if *fail.borrow() {
+                return Err("QuotaExceededError".into());
+            }
+            saved.borrow_mut().push(text.to_string());
+            Ok(())
+        });
+        Rc::new(AppState::new(Session::new(1), None, saver))
+    }
+
+    fn write(st: &Rc<AppState>, name: &str) {
+        let body = format!(r#"{{"metadata":{{"name":"{name}"}}}}"#);
+        st.session
+            .borrow_mut()
+            .request(Source::Console, Request::new("POST", "/api/v1/namespaces/default/configmaps").with_body(body));
+    }
+
+    #[test]
+    fn every_write_is_saved_and_reads_are_not() {
+        let (fail, saved) = (Rc::new(RefCell::new(false)), Rc::new(RefCell::new(Vec::new())));
+        let st = state(fail, saved.clone());
+        let st = st.reduce(Action::Changed);
+        assert!(saved.borrow().is_empty(), "nothing new to save");
+        write(&st, "a");
+        let st = st.reduce(Action::Changed);
+        assert_eq!(saved.borrow().len(), 1);
+        assert!(saved.borrow()[0].contains("\\\"a\\\""));
+        st.session.borrow_mut().request(Source::Console, Request::new("GET", "/api/v1/namespaces"));
+        let _ = st.reduce(Action::Changed);
+        assert_eq!(saved.borrow().len(), 1, "a read changes nothing to save");
+    }
+
+    #[test]
+    fn a_refused_save_is_reported_then_retried() {
+        let (fail, saved) = (Rc::new(RefCell::new(true)), Rc::new(RefCell::new(Vec::new())));
+        let st = state(fail.clone(), saved.clone());
+        write(&st, "a");
+        let st = st.reduce(Action::Changed);
+        assert_eq!(st.save_error.as_deref(), Some("QuotaExceededError"));
+        *fail.borrow_mut() = false;
+        let st = st.reduce(Action::SelectLog(1));
+        assert_eq!(st.save_error, None);
+        assert_eq!(saved.borrow().len(), 1);
+        assert_eq!(st.selected_log, Some(1));
+    }
+
+    #[test]
+    fn replacing_the_session_keeps_the_cell_clears_selection_and_saves() {
+        let (fail, saved) = (Rc::new(RefCell::new(false)), Rc::new(RefCell::new(Vec::new())));
+        let st = state(fail, saved.clone());
+        let cell = st.session.clone();
+        let st = st.reduce(Action::Inspect(ObjectRef {
+            group: String::new(),
+            version: "v1".into(),
+            resource: "configmaps".into(),
+            namespace: "default".into(),
+            name: "x".into(),
+        }));
+        let st = st.reduce(Action::Replace(Box::new(Session::new(2)), "Imported.".into()));
+        assert!(Rc::ptr_eq(&cell, &st.session));
+        assert_eq!((st.inspect.clone(), st.notice.as_deref(), st.epoch), (None, Some("Imported."), 1));
+        assert_eq!(saved.borrow().len(), 1, "the new session is saved at once");
+        assert_eq!(cell.borrow().server.config().seed, 2);
+    }
+
+    #[test]
+    fn state_compares_equal_until_something_shown_changes() {
+        let (fail, saved) = (Rc::new(RefCell::new(false)), Rc::new(RefCell::new(Vec::new())));
+        let st = state(fail, saved);
+        let same = st.clone().reduce(Action::Changed);
+        assert!(*same == *st);
+        write(&st, "b");
+        let moved = st.clone().reduce(Action::Changed);
+        assert!(*moved != *st);
+    }
+}
