@@ -13,7 +13,7 @@ pub mod watch;
 
 use serde_json::{json, Value};
 
-use crate::api::{Revision, Status};
+use crate::api::{FieldError, Revision, Status};
 use crate::clock::{parse_duration_millis, SeededRng, SimTime};
 use crate::registry::store::{Body, DeleteOptions, Registry};
 use crate::registry::{kinds, ResourceType};
@@ -375,20 +375,9 @@ impl Server {
                 return Err(s);
             }
         };
-        let dry_run = match q.get("dryRun") {
-            None | Some("") => false,
-            Some("All") => true,
-            Some(other) => {
-                return Err(Status::bad_request(format!(
-                    "dryRun: Unsupported value: \"{other}\": supported values: \"All\""
-                )))
-            }
-        };
         let method = req.method.as_str();
         let write = !matches!(method, "GET" | "HEAD");
-        if write && dry_run && method != "POST" {
-            return Err(Status::bad_request("dryRun=All is supported on create only, for now"));
-        }
+        let dry_run = if write { dry_run(method, &q.all("dryRun"))? } else { false };
         let result = match (method, t.name.as_deref()) {
             ("GET", None) => {
                 let opts = ListOptions::from_query(q)?;
@@ -412,10 +401,10 @@ impl Server {
             }
             ("PUT", Some(name)) => {
                 check_json_body(req)?;
-                let (body, created) = self.registry.update(rt, &ns, name, &req.body, status_sub)?;
+                let (body, created) = self.registry.update(rt, &ns, name, &req.body, status_sub, dry_run)?;
                 body_response(if created { 201 } else { 200 }, body)
             }
-            ("PATCH", Some(name)) => self.patch(req, rt, &ns, name, status_sub)?,
+            ("PATCH", Some(name)) => self.patch(req, rt, &ns, name, status_sub, dry_run)?,
             ("DELETE", Some(name)) => {
                 let opts = delete_options(q, &req.body)?;
                 body_response(200, self.registry.delete(rt, &ns, name, &opts)?)
@@ -433,7 +422,7 @@ impl Server {
                 return Err(Status::method_not_supported(rt.group, rt.resource, action));
             }
         };
-        if write {
+        if write && !dry_run {
             self.registry.reconcile();
         }
         Ok(Served::Response(result))
@@ -446,6 +435,7 @@ impl Server {
         ns: &str,
         name: &str,
         status_sub: bool,
+        dry_run: bool,
     ) -> Result<Response, Status> {
         let ct = req.header("Content-Type").unwrap_or("").split(';').next().unwrap_or("").trim().to_string();
         let current = self.registry.get(rt, ns, name, None)?;
@@ -478,7 +468,7 @@ impl Server {
         // A patch applies on top of the current version: it carries its
         // resourceVersion unless the patch itself set one.
         let body = serde_json::to_vec(&doc).map_err(Status::internal_error)?;
-        let (b, _) = self.registry.update(rt, ns, name, &body, status_sub)?;
+        let (b, _) = self.registry.update(rt, ns, name, &body, status_sub, dry_run)?;
         Ok(body_response(200, b))
     }
 }
@@ -533,6 +523,7 @@ pub(crate) fn delete_options(q: &Query, body: &[u8]) -> Result<DeleteOptions, St
         propagation_policy: q.get("propagationPolicy").filter(|s| !s.is_empty()).map(str::to_string),
         orphan_dependents: q.opt_bool("orphanDependents")?,
         grace_period_seconds: q.int("gracePeriodSeconds")?,
+        dry_run: dry_run("DELETE", &q.all("dryRun"))?,
         ..Default::default()
     };
     if !body.iter().all(u8::is_ascii_whitespace) {
@@ -547,12 +538,32 @@ pub(crate) fn delete_options(q: &Query, body: &[u8]) -> Result<DeleteOptions, St
         if let Some(g) = v.get("gracePeriodSeconds").and_then(Value::as_i64) {
             o.grace_period_seconds = Some(g);
         }
+        if let Some(d) = v.get("dryRun").and_then(Value::as_array) {
+            let values: Vec<&str> = d.iter().filter_map(Value::as_str).collect();
+            o.dry_run |= dry_run("DELETE", &values)?;
+        }
         if let Some(p) = v.get("preconditions") {
             o.precondition_uid = p.get("uid").and_then(Value::as_str).map(str::to_string);
             o.precondition_rv = p.get("resourceVersion").and_then(Value::as_str).map(str::to_string);
         }
     }
     Ok(o)
+}
+
+/// The `dryRun` values of a write: none, or `All` (upstream validates them
+/// with the verb's options kind and answers 422).
+fn dry_run(method: &str, values: &[&str]) -> Result<bool, Status> {
+    let values: Vec<&str> = values.iter().copied().filter(|v| !v.is_empty()).collect();
+    if values.iter().all(|v| *v == "All") {
+        return Ok(!values.is_empty());
+    }
+    let kind = match method {
+        "POST" => "CreateOptions",
+        "PUT" => "UpdateOptions",
+        "PATCH" => "PatchOptions",
+        _ => "DeleteOptions",
+    };
+    Err(Status::invalid("meta.k8s.io", kind, "", &[FieldError::not_supported_list("dryRun", &values, &["All"])]))
 }
 
 /// Request bodies are JSON for now (YAML and protobuf arrive with the

@@ -154,6 +154,14 @@ fn kubectl_flows() {
         "replaced front hi"
     );
 
+    // --dry-run=server: the answers of the real thing, nothing written
+    let rv = d.run(&["get", "cm", "one", "-o", "jsonpath={.metadata.resourceVersion}"]);
+    assert!(d.run(&["delete", "cm", "one", "--dry-run=server"]).contains("deleted (server dry run)"));
+    assert!(d.run(&["label", "cm", "one", "dry=run", "--dry-run=server"]).contains("labeled (server dry run)"));
+    let current = d.run(&["get", "cm", "one", "-o", "yaml"]).replace("a: replaced", "a: dry");
+    assert!(d.run_stdin(&["replace", "--dry-run=server", "-f", "-"], &current).contains("replaced (server dry run)"));
+    assert_eq!(d.run(&["get", "cm", "one", "-o", "jsonpath={.metadata.resourceVersion}"]), rv);
+
     // get -w sees the changes as they happen
     let mut watch = d
         .cmd(&[

@@ -234,6 +234,9 @@ pub enum FieldErrorKind {
     Invalid(String),
     Forbidden,
     NotSupported(String, Vec<String>),
+    /// NotSupported for a value that is not a string: shown as Go prints
+    /// it (e.g. `[]string{"x"}`).
+    NotSupportedValue(String, Vec<String>),
     TooLong,
 }
 
@@ -243,7 +246,7 @@ impl FieldErrorKind {
             FieldErrorKind::Required => "FieldValueRequired",
             FieldErrorKind::Invalid(_) => "FieldValueInvalid",
             FieldErrorKind::Forbidden => "FieldValueForbidden",
-            FieldErrorKind::NotSupported(..) => "FieldValueNotSupported",
+            FieldErrorKind::NotSupported(..) | FieldErrorKind::NotSupportedValue(..) => "FieldValueNotSupported",
             FieldErrorKind::TooLong => "FieldValueTooLong",
         }
     }
@@ -275,6 +278,17 @@ impl FieldError {
         }
     }
 
+    /// A list value not among `supported`, e.g. `dryRun=x` (shown as
+    /// `[]string{"x"}`, as Go formats it).
+    pub fn not_supported_list(field: &str, values: &[&str], supported: &[&str]) -> Self {
+        let go = format!("[]string{{{}}}", values.iter().map(|v| quote(v)).collect::<Vec<_>>().join(", "));
+        FieldError {
+            field: field.into(),
+            kind: FieldErrorKind::NotSupportedValue(go, supported.iter().map(|s| s.to_string()).collect()),
+            detail: String::new(),
+        }
+    }
+
     /// The message without the field path (`ErrorBody`).
     pub fn body(&self) -> String {
         match &self.kind {
@@ -285,6 +299,10 @@ impl FieldError {
             FieldErrorKind::NotSupported(v, supported) => format!(
                 "Unsupported value: {}: supported values: {}",
                 quote(v),
+                supported.iter().map(|s| quote(s)).collect::<Vec<_>>().join(", ")
+            ),
+            FieldErrorKind::NotSupportedValue(v, supported) => format!(
+                "Unsupported value: {v}: supported values: {}",
                 supported.iter().map(|s| quote(s)).collect::<Vec<_>>().join(", ")
             ),
         }

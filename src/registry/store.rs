@@ -30,6 +30,8 @@ pub struct DeleteOptions {
     pub precondition_uid: Option<String>,
     pub precondition_rv: Option<String>,
     pub grace_period_seconds: Option<i64>,
+    /// `dryRun=All`: every check, no write.
+    pub dry_run: bool,
 }
 
 pub struct Registry<S: Storage> {
@@ -326,6 +328,7 @@ impl<S: Storage> Registry<S> {
         name: &str,
         body: &[u8],
         status: bool,
+        dry_run: bool,
     ) -> Result<(Body, bool), Status> {
         let obj = Self::decode_body(rt, body)?;
         let mut value = Value::Object(obj);
@@ -342,7 +345,7 @@ impl<S: Storage> Registry<S> {
         let Some((cur_rev, current)) = current else {
             if rt.allow_create_on_update && !status {
                 let body = serde_json::to_vec(&value).unwrap_or_default();
-                return self.create(rt, namespace, &body, false).map(|b| (b, true));
+                return self.create(rt, namespace, &body, dry_run).map(|b| (b, true));
             }
             return Err(Status::not_found(rt.group, rt.resource, name));
         };
@@ -418,6 +421,12 @@ impl<S: Storage> Registry<S> {
         let errs = self.validate_meta(rt, &new);
         if !errs.is_empty() {
             return Err(Status::invalid(rt.group, rt.kind, name, &errs));
+        }
+        if dry_run {
+            // What would be stored, at the revision it has now.
+            meta::metadata_mut(&mut new).insert("resourceVersion".into(), json!(cur_rev.to_string()));
+            meta::canonicalize(&mut new);
+            return Ok((Body::Value(new), false));
         }
         // An update that empties the finalizers of a terminating object
         // completes its deletion instead of writing it.
@@ -531,6 +540,9 @@ impl<S: Storage> Registry<S> {
         let terminating = old.pointer("/metadata/deletionTimestamp").is_some_and(|v| !v.is_null());
         let graceful = !want.is_empty() || self.has_spec_finalizers(rt, &old);
         if !graceful {
+            if opts.dry_run {
+                return Ok(self.finalize_delete(rt, current));
+            }
             let last = self.storage.delete(&k, Some(cur_rev), self.now).map_err(|e| storage_status(rt, name, e))?;
             return Ok(self.finalize_delete(rt, last));
         }
@@ -557,6 +569,12 @@ impl<S: Storage> Registry<S> {
             if let Some(Value::Object(st)) = new.get_mut("status") {
                 st.insert("phase".into(), json!("Terminating"));
             }
+        }
+        if opts.dry_run {
+            meta::canonicalize(&mut new);
+            return Ok(Body::Value(new));
+        }
+        if rules::is_namespaces(rt) {
             self.terminating.insert(name.to_string());
         }
         let attrs = rules::attrs(rt, &new);

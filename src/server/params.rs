@@ -18,6 +18,11 @@ impl Query {
         self.pairs.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
     }
 
+    /// Every value of a repeated parameter (`dryRun=All&dryRun=All`).
+    pub fn all(&self, name: &str) -> Vec<&str> {
+        self.pairs.iter().filter(|(k, _)| k == name).map(|(_, v)| v.as_str()).collect()
+    }
+
     pub fn bool(&self, name: &str) -> Result<bool, Status> {
         match self.get(name) {
             None | Some("") => Ok(false),

@@ -53,6 +53,8 @@ pub struct Command {
     pub filename: Option<String>,
     pub overwrite: bool,
     pub cascade: String,
+    /// `--dry-run=server`: writes carry `dryRun=All`.
+    pub server_dry_run: bool,
 }
 
 /// Splits a command line like a shell: whitespace separates, quotes group.
@@ -133,6 +135,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         filename: None,
         overwrite: false,
         cascade: "background".into(),
+        server_dry_run: false,
     };
     let mut positional = Vec::new();
     let mut i = 1;
@@ -175,6 +178,21 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "-w" | "--watch" => c.watch = boolean(&inline)?,
             "-f" | "--filename" => c.filename = Some(value("'-f'")?),
             "--overwrite" => c.overwrite = boolean(&inline)?,
+            "--dry-run" => {
+                c.server_dry_run = match inline.as_deref() {
+                    Some("server") => true,
+                    Some("none") => false,
+                    Some("client") => {
+                        return Err("--dry-run=client is not simulated here (kubectl would send nothing); use --dry-run=server".into())
+                    }
+                    other => {
+                        return Err(format!(
+                            "error: Invalid dry-run value ({}). Must be \"none\", \"server\", or \"client\".",
+                            other.unwrap_or("")
+                        ))
+                    }
+                };
+            }
             "--chunk-size" => {
                 let v = value("'--chunk-size'")?;
                 c.chunk_size = v.parse().map_err(|_| format!("invalid argument \"{v}\" for \"--chunk-size\" flag"))?;
@@ -202,7 +220,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                 };
             }
-            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade)")),
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server)")),
         }
     }
     match c.verb {
@@ -279,6 +297,15 @@ fn server_error(e: &LogEntry) -> String {
     }
 }
 
+/// A write's target, with `dryRun=All` under `--dry-run=server`.
+fn dry(cmd: &Command, target: String) -> String {
+    if !cmd.server_dry_run {
+        return target;
+    }
+    let sep = if target.contains('?') { '&' } else { '?' };
+    format!("{target}{sep}dryRun=All")
+}
+
 fn send(
     s: &mut Session,
     method: &str,
@@ -306,6 +333,7 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
         }
     };
     let d = discover(s, Source::Kubectl);
+    let dry = cmd.server_dry_run;
     match cmd.verb {
         Verb::Get => get(s, &d, &cmd, &mut out),
         Verb::Create | Verb::Apply | Verb::Replace => {
@@ -327,6 +355,20 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
         }
         Verb::Delete => delete(s, &d, &cmd, &mut out),
         Verb::Label | Verb::Annotate => label(s, &d, &cmd, &mut out),
+    }
+    if dry {
+        out.text = out
+            .text
+            .lines()
+            .map(|l| {
+                let done = ["created", "deleted", "replaced", "configured", "labeled", "annotated"];
+                if done.iter().any(|d| l.ends_with(&format!(" {d}"))) {
+                    format!("{l} (server dry run)\n")
+                } else {
+                    format!("{l}\n")
+                }
+            })
+            .collect();
     }
     out
 }
@@ -571,7 +613,7 @@ fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut doc: Value,
             let e = send(
                 s,
                 "POST",
-                &format!("{}?fieldManager=kubectl-create&fieldValidation=Strict", r.collection(ns)),
+                &dry(cmd, format!("{}?fieldManager=kubectl-create&fieldValidation=Strict", r.collection(ns))),
                 Some("application/json"),
                 Some(&doc),
                 "application/json",
@@ -592,7 +634,7 @@ fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut doc: Value,
             let e = send(
                 s,
                 "PUT",
-                &format!("{}?fieldManager=kubectl-replace&fieldValidation=Strict", r.item(ns, &name)),
+                &dry(cmd, format!("{}?fieldManager=kubectl-replace&fieldValidation=Strict", r.item(ns, &name))),
                 Some("application/json"),
                 Some(&doc),
                 "application/json",
@@ -621,7 +663,13 @@ fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut doc: Value,
                     let e = send(
                         s,
                         "POST",
-                        &format!("{}?fieldManager=kubectl-client-side-apply&fieldValidation=Strict", r.collection(ns)),
+                        &dry(
+                            cmd,
+                            format!(
+                                "{}?fieldManager=kubectl-client-side-apply&fieldValidation=Strict",
+                                r.collection(ns)
+                            ),
+                        ),
                         Some("application/json"),
                         Some(&doc),
                         "application/json",
@@ -648,7 +696,13 @@ fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut doc: Value,
                     let e = send(
                         s,
                         "PATCH",
-                        &format!("{}?fieldManager=kubectl-client-side-apply&fieldValidation=Strict", r.item(ns, &name)),
+                        &dry(
+                            cmd,
+                            format!(
+                                "{}?fieldManager=kubectl-client-side-apply&fieldValidation=Strict",
+                                r.item(ns, &name)
+                            ),
+                        ),
                         Some("application/strategic-merge-patch+json"),
                         Some(&patch),
                         "application/json",
@@ -725,7 +779,7 @@ fn delete(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
             let e = send(
                 s,
                 "DELETE",
-                &r.item(ns.as_deref().or(Some("default")), name),
+                &dry(cmd, r.item(ns.as_deref().or(Some("default")), name)),
                 Some("application/json"),
                 Some(&body),
                 "application/json",
@@ -785,7 +839,7 @@ fn label(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
             let e = send(
                 s,
                 "PATCH",
-                &format!("{item}?fieldManager={manager}"),
+                &dry(cmd, format!("{item}?fieldManager={manager}")),
                 Some("application/merge-patch+json"),
                 Some(&patch),
                 "application/json",
@@ -937,6 +991,31 @@ mod tests {
         assert_eq!(patch.request.header("Content-Type"), Some("application/strategic-merge-patch+json"));
         let body: Value = serde_json::from_slice(&patch.request.body).unwrap();
         assert_eq!(body["data"], json!({"k": "w", "gone": null}));
+    }
+
+    #[test]
+    fn server_dry_run_sends_dry_run_all_and_changes_nothing() {
+        let mut s = session();
+        let before = s.server.revision();
+        let from = s.log.len();
+        let out =
+            run(&mut s, "create -f - --dry-run=server", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: d\n");
+        assert_eq!(out.text, "configmap/d created (server dry run)\n");
+        assert_eq!(
+            run(&mut s, "delete cm kube-root-ca.crt --dry-run=server", "").text,
+            "configmap \"kube-root-ca.crt\" deleted (server dry run)\n"
+        );
+        assert_eq!(
+            run(&mut s, "label cm kube-root-ca.crt a=b --dry-run=server", "").text,
+            "configmap/kube-root-ca.crt labeled (server dry run)\n"
+        );
+        assert_eq!(s.server.revision(), before);
+        let writes: Vec<&str> =
+            s.log[from..].iter().filter(|e| e.request.method != "GET").map(|e| e.request.query.as_str()).collect();
+        assert_eq!(writes.len(), 3);
+        assert!(writes.iter().all(|q| q.ends_with("dryRun=All")), "{writes:?}");
+        assert!(parse("get pods --dry-run=client").unwrap_err().contains("use --dry-run=server"));
+        assert!(parse("delete cm x --dry-run").unwrap_err().contains("Invalid dry-run value ()"));
     }
 
     #[test]
