@@ -18,6 +18,7 @@
 pub mod api;
 pub mod clock;
 pub mod registry;
+pub mod schema;
 pub mod selector;
 pub mod server;
 pub mod storage;

@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use crate::api::{FieldError, Revision, Status};
 use crate::clock::{parse_duration_millis, SeededRng, SimTime};
-use crate::registry::store::{Body, DeleteOptions, Registry};
+use crate::registry::store::{Body, DeleteOptions, FieldValidation, Registry, Warnings, WriteOptions};
 use crate::registry::{kinds, ResourceType};
 use crate::storage::{MemStorage, Storage};
 use params::{ListOptions, Query};
@@ -154,7 +154,7 @@ impl Server {
                 &json!({"metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}}}),
             )
             .unwrap_or_default();
-            let _ = self.registry.create(ns, "", &body, false);
+            let _ = self.registry.create(ns, "", &body, WriteOptions::default(), &mut Vec::new());
         }
     }
 
@@ -378,6 +378,10 @@ impl Server {
         let method = req.method.as_str();
         let write = !matches!(method, "GET" | "HEAD");
         let dry_run = if write { dry_run(method, &q.all("dryRun"))? } else { false };
+        let field_validation =
+            if write && method != "DELETE" { field_validation(method, q)? } else { Default::default() };
+        let opts = WriteOptions { dry_run, field_validation, status: status_sub };
+        let mut warnings: Warnings = Vec::new();
         let result = match (method, t.name.as_deref()) {
             ("GET", None) => {
                 let opts = ListOptions::from_query(q)?;
@@ -396,15 +400,15 @@ impl Server {
             }
             ("POST", None) => {
                 check_json_body(req)?;
-                let body = self.registry.create(rt, &ns, &req.body, dry_run)?;
+                let body = self.registry.create(rt, &ns, &req.body, opts, &mut warnings)?;
                 body_response(201, body)
             }
             ("PUT", Some(name)) => {
                 check_json_body(req)?;
-                let (body, created) = self.registry.update(rt, &ns, name, &req.body, status_sub, dry_run)?;
+                let (body, created) = self.registry.update(rt, &ns, name, &req.body, opts, &mut warnings)?;
                 body_response(if created { 201 } else { 200 }, body)
             }
-            ("PATCH", Some(name)) => self.patch(req, rt, &ns, name, status_sub, dry_run)?,
+            ("PATCH", Some(name)) => self.patch(req, rt, &ns, name, opts, &mut warnings)?,
             ("DELETE", Some(name)) => {
                 let opts = delete_options(q, &req.body)?;
                 body_response(200, self.registry.delete(rt, &ns, name, &opts)?)
@@ -425,6 +429,10 @@ impl Server {
         if write && !dry_run {
             self.registry.reconcile();
         }
+        let mut result = result;
+        for w in warnings {
+            result.headers.push(("Warning".into(), warning_header(&w)));
+        }
         Ok(Served::Response(result))
     }
 
@@ -434,16 +442,18 @@ impl Server {
         rt: &'static ResourceType,
         ns: &str,
         name: &str,
-        status_sub: bool,
-        dry_run: bool,
+        opts: WriteOptions,
+        warnings: &mut Warnings,
     ) -> Result<Response, Status> {
         let ct = req.header("Content-Type").unwrap_or("").split(';').next().unwrap_or("").trim().to_string();
         let current = self.registry.get(rt, ns, name, None)?;
         let mut doc = current.value();
         match ct.as_str() {
             "application/merge-patch+json" => {
-                let patch: Value = serde_json::from_slice(&req.body)
+                let (patch, dups) = crate::schema::decode::decode_noting_duplicates(&req.body)
                     .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
+                let dups = dups.iter().map(|d| format!("duplicate field \"{d}\"")).collect();
+                crate::registry::store::field_problems(rt, opts.field_validation, dups, warnings)?;
                 if !patch.is_object() {
                     return Err(Status::bad_request("error decoding patch: a merge patch must be a JSON object"));
                 }
@@ -468,7 +478,7 @@ impl Server {
         // A patch applies on top of the current version: it carries its
         // resourceVersion unless the patch itself set one.
         let body = serde_json::to_vec(&doc).map_err(Status::internal_error)?;
-        let (b, _) = self.registry.update(rt, ns, name, &body, status_sub, dry_run)?;
+        let (b, _) = self.registry.update(rt, ns, name, &body, opts, warnings)?;
         Ok(body_response(200, b))
     }
 }
@@ -564,6 +574,30 @@ fn dry_run(method: &str, values: &[&str]) -> Result<bool, Status> {
         _ => "DeleteOptions",
     };
     Err(Status::invalid("meta.k8s.io", kind, "", &[FieldError::not_supported_list("dryRun", &values, &["All"])]))
+}
+
+/// `fieldValidation`: absent or empty is the server's default (Warn).
+fn field_validation(method: &str, q: &Query) -> Result<FieldValidation, Status> {
+    match q.get("fieldValidation").unwrap_or("") {
+        "" | "Warn" => Ok(FieldValidation::Warn),
+        "Ignore" => Ok(FieldValidation::Ignore),
+        "Strict" => Ok(FieldValidation::Strict),
+        other => {
+            let kind = match method {
+                "POST" => "CreateOptions",
+                "PUT" => "UpdateOptions",
+                _ => "PatchOptions",
+            };
+            let err = FieldError::not_supported("fieldValidation", other, &["", "Ignore", "Strict", "Warn"]);
+            Err(Status::invalid("meta.k8s.io", kind, "", &[err]))
+        }
+    }
+}
+
+/// A `Warning` header value (RFC 7234 style, code 299, as upstream sends).
+fn warning_header(text: &str) -> String {
+    let escaped = text.replace('\\', "\\\\").replace('"', "\\\"");
+    format!("299 - \"{escaped}\"")
 }
 
 /// Request bodies are JSON for now (YAML and protobuf arrive with the

@@ -52,7 +52,8 @@ impl Door {
         self.run_stdin(args, "")
     }
 
-    fn run_stdin(&self, args: &[&str], stdin: &str) -> String {
+    /// Runs kubectl with `stdin`; (succeeded, stdout and stderr together).
+    fn attempt(&self, args: &[&str], stdin: &str) -> (bool, String) {
         let mut child =
             self.cmd(args).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
         {
@@ -62,7 +63,12 @@ impl Door {
         }
         let out = child.wait_with_output().unwrap();
         let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-        assert!(out.status.success(), "kubectl {args:?} failed:\n{text}");
+        (out.status.success(), text)
+    }
+
+    fn run_stdin(&self, args: &[&str], stdin: &str) -> String {
+        let (ok, text) = self.attempt(args, stdin);
+        assert!(ok, "kubectl {args:?} failed:\n{text}");
         text
     }
 
@@ -153,6 +159,17 @@ fn kubectl_flows() {
         d.run(&["get", "cm", "one", "-o", "jsonpath={.data.a} {.metadata.labels.tier} {.metadata.annotations.note}"]),
         "replaced front hi"
     );
+
+    // Field validation: kubectl asks for Strict; an unknown field is refused
+    // with the server's words, and --validate=warn gets a warning instead.
+    let bad = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: typo\ndta:\n  k: v\n";
+    let (ok, err) = d.attempt(&["create", "-f", "-"], bad);
+    assert!(!ok);
+    let refusal =
+        r#"ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: unknown field "dta""#;
+    assert!(err.contains(refusal), "{err}");
+    let (ok, out) = d.attempt(&["create", "--validate=warn", "-f", "-"], bad);
+    assert!(ok && out.contains(r#"Warning: unknown field "dta""#), "{out}");
 
     // --dry-run=server: the answers of the real thing, nothing written
     let rv = d.run(&["get", "cm", "one", "-o", "jsonpath={.metadata.resourceVersion}"]);

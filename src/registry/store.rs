@@ -34,6 +34,56 @@ pub struct DeleteOptions {
     pub dry_run: bool,
 }
 
+/// `fieldValidation`: what to do with unknown and duplicate fields.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FieldValidation {
+    Ignore,
+    /// The server's default: a warning per problem.
+    #[default]
+    Warn,
+    /// A 400 listing every problem.
+    Strict,
+}
+
+/// The options every write takes.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WriteOptions {
+    pub dry_run: bool,
+    pub field_validation: FieldValidation,
+    /// The write is to the status subresource.
+    pub status: bool,
+}
+
+/// What a write says besides its answer (the `Warning` headers).
+pub type Warnings = Vec<String>;
+
+/// Applies a field-validation level to problems found in a body: Strict
+/// refuses, Warn warns, Ignore says nothing.
+pub fn field_problems(
+    rt: &ResourceType,
+    fv: FieldValidation,
+    problems: Vec<String>,
+    warnings: &mut Warnings,
+) -> Result<(), Status> {
+    if problems.is_empty() {
+        return Ok(());
+    }
+    match fv {
+        FieldValidation::Ignore => Ok(()),
+        FieldValidation::Warn => {
+            warnings.extend(problems);
+            Ok(())
+        }
+        FieldValidation::Strict => Err(Status::bad_request(format!(
+            "{} in version \"{}\" cannot be handled as a {}: strict decoding error: {}",
+            rt.kind,
+            rt.version,
+            rt.kind,
+            problems.join(", ")
+        ))),
+    }
+}
+
 pub struct Registry<S: Storage> {
     pub storage: S,
     pub now: SimTime,
@@ -153,9 +203,26 @@ impl<S: Storage> Registry<S> {
         self.storage.list(prefix, at, start, limit, filter)
     }
 
-    fn decode_body(rt: &ResourceType, body: &[u8]) -> Result<Map<String, Value>, Status> {
-        let value: Value = serde_json::from_slice(body)
+    /// Decodes a body for a write: duplicate and unknown fields are found
+    /// (and unknown ones dropped) and dealt with per `fv`.
+    fn decode_body(
+        rt: &ResourceType,
+        body: &[u8],
+        fv: FieldValidation,
+        warnings: &mut Warnings,
+    ) -> Result<Map<String, Value>, Status> {
+        let (mut value, dups) = crate::schema::decode::decode_noting_duplicates(body)
             .map_err(|e| Status::bad_request(format!("couldn't get version/kind; json parse error: {e}")))?;
+        let schemas = crate::schema::schemas();
+        let unknown = match schemas.name_of(rt.group, rt.version, rt.kind) {
+            Some(def) if value.is_object() => schemas.drop_unknown_fields(def, &mut value),
+            _ => Vec::new(),
+        };
+        let problems: Vec<String> = dups
+            .iter()
+            .map(|d| format!("duplicate field \"{d}\""))
+            .chain(unknown.iter().map(|u| format!("unknown field \"{u}\"")))
+            .collect();
         let Value::Object(mut obj) = value else {
             return Err(Status::bad_request("couldn't get version/kind; json parse error: expected an object"));
         };
@@ -187,6 +254,7 @@ impl<S: Storage> Registry<S> {
         }
         obj.insert("kind".into(), json!(rt.kind));
         obj.insert("apiVersion".into(), json!(api_version));
+        field_problems(rt, fv, problems, warnings)?;
         Ok(obj)
     }
 
@@ -270,8 +338,16 @@ impl<S: Storage> Registry<S> {
     }
 
     /// POST: create an object in `namespace` (empty for cluster scope).
-    pub fn create(&mut self, rt: &ResourceType, namespace: &str, body: &[u8], dry_run: bool) -> Result<Body, Status> {
-        let mut obj = Self::decode_body(rt, body)?;
+    pub fn create(
+        &mut self,
+        rt: &ResourceType,
+        namespace: &str,
+        body: &[u8],
+        opts: WriteOptions,
+        warnings: &mut Warnings,
+    ) -> Result<Body, Status> {
+        let dry_run = opts.dry_run;
+        let mut obj = Self::decode_body(rt, body, opts.field_validation, warnings)?;
         let mut value = Value::Object(std::mem::take(&mut obj));
         {
             set_namespace(rt, &mut value, namespace)?;
@@ -327,10 +403,11 @@ impl<S: Storage> Registry<S> {
         namespace: &str,
         name: &str,
         body: &[u8],
-        status: bool,
-        dry_run: bool,
+        opts: WriteOptions,
+        warnings: &mut Warnings,
     ) -> Result<(Body, bool), Status> {
-        let obj = Self::decode_body(rt, body)?;
+        let (dry_run, status) = (opts.dry_run, opts.status);
+        let obj = Self::decode_body(rt, body, opts.field_validation, warnings)?;
         let mut value = Value::Object(obj);
         let body_name = meta::name(&value).to_string();
         if body_name != name {
@@ -345,7 +422,8 @@ impl<S: Storage> Registry<S> {
         let Some((cur_rev, current)) = current else {
             if rt.allow_create_on_update && !status {
                 let body = serde_json::to_vec(&value).unwrap_or_default();
-                return self.create(rt, namespace, &body, dry_run).map(|b| (b, true));
+                let opts = WriteOptions { field_validation: FieldValidation::Ignore, status: false, ..opts };
+                return self.create(rt, namespace, &body, opts, warnings).map(|b| (b, true));
             }
             return Err(Status::not_found(rt.group, rt.resource, name));
         };

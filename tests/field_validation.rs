@@ -1,0 +1,100 @@
+//! fieldValidation=Ignore|Warn|Strict: unknown fields (by schema, at any
+//! depth, metadata included) and duplicate fields, with upstream's words.
+
+mod common;
+use common::*;
+use kubesim::server::{Request, Response, Server};
+
+const CM: &str = "/api/v1/namespaces/default/configmaps";
+const BODY: &str = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","name":"a","colour":"red"},"dta":{"k":"v"},"data":{"k":"v"}}"#;
+
+fn send(s: &mut Server, method: &str, target: &str, content_type: &str, body: &str) -> Response {
+    s.handle(Request::new(method, target).with_header("Content-Type", content_type).with_body(body.as_bytes().to_vec()))
+}
+
+fn warnings(r: &Response) -> Vec<String> {
+    r.headers.iter().filter(|(k, _)| k == "Warning").map(|(_, v)| v.clone()).collect()
+}
+
+#[test]
+fn warn_is_the_default_with_one_warning_per_problem_in_document_order_and_unknown_fields_dropped() {
+    let mut s = server();
+    let r = send(&mut s, "POST", CM, "application/json", BODY);
+    assert_eq!(r.status, 201);
+    assert_eq!(
+        warnings(&r),
+        vec![
+            r#"299 - "duplicate field \"metadata.name\"""#,
+            r#"299 - "unknown field \"metadata.colour\"""#,
+            r#"299 - "unknown field \"dta\"""#,
+        ]
+    );
+    let stored = get(&mut s, &format!("{CM}/a")).json_body();
+    assert!(stored.get("dta").is_none() && stored["metadata"].get("colour").is_none(), "{stored}");
+    assert_eq!(stored["data"]["k"], "v");
+}
+
+#[test]
+fn strict_refuses_listing_every_problem() {
+    let mut s = server();
+    let r = send(&mut s, "POST", &format!("{CM}?fieldValidation=Strict"), "application/json", BODY);
+    assert_eq!(r.status, 400);
+    let v = r.json_body();
+    assert_eq!(v["reason"], "BadRequest");
+    assert_eq!(
+        v["message"],
+        r#"ConfigMap in version "v1" cannot be handled as a ConfigMap: strict decoding error: duplicate field "metadata.name", unknown field "metadata.colour", unknown field "dta""#
+    );
+    assert_eq!(get(&mut s, &format!("{CM}/a")).status, 404, "nothing was stored");
+}
+
+#[test]
+fn ignore_drops_silently_and_strict_applies_to_put_and_patch() {
+    let mut s = server();
+    let r = send(&mut s, "POST", &format!("{CM}?fieldValidation=Ignore"), "application/json", BODY);
+    assert_eq!((r.status, warnings(&r).len()), (201, 0));
+
+    let put = r#"{"metadata":{"name":"a"},"spec":{"x":1}}"#;
+    let r = send(&mut s, "PUT", &format!("{CM}/a?fieldValidation=Strict"), "application/json", put);
+    assert_eq!(r.status, 400);
+    assert!(r.json_body()["message"].as_str().unwrap().ends_with(r#"strict decoding error: unknown field "spec""#));
+
+    let patch = r#"{"data":{"k":"1","k":"2"},"extra":{"deep":true}}"#;
+    let r = send(&mut s, "PATCH", &format!("{CM}/a"), "application/merge-patch+json", patch);
+    assert_eq!(r.status, 200);
+    assert_eq!(warnings(&r), vec![r#"299 - "duplicate field \"data.k\"""#, r#"299 - "unknown field \"extra\"""#]);
+    assert_eq!(r.json_body()["data"]["k"], "2");
+    let r = send(&mut s, "PATCH", &format!("{CM}/a?fieldValidation=Strict"), "application/merge-patch+json", patch);
+    assert_eq!(r.status, 400);
+    assert!(r.json_body()["message"].as_str().unwrap().ends_with(r#"strict decoding error: duplicate field "data.k""#));
+    let r = send(
+        &mut s,
+        "PATCH",
+        &format!("{CM}/a?fieldValidation=Strict"),
+        "application/json-patch+json",
+        r#"[{"op":"add","path":"/metadata/bogus","value":1}]"#,
+    );
+    assert_eq!(r.status, 400);
+    assert!(r.json_body()["message"].as_str().unwrap().ends_with(r#"unknown field "metadata.bogus""#));
+}
+
+#[test]
+fn deep_unknown_fields_use_list_indexes() {
+    let mut s = server();
+    let pod = r#"{"metadata":{"name":"p"},"spec":{"containers":[{"name":"c","image":"nginx","imagePullPolicy":"Always","resources":{"limits":{"cpu":"1"}},"colour":"x"}]}}"#;
+    let r = send(&mut s, "POST", "/api/v1/namespaces/default/pods?fieldValidation=Strict", "application/json", pod);
+    assert_eq!(r.status, 400);
+    assert!(r.json_body()["message"].as_str().unwrap().ends_with(r#"unknown field "spec.containers[0].colour""#));
+}
+
+#[test]
+fn unsupported_field_validation_values_are_invalid_options() {
+    let mut s = server();
+    let r =
+        send(&mut s, "POST", &format!("{CM}?fieldValidation=Loud"), "application/json", r#"{"metadata":{"name":"b"}}"#);
+    assert_eq!(r.status, 422);
+    assert_eq!(
+        r.json_body()["message"],
+        r#"CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Strict", "Warn""#
+    );
+}
