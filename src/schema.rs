@@ -14,7 +14,8 @@ static DOCUMENT: &str = include_str!("schema/k8s-v1.33.json");
 
 pub struct Schemas {
     defs: Map<String, Value>,
-    by_gvk: HashMap<(String, String, String), String>,
+    /// kind → [(group, version, definition name)]
+    by_kind: HashMap<String, Vec<(String, String, String)>>,
 }
 
 /// The schemas, parsed on first use.
@@ -26,14 +27,14 @@ pub fn schemas() -> &'static Schemas {
             Some(Value::Object(m)) => m.clone(),
             _ => Map::new(),
         };
-        let mut by_gvk = HashMap::new();
+        let mut by_kind: HashMap<String, Vec<(String, String, String)>> = HashMap::new();
         for (name, d) in &defs {
             for gvk in d.get("x-kubernetes-group-version-kind").and_then(Value::as_array).into_iter().flatten() {
                 let s = |k: &str| gvk.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-                by_gvk.insert((s("group"), s("version"), s("kind")), name.clone());
+                by_kind.entry(s("kind")).or_default().push((s("group"), s("version"), name.clone()));
             }
         }
-        Schemas { defs, by_gvk }
+        Schemas { defs, by_kind }
     })
 }
 
@@ -48,7 +49,7 @@ impl Schemas {
 
     /// The definition name of a kind (`io.k8s.api.core.v1.ConfigMap`).
     pub fn name_of(&self, group: &str, version: &str, kind: &str) -> Option<&str> {
-        self.by_gvk.get(&(group.to_string(), version.to_string(), kind.to_string())).map(String::as_str)
+        self.by_kind.get(kind)?.iter().find(|(g, v, _)| g == group && v == version).map(|(_, _, n)| n.as_str())
     }
 
     /// Follows `$ref`s to the schema that describes a value.
@@ -74,6 +75,9 @@ impl Schemas {
     }
 
     fn walk(&self, schema: &Value, value: &mut Value, path: &mut String, found: &mut Vec<String>) {
+        if !(value.is_object() || value.is_array()) {
+            return; // scalars have no fields
+        }
         let schema = self.resolve(schema);
         if schema.get("x-kubernetes-preserve-unknown-fields").and_then(Value::as_bool) == Some(true) {
             return;

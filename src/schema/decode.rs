@@ -11,14 +11,18 @@ use serde_json::{Map, Number, Value};
 /// Decodes `bytes`, returning the value and the paths of duplicate fields.
 pub fn decode_noting_duplicates(bytes: &[u8]) -> Result<(Value, Vec<String>), serde_json::Error> {
     let mut dups = Vec::new();
+    let mut path = String::new();
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = Node { path: String::new(), dups: &mut dups }.deserialize(&mut de)?;
+    let value = Node { path: &mut path, dups: &mut dups }.deserialize(&mut de)?;
     de.end()?;
     Ok((value, dups))
 }
 
+/// The value being decoded; `path` is one buffer shared by the whole walk
+/// (each level appends its segment and truncates it back), so decoding
+/// allocates no path unless it finds a duplicate.
 struct Node<'a> {
-    path: String,
+    path: &'a mut String,
     dups: &'a mut Vec<String>,
 }
 
@@ -26,14 +30,6 @@ impl<'de> DeserializeSeed<'de> for Node<'_> {
     type Value = Value;
     fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
         d.deserialize_any(self)
-    }
-}
-
-fn child(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_string()
-    } else {
-        format!("{path}.{key}")
     }
 }
 
@@ -72,9 +68,13 @@ impl<'de> Visitor<'de> for Node<'_> {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut out = Vec::new();
+        let base = self.path.len();
         loop {
-            let path = format!("{}[{}]", self.path, out.len());
-            match seq.next_element_seed(Node { path, dups: &mut *self.dups })? {
+            use std::fmt::Write;
+            let _ = write!(self.path, "[{}]", out.len());
+            let next = seq.next_element_seed(Node { path: &mut *self.path, dups: &mut *self.dups });
+            self.path.truncate(base);
+            match next? {
                 Some(v) => out.push(v),
                 None => break,
             }
@@ -83,12 +83,24 @@ impl<'de> Visitor<'de> for Node<'_> {
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Map::new();
+        let base = self.path.len();
         while let Some(key) = map.next_key::<String>()? {
-            let path = child(&self.path, &key);
-            let v = map.next_value_seed(Node { path: path.clone(), dups: &mut *self.dups })?;
-            if out.insert(key, v).is_some() && !self.dups.contains(&path) {
-                self.dups.push(path);
+            if base > 0 {
+                self.path.push('.');
             }
+            self.path.push_str(&key);
+            let v = map.next_value_seed(Node { path: &mut *self.path, dups: &mut *self.dups });
+            let v = match v {
+                Ok(v) => v,
+                Err(e) => {
+                    self.path.truncate(base);
+                    return Err(e);
+                }
+            };
+            if out.insert(key, v).is_some() && !self.dups.iter().any(|d| d == self.path.as_str()) {
+                self.dups.push(self.path.clone());
+            }
+            self.path.truncate(base);
         }
         Ok(Value::Object(out))
     }
