@@ -171,6 +171,12 @@ fn kubectl_flows() {
     let (ok, out) = d.attempt(&["create", "--validate=warn", "-f", "-"], bad);
     assert!(ok && out.contains(r#"Warning: unknown field "dta""#), "{out}");
 
+    // explain reads the OpenAPI v3 documents and their schemas
+    let explain = d.run(&["explain", "pods.spec.containers"]);
+    assert!(explain.contains("FIELD: containers <[]Container>"), "{explain}");
+    assert!(explain.contains("image\t<string>") && explain.contains("name\t<string> -required-"), "{explain}");
+    assert!(d.run(&["explain", "deployment.spec.strategy"]).contains("rollingUpdate\t<RollingUpdateDeployment>"));
+
     // --dry-run=server: the answers of the real thing, nothing written
     let rv = d.run(&["get", "cm", "one", "-o", "jsonpath={.metadata.resourceVersion}"]);
     assert!(d.run(&["delete", "cm", "one", "--dry-run=server"]).contains("deleted (server dry run)"));

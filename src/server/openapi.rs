@@ -1,12 +1,102 @@
-//! OpenAPI v3 documents generated from the resource table: every path with
-//! its operations, `x-kubernetes-group-version-kind` and query parameters
-//! (so clients such as kubectl can tell which parameters a verb takes).
-//! Object schemas are deliberately open (`type: object`) until the
-//! write-path work brings generated schemas.
+//! OpenAPI documents generated from the resource table and the generated
+//! schemas (`crate::schema`): every path with its operations,
+//! `x-kubernetes-group-version-kind` and query parameters (so clients such
+//! as kubectl can tell which parameters a verb takes), and every schema a
+//! group-version's kinds reach (so `kubectl explain` works). v3 per
+//! group-version, v2 as one document.
+
+use std::collections::BTreeSet;
 
 use serde_json::{json, Map, Value};
 
 use crate::registry::{kinds, ResourceType, BUILTIN};
+use crate::schema::schemas;
+
+/// The definitions reachable from `roots`.
+fn closure(roots: impl IntoIterator<Item = String>) -> BTreeSet<String> {
+    fn refs(node: &Value, out: &mut Vec<String>) {
+        match node {
+            Value::Object(m) => {
+                for (k, v) in m {
+                    match (k.as_str(), v) {
+                        ("$ref", Value::String(r)) => out.push(r.clone()),
+                        _ => refs(v, out),
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|v| refs(v, out)),
+            _ => {}
+        }
+    }
+    let s = schemas();
+    let mut seen = BTreeSet::new();
+    let mut todo: Vec<String> = roots.into_iter().collect();
+    while let Some(name) = todo.pop() {
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        if let Some(d) = s.definition(&name) {
+            refs(d, &mut todo);
+        }
+    }
+    seen
+}
+
+/// A generated schema in OpenAPI's terms: `$ref`s point into the document
+/// (`prefix`), a `$ref` with siblings becomes `allOf` (as upstream's v3
+/// does), and a type list becomes the string-with-format upstream uses.
+fn convert(node: &Value, prefix: &str, v3: bool) -> Value {
+    let Value::Object(m) = node else { return node.clone() };
+    let mut out = Map::new();
+    for (k, v) in m {
+        match (k.as_str(), v) {
+            ("$ref", Value::String(r)) => {
+                let target = json!({"$ref": format!("{prefix}{r}")});
+                if v3 && m.len() > 1 {
+                    out.insert("allOf".into(), json!([target]));
+                } else {
+                    out.insert("$ref".into(), target["$ref"].clone());
+                }
+            }
+            ("type", Value::Array(types)) => {
+                out.insert("type".into(), json!("string"));
+                if types.iter().any(|t| t == "integer") {
+                    out.insert("format".into(), json!("int-or-string"));
+                }
+            }
+            ("properties", Value::Object(props)) => {
+                let p: Map<String, Value> = props.iter().map(|(k, v)| (k.clone(), convert(v, prefix, v3))).collect();
+                out.insert("properties".into(), Value::Object(p));
+            }
+            ("items" | "additionalProperties", v) => {
+                out.insert(k.clone(), convert(v, prefix, v3));
+            }
+            _ => {
+                out.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    if v3 && out.contains_key("allOf") && !out.contains_key("default") {
+        out.insert("default".into(), json!({}));
+    }
+    Value::Object(out)
+}
+
+/// Types every group-version's operations refer to.
+const META_ROOTS: &[&str] =
+    &["io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions", "io.k8s.apimachinery.pkg.apis.meta.v1.Status"];
+
+fn kind_roots<'a>(rts: impl Iterator<Item = &'a ResourceType>) -> Vec<String> {
+    let s = schemas();
+    rts.filter_map(|rt| s.name_of(rt.group, rt.version, rt.kind).map(str::to_string))
+        .chain(META_ROOTS.iter().map(|r| r.to_string()))
+        .collect()
+}
+
+fn converted(names: &BTreeSet<String>, prefix: &str, v3: bool) -> Map<String, Value> {
+    let s = schemas();
+    names.iter().filter_map(|n| s.definition(n).map(|d| (n.clone(), convert(d, prefix, v3)))).collect()
+}
 
 fn gv_path(group: &str) -> String {
     if group.is_empty() {
@@ -21,8 +111,10 @@ pub fn index() -> Value {
     let mut paths = Map::new();
     for g in kinds::groups() {
         let p = gv_path(g);
-        paths
-            .insert(p.clone(), json!({"serverRelativeURL": format!("/openapi/v3/{p}?hash=kubesim-{}", BUILTIN.len())}));
+        paths.insert(
+            p.clone(),
+            json!({"serverRelativeURL": format!("/openapi/v3/{p}?hash=kubesim-k8s-v1.33-schemas-{}", BUILTIN.len())}),
+        );
     }
     json!({"paths": paths})
 }
@@ -42,8 +134,7 @@ fn op(rt: &ResourceType, action: &str, id: &str, params: &[Value]) -> Value {
 }
 
 fn schema_name(rt: &ResourceType) -> String {
-    let g = if rt.group.is_empty() { "core".to_string() } else { rt.group.to_string() };
-    format!("io.k8s.api.{g}.{}.{}", rt.version, rt.kind)
+    schemas().name_of(rt.group, rt.version, rt.kind).map(str::to_string).unwrap_or_else(|| rt.kind.to_string())
 }
 
 fn schema_ref(rt: &ResourceType) -> String {
@@ -58,7 +149,6 @@ pub fn group_version(path: &str) -> Option<Value> {
         _ => return None,
     };
     let mut paths = Map::new();
-    let mut schemas = Map::new();
     let list_params: Vec<Value> = ["allowWatchBookmarks", "watch", "sendInitialEvents"]
         .iter()
         .map(|p| param(p, "boolean"))
@@ -106,19 +196,106 @@ pub fn group_version(path: &str) -> Option<Value> {
                 }),
             );
         }
-        schemas.insert(
-            schema_name(rt),
-            json!({
-                "type": "object",
-                "x-kubernetes-group-version-kind": [{"group": rt.group, "version": rt.version, "kind": rt.kind}],
-                "x-kubernetes-preserve-unknown-fields": true,
-            }),
-        );
     }
+    let names = closure(kind_roots(BUILTIN.iter().filter(|r| r.group == group)));
+    let schemas = converted(&names, "#/components/schemas/", true);
     Some(json!({
         "openapi": "3.0.0",
         "info": {"title": "Kubernetes", "version": "v1.33.0"},
         "paths": paths,
         "components": {"schemas": schemas}
     }))
+}
+
+/// `/openapi/v2`: one document for every group, with the same schemas
+/// under `definitions`.
+pub fn v2() -> Value {
+    let mut paths = Map::new();
+    for g in kinds::groups() {
+        if let Some(Value::Object(doc_paths)) = group_version(&gv_path(g)).and_then(|d| d.get("paths").cloned()) {
+            for (p, ops) in doc_paths {
+                paths.insert(p, v2_operations(ops));
+            }
+        }
+    }
+    let names = closure(kind_roots(BUILTIN.iter()));
+    json!({
+        "swagger": "2.0",
+        "info": {"title": "Kubernetes", "version": "v1.33.0"},
+        "paths": paths,
+        "definitions": converted(&names, "#/definitions/", false),
+    })
+}
+
+/// v3 operations in v2's shape: parameters carry their type directly and
+/// responses their schema.
+fn v2_operations(ops: Value) -> Value {
+    let Value::Object(ops) = ops else { return ops };
+    let mut out = Map::new();
+    for (method, mut op) in ops {
+        if let Some(Value::Array(params)) = op.get_mut("parameters") {
+            for p in params.iter_mut() {
+                if let Some(Value::Object(schema)) = p.get("schema").cloned() {
+                    if let Value::Object(pm) = p {
+                        pm.remove("schema");
+                        pm.extend(schema);
+                    }
+                }
+            }
+        }
+        if let Some(r) = op.pointer("/responses/200/content/application~1json/schema/$ref").and_then(Value::as_str) {
+            let r = r.replace("#/components/schemas/", "#/definitions/");
+            op["responses"] = json!({"200": {"description": "OK", "schema": {"$ref": r}}});
+        }
+        out.insert(method, op);
+    }
+    Value::Object(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_hold_every_schema_their_kinds_reach() {
+        let doc = group_version("api/v1").unwrap();
+        let schemas = doc["components"]["schemas"].as_object().unwrap();
+        let pod = &schemas["io.k8s.api.core.v1.Pod"];
+        assert_eq!(pod["x-kubernetes-group-version-kind"], json!([{"group": "", "kind": "Pod", "version": "v1"}]));
+        assert_eq!(
+            pod["properties"]["spec"]["allOf"],
+            json!([{"$ref": "#/components/schemas/io.k8s.api.core.v1.PodSpec"}])
+        );
+        assert!(schemas.contains_key("io.k8s.api.core.v1.Container"));
+        assert!(schemas.contains_key("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"));
+        let target = &schemas["io.k8s.apimachinery.pkg.util.intstr.IntOrString"];
+        assert_eq!((target["type"].as_str(), target["format"].as_str()), (Some("string"), Some("int-or-string")));
+        // Every $ref resolves inside the document.
+        let text = doc.to_string();
+        for r in text.split("\"#/components/schemas/").skip(1) {
+            let name = &r[..r.find('"').unwrap()];
+            assert!(schemas.contains_key(name), "dangling $ref {name}");
+        }
+        assert!(group_version("apis/apps/v1").unwrap()["components"]["schemas"]
+            .get("io.k8s.api.apps.v1.Deployment")
+            .is_some());
+    }
+
+    #[test]
+    fn v2_uses_definitions() {
+        let doc = v2();
+        let defs = doc["definitions"].as_object().unwrap();
+        assert!(defs.contains_key("io.k8s.api.apps.v1.Deployment"));
+        assert_eq!(
+            defs["io.k8s.api.core.v1.Pod"]["properties"]["spec"]["$ref"],
+            "#/definitions/io.k8s.api.core.v1.PodSpec"
+        );
+        let op = &doc["paths"]["/api/v1/namespaces/{namespace}/configmaps/{name}"]["patch"];
+        assert!(op["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == "fieldValidation" && p["type"] == "string"));
+        assert_eq!(op["responses"]["200"]["schema"]["$ref"], "#/definitions/io.k8s.api.core.v1.ConfigMap");
+    }
 }

@@ -1,7 +1,7 @@
 //! Routing: a request path resolved to discovery documents, debug
 //! endpoints, or a resource (group, version, namespace, name, subresource).
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{discovery, openapi, Server};
 use crate::registry::{kinds, ResourceType};
@@ -40,9 +40,7 @@ impl Server {
             ["apis", g] => discovery::api_group(g).map(Route::Value).unwrap_or(Route::NotFoundPage),
             ["apis", g, v] => discovery::api_resource_list(g, v).map(Route::Value).unwrap_or(Route::NotFoundPage),
             ["debug", "kubesim", what] => Route::Debug(what.to_string()),
-            ["openapi", "v2"] => Route::Value(
-                json!({"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.33.0"}, "paths": {}, "definitions": {}}),
-            ),
+            ["openapi", "v2"] => Route::Value(openapi::v2()),
             ["openapi", "v3"] => Route::Value(openapi::index()),
             ["openapi", "v3", rest @ ..] => {
                 openapi::group_version(&rest.join("/")).map(Route::Value).unwrap_or(Route::NotFoundPage)
