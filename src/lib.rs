@@ -17,6 +17,7 @@
 
 pub mod api;
 pub mod clock;
+pub mod patch;
 pub mod registry;
 pub mod schema;
 pub mod selector;

@@ -9,6 +9,7 @@ pub mod negotiation;
 pub mod openapi;
 pub mod params;
 mod routing;
+mod scale;
 pub mod watch;
 
 use serde_json::{json, Value};
@@ -368,6 +369,7 @@ impl Server {
         let status_sub = match t.subresource.as_deref() {
             None => false,
             Some("status") if rt.status_subresource => true,
+            Some("scale") if rt.scale_subresource && t.name.is_some() => false,
             Some(_) => {
                 let mut s = Status::not_found("", "", "");
                 s.message = "the server could not find the requested resource".into();
@@ -382,6 +384,11 @@ impl Server {
             if write && method != "DELETE" { field_validation(method, q)? } else { Default::default() };
         let opts = WriteOptions { dry_run, field_validation, status: status_sub };
         let mut warnings: Warnings = Vec::new();
+        if t.subresource.as_deref() == Some("scale") {
+            let name = t.name.as_deref().unwrap_or("");
+            let result = self.scale(req, rt, &ns, name, opts, &mut warnings)?;
+            return Ok(Served::Response(with_warnings(result, warnings)));
+        }
         let result = match (method, t.name.as_deref()) {
             ("GET", None) => {
                 let opts = ListOptions::from_query(q)?;
@@ -429,11 +436,7 @@ impl Server {
         if write && !dry_run {
             self.registry.reconcile();
         }
-        let mut result = result;
-        for w in warnings {
-            result.headers.push(("Warning".into(), warning_header(&w)));
-        }
-        Ok(Served::Response(result))
+        Ok(Served::Response(with_warnings(result, warnings)))
     }
 
     fn patch(
@@ -450,10 +453,7 @@ impl Server {
         let mut doc = current.value();
         match ct.as_str() {
             "application/merge-patch+json" => {
-                let (patch, dups) = crate::schema::decode::decode_noting_duplicates(&req.body)
-                    .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
-                let dups = dups.iter().map(|d| format!("duplicate field \"{d}\"")).collect();
-                crate::registry::store::field_problems(rt, opts.field_validation, dups, warnings)?;
+                let patch = decode_patch(req, rt, opts, warnings)?;
                 if !patch.is_object() {
                     return Err(Status::bad_request("error decoding patch: a merge patch must be a JSON object"));
                 }
@@ -469,9 +469,21 @@ impl Server {
                     s
                 })?;
             }
+            "application/strategic-merge-patch+json" => {
+                let patch = decode_patch(req, rt, opts, warnings)?;
+                let schemas = crate::schema::schemas();
+                let def = schemas.name_of(rt.group, rt.version, rt.kind).unwrap_or("");
+                crate::patch::apply(schemas, def, &mut doc, &patch).map_err(|e| {
+                    if e.bad_request {
+                        Status::bad_request(e.message)
+                    } else {
+                        Status::internal_error(e.message)
+                    }
+                })?;
+            }
             _ => {
                 return Err(Status::unsupported_media_type(format!(
-                    "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json (strategic merge patch and server-side apply are not simulated yet; content type {ct:?})"
+                    "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json (server-side apply is not simulated yet; content type {ct:?})"
                 )))
             }
         }
@@ -483,9 +495,6 @@ impl Server {
     }
 }
 
-/// Runs `serve` and turns a panic into a 500 `Status` response, so a bug
-/// answers the client instead of dropping its connection. (Doors call this;
-/// on wasm32, where panics abort, it is a plain call.)
 /// One write of the event log, named as a client would name the object.
 fn history_entry(e: &crate::storage::Event) -> Value {
     let kind = match e.kind {
@@ -514,6 +523,9 @@ fn history_entry(e: &crate::storage::Event) -> Value {
     })
 }
 
+/// Runs `serve` and turns a panic into a 500 `Status` response, so a bug
+/// answers the client instead of dropping its connection. (Doors call this;
+/// on wasm32, where panics abort, it is a plain call.)
 pub fn guard_panics(serve: impl FnOnce() -> Served) -> Served {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(serve)).unwrap_or_else(|_| {
         Served::Response(Response::status(&Status::internal_error("the simulator panicked while serving this request")))
@@ -576,6 +588,21 @@ fn dry_run(method: &str, values: &[&str]) -> Result<bool, Status> {
     Err(Status::invalid("meta.k8s.io", kind, "", &[FieldError::not_supported_list("dryRun", &values, &["All"])]))
 }
 
+/// A JSON patch document (merge or strategic), its duplicate fields dealt
+/// with per `fieldValidation`.
+fn decode_patch(
+    req: &Request,
+    rt: &ResourceType,
+    opts: WriteOptions,
+    warnings: &mut Warnings,
+) -> Result<Value, Status> {
+    let (patch, dups) = crate::schema::decode::decode_noting_duplicates(&req.body)
+        .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
+    let dups = dups.iter().map(|d| format!("duplicate field \"{d}\"")).collect();
+    crate::registry::store::field_problems(rt, opts.field_validation, dups, warnings)?;
+    Ok(patch)
+}
+
 /// `fieldValidation`: absent or empty is the server's default (Warn).
 fn field_validation(method: &str, q: &Query) -> Result<FieldValidation, Status> {
     match q.get("fieldValidation").unwrap_or("") {
@@ -592,6 +619,13 @@ fn field_validation(method: &str, q: &Query) -> Result<FieldValidation, Status> 
             Err(Status::invalid("meta.k8s.io", kind, "", &[err]))
         }
     }
+}
+
+fn with_warnings(mut r: Response, warnings: Warnings) -> Response {
+    for w in warnings {
+        r.headers.push(("Warning".into(), warning_header(&w)));
+    }
+    r
 }
 
 /// A `Warning` header value (RFC 7234 style, code 299, as upstream sends).

@@ -177,6 +177,40 @@ fn kubectl_flows() {
     assert!(explain.contains("image\t<string>") && explain.contains("name\t<string> -required-"), "{explain}");
     assert!(d.run(&["explain", "deployment.spec.strategy"]).contains("rollingUpdate\t<RollingUpdateDeployment>"));
 
+    // Client-side apply twice (the second is a strategic merge patch),
+    // diff, patch of each type, edit through an editor script, scale.
+    let deploy = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: nginx:1.25\n";
+    assert!(d.run_stdin(&["apply", "-f", "-"], deploy).contains("deployment.apps/web created"));
+    let changed = deploy.replace("nginx:1.25", "nginx:1.27").replace("replicas: 2", "replicas: 3");
+    let (same, diff) = d.attempt(&["diff", "-f", "-"], &changed);
+    assert!(
+        !same && diff.contains("-      - image: nginx:1.25") && diff.contains("+      - image: nginx:1.27"),
+        "{diff}"
+    );
+    assert!(d.run_stdin(&["apply", "-f", "-"], &changed).contains("deployment.apps/web configured"));
+    let jp = "jsonpath={.spec.replicas} {.spec.template.spec.containers[*].image}";
+    assert_eq!(d.run(&["get", "deploy", "web", "-o", jp]), "3 nginx:1.27");
+    let side = r#"{"spec":{"template":{"spec":{"containers":[{"name":"side","image":"busybox"}]}}}}"#;
+    d.run(&["patch", "deploy", "web", "--type", "strategic", "-p", side]);
+    d.run(&["patch", "deploy", "web", "--type", "merge", "-p", r#"{"metadata":{"labels":{"tier":"front"}}}"#]);
+    d.run(&[
+        "patch",
+        "deploy",
+        "web",
+        "--type",
+        "json",
+        "-p",
+        r#"[{"op":"replace","path":"/spec/replicas","value":4}]"#,
+    ]);
+    assert_eq!(d.run(&["get", "deploy", "web", "-o", jp]), "4 nginx:1.27 busybox");
+    let editor = d.dir.join("editor.sh");
+    std::fs::write(&editor, "#!/bin/sh\nsed -i 's/image: busybox/image: busybox:1.36/' \"$1\"\n").unwrap();
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let edited = d.cmd(&["edit", "deploy", "web"]).env("KUBE_EDITOR", &editor).output().unwrap();
+    assert!(String::from_utf8_lossy(&edited.stdout).contains("deployment.apps/web edited"), "{edited:?}");
+    assert!(d.run(&["scale", "deploy", "web", "--replicas=1"]).contains("deployment.apps/web scaled"));
+    assert_eq!(d.run(&["get", "deploy", "web", "-o", jp]), "1 nginx:1.27 busybox:1.36");
+
     // --dry-run=server: the answers of the real thing, nothing written
     let rv = d.run(&["get", "cm", "one", "-o", "jsonpath={.metadata.resourceVersion}"]);
     assert!(d.run(&["delete", "cm", "one", "--dry-run=server"]).contains("deleted (server dry run)"));

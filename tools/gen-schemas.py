@@ -32,6 +32,7 @@ REF = "#/$defs/"
 EXTRA_ROOTS = [
     "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     "io.k8s.apimachinery.pkg.apis.meta.v1.Status",
+    "io.k8s.api.autoscaling.v1.Scale",
 ]
 KEEP = {
     "description", "type", "format", "required", "properties", "items", "additionalProperties", "enum",

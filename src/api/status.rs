@@ -232,6 +232,9 @@ impl Status {
 pub enum FieldErrorKind {
     Required,
     Invalid(String),
+    /// Invalid, for a value that is not a string (shown unquoted, as Go's
+    /// `%v` shows numbers and booleans).
+    InvalidValue(String),
     Forbidden,
     NotSupported(String, Vec<String>),
     /// NotSupported for a value that is not a string: shown as Go prints
@@ -244,7 +247,7 @@ impl FieldErrorKind {
     fn reason(&self) -> &'static str {
         match self {
             FieldErrorKind::Required => "FieldValueRequired",
-            FieldErrorKind::Invalid(_) => "FieldValueInvalid",
+            FieldErrorKind::Invalid(_) | FieldErrorKind::InvalidValue(_) => "FieldValueInvalid",
             FieldErrorKind::Forbidden => "FieldValueForbidden",
             FieldErrorKind::NotSupported(..) | FieldErrorKind::NotSupportedValue(..) => "FieldValueNotSupported",
             FieldErrorKind::TooLong => "FieldValueTooLong",
@@ -266,6 +269,10 @@ impl FieldError {
     }
     pub fn invalid(field: &str, value: &str, detail: &str) -> Self {
         FieldError { field: field.into(), kind: FieldErrorKind::Invalid(value.into()), detail: detail.into() }
+    }
+    /// Invalid, for a number or boolean.
+    pub fn invalid_value(field: &str, value: &serde_json::Value, detail: &str) -> Self {
+        FieldError { field: field.into(), kind: FieldErrorKind::InvalidValue(value.to_string()), detail: detail.into() }
     }
     pub fn forbidden(field: &str, detail: &str) -> Self {
         FieldError { field: field.into(), kind: FieldErrorKind::Forbidden, detail: detail.into() }
@@ -296,6 +303,7 @@ impl FieldError {
             FieldErrorKind::Forbidden => with_detail("Forbidden", &self.detail),
             FieldErrorKind::TooLong => with_detail("Too long", &self.detail),
             FieldErrorKind::Invalid(v) => with_detail(&format!("Invalid value: {}", quote(v)), &self.detail),
+            FieldErrorKind::InvalidValue(v) => with_detail(&format!("Invalid value: {v}"), &self.detail),
             FieldErrorKind::NotSupported(v, supported) => format!(
                 "Unsupported value: {}: supported values: {}",
                 quote(v),

@@ -27,6 +27,8 @@ pub struct ResourceType {
     pub field_selectors: &'static [(&'static str, &'static str)],
     /// The verbs served (most kinds: all of `STANDARD_VERBS`).
     pub verbs: &'static [&'static str],
+    /// Serves `/scale` (autoscaling/v1 Scale over `spec.replicas`).
+    pub scale_subresource: bool,
 }
 
 impl ResourceType {
@@ -82,6 +84,7 @@ const fn rt(
         tracks_generation: false,
         field_selectors: &[],
         verbs: super::STANDARD_VERBS,
+        scale_subresource: false,
     }
 }
 
@@ -174,6 +177,7 @@ pub static BUILTIN: &[ResourceType] = &[
     },
     // apps/v1
     ResourceType {
+        scale_subresource: true,
         short_names: &["deploy"],
         categories: ALL,
         status_subresource: true,
@@ -181,6 +185,7 @@ pub static BUILTIN: &[ResourceType] = &[
         ..rt("apps", "v1", "deployments", "deployment", "Deployment", true)
     },
     ResourceType {
+        scale_subresource: true,
         short_names: &["rs"],
         categories: ALL,
         status_subresource: true,
@@ -189,6 +194,7 @@ pub static BUILTIN: &[ResourceType] = &[
         ..rt("apps", "v1", "replicasets", "replicaset", "ReplicaSet", true)
     },
     ResourceType {
+        scale_subresource: true,
         short_names: &["sts"],
         categories: ALL,
         status_subresource: true,

@@ -89,6 +89,17 @@ pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
                 "verbs": STATUS_VERBS,
             }));
         }
+        if r.scale_subresource {
+            resources.push(json!({
+                "name": format!("{}/scale", r.resource),
+                "singularName": "",
+                "namespaced": r.namespaced,
+                "group": "autoscaling",
+                "version": "v1",
+                "kind": "Scale",
+                "verbs": STATUS_VERBS,
+            }));
+        }
     }
     if resources.is_empty() {
         return None;
@@ -114,8 +125,19 @@ fn aggregated_group(group: &str) -> Value {
             if !r.categories.is_empty() {
                 e["categories"] = json!(r.categories);
             }
+            let mut subresources = Vec::new();
             if r.status_subresource {
-                e["subresources"] = json!([{"subresource": "status", "responseKind": kind, "verbs": STATUS_VERBS}]);
+                subresources.push(json!({"subresource": "status", "responseKind": kind, "verbs": STATUS_VERBS}));
+            }
+            if r.scale_subresource {
+                subresources.push(json!({
+                    "subresource": "scale",
+                    "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"},
+                    "verbs": STATUS_VERBS,
+                }));
+            }
+            if !subresources.is_empty() {
+                e["subresources"] = json!(subresources);
             }
             e
         })

@@ -83,8 +83,11 @@ fn convert(node: &Value, prefix: &str, v3: bool) -> Value {
 }
 
 /// Types every group-version's operations refer to.
-const META_ROOTS: &[&str] =
-    &["io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions", "io.k8s.apimachinery.pkg.apis.meta.v1.Status"];
+const META_ROOTS: &[&str] = &[
+    "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.Status",
+    "io.k8s.api.autoscaling.v1.Scale",
+];
 
 fn kind_roots<'a>(rts: impl Iterator<Item = &'a ResourceType>) -> Vec<String> {
     let s = schemas();
@@ -186,6 +189,24 @@ pub fn group_version(path: &str) -> Option<Value> {
             "patch": op(rt, "patch", &format!("patch{k}"), &patch_params),
             "delete": op(rt, "delete", &format!("delete{k}"), &[param("dryRun", "string"), param("gracePeriodSeconds", "integer"), param("propagationPolicy", "string")]),
         }));
+        if rt.scale_subresource {
+            let scale = |action: &str, id: &str, params: &[Value]| {
+                let mut o = op(rt, action, id, params);
+                o["x-kubernetes-group-version-kind"] =
+                    json!({"group": "autoscaling", "version": "v1", "kind": "Scale"});
+                o["responses"]["200"]["content"]["application/json"]["schema"]["$ref"] =
+                    json!("#/components/schemas/io.k8s.api.autoscaling.v1.Scale");
+                o
+            };
+            paths.insert(
+                format!("{item}/scale"),
+                json!({
+                    "get": scale("get", &format!("read{k}Scale"), &[]),
+                    "put": scale("put", &format!("replace{k}Scale"), &write_params),
+                    "patch": scale("patch", &format!("patch{k}Scale"), &patch_params),
+                }),
+            );
+        }
         if rt.status_subresource {
             paths.insert(
                 format!("{item}/status"),

@@ -1,0 +1,154 @@
+//! The `/scale` subresource: an `autoscaling/v1` Scale read from and
+//! written to the object's `spec.replicas`, as kubectl scale and autoscalers
+//! use it.
+
+use serde_json::{json, Value};
+
+use super::{body_response, decode_patch, Request, Response, Server};
+use crate::api::{meta, FieldError, Status};
+use crate::registry::store::{Body, Warnings, WriteOptions};
+use crate::registry::ResourceType;
+
+/// The Scale view of an object.
+fn to_scale(obj: &Value) -> Value {
+    let m = |k: &str| obj.pointer(&format!("/metadata/{k}")).cloned().unwrap_or(Value::Null);
+    let mut metadata = json!({
+        "name": m("name"), "namespace": m("namespace"), "uid": m("uid"),
+        "resourceVersion": m("resourceVersion"), "creationTimestamp": m("creationTimestamp"),
+    });
+    if let Value::Object(md) = &mut metadata {
+        md.retain(|_, v| !v.is_null());
+    }
+    let spec_replicas = obj.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1);
+    let status_replicas = obj.pointer("/status/replicas").and_then(Value::as_i64).unwrap_or(0);
+    let mut status = json!({"replicas": status_replicas});
+    let selector = selector_string(obj.pointer("/spec/selector"));
+    if !selector.is_empty() {
+        status["selector"] = json!(selector);
+    }
+    json!({
+        "kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": metadata,
+        "spec": {"replicas": spec_replicas}, "status": status,
+    })
+}
+
+/// A LabelSelector written as a selector string, requirements sorted by key
+/// (as upstream's `LabelSelectorAsSelector(...).String()`).
+fn selector_string(sel: Option<&Value>) -> String {
+    let Some(sel) = sel else { return String::new() };
+    let mut reqs: Vec<(String, String)> = Vec::new();
+    if let Some(Value::Object(ml)) = sel.get("matchLabels") {
+        for (k, v) in ml {
+            reqs.push((k.clone(), format!("{k}={}", v.as_str().unwrap_or(""))));
+        }
+    }
+    for e in sel.get("matchExpressions").and_then(Value::as_array).into_iter().flatten() {
+        let key = e.get("key").and_then(Value::as_str).unwrap_or("");
+        let mut values: Vec<&str> =
+            e.get("values").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+        values.sort();
+        let text = match e.get("operator").and_then(Value::as_str).unwrap_or("") {
+            "In" => format!("{key} in ({})", values.join(",")),
+            "NotIn" => format!("{key} notin ({})", values.join(",")),
+            "Exists" => key.to_string(),
+            "DoesNotExist" => format!("!{key}"),
+            _ => continue,
+        };
+        reqs.push((key.to_string(), text));
+    }
+    reqs.sort();
+    reqs.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(",")
+}
+
+fn body_value(b: Body) -> Value {
+    match b {
+        Body::Object(o) => o.value(),
+        Body::Value(v) => v,
+        Body::Status(s) => serde_json::from_slice(&s.to_json()).unwrap_or(Value::Null),
+    }
+}
+
+impl Server {
+    pub(crate) fn scale(
+        &mut self,
+        req: &Request,
+        rt: &'static ResourceType,
+        ns: &str,
+        name: &str,
+        opts: WriteOptions,
+        warnings: &mut Warnings,
+    ) -> Result<Response, Status> {
+        let current = self.registry.get(rt, ns, name, None)?.value();
+        let scale = to_scale(&current);
+        let wanted = match req.method.as_str() {
+            "GET" => return Ok(Response::value(200, &scale)),
+            "PUT" => serde_json::from_slice::<Value>(&req.body)
+                .map_err(|e| Status::bad_request(format!("couldn't get version/kind; json parse error: {e}")))?,
+            "PATCH" => {
+                let ct = req.header("Content-Type").unwrap_or("").split(';').next().unwrap_or("").trim().to_string();
+                let mut doc = scale.clone();
+                match ct.as_str() {
+                    "application/merge-patch+json" | "application/strategic-merge-patch+json" => {
+                        let patch = decode_patch(req, rt, opts, warnings)?;
+                        json_patch::merge(&mut doc, &patch);
+                    }
+                    "application/json-patch+json" => {
+                        let patch: json_patch::Patch = serde_json::from_slice(&req.body)
+                            .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
+                        json_patch::patch(&mut doc, &patch).map_err(|e| {
+                            Status::bad_request(format!("the server rejected our request due to an error in our request: {e}"))
+                        })?;
+                    }
+                    _ => {
+                        return Err(Status::unsupported_media_type(format!(
+                            "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json (content type {ct:?})"
+                        )))
+                    }
+                }
+                doc
+            }
+            _ => return Err(Status::method_not_supported("autoscaling", &format!("{}/scale", rt.resource), "delete")),
+        };
+        let replicas = wanted.pointer("/spec/replicas");
+        let n = match replicas {
+            None | Some(Value::Null) => 0,
+            Some(v) => match v.as_i64() {
+                Some(n) if (0..=i64::from(i32::MAX)).contains(&n) => n,
+                _ => {
+                    return Err(Status::invalid(
+                        "autoscaling",
+                        "Scale",
+                        name,
+                        &[FieldError::invalid_value("spec.replicas", v, "must be greater than or equal to 0")],
+                    ));
+                }
+            },
+        };
+        let mut parent = current;
+        if let Some(Value::Object(spec)) = parent.get_mut("spec") {
+            spec.insert("replicas".into(), json!(n));
+        }
+        // The Scale's resourceVersion is a precondition on the parent.
+        match meta::meta_str(&wanted, "resourceVersion").filter(|s| !s.is_empty()) {
+            Some(rv) => meta::metadata_mut(&mut parent).insert("resourceVersion".into(), json!(rv)),
+            None => meta::metadata_mut(&mut parent).shift_remove("resourceVersion"),
+        };
+        let body = serde_json::to_vec(&parent).map_err(Status::internal_error)?;
+        let opts = WriteOptions { status: false, ..opts };
+        let (b, _) = self.registry.update(rt, ns, name, &body, opts, warnings)?;
+        Ok(body_response(200, Body::Value(to_scale(&body_value(b)))))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn selectors_print_sorted_as_upstream_does() {
+        let sel = json!({"matchLabels": {"b": "2", "a": "1"},
+                         "matchExpressions": [{"key": "c", "operator": "In", "values": ["y", "x"]},
+                                              {"key": "d", "operator": "DoesNotExist"}]});
+        assert_eq!(selector_string(Some(&sel)), "a=1,b=2,c in (x,y),!d");
+    }
+}

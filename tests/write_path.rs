@@ -1,0 +1,107 @@
+//! Strategic merge patch over HTTP and the scale subresource.
+
+mod common;
+use common::*;
+use kubesim::server::{Request, Response, Server};
+use serde_json::{json, Value};
+
+const DEPLOY: &str = "/apis/apps/v1/namespaces/default/deployments";
+
+fn deployment(s: &mut Server) {
+    let r = call(
+        s,
+        "POST",
+        DEPLOY,
+        Some(json!({"metadata": {"name": "web"}, "spec": {"replicas": 2,
+            "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [
+                {"name": "web", "image": "nginx:1", "env": [{"name": "A", "value": "1"}]}]}}}})),
+    );
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+}
+
+fn patch(s: &mut Server, target: &str, ct: &str, body: Value) -> Response {
+    s.handle(
+        Request::new("PATCH", target).with_header("Content-Type", ct).with_body(serde_json::to_vec(&body).unwrap()),
+    )
+}
+
+#[test]
+fn strategic_merge_patch_merges_containers_by_name() {
+    let mut s = server();
+    deployment(&mut s);
+    let r = patch(
+        &mut s,
+        &format!("{DEPLOY}/web"),
+        "application/strategic-merge-patch+json",
+        json!({"spec": {"template": {"spec": {"containers": [
+            {"name": "web", "env": [{"name": "B", "value": "2"}]},
+            {"name": "side", "image": "busybox"}]}}}}),
+    );
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let c = &r.json_body()["spec"]["template"]["spec"]["containers"];
+    assert_eq!(c[0]["image"], "nginx:1");
+    assert_eq!(c[0]["env"], json!([{"name": "A", "value": "1"}, {"name": "B", "value": "2"}]));
+    assert_eq!(c[1]["name"], "side");
+    assert_eq!(r.json_body()["metadata"]["generation"], 2);
+
+    let r = patch(
+        &mut s,
+        &format!("{DEPLOY}/web"),
+        "application/strategic-merge-patch+json",
+        json!({"spec": {"template": {"spec": {"containers": [{"image": "x"}]}}}}),
+    );
+    assert_eq!(r.status, 500);
+    assert_eq!(
+        r.json_body()["message"],
+        "Internal error occurred: map: map[image:x] does not contain declared merge key: name"
+    );
+    let r = patch(
+        &mut s,
+        &format!("{DEPLOY}/web"),
+        "application/strategic-merge-patch+json",
+        json!({"spec": {"$patch": "nope"}}),
+    );
+    assert_eq!((r.status, r.json_body()["message"].as_str()), (400, Some("Unknown patch type: nope")));
+    let r = patch(&mut s, &format!("{DEPLOY}/web"), "application/apply-patch+yaml", json!({}));
+    assert_eq!(r.status, 415);
+}
+
+#[test]
+fn scale_reads_and_writes_spec_replicas() {
+    let mut s = server();
+    deployment(&mut s);
+    let scale = format!("{DEPLOY}/web/scale");
+    let v = get(&mut s, &scale).json_body();
+    assert_eq!((v["kind"].as_str(), v["apiVersion"].as_str()), (Some("Scale"), Some("autoscaling/v1")));
+    assert_eq!((v["spec"]["replicas"].as_i64(), v["status"]["selector"].as_str()), (Some(2), Some("app=web")));
+    let rv = rv(&v);
+
+    let r = patch(&mut s, &scale, "application/merge-patch+json", json!({"spec": {"replicas": 5}}));
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json_body()["spec"]["replicas"], 5);
+    assert_eq!(get(&mut s, &format!("{DEPLOY}/web")).json_body()["spec"]["replicas"], 5);
+
+    // The Scale's resourceVersion is a precondition.
+    let r = call(
+        &mut s,
+        "PUT",
+        &scale,
+        Some(json!({"metadata": {"name": "web", "resourceVersion": rv}, "spec": {"replicas": 1}})),
+    );
+    assert_eq!(r.status, 409);
+    let r = call(&mut s, "PUT", &scale, Some(json!({"metadata": {"name": "web"}, "spec": {"replicas": -1}})));
+    assert_eq!(r.status, 422);
+    assert_eq!(
+        r.json_body()["message"],
+        r#"Scale.autoscaling "web" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0"#
+    );
+    assert_eq!(get(&mut s, "/api/v1/namespaces/default/configmaps/x/scale").status, 404);
+    let discovery = get(&mut s, "/apis/apps/v1").json_body();
+    let scale_entry =
+        discovery["resources"].as_array().unwrap().iter().find(|r| r["name"] == "deployments/scale").cloned();
+    assert_eq!(
+        scale_entry.map(|e| (e["group"].clone(), e["kind"].clone())),
+        Some((json!("autoscaling"), json!("Scale")))
+    );
+}
