@@ -3,6 +3,7 @@
 //! about it; today those rules are small enough to live as table data and
 //! a few hooks in `rules.rs`.
 
+pub mod defaults;
 pub mod kinds;
 pub mod rules;
 pub mod store;

@@ -105,3 +105,69 @@ fn scale_reads_and_writes_spec_replicas() {
         Some((json!("autoscaling"), json!("Scale")))
     );
 }
+
+#[test]
+fn services_get_a_cluster_ip_that_stays_and_is_never_shared() {
+    let mut s = server();
+    let svc = "/api/v1/namespaces/default/services";
+    let r = call(&mut s, "POST", svc, Some(json!({"metadata": {"name": "a"}, "spec": {"ports": [{"port": 80}]}})));
+    assert_eq!(r.status, 201);
+    let a = r.json_body();
+    let ip = a["spec"]["clusterIP"].as_str().unwrap().to_string();
+    assert!(ip.starts_with("10."), "{ip}");
+    assert_eq!(a["spec"]["clusterIPs"], json!([ip]));
+    assert_eq!(a["spec"]["ports"][0], json!({"port": 80, "protocol": "TCP", "targetPort": 80}));
+    assert_eq!((a["spec"]["type"].as_str(), a["spec"]["sessionAffinity"].as_str()), (Some("ClusterIP"), Some("None")));
+
+    let r = call(
+        &mut s,
+        "POST",
+        svc,
+        Some(json!({"metadata": {"name": "b"}, "spec": {"clusterIP": ip, "ports": [{"port": 80}]}})),
+    );
+    assert_eq!(r.status, 422);
+    assert_eq!(
+        r.json_body()["message"],
+        format!(
+            r#"Service "b" is invalid: spec.clusterIPs: Invalid value: []string{{"{ip}"}}: failed to allocate IP {ip}: provided IP is already allocated"#
+        )
+    );
+    // A PUT that leaves the cluster IP out keeps it.
+    let r = call(
+        &mut s,
+        "PUT",
+        &format!("{svc}/a"),
+        Some(json!({"metadata": {"name": "a"}, "spec": {"ports": [{"port": 81}]}})),
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json_body()["spec"]["clusterIP"], json!(ip));
+    let np = call(
+        &mut s,
+        "POST",
+        svc,
+        Some(json!({"metadata": {"name": "np"}, "spec": {"type": "NodePort", "ports": [{"port": 80}]}})),
+    );
+    let port = np.json_body()["spec"]["ports"][0]["nodePort"].as_i64().unwrap();
+    assert!((30000..=32767).contains(&port));
+    let headless = call(&mut s, "POST", svc, Some(json!({"metadata": {"name": "h"}, "spec": {"clusterIP": "None"}})));
+    assert_eq!(headless.json_body()["spec"]["clusterIPs"], json!(["None"]));
+}
+
+#[test]
+fn pods_are_defaulted_as_kubectl_shows_them() {
+    let mut s = server();
+    let r = call(
+        &mut s,
+        "POST",
+        "/api/v1/namespaces/default/pods",
+        Some(json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}})),
+    );
+    assert_eq!(r.status, 201);
+    let p = r.json_body();
+    assert_eq!(p["spec"]["containers"][0]["imagePullPolicy"], "IfNotPresent");
+    assert_eq!(p["spec"]["restartPolicy"], "Always");
+    assert_eq!(p["status"], json!({"phase": "Pending", "qosClass": "BestEffort"}));
+    let tolerations: Vec<&str> =
+        p["spec"]["tolerations"].as_array().unwrap().iter().map(|t| t["key"].as_str().unwrap()).collect();
+    assert_eq!(tolerations, vec!["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"]);
+}

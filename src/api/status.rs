@@ -272,7 +272,12 @@ impl FieldError {
     }
     /// Invalid, for a number or boolean.
     pub fn invalid_value(field: &str, value: &serde_json::Value, detail: &str) -> Self {
-        FieldError { field: field.into(), kind: FieldErrorKind::InvalidValue(value.to_string()), detail: detail.into() }
+        Self::invalid_raw(field, &value.to_string(), detail)
+    }
+    /// Invalid, with the value already written as Go prints it
+    /// (`[]string{"a"}`).
+    pub fn invalid_raw(field: &str, go_value: &str, detail: &str) -> Self {
+        FieldError { field: field.into(), kind: FieldErrorKind::InvalidValue(go_value.into()), detail: detail.into() }
     }
     pub fn forbidden(field: &str, detail: &str) -> Self {
         FieldError { field: field.into(), kind: FieldErrorKind::Forbidden, detail: detail.into() }

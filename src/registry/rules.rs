@@ -12,7 +12,10 @@ pub fn prepare_for_create(rt: &ResourceType, obj: &mut Map<String, Value>) {
         // Create strategies of kinds with a status subresource start from a
         // fresh status: clients cannot create an object with a status.
         let status = match (rt.group, rt.resource) {
-            ("", "pods") => json!({"phase": "Pending"}),
+            ("", "pods") => json!({
+                "phase": "Pending",
+                "qosClass": super::defaults::qos_class(obj.get("spec").unwrap_or(&Value::Null)),
+            }),
             ("", "namespaces") => json!({"phase": "Active"}),
             ("", "persistentvolumeclaims") | ("", "persistentvolumes") => json!({"phase": "Pending"}),
             _ => json!({}),

@@ -84,6 +84,32 @@ pub fn field_problems(
     }
 }
 
+/// An update keeps what was allocated when the client leaves it out, as
+/// upstream's service registry does (`patchAllocatedValues`).
+fn keep_allocated(old: &Value, new: &mut Value) {
+    let Some(spec) = new.get_mut("spec").and_then(Value::as_object_mut) else { return };
+    for key in ["clusterIP", "clusterIPs"] {
+        let missing = spec.get(key).is_none_or(|v| v.is_null() || v.as_str() == Some(""));
+        if missing {
+            if let Some(v) = old.pointer(&format!("/spec/{key}")) {
+                spec.insert(key.into(), v.clone());
+            }
+        }
+    }
+    let old_ports = old.pointer("/spec/ports").and_then(Value::as_array).cloned().unwrap_or_default();
+    if let Some(Value::Array(ports)) = spec.get_mut("ports") {
+        for p in ports.iter_mut().filter_map(Value::as_object_mut) {
+            if p.get("nodePort").is_none() {
+                let same =
+                    old_ports.iter().find(|o| o.get("port") == p.get("port") && o.get("protocol") == p.get("protocol"));
+                if let Some(n) = same.and_then(|o| o.get("nodePort")) {
+                    p.insert("nodePort".into(), n.clone());
+                }
+            }
+        }
+    }
+}
+
 pub struct Registry<S: Storage> {
     pub storage: S,
     pub now: SimTime,
@@ -374,11 +400,15 @@ impl<S: Storage> Registry<S> {
                 m.shift_remove("generation");
             }
         }
+        super::defaults::apply(rt, &mut value);
         if let Value::Object(o) = &mut value {
             rules::prepare_for_create(rt, o);
         }
         let name = meta::name(&value).to_string();
-        let errs = self.validate_meta(rt, &value);
+        let mut errs = self.validate_meta(rt, &value);
+        if (rt.group, rt.kind) == ("", "Service") && errs.is_empty() {
+            errs.extend(self.allocate_service(&mut value));
+        }
         if !errs.is_empty() {
             return Err(Status::invalid(rt.group, rt.kind, &name, &errs));
         }
@@ -492,6 +522,12 @@ impl<S: Storage> Registry<S> {
                 m.insert("namespace".into(), json!(namespace));
             }
         }
+        if !status {
+            super::defaults::apply(rt, &mut new);
+            if (rt.group, rt.kind) == ("", "Service") {
+                keep_allocated(&old, &mut new);
+            }
+        }
         if rt.tracks_generation && rules::spec_changed(&old, &new) {
             let g = old.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(0);
             meta::metadata_mut(&mut new).insert("generation".into(), json!(g + 1));
@@ -523,6 +559,81 @@ impl<S: Storage> Registry<S> {
             .update(&k, Some(cur_rev), new, attrs, self.now)
             .map(|o| (Body::Object(o), false))
             .map_err(|e| storage_status(rt, name, e))
+    }
+
+    /// Gives a new Service its cluster IP and node ports (picked from the
+    /// seeded source, never one in use), or refuses ones already taken.
+    fn allocate_service(&mut self, svc: &mut Value) -> Vec<FieldError> {
+        let services = super::BUILTIN.iter().find(|r| (r.group, r.kind) == ("", "Service"));
+        let mut ips = std::collections::HashSet::new();
+        let mut node_ports = std::collections::HashSet::new();
+        if let Some(rt) = services {
+            if let Ok(page) =
+                self.storage.list(&rt.prefix(), self.storage.revision(), &ListStart::Beginning, None, None)
+            {
+                for s in page.items {
+                    let v = s.value();
+                    if let Some(ip) = v.pointer("/spec/clusterIP").and_then(Value::as_str) {
+                        ips.insert(ip.to_string());
+                    }
+                    for p in v.pointer("/spec/ports").and_then(Value::as_array).into_iter().flatten() {
+                        if let Some(n) = p.get("nodePort").and_then(Value::as_i64) {
+                            node_ports.insert(n);
+                        }
+                    }
+                }
+            }
+        }
+        let Some(spec) = svc.get_mut("spec").and_then(Value::as_object_mut) else { return Vec::new() };
+        let kind = spec.get("type").and_then(Value::as_str).unwrap_or("ClusterIP").to_string();
+        if kind == "ExternalName" {
+            return Vec::new();
+        }
+        let wanted = spec.get("clusterIP").and_then(Value::as_str).unwrap_or("").to_string();
+        match wanted.as_str() {
+            "None" => {
+                spec.insert("clusterIPs".into(), json!(["None"]));
+            }
+            "" => {
+                // 10.96.0.0/12, as kubeadm's default service range.
+                let ip = loop {
+                    let offset = 1 + (self.rng.next_u64() % ((1 << 20) - 2)) as u32;
+                    let n = (10u32 << 24 | 96 << 16) + offset;
+                    let ip = format!("{}.{}.{}.{}", n >> 24, (n >> 16) & 255, (n >> 8) & 255, n & 255);
+                    if !ips.contains(&ip) {
+                        break ip;
+                    }
+                };
+                spec.insert("clusterIP".into(), json!(ip));
+                spec.insert("clusterIPs".into(), json!([ip]));
+            }
+            ip if ips.contains(ip) => {
+                return vec![FieldError::invalid_raw(
+                    "spec.clusterIPs",
+                    &format!("[]string{{\"{ip}\"}}"),
+                    &format!("failed to allocate IP {ip}: provided IP is already allocated"),
+                )];
+            }
+            ip => {
+                spec.insert("clusterIPs".into(), json!([ip]));
+            }
+        }
+        if kind == "NodePort" || kind == "LoadBalancer" {
+            if let Some(Value::Array(ports)) = spec.get_mut("ports") {
+                for p in ports.iter_mut().filter_map(Value::as_object_mut) {
+                    if p.get("nodePort").and_then(Value::as_i64).is_none() {
+                        let n = loop {
+                            let n = 30000 + (self.rng.next_u64() % 2768) as i64;
+                            if node_ports.insert(n) {
+                                break n;
+                            }
+                        };
+                        p.insert("nodePort".into(), json!(n));
+                    }
+                }
+            }
+        }
+        Vec::new()
     }
 
     fn has_spec_finalizers(&self, rt: &ResourceType, obj: &Value) -> bool {
