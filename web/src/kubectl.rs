@@ -55,6 +55,8 @@ pub struct Command {
     pub cascade: String,
     /// `--dry-run=server`: writes carry `dryRun=All`.
     pub server_dry_run: bool,
+    /// `--validate`: the `fieldValidation` writes ask for (kubectl: Strict).
+    pub field_validation: &'static str,
 }
 
 /// Splits a command line like a shell: whitespace separates, quotes group.
@@ -136,6 +138,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         overwrite: false,
         cascade: "background".into(),
         server_dry_run: false,
+        field_validation: "Strict",
     };
     let mut positional = Vec::new();
     let mut i = 1;
@@ -178,6 +181,18 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "-w" | "--watch" => c.watch = boolean(&inline)?,
             "-f" | "--filename" => c.filename = Some(value("'-f'")?),
             "--overwrite" => c.overwrite = boolean(&inline)?,
+            "--validate" => {
+                c.field_validation = match inline.as_deref() {
+                    None | Some("strict") | Some("true") => "Strict",
+                    Some("warn") => "Warn",
+                    Some("ignore") | Some("false") => "Ignore",
+                    Some(other) => {
+                        return Err(format!(
+                            "invalid - validate option {other:?}; must be one of: strict (or true), warn, ignore (or false)"
+                        ))
+                    }
+                };
+            }
             "--dry-run" => {
                 c.server_dry_run = match inline.as_deref() {
                     Some("server") => true,
@@ -220,7 +235,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                 };
             }
-            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server)")),
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate)")),
         }
     }
     match c.verb {
@@ -333,6 +348,7 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
         }
     };
     let d = discover(s, Source::Kubectl);
+    let from = s.log.len();
     let dry = cmd.server_dry_run;
     match cmd.verb {
         Verb::Get => get(s, &d, &cmd, &mut out),
@@ -356,6 +372,13 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
         Verb::Delete => delete(s, &d, &cmd, &mut out),
         Verb::Label | Verb::Annotate => label(s, &d, &cmd, &mut out),
     }
+    // kubectl prints the server's warnings (to stderr) ahead of its output.
+    let warnings: String = s.log[from..]
+        .iter()
+        .flat_map(|e| e.response.headers.iter().filter(|(k, _)| k.eq_ignore_ascii_case("Warning")))
+        .filter_map(|(_, v)| warning_text(v))
+        .map(|w| format!("Warning: {w}\n"))
+        .collect();
     if dry {
         out.text = out
             .text
@@ -370,7 +393,24 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
             })
             .collect();
     }
+    out.text.insert_str(0, &warnings);
     out
+}
+
+/// The text of a `Warning: 299 - "…"` header value.
+pub fn warning_text(header: &str) -> Option<String> {
+    let rest = header.trim().strip_prefix("299")?.trim_start().strip_prefix('-')?.trim_start();
+    let quoted = rest.strip_prefix('"')?;
+    let mut out = String::new();
+    let mut chars = quoted.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => out.extend(chars.next()),
+            '"' => return Some(out),
+            c => out.push(c),
+        }
+    }
+    None
 }
 
 fn verb_word(v: &Verb) -> &'static str {
@@ -613,7 +653,14 @@ fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut doc: Value,
             let e = send(
                 s,
                 "POST",
-                &dry(cmd, format!("{}?fieldManager=kubectl-create&fieldValidation=Strict", r.collection(ns))),
+                &dry(
+                    cmd,
+                    format!(
+                        "{}?fieldManager=kubectl-create&fieldValidation={}",
+                        r.collection(ns),
+                        cmd.field_validation
+                    ),
+                ),
                 Some("application/json"),
                 Some(&doc),
                 "application/json",
@@ -634,7 +681,14 @@ fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut doc: Value,
             let e = send(
                 s,
                 "PUT",
-                &dry(cmd, format!("{}?fieldManager=kubectl-replace&fieldValidation=Strict", r.item(ns, &name))),
+                &dry(
+                    cmd,
+                    format!(
+                        "{}?fieldManager=kubectl-replace&fieldValidation={}",
+                        r.item(ns, &name),
+                        cmd.field_validation
+                    ),
+                ),
                 Some("application/json"),
                 Some(&doc),
                 "application/json",
@@ -666,8 +720,9 @@ fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut doc: Value,
                         &dry(
                             cmd,
                             format!(
-                                "{}?fieldManager=kubectl-client-side-apply&fieldValidation=Strict",
-                                r.collection(ns)
+                                "{}?fieldManager=kubectl-client-side-apply&fieldValidation={}",
+                                r.collection(ns),
+                                cmd.field_validation
                             ),
                         ),
                         Some("application/json"),
@@ -699,8 +754,9 @@ fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut doc: Value,
                         &dry(
                             cmd,
                             format!(
-                                "{}?fieldManager=kubectl-client-side-apply&fieldValidation=Strict",
-                                r.item(ns, &name)
+                                "{}?fieldManager=kubectl-client-side-apply&fieldValidation={}",
+                                r.item(ns, &name),
+                                cmd.field_validation
                             ),
                         ),
                         Some("application/strategic-merge-patch+json"),
@@ -1016,6 +1072,31 @@ mod tests {
         assert!(writes.iter().all(|q| q.ends_with("dryRun=All")), "{writes:?}");
         assert!(parse("get pods --dry-run=client").unwrap_err().contains("use --dry-run=server"));
         assert!(parse("delete cm x --dry-run").unwrap_err().contains("Invalid dry-run value ()"));
+    }
+
+    #[test]
+    fn server_warnings_are_printed_first_as_kubectl_does() {
+        assert_eq!(warning_text(r#"299 - "unknown field \"dta\"""#).as_deref(), Some(r#"unknown field "dta""#));
+        assert_eq!(warning_text("199 - \"x\""), None);
+        let mut s = session();
+        // kubectl asks for Strict; a Warn-level request shows the warning.
+        let out = run(&mut s, "create -f -", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: w\ndta: {}\n");
+        assert!(out.text.contains(r#"strict decoding error: unknown field "dta""#), "{}", out.text);
+        let e = s.request(
+            Source::Console,
+            Request::new("POST", "/api/v1/namespaces/default/configmaps?fieldValidation=Warn")
+                .with_body(r#"{"metadata":{"name":"w"},"dta":1}"#),
+        );
+        assert_eq!(e.response.status, 201);
+        let out = run(&mut s, "label cm w a=b", "");
+        assert_eq!(out.text, "configmap/w labeled\n");
+        let out = run(
+            &mut s,
+            "create -f - --validate=warn",
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: w2\ndta: {}\n",
+        );
+        assert_eq!(out.text, "Warning: unknown field \"dta\"\nconfigmap/w2 created\n");
+        assert!(parse("create -f - --validate=loud").is_err());
     }
 
     #[test]
