@@ -7,6 +7,7 @@ pub mod defaults;
 pub mod kinds;
 pub mod rules;
 pub mod store;
+pub mod validation;
 
 pub use kinds::{ResourceType, BUILTIN};
 

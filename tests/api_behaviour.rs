@@ -147,7 +147,9 @@ fn deleting_a_namespace_terminates_it_then_removes_it_with_its_content() {
 #[test]
 fn generation_counts_spec_changes_only() {
     let mut s = server();
-    let d = json!({"metadata": {"name": "web"}, "spec": {"replicas": 1}});
+    let d = json!({"metadata": {"name": "web"}, "spec": {"replicas": 1,
+        "selector": {"matchLabels": {"app": "web"}},
+        "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}});
     let r = call(&mut s, "POST", "/apis/apps/v1/namespaces/default/deployments", Some(d));
     assert_eq!(r.json_body()["metadata"]["generation"], 1);
     assert_eq!(r.json_body()["status"], json!({}), "create starts from an empty status");
@@ -219,7 +221,7 @@ fn delete_preconditions_and_returned_objects() {
         &mut s,
         "POST",
         "/api/v1/namespaces/default/pods",
-        Some(json!({"metadata": {"name": "p"}, "spec": {"containers": []}})),
+        Some(json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}})),
     );
     let uid = r.json_body()["metadata"]["uid"].as_str().unwrap().to_string();
     let r = call(
@@ -398,7 +400,7 @@ fn the_history_endpoint_lists_every_write_after_a_revision() {
     let cm = "/api/v1/namespaces/default/configmaps";
     s.handle(Request::new("POST", cm).with_body(r#"{"metadata":{"name":"a"}}"#));
     s.handle(Request::new("POST", "/apis/apps/v1/namespaces/default/deployments").with_body(
-        r#"{"metadata":{"name":"d"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}}}}}"#,
+        r#"{"metadata":{"name":"d"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}"#,
     ));
     s.handle(Request::new("DELETE", &format!("{cm}/a")));
     let r = s.handle(Request::new("GET", &format!("/debug/kubesim/history?after={head}")));

@@ -236,6 +236,7 @@ pub enum FieldErrorKind {
     /// `%v` shows numbers and booleans).
     InvalidValue(String),
     Forbidden,
+    Duplicate(String),
     NotSupported(String, Vec<String>),
     /// NotSupported for a value that is not a string: shown as Go prints
     /// it (e.g. `[]string{"x"}`).
@@ -249,6 +250,7 @@ impl FieldErrorKind {
             FieldErrorKind::Required => "FieldValueRequired",
             FieldErrorKind::Invalid(_) | FieldErrorKind::InvalidValue(_) => "FieldValueInvalid",
             FieldErrorKind::Forbidden => "FieldValueForbidden",
+            FieldErrorKind::Duplicate(_) => "FieldValueDuplicate",
             FieldErrorKind::NotSupported(..) | FieldErrorKind::NotSupportedValue(..) => "FieldValueNotSupported",
             FieldErrorKind::TooLong => "FieldValueTooLong",
         }
@@ -279,6 +281,9 @@ impl FieldError {
     pub fn invalid_raw(field: &str, go_value: &str, detail: &str) -> Self {
         FieldError { field: field.into(), kind: FieldErrorKind::InvalidValue(go_value.into()), detail: detail.into() }
     }
+    pub fn duplicate(field: &str, value: &str) -> Self {
+        FieldError { field: field.into(), kind: FieldErrorKind::Duplicate(value.into()), detail: String::new() }
+    }
     pub fn forbidden(field: &str, detail: &str) -> Self {
         FieldError { field: field.into(), kind: FieldErrorKind::Forbidden, detail: detail.into() }
     }
@@ -306,6 +311,7 @@ impl FieldError {
         match &self.kind {
             FieldErrorKind::Required => with_detail("Required value", &self.detail),
             FieldErrorKind::Forbidden => with_detail("Forbidden", &self.detail),
+            FieldErrorKind::Duplicate(v) => with_detail(&format!("Duplicate value: {}", quote(v)), &self.detail),
             FieldErrorKind::TooLong => with_detail("Too long", &self.detail),
             FieldErrorKind::Invalid(v) => with_detail(&format!("Invalid value: {}", quote(v)), &self.detail),
             FieldErrorKind::InvalidValue(v) => with_detail(&format!("Invalid value: {v}"), &self.detail),

@@ -406,6 +406,7 @@ impl<S: Storage> Registry<S> {
         }
         let name = meta::name(&value).to_string();
         let mut errs = self.validate_meta(rt, &value);
+        errs.extend(super::validation::validate(rt, &value));
         if (rt.group, rt.kind) == ("", "Service") && errs.is_empty() {
             errs.extend(self.allocate_service(&mut value));
         }
@@ -532,7 +533,10 @@ impl<S: Storage> Registry<S> {
             let g = old.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(0);
             meta::metadata_mut(&mut new).insert("generation".into(), json!(g + 1));
         }
-        let errs = self.validate_meta(rt, &new);
+        let mut errs = self.validate_meta(rt, &new);
+        if !status {
+            errs.extend(super::validation::validate(rt, &new));
+        }
         if !errs.is_empty() {
             return Err(Status::invalid(rt.group, rt.kind, name, &errs));
         }
