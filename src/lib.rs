@@ -16,6 +16,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod api;
+pub mod apply;
 pub mod clock;
 pub mod patch;
 pub mod registry;

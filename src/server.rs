@@ -382,7 +382,11 @@ impl Server {
         let dry_run = if write { dry_run(method, &q.all("dryRun"))? } else { false };
         let field_validation =
             if write && method != "DELETE" { field_validation(method, q)? } else { Default::default() };
-        let opts = WriteOptions { dry_run, field_validation, status: status_sub };
+        let field_manager = match q.get("fieldManager").filter(|m| !m.is_empty()) {
+            Some(m) => m.to_string(),
+            None => crate::apply::manager_from_user_agent(req.header("User-Agent")),
+        };
+        let opts = WriteOptions { dry_run, field_validation, status: status_sub, field_manager, applied: false };
         let mut warnings: Warnings = Vec::new();
         if t.subresource.as_deref() == Some("scale") {
             let name = t.name.as_deref().unwrap_or("");
@@ -449,11 +453,19 @@ impl Server {
         warnings: &mut Warnings,
     ) -> Result<Response, Status> {
         let ct = req.header("Content-Type").unwrap_or("").split(';').next().unwrap_or("").trim().to_string();
+        let q = Query::parse(&req.query);
+        if ct == "application/apply-patch+yaml" {
+            return self.server_side_apply(req, &q, rt, ns, name, opts, warnings);
+        }
+        if q.get("force").is_some() {
+            let err = FieldError::forbidden("force", "may not be specified for non-apply patch");
+            return Err(Status::invalid("meta.k8s.io", "PatchOptions", "", &[err]));
+        }
         let current = self.registry.get(rt, ns, name, None)?;
         let mut doc = current.value();
         match ct.as_str() {
             "application/merge-patch+json" => {
-                let patch = decode_patch(req, rt, opts, warnings)?;
+                let patch = decode_patch(req, rt, opts.field_validation, warnings)?;
                 if !patch.is_object() {
                     return Err(Status::bad_request("error decoding patch: a merge patch must be a JSON object"));
                 }
@@ -470,7 +482,7 @@ impl Server {
                 })?;
             }
             "application/strategic-merge-patch+json" => {
-                let patch = decode_patch(req, rt, opts, warnings)?;
+                let patch = decode_patch(req, rt, opts.field_validation, warnings)?;
                 let schemas = crate::schema::schemas();
                 let def = schemas.name_of(rt.group, rt.version, rt.kind).unwrap_or("");
                 crate::patch::apply(schemas, def, &mut doc, &patch).map_err(|e| {
@@ -483,7 +495,7 @@ impl Server {
             }
             _ => {
                 return Err(Status::unsupported_media_type(format!(
-                    "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json (server-side apply is not simulated yet; content type {ct:?})"
+                    "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json"
                 )))
             }
         }
@@ -521,6 +533,95 @@ fn history_entry(e: &crate::storage::Event) -> Value {
         "namespace": namespace,
         "name": name,
     })
+}
+
+impl Server {
+    /// Server-side apply (`application/apply-patch+yaml`): the
+    /// configuration merged into the live object (or creating it), with
+    /// field ownership and conflicts.
+    #[allow(clippy::too_many_arguments)]
+    fn server_side_apply(
+        &mut self,
+        req: &Request,
+        q: &Query,
+        rt: &'static ResourceType,
+        ns: &str,
+        name: &str,
+        opts: WriteOptions,
+        warnings: &mut Warnings,
+    ) -> Result<Response, Status> {
+        if q.get("fieldManager").is_none_or(str::is_empty) {
+            let err = FieldError::required("fieldManager", "is required for apply patch");
+            return Err(Status::invalid("meta.k8s.io", "PatchOptions", "", &[err]));
+        }
+        let force = q.bool("force")?;
+        let text =
+            std::str::from_utf8(&req.body).map_err(|e| Status::bad_request(format!("error decoding YAML: {e}")))?;
+        let mut config: Value =
+            serde_norway::from_str(text).map_err(|e| Status::bad_request(format!("error decoding YAML: {e}")))?;
+        if !config.is_object() {
+            return Err(Status::bad_request("error decoding YAML: the applied configuration must be an object"));
+        }
+        let api_version = rt.api_version();
+        let (av, kind) = (
+            config.get("apiVersion").and_then(Value::as_str).unwrap_or(""),
+            config.get("kind").and_then(Value::as_str).unwrap_or(""),
+        );
+        if av != api_version || kind != rt.kind {
+            return Err(Status::bad_request(format!(
+                "the apply configuration must set apiVersion {api_version:?} and kind {:?} (got {av:?}, {kind:?})",
+                rt.kind
+            )));
+        }
+        let schemas = crate::schema::schemas();
+        let def = schemas.name_of(rt.group, rt.version, rt.kind).unwrap_or("");
+        let unknown: Vec<String> = schemas
+            .drop_unknown_fields(def, &mut config)
+            .into_iter()
+            .map(|u| format!("unknown field \"{u}\""))
+            .collect();
+        crate::registry::store::field_problems(rt, opts.field_validation, unknown, warnings)?;
+        {
+            let m = crate::api::meta::metadata_mut(&mut config);
+            match m.get("name").and_then(Value::as_str) {
+                Some(n) if n != name => {
+                    return Err(Status::bad_request(format!(
+                        "the name of the object ({n}) does not match the name on the URL ({name})"
+                    )))
+                }
+                _ => {
+                    m.insert("name".into(), json!(name));
+                }
+            }
+            if rt.namespaced {
+                m.insert("namespace".into(), json!(ns));
+            }
+        }
+        let live = match self.registry.get(rt, ns, name, None) {
+            Ok(o) => Some(o.value()),
+            Err(s) if s.is_not_found() => None,
+            Err(s) => return Err(s),
+        };
+        let now = self.now().rfc3339();
+        let writer = crate::apply::Writer {
+            definition: def,
+            api_version,
+            manager: &opts.field_manager,
+            subresource: "",
+            has_status_subresource: rt.status_subresource,
+            now: &now,
+        };
+        let result = crate::apply::apply(&writer, live.as_ref(), &config, force)?;
+        let body = serde_json::to_vec(&result).map_err(Status::internal_error)?;
+        let opts = WriteOptions { applied: true, ..opts };
+        match live {
+            None => Ok(body_response(201, self.registry.create(rt, ns, &body, opts, warnings)?)),
+            Some(_) => {
+                let (b, _) = self.registry.update(rt, ns, name, &body, opts, warnings)?;
+                Ok(body_response(200, b))
+            }
+        }
+    }
 }
 
 /// Runs `serve` and turns a panic into a 500 `Status` response, so a bug
@@ -593,13 +694,13 @@ fn dry_run(method: &str, values: &[&str]) -> Result<bool, Status> {
 fn decode_patch(
     req: &Request,
     rt: &ResourceType,
-    opts: WriteOptions,
+    fv: FieldValidation,
     warnings: &mut Warnings,
 ) -> Result<Value, Status> {
     let (patch, dups) = crate::schema::decode::decode_noting_duplicates(&req.body)
         .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
     let dups = dups.iter().map(|d| format!("duplicate field \"{d}\"")).collect();
-    crate::registry::store::field_problems(rt, opts.field_validation, dups, warnings)?;
+    crate::registry::store::field_problems(rt, fv, dups, warnings)?;
     Ok(patch)
 }
 

@@ -64,7 +64,16 @@ fn strategic_merge_patch_merges_containers_by_name() {
     );
     assert_eq!((r.status, r.json_body()["message"].as_str()), (400, Some("Unknown patch type: nope")));
     let r = patch(&mut s, &format!("{DEPLOY}/web"), "application/apply-patch+yaml", json!({}));
-    assert_eq!(r.status, 415);
+    assert_eq!(r.status, 422);
+    assert_eq!(
+        r.json_body()["message"],
+        r#"PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: is required for apply patch"#
+    );
+    let r = patch(&mut s, &format!("{DEPLOY}/web?force=true"), "application/merge-patch+json", json!({}));
+    assert_eq!(
+        r.json_body()["message"],
+        r#"PatchOptions.meta.k8s.io "" is invalid: force: Forbidden: may not be specified for non-apply patch"#
+    );
 }
 
 #[test]
@@ -170,4 +179,79 @@ fn pods_are_defaulted_as_kubectl_shows_them() {
     let tolerations: Vec<&str> =
         p["spec"]["tolerations"].as_array().unwrap().iter().map(|t| t["key"].as_str().unwrap()).collect();
     assert_eq!(tolerations, vec!["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"]);
+}
+
+fn apply(s: &mut Server, manager: &str, force: bool, yaml: &str) -> Response {
+    s.handle(
+        Request::new(
+            "PATCH",
+            &format!("/api/v1/namespaces/default/configmaps/cfg?fieldManager={manager}&force={force}"),
+        )
+        .with_header("Content-Type", "application/apply-patch+yaml")
+        .with_body(yaml.as_bytes().to_vec()),
+    )
+}
+
+#[test]
+fn server_side_apply_creates_conflicts_forces_and_prunes() {
+    let mut s = server();
+    let r = apply(
+        &mut s,
+        "alice",
+        false,
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  a: \"1\"\n  b: \"2\"\n",
+    );
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let v = r.json_body();
+    let mf = &v["metadata"]["managedFields"][0];
+    assert_eq!((mf["manager"].as_str(), mf["operation"].as_str()), (Some("alice"), Some("Apply")));
+    assert_eq!(mf["fieldsV1"], json!({"f:data": {"f:a": {}, "f:b": {}}}));
+
+    // An Update by someone else takes b over.
+    let r = patch(
+        &mut s,
+        "/api/v1/namespaces/default/configmaps/cfg?fieldManager=bob",
+        "application/merge-patch+json",
+        json!({"data": {"b": "bob"}}),
+    );
+    assert_eq!(r.status, 200);
+    let managers: Vec<String> = r.json_body()["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["manager"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(managers, vec!["alice", "bob"]);
+
+    // Alice re-applies b: a conflict with bob, named as upstream names it.
+    let yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  a: \"1\"\n  b: \"2\"\n";
+    let r = apply(&mut s, "alice", false, yaml);
+    assert_eq!(r.status, 409);
+    let v = r.json_body();
+    assert_eq!(v["reason"], "Conflict");
+    assert_eq!(v["message"], r#"Apply failed with 1 conflict: conflict with "bob" using v1: .data.b"#);
+    assert_eq!(
+        v["details"]["causes"],
+        json!([{"reason": "FieldManagerConflict", "message": "conflict with \"bob\" using v1", "field": ".data.b"}])
+    );
+
+    // Forced: alice owns b again, bob owns nothing and drops out.
+    let r = apply(&mut s, "alice", true, yaml);
+    assert_eq!(r.status, 200);
+    let v = r.json_body();
+    assert_eq!(v["data"]["b"], "2");
+    assert_eq!(v["metadata"]["managedFields"].as_array().unwrap().len(), 1);
+
+    // Alice stops applying b: nobody else owns it, so it is removed.
+    let r =
+        apply(&mut s, "alice", false, "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  a: \"1\"\n");
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json_body()["data"], json!({"a": "1"}));
+
+    // [{}] clears managedFields.
+    let mut cur = get(&mut s, "/api/v1/namespaces/default/configmaps/cfg").json_body();
+    cur["metadata"]["managedFields"] = json!([{}]);
+    let r = call(&mut s, "PUT", "/api/v1/namespaces/default/configmaps/cfg", Some(cur));
+    assert_eq!(r.status, 200);
+    assert!(r.json_body()["metadata"].get("managedFields").is_none());
 }

@@ -69,7 +69,7 @@ pub fn qualified_resource(group: &str, resource: &str) -> String {
 }
 
 impl Status {
-    fn failure(code: i32, reason: &str, message: String) -> Status {
+    pub fn failure(code: i32, reason: &str, message: String) -> Status {
         Status {
             kind: "Status".into(),
             api_version: "v1".into(),

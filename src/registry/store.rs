@@ -46,12 +46,17 @@ pub enum FieldValidation {
 }
 
 /// The options every write takes.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct WriteOptions {
     pub dry_run: bool,
     pub field_validation: FieldValidation,
     /// The write is to the status subresource.
     pub status: bool,
+    /// Who is writing (`fieldManager`, or from the User-Agent).
+    pub field_manager: String,
+    /// The body is the result of a server-side apply, its managedFields
+    /// already computed: record no Update.
+    pub applied: bool,
 }
 
 /// What a write says besides its answer (the `Warning` headers).
@@ -81,6 +86,19 @@ pub fn field_problems(
             rt.kind,
             problems.join(", ")
         ))),
+    }
+}
+
+/// Who writes, for field management.
+fn writer<'a>(rt: &ResourceType, opts: &'a WriteOptions, now: &'a str) -> crate::apply::Writer<'a> {
+    let schemas = crate::schema::schemas();
+    crate::apply::Writer {
+        definition: schemas.name_of(rt.group, rt.version, rt.kind).unwrap_or(""),
+        api_version: rt.api_version(),
+        manager: &opts.field_manager,
+        subresource: if opts.status { "status" } else { "" },
+        has_status_subresource: rt.status_subresource,
+        now,
     }
 }
 
@@ -414,6 +432,9 @@ impl<S: Storage> Registry<S> {
             return Err(Status::invalid(rt.group, rt.kind, &name, &errs));
         }
         self.check_namespace(rt, namespace, &name)?;
+        if !opts.applied {
+            crate::apply::record_update(&writer(rt, &opts, &self.now.rfc3339()), None, &mut value);
+        }
         let k = key(rt, namespace, &name);
         if dry_run {
             if self.storage.get(&k, self.storage.revision()).ok().flatten().is_some() {
@@ -453,7 +474,7 @@ impl<S: Storage> Registry<S> {
         let Some((cur_rev, current)) = current else {
             if rt.allow_create_on_update && !status {
                 let body = serde_json::to_vec(&value).unwrap_or_default();
-                let opts = WriteOptions { field_validation: FieldValidation::Ignore, status: false, ..opts };
+                let opts = WriteOptions { field_validation: FieldValidation::Ignore, status: false, ..opts.clone() };
                 return self.create(rt, namespace, &body, opts, warnings).map(|b| (b, true));
             }
             return Err(Status::not_found(rt.group, rt.resource, name));
@@ -539,6 +560,9 @@ impl<S: Storage> Registry<S> {
         }
         if !errs.is_empty() {
             return Err(Status::invalid(rt.group, rt.kind, name, &errs));
+        }
+        if !opts.applied {
+            crate::apply::record_update(&writer(rt, &opts, &self.now.rfc3339()), Some(&old), &mut new);
         }
         if dry_run {
             // What would be stored, at the revision it has now.

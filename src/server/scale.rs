@@ -89,7 +89,7 @@ impl Server {
                 let mut doc = scale.clone();
                 match ct.as_str() {
                     "application/merge-patch+json" | "application/strategic-merge-patch+json" => {
-                        let patch = decode_patch(req, rt, opts, warnings)?;
+                        let patch = decode_patch(req, rt, opts.field_validation, warnings)?;
                         json_patch::merge(&mut doc, &patch);
                     }
                     "application/json-patch+json" => {

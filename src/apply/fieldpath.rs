@@ -1,0 +1,204 @@
+//! Field paths and sets of them, as server-side apply tracks ownership, and
+//! their `FieldsV1` encoding (`f:name`, `k:{...}`, `v:...`, `i:N`, with
+//! `.` marking a node that is itself a member).
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use serde_json::{Map, Value};
+
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PathElement {
+    /// A struct field or a map key.
+    Field(String),
+    /// An item of an associative list, by its key fields (sorted by name;
+    /// values as canonical JSON).
+    Key(Vec<(String, String)>),
+    /// An item of a set, by its value (canonical JSON).
+    Value(String),
+    /// An item of a list without keys.
+    Index(usize),
+}
+
+pub type Path = Vec<PathElement>;
+
+impl PathElement {
+    /// The key in `FieldsV1`.
+    pub fn encode(&self) -> String {
+        match self {
+            PathElement::Field(f) => format!("f:{f}"),
+            PathElement::Key(kv) => {
+                let body: Vec<String> =
+                    kv.iter().map(|(k, v)| format!("{}:{v}", serde_json::to_string(k).unwrap_or_default())).collect();
+                format!("k:{{{}}}", body.join(","))
+            }
+            PathElement::Value(v) => format!("v:{v}"),
+            PathElement::Index(i) => format!("i:{i}"),
+        }
+    }
+
+    pub fn decode(s: &str) -> Option<PathElement> {
+        let (tag, rest) = s.split_at_checked(2)?;
+        match tag {
+            "f:" => Some(PathElement::Field(rest.to_string())),
+            "v:" => {
+                let v: Value = serde_json::from_str(rest).ok()?;
+                Some(PathElement::Value(v.to_string()))
+            }
+            "i:" => rest.parse().ok().map(PathElement::Index),
+            "k:" => {
+                let Value::Object(m) = serde_json::from_str::<Value>(rest).ok()? else { return None };
+                Some(key_element(&m))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The element of an associative-list item, from its key fields.
+pub fn key_element(fields: &Map<String, Value>) -> PathElement {
+    let mut kv: Vec<(String, String)> = fields.iter().map(|(k, v)| (k.clone(), v.to_string())).collect();
+    kv.sort();
+    PathElement::Key(kv)
+}
+
+impl fmt::Display for PathElement {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PathElement::Field(n) => write!(f, ".{n}"),
+            PathElement::Key(kv) => {
+                let parts: Vec<String> = kv.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                write!(f, "[{}]", parts.join(","))
+            }
+            PathElement::Value(v) => write!(f, "[={v}]"),
+            PathElement::Index(i) => write!(f, "[{i}]"),
+        }
+    }
+}
+
+/// A path as upstream prints it in conflicts: `.spec.containers[name="web"].image`.
+pub fn display(path: &Path) -> String {
+    path.iter().map(|e| e.to_string()).collect()
+}
+
+/// A set of field paths.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Set(pub BTreeSet<Path>);
+
+impl Set {
+    pub fn insert(&mut self, p: Path) {
+        self.0.insert(p);
+    }
+    pub fn contains(&self, p: &Path) -> bool {
+        self.0.contains(p)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+    pub fn union(&self, o: &Set) -> Set {
+        Set(self.0.union(&o.0).cloned().collect())
+    }
+    pub fn difference(&self, o: &Set) -> Set {
+        Set(self.0.difference(&o.0).cloned().collect())
+    }
+    pub fn intersection(&self, o: &Set) -> Set {
+        Set(self.0.intersection(&o.0).cloned().collect())
+    }
+    pub fn iter(&self) -> impl Iterator<Item = &Path> {
+        self.0.iter()
+    }
+
+    /// The `FieldsV1` document of the set.
+    pub fn to_fields_v1(&self) -> Value {
+        #[derive(Default)]
+        struct Node {
+            member: bool,
+            children: std::collections::BTreeMap<String, Node>,
+        }
+        let mut root = Node::default();
+        for path in &self.0 {
+            let mut node = &mut root;
+            for e in path {
+                node = node.children.entry(e.encode()).or_default();
+            }
+            node.member = true;
+        }
+        fn render(n: &Node) -> Value {
+            let mut m = Map::new();
+            if n.member && !n.children.is_empty() {
+                m.insert(".".into(), Value::Object(Map::new()));
+            }
+            for (k, c) in &n.children {
+                m.insert(k.clone(), render(c));
+            }
+            Value::Object(m)
+        }
+        render(&root)
+    }
+
+    /// Reads a `FieldsV1` document (unknown keys are skipped).
+    pub fn from_fields_v1(v: &Value) -> Set {
+        fn walk(v: &Value, prefix: &mut Path, out: &mut Set) {
+            let Value::Object(m) = v else { return };
+            if m.is_empty() && !prefix.is_empty() {
+                out.insert(prefix.clone());
+            }
+            for (k, child) in m {
+                if k == "." {
+                    if !prefix.is_empty() {
+                        out.insert(prefix.clone());
+                    }
+                    continue;
+                }
+                if let Some(e) = PathElement::decode(k) {
+                    prefix.push(e);
+                    walk(child, prefix, out);
+                    prefix.pop();
+                }
+            }
+        }
+        let mut out = Set::default();
+        walk(v, &mut Vec::new(), &mut out);
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn f(n: &str) -> PathElement {
+        PathElement::Field(n.into())
+    }
+
+    #[test]
+    fn fields_v1_round_trips_with_dot_markers() {
+        let mut s = Set::default();
+        let item = key_element(json!({"name": "web"}).as_object().unwrap());
+        s.insert(vec![f("metadata"), f("labels")]);
+        s.insert(vec![f("metadata"), f("labels"), f("app")]);
+        s.insert(vec![f("spec"), f("containers"), item.clone()]);
+        s.insert(vec![f("spec"), f("containers"), item.clone(), f("image")]);
+        s.insert(vec![f("metadata"), f("finalizers"), PathElement::Value("\"x\"".into())]);
+        let v = s.to_fields_v1();
+        assert_eq!(
+            v,
+            json!({"f:metadata": {"f:finalizers": {"v:\"x\"": {}}, "f:labels": {".": {}, "f:app": {}}},
+                   "f:spec": {"f:containers": {"k:{\"name\":\"web\"}": {".": {}, "f:image": {}}}}})
+        );
+        assert_eq!(Set::from_fields_v1(&v), s);
+    }
+
+    #[test]
+    fn paths_print_as_upstream_prints_them() {
+        let port = key_element(json!({"protocol": "TCP", "containerPort": 80}).as_object().unwrap());
+        assert_eq!(port.encode(), r#"k:{"containerPort":80,"protocol":"TCP"}"#);
+        let p = vec![f("spec"), f("ports"), port, f("name")];
+        assert_eq!(display(&p), r#".spec.ports[containerPort=80,protocol="TCP"].name"#);
+        assert_eq!(
+            display(&vec![f("metadata"), f("finalizers"), PathElement::Value("\"a\"".into())]),
+            r#".metadata.finalizers[="a"]"#
+        );
+    }
+}

@@ -1,0 +1,450 @@
+//! Walking values by schema for server-side apply: the set of fields a
+//! value sets, the comparison of two values (added, modified, removed
+//! paths), the merge of an applied configuration into a live object, and
+//! the removal of fields. List and map semantics come from the schemas'
+//! `x-kubernetes-list-type`/`-list-map-keys`/`-map-type` (falling back to
+//! the patch strategy and merge key, as upstream's converter does).
+
+use serde_json::{Map, Value};
+
+use super::fieldpath::{key_element, Path, PathElement, Set};
+use crate::schema::Schemas;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum ListKind<'a> {
+    Atomic,
+    Set,
+    Map(&'a [Value]),
+}
+
+/// What a schema node is.
+enum Shape<'a> {
+    Leaf,
+    Struct(&'a Map<String, Value>),
+    Map(Option<&'a Value>),
+    List(ListKind<'a>, Option<&'a Value>),
+}
+
+fn shape<'a>(s: &'a Schemas, schema: Option<&'a Value>, value: &Value) -> Shape<'a> {
+    let Some(raw) = schema else {
+        // No schema (an unknown field): a leaf.
+        return Shape::Leaf;
+    };
+    let resolved = s.resolve(raw);
+    let ext = |k: &str| raw.get(k).or_else(|| resolved.get(k)).and_then(Value::as_str);
+    match value {
+        Value::Array(_) => {
+            let items = resolved.get("items");
+            let kind = match ext("x-kubernetes-list-type") {
+                Some("map") => {
+                    match raw.get("x-kubernetes-list-map-keys").or_else(|| resolved.get("x-kubernetes-list-map-keys")) {
+                        Some(Value::Array(keys)) => ListKind::Map(keys),
+                        _ => ListKind::Atomic,
+                    }
+                }
+                Some("set") => ListKind::Set,
+                Some(_) => ListKind::Atomic,
+                None => match (ext("x-kubernetes-patch-strategy"), raw.get("x-kubernetes-patch-merge-key")) {
+                    (Some(st), Some(k @ Value::String(_))) if st.split(',').any(|x| x == "merge") => {
+                        ListKind::Map(std::slice::from_ref(k))
+                    }
+                    (Some(st), None) if st.split(',').any(|x| x == "merge") => ListKind::Set,
+                    _ => ListKind::Atomic,
+                },
+            };
+            Shape::List(kind, items)
+        }
+        Value::Object(_) => {
+            if ext("x-kubernetes-map-type") == Some("atomic") {
+                return Shape::Leaf;
+            }
+            match (resolved.get("properties"), resolved.get("additionalProperties")) {
+                (Some(Value::Object(p)), _) => Shape::Struct(p),
+                (_, Some(ap @ Value::Object(_))) => Shape::Map(Some(ap)),
+                _ => Shape::Leaf,
+            }
+        }
+        _ => Shape::Leaf,
+    }
+}
+
+/// The element naming a list item, or None when the item cannot be keyed.
+fn item_element(kind: ListKind, item: &Value, index: usize) -> Option<PathElement> {
+    match kind {
+        ListKind::Atomic => Some(PathElement::Index(index)),
+        ListKind::Set => Some(PathElement::Value(item.to_string())),
+        ListKind::Map(keys) => {
+            let obj = item.as_object()?;
+            let mut fields = Map::new();
+            for k in keys.iter().filter_map(Value::as_str) {
+                if let Some(v) = obj.get(k) {
+                    fields.insert(k.to_string(), v.clone());
+                }
+            }
+            Some(key_element(&fields))
+        }
+    }
+}
+
+/// The fields `value` sets (upstream's `ToFieldSet`).
+pub fn to_set(s: &Schemas, schema: Option<&Value>, value: &Value) -> Set {
+    let mut out = Set::default();
+    walk_set(s, schema, value, &mut Vec::new(), &mut out);
+    out
+}
+
+fn walk_set(s: &Schemas, schema: Option<&Value>, value: &Value, path: &mut Path, out: &mut Set) {
+    match (shape(s, schema, value), value) {
+        (Shape::Struct(props), Value::Object(m)) => {
+            for (k, v) in m {
+                path.push(PathElement::Field(k.clone()));
+                let child = props.get(k);
+                walk_set(s, child, v, path, out);
+                if child.is_none() {
+                    out.insert(path.clone());
+                }
+                path.pop();
+            }
+        }
+        (Shape::Map(elem), Value::Object(m)) => {
+            for (k, v) in m {
+                path.push(PathElement::Field(k.clone()));
+                walk_set(s, elem, v, path, out);
+                out.insert(path.clone());
+                path.pop();
+            }
+        }
+        (Shape::List(kind, items), Value::Array(list)) if kind != ListKind::Atomic => {
+            for (i, item) in list.iter().enumerate() {
+                if let Some(e) = item_element(kind, item, i) {
+                    path.push(e);
+                    if !matches!(kind, ListKind::Set) {
+                        walk_set(s, items, item, path, out);
+                    }
+                    out.insert(path.clone());
+                    path.pop();
+                }
+            }
+        }
+        _ => {
+            if !path.is_empty() {
+                out.insert(path.clone());
+            }
+        }
+    }
+}
+
+/// What changed between two values, path by path.
+#[derive(Debug, Default)]
+pub struct Comparison {
+    pub added: Set,
+    pub modified: Set,
+    pub removed: Set,
+}
+
+impl Comparison {
+    pub fn changed(&self) -> Set {
+        self.modified.union(&self.added)
+    }
+}
+
+/// Compares `old` and `new` (either may be absent).
+pub fn compare(s: &Schemas, schema: Option<&Value>, old: Option<&Value>, new: Option<&Value>) -> Comparison {
+    let mut c = Comparison::default();
+    walk_cmp(s, schema, old, new, &mut Vec::new(), false, &mut c);
+    c
+}
+
+fn is_empty_container(v: Option<&Value>) -> bool {
+    match v {
+        None | Some(Value::Null) => true,
+        Some(Value::Array(a)) => a.is_empty(),
+        Some(Value::Object(m)) => m.is_empty(),
+        _ => false,
+    }
+}
+
+fn leaf(old: Option<&Value>, new: Option<&Value>, path: &Path, c: &mut Comparison) {
+    if path.is_empty() {
+        return;
+    }
+    match (old, new) {
+        (None, Some(_)) => c.added.insert(path.clone()),
+        (Some(_), None) => c.removed.insert(path.clone()),
+        (Some(a), Some(b)) if a != b => c.modified.insert(path.clone()),
+        _ => {}
+    }
+}
+
+/// A struct's zero value always exists in upstream's typed objects, so
+/// adding or removing a struct is not itself a change; a list item
+/// (`list_item`) always is.
+fn walk_cmp(
+    s: &Schemas,
+    schema: Option<&Value>,
+    old: Option<&Value>,
+    new: Option<&Value>,
+    path: &mut Path,
+    list_item: bool,
+    c: &mut Comparison,
+) {
+    let probe = new.or(old).unwrap_or(&Value::Null);
+    let sh = shape(s, schema, probe);
+    let leafish = matches!(sh, Shape::Leaf)
+        || matches!(sh, Shape::List(ListKind::Atomic, _))
+        || (is_empty_container(old) && is_empty_container(new));
+    if leafish {
+        leaf(old, new, path, c);
+        return;
+    }
+    let mut struct_node = false;
+    match sh {
+        Shape::Struct(props) => {
+            struct_node = true;
+            let (om, nm) = (old.and_then(Value::as_object), new.and_then(Value::as_object));
+            for k in union_keys(om, nm) {
+                path.push(PathElement::Field(k.clone()));
+                let child = props.get(&k);
+                let (o, n) = (om.and_then(|m| m.get(&k)), nm.and_then(|m| m.get(&k)));
+                if child.is_none() {
+                    leaf(o, n, path, c);
+                } else {
+                    walk_cmp(s, child, o, n, path, false, c);
+                }
+                path.pop();
+            }
+        }
+        Shape::Map(elem) => {
+            let (om, nm) = (old.and_then(Value::as_object), new.and_then(Value::as_object));
+            for k in union_keys(om, nm) {
+                path.push(PathElement::Field(k.clone()));
+                walk_cmp(s, elem, om.and_then(|m| m.get(&k)), nm.and_then(|m| m.get(&k)), path, false, c);
+                path.pop();
+            }
+        }
+        Shape::List(kind, items) => {
+            let index = |l: Option<&Value>| -> Vec<(PathElement, Value)> {
+                let mut out: Vec<(PathElement, Value)> = Vec::new();
+                for (i, item) in l.and_then(Value::as_array).into_iter().flatten().enumerate() {
+                    if let Some(e) = item_element(kind, item, i) {
+                        if !out.iter().any(|(x, _)| *x == e) {
+                            out.push((e, item.clone()));
+                        }
+                    }
+                }
+                out
+            };
+            let (ol, nl) = (index(old), index(new));
+            let mut keys: Vec<&PathElement> = ol.iter().map(|(e, _)| e).collect();
+            for (e, _) in &nl {
+                if !keys.contains(&e) {
+                    keys.push(e);
+                }
+            }
+            for e in keys {
+                let o = ol.iter().find(|(x, _)| x == e).map(|(_, v)| v);
+                let n = nl.iter().find(|(x, _)| x == e).map(|(_, v)| v);
+                path.push(e.clone());
+                if matches!(kind, ListKind::Set) {
+                    leaf(o, n, path, c);
+                } else {
+                    walk_cmp(s, items, o, n, path, true, c);
+                }
+                path.pop();
+            }
+        }
+        Shape::Leaf => {}
+    }
+    // A container added or removed as a whole is a change of its own
+    // (upstream's post-item hook), except structs (see above).
+    if (!struct_node || list_item) && !path.is_empty() {
+        match (old, new) {
+            (None, Some(_)) => c.added.insert(path.clone()),
+            (Some(_), None) => c.removed.insert(path.clone()),
+            _ => {}
+        }
+    }
+}
+
+fn union_keys(a: Option<&Map<String, Value>>, b: Option<&Map<String, Value>>) -> Vec<String> {
+    let mut keys: Vec<String> = a.map(|m| m.keys().cloned().collect()).unwrap_or_default();
+    for k in b.into_iter().flat_map(|m| m.keys()) {
+        if !keys.contains(k) {
+            keys.push(k.clone());
+        }
+    }
+    keys
+}
+
+/// Merges an applied configuration into the live object: the
+/// configuration's values win; what it leaves out stays.
+pub fn merge(s: &Schemas, schema: Option<&Value>, live: &Value, config: &Value) -> Value {
+    match (shape(s, schema, config), live, config) {
+        (Shape::Struct(props), Value::Object(l), Value::Object(cfg)) => {
+            let mut out = l.clone();
+            for (k, v) in cfg {
+                let merged = match l.get(k) {
+                    Some(lv) => merge(s, props.get(k), lv, v),
+                    None => v.clone(),
+                };
+                out.insert(k.clone(), merged);
+            }
+            Value::Object(out)
+        }
+        (Shape::Map(elem), Value::Object(l), Value::Object(cfg)) => {
+            let mut out = l.clone();
+            for (k, v) in cfg {
+                let merged = match l.get(k) {
+                    Some(lv) => merge(s, elem, lv, v),
+                    None => v.clone(),
+                };
+                out.insert(k.clone(), merged);
+            }
+            Value::Object(out)
+        }
+        (Shape::List(kind, items), Value::Array(l), Value::Array(cfg)) if kind != ListKind::Atomic => {
+            let mut out: Vec<Value> = l.clone();
+            for (i, item) in cfg.iter().enumerate() {
+                let e = item_element(kind, item, i);
+                let pos = out.iter().enumerate().position(|(j, x)| item_element(kind, x, j) == e);
+                match (pos, kind) {
+                    (Some(_), ListKind::Set) => {}
+                    (Some(p), _) => out[p] = merge(s, items, &out[p], item),
+                    (None, _) => out.push(item.clone()),
+                }
+            }
+            Value::Array(out)
+        }
+        _ => config.clone(),
+    }
+}
+
+/// Removes the fields of `set` from `value`.
+pub fn remove(s: &Schemas, schema: Option<&Value>, value: &mut Value, set: &Set) {
+    walk_remove(s, schema, value, &mut Vec::new(), set);
+}
+
+fn walk_remove(s: &Schemas, schema: Option<&Value>, value: &mut Value, path: &mut Path, set: &Set) {
+    let sh = shape(s, schema, value);
+    match (sh, value) {
+        (Shape::Struct(props), Value::Object(m)) => {
+            let keys: Vec<String> = m.keys().cloned().collect();
+            for k in keys {
+                path.push(PathElement::Field(k.clone()));
+                if set.contains(path) {
+                    m.shift_remove(&k);
+                } else if let Some(v) = m.get_mut(&k) {
+                    walk_remove(s, props.get(&k), v, path, set);
+                }
+                path.pop();
+            }
+        }
+        (Shape::Map(elem), Value::Object(m)) => {
+            let keys: Vec<String> = m.keys().cloned().collect();
+            for k in keys {
+                path.push(PathElement::Field(k.clone()));
+                if set.contains(path) {
+                    m.shift_remove(&k);
+                } else if let Some(v) = m.get_mut(&k) {
+                    walk_remove(s, elem, v, path, set);
+                }
+                path.pop();
+            }
+        }
+        (Shape::List(kind, items), Value::Array(list)) if kind != ListKind::Atomic => {
+            let mut kept = Vec::with_capacity(list.len());
+            for (i, mut item) in std::mem::take(list).into_iter().enumerate() {
+                match item_element(kind, &item, i) {
+                    Some(e) => {
+                        path.push(e);
+                        if !set.contains(path) {
+                            walk_remove(s, items, &mut item, path, set);
+                            kept.push(item);
+                        }
+                        path.pop();
+                    }
+                    None => kept.push(item),
+                }
+            }
+            *list = kept;
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fieldpath::display;
+    use super::*;
+    use crate::schema::schemas;
+    use serde_json::json;
+
+    fn deploy_schema() -> Option<&'static Value> {
+        schemas().definition("io.k8s.api.apps.v1.Deployment")
+    }
+
+    fn shown(set: &Set) -> Vec<String> {
+        set.iter().map(display).collect()
+    }
+
+    #[test]
+    fn to_set_follows_list_and_map_types() {
+        let d = json!({"metadata": {"labels": {"app": "web"}, "finalizers": ["x"]},
+                       "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                                "template": {"spec": {"containers": [{"name": "web", "image": "nginx", "args": ["a"]}]}}}});
+        assert_eq!(
+            shown(&to_set(schemas(), deploy_schema(), &d)),
+            vec![
+                ".metadata.finalizers[=\"x\"]",
+                ".metadata.labels.app",
+                ".spec.replicas",
+                ".spec.selector",
+                ".spec.template.spec.containers[name=\"web\"]",
+                ".spec.template.spec.containers[name=\"web\"].args",
+                ".spec.template.spec.containers[name=\"web\"].image",
+                ".spec.template.spec.containers[name=\"web\"].name",
+            ]
+        );
+    }
+
+    #[test]
+    fn compare_marks_added_containers_but_not_structs() {
+        let old = json!({"spec": {"replicas": 1}});
+        let new = json!({"metadata": {"labels": {"a": "b"}}, "spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}});
+        let c = compare(schemas(), deploy_schema(), Some(&old), Some(&new));
+        assert_eq!(shown(&c.modified), vec![".spec.replicas"]);
+        assert_eq!(
+            shown(&c.added),
+            vec![
+                ".metadata.labels",
+                ".metadata.labels.a",
+                ".spec.template.spec.containers",
+                ".spec.template.spec.containers[name=\"c\"]",
+                ".spec.template.spec.containers[name=\"c\"].image",
+                ".spec.template.spec.containers[name=\"c\"].name",
+            ]
+        );
+        assert!(c.removed.is_empty());
+    }
+
+    #[test]
+    fn merge_keeps_what_the_config_leaves_out_and_remove_takes_fields_away() {
+        let live = json!({"spec": {"replicas": 1, "template": {"spec": {"containers": [
+            {"name": "a", "image": "x", "env": [{"name": "E", "value": "1"}]}, {"name": "b", "image": "y"}]}}}});
+        let cfg = json!({"spec": {"replicas": 3, "template": {"spec": {"containers": [{"name": "a", "image": "z"}]}}}});
+        let mut merged = merge(schemas(), deploy_schema(), &live, &cfg);
+        assert_eq!(merged["spec"]["replicas"], 3);
+        assert_eq!(
+            merged["spec"]["template"]["spec"]["containers"][0],
+            json!({"name": "a", "image": "z", "env": [{"name": "E", "value": "1"}]})
+        );
+        assert_eq!(merged["spec"]["template"]["spec"]["containers"][1]["name"], "b");
+        let gone = to_set(
+            schemas(),
+            deploy_schema(),
+            &json!({"spec": {"template": {"spec": {"containers": [{"name": "b"}]}}}}),
+        );
+        remove(schemas(), deploy_schema(), &mut merged, &gone);
+        assert_eq!(merged["spec"]["template"]["spec"]["containers"].as_array().unwrap().len(), 1);
+    }
+}
