@@ -494,9 +494,9 @@ impl Server {
                 })?;
             }
             _ => {
-                return Err(Status::unsupported_media_type(format!(
-                    "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json"
-                )))
+                return Err(Status::unsupported_media_type(
+                    "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json",
+                ))
             }
         }
         // A patch applies on top of the current version: it carries its
