@@ -233,7 +233,9 @@ pub fn apply(w: &Writer, live: Option<&Value>, config: &Value, force: bool) -> R
     // What this manager applied before and no longer does, nobody else owns.
     let last = list.iter().find(|m| m.same_identity(&me)).map(|m| m.set.clone()).unwrap_or_default();
     let others = list.iter().filter(|m| !m.same_identity(&me)).fold(Set::default(), |acc, m| acc.union(&m.set));
-    let gone = last.difference(&config_set).difference(&others);
+    let owned = config_set.union(&others);
+    // A node still holding owned fields stays (only its unowned parts go).
+    let gone = Set(last.difference(&owned).0.into_iter().filter(|p| !owned.iter().any(|o| o.starts_with(p))).collect());
     if !gone.is_empty() {
         typed::remove(s, schema, &mut merged, &gone);
     }
@@ -346,6 +348,27 @@ mod tests {
         // ...and k goes once its only owner stops applying it.
         let dropped = apply(&writer("applier"), Some(&again), &json!({"data": {}}), false).unwrap();
         assert_eq!(dropped["data"], json!({"n": "1"}));
+    }
+
+    #[test]
+    fn dropping_a_map_node_keeps_the_entries_still_applied() {
+        // kubectl's upgrade from client-side apply hands the applier `.data`
+        // itself as well as `.data.k`; applying only `k` keeps the map.
+        let mut live = json!({"metadata": {"name": "a"}, "data": {"k": "v"}});
+        let mut owned = Set::default();
+        owned.insert(vec![PathElement::Field("data".into())]);
+        owned.insert(vec![PathElement::Field("data".into()), PathElement::Field("k".into())]);
+        let entry = Manager {
+            manager: "kubectl".into(),
+            operation: "Apply".into(),
+            api_version: "v1".into(),
+            time: None,
+            subresource: String::new(),
+            set: owned,
+        };
+        write_managers(&mut live, &[entry]);
+        let out = apply(&writer("kubectl"), Some(&live), &json!({"data": {"k": "v"}}), false).unwrap();
+        assert_eq!(out["data"], json!({"k": "v"}));
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod discovery;
 mod list;
 pub mod negotiation;
 pub mod openapi;
+pub mod openapi_v2_proto;
 pub mod params;
 mod routing;
 mod scale;
@@ -236,6 +237,26 @@ impl Server {
         let resp = match route {
             Route::Text(t) => Response::text(200, t),
             Route::Version => Response::value(200, &discovery::version()),
+            Route::OpenApiV2 => {
+                const PROTO: &str = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
+                let wanted = negotiation::parse_accept(req.header("Accept")).into_iter().find(|r| {
+                    r.media_type == PROTO
+                        || matches!(r.media_type.as_str(), "application/json" | "*/*" | "application/*")
+                });
+                match wanted {
+                    // kube-openapi answers the protobuf form as octet-stream
+                    // (the media type is not a valid MIME type).
+                    Some(r) if r.media_type == PROTO => Response {
+                        status: 200,
+                        headers: vec![("Content-Type".into(), "application/octet-stream".into())],
+                        body: openapi_v2_proto::encode(&openapi::v2()),
+                    },
+                    Some(_) => Response::value(200, &openapi::v2()),
+                    None => Response::status(&Status::not_acceptable(&format!(
+                        "only the following media types are accepted: application/json, {PROTO}"
+                    ))),
+                }
+            }
             Route::Value(v) => match negotiate_json(req) {
                 Ok(()) => Response::value(200, &v),
                 Err(s) => Response::status(&s),

@@ -211,6 +211,23 @@ fn kubectl_flows() {
     assert!(d.run(&["scale", "deploy", "web", "--replicas=1"]).contains("deployment.apps/web scaled"));
     assert_eq!(d.run(&["get", "deploy", "web", "-o", jp]), "1 nginx:1.27 busybox:1.36");
 
+    // Server-side apply over a client-side applied object: a conflict
+    // with upstream's words, then --force-conflicts takes the field.
+    let csa = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: shared\ndata:\n  k: one\n";
+    assert!(d.run_stdin(&["apply", "-f", "-"], csa).contains("configmap/shared created"));
+    let ssa = csa.replace("k: one", "k: two");
+    let (ok, out) = d.attempt(&["apply", "--server-side", "-f", "-"], &ssa);
+    assert!(
+        !ok && out
+            .contains(r#"Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using v1: .data.k"#),
+        "{out}"
+    );
+    assert!(d
+        .run_stdin(&["apply", "--server-side", "--force-conflicts", "-f", "-"], &ssa)
+        .contains("serverside-applied"));
+    assert_eq!(d.run(&["get", "cm", "shared", "-o", "jsonpath={.data.k}"]), "two");
+    assert!(d.run(&["get", "cm", "shared", "-o", "yaml", "--show-managed-fields"]).contains("operation: Apply"));
+
     // --dry-run=server: the answers of the real thing, nothing written
     let rv = d.run(&["get", "cm", "one", "-o", "jsonpath={.metadata.resourceVersion}"]);
     assert!(d.run(&["delete", "cm", "one", "--dry-run=server"]).contains("deleted (server dry run)"));
