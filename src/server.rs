@@ -252,7 +252,7 @@ impl Server {
                         body: openapi_v2_proto::encode(&openapi::v2()),
                     },
                     Some(_) => Response::value(200, &openapi::v2()),
-                    None => Response::status(&Status::not_acceptable(&format!(
+                    None => Response::status(&Status::not_acceptable(format!(
                         "only the following media types are accepted: application/json, {PROTO}"
                     ))),
                 }
