@@ -53,6 +53,8 @@ test('finalizers, watch lanes, the inspector and a 410 on a late resume', async 
   await modified.click();
   await page.waitForSelector('.phase.on[data-phase="terminating"]');
   assert.equal(await page.locator('#finalizers li').count(), 2);
+  // Field ownership: the command bar's create is recorded under kubectl-create.
+  assert.match(await page.textContent('#ownership'), /kubectl-create\s*Update[\s\S]*\.data\.k/);
   await shot('03-terminating.png');
 
   // 5. Remove both finalizers with one click each: DELETED, and the removed phase.

@@ -53,6 +53,28 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>, String> {
     Ok(out)
 }
 
+/// Who owns what, from an object's `metadata.managedFields`: one row per
+/// entry (manager, operation, time) with the field paths it owns, written
+/// as conflicts write them (`.spec.containers[name="web"].image`).
+pub fn field_ownership(obj: &Value) -> Vec<(String, String, String, Vec<String>)> {
+    obj.pointer("/metadata/managedFields")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|e| {
+            let s = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+            let set = kubesim::apply::fieldpath::Set::from_fields_v1(e.get("fieldsV1").unwrap_or(&Value::Null));
+            let paths = set.iter().map(kubesim::apply::fieldpath::display).collect();
+            let op = if s("subresource").is_empty() {
+                s("operation")
+            } else {
+                format!("{} ({})", s("operation"), s("subresource"))
+            };
+            (s("manager"), op, s("time"), paths)
+        })
+        .collect()
+}
+
 /// kubectl's age format: 45s, 5m, 3h, 2d.
 pub fn age(now_ms: i64, then_ms: i64) -> String {
     let s = ((now_ms - then_ms).max(0)) / 1000;
@@ -180,6 +202,21 @@ pub fn build_query(pairs: &[(String, String)]) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn ownership_lists_each_managers_fields() {
+        let obj = json!({"metadata": {"managedFields": [{"manager": "kubectl", "operation": "Apply", "time": "T",
+            "fieldsV1": {"f:data": {"f:k": {}}, "f:metadata": {"f:labels": {".": {}, "f:a": {}}}}}]}});
+        assert_eq!(
+            field_ownership(&obj),
+            vec![(
+                "kubectl".to_string(),
+                "Apply".to_string(),
+                "T".to_string(),
+                vec![".data.k".to_string(), ".metadata.labels".to_string(), ".metadata.labels.a".to_string()]
+            )]
+        );
+    }
 
     #[test]
     fn ages_read_like_kubectl() {

@@ -14,6 +14,17 @@ use kubesim::server::Request;
 pub const TABLE_ACCEPT: &str =
     "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+/// What kubectl says after an apply conflict: the three ways out.
+const CONFLICT_HELP: &str = "Please review the fields above--they currently have other managers. Here
+are the ways you can resolve this warning:
+* If you intend to manage all of these fields, please re-run the apply
+  command with the `--force-conflicts` flag.
+* If you do not intend to manage all of the fields, please edit your
+  manifest to remove references to the fields that should keep their
+  current managers.
+* You may co-own fields by updating your manifest to match the existing
+  value; in this case, you'll become the manager if the other manager(s)
+  stop managing the field (remove it from their configuration).";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Output {
@@ -57,6 +68,11 @@ pub struct Command {
     pub server_dry_run: bool,
     /// `--validate`: the `fieldValidation` writes ask for (kubectl: Strict).
     pub field_validation: &'static str,
+    /// `apply --server-side` (and `--force-conflicts`).
+    pub server_side: bool,
+    pub force_conflicts: bool,
+    /// `--show-managed-fields` (kubectl hides them by default).
+    pub show_managed_fields: bool,
 }
 
 /// Splits a command line like a shell: whitespace separates, quotes group.
@@ -139,6 +155,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
         cascade: "background".into(),
         server_dry_run: false,
         field_validation: "Strict",
+        server_side: false,
+        force_conflicts: false,
+        show_managed_fields: false,
     };
     let mut positional = Vec::new();
     let mut i = 1;
@@ -181,6 +200,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "-w" | "--watch" => c.watch = boolean(&inline)?,
             "-f" | "--filename" => c.filename = Some(value("'-f'")?),
             "--overwrite" => c.overwrite = boolean(&inline)?,
+            "--server-side" => c.server_side = boolean(&inline)?,
+            "--force-conflicts" => c.force_conflicts = boolean(&inline)?,
+            "--show-managed-fields" => c.show_managed_fields = boolean(&inline)?,
             "--validate" => {
                 c.field_validation = match inline.as_deref() {
                     None | Some("strict") | Some("true") => "Strict",
@@ -540,7 +562,14 @@ fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
                     out.line(name_ref(r, it.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("")));
                 }
             }
-            Output::Yaml | Output::Json => printed.extend(items),
+            Output::Yaml | Output::Json => printed.extend(items.into_iter().map(|mut i| {
+                if !cmd.show_managed_fields {
+                    if let Some(m) = i.get_mut("metadata").and_then(Value::as_object_mut) {
+                        m.shift_remove("managedFields");
+                    }
+                }
+                i
+            })),
         }
     }
     if matches!(cmd.output, Output::Yaml | Output::Json) {
@@ -697,6 +726,31 @@ fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut doc: Value,
                 out.line(format!("{} replaced", kind_ref(&name)));
             } else {
                 out.error(server_error(&e));
+            }
+        }
+        Verb::Apply if cmd.server_side => {
+            if name.is_empty() {
+                out.error("error: resource name may not be empty");
+                return;
+            }
+            let target = dry(
+                cmd,
+                format!(
+                    "{}?fieldManager=kubectl&fieldValidation={}&force={}",
+                    r.item(ns, &name),
+                    cmd.field_validation,
+                    cmd.force_conflicts
+                ),
+            );
+            let e = send(s, "PATCH", &target, Some("application/apply-patch+yaml"), Some(&doc), "application/json");
+            match e.response.status {
+                200 | 201 => out.line(format!("{} serverside-applied", kind_ref(&name))),
+                409 => {
+                    let v = body_json(&e.response);
+                    out.error(format!("error: {}", v["message"].as_str().unwrap_or("conflict")));
+                    out.line(CONFLICT_HELP);
+                }
+                _ => out.error(server_error(&e)),
             }
         }
         Verb::Apply => {
@@ -1097,6 +1151,31 @@ mod tests {
         );
         assert_eq!(out.text, "Warning: unknown field \"dta\"\nconfigmap/w2 created\n");
         assert!(parse("create -f - --validate=loud").is_err());
+    }
+
+    #[test]
+    fn server_side_apply_conflicts_show_the_three_ways_out() {
+        let mut s = session();
+        let cm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ssa\ndata:\n  k: one\n";
+        assert_eq!(run(&mut s, "apply -f -", cm).text, "configmap/ssa created\n");
+        let two = cm.replace("k: one", "k: two");
+        let out = run(&mut s, "apply --server-side -f -", &two);
+        assert!(out.failed);
+        assert!(
+            out.text.starts_with(
+                r#"error: Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using v1: .data.k"#
+            ),
+            "{}",
+            out.text
+        );
+        assert!(out.text.contains("--force-conflicts") && out.text.contains("co-own fields"));
+        assert_eq!(
+            run(&mut s, "apply --server-side --force-conflicts -f -", &two).text,
+            "configmap/ssa serverside-applied\n"
+        );
+        let yaml = run(&mut s, "get cm ssa -o yaml", "").text;
+        assert!(yaml.contains("k: two") && !yaml.contains("managedFields"), "{yaml}");
+        assert!(run(&mut s, "get cm ssa -o yaml --show-managed-fields", "").text.contains("operation: Apply"));
     }
 
     #[test]

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use yew::prelude::*;
 
 use super::app::{Ctx, ObjectRef};
-use crate::format::{diff_lines, to_pretty_json, to_yaml};
+use crate::format::{diff_lines, field_ownership, to_pretty_json, to_yaml};
 use crate::session::{body_json, Session, Source};
 use crate::timeline::collection_path;
 
@@ -193,6 +193,14 @@ pub fn inspector() -> Html {
             }
             <div class="row"><button onclick={toggle}>{ if *as_yaml { "show JSON" } else { "show YAML" } }</button></div>
             <pre class="body" id="inspector-body">{ body }</pre>
+            <div class="ownership" id="ownership"><b>{ "Field ownership" }</b>
+                { for field_ownership(&obj).into_iter().map(|(manager, op, time, paths)| html! {
+                    <div class="owner">
+                        <div><span class="mono"><b>{ manager }</b></span>{ format!(" {op} {time}") }</div>
+                        <div class="mono small">{ paths.join("  ") }</div>
+                    </div>
+                }) }
+            </div>
             <div class="history"><b>{ "Revision history" }</b>{ for rows }</div>
             { for diff_view }
         </div>
