@@ -10,7 +10,12 @@ use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
 
+/// Natively the schemas carry their descriptions (for `kubectl explain`);
+/// the browser build embeds them without, to keep the page small.
+#[cfg(not(target_arch = "wasm32"))]
 static DOCUMENT: &str = include_str!("schema/k8s-v1.33.json");
+#[cfg(target_arch = "wasm32")]
+static DOCUMENT: &str = include_str!("schema/k8s-v1.33.nodoc.json");
 
 pub struct Schemas {
     defs: Map<String, Value>,
@@ -135,6 +140,22 @@ impl Schemas {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn the_browser_schemas_are_the_native_ones_without_descriptions() {
+        fn strip(v: &Value) -> Value {
+            match v {
+                Value::Object(m) => Value::Object(
+                    m.iter().filter(|(k, _)| *k != "description").map(|(k, v)| (k.clone(), strip(v))).collect(),
+                ),
+                Value::Array(a) => Value::Array(a.iter().map(strip).collect()),
+                other => other.clone(),
+            }
+        }
+        let full: Value = serde_json::from_str(include_str!("schema/k8s-v1.33.json")).unwrap();
+        let nodoc: Value = serde_json::from_str(include_str!("schema/k8s-v1.33.nodoc.json")).unwrap();
+        assert!(strip(&full) == nodoc, "regenerate both with python3 tools/gen-schemas.py");
+    }
 
     #[test]
     fn every_served_kind_has_a_schema() {

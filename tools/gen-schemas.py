@@ -27,6 +27,9 @@ PACKAGE_VERSION = "1.37.0"
 API_VERSION = "v1.33.0-local"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "src", "schema", "k8s-v1.33.json")
+# The browser build embeds the same schemas without descriptions (a quarter
+# of the size); see src/schema.rs.
+OUT_NODOC = os.path.join(ROOT, "src", "schema", "k8s-v1.33.nodoc.json")
 REF = "#/$defs/"
 # Types every request path may need beside the kinds themselves.
 EXTRA_ROOTS = [
@@ -131,15 +134,26 @@ def main():
         "source": f"{PACKAGE} {PACKAGE_VERSION}, {API_VERSION}",
         "definitions": {name: compact(defs[name]) for name in sorted(seen)},
     }
-    text = json.dumps(out, sort_keys=True, separators=(",", ":")) + "\n"
-    if "--check" in sys.argv:
-        if open(OUT).read() != text:
-            sys.exit(f"{OUT} is out of date: run python3 tools/gen-schemas.py")
-        print(f"{OUT} is up to date ({len(seen)} definitions)")
-        return
-    with open(OUT, "w") as f:
-        f.write(text)
-    print(f"wrote {OUT}: {len(seen)} definitions, {len(text)} bytes")
+    def strip(node):
+        if isinstance(node, dict):
+            return {k: strip(v) for k, v in node.items() if k != "description"}
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node
+
+    texts = {
+        OUT: json.dumps(out, sort_keys=True, separators=(",", ":")) + "\n",
+        OUT_NODOC: json.dumps(strip(out), sort_keys=True, separators=(",", ":")) + "\n",
+    }
+    for path, text in texts.items():
+        if "--check" in sys.argv:
+            if open(path).read() != text:
+                sys.exit(f"{path} is out of date: run python3 tools/gen-schemas.py")
+            print(f"{path} is up to date ({len(seen)} definitions)")
+            continue
+        with open(path, "w") as f:
+            f.write(text)
+        print(f"wrote {path}: {len(seen)} definitions, {len(text)} bytes")
 
 
 if __name__ == "__main__":
