@@ -79,6 +79,114 @@ impl Schemas {
         found
     }
 
+    /// The first value whose JSON type the schema's type cannot take, as
+    /// Go's decoder reports it (`json: cannot unmarshal string into Go
+    /// struct field DeploymentSpec.spec.replicas of type int32`).
+    pub fn first_type_error(&self, definition: &str, obj: &Value) -> Option<String> {
+        let d = self.defs.get(definition)?;
+        self.check_types(d, obj, "", type_name(definition))
+    }
+
+    fn check_types(&self, raw: &Value, value: &Value, path: &str, parent: &str) -> Option<String> {
+        if value.is_null() {
+            return None;
+        }
+        let schema = self.resolve(raw);
+        let json_kind = match value {
+            Value::String(_) => "string",
+            Value::Bool(_) => "bool",
+            Value::Number(_) => "number",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+            Value::Null => return None,
+        };
+        let fits = match schema.get("type") {
+            None => true,
+            Some(Value::Array(types)) => types.iter().any(|t| match t.as_str() {
+                Some("integer") => value.is_i64() || value.is_u64(),
+                Some("number") => value.is_number(),
+                Some(t) => t == json_kind || (t == "boolean" && value.is_boolean()),
+                None => true,
+            }),
+            Some(Value::String(t)) => match t.as_str() {
+                "integer" => value.is_i64() || value.is_u64(),
+                "number" => value.is_number(),
+                "boolean" => value.is_boolean(),
+                "string" => value.is_string(),
+                "object" => value.is_object(),
+                "array" => value.is_array(),
+                _ => true,
+            },
+            _ => true,
+        };
+        if !fits {
+            let shown = match value {
+                Value::Number(n)
+                    if !path.is_empty() && schema.get("type").and_then(Value::as_str) == Some("integer") =>
+                {
+                    format!("number {n}")
+                }
+                _ => json_kind.to_string(),
+            };
+            return Some(format!(
+                "json: cannot unmarshal {shown} into Go struct field {parent}.{path} of type {}",
+                self.go_type(raw)
+            ));
+        }
+        match value {
+            Value::Object(m) => {
+                let props = schema.get("properties").and_then(Value::as_object);
+                let extra = schema.get("additionalProperties").filter(|a| a.is_object());
+                let here = raw.get("$ref").and_then(Value::as_str).map(type_name).unwrap_or(parent);
+                for (k, v) in m {
+                    let child = props.and_then(|p| p.get(k)).or(extra);
+                    if let Some(c) = child {
+                        // Go names struct fields in the path, not map keys.
+                        let p = match (props.is_some(), path.is_empty()) {
+                            (false, _) => path.to_string(),
+                            (true, true) => k.clone(),
+                            (true, false) => format!("{path}.{k}"),
+                        };
+                        let owner = if props.is_some() { here } else { parent };
+                        if let Some(e) = self.check_types(c, v, &p, owner) {
+                            return Some(e);
+                        }
+                    }
+                }
+                None
+            }
+            Value::Array(items) => {
+                let s = schema.get("items")?;
+                items.iter().find_map(|v| self.check_types(s, v, path, parent))
+            }
+            _ => None,
+        }
+    }
+
+    /// A schema's Go type as the decoder names it.
+    fn go_type(&self, raw: &Value) -> String {
+        if let Some(r) = raw.get("$ref").and_then(Value::as_str) {
+            return go_qualified(r);
+        }
+        let schema = self.resolve(raw);
+        match schema.get("type").and_then(Value::as_str) {
+            Some("integer") => match schema.get("format").and_then(Value::as_str) {
+                Some("int32") => "int32".into(),
+                Some("int64") => "int64".into(),
+                _ => "int".into(),
+            },
+            Some("number") => "float64".into(),
+            Some("boolean") => "bool".into(),
+            Some("string") => "string".into(),
+            Some("array") => format!("[]{}", schema.get("items").map(|i| self.go_type(i)).unwrap_or_default()),
+            Some("object") => match schema.get("additionalProperties") {
+                Some(a) if a.is_object() => format!("map[string]{}", self.go_type(a)),
+                _ => "map[string]interface {}".into(),
+            },
+            _ => "interface {}".into(),
+        }
+    }
+
     fn walk(&self, schema: &Value, value: &mut Value, path: &mut String, found: &mut Vec<String>) {
         if !(value.is_object() || value.is_array()) {
             return; // scalars have no fields
@@ -136,6 +244,23 @@ impl Schemas {
     }
 }
 
+/// `io.k8s.api.apps.v1.DeploymentSpec` → `DeploymentSpec`.
+fn type_name(definition: &str) -> &str {
+    definition.rsplit('.').next().unwrap_or(definition)
+}
+
+/// `io.k8s.api.core.v1.PodSpec` → `v1.PodSpec` (package and type).
+fn go_qualified(definition: &str) -> String {
+    let mut parts = definition.rsplit('.');
+    let name = parts.next().unwrap_or("");
+    let package = parts.next().unwrap_or("");
+    if package.is_empty() {
+        name.to_string()
+    } else {
+        format!("{package}.{name}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +280,34 @@ mod tests {
         let full: Value = serde_json::from_str(include_str!("schema/k8s-v1.33.json")).unwrap();
         let nodoc: Value = serde_json::from_str(include_str!("schema/k8s-v1.33.nodoc.json")).unwrap();
         assert!(strip(&full) == nodoc, "regenerate both with python3 tools/gen-schemas.py");
+    }
+
+    #[test]
+    fn type_errors_read_as_gos_decoder_writes_them() {
+        let s = schemas();
+        let d = json!({"spec": {"replicas": "three"}});
+        assert_eq!(
+            s.first_type_error("io.k8s.api.apps.v1.Deployment", &d).unwrap(),
+            "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"
+        );
+        let d =
+            json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "ports": [{"containerPort": 1.5}]}]}}}});
+        assert_eq!(
+            s.first_type_error("io.k8s.api.apps.v1.Deployment", &d).unwrap(),
+            "json: cannot unmarshal number 1.5 into Go struct field ContainerPort.spec.template.spec.containers.ports.containerPort of type int32"
+        );
+        let cm = json!({"data": {"k": 1}});
+        assert_eq!(
+            s.first_type_error("io.k8s.api.core.v1.ConfigMap", &cm).unwrap(),
+            "json: cannot unmarshal number into Go struct field ConfigMap.data of type string"
+        );
+        let pod = json!({"spec": {"containers": "x"}});
+        assert_eq!(
+            s.first_type_error("io.k8s.api.core.v1.Pod", &pod).unwrap(),
+            "json: cannot unmarshal string into Go struct field PodSpec.spec.containers of type []v1.Container"
+        );
+        let ok = json!({"spec": {"ports": [{"port": 80, "targetPort": "http"}]}});
+        assert_eq!(s.first_type_error("io.k8s.api.core.v1.Service", &ok), None);
     }
 
     #[test]

@@ -596,6 +596,9 @@ impl Server {
         }
         let schemas = crate::schema::schemas();
         let def = schemas.name_of(rt.group, rt.version, rt.kind).unwrap_or("");
+        if let Some(e) = schemas.first_type_error(def, &config) {
+            return Err(crate::registry::store::cannot_handle(rt, &e));
+        }
         let unknown: Vec<String> = schemas
             .drop_unknown_fields(def, &mut config)
             .into_iter()

@@ -98,3 +98,22 @@ fn unsupported_field_validation_values_are_invalid_options() {
         r#"CreateOptions.meta.k8s.io "" is invalid: fieldValidation: Unsupported value: "Loud": supported values: "", "Ignore", "Strict", "Warn""#
     );
 }
+
+#[test]
+fn type_errors_always_fail_whatever_the_level() {
+    let mut s = server();
+    for level in ["Ignore", "Warn", "Strict"] {
+        let r = send(
+            &mut s,
+            "POST",
+            &format!("/apis/apps/v1/namespaces/default/deployments?fieldValidation={level}"),
+            "application/json",
+            r#"{"metadata":{"name":"d"},"spec":{"replicas":"three"}}"#,
+        );
+        assert_eq!(r.status, 400, "{level}");
+        assert_eq!(
+            r.json_body()["message"],
+            r#"Deployment in version "v1" cannot be handled as a Deployment: json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type int32"#
+        );
+    }
+}

@@ -62,6 +62,11 @@ pub struct WriteOptions {
 /// What a write says besides its answer (the `Warning` headers).
 pub type Warnings = Vec<String>;
 
+/// A body that does not decode into the kind (upstream's decode error).
+pub fn cannot_handle(rt: &ResourceType, why: &str) -> Status {
+    Status::bad_request(format!("{} in version \"{}\" cannot be handled as a {}: {why}", rt.kind, rt.version, rt.kind))
+}
+
 /// Applies a field-validation level to problems found in a body: Strict
 /// refuses, Warn warns, Ignore says nothing.
 pub fn field_problems(
@@ -79,13 +84,7 @@ pub fn field_problems(
             warnings.extend(problems);
             Ok(())
         }
-        FieldValidation::Strict => Err(Status::bad_request(format!(
-            "{} in version \"{}\" cannot be handled as a {}: strict decoding error: {}",
-            rt.kind,
-            rt.version,
-            rt.kind,
-            problems.join(", ")
-        ))),
+        FieldValidation::Strict => Err(cannot_handle(rt, &format!("strict decoding error: {}", problems.join(", ")))),
     }
 }
 
@@ -258,6 +257,11 @@ impl<S: Storage> Registry<S> {
         let (mut value, dups) = crate::schema::decode::decode_noting_duplicates(body)
             .map_err(|e| Status::bad_request(format!("couldn't get version/kind; json parse error: {e}")))?;
         let schemas = crate::schema::schemas();
+        if let Some(def) = schemas.name_of(rt.group, rt.version, rt.kind) {
+            if let Some(e) = schemas.first_type_error(def, &value) {
+                return Err(cannot_handle(rt, &e));
+            }
+        }
         let unknown = match schemas.name_of(rt.group, rt.version, rt.kind) {
             Some(def) if value.is_object() => schemas.drop_unknown_fields(def, &mut value),
             _ => Vec::new(),
