@@ -495,12 +495,7 @@ impl Server {
             "application/json-patch+json" => {
                 let patch: json_patch::Patch = serde_json::from_slice(&req.body)
                     .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
-                json_patch::patch(&mut doc, &patch).map_err(|e| {
-                    let mut s = Status::invalid(rt.group, rt.kind, name, &[]);
-                    s.message = format!("the server rejected our request due to an error in our request: {e}");
-                    s.details = None;
-                    s
-                })?;
+                json_patch::patch(&mut doc, &patch).map_err(|_| json_patch_failed())?;
             }
             "application/strategic-merge-patch+json" => {
                 let patch = decode_patch(req, rt, opts.field_validation, warnings)?;
@@ -711,6 +706,15 @@ fn dry_run(method: &str, values: &[&str]) -> Result<bool, Status> {
         _ => "DeleteOptions",
     };
     Err(Status::invalid("meta.k8s.io", kind, "", &[FieldError::not_supported_list("dryRun", &values, &["All"])]))
+}
+
+/// A JSON patch that cannot be applied (a failed `test`, a missing path):
+/// upstream answers with a generic 422 that does not say which operation.
+pub(crate) fn json_patch_failed() -> Status {
+    let mut s =
+        Status::failure(422, "Invalid", "the server rejected our request due to an error in our request".into());
+    s.details = Some(Default::default());
+    s
 }
 
 /// A JSON patch document (merge or strategic), its duplicate fields dealt

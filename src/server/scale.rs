@@ -95,9 +95,7 @@ impl Server {
                     "application/json-patch+json" => {
                         let patch: json_patch::Patch = serde_json::from_slice(&req.body)
                             .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
-                        json_patch::patch(&mut doc, &patch).map_err(|e| {
-                            Status::bad_request(format!("the server rejected our request due to an error in our request: {e}"))
-                        })?;
+                        json_patch::patch(&mut doc, &patch).map_err(|_| super::json_patch_failed())?;
                     }
                     _ => {
                         return Err(Status::unsupported_media_type(format!(
