@@ -573,8 +573,8 @@ impl Server {
         let force = q.bool("force")?;
         let text =
             std::str::from_utf8(&req.body).map_err(|e| Status::bad_request(format!("error decoding YAML: {e}")))?;
-        let mut config: Value =
-            serde_norway::from_str(text).map_err(|e| Status::bad_request(format!("error decoding YAML: {e}")))?;
+        let (mut config, dups) = crate::schema::decode::decode_yaml_noting_duplicates(text)
+            .map_err(|e| Status::bad_request(format!("error decoding YAML: {e}")))?;
         if !config.is_object() {
             return Err(Status::bad_request("error decoding YAML: the applied configuration must be an object"));
         }
@@ -594,12 +594,12 @@ impl Server {
         if let Some(e) = schemas.first_type_error(def, &config) {
             return Err(crate::registry::store::cannot_handle(rt, &e));
         }
-        let unknown: Vec<String> = schemas
-            .drop_unknown_fields(def, &mut config)
-            .into_iter()
-            .map(|u| format!("unknown field \"{u}\""))
+        let problems: Vec<String> = dups
+            .iter()
+            .map(|d| format!("duplicate field \"{d}\""))
+            .chain(schemas.drop_unknown_fields(def, &mut config).into_iter().map(|u| format!("unknown field \"{u}\"")))
             .collect();
-        crate::registry::store::field_problems(rt, opts.field_validation, unknown, warnings)?;
+        crate::registry::store::field_problems(rt, opts.field_validation, problems, warnings)?;
         {
             let m = crate::api::meta::metadata_mut(&mut config);
             match m.get("name").and_then(Value::as_str) {

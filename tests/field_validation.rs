@@ -117,3 +117,26 @@ fn type_errors_always_fail_whatever_the_level() {
         );
     }
 }
+
+#[test]
+fn apply_yaml_notes_duplicate_and_unknown_fields() {
+    let mut s = server();
+    let yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n  k: a\n  k: b\ncolour: red\n";
+    let apply = |s: &mut Server, level: &str| {
+        s.handle(
+            Request::new("PATCH", &format!("{CM}/y?fieldManager=m&fieldValidation={level}"))
+                .with_header("Content-Type", "application/apply-patch+yaml")
+                .with_body(yaml.as_bytes().to_vec()),
+        )
+    };
+    let r = apply(&mut s, "Strict");
+    assert_eq!(r.status, 400);
+    assert!(r.json_body()["message"]
+        .as_str()
+        .unwrap()
+        .ends_with(r#"strict decoding error: duplicate field "data.k", unknown field "colour""#));
+    let r = apply(&mut s, "Warn");
+    assert_eq!(r.status, 201);
+    assert_eq!(warnings(&r), vec![r#"299 - "duplicate field \"data.k\"""#, r#"299 - "unknown field \"colour\"""#]);
+    assert_eq!(r.json_body()["data"]["k"], "b");
+}

@@ -18,6 +18,15 @@ pub fn decode_noting_duplicates(bytes: &[u8]) -> Result<(Value, Vec<String>), se
     Ok((value, dups))
 }
 
+/// Decodes YAML the same way (apply configurations are YAML), noting
+/// duplicate keys, which YAML decoders otherwise collapse too.
+pub fn decode_yaml_noting_duplicates(text: &str) -> Result<(Value, Vec<String>), serde_norway::Error> {
+    let mut dups = Vec::new();
+    let mut path = String::new();
+    let value = Node { path: &mut path, dups: &mut dups }.deserialize(serde_norway::Deserializer::from_str(text))?;
+    Ok((value, dups))
+}
+
 /// The value being decoded; `path` is one buffer shared by the whole walk
 /// (each level appends its segment and truncates it back), so decoding
 /// allocates no path unless it finds a duplicate.
@@ -119,6 +128,13 @@ mod tests {
         .unwrap();
         assert_eq!(dups, vec!["metadata.name", "data.k", "items[0].x"]);
         assert_eq!(v, json!({"metadata": {"name": "b"}, "data": {"k": 3}, "items": [{"x": 2}]}));
+    }
+
+    #[test]
+    fn yaml_duplicates_are_noticed_too() {
+        let (v, dups) = decode_yaml_noting_duplicates("a: 1\na: 2\nb:\n  c: x\n  c: y\n").unwrap();
+        assert_eq!(v, json!({"a": 2, "b": {"c": "y"}}));
+        assert_eq!(dups, vec!["a", "b.c"]);
     }
 
     #[test]
