@@ -31,6 +31,62 @@ pub fn validate(rt: &ResourceType, obj: &Value) -> Vec<FieldError> {
                 workload_spec(rt.kind, spec, &mut errs);
             }
         }
+        ("batch", "Job") => match spec {
+            Some(spec) => job_spec(spec, "spec", &mut errs),
+            None => errs.push(FieldError::required("spec.template.spec.containers", "")),
+        },
+        ("batch", "CronJob") => {
+            let spec = spec.unwrap_or(&Value::Null);
+            if str_at(spec, "schedule").is_none_or(str::is_empty) {
+                errs.push(FieldError::required("spec.schedule", ""));
+            }
+            if let Some(c) = str_at(spec, "concurrencyPolicy") {
+                const POLICIES: &[&str] = &["Allow", "Forbid", "Replace"];
+                if !POLICIES.contains(&c) {
+                    errs.push(FieldError::not_supported("spec.concurrencyPolicy", c, POLICIES));
+                }
+            }
+            match spec.pointer("/jobTemplate/spec") {
+                Some(js) => job_spec(js, "spec.jobTemplate.spec", &mut errs),
+                None => errs.push(FieldError::required("spec.jobTemplate.spec.template.spec.containers", "")),
+            }
+        }
+        ("", "PersistentVolumeClaim") => {
+            let spec = spec.unwrap_or(&Value::Null);
+            if spec.get("accessModes").and_then(Value::as_array).is_none_or(Vec::is_empty) {
+                errs.push(FieldError::required("spec.accessModes", "at least 1 access mode is required"));
+            }
+            if spec.pointer("/resources/requests/storage").is_none() {
+                errs.push(FieldError::required("spec.resources[storage]", ""));
+            }
+        }
+        ("rbac.authorization.k8s.io", "Role") | ("rbac.authorization.k8s.io", "ClusterRole") => {
+            for (i, rule) in obj.get("rules").and_then(Value::as_array).into_iter().flatten().enumerate() {
+                if rule.get("verbs").and_then(Value::as_array).is_none_or(Vec::is_empty) {
+                    errs.push(FieldError::required(
+                        &format!("rules[{i}].verbs"),
+                        "verbs must contain at least one value",
+                    ));
+                }
+            }
+        }
+        ("rbac.authorization.k8s.io", "RoleBinding") | ("rbac.authorization.k8s.io", "ClusterRoleBinding") => {
+            let role_ref = obj.get("roleRef").unwrap_or(&Value::Null);
+            if str_at(role_ref, "name").is_none_or(str::is_empty) {
+                errs.push(FieldError::required("roleRef.name", ""));
+            }
+            let kinds: &[&str] = if rt.kind == "RoleBinding" { &["Role", "ClusterRole"] } else { &["ClusterRole"] };
+            match str_at(role_ref, "kind") {
+                Some(k) if kinds.contains(&k) => {}
+                Some(k) => errs.push(FieldError::not_supported("roleRef.kind", k, kinds)),
+                None => errs.push(FieldError::not_supported("roleRef.kind", "", kinds)),
+            }
+            for (i, sub) in obj.get("subjects").and_then(Value::as_array).into_iter().flatten().enumerate() {
+                if str_at(sub, "name").is_none_or(str::is_empty) {
+                    errs.push(FieldError::required(&format!("subjects[{i}].name"), ""));
+                }
+            }
+        }
         _ => {}
     }
     errs
@@ -213,6 +269,35 @@ fn workload_spec(kind: &str, spec: &Value, errs: &mut Vec<FieldError>) {
     }
 }
 
+fn job_spec(spec: &Value, path: &str, errs: &mut Vec<FieldError>) {
+    for field in ["parallelism", "completions", "backoffLimit", "activeDeadlineSeconds"] {
+        if let Some(v) = spec.get(field) {
+            if v.as_i64().is_some_and(|n| n < 0) {
+                errs.push(FieldError::invalid_value(
+                    &format!("{path}.{field}"),
+                    v,
+                    "must be greater than or equal to 0",
+                ));
+            }
+        }
+    }
+    match spec.pointer("/template/spec") {
+        Some(ps) => {
+            pod_spec(ps, &format!("{path}.template.spec"), true, errs);
+            match str_at(ps, "restartPolicy") {
+                Some("OnFailure") | Some("Never") => {}
+                // The pod-spec check has refused unknown values.
+                Some("Always") | None => errs.push(FieldError::required(
+                    &format!("{path}.template.spec.restartPolicy"),
+                    "valid values: \"OnFailure\", \"Never\"",
+                )),
+                Some(_) => {}
+            }
+        }
+        None => errs.push(FieldError::required(&format!("{path}.template.spec.containers"), "")),
+    }
+}
+
 /// Whether a LabelSelector selects a set of labels.
 fn selector_matches(sel: &Value, labels: Option<&Map<String, Value>>) -> bool {
     let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
@@ -312,6 +397,36 @@ mod tests {
                 json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}})
             ),
             vec!["spec.selector: Required value"]
+        );
+    }
+
+    #[test]
+    fn jobs_cronjobs_claims_and_rbac() {
+        assert_eq!(
+            messages("Job", json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}})),
+            vec![r#"spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never""#]
+        );
+        assert_eq!(
+            messages(
+                "CronJob",
+                json!({"spec": {"jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "i"}]}}}}}})
+            ),
+            vec!["spec.schedule: Required value"]
+        );
+        assert_eq!(
+            messages("PersistentVolumeClaim", json!({"spec": {}})),
+            vec![
+                "spec.accessModes: Required value: at least 1 access mode is required",
+                "spec.resources[storage]: Required value"
+            ]
+        );
+        assert_eq!(
+            messages("Role", json!({"rules": [{"resources": ["pods"]}]})),
+            vec!["rules[0].verbs: Required value: verbs must contain at least one value"]
+        );
+        assert_eq!(
+            messages("RoleBinding", json!({"roleRef": {"kind": "Pod", "name": "r"}})),
+            vec![r#"roleRef.kind: Unsupported value: "Pod": supported values: "Role", "ClusterRole""#]
         );
     }
 
