@@ -163,8 +163,41 @@ pub fn record_update(w: &Writer, old: Option<&Value>, new: &mut Value) {
         Some(list) if !list.is_empty() && !unchanged => return,
         _ => {}
     }
-    let mut list = old.map(managers).unwrap_or_default();
     let status_write = w.subresource == "status";
+    if old.is_none() {
+        // A create: everything the object sets is this manager's; written
+        // straight into FieldsV1 (the general path below gives the same).
+        let keep = |field: &str, meta: Option<&str>| match meta {
+            None => {
+                let path = vec![PathElement::Field(field.to_string())];
+                field == "metadata" || !stripped(&path, status_write, w.has_status_subresource)
+            }
+            Some(m) => {
+                let path = vec![PathElement::Field("metadata".into()), PathElement::Field(m.to_string())];
+                !stripped(&path, status_write, w.has_status_subresource)
+            }
+        };
+        let fields = typed::added_fields_v1(schemas(), w.schema(), new, &keep);
+        if fields.as_object().is_some_and(|m| !m.is_empty()) {
+            let entry = Manager {
+                manager: w.manager.to_string(),
+                operation: "Update".into(),
+                api_version: w.api_version.clone(),
+                time: Some(w.now.to_string()),
+                subresource: w.subresource.to_string(),
+                set: Set::default(),
+            };
+            let mut json = entry.to_json();
+            json["fieldsV1"] = fields;
+            if let Some(m) = new.get_mut("metadata").and_then(Value::as_object_mut) {
+                m.insert("managedFields".into(), Value::Array(vec![json]));
+            }
+        } else {
+            write_managers(new, &[]);
+        }
+        return;
+    }
+    let mut list = old.map(managers).unwrap_or_default();
     let cmp = typed::compare(schemas(), w.schema(), old, Some(new));
     let changed = strip(&cmp.changed(), status_write, w.has_status_subresource);
     let removed = strip(&cmp.removed, status_write, w.has_status_subresource);
@@ -379,6 +412,55 @@ mod tests {
         next["metadata"]["managedFields"] = json!([{}]);
         record_update(&writer("m"), Some(&live), &mut next);
         assert!(next["metadata"].get("managedFields").is_none());
+    }
+
+    #[test]
+    fn a_creates_fields_written_directly_equal_the_general_comparison() {
+        let objects = [
+            (
+                "io.k8s.api.core.v1.ConfigMap",
+                true,
+                json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "a", "namespace": "d", "uid": "u", "labels": {"x": "1"}, "finalizers": ["f", "g"], "annotations": {}},
+                "data": {"k": "v", "e": ""}, "binaryData": {}}),
+            ),
+            (
+                "io.k8s.api.apps.v1.Deployment",
+                true,
+                json!({"apiVersion": "apps/v1", "kind": "Deployment",
+                "metadata": {"name": "d", "generation": 1, "creationTimestamp": "T"},
+                "spec": {"replicas": 2, "selector": {"matchLabels": {"a": "b"}}, "strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "25%"}},
+                         "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [
+                             {"name": "c", "image": "i", "args": ["x"], "env": [{"name": "E", "value": "1"}, {"name": "E", "value": "dup"}],
+                              "ports": [{"containerPort": 80, "protocol": "TCP"}], "resources": {}}], "securityContext": {}}}},
+                "status": {"replicas": 1}}),
+            ),
+            (
+                "io.k8s.api.core.v1.Service",
+                true,
+                json!({"metadata": {"name": "s"}, "spec": {"ports": [{"port": 53, "protocol": "UDP"}, {"port": 53, "protocol": "TCP"}], "selector": {"a": "b"}, "clusterIPs": ["10.0.0.1"]}}),
+            ),
+            (
+                "io.k8s.api.core.v1.Pod",
+                true,
+                json!({"metadata": {"name": "p"}, "spec": {"tolerations": [{"key": "k"}], "containers": [{"name": "c"}]}, "unknownField": 1}),
+            ),
+        ];
+        for (def, has_status, obj) in objects {
+            let w = Writer {
+                definition: def,
+                api_version: "v1".into(),
+                manager: "m",
+                subresource: "",
+                has_status_subresource: has_status,
+                now: "T",
+            };
+            let mut fast = obj.clone();
+            record_update(&w, None, &mut fast);
+            let cmp = typed::compare(schemas(), schemas().definition(def), None, Some(&obj));
+            let general = strip(&cmp.changed(), false, has_status).to_fields_v1();
+            assert_eq!(fast["metadata"]["managedFields"][0]["fieldsV1"], general, "{def}");
+        }
     }
 
     #[test]

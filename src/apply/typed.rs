@@ -276,6 +276,81 @@ fn union_keys(a: Option<&Map<String, Value>>, b: Option<&Map<String, Value>>) ->
     keys
 }
 
+/// The FieldsV1 document of everything `value` sets when it is new (a
+/// create): what `compare(None, value)` marks added, written directly as
+/// the nested document, without building a set of paths first. `keep`
+/// decides which top-level fields (and metadata fields) are managed.
+pub fn added_fields_v1(
+    s: &Schemas,
+    schema: Option<&Value>,
+    value: &Value,
+    keep: &dyn Fn(&str, Option<&str>) -> bool,
+) -> Value {
+    let Value::Object(m) = value else { return Value::Object(Map::new()) };
+    let props = schema.map(|sc| s.resolve(sc)).and_then(|r| r.get("properties")).and_then(Value::as_object);
+    let mut out = std::collections::BTreeMap::new();
+    for (k, v) in m {
+        if !keep(k, None) {
+            continue;
+        }
+        let child = props.and_then(|p| p.get(k));
+        let mut node = if child.is_none() { Value::Object(Map::new()) } else { added_node(s, child, v, false) };
+        if k == "metadata" {
+            if let Value::Object(md) = &mut node {
+                md.retain(|f, _| f.strip_prefix("f:").is_none_or(|name| keep("metadata", Some(name))));
+                if md.is_empty() {
+                    continue;
+                }
+            }
+        }
+        out.insert(format!("f:{k}"), node);
+    }
+    Value::Object(out.into_iter().collect())
+}
+
+fn added_node(s: &Schemas, schema: Option<&Value>, value: &Value, list_item: bool) -> Value {
+    let leaf = || Value::Object(Map::new());
+    let sh = shape(s, schema, value);
+    if matches!(sh, Shape::Leaf) || matches!(sh, Shape::List(ListKind::Atomic, _)) || is_empty_container(Some(value)) {
+        return leaf();
+    }
+    let mut out = std::collections::BTreeMap::new();
+    let mut member = list_item;
+    match (sh, value) {
+        (Shape::Struct(props), Value::Object(m)) => {
+            for (k, v) in m {
+                let child = props.get(k);
+                let node = if child.is_none() { leaf() } else { added_node(s, child, v, false) };
+                out.insert(format!("f:{k}"), node);
+            }
+        }
+        (Shape::Map(elem), Value::Object(m)) => {
+            member = true;
+            for (k, v) in m {
+                out.insert(format!("f:{k}"), added_node(s, elem, v, false));
+            }
+        }
+        (Shape::List(kind, items), Value::Array(list)) => {
+            member = true;
+            let mut seen = std::collections::HashSet::new();
+            for (i, item) in list.iter().enumerate() {
+                let Some(e) = item_element(kind, item, i) else { continue };
+                let key = e.encode();
+                if !seen.insert(key.clone()) {
+                    continue;
+                }
+                let node = if matches!(kind, ListKind::Set) { leaf() } else { added_node(s, items, item, true) };
+                out.insert(key, node);
+            }
+        }
+        _ => return leaf(),
+    }
+    if member && !out.is_empty() {
+        out.insert(".".into(), leaf());
+    }
+    Value::Object(out.into_iter().collect())
+}
+
 /// Merges an applied configuration into the live object: the
 /// configuration's values win; what it leaves out stays.
 pub fn merge(s: &Schemas, schema: Option<&Value>, live: &Value, config: &Value) -> Value {
