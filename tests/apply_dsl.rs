@@ -291,3 +291,46 @@ fn apply_fixtures() {
         check(case);
     }
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    fn config() -> impl Strategy<Value = BTreeMap<String, String>> {
+        proptest::collection::btree_map(
+            prop_oneof![Just("a"), Just("b"), Just("c"), Just("d")].prop_map(str::to_string),
+            prop_oneof![Just("1"), Just("2")].prop_map(str::to_string),
+            0..4,
+        )
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 200, ..ProptestConfig::default() })]
+        /// Whatever two appliers do (forcing), what each applied last is in
+        /// the object, every field is owned by someone, and applying the same
+        /// configuration again writes nothing.
+        #[test]
+        fn appliers_keep_what_they_apply_and_own_every_field(ops in proptest::collection::vec((prop_oneof![Just("p"), Just("q")], config()), 1..8)) {
+            let mut s = server();
+            let mut last: BTreeMap<&str, BTreeMap<String, String>> = BTreeMap::new();
+            for (manager, data) in &ops {
+                let r = run(&mut s, CM, &Op::Apply { manager, force: true, object: cm(json!(data)) });
+                prop_assert!(r.status == 200 || r.status == 201, "{}", String::from_utf8_lossy(&r.body));
+                last.insert(manager, data.clone());
+                let obj = r.json_body();
+                let live = obj["data"].as_object().cloned().unwrap_or_default();
+                for (k, v) in data {
+                    prop_assert_eq!(live.get(k).and_then(Value::as_str), Some(v.as_str()));
+                }
+                let owned: Vec<String> = owners(&obj).into_iter().flat_map(|(_, _, p)| p).collect();
+                for k in live.keys() {
+                    prop_assert!(owned.contains(&format!(".data.{k}")), "{k} has no owner: {obj}");
+                }
+                let again = run(&mut s, CM, &Op::Apply { manager, force: false, object: cm(json!(data)) });
+                prop_assert_eq!(again.status, 200);
+                prop_assert_eq!(rv(&again.json_body()), rv(&obj), "re-applying wrote");
+            }
+        }
+    }
+}

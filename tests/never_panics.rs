@@ -15,6 +15,14 @@ fn segment() -> impl Strategy<Value = String> {
         Just("default".to_string()),
         Just("pods".to_string()),
         Just("configmaps".to_string()),
+        Just("deployments".to_string()),
+        Just("services".to_string()),
+        Just("x".to_string()),
+        Just("scale".to_string()),
+        Just("openapi".to_string()),
+        Just("v2".to_string()),
+        Just("v3".to_string()),
+        Just("history".to_string()),
         Just("status".to_string()),
         Just("debug".to_string()),
         Just("kubesim".to_string()),
@@ -43,6 +51,10 @@ fn query() -> impl Strategy<Value = String> {
         Just("dryRun"),
         Just("advance"),
         Just("gracePeriodSeconds"),
+        Just("fieldManager"),
+        Just("fieldValidation"),
+        Just("force"),
+        Just("after"),
     ];
     proptest::collection::vec((key, prop_oneof!["[ -~]{0,16}", "\\PC{0,12}"]), 0..5).prop_map(|kv| {
         kv.into_iter()
@@ -60,6 +72,14 @@ fn body() -> impl Strategy<Value = Vec<u8>> {
         Just(br#"{"metadata":"nope"}"#.to_vec()),
         Just(br#"[{"op":"add","path":"/metadata/labels","value":{"a":"b"}}]"#.to_vec()),
         Just(br#"{"metadata":{"generateName":"g-","finalizers":[1]}}"#.to_vec()),
+        Just(br#"{"metadata":{"name":"x","managedFields":[{}]},"data":{"k":"v","k":"w"}}"#.to_vec()),
+        Just(br#"{"metadata":{"name":"x","managedFields":[{"manager":1,"fieldsV1":{"f:x":{"k:{bad":{}}}}]}}"#.to_vec()),
+        Just(br#"{"spec":{"replicas":"three","template":{"spec":{"containers":[{"image":"x"},{"name":"c","$patch":"delete"}]}}}}"#.to_vec()),
+        Just(br#"{"spec":{"$patch":"replace","$retainKeys":"no","$setElementOrder/containers":[1],"$deleteFromPrimitiveList/x":{}}}"#.to_vec()),
+        Just(b"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  k: a\n  k: b\n".to_vec()),
+        Just(b"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {replicas: 3, selector: {matchLabels: {a: b}}}\n".to_vec()),
+        Just(b"- not\n- a map\n".to_vec()),
+        Just(br#"{"spec":{"ports":[{"port":70000,"protocol":"XYZ"}],"type":"Nope","clusterIP":"10.96.0.1"}}"#.to_vec()),
         proptest::collection::vec(any::<u8>(), 0..64),
     ]
 }
@@ -71,11 +91,33 @@ proptest! {
         method in prop_oneof![Just("GET"), Just("POST"), Just("PUT"), Just("PATCH"), Just("DELETE"), Just("HEAD"), Just("BREW")],
         segs in proptest::collection::vec(segment(), 0..7),
         q in query(),
-        ct in prop_oneof![Just("application/json"), Just("application/merge-patch+json"), Just("application/json-patch+json"), Just("text/plain")],
-        accept in prop_oneof![Just(""), Just("application/json"), Just("*/*"), Just("application/vnd.kubernetes.protobuf"), Just("application/json;as=Table;g=meta.k8s.io;v=v1")],
+        ct in prop_oneof![
+            Just("application/json"),
+            Just("application/merge-patch+json"),
+            Just("application/json-patch+json"),
+            Just("application/strategic-merge-patch+json"),
+            Just("application/apply-patch+yaml"),
+            Just("text/plain"),
+        ],
+        accept in prop_oneof![
+            Just(""),
+            Just("application/json"),
+            Just("*/*"),
+            Just("application/vnd.kubernetes.protobuf"),
+            Just("application/json;as=Table;g=meta.k8s.io;v=v1"),
+            Just("application/com.github.proto-openapi.spec.v2@v1.0+protobuf"),
+        ],
         b in body(),
     ) {
         let mut s = Server::new(ServerConfig::default());
+        // Objects to patch, scale and apply over.
+        for (path, body) in [
+            ("/api/v1/namespaces/default/configmaps", r#"{"metadata":{"name":"x"},"data":{"k":"v"}}"#),
+            ("/apis/apps/v1/namespaces/default/deployments", r#"{"metadata":{"name":"x"},"spec":{"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}"#),
+            ("/api/v1/namespaces/default/services", r#"{"metadata":{"name":"x"},"spec":{"ports":[{"port":80}]}}"#),
+        ] {
+            s.handle(Request::new("POST", path).with_body(body.as_bytes().to_vec()));
+        }
         let target = format!("/{}?{q}", segs.join("/"));
         let mut req = Request::new(method, &target).with_header("Content-Type", ct).with_body(b);
         if !accept.is_empty() {
