@@ -97,3 +97,46 @@ async fn ten_thousand_rows_render_a_screenful() {
     assert!(root.text_content().unwrap().contains("row 0"));
     assert!(!root.text_content().unwrap().contains("row 500"));
 }
+
+fn input(root: &web_sys::Element, selector: &str, value: &str) {
+    use wasm_bindgen::JsCast;
+    let el = root.query_selector(selector).unwrap().unwrap();
+    if let Some(i) = el.dyn_ref::<web_sys::HtmlInputElement>() {
+        i.set_value(value);
+    } else if let Some(t) = el.dyn_ref::<web_sys::HtmlTextAreaElement>() {
+        t.set_value(value);
+    }
+    let ev = web_sys::InputEvent::new("input").unwrap();
+    el.dispatch_event(&ev).unwrap();
+}
+
+fn click(root: &web_sys::Element, selector: &str) {
+    use wasm_bindgen::JsCast;
+    let el = root.query_selector(selector).unwrap().unwrap();
+    el.dyn_ref::<web_sys::HtmlElement>().unwrap().click();
+}
+
+#[wasm_bindgen_test]
+async fn the_command_bar_runs_kubectl_and_the_log_shows_its_requests() {
+    if let Some(st) = web_sys::window().unwrap().local_storage().unwrap() {
+        st.clear().unwrap();
+    }
+    let root = mount_point();
+    yew::Renderer::<App>::with_root(root.clone()).render();
+    TimeoutFuture::new(200).await;
+    input(&root, "#kubectl-line", "kubectl get ns -o name");
+    TimeoutFuture::new(50).await;
+    click(&root, "#kubectl-run");
+    TimeoutFuture::new(200).await;
+    let out = root.query_selector("#kubectl-output").unwrap().unwrap().text_content().unwrap();
+    assert!(out.contains("namespace/default") && out.contains("namespace/kube-system"), "{out}");
+    // An unknown command says so.
+    input(&root, "#kubectl-line", "kubectl frob pods");
+    TimeoutFuture::new(50).await;
+    click(&root, "#kubectl-run");
+    TimeoutFuture::new(200).await;
+    let out = root.query_selector("#kubectl-output").unwrap().unwrap().text_content().unwrap();
+    assert!(out.contains("unknown command \"frob\""), "{out}");
+    let log = root.query_selector("#log-list").unwrap().unwrap().text_content().unwrap();
+    assert!(log.contains("/api/v1/namespaces"), "{log}");
+}
