@@ -473,7 +473,7 @@ impl Server {
         opts: WriteOptions,
         warnings: &mut Warnings,
     ) -> Result<Response, Status> {
-        let ct = req.header("Content-Type").unwrap_or("").split(';').next().unwrap_or("").trim().to_string();
+        let ct = media_type(req);
         let q = Query::parse(&req.query);
         if ct == "application/apply-patch+yaml" {
             return self.server_side_apply(req, &q, rt, ns, name, opts, warnings);
@@ -706,6 +706,11 @@ fn dry_run(method: &str, values: &[&str]) -> Result<bool, Status> {
         _ => "DeleteOptions",
     };
     Err(Status::invalid("meta.k8s.io", kind, "", &[FieldError::not_supported_list("dryRun", &values, &["All"])]))
+}
+
+/// The request body's media type, without parameters.
+pub(crate) fn media_type(req: &Request) -> String {
+    req.header("Content-Type").unwrap_or("").split(';').next().unwrap_or("").trim().to_string()
 }
 
 /// A JSON patch that cannot be applied (a failed `test`, a missing path):

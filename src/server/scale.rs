@@ -85,7 +85,7 @@ impl Server {
             "PUT" => serde_json::from_slice::<Value>(&req.body)
                 .map_err(|e| Status::bad_request(format!("couldn't get version/kind; json parse error: {e}")))?,
             "PATCH" => {
-                let ct = req.header("Content-Type").unwrap_or("").split(';').next().unwrap_or("").trim().to_string();
+                let ct = super::media_type(req);
                 let mut doc = scale.clone();
                 match ct.as_str() {
                     "application/merge-patch+json" | "application/strategic-merge-patch+json" => {

@@ -75,6 +75,24 @@ pub fn field_ownership(obj: &Value) -> Vec<(String, String, String, Vec<String>)
         .collect()
 }
 
+/// The items of a list response as `namespace/name` (or `name`).
+pub fn item_names(list: &Value) -> Vec<String> {
+    list.get("items")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|i| {
+            let ns = i.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("");
+            let n = i.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+            if ns.is_empty() {
+                n.to_string()
+            } else {
+                format!("{ns}/{n}")
+            }
+        })
+        .collect()
+}
+
 /// kubectl's age format: 45s, 5m, 3h, 2d.
 pub fn age(now_ms: i64, then_ms: i64) -> String {
     let s = ((now_ms - then_ms).max(0)) / 1000;

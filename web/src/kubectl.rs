@@ -677,56 +677,33 @@ fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut doc: Value,
     let ns = doc_ns.or_else(|| cmd.namespace.clone()).unwrap_or_else(|| "default".into());
     let ns = if r.namespaced { Some(ns.as_str()) } else { None };
     let kind_ref = |n: &str| name_ref(&r, n);
+    // One write as kubectl sends it: the verb's field manager and
+    // fieldValidation (and dryRun=All under --dry-run=server).
+    let write = |s: &mut Session, method: &str, base: String, manager: &str, ct: &str, body: &Value| {
+        let target = dry(cmd, format!("{base}?fieldManager={manager}&fieldValidation={}", cmd.field_validation));
+        send(s, method, &target, Some(ct), Some(body), "application/json")
+    };
+    let mut report = |e: &LogEntry, ok: &[u16], done: String| {
+        if ok.contains(&e.response.status) {
+            out.line(done);
+        } else {
+            out.error(server_error(e));
+        }
+    };
     match cmd.verb {
         Verb::Create => {
-            let e = send(
-                s,
-                "POST",
-                &dry(
-                    cmd,
-                    format!(
-                        "{}?fieldManager=kubectl-create&fieldValidation={}",
-                        r.collection(ns),
-                        cmd.field_validation
-                    ),
-                ),
-                Some("application/json"),
-                Some(&doc),
-                "application/json",
-            );
-            if e.response.status == 201 || e.response.status == 200 {
-                let created = body_json(&e.response);
-                let n = created.pointer("/metadata/name").and_then(Value::as_str).unwrap_or(&name).to_string();
-                out.line(format!("{} created", kind_ref(&n)));
-            } else {
-                out.error(server_error(&e));
-            }
+            let e = write(s, "POST", r.collection(ns), "kubectl-create", "application/json", &doc);
+            let created = body_json(&e.response);
+            let n = created.pointer("/metadata/name").and_then(Value::as_str).unwrap_or(&name).to_string();
+            report(&e, &[200, 201], format!("{} created", kind_ref(&n)));
         }
         Verb::Replace => {
             if name.is_empty() {
                 out.error("error: resource name may not be empty");
                 return;
             }
-            let e = send(
-                s,
-                "PUT",
-                &dry(
-                    cmd,
-                    format!(
-                        "{}?fieldManager=kubectl-replace&fieldValidation={}",
-                        r.item(ns, &name),
-                        cmd.field_validation
-                    ),
-                ),
-                Some("application/json"),
-                Some(&doc),
-                "application/json",
-            );
-            if e.response.status == 200 {
-                out.line(format!("{} replaced", kind_ref(&name)));
-            } else {
-                out.error(server_error(&e));
-            }
+            let e = write(s, "PUT", r.item(ns, &name), "kubectl-replace", "application/json", &doc);
+            report(&e, &[200], format!("{} replaced", kind_ref(&name)));
         }
         Verb::Apply if cmd.server_side => {
             if name.is_empty() {
@@ -743,14 +720,12 @@ fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut doc: Value,
                 ),
             );
             let e = send(s, "PATCH", &target, Some("application/apply-patch+yaml"), Some(&doc), "application/json");
-            match e.response.status {
-                200 | 201 => out.line(format!("{} serverside-applied", kind_ref(&name))),
-                409 => {
-                    let v = body_json(&e.response);
-                    out.error(format!("error: {}", v["message"].as_str().unwrap_or("conflict")));
-                    out.line(CONFLICT_HELP);
-                }
-                _ => out.error(server_error(&e)),
+            if e.response.status == 409 {
+                let v = body_json(&e.response);
+                out.error(format!("error: {}", v["message"].as_str().unwrap_or("conflict")));
+                out.line(CONFLICT_HELP);
+            } else {
+                report(&e, &[200, 201], format!("{} serverside-applied", kind_ref(&name)));
             }
         }
         Verb::Apply => {
@@ -765,29 +740,12 @@ fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut doc: Value,
             }
             let applied_text = serde_json::to_string(&applied).unwrap_or_default() + "\n";
             let live = send(s, "GET", &r.item(ns, &name), None, None, "application/json");
+            const CSA: &str = "kubectl-client-side-apply";
             match live.response.status {
                 404 => {
                     set_annotation(&mut doc, LAST_APPLIED, &applied_text);
-                    let e = send(
-                        s,
-                        "POST",
-                        &dry(
-                            cmd,
-                            format!(
-                                "{}?fieldManager=kubectl-client-side-apply&fieldValidation={}",
-                                r.collection(ns),
-                                cmd.field_validation
-                            ),
-                        ),
-                        Some("application/json"),
-                        Some(&doc),
-                        "application/json",
-                    );
-                    if e.response.status == 201 {
-                        out.line(format!("{} created", kind_ref(&name)));
-                    } else {
-                        out.error(server_error(&e));
-                    }
+                    let e = write(s, "POST", r.collection(ns), CSA, "application/json", &doc);
+                    report(&e, &[201], format!("{} created", kind_ref(&name)));
                 }
                 200 => {
                     let live = body_json(&live.response);
@@ -802,26 +760,8 @@ fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut doc: Value,
                         return;
                     }
                     set_annotation(&mut patch, LAST_APPLIED, &applied_text);
-                    let e = send(
-                        s,
-                        "PATCH",
-                        &dry(
-                            cmd,
-                            format!(
-                                "{}?fieldManager=kubectl-client-side-apply&fieldValidation={}",
-                                r.item(ns, &name),
-                                cmd.field_validation
-                            ),
-                        ),
-                        Some("application/strategic-merge-patch+json"),
-                        Some(&patch),
-                        "application/json",
-                    );
-                    if e.response.status == 200 {
-                        out.line(format!("{} configured", kind_ref(&name)));
-                    } else {
-                        out.error(server_error(&e));
-                    }
+                    let e = write(s, "PATCH", r.item(ns, &name), CSA, "application/strategic-merge-patch+json", &patch);
+                    report(&e, &[200], format!("{} configured", kind_ref(&name)));
                 }
                 _ => out.error(server_error(&live)),
             }

@@ -72,23 +72,7 @@ impl Pager {
                 Err(err) => err,
             }
         };
-        let names = v
-            .get("items")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .map(|i| {
-                        let ns = i.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("");
-                        let n = i.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
-                        if ns.is_empty() {
-                            n.to_string()
-                        } else {
-                            format!("{ns}/{n}")
-                        }
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
+        let names = crate::format::item_names(&v);
         let error = if e.response.status == 200 {
             String::new()
         } else {

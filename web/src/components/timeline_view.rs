@@ -3,7 +3,6 @@
 //! at that resourceVersion, or the 410 once it is compacted).
 
 use kubesim::server::Request;
-use serde_json::Value;
 use yew::prelude::*;
 
 use super::app::{Action, Ctx, ObjectRef};
@@ -27,22 +26,7 @@ fn snapshot(s: &mut Session, rev: u64) -> Snapshot {
         let e = s.request(Source::Timeline, Request::new("GET", &path).with_header("Accept", "application/json"));
         let v = body_json(&e.response);
         let text = if e.response.status == 200 {
-            let names: Vec<String> = v["items"]
-                .as_array()
-                .map(|a| {
-                    a.iter()
-                        .map(|i| {
-                            let ns = i.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("");
-                            let n = i.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
-                            if ns.is_empty() {
-                                n.to_string()
-                            } else {
-                                format!("{ns}/{n}")
-                            }
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
+            let names = crate::format::item_names(&v);
             if names.is_empty() {
                 "(none)".to_string()
             } else {
