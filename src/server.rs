@@ -138,6 +138,38 @@ pub struct Server {
 }
 
 const JSON_ONLY: &str = "only the following media types are accepted: application/json";
+const RESOURCE_TYPES: &str = "only the following media types are accepted: application/json, application/yaml";
+
+/// A JSON response rendered as YAML (objects, lists, and error Statuses),
+/// keys sorted as upstream's JSON-to-YAML conversion sorts them.
+fn as_yaml(mut r: Response) -> Response {
+    fn sorted(v: Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut kv: Vec<(String, Value)> = m.into_iter().collect();
+                kv.sort_by(|a, b| a.0.cmp(&b.0));
+                Value::Object(kv.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+            }
+            Value::Array(a) => Value::Array(a.into_iter().map(sorted).collect()),
+            other => other,
+        }
+    }
+    let is_json = r.header("Content-Type").is_some_and(|c| c.starts_with("application/json"));
+    if !is_json {
+        return r;
+    }
+    if let Ok(v) = serde_json::from_slice::<Value>(&r.body) {
+        if let Ok(text) = serde_norway::to_string(&sorted(v)) {
+            r.body = text.into_bytes();
+            for (k, val) in r.headers.iter_mut() {
+                if k.eq_ignore_ascii_case("Content-Type") {
+                    *val = "application/yaml".into();
+                }
+            }
+        }
+    }
+    r
+}
 
 impl Server {
     pub fn new(config: ServerConfig) -> Server {
@@ -285,12 +317,26 @@ impl Server {
                 Response::status(&s)
             }
             Route::Resource(target) => {
-                if let Err(s) = negotiate_json(req) {
-                    return Served::Response(Response::status(&s));
-                }
-                return match self.resource(req, &query, target) {
+                let accept = req.header("Accept");
+                let watching = query.get("watch").is_some_and(|w| w == "true" || w == "1");
+                let Some(rep) = negotiation::negotiate_resource(accept, watching) else {
+                    return Served::Response(Response::status(&Status::not_acceptable(RESOURCE_TYPES)));
+                };
+                let served = match self.resource(req, &query, target) {
                     Ok(served) => served,
                     Err(s) => Served::Response(Response::status(&s)),
+                };
+                return match (rep, served) {
+                    (negotiation::Representation::Yaml, Served::Response(r)) => Served::Response(as_yaml(r)),
+                    // A watch spelled other than watch=true: the stream is
+                    // JSON, if the client takes JSON at all.
+                    (negotiation::Representation::Yaml, Served::Watch(head, stream)) => {
+                        match negotiation::negotiate_resource(accept, true) {
+                            Some(_) => Served::Watch(head, stream),
+                            None => Served::Response(Response::status(&Status::not_acceptable(RESOURCE_TYPES))),
+                        }
+                    }
+                    (_, served) => served,
                 };
             }
         };
@@ -431,13 +477,13 @@ impl Server {
                 Response::json(200, obj.json.to_vec())
             }
             ("POST", None) => {
-                check_json_body(req)?;
-                let body = self.registry.create(rt, &ns, &req.body, opts, &mut warnings)?;
+                let body = request_body(req, rt, &opts, &mut warnings)?;
+                let body = self.registry.create(rt, &ns, &body, opts, &mut warnings)?;
                 body_response(201, body)
             }
             ("PUT", Some(name)) => {
-                check_json_body(req)?;
-                let (body, created) = self.registry.update(rt, &ns, name, &req.body, opts, &mut warnings)?;
+                let body = request_body(req, rt, &opts, &mut warnings)?;
+                let (body, created) = self.registry.update(rt, &ns, name, &body, opts, &mut warnings)?;
                 body_response(if created { 201 } else { 200 }, body)
             }
             ("PATCH", Some(name)) => self.patch(req, rt, &ns, name, opts, &mut warnings)?,
@@ -768,17 +814,29 @@ fn warning_header(text: &str) -> String {
     format!("299 - \"{escaped}\"")
 }
 
-/// Request bodies are JSON for now (YAML and protobuf arrive with the
-/// representations work).
-fn check_json_body(req: &Request) -> Result<(), Status> {
-    let ct = req.header("Content-Type").unwrap_or("application/json");
-    let media = ct.split(';').next().unwrap_or("").trim();
-    if media.is_empty() || media == "application/json" || media == "*/*" {
-        Ok(())
-    } else {
-        Err(Status::unsupported_media_type(format!(
-            "the body of the request was in an unknown format - accepted media types include: application/json (got {media:?})"
-        )))
+/// A create or update body as JSON: JSON as sent, YAML converted (its
+/// duplicate keys dealt with per `fieldValidation`); anything else is 415.
+fn request_body(
+    req: &Request,
+    rt: &ResourceType,
+    opts: &WriteOptions,
+    warnings: &mut Warnings,
+) -> Result<Vec<u8>, Status> {
+    let media = media_type(req);
+    match media.as_str() {
+        "" | "application/json" | "*/*" => Ok(req.body.clone()),
+        "application/yaml" => {
+            let text = std::str::from_utf8(&req.body)
+                .map_err(|e| Status::bad_request(format!("couldn't get version/kind; yaml parse error: {e}")))?;
+            let (v, dups) = crate::schema::decode::decode_yaml_noting_duplicates(text)
+                .map_err(|e| Status::bad_request(format!("couldn't get version/kind; yaml parse error: {e}")))?;
+            let dups = dups.iter().map(|d| format!("duplicate field \"{d}\"")).collect();
+            crate::registry::store::field_problems(rt, opts.field_validation, dups, warnings)?;
+            serde_json::to_vec(&v).map_err(Status::internal_error)
+        }
+        other => Err(Status::unsupported_media_type(format!(
+            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (got {other:?})"
+        ))),
     }
 }
 

@@ -440,3 +440,46 @@ fn the_history_endpoint_lists_every_write_after_a_revision() {
     assert_eq!(s.handle(Request::new("GET", "/debug/kubesim/history?after=x")).status, 400);
     assert_eq!(s.handle(Request::new("POST", "/debug/kubesim/history")).status, 400);
 }
+
+#[test]
+fn yaml_bodies_in_and_yaml_answers_out() {
+    let mut s = server();
+    let cm = "/api/v1/namespaces/default/configmaps";
+    let yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n  k: v\n";
+    let r = s.handle(
+        Request::new("POST", cm).with_header("Content-Type", "application/yaml").with_body(yaml.as_bytes().to_vec()),
+    );
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json_body()["data"]["k"], "v");
+    // Asked for YAML: the object, a list and an error come back as YAML.
+    let r = s.handle(Request::new("GET", &format!("{cm}/y")).with_header("Accept", "application/yaml"));
+    assert_eq!((r.status, r.header("Content-Type")), (200, Some("application/yaml")));
+    let text = String::from_utf8(r.body.clone()).unwrap();
+    assert!(text.starts_with("apiVersion: v1\ndata:\n  k: v\nkind: ConfigMap\nmetadata:\n"), "{text}");
+    let r = s.handle(Request::new("GET", cm).with_header("Accept", "application/yaml"));
+    assert!(String::from_utf8_lossy(&r.body).starts_with("apiVersion: v1\nitems:\n"));
+    let r = s.handle(Request::new("GET", &format!("{cm}/nope")).with_header("Accept", "application/yaml"));
+    assert_eq!(r.status, 404);
+    assert!(String::from_utf8_lossy(&r.body).contains("reason: NotFound"));
+    // Preference order and q-values decide; a watch is never YAML.
+    let r = s.handle(Request::new("GET", cm).with_header("Accept", "application/yaml;q=0.5, application/json"));
+    assert_eq!(r.header("Content-Type"), Some("application/json"));
+    let r = s.handle(Request::new("GET", &format!("{cm}?watch=true")).with_header("Accept", "application/yaml"));
+    assert_eq!(r.status, 406);
+    assert_eq!(r.json_body()["reason"], "NotAcceptable");
+    // YAML duplicates follow fieldValidation; other body types are 415.
+    let dup = "metadata:\n  name: z\ndata:\n  k: a\n  k: b\n";
+    let r = s.handle(
+        Request::new("POST", &format!("{cm}?fieldValidation=Strict"))
+            .with_header("Content-Type", "application/yaml")
+            .with_body(dup.as_bytes().to_vec()),
+    );
+    assert_eq!(r.status, 400);
+    assert!(r.json_body()["message"].as_str().unwrap().ends_with(r#"strict decoding error: duplicate field "data.k""#));
+    let r = s.handle(
+        Request::new("POST", cm)
+            .with_header("Content-Type", "application/vnd.kubernetes.protobuf")
+            .with_body(vec![0x6b, 0x38, 0x73, 0]),
+    );
+    assert_eq!(r.status, 415);
+}

@@ -97,6 +97,7 @@ proptest! {
             Just("application/json-patch+json"),
             Just("application/strategic-merge-patch+json"),
             Just("application/apply-patch+yaml"),
+            Just("application/yaml"),
             Just("text/plain"),
         ],
         accept in prop_oneof![
@@ -106,6 +107,8 @@ proptest! {
             Just("application/vnd.kubernetes.protobuf"),
             Just("application/json;as=Table;g=meta.k8s.io;v=v1"),
             Just("application/com.github.proto-openapi.spec.v2@v1.0+protobuf"),
+            Just("application/yaml"),
+            Just("application/yaml;q=0.2, application/json"),
         ],
         b in body(),
     ) {

@@ -6,6 +6,8 @@
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Representation {
     Json,
+    /// `application/yaml` (objects, lists and errors; not watch streams).
+    Yaml,
     AggregatedDiscoveryV2,
 }
 
@@ -60,6 +62,20 @@ fn is_json(r: &MediaRange) -> bool {
     matches!(r.media_type.as_str(), "*/*" | "application/*" | "application/json")
 }
 
+/// What a resource request (get, list, write) may be answered with: the
+/// first acceptable of JSON and YAML; a watch only streams JSON.
+pub fn negotiate_resource(header: Option<&str>, watch: bool) -> Option<Representation> {
+    for r in parse_accept(header) {
+        if r.media_type == "application/yaml" && r.params.is_empty() && !watch {
+            return Some(Representation::Yaml);
+        }
+        if is_json(&r) && r.param("as").is_none() {
+            return Some(Representation::Json);
+        }
+    }
+    None
+}
+
 /// Picks what to render: the first range (in preference order) whose type
 /// and parameters we serve. `discovery` allows aggregated discovery.
 pub fn negotiate(header: Option<&str>, discovery: bool) -> Option<Representation> {
@@ -104,6 +120,18 @@ mod tests {
         assert_eq!(negotiate(Some("application/vnd.kubernetes.protobuf"), false), None);
         assert_eq!(negotiate(Some("application/vnd.kubernetes.protobuf, */*"), false), Some(Representation::Json));
         assert_eq!(negotiate(Some("application/json;q=0, text/plain"), false), None);
+    }
+
+    #[test]
+    fn resources_may_be_yaml_but_watches_are_not() {
+        assert_eq!(negotiate_resource(Some("application/yaml"), false), Some(Representation::Yaml));
+        assert_eq!(
+            negotiate_resource(Some("application/yaml;q=0.5, application/json"), false),
+            Some(Representation::Json)
+        );
+        assert_eq!(negotiate_resource(Some("application/yaml"), true), None);
+        assert_eq!(negotiate_resource(Some("application/yaml, application/json"), true), Some(Representation::Json));
+        assert_eq!(negotiate_resource(Some("text/html"), false), None);
     }
 
     #[test]
