@@ -402,26 +402,19 @@ pub fn remove(s: &Schemas, schema: Option<&Value>, value: &mut Value, set: &Set)
 fn walk_remove(s: &Schemas, schema: Option<&Value>, value: &mut Value, path: &mut Path, set: &Set) {
     let sh = shape(s, schema, value);
     match (sh, value) {
-        (Shape::Struct(props), Value::Object(m)) => {
+        (sh @ (Shape::Struct(_) | Shape::Map(_)), Value::Object(m)) => {
             let keys: Vec<String> = m.keys().cloned().collect();
             for k in keys {
+                let child = match &sh {
+                    Shape::Struct(props) => props.get(&k),
+                    Shape::Map(elem) => *elem,
+                    _ => None,
+                };
                 path.push(PathElement::Field(k.clone()));
                 if set.contains(path) {
                     m.shift_remove(&k);
                 } else if let Some(v) = m.get_mut(&k) {
-                    walk_remove(s, props.get(&k), v, path, set);
-                }
-                path.pop();
-            }
-        }
-        (Shape::Map(elem), Value::Object(m)) => {
-            let keys: Vec<String> = m.keys().cloned().collect();
-            for k in keys {
-                path.push(PathElement::Field(k.clone()));
-                if set.contains(path) {
-                    m.shift_remove(&k);
-                } else if let Some(v) = m.get_mut(&k) {
-                    walk_remove(s, elem, v, path, set);
+                    walk_remove(s, child, v, path, set);
                 }
                 path.pop();
             }

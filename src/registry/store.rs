@@ -257,12 +257,11 @@ impl<S: Storage> Registry<S> {
         let (mut value, dups) = crate::schema::decode::decode_noting_duplicates(body)
             .map_err(|e| Status::bad_request(format!("couldn't get version/kind; json parse error: {e}")))?;
         let schemas = crate::schema::schemas();
-        if let Some(def) = schemas.name_of(rt.group, rt.version, rt.kind) {
-            if let Some(e) = schemas.first_type_error(def, &value) {
-                return Err(cannot_handle(rt, &e));
-            }
+        let def = schemas.name_of(rt.group, rt.version, rt.kind);
+        if let Some(e) = def.and_then(|d| schemas.first_type_error(d, &value)) {
+            return Err(cannot_handle(rt, &e));
         }
-        let unknown = match schemas.name_of(rt.group, rt.version, rt.kind) {
+        let unknown = match def {
             Some(def) if value.is_object() => schemas.drop_unknown_fields(def, &mut value),
             _ => Vec::new(),
         };

@@ -467,13 +467,8 @@ fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
             types.extend(d.category("all").into_iter().cloned());
             continue;
         }
-        match d.resolve(t) {
-            Ok(r) => types.push(r.clone()),
-            Err(e) => {
-                out.error(format!("error: {e}"));
-                return;
-            }
-        }
+        let Some(r) = resolve(d, t, out) else { return };
+        types.push(r);
     }
     if cmd.watch && (types.len() != 1 || cmd.names.len() > 1) {
         out.error("error: you may only specify a single resource type");
@@ -809,16 +804,21 @@ pub fn two_way_patch(old: &Value, new: &Value) -> Value {
     }
 }
 
+/// The resource a typed name means, or kubectl's error printed.
+fn resolve(d: &Discovery, typed: &str, out: &mut Outcome) -> Option<ApiResource> {
+    match d.resolve(typed) {
+        Ok(r) => Some(r.clone()),
+        Err(e) => {
+            out.error(format!("error: {e}"));
+            None
+        }
+    }
+}
+
 fn delete(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
     let ns = namespace_of(cmd);
     for t in &cmd.types {
-        let r = match d.resolve(t) {
-            Ok(r) => r.clone(),
-            Err(e) => {
-                out.error(format!("error: {e}"));
-                return;
-            }
-        };
+        let Some(r) = resolve(d, t, out) else { return };
         let cascade = match cmd.cascade.as_str() {
             "foreground" => "Foreground",
             "orphan" => "Orphan",
@@ -857,13 +857,7 @@ fn label(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
     }
     let ns = namespace_of(cmd);
     for t in &cmd.types {
-        let r = match d.resolve(t) {
-            Ok(r) => r.clone(),
-            Err(e) => {
-                out.error(format!("error: {e}"));
-                return;
-            }
-        };
+        let Some(r) = resolve(d, t, out) else { return };
         for name in &cmd.names {
             let item = r.item(ns.as_deref().or(Some("default")), name);
             let live = send(s, "GET", &item, None, None, "application/json");
