@@ -35,6 +35,82 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
+/// Milliseconds since the epoch from an RFC 3339 UTC timestamp as the server
+/// writes them (`2023-11-14T22:13:20Z`, optionally with a fraction).
+pub fn parse_rfc3339(ts: &str) -> Option<i64> {
+    let b = ts.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let n = |r: std::ops::Range<usize>| -> Option<i64> {
+        let t = ts.get(r)?;
+        if !t.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        t.parse::<i64>().ok()
+    };
+    let (y, mo, d, h, mi, s) = (n(0..4)?, n(5..7)?, n(8..10)?, n(11..13)?, n(14..16)?, n(17..19)?);
+    let rest = &ts[19..];
+    let (frac, zone) = match rest.strip_prefix('.') {
+        Some(r) => {
+            let digits = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
+            let ms = r[..digits.min(3)].parse::<i64>().ok().map(|v| v * 10i64.pow(3 - digits.min(3) as u32));
+            (ms.unwrap_or(0), &r[digits..])
+        }
+        None => (0, rest),
+    };
+    if zone != "Z" || !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let y2 = if mo <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let doy = (153 * (if mo > 2 { mo - 3 } else { mo + 9 }) + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some(((days * 24 + h) * 60 + mi) * 60_000 + s * 1000 + frac)
+}
+
+/// An elapsed time the way the API's printers show ages: `45s`, `2m30s`,
+/// `90m`, `5h12m`, `20h`, `3d4h`, `400d`, `3y20d` (apimachinery's
+/// HumanDuration thresholds).
+pub fn human_duration(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    if secs < -1 {
+        return "<invalid>".into();
+    }
+    if secs < 0 {
+        return "0s".into();
+    }
+    let with = |big: i64, unit: &str, small: i64, small_unit: &str| {
+        if small == 0 {
+            format!("{big}{unit}")
+        } else {
+            format!("{big}{unit}{small}{small_unit}")
+        }
+    };
+    let (mins, hours, days) = (secs / 60, secs / 3600, secs / 86_400);
+    if secs < 120 {
+        format!("{secs}s")
+    } else if mins < 10 {
+        with(mins, "m", secs % 60, "s")
+    } else if mins < 180 {
+        format!("{mins}m")
+    } else if hours < 8 {
+        with(hours, "h", mins % 60, "m")
+    } else if hours < 48 {
+        format!("{hours}h")
+    } else if hours < 24 * 8 {
+        with(days, "d", hours % 24, "h")
+    } else if hours < 24 * 365 * 2 {
+        format!("{days}d")
+    } else if hours < 24 * 365 * 8 {
+        with(days / 365, "y", days % 365, "d")
+    } else {
+        format!("{}y", days / 365)
+    }
+}
+
 /// Parses a Go-style duration such as `5m`, `90s`, `1h30m`, `250ms`.
 pub fn parse_duration_millis(s: &str) -> Option<i64> {
     let s = s.trim();
@@ -115,6 +191,32 @@ impl SeededRng {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn human_durations_follow_the_printers_thresholds() {
+        use super::human_duration as h;
+        let m = 60_000;
+        assert_eq!(h(10_000), "10s");
+        assert_eq!(h(150_000), "2m30s");
+        assert_eq!(h(3 * m), "3m");
+        assert_eq!(h(60 * m), "60m");
+        assert_eq!(h(4 * 60 * m + 5 * m), "4h5m");
+        assert_eq!(h(20 * 60 * m), "20h");
+        assert_eq!(h(3 * 1440 * m + 60 * m), "3d1h");
+        assert_eq!(h(400 * 1440 * m), "400d");
+        assert_eq!(h(3 * 365 * 1440 * m + 20 * 1440 * m), "3y20d");
+        assert_eq!(h(-500), "0s");
+        assert_eq!(h(-5000), "<invalid>");
+    }
+
+    #[test]
+    fn rfc3339_parses_what_the_clock_writes() {
+        let t = super::SimTime(1_700_000_123_000);
+        assert_eq!(super::parse_rfc3339(&t.rfc3339()), Some(1_700_000_123_000));
+        assert_eq!(super::parse_rfc3339("2023-11-14T22:15:23.250000Z"), Some(1_700_000_123_250));
+        assert_eq!(super::parse_rfc3339("nonsense"), None);
+        assert_eq!(super::parse_rfc3339("2023-13-14T22:15:23Z"), None);
+    }
+
     use super::*;
 
     #[test]

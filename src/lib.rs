@@ -19,6 +19,7 @@ pub mod api;
 pub mod apply;
 pub mod clock;
 pub mod patch;
+pub mod proto;
 pub mod registry;
 pub mod schema;
 pub mod selector;

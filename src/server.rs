@@ -9,8 +9,10 @@ pub mod negotiation;
 pub mod openapi;
 pub mod openapi_v2_proto;
 pub mod params;
+pub mod represent;
 mod routing;
 mod scale;
+pub mod table;
 pub mod watch;
 
 use serde_json::{json, Value};
@@ -138,38 +140,6 @@ pub struct Server {
 }
 
 const JSON_ONLY: &str = "only the following media types are accepted: application/json";
-const RESOURCE_TYPES: &str = "only the following media types are accepted: application/json, application/yaml";
-
-/// A JSON response rendered as YAML (objects, lists, and error Statuses),
-/// keys sorted as upstream's JSON-to-YAML conversion sorts them.
-fn as_yaml(mut r: Response) -> Response {
-    fn sorted(v: Value) -> Value {
-        match v {
-            Value::Object(m) => {
-                let mut kv: Vec<(String, Value)> = m.into_iter().collect();
-                kv.sort_by(|a, b| a.0.cmp(&b.0));
-                Value::Object(kv.into_iter().map(|(k, v)| (k, sorted(v))).collect())
-            }
-            Value::Array(a) => Value::Array(a.into_iter().map(sorted).collect()),
-            other => other,
-        }
-    }
-    let is_json = r.header("Content-Type").is_some_and(|c| c.starts_with("application/json"));
-    if !is_json {
-        return r;
-    }
-    if let Ok(v) = serde_json::from_slice::<Value>(&r.body) {
-        if let Ok(text) = serde_norway::to_string(&sorted(v)) {
-            r.body = text.into_bytes();
-            for (k, val) in r.headers.iter_mut() {
-                if k.eq_ignore_ascii_case("Content-Type") {
-                    *val = "application/yaml".into();
-                }
-            }
-        }
-    }
-    r
-}
 
 impl Server {
     pub fn new(config: ServerConfig) -> Server {
@@ -247,7 +217,7 @@ impl Server {
             Served::Response(r) => r,
             Served::Watch(mut head, mut stream) => {
                 for e in self.poll_watch(&mut stream, usize::MAX) {
-                    e.write_json_line(&mut head.body);
+                    stream.write_event(&e, &mut head.body);
                 }
                 head
             }
@@ -316,31 +286,55 @@ impl Server {
                 s.details = Some(Default::default());
                 Response::status(&s)
             }
-            Route::Resource(target) => {
-                let accept = req.header("Accept");
-                let watching = query.get("watch").is_some_and(|w| w == "true" || w == "1");
-                let Some(rep) = negotiation::negotiate_resource(accept, watching) else {
-                    return Served::Response(Response::status(&Status::not_acceptable(RESOURCE_TYPES)));
-                };
-                let served = match self.resource(req, &query, target) {
-                    Ok(served) => served,
-                    Err(s) => Served::Response(Response::status(&s)),
-                };
-                return match (rep, served) {
-                    (negotiation::Representation::Yaml, Served::Response(r)) => Served::Response(as_yaml(r)),
-                    // A watch spelled other than watch=true: the stream is
-                    // JSON, if the client takes JSON at all.
-                    (negotiation::Representation::Yaml, Served::Watch(head, stream)) => {
-                        match negotiation::negotiate_resource(accept, true) {
-                            Some(_) => Served::Watch(head, stream),
-                            None => Served::Response(Response::status(&Status::not_acceptable(RESOURCE_TYPES))),
-                        }
-                    }
-                    (_, served) => served,
-                };
-            }
+            Route::Resource(target) => return self.resource_route(req, &query, target),
         };
         Served::Response(resp)
+    }
+
+    /// A resource request: negotiate the representation first (406 before
+    /// any work), serve the verb, then render what it produced.
+    fn resource_route(&mut self, req: &Request, query: &Query, target: Target) -> Served {
+        let rt = target.rt;
+        let accept = req.header("Accept");
+        let watching = query.get("watch").is_some_and(|w| w == "true" || w == "1");
+        let protobuf = crate::proto::has_protobuf(&rt.api_version(), rt.kind);
+        let not_acceptable = || {
+            Served::Response(Response::status(&Status::not_acceptable(negotiation::resource_not_acceptable(protobuf))))
+        };
+        let Some(output) = negotiation::negotiate_output(accept, watching, protobuf) else {
+            return not_acceptable();
+        };
+        let include = if output.convert == Some(negotiation::Convert::Table) {
+            match represent::include_object(query) {
+                Ok(i) => i,
+                Err(s) => return Served::Response(Response::status(&s)),
+            }
+        } else {
+            represent::IncludeObject::default()
+        };
+        let served = match self.resource(req, query, target) {
+            Ok(served) => served,
+            Err(s) => Served::Response(Response::status(&s)),
+        };
+        let rendering = represent::Rendering { rt, output, include, now: self.now() };
+        match served {
+            Served::Response(r) => Served::Response(represent::render(r, &rendering)),
+            Served::Watch(mut head, mut stream) => {
+                // A watch asked for without watch=true: negotiate its stream.
+                let output =
+                    if watching { Some(output) } else { negotiation::negotiate_output(accept, true, protobuf) };
+                let Some(output) = output else { return not_acceptable() };
+                stream.rendering = Some(represent::Rendering { output, ..rendering });
+                if output.encoding == negotiation::Encoding::Protobuf {
+                    for (k, v) in head.headers.iter_mut() {
+                        if k.eq_ignore_ascii_case("Content-Type") {
+                            *v = format!("{};stream=watch", negotiation::PROTOBUF);
+                        }
+                    }
+                }
+                Served::Watch(head, stream)
+            }
+        }
     }
 
     fn debug(&mut self, req: &Request, what: &str, q: &Query) -> Response {
@@ -834,9 +828,20 @@ fn request_body(
             crate::registry::store::field_problems(rt, opts.field_validation, dups, warnings)?;
             serde_json::to_vec(&v).map_err(Status::internal_error)
         }
-        other => Err(Status::unsupported_media_type(format!(
-            "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml (got {other:?})"
-        ))),
+        negotiation::PROTOBUF if crate::proto::has_protobuf(&rt.api_version(), rt.kind) => {
+            let v = crate::proto::decode_object(&req.body).map_err(Status::bad_request)?;
+            serde_json::to_vec(&v).map_err(Status::internal_error)
+        }
+        other => {
+            let protobuf = if crate::proto::has_protobuf(&rt.api_version(), rt.kind) {
+                format!(", {}", negotiation::PROTOBUF)
+            } else {
+                String::new()
+            };
+            Err(Status::unsupported_media_type(format!(
+                "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml{protobuf} (got {other:?})"
+            )))
+        }
     }
 }
 

@@ -266,9 +266,12 @@ fn wrong_methods_and_subresources_are_refused() {
     let r = call(&mut s, "DELETE", "/api/v1/namespaces", None);
     assert_eq!(r.status, 405, "namespaces serve no deletecollection");
     assert_eq!(r.json_body()["message"], "DELETE is not supported on resources of kind \"namespaces\"");
-    let r = s
-        .handle(Request::new("GET", "/api/v1/namespaces").with_header("Accept", "application/vnd.kubernetes.protobuf"));
+    let r = s.handle(Request::new("GET", "/api/v1/namespaces").with_header("Accept", "text/html"));
     assert_eq!((r.status, reason(&r).as_str()), (406, "NotAcceptable"));
+    assert_eq!(
+        r.json_body()["message"],
+        "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"
+    );
     let r = s.handle(
         Request::new("GET", "/api/v1/namespaces")
             .with_header("Accept", "application/vnd.kubernetes.protobuf, application/json"),
@@ -479,7 +482,10 @@ fn yaml_bodies_in_and_yaml_answers_out() {
     let r = s.handle(
         Request::new("POST", cm)
             .with_header("Content-Type", "application/vnd.kubernetes.protobuf")
-            .with_body(vec![0x6b, 0x38, 0x73, 0]),
+            .with_body(vec![0x6b, 0x38, 0x73, 0, 0x0a, 0xff]),
     );
+    assert_eq!(r.status, 400, "a truncated protobuf body is a bad request");
+    let r = s.handle(Request::new("POST", cm).with_header("Content-Type", "application/cbor").with_body(vec![0xa0]));
     assert_eq!(r.status, 415);
+    assert_eq!(reason(&r), "UnsupportedMediaType");
 }

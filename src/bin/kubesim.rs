@@ -174,7 +174,7 @@ async fn pump_watch(shared: Arc<Shared>, mut stream: WatchStream, tx: mpsc::Send
         if !events.is_empty() {
             let mut buf = Vec::new();
             for e in &events {
-                e.write_json_line(&mut buf);
+                stream.write_event(e, &mut buf);
             }
             if tx.send(Ok(Frame::data(Bytes::from(buf)))).await.is_err() {
                 return;

@@ -90,6 +90,11 @@ pub struct WatchStream {
     pub(crate) next_bookmark: SimTime,
     pub(crate) deadline: Option<SimTime>,
     pub(crate) done: bool,
+    /// The negotiated representation (None: plain JSON, as opened by
+    /// callers that bypass negotiation).
+    pub(crate) rendering: Option<super::represent::Rendering>,
+    /// Whether a Table's column definitions went out (first event only).
+    pub(crate) table_headers_sent: bool,
 }
 
 impl WatchStream {
@@ -109,6 +114,43 @@ impl WatchStream {
         match (b, self.deadline) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
+        }
+    }
+
+    /// Writes an event as the stream's encoding frames it: a JSON line, or a
+    /// length-prefixed protobuf `WatchEvent`.
+    pub fn write_event(&self, e: &WatchEvent, out: &mut Vec<u8>) {
+        let protobuf = self.rendering.is_some_and(|r| r.output.encoding == super::negotiation::Encoding::Protobuf);
+        if !protobuf {
+            return e.write_json_line(out);
+        }
+        let framed = serde_json::from_slice::<serde_json::Value>(e.object_json())
+            .map_err(|err| err.to_string())
+            .and_then(|v| crate::proto::write_watch_frame(e.event_type.as_str(), &v, out));
+        if let Err(err) = framed {
+            let status = Status::internal_error(err);
+            let v = serde_json::from_slice(&status.to_json()).unwrap_or_default();
+            let _ = crate::proto::write_watch_frame("ERROR", &v, out);
+        }
+    }
+
+    /// Applies the stream's `;as=` conversion to delivered events.
+    fn convert_events(&mut self, events: &mut [WatchEvent]) {
+        let Some(r) = self.rendering.filter(|r| r.output.convert.is_some()) else { return };
+        for e in events.iter_mut() {
+            if e.event_type == WatchEventType::Error {
+                continue;
+            }
+            let Ok(v) = serde_json::from_slice::<serde_json::Value>(e.object_json()) else { continue };
+            let converted = match super::represent::convert(&r, v, !self.table_headers_sent) {
+                Ok(v) => v,
+                Err(s) => {
+                    *e = WatchEvent::error(&s);
+                    continue;
+                }
+            };
+            self.table_headers_sent = true;
+            e.object = WatchObject::Inline(serde_json::to_vec(&converted).unwrap_or_default().into());
         }
     }
 
@@ -149,6 +191,8 @@ impl Server {
             next_bookmark: now.plus_millis(BOOKMARK_INTERVAL_MS),
             deadline: opts.timeout_seconds.filter(|t| *t > 0).map(|t| now.plus_millis(t.saturating_mul(1000))),
             done: false,
+            rendering: None,
+            table_headers_sent: false,
         };
         let head_response = {
             let mut r = Response::json(200, Vec::new());
@@ -198,8 +242,18 @@ impl Server {
         Ok(Served::Watch(head_response, stream))
     }
 
-    /// Delivers what a watch has to say now, at most `max` events.
+    /// Delivers what a watch has to say now, at most `max` events, in the
+    /// stream's negotiated conversion.
     pub fn poll_watch(&mut self, w: &mut WatchStream, max: usize) -> Vec<WatchEvent> {
+        let mut out = self.poll_events(w, max);
+        if let Some(r) = &mut w.rendering {
+            r.now = self.now();
+        }
+        w.convert_events(&mut out);
+        out
+    }
+
+    fn poll_events(&mut self, w: &mut WatchStream, max: usize) -> Vec<WatchEvent> {
         let mut out = Vec::new();
         while out.len() < max {
             match w.queue.pop_front() {

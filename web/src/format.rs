@@ -93,36 +93,12 @@ pub fn item_names(list: &Value) -> Vec<String> {
         .collect()
 }
 
-/// kubectl's age format: 45s, 5m, 3h, 2d.
+/// An age as the printers show it (apimachinery's HumanDuration).
 pub fn age(now_ms: i64, then_ms: i64) -> String {
-    let s = ((now_ms - then_ms).max(0)) / 1000;
-    match s {
-        0..=119 => format!("{s}s"),
-        120..=599 => format!("{}m{}s", s / 60, s % 60).replace("m0s", "m"),
-        600..=10799 => format!("{}m", s / 60),
-        10800..=172799 => format!("{}h", s / 3600),
-        _ => format!("{}d", s / 86400),
-    }
+    kubesim::clock::human_duration(now_ms - then_ms)
 }
 
-/// Milliseconds since the epoch from an RFC 3339 UTC timestamp
-/// (`2023-11-14T22:13:20Z`), as the server writes them.
-pub fn parse_rfc3339(ts: &str) -> Option<i64> {
-    let b = ts.as_bytes();
-    if b.len() < 20 || b[4] != b'-' || b[10] != b'T' {
-        return None;
-    }
-    let n = |r: std::ops::Range<usize>| ts.get(r)?.parse::<i64>().ok();
-    let (y, mo, d, h, mi, s) = (n(0..4)?, n(5..7)?, n(8..10)?, n(11..13)?, n(14..16)?, n(17..19)?);
-    // Days from civil (Howard Hinnant's algorithm).
-    let y2 = if mo <= 2 { y - 1 } else { y };
-    let era = y2.div_euclid(400);
-    let yoe = y2 - era * 400;
-    let doy = (153 * (if mo > 2 { mo - 3 } else { mo + 9 }) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146097 + doe - 719468;
-    Some(((days * 24 + h) * 60 + mi) * 60_000 + s * 1000)
-}
+pub use kubesim::clock::parse_rfc3339;
 
 /// A continue token decoded for display: it is base64 (URL-safe, unpadded)
 /// of a small JSON document.
@@ -243,6 +219,7 @@ mod tests {
         assert_eq!(age(180_000, 0), "3m");
         assert_eq!(age(3_600_000, 0), "60m");
         assert_eq!(age(4 * 3_600_000, 0), "4h");
+        assert_eq!(age(4 * 3_600_000 + 60_000, 0), "4h1m");
         assert_eq!(age(3 * 86_400_000, 0), "3d");
         assert_eq!(age(0, 5_000), "0s");
     }

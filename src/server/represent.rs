@@ -1,0 +1,274 @@
+//! Turning a resource response into the negotiated representation: the
+//! conversions of `;as=` (Table, PartialObjectMetadata, and their lists)
+//! and then the encoding (JSON, YAML, protobuf). Responses are produced as
+//! JSON by the verbs; a plain JSON answer passes through untouched.
+
+use serde_json::{json, Map, Value};
+
+use crate::api::Status;
+use crate::clock::SimTime;
+use crate::registry::ResourceType;
+
+use super::negotiation::{Convert, Encoding, Output};
+use super::params::Query;
+use super::{table, Response};
+
+/// `includeObject` of a Table request.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IncludeObject {
+    None,
+    #[default]
+    Metadata,
+    Object,
+}
+
+/// The Table options of a request (validated only when a Table is asked for,
+/// as upstream does).
+pub fn include_object(q: &Query) -> Result<IncludeObject, Status> {
+    match q.get("includeObject").unwrap_or("") {
+        "" | "Metadata" => Ok(IncludeObject::Metadata),
+        "None" => Ok(IncludeObject::None),
+        "Object" => Ok(IncludeObject::Object),
+        other => Err(Status::bad_request(format!(
+            "Unable to convert to Table as requested: includeObject: Unsupported value: {other:?}: supported values: \"Metadata\", \"None\", \"Object\""
+        ))),
+    }
+}
+
+/// What rendering needs beyond the response.
+#[derive(Clone, Copy, Debug)]
+pub struct Rendering {
+    pub rt: &'static ResourceType,
+    pub output: Output,
+    pub include: IncludeObject,
+    pub now: SimTime,
+}
+
+/// The Go type upstream names in its conversion errors (`*core.PodList`).
+fn go_type(rt: &ResourceType, list: bool) -> String {
+    let pkg = if rt.group.is_empty() { "core" } else { rt.group.split('.').next().unwrap_or(rt.group) };
+    format!("*{pkg}.{}{}", rt.kind, if list { "List" } else { "" })
+}
+
+fn metadata_only(v: &Value, api_version: &str) -> Value {
+    json!({
+        "kind": "PartialObjectMetadata",
+        "apiVersion": api_version,
+        "metadata": v.get("metadata").cloned().unwrap_or_else(|| json!({})),
+    })
+}
+
+/// The list metadata a converted list carries over.
+fn list_meta(v: &Value) -> Value {
+    let mut m = Map::new();
+    if let Some(Value::Object(src)) = v.get("metadata") {
+        for k in ["resourceVersion", "continue", "remainingItemCount"] {
+            if let Some(x) = src.get(k) {
+                m.insert(k.into(), x.clone());
+            }
+        }
+    }
+    Value::Object(m)
+}
+
+/// Applies the `;as=` conversion to a JSON object or list of `r.rt`.
+/// `headers`: whether a Table carries its column definitions (a watch sends
+/// them with the first event only).
+pub fn convert(r: &Rendering, v: Value, headers: bool) -> Result<Value, Status> {
+    let Some(target) = r.output.convert else { return Ok(v) };
+    let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
+    if kind == "Status" {
+        return Ok(v);
+    }
+    let list = kind == r.rt.list_kind();
+    let api_version = r.output.meta_api_version();
+    match target {
+        Convert::PartialObjectMetadata => {
+            if list {
+                return Err(Status::not_acceptable(format!(
+                    "you requested PartialObjectMetadata, but the requested object is a list ({})",
+                    go_type(r.rt, true)
+                )));
+            }
+            Ok(metadata_only(&v, api_version))
+        }
+        Convert::PartialObjectMetadataList => {
+            if !list {
+                return Err(Status::not_acceptable(format!(
+                    "you requested PartialObjectMetadataList, but the requested object is not a list ({})",
+                    go_type(r.rt, false)
+                )));
+            }
+            let items: Vec<Value> = v
+                .get("items")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().map(|i| metadata_only(i, api_version)).collect())
+                .unwrap_or_default();
+            Ok(json!({
+                "kind": "PartialObjectMetadataList",
+                "apiVersion": api_version,
+                "metadata": list_meta(&v),
+                "items": items,
+            }))
+        }
+        Convert::Table => {
+            let (objects, metadata): (Vec<&Value>, Value) = if list {
+                (
+                    v.get("items").and_then(Value::as_array).map(|a| a.iter().collect()).unwrap_or_default(),
+                    list_meta(&v),
+                )
+            } else {
+                let rv = v.pointer("/metadata/resourceVersion").cloned();
+                (vec![&v], rv.map(|rv| json!({"resourceVersion": rv})).unwrap_or_else(|| json!({})))
+            };
+            let rows: Vec<Value> = objects
+                .into_iter()
+                .map(|o| {
+                    let mut row = table::row(r.rt, o, r.now);
+                    let object = match r.include {
+                        IncludeObject::None => Value::Null,
+                        IncludeObject::Metadata => metadata_only(o, api_version),
+                        IncludeObject::Object => {
+                            let mut full = o.clone();
+                            // List items carry no kind; a row's object does.
+                            if let Value::Object(m) = &mut full {
+                                if !m.contains_key("kind") {
+                                    let mut typed = Map::new();
+                                    typed.insert("kind".into(), r.rt.kind.into());
+                                    typed.insert("apiVersion".into(), r.rt.api_version().into());
+                                    typed.extend(std::mem::take(m));
+                                    *m = typed;
+                                }
+                            }
+                            full
+                        }
+                    };
+                    row.insert("object".into(), object);
+                    Value::Object(row)
+                })
+                .collect();
+            Ok(json!({
+                "kind": "Table",
+                "apiVersion": api_version,
+                "metadata": metadata,
+                "columnDefinitions": if headers { table::column_definitions(r.rt) } else { Value::Null },
+                "rows": rows,
+            }))
+        }
+    }
+}
+
+/// YAML text of a JSON value, keys sorted as upstream's JSON-to-YAML
+/// conversion sorts them.
+pub fn yaml_text(v: Value) -> Result<String, String> {
+    fn sorted(v: Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut kv: Vec<(String, Value)> = m.into_iter().collect();
+                kv.sort_by(|a, b| a.0.cmp(&b.0));
+                Value::Object(kv.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+            }
+            Value::Array(a) => Value::Array(a.into_iter().map(sorted).collect()),
+            other => other,
+        }
+    }
+    serde_norway::to_string(&sorted(v)).map_err(|e| e.to_string())
+}
+
+/// Encodes a JSON value in `encoding`, as a body and its content type.
+pub fn encode(v: Value, encoding: Encoding) -> Result<(Vec<u8>, &'static str), String> {
+    match encoding {
+        Encoding::Json => Ok((serde_json::to_vec(&v).map_err(|e| e.to_string())?, Encoding::Json.content_type())),
+        Encoding::Yaml => Ok((yaml_text(v)?.into_bytes(), Encoding::Yaml.content_type())),
+        Encoding::Protobuf => Ok((crate::proto::encode_object(&v)?, Encoding::Protobuf.content_type())),
+    }
+}
+
+fn set_content_type(r: &mut Response, ct: &str) {
+    for (k, val) in r.headers.iter_mut() {
+        if k.eq_ignore_ascii_case("Content-Type") {
+            *val = ct.into();
+        }
+    }
+}
+
+/// Renders a verb's JSON response (success or Status) as negotiated.
+pub fn render(mut resp: Response, r: &Rendering) -> Response {
+    let is_json = resp.header("Content-Type").is_some_and(|c| c.starts_with("application/json"));
+    if !is_json || (r.output.encoding == Encoding::Json && r.output.convert.is_none()) {
+        return resp;
+    }
+    let Ok(v) = serde_json::from_slice::<Value>(&resp.body) else { return resp };
+    let v = if resp.status < 300 && r.output.convert.is_some() {
+        match convert(r, v, true) {
+            Ok(v) => v,
+            Err(s) => {
+                let mut err = Response::status(&s);
+                err.headers.extend(resp.headers.into_iter().filter(|(k, _)| !k.eq_ignore_ascii_case("Content-Type")));
+                return render(err, &Rendering { output: Output { convert: None, ..r.output }, ..*r });
+            }
+        }
+    } else {
+        v
+    };
+    match encode(v, r.output.encoding) {
+        Ok((body, ct)) => {
+            resp.body = body;
+            set_content_type(&mut resp, ct);
+            resp
+        }
+        Err(e) => Response::status(&Status::internal_error(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::registry::kinds;
+
+    fn rendering(convert: Option<Convert>, include: IncludeObject) -> Rendering {
+        Rendering {
+            rt: kinds::BUILTIN.iter().find(|r| r.kind == "ConfigMap").unwrap(),
+            output: Output { encoding: Encoding::Json, convert, v1beta1: false },
+            include,
+            now: SimTime(1_700_000_060_000),
+        }
+    }
+
+    fn list() -> Value {
+        json!({"kind": "ConfigMapList", "apiVersion": "v1",
+            "metadata": {"resourceVersion": "7", "continue": "abc", "remainingItemCount": 3},
+            "items": [{"metadata": {"name": "a", "resourceVersion": "5", "creationTimestamp": "2023-11-14T22:13:20Z"}, "data": {"x": "1"}}]})
+    }
+
+    #[test]
+    fn lists_become_tables_with_their_paging_metadata() {
+        let t = convert(&rendering(Some(Convert::Table), IncludeObject::Metadata), list(), true).unwrap();
+        assert_eq!(t["kind"], "Table");
+        assert_eq!(t["metadata"], json!({"resourceVersion": "7", "continue": "abc", "remainingItemCount": 3}));
+        assert_eq!(t["rows"][0]["cells"], json!(["a", 1, "60s"]));
+        assert_eq!(t["rows"][0]["object"]["kind"], "PartialObjectMetadata");
+        assert_eq!(t["columnDefinitions"][1]["name"], "Data");
+        let bare = convert(&rendering(Some(Convert::Table), IncludeObject::None), list(), false).unwrap();
+        assert_eq!(bare["rows"][0]["object"], Value::Null);
+        assert_eq!(bare["columnDefinitions"], Value::Null);
+        let full = convert(&rendering(Some(Convert::Table), IncludeObject::Object), list(), true).unwrap();
+        assert_eq!(full["rows"][0]["object"]["kind"], "ConfigMap");
+        assert_eq!(full["rows"][0]["object"]["data"]["x"], "1");
+    }
+
+    #[test]
+    fn partial_metadata_matches_list_or_object() {
+        let l = convert(&rendering(Some(Convert::PartialObjectMetadataList), IncludeObject::Metadata), list(), true)
+            .unwrap();
+        assert_eq!(
+            l["items"][0],
+            json!({"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1",
+            "metadata": {"name": "a", "resourceVersion": "5", "creationTimestamp": "2023-11-14T22:13:20Z"}})
+        );
+        let e = convert(&rendering(Some(Convert::PartialObjectMetadata), IncludeObject::Metadata), list(), true)
+            .unwrap_err();
+        assert_eq!(e.code, 406);
+        assert!(e.message.contains("(*core.ConfigMapList)"), "{}", e.message);
+    }
+}
