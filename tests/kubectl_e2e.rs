@@ -20,8 +20,8 @@ impl Drop for Door {
     }
 }
 
-fn start() -> Door {
-    let dir = std::env::temp_dir().join(format!("kubesim-e2e-{}", std::process::id()));
+fn start(name: &str) -> Door {
+    let dir = std::env::temp_dir().join(format!("kubesim-e2e-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_kubesim"))
@@ -116,16 +116,108 @@ fn wait_for(mut f: impl FnMut() -> bool, what: &str) {
     }
 }
 
-#[test]
-fn kubectl_flows() {
+/// Whether to run: kubectl is there (under CI=true it must be).
+fn kubectl_or_skip() -> bool {
     if !kubectl_available() {
         if std::env::var("CI").is_ok_and(|v| v == "true") {
             panic!("kubectl is required under CI=true");
         }
         eprintln!("kubectl not found: skipping (set CI=true to make this a failure)");
+        return false;
+    }
+    true
+}
+
+/// The header line and the line starting with `name`, split on runs of
+/// two or more spaces (kubectl's column separator).
+fn columns(out: &str, name: &str) -> (Vec<String>, Vec<String>) {
+    let split = |l: &str| -> Vec<String> {
+        l.split("  ").map(str::trim).filter(|c| !c.is_empty()).map(str::to_string).collect()
+    };
+    let header = out.lines().find(|l| l.contains("NAME")).map(split).unwrap_or_default();
+    let row = out.lines().find(|l| l.split_whitespace().any(|w| w == name)).map(split).unwrap_or_default();
+    (header, row)
+}
+
+/// Typed create commands send protobuf; get prints the server's columns.
+#[test]
+fn kubectl_server_side_columns_and_protobuf() {
+    if !kubectl_or_skip() {
         return;
     }
-    let door = start();
+    let d = &start("columns");
+    for args in [
+        &["create", "namespace", "team"][..],
+        &["create", "configmap", "cfg", "--from-literal=a=1", "--from-literal=b=2"],
+        &["create", "deployment", "web", "--image=nginx:1.27", "--replicas=0"],
+        &["create", "service", "nodeport", "web", "--tcp=80:8080"],
+        &["create", "secret", "generic", "pw", "--from-literal=p=x", "-n", "team"],
+        &["run", "p1", "--image=busybox"],
+    ] {
+        let (ok, text) = d.attempt(args, "");
+        assert!(ok && text.contains("created"), "kubectl {args:?}: {text}");
+    }
+    // The protobuf bodies decoded to what Go's JSON would say.
+    assert_eq!(d.run(&["get", "deploy", "web", "-o", "jsonpath={.spec.replicas}"]), "0");
+    let port = d.run(&["get", "svc", "web", "-o", "jsonpath={.spec.ports[0].nodePort}"]);
+    assert!(port.parse::<u32>().is_ok_and(|p| (30000..=32767).contains(&p)), "nodePort {port:?}");
+
+    let (h, row) = columns(&d.run(&["get", "pods", "-o", "wide"]), "p1");
+    assert_eq!(h, ["NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED NODE", "READINESS GATES"]);
+    assert_eq!(row[..4], ["p1", "0/1", "Pending", "0"]);
+    let (h, _) = columns(&d.run(&["get", "pods"]), "p1");
+    assert_eq!(h, ["NAME", "READY", "STATUS", "RESTARTS", "AGE"], "priority-1 columns only with -o wide");
+
+    let all = d.run(&["get", "deploy,svc,cm", "-A"]);
+    let (h, row) = columns(&all, "deployment.apps/web");
+    assert_eq!(h, ["NAMESPACE", "NAME", "READY", "UP-TO-DATE", "AVAILABLE", "AGE"], "{all}");
+    assert_eq!(row[..5], ["default", "deployment.apps/web", "0/0", "0", "0"]);
+    let svc = all.lines().find(|l| l.contains("service/web")).unwrap_or_default();
+    assert!(svc.contains("NodePort") && svc.contains(&format!("80:{port}/TCP")), "{all}");
+    assert!(all.contains("TYPE") && all.contains("CLUSTER-IP") && all.contains("PORT(S)"), "{all}");
+    let cm = all.lines().find(|l| l.contains("configmap/cfg")).unwrap_or_default();
+    assert_eq!(cm.split_whitespace().nth(2), Some("2"), "DATA column: {all}");
+    let (h, row) = columns(&d.run(&["get", "secrets", "-n", "team"]), "pw");
+    assert_eq!((h, &row[..3]), (vec!["NAME".to_string(), "TYPE".into(), "DATA".into(), "AGE".into()], &["pw".to_string(), "Opaque".into(), "1".into()][..]));
+
+    // get -w prints rows from Table watch events (headers once).
+    let mut watch =
+        d.cmd(&["get", "cm", "-w"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let wout = watch.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for l in BufReader::new(wout).lines().map_while(Result::ok) {
+            let _ = tx.send(l);
+        }
+    });
+    let mut seen: Vec<String> = Vec::new();
+    let mut until = |pred: &dyn Fn(&[String]) -> bool, what: &str| {
+        wait_for(
+            || {
+                while let Ok(l) = rx.try_recv() {
+                    seen.push(l);
+                }
+                pred(&seen)
+            },
+            what,
+        );
+    };
+    until(&|s| s.iter().any(|l| l.starts_with("cfg ")), "the listed row");
+    d.run(&["create", "configmap", "later", "--from-literal=x=y"]);
+    until(&|s| s.iter().any(|l| l.starts_with("later ")), "the watched row");
+    let _ = watch.kill();
+    let _ = watch.wait();
+    assert_eq!(seen.iter().filter(|l| l.starts_with("NAME")).count(), 1, "{seen:?}");
+    let later = seen.iter().find(|l| l.starts_with("later ")).unwrap();
+    assert_eq!(later.split_whitespace().nth(1), Some("1"), "{seen:?}");
+}
+
+#[test]
+fn kubectl_flows() {
+    if !kubectl_or_skip() {
+        return;
+    }
+    let door = start("flows");
     let d = &door;
 
     assert!(d.run(&["version"]).contains("Server Version: v1.33"));
