@@ -201,6 +201,60 @@ fn bench_memory() {
     std::hint::black_box(s);
 }
 
+/// A 500-pod list as protobuf vs JSON: bytes, and time to encode from the
+/// parsed list (both serializers given the same `Value`), and time through
+/// the server (`GET` of the list, where JSON is the stored bytes spliced).
+fn bench_protobuf() {
+    let mut s = Server::new(ServerConfig::default());
+    for i in 0..500 {
+        assert_eq!(post(&mut s, "/api/v1/namespaces/default/pods", &pod(i)), 201);
+    }
+    let get = |s: &mut Server, accept: &str| {
+        s.handle(Request::new("GET", "/api/v1/namespaces/default/pods").with_header("Accept", accept))
+    };
+    let json_body = get(&mut s, "application/json").body;
+    let pb_body = get(&mut s, "application/vnd.kubernetes.protobuf").body;
+    let list: Value = serde_json::from_slice(&json_body).unwrap();
+    let runs = 30;
+    let time = |f: &mut dyn FnMut()| {
+        median(
+            (0..runs)
+                .map(|_| {
+                    let t = Instant::now();
+                    f();
+                    t.elapsed().as_secs_f64() * 1e3
+                })
+                .collect(),
+        )
+    };
+    let json_encode = time(&mut || {
+        std::hint::black_box(serde_json::to_vec(&list).unwrap());
+    });
+    let pb_encode = time(&mut || {
+        std::hint::black_box(kubesim::proto::encode_object(&list).unwrap());
+    });
+    let json_get = time(&mut || {
+        std::hint::black_box(get(&mut s, "application/json"));
+    });
+    let pb_get = time(&mut || {
+        std::hint::black_box(get(&mut s, "application/vnd.kubernetes.protobuf"));
+    });
+    println!(
+        "protobuf: 500 pods: {} bytes protobuf vs {} JSON ({:.2}x)",
+        pb_body.len(),
+        json_body.len(),
+        pb_body.len() as f64 / json_body.len() as f64
+    );
+    println!(
+        "protobuf: encode from a Value: protobuf {pb_encode:.3} ms vs serde_json {json_encode:.3} ms ({:.2}x the time)",
+        pb_encode / json_encode
+    );
+    println!(
+        "protobuf: GET through the server: protobuf {pb_get:.3} ms vs JSON {json_get:.3} ms ({:.2}x the time)",
+        pb_get / json_get
+    );
+}
+
 fn main() {
     // `cargo test` also runs this binary (without --bench): nothing to do then.
     if !std::env::args().any(|a| a == "--bench") {
@@ -219,5 +273,8 @@ fn main() {
     }
     if want("memory") {
         bench_memory();
+    }
+    if want("protobuf") {
+        bench_protobuf();
     }
 }

@@ -82,6 +82,9 @@ struct MessageType {
     name: String,
     fields: Vec<Field>,
     special: Special,
+    /// Field index by JSON name (empty when the message embeds a struct,
+    /// whose fields are then looked up field by field).
+    by_json: HashMap<String, usize>,
 }
 
 struct Layouts {
@@ -151,7 +154,13 @@ fn layouts() -> &'static Layouts {
                     }
                     _ => Special::None,
                 };
-                MessageType { name: name.clone(), fields, special }
+                let fields: Vec<Field> = fields;
+                let by_json = if fields.iter().any(|f| matches!(f.kind, Kind::Inline(_))) {
+                    HashMap::new()
+                } else {
+                    fields.iter().enumerate().map(|(i, f)| (f.json.clone(), i)).collect()
+                };
+                MessageType { name: name.clone(), fields, special, by_json }
             })
             .collect();
         Layouts { messages, by_name }
@@ -193,6 +202,25 @@ fn len_delimited(out: &mut Vec<u8>, number: u32, bytes: &[u8]) {
     out.extend_from_slice(bytes);
 }
 
+/// Writes a length-delimited field whose payload `fill` writes straight
+/// into `out` (no buffer per nested message): one byte is reserved for the
+/// length and widened in place when the payload is 128 bytes or more.
+fn nested(out: &mut Vec<u8>, number: u32, fill: impl FnOnce(&mut Vec<u8>) -> Result<(), String>) -> Result<(), String> {
+    key(out, number, LEN);
+    let at = out.len();
+    out.push(0);
+    fill(out)?;
+    let len = out.len() - at - 1;
+    if len < 128 {
+        out[at] = len as u8;
+    } else {
+        let mut prefix = Vec::with_capacity(5);
+        encode_varint(len as u64, &mut prefix);
+        out.splice(at..at + 1, prefix);
+    }
+    Ok(())
+}
+
 fn varint_field(out: &mut Vec<u8>, number: u32, v: u64) {
     key(out, number, VARINT);
     encode_varint(v, out);
@@ -208,46 +236,55 @@ fn encode_message(msg: usize, v: &Value, out: &mut Vec<u8>) -> Result<(), String
         special => return encode_special(special, v, out),
     }
     let Some(obj) = v.as_object() else { return Err(format!("{}: expected an object", short(&m.name))) };
-    for f in &m.fields {
-        if let Kind::Inline(inner) = f.kind {
-            // Go writes an embedded struct always, even when empty.
-            let mut buf = Vec::new();
-            encode_message(inner, v, &mut buf)?;
-            len_delimited(out, f.number, &buf);
-            continue;
-        }
-        let Some(val) = obj.get(&f.json).filter(|x| !x.is_null()) else { continue };
-        if let Kind::Map(mv) = f.kind {
-            let Some(map) = val.as_object() else { return Err(format!("{}: expected an object", f.json)) };
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort();
-            for k in keys {
-                let mut entry = Vec::new();
-                len_delimited(&mut entry, 1, k.as_bytes());
-                let item = &map[k];
-                match mv {
-                    MapValue::String => len_delimited(&mut entry, 2, item.as_str().unwrap_or("").as_bytes()),
-                    MapValue::Bytes => len_delimited(&mut entry, 2, &base64_bytes(item)?),
-                    MapValue::Message(inner) => {
-                        let mut buf = Vec::new();
-                        encode_message(inner, item, &mut buf)?;
-                        len_delimited(&mut entry, 2, &buf);
-                    }
-                }
-                len_delimited(out, f.number, &entry);
+    if m.by_json.is_empty() {
+        for f in &m.fields {
+            if let Kind::Inline(inner) = f.kind {
+                // Go writes an embedded struct always, even when empty.
+                nested(out, f.number, |out| encode_message(inner, v, out))?;
+            } else if let Some(val) = obj.get(&f.json).filter(|x| !x.is_null()) {
+                encode_field(f, val, out)?;
             }
-            continue;
         }
-        if f.repeated {
-            let Some(items) = val.as_array() else { return Err(format!("{}: expected an array", f.json)) };
-            for item in items {
-                encode_single(f, item, out)?;
-            }
-        } else {
-            encode_single(f, val, out)?;
-        }
+        return Ok(());
+    }
+    // The object's own keys (usually far fewer than the message's fields),
+    // written in field-number order.
+    let mut present: Vec<(usize, &Value)> =
+        obj.iter().filter(|(_, v)| !v.is_null()).filter_map(|(k, v)| Some((*m.by_json.get(k)?, v))).collect();
+    present.sort_unstable_by_key(|(i, _)| m.fields[*i].number);
+    for (i, val) in present {
+        encode_field(&m.fields[i], val, out)?;
     }
     Ok(())
+}
+
+fn encode_field(f: &Field, val: &Value, out: &mut Vec<u8>) -> Result<(), String> {
+    if let Kind::Map(mv) = f.kind {
+        let Some(map) = val.as_object() else { return Err(format!("{}: expected an object", f.json)) };
+        let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        for (k, item) in entries {
+            nested(out, f.number, |entry| {
+                len_delimited(entry, 1, k.as_bytes());
+                match mv {
+                    MapValue::String => len_delimited(entry, 2, item.as_str().unwrap_or("").as_bytes()),
+                    MapValue::Bytes => len_delimited(entry, 2, &base64_bytes(item)?),
+                    MapValue::Message(inner) => nested(entry, 2, |out| encode_message(inner, item, out))?,
+                }
+                Ok(())
+            })?;
+        }
+        return Ok(());
+    }
+    if f.repeated {
+        let Some(items) = val.as_array() else { return Err(format!("{}: expected an array", f.json)) };
+        for item in items {
+            encode_single(f, item, out)?;
+        }
+        Ok(())
+    } else {
+        encode_single(f, val, out)
+    }
 }
 
 fn encode_single(f: &Field, v: &Value, out: &mut Vec<u8>) -> Result<(), String> {
@@ -265,11 +302,7 @@ fn encode_single(f: &Field, v: &Value, out: &mut Vec<u8>) -> Result<(), String> 
             out.extend_from_slice(&v.as_f64().ok_or_else(bad)?.to_le_bytes());
         }
         Kind::Bytes => len_delimited(out, f.number, &base64_bytes(v)?),
-        Kind::Message(inner) => {
-            let mut buf = Vec::new();
-            encode_message(inner, v, &mut buf)?;
-            len_delimited(out, f.number, &buf);
-        }
+        Kind::Message(inner) => nested(out, f.number, |out| encode_message(inner, v, out))?,
         Kind::Inline(_) | Kind::Map(_) => return Err(bad()),
     }
     Ok(())
@@ -320,10 +353,7 @@ fn encode_special(special: Special, v: &Value, out: &mut Vec<u8>) -> Result<(), 
         Special::SchemaOrArray | Special::SchemaOrBool | Special::SchemaOrStrings => {
             let props = schema_props();
             let one = |number: u32, item: &Value, out: &mut Vec<u8>| -> Result<(), String> {
-                let mut buf = Vec::new();
-                encode_message(props, item, &mut buf)?;
-                len_delimited(out, number, &buf);
-                Ok(())
+                nested(out, number, |out| encode_message(props, item, out))
             };
             match (special, v) {
                 (Special::SchemaOrBool, Value::Bool(b)) => varint_field(out, 1, u64::from(*b)),

@@ -15,6 +15,7 @@ pub mod session;
 pub mod state;
 pub mod timeline;
 pub mod virtual_window;
+pub mod wire;
 
 #[cfg(target_arch = "wasm32")]
 pub mod components;

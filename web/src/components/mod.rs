@@ -18,10 +18,12 @@ mod request_log;
 mod response_view;
 mod timeline_view;
 mod virtual_list;
+mod wire_lens;
 mod watch_lanes;
 
 pub use app::{App, AppState, Ctx, ObjectRef};
 pub use response_view::ResponseView;
+pub use wire_lens::WireLens;
 pub use virtual_list::VirtualList;
 
 use wasm_bindgen::JsCast;

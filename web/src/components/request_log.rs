@@ -41,7 +41,7 @@ pub fn request_log() -> Html {
         html! {
             <div class="log-detail" id="log-detail">
                 <div class="muted">{ format!("#{} from {} at {}", e.id, e.source.label(), e.at.rfc3339()) }</div>
-                <ResponseView request={Some(e.request.clone())} response={e.response.clone()} />
+                <ResponseView request={Some(e.request.clone())} response={e.response.clone()} at={e.at} />
             </div>
         }
     });

@@ -6,12 +6,16 @@ use std::rc::Rc;
 use kubesim::server::{Request, Response};
 use yew::prelude::*;
 
+use super::WireLens;
 use crate::format::pretty_body;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
     pub request: Option<Request>,
     pub response: Rc<Response>,
+    /// When it was served (the wire lens's Table ages count from it).
+    #[prop_or_default]
+    pub at: kubesim::clock::SimTime,
 }
 
 fn reason_phrase(code: u16) -> &'static str {
@@ -61,6 +65,9 @@ pub fn response_view(p: &Props) -> Html {
                 html!{ <div class={if warn { "mono header warning" } else { "mono header" }}>{ format!("{k}: {v}") }</div> }
             }) }
             <pre class="body">{ pretty_body(&r.body) }</pre>
+            if r.status < 300 && r.header("Content-Type").is_some_and(|c| c.starts_with("application/json")) {
+                <WireLens body={Rc::new(r.body.clone())} at={p.at} />
+            }
         </div>
     }
 }
