@@ -215,6 +215,18 @@ fn bench_protobuf() {
     let json_body = get(&mut s, "application/json").body;
     let pb_body = get(&mut s, "application/vnd.kubernetes.protobuf").body;
     let list: Value = serde_json::from_slice(&json_body).unwrap();
+    // The same list without managedFields (which protobuf carries as JSON
+    // bytes, FieldsV1 being raw JSON on both wires).
+    let mut bare = list.clone();
+    for item in bare["items"].as_array_mut().unwrap() {
+        item["metadata"].as_object_mut().unwrap().remove("managedFields");
+    }
+    let (bare_json, bare_pb) =
+        (serde_json::to_vec(&bare).unwrap().len(), kubesim::proto::encode_object(&bare).unwrap().len());
+    println!(
+        "protobuf: without managedFields: {bare_pb} bytes vs {bare_json} JSON ({:.2}x)",
+        bare_pb as f64 / bare_json as f64
+    );
     let runs = 30;
     let time = |f: &mut dyn FnMut()| {
         median(

@@ -163,3 +163,32 @@ test('a save the browser refuses is reported and the last good save is kept', as
   assert.match(await page.evaluate(() => localStorage.getItem('kubesim.session.v1')), /second/);
   await context.close();
 });
+
+test('the wire lens shows one object as JSON, YAML, Table and annotated protobuf', async () => {
+  const { page, context, errors } = await openApp(browser, server.url);
+  assert.equal(await kubectl(page, 'kubectl create -f -', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: wired\ndata:\n  a: "1"\n  b: "2"\n'), 'configmap/wired created\n');
+  await page.locator('#log-list .logrow:has-text("POST")').last().click();
+  await page.click('#log-detail .wire-toggle');
+  const panes = page.locator('#log-detail .wire-pane');
+  await panes.nth(3).waitFor();
+  assert.equal(await panes.count(), 4);
+  const titles = await page.locator('#log-detail .wire-pane h4').allTextContents();
+  assert.match(titles[0], /^JSON\d+ bytes$/);
+  assert.match(titles[2], /^Table/);
+  assert.match(titles[3], /^protobuf/);
+  // The Table is rendered with the server's columns, and the protobuf bytes
+  // are laid out: magic, the Unknown wrapper, then the object's fields.
+  assert.deepEqual(await page.locator('#log-detail .wire-table th').allTextContents(), ['NAME', 'DATA', 'AGE']);
+  assert.equal(await page.locator('#log-detail .wire-table td').first().textContent(), 'wired');
+  const fields = await page.locator('#log-detail .wire-field').allTextContents();
+  assert.equal(fields[0], 'magic k8s\\0');
+  for (const f of ['#1 Unknown.typeMeta', '#2 Unknown.raw', '#1 metadata', '#1 name', '#2 data']) {
+    assert.ok(fields.includes(f), `${f} in ${fields.join(', ')}`);
+  }
+  const protoBytes = Number(titles[3].match(/(\d+) bytes/)[1]);
+  const jsonBytes = Number(titles[0].match(/(\d+) bytes/)[1]);
+  assert.ok(protoBytes < jsonBytes, `${protoBytes} < ${jsonBytes}`);
+  await page.screenshot({ path: join(SHOTS, '11-wire-lens.png'), fullPage: true });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
