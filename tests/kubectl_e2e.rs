@@ -178,11 +178,16 @@ fn kubectl_server_side_columns_and_protobuf() {
     let cm = all.lines().find(|l| l.contains("configmap/cfg")).unwrap_or_default();
     assert_eq!(cm.split_whitespace().nth(2), Some("2"), "DATA column: {all}");
     let (h, row) = columns(&d.run(&["get", "secrets", "-n", "team"]), "pw");
-    assert_eq!((h, &row[..3]), (vec!["NAME".to_string(), "TYPE".into(), "DATA".into(), "AGE".into()], &["pw".to_string(), "Opaque".into(), "1".into()][..]));
+    assert_eq!(
+        (h, &row[..3]),
+        (
+            vec!["NAME".to_string(), "TYPE".into(), "DATA".into(), "AGE".into()],
+            &["pw".to_string(), "Opaque".into(), "1".into()][..]
+        )
+    );
 
     // get -w prints rows from Table watch events (headers once).
-    let mut watch =
-        d.cmd(&["get", "cm", "-w"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+    let mut watch = d.cmd(&["get", "cm", "-w"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
     let wout = watch.stdout.take().unwrap();
     let (tx, rx) = std::sync::mpsc::channel::<String>();
     std::thread::spawn(move || {

@@ -64,8 +64,28 @@ fn query() -> impl Strategy<Value = String> {
     })
 }
 
+fn protobuf_pod() -> Vec<u8> {
+    kubesim::proto::encode_object(&serde_json::json!({"kind": "Pod", "apiVersion": "v1",
+        "metadata": {"name": "x", "labels": {"a": "b"}, "creationTimestamp": "2023-11-14T22:13:20Z"},
+        "spec": {"containers": [{"name": "c", "image": "i", "ports": [{"containerPort": 80}],
+            "livenessProbe": {"httpGet": {"port": "http"}}}]}}))
+    .unwrap_or_default()
+}
+
 fn body() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
+        Just(protobuf_pod()),
+        (any::<usize>(), 1..=255u8).prop_map(|(i, x)| {
+            let mut v = protobuf_pod();
+            let n = v.len();
+            v[i % n] ^= x;
+            v
+        }),
+        (any::<usize>()).prop_map(|i| {
+            let mut v = protobuf_pod();
+            v.truncate(i % v.len());
+            v
+        }),
         Just(Vec::new()),
         Just(br#"{"metadata":{"name":"x"}}"#.to_vec()),
         Just(br#"{"metadata":{"name":"x","labels":{"a":1}},"kind":"Pod"}"#.to_vec()),
@@ -98,6 +118,7 @@ proptest! {
             Just("application/strategic-merge-patch+json"),
             Just("application/apply-patch+yaml"),
             Just("application/yaml"),
+            Just("application/vnd.kubernetes.protobuf"),
             Just("text/plain"),
         ],
         accept in prop_oneof![
@@ -109,6 +130,9 @@ proptest! {
             Just("application/com.github.proto-openapi.spec.v2@v1.0+protobuf"),
             Just("application/yaml"),
             Just("application/yaml;q=0.2, application/json"),
+            Just("application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"),
+            Just("application/vnd.kubernetes.protobuf;as=PartialObjectMetadata;g=meta.k8s.io;v=v1, application/json"),
+            Just("application/yaml;as=Table;g=meta.k8s.io;v=v1beta1"),
         ],
         b in body(),
     ) {
@@ -133,6 +157,13 @@ proptest! {
             let v: serde_json::Value = serde_json::from_slice(&r.body).expect("error bodies are JSON");
             prop_assert_eq!(&v["kind"], "Status");
             prop_assert_eq!(v["code"].as_u64(), Some(r.status as u64));
+        }
+        let is_protobuf = r.header("Content-Type").is_some_and(|c| c == "application/vnd.kubernetes.protobuf");
+        if is_protobuf {
+            let v = kubesim::proto::decode_object(&r.body).expect("protobuf answers decode");
+            if r.status >= 400 {
+                prop_assert_eq!(&v["kind"], "Status");
+            }
         }
     }
 }

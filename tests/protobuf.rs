@@ -37,12 +37,22 @@ const META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.";
 /// Scalars are never zero (a zero is "unset" on Go's wire, see proto.rs).
 fn value(g: &mut Gen, node: &Value, depth: usize) -> Option<Value> {
     let s = schemas();
-    if let Some(r) = node.get("$ref").and_then(Value::as_str).or_else(|| {
-        node.get("allOf").and_then(|a| a.get(0)).and_then(|x| x.get("$ref")).and_then(Value::as_str)
-    }) {
+    if let Some(r) = node
+        .get("$ref")
+        .and_then(Value::as_str)
+        .or_else(|| node.get("allOf").and_then(|a| a.get(0)).and_then(|x| x.get("$ref")).and_then(Value::as_str))
+    {
         let name = r.trim_start_matches("#/definitions/");
         return match name.strip_prefix(META) {
-            Some("Time") => Some(json!(format!("20{:02}-0{}-1{}T0{}:1{}:2{}Z", 10 + g.below(20), 1 + g.below(9), g.below(10), g.below(10), g.below(6), g.below(10)))),
+            Some("Time") => Some(json!(format!(
+                "20{:02}-0{}-1{}T0{}:1{}:2{}Z",
+                10 + g.below(20),
+                1 + g.below(9),
+                g.below(10),
+                g.below(10),
+                g.below(6),
+                g.below(10)
+            ))),
             Some("MicroTime") => Some(json!(format!("2023-11-14T22:13:20.{:06}Z", 1 + g.below(999_999)))),
             Some("FieldsV1") => Some(json!({"f:metadata": {"f:labels": {".": {}}}})),
             Some("Duration") => None,

@@ -8,7 +8,8 @@ use kubesim::proto;
 use kubesim::server::{Request, Response, Server};
 use serde_json::{json, Value};
 
-const TABLE: &str = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
+const TABLE: &str =
+    "application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json";
 const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
 
 fn accept(s: &mut Server, target: &str, accept: &str) -> Response {
@@ -60,13 +61,15 @@ fn tables_for_get_list_and_paging() {
     assert_eq!(t["rows"].as_array().unwrap().len(), 2);
     assert!(t["metadata"]["continue"].is_string());
     assert_eq!(t["metadata"]["remainingItemCount"], 1);
-    let names: Vec<&str> = t["columnDefinitions"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> =
+        t["columnDefinitions"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["Name", "Data", "Age"]);
     assert_eq!(t["rows"][0]["object"]["kind"], "PartialObjectMetadata");
     assert_eq!(t["rows"][0]["object"]["metadata"]["name"], "a");
     // The next page, as a Table too.
     let cont = t["metadata"]["continue"].as_str().unwrap();
-    let t2 = accept(&mut s, &format!("/api/v1/namespaces/default/configmaps?limit=2&continue={cont}"), TABLE).json_body();
+    let t2 =
+        accept(&mut s, &format!("/api/v1/namespaces/default/configmaps?limit=2&continue={cont}"), TABLE).json_body();
     assert_eq!(t2["rows"][0]["cells"][0], "c");
 
     let one = accept(&mut s, "/api/v1/namespaces/default/configmaps/b?includeObject=Object", TABLE).json_body();
@@ -82,7 +85,8 @@ fn tables_for_get_list_and_paging() {
         "Unable to convert to Table as requested: includeObject: Unsupported value: \"All\": supported values: \"Metadata\", \"None\", \"Object\""
     );
     // v1beta1, as kubectl's second choice; errors stay Status.
-    let r = accept(&mut s, "/api/v1/namespaces/default/configmaps/b", "application/json;as=Table;v=v1beta1;g=meta.k8s.io");
+    let r =
+        accept(&mut s, "/api/v1/namespaces/default/configmaps/b", "application/json;as=Table;v=v1beta1;g=meta.k8s.io");
     assert_eq!(r.json_body()["apiVersion"], "meta.k8s.io/v1beta1");
     let r = accept(&mut s, "/api/v1/namespaces/default/configmaps/missing", TABLE);
     assert_eq!((r.status, r.json_body()["kind"].as_str()), (404, Some("Status")));
@@ -92,9 +96,9 @@ fn tables_for_get_list_and_paging() {
 fn table_watches_send_column_definitions_once() {
     let mut s = server();
     create_cm(&mut s, "a", json!({}));
-    let mut w = match s.serve(
-        Request::new("GET", "/api/v1/namespaces/default/configmaps?watch=1").with_header("Accept", TABLE),
-    ) {
+    let mut w = match s
+        .serve(Request::new("GET", "/api/v1/namespaces/default/configmaps?watch=1").with_header("Accept", TABLE))
+    {
         kubesim::server::Served::Watch(head, w) => {
             assert_eq!(head.header("Content-Type"), Some("application/json"));
             w
@@ -133,7 +137,11 @@ fn partial_object_metadata_for_get_list_and_watch() {
         "you requested PartialObjectMetadata, but the requested object is a list (*core.ConfigMapList)"
     );
     // Protobuf too (metadata informers ask for it so).
-    let r = accept(&mut s, "/api/v1/namespaces/default/configmaps", &format!("{PROTOBUF};as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"));
+    let r = accept(
+        &mut s,
+        "/api/v1/namespaces/default/configmaps",
+        &format!("{PROTOBUF};as=PartialObjectMetadataList;g=meta.k8s.io;v=v1"),
+    );
     assert_eq!(r.header("Content-Type"), Some(PROTOBUF));
     let v = proto::decode_object(&r.body).unwrap();
     assert_eq!(v["kind"], "PartialObjectMetadataList");
@@ -185,11 +193,17 @@ fn protobuf_gets_lists_writes_and_watches() {
     // Lists are XList messages; errors are Status messages.
     let r = accept(&mut s, "/api/v1/namespaces/default/configmaps", PROTOBUF);
     let list = proto::decode_object(&r.body).unwrap();
-    assert_eq!((list["kind"].as_str(), list["items"][0]["metadata"]["name"].as_str()), (Some("ConfigMapList"), Some("pb")));
+    assert_eq!(
+        (list["kind"].as_str(), list["items"][0]["metadata"]["name"].as_str()),
+        (Some("ConfigMapList"), Some("pb"))
+    );
     let r = accept(&mut s, "/api/v1/namespaces/default/configmaps/nope", PROTOBUF);
     assert_eq!((r.status, r.header("Content-Type")), (404, Some(PROTOBUF)));
     let st = proto::decode_object(&r.body).unwrap();
-    assert_eq!((st["kind"].as_str(), st["reason"].as_str(), st["code"].as_i64()), (Some("Status"), Some("NotFound"), Some(404)));
+    assert_eq!(
+        (st["kind"].as_str(), st["reason"].as_str(), st["code"].as_i64()),
+        (Some("Status"), Some("NotFound"), Some(404))
+    );
     // A watch is framed WatchEvents.
     let w = accept(&mut s, "/api/v1/namespaces/default/configmaps?watch=1", PROTOBUF);
     assert_eq!(w.header("Content-Type"), Some("application/vnd.kubernetes.protobuf;stream=watch"));
@@ -204,28 +218,91 @@ fn fixtures() -> Vec<(&'static str, Value)> {
     let sel = json!({"matchLabels": {"app": "web"}});
     vec![
         ("/api/v1/namespaces", json!({"metadata": {"name": "team"}})),
-        ("/api/v1/namespaces/default/pods", json!({"metadata": {"name": "web-1"}, "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "nginx"}], "readinessGates": [{"conditionType": "example.com/ready"}]}})),
-        ("/api/v1/namespaces/default/services", json!({"metadata": {"name": "web"}, "spec": {"type": "LoadBalancer", "selector": {"app": "web"}, "ports": [{"name": "http", "port": 80, "targetPort": 8080}, {"name": "dns", "port": 53, "protocol": "UDP"}]}})),
-        ("/api/v1/namespaces/default/configmaps", json!({"metadata": {"name": "cfg"}, "data": {"a": "1", "b": "2"}, "binaryData": {"c": "AA=="}})),
-        ("/api/v1/namespaces/default/secrets", json!({"metadata": {"name": "tls"}, "type": "kubernetes.io/tls", "data": {"tls.crt": "AA==", "tls.key": "AA=="}})),
-        ("/api/v1/namespaces/default/serviceaccounts", json!({"metadata": {"name": "robot"}, "secrets": [{"name": "robot-token"}]})),
-        ("/api/v1/nodes", json!({"metadata": {"name": "node-1", "labels": {"node-role.kubernetes.io/control-plane": ""}}, "spec": {"unschedulable": true}, "status": {"conditions": [{"type": "Ready", "status": "True"}], "addresses": [{"type": "InternalIP", "address": "10.0.0.5"}], "nodeInfo": {"kubeletVersion": "v1.33.0", "osImage": "Debian", "kernelVersion": "6.1", "containerRuntimeVersion": "containerd://2.0", "machineID": "m", "systemUUID": "u", "bootID": "b", "kubeProxyVersion": "", "operatingSystem": "linux", "architecture": "amd64"}}})),
-        ("/api/v1/namespaces/default/events", json!({"metadata": {"name": "web-1.1"}, "involvedObject": {"kind": "Pod", "name": "web-1", "namespace": "default", "fieldPath": "spec.containers{c}"}, "reason": "Pulled", "message": "Pulled image", "type": "Normal", "count": 3, "source": {"component": "kubelet", "host": "node-1"}, "firstTimestamp": "2023-11-14T22:10:00Z", "lastTimestamp": "2023-11-14T22:12:00Z"})),
-        ("/api/v1/namespaces/default/endpoints", json!({"metadata": {"name": "web"}, "subsets": [{"addresses": [{"ip": "10.0.0.1"}, {"ip": "10.0.0.2"}], "ports": [{"port": 80}, {"port": 443}]}]})),
-        ("/api/v1/persistentvolumes", json!({"metadata": {"name": "pv-1"}, "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce", "ReadOnlyMany"], "persistentVolumeReclaimPolicy": "Retain", "storageClassName": "fast", "hostPath": {"path": "/data"}, "claimRef": {"namespace": "default", "name": "data"}}})),
-        ("/api/v1/namespaces/default/persistentvolumeclaims", json!({"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}, "storageClassName": "fast"}})),
-        ("/apis/apps/v1/namespaces/default/deployments", json!({"metadata": {"name": "web"}, "spec": {"replicas": 3, "selector": sel, "template": tpl}})),
-        ("/apis/apps/v1/namespaces/default/replicasets", json!({"metadata": {"name": "web-5d4"}, "spec": {"replicas": 2, "selector": sel, "template": tpl}})),
-        ("/apis/apps/v1/namespaces/default/statefulsets", json!({"metadata": {"name": "db"}, "spec": {"replicas": 1, "serviceName": "db", "selector": sel, "template": tpl}})),
-        ("/apis/apps/v1/namespaces/default/daemonsets", json!({"metadata": {"name": "agent"}, "spec": {"selector": sel, "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"nodeSelector": {"disk": "ssd"}, "containers": [{"name": "a", "image": "agent"}]}}}})),
-        ("/apis/batch/v1/namespaces/default/jobs", json!({"metadata": {"name": "once"}, "spec": {"completions": 3, "parallelism": 2, "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "j", "image": "busybox"}]}}}})),
-        ("/apis/batch/v1/namespaces/default/cronjobs", json!({"metadata": {"name": "nightly"}, "spec": {"schedule": "0 3 * * *", "timeZone": "Etc/UTC", "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "OnFailure", "containers": [{"name": "j", "image": "busybox"}]}}}}}})),
-        ("/apis/coordination.k8s.io/v1/namespaces/default/leases", json!({"metadata": {"name": "leader"}, "spec": {"holderIdentity": "node-1"}})),
-        ("/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles", json!({"metadata": {"name": "reader"}, "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]})),
-        ("/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings", json!({"metadata": {"name": "read"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "reader"}, "subjects": [{"kind": "User", "name": "ann", "apiGroup": "rbac.authorization.k8s.io"}, {"kind": "ServiceAccount", "name": "robot", "namespace": "default"}]})),
+        (
+            "/api/v1/namespaces/default/pods",
+            json!({"metadata": {"name": "web-1"}, "spec": {"nodeName": "node-1", "containers": [{"name": "c", "image": "nginx"}], "readinessGates": [{"conditionType": "example.com/ready"}]}}),
+        ),
+        (
+            "/api/v1/namespaces/default/services",
+            json!({"metadata": {"name": "web"}, "spec": {"type": "LoadBalancer", "selector": {"app": "web"}, "ports": [{"name": "http", "port": 80, "targetPort": 8080}, {"name": "dns", "port": 53, "protocol": "UDP"}]}}),
+        ),
+        (
+            "/api/v1/namespaces/default/configmaps",
+            json!({"metadata": {"name": "cfg"}, "data": {"a": "1", "b": "2"}, "binaryData": {"c": "AA=="}}),
+        ),
+        (
+            "/api/v1/namespaces/default/secrets",
+            json!({"metadata": {"name": "tls"}, "type": "kubernetes.io/tls", "data": {"tls.crt": "AA==", "tls.key": "AA=="}}),
+        ),
+        (
+            "/api/v1/namespaces/default/serviceaccounts",
+            json!({"metadata": {"name": "robot"}, "secrets": [{"name": "robot-token"}]}),
+        ),
+        (
+            "/api/v1/nodes",
+            json!({"metadata": {"name": "node-1", "labels": {"node-role.kubernetes.io/control-plane": ""}}, "spec": {"unschedulable": true}, "status": {"conditions": [{"type": "Ready", "status": "True"}], "addresses": [{"type": "InternalIP", "address": "10.0.0.5"}], "nodeInfo": {"kubeletVersion": "v1.33.0", "osImage": "Debian", "kernelVersion": "6.1", "containerRuntimeVersion": "containerd://2.0", "machineID": "m", "systemUUID": "u", "bootID": "b", "kubeProxyVersion": "", "operatingSystem": "linux", "architecture": "amd64"}}}),
+        ),
+        (
+            "/api/v1/namespaces/default/events",
+            json!({"metadata": {"name": "web-1.1"}, "involvedObject": {"kind": "Pod", "name": "web-1", "namespace": "default", "fieldPath": "spec.containers{c}"}, "reason": "Pulled", "message": "Pulled image", "type": "Normal", "count": 3, "source": {"component": "kubelet", "host": "node-1"}, "firstTimestamp": "2023-11-14T22:10:00Z", "lastTimestamp": "2023-11-14T22:12:00Z"}),
+        ),
+        (
+            "/api/v1/namespaces/default/endpoints",
+            json!({"metadata": {"name": "web"}, "subsets": [{"addresses": [{"ip": "10.0.0.1"}, {"ip": "10.0.0.2"}], "ports": [{"port": 80}, {"port": 443}]}]}),
+        ),
+        (
+            "/api/v1/persistentvolumes",
+            json!({"metadata": {"name": "pv-1"}, "spec": {"capacity": {"storage": "10Gi"}, "accessModes": ["ReadWriteOnce", "ReadOnlyMany"], "persistentVolumeReclaimPolicy": "Retain", "storageClassName": "fast", "hostPath": {"path": "/data"}, "claimRef": {"namespace": "default", "name": "data"}}}),
+        ),
+        (
+            "/api/v1/namespaces/default/persistentvolumeclaims",
+            json!({"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}, "storageClassName": "fast"}}),
+        ),
+        (
+            "/apis/apps/v1/namespaces/default/deployments",
+            json!({"metadata": {"name": "web"}, "spec": {"replicas": 3, "selector": sel, "template": tpl}}),
+        ),
+        (
+            "/apis/apps/v1/namespaces/default/replicasets",
+            json!({"metadata": {"name": "web-5d4"}, "spec": {"replicas": 2, "selector": sel, "template": tpl}}),
+        ),
+        (
+            "/apis/apps/v1/namespaces/default/statefulsets",
+            json!({"metadata": {"name": "db"}, "spec": {"replicas": 1, "serviceName": "db", "selector": sel, "template": tpl}}),
+        ),
+        (
+            "/apis/apps/v1/namespaces/default/daemonsets",
+            json!({"metadata": {"name": "agent"}, "spec": {"selector": sel, "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"nodeSelector": {"disk": "ssd"}, "containers": [{"name": "a", "image": "agent"}]}}}}),
+        ),
+        (
+            "/apis/batch/v1/namespaces/default/jobs",
+            json!({"metadata": {"name": "once"}, "spec": {"completions": 3, "parallelism": 2, "template": {"spec": {"restartPolicy": "Never", "containers": [{"name": "j", "image": "busybox"}]}}}}),
+        ),
+        (
+            "/apis/batch/v1/namespaces/default/cronjobs",
+            json!({"metadata": {"name": "nightly"}, "spec": {"schedule": "0 3 * * *", "timeZone": "Etc/UTC", "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "OnFailure", "containers": [{"name": "j", "image": "busybox"}]}}}}}}),
+        ),
+        (
+            "/apis/coordination.k8s.io/v1/namespaces/default/leases",
+            json!({"metadata": {"name": "leader"}, "spec": {"holderIdentity": "node-1"}}),
+        ),
+        (
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles",
+            json!({"metadata": {"name": "reader"}, "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]}),
+        ),
+        (
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+            json!({"metadata": {"name": "read"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "reader"}, "subjects": [{"kind": "User", "name": "ann", "apiGroup": "rbac.authorization.k8s.io"}, {"kind": "ServiceAccount", "name": "robot", "namespace": "default"}]}),
+        ),
         ("/apis/rbac.authorization.k8s.io/v1/clusterroles", json!({"metadata": {"name": "viewer"}})),
-        ("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", json!({"metadata": {"name": "view"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "viewer"}, "subjects": [{"kind": "Group", "name": "devs", "apiGroup": "rbac.authorization.k8s.io"}]})),
-        ("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", json!({"metadata": {"name": "widgets.example.com"}, "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"}, "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}})),
+        (
+            "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+            json!({"metadata": {"name": "view"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "viewer"}, "subjects": [{"kind": "Group", "name": "devs", "apiGroup": "rbac.authorization.k8s.io"}]}),
+        ),
+        (
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            json!({"metadata": {"name": "widgets.example.com"}, "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"}, "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}}),
+        ),
     ]
 }
 

@@ -27,9 +27,9 @@ pub fn resource_of(v: &Value) -> Option<&'static ResourceType> {
     let kind = v.get("kind")?.as_str()?;
     let api_version = v.get("apiVersion")?.as_str()?;
     let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
-    kinds::BUILTIN.iter().find(|rt| {
-        rt.group == group && rt.version == version && (rt.kind == kind || rt.list_kind() == kind)
-    })
+    kinds::BUILTIN
+        .iter()
+        .find(|rt| rt.group == group && rt.version == version && (rt.kind == kind || rt.list_kind() == kind))
 }
 
 /// The representations of a JSON body of a built-in kind; None for
@@ -70,7 +70,8 @@ pub fn hex_dump(bytes: &[u8], max_lines: usize) -> String {
     let mut out = String::new();
     for (i, chunk) in bytes.chunks(16).take(max_lines).enumerate() {
         let hexes: Vec<String> = chunk.iter().map(|b| format!("{b:02x}")).collect();
-        let text: String = chunk.iter().map(|&b| if b.is_ascii_graphic() || b == b' ' { b as char } else { '.' }).collect();
+        let text: String =
+            chunk.iter().map(|&b| if b.is_ascii_graphic() || b == b' ' { b as char } else { '.' }).collect();
         out.push_str(&format!("{:06x}  {:<47}  {text}\n", i * 16, hexes.join(" ")));
     }
     if bytes.len() > 16 * max_lines {

@@ -141,7 +141,8 @@ pub fn console() -> Html {
     };
     let response = (*last).and_then(|id| {
         let s = ctx.0.session.borrow();
-        s.log_entry(id).map(|e| html! { <ResponseView request={None::<Request>} response={e.response.clone()} at={e.at} /> })
+        s.log_entry(id)
+            .map(|e| html! { <ResponseView request={None::<Request>} response={e.response.clone()} at={e.at} /> })
     });
     let set_method = update(|f, v| f.method = v);
     let set_path = update(|f, v| f.path = v);

@@ -18,13 +18,13 @@ mod request_log;
 mod response_view;
 mod timeline_view;
 mod virtual_list;
-mod wire_lens;
 mod watch_lanes;
+mod wire_lens;
 
 pub use app::{App, AppState, Ctx, ObjectRef};
 pub use response_view::ResponseView;
-pub use wire_lens::WireLens;
 pub use virtual_list::VirtualList;
+pub use wire_lens::WireLens;
 
 use wasm_bindgen::JsCast;
 

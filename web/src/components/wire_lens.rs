@@ -29,7 +29,11 @@ fn pane(title: &str, bytes: usize, body: Html) -> Html {
 fn table_html(t: &Value) -> Html {
     let cols: Vec<(String, i64)> = t["columnDefinitions"]
         .as_array()
-        .map(|a| a.iter().map(|c| (c["name"].as_str().unwrap_or("").to_string(), c["priority"].as_i64().unwrap_or(0))).collect())
+        .map(|a| {
+            a.iter()
+                .map(|c| (c["name"].as_str().unwrap_or("").to_string(), c["priority"].as_i64().unwrap_or(0)))
+                .collect()
+        })
         .unwrap_or_default();
     let rows = t["rows"].as_array().cloned().unwrap_or_default();
     let cell = |v: &Value| match v {
