@@ -221,6 +221,28 @@ pub fn render(mut resp: Response, r: &Rendering) -> Response {
     }
 }
 
+/// The built-in resource type of a body's `apiVersion`/`kind` (an object or
+/// its list).
+fn resource_of(v: &Value) -> Option<&'static ResourceType> {
+    let kind = v.get("kind")?.as_str()?;
+    let api_version = v.get("apiVersion")?.as_str()?;
+    let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+    crate::registry::kinds::BUILTIN
+        .iter()
+        .find(|rt| rt.group == group && rt.version == version && (rt.kind == kind || rt.list_kind() == kind))
+}
+
+/// Renders a JSON body of a built-in kind (an object or a list, as a verb
+/// answered it) in another output, as the server would have at `now`:
+/// for tools that show one response in every representation. None when the
+/// body is not an object or list of a built-in kind.
+pub fn rerender(body: &[u8], output: Output, include: IncludeObject, now: SimTime) -> Option<Result<Vec<u8>, String>> {
+    let v: Value = serde_json::from_slice(body).ok()?;
+    let rt = resource_of(&v)?;
+    let r = Rendering { rt, output, include, now };
+    Some(convert(&r, v, true).map_err(|s| s.message).and_then(|v| encode(v, output.encoding)).map(|(b, _)| b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

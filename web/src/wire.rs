@@ -5,9 +5,8 @@
 
 use kubesim::clock::SimTime;
 use kubesim::proto::{self, Span};
-use kubesim::registry::{kinds, ResourceType};
 use kubesim::server::negotiation::{Convert, Encoding, Output};
-use kubesim::server::represent::{self, IncludeObject, Rendering};
+use kubesim::server::represent::{self, IncludeObject};
 use serde_json::Value;
 
 /// Every representation of one response body.
@@ -22,36 +21,24 @@ pub struct Views {
     pub spans: Vec<Span>,
 }
 
-/// The resource type of a body's `apiVersion`/`kind` (an object or a list).
-pub fn resource_of(v: &Value) -> Option<&'static ResourceType> {
-    let kind = v.get("kind")?.as_str()?;
-    let api_version = v.get("apiVersion")?.as_str()?;
-    let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
-    kinds::BUILTIN
-        .iter()
-        .find(|rt| rt.group == group && rt.version == version && (rt.kind == kind || rt.list_kind() == kind))
-}
-
 /// The representations of a JSON body of a built-in kind; None for
 /// anything else (Status, discovery, non-JSON).
 pub fn views(body: &[u8], now: SimTime) -> Option<Views> {
-    let v: Value = serde_json::from_slice(body).ok()?;
-    let rt = resource_of(&v)?;
-    let json = serde_json::to_string(&v).ok()?;
-    let json_bytes = json.len();
-    let json = serde_json::to_string_pretty(&v).unwrap_or(json);
-    let yaml = represent::yaml_text(v.clone()).unwrap_or_default();
-    let rendering = Rendering {
-        rt,
-        output: Output { encoding: Encoding::Json, convert: Some(Convert::Table), v1beta1: false },
-        include: IncludeObject::None,
-        now,
+    let as_output = |encoding, convert| {
+        let output = Output { encoding, convert, v1beta1: false };
+        represent::rerender(body, output, IncludeObject::None, now)
     };
-    let table = represent::convert(&rendering, v.clone(), true).ok().map(|t| {
-        let text = serde_json::to_string(&t).unwrap_or_default();
-        (t, text)
+    // Only bodies of built-in kinds (this also rules out Status and the rest).
+    let json = as_output(Encoding::Json, None)?.ok()?;
+    let v: Value = serde_json::from_slice(&json).ok()?;
+    let json_bytes = json.len();
+    let json = serde_json::to_string_pretty(&v).unwrap_or_default();
+    let yaml = String::from_utf8(as_output(Encoding::Yaml, None)?.ok()?).unwrap_or_default();
+    let table = as_output(Encoding::Json, Some(Convert::Table)).and_then(Result::ok).and_then(|raw| {
+        let t: Value = serde_json::from_slice(&raw).ok()?;
+        Some((t, String::from_utf8(raw).unwrap_or_default()))
     });
-    let protobuf = proto::encode_object(&v).ok();
+    let protobuf = as_output(Encoding::Protobuf, None).and_then(Result::ok);
     let spans = protobuf.as_deref().map(proto::annotate).unwrap_or_default();
     Some(Views { json, json_bytes, yaml, table, protobuf, spans })
 }
