@@ -221,7 +221,8 @@ mod tests {
         assert_eq!(age(4 * 3_600_000, 0), "4h");
         assert_eq!(age(4 * 3_600_000 + 60_000, 0), "4h1m");
         assert_eq!(age(3 * 86_400_000, 0), "3d");
-        assert_eq!(age(0, 5_000), "0s");
+        assert_eq!(age(0, 500), "0s");
+        assert_eq!(age(0, 5_000), "<invalid>", "a future timestamp, as HumanDuration says it");
     }
 
     #[test]

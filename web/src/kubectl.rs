@@ -484,6 +484,8 @@ fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
     for r in &types {
         let mut items: Vec<Value> = Vec::new();
         let mut list_rv = String::new();
+        // A server-side Table's column definitions, when the server sent one.
+        let mut defs: Option<Value> = None;
         if cmd.names.is_empty() {
             let mut cont = String::new();
             loop {
@@ -508,6 +510,9 @@ fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
                     items.push(with_type(item, r));
                 }
                 items.extend(v.get("rows").and_then(Value::as_array).cloned().unwrap_or_default());
+                if defs.is_none() {
+                    defs = v.get("columnDefinitions").filter(|d| d.is_array()).cloned();
+                }
                 cont = v.pointer("/metadata/continue").and_then(Value::as_str).unwrap_or("").to_string();
                 if cont.is_empty() {
                     break;
@@ -522,7 +527,14 @@ fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
                 }
                 let v = body_json(&e.response);
                 list_rv = v.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or("").to_string();
-                items.push(with_type(v, r));
+                if v.get("kind").and_then(Value::as_str) == Some("Table") {
+                    if defs.is_none() {
+                        defs = v.get("columnDefinitions").filter(|d| d.is_array()).cloned();
+                    }
+                    items.extend(v.get("rows").and_then(Value::as_array).cloned().unwrap_or_default());
+                } else {
+                    items.push(with_type(v, r));
+                }
             }
         }
         if cmd.watch {
@@ -547,7 +559,12 @@ fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
                     }
                     continue;
                 }
-                out.text.push_str(&table(s.server.now().0, r, &items, ns.is_none() && r.namespaced, several));
+                let with_ns = ns.is_none() && r.namespaced;
+                let text = match &defs {
+                    Some(d) => server_table(d, &items, cmd.output == Output::Wide, with_ns, several.then_some(r)),
+                    None => table(s.server.now().0, r, &items, with_ns, several),
+                };
+                out.text.push_str(&text);
                 if several {
                     out.line("");
                 }
@@ -594,8 +611,46 @@ fn with_type(mut item: Value, r: &ApiResource) -> Value {
     item
 }
 
-/// Prints rows: a server-side Table's cells when the server sent a Table,
-/// else NAME and AGE as kubectl's default printer does.
+/// Prints a server-side Table as kubectl does: the columns of priority 0
+/// (all with `-o wide`), upper-cased; NAMESPACE first for `-A`; the name
+/// column prefixed with the kind when several kinds are listed.
+fn server_table(defs: &Value, rows: &[Value], wide: bool, with_ns: bool, prefix: Option<&ApiResource>) -> String {
+    let defs: &[Value] = defs.as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let shown: Vec<usize> = (0..defs.len())
+        .filter(|i| wide || defs[*i].get("priority").and_then(Value::as_i64).unwrap_or(0) == 0)
+        .collect();
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut header: Vec<String> = Vec::new();
+    if with_ns {
+        header.push("NAMESPACE".into());
+    }
+    header.extend(shown.iter().map(|i| defs[*i].get("name").and_then(Value::as_str).unwrap_or("").to_uppercase()));
+    out.push(header);
+    for row in rows {
+        let cells: &[Value] = row.get("cells").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+        let mut line: Vec<String> = Vec::new();
+        if with_ns {
+            line.push(row.pointer("/object/metadata/namespace").and_then(Value::as_str).unwrap_or("").to_string());
+        }
+        for i in &shown {
+            let text = match cells.get(*i) {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Null) | None => "<none>".into(),
+                Some(other) => other.to_string(),
+            };
+            let is_name = defs[*i].get("format").and_then(Value::as_str) == Some("name");
+            line.push(match prefix {
+                Some(r) if is_name => name_ref(r, &text),
+                _ => text,
+            });
+        }
+        out.push(line);
+    }
+    columns(&out)
+}
+
+/// Prints rows without a server-side Table: NAME and AGE, as kubectl's
+/// default printer does.
 fn table(now_ms: i64, r: &ApiResource, items: &[Value], with_ns: bool, prefix_kind: bool) -> String {
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut header = vec![];
@@ -956,6 +1011,39 @@ mod tests {
         assert_eq!(out.text.matches("kube-root-ca.crt").count(), 3, "{}", out.text);
         let accept = s.log.last().unwrap().request.header("Accept").unwrap().to_string();
         assert_eq!(accept, TABLE_ACCEPT);
+        // The server's columns, as real kubectl prints them.
+        assert!(
+            out.text.lines().next().unwrap().split_whitespace().eq(["NAMESPACE", "NAME", "DATA", "AGE"]),
+            "{}",
+            out.text
+        );
+    }
+
+    #[test]
+    fn wide_shows_priority_one_columns_and_several_kinds_prefix_names() {
+        let mut s = session();
+        let made = run(
+            &mut s,
+            "create -f -",
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p1}\nspec: {containers: [{name: c, image: busybox}]}\n",
+        );
+        assert!(!made.failed, "{}", made.text);
+        let narrow = run(&mut s, "get pods", "");
+        assert!(
+            narrow.text.lines().next().unwrap().split_whitespace().eq(["NAME", "READY", "STATUS", "RESTARTS", "AGE"]),
+            "{}",
+            narrow.text
+        );
+        let wide = run(&mut s, "get pods -o wide", "");
+        assert!(
+            wide.text.starts_with("NAME ")
+                && wide.text.contains("NOMINATED NODE")
+                && wide.text.contains("READINESS GATES"),
+            "{}",
+            wide.text
+        );
+        let both = run(&mut s, "get pods,cm", "");
+        assert!(both.text.contains("pod/p1") && both.text.contains("configmap/kube-root-ca.crt"), "{}", both.text);
     }
 
     #[test]
