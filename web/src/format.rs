@@ -13,6 +13,14 @@ pub fn pretty_body(body: &[u8]) -> String {
     if let Ok(v) = serde_json::from_slice::<Value>(body) {
         return serde_json::to_string_pretty(&v).unwrap_or_default();
     }
+    if body.starts_with(kubesim::proto::MAGIC) {
+        // A protobuf answer: the bytes, then what they decode to.
+        let decoded = match kubesim::proto::decode_object(body) {
+            Ok(v) => serde_json::to_string_pretty(&v).unwrap_or_default(),
+            Err(e) => format!("(does not decode: {e})"),
+        };
+        return format!("{} bytes of protobuf:\n{}\ndecoded:\n{decoded}", body.len(), crate::wire::hex_dump(body, 32));
+    }
     let text = String::from_utf8_lossy(body);
     let lines: Vec<String> = text
         .lines()
@@ -210,6 +218,14 @@ mod tests {
                 vec![".data.k".to_string(), ".metadata.labels".to_string(), ".metadata.labels.a".to_string()]
             )]
         );
+    }
+
+    #[test]
+    fn protobuf_bodies_show_their_bytes_and_what_they_decode_to() {
+        let cm = serde_json::json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": {"name": "a"}});
+        let text = pretty_body(&kubesim::proto::encode_object(&cm).unwrap());
+        assert!(text.starts_with("32 bytes of protobuf:\n000000  6b 38 73 00"), "{text}");
+        assert!(text.contains("\"name\": \"a\""), "{text}");
     }
 
     #[test]
