@@ -482,11 +482,11 @@ impl Server {
             }
             ("PATCH", Some(name)) => self.patch(req, rt, &ns, name, opts, &mut warnings)?,
             ("DELETE", Some(name)) => {
-                let opts = delete_options(q, &req.body)?;
+                let opts = delete_options(q, &delete_body(req)?)?;
                 body_response(200, self.registry.delete(rt, &ns, name, &opts)?)
             }
             ("DELETE", None) if rt.serves("deletecollection") => {
-                self.delete_collection(rt, t.namespace.as_deref(), q, &req.body)?
+                self.delete_collection(rt, t.namespace.as_deref(), q, &delete_body(req)?)?
             }
             (m, _) => {
                 let action = match m {
@@ -698,6 +698,16 @@ fn body_response(code: u16, body: Body) -> Response {
         Body::Value(v) => Response::value(code, &v),
         Body::Status(s) => Response::json(code, s.to_json()),
     }
+}
+
+/// A DELETE's body as JSON: Go clients that speak protobuf send their
+/// DeleteOptions as a protobuf message.
+fn delete_body(req: &Request) -> Result<std::borrow::Cow<'_, [u8]>, Status> {
+    if media_type(req) == negotiation::PROTOBUF && !req.body.is_empty() {
+        let v = crate::proto::decode_object(&req.body).map_err(Status::bad_request)?;
+        return Ok(std::borrow::Cow::Owned(serde_json::to_vec(&v).map_err(Status::internal_error)?));
+    }
+    Ok(std::borrow::Cow::Borrowed(&req.body))
 }
 
 pub(crate) fn delete_options(q: &Query, body: &[u8]) -> Result<DeleteOptions, Status> {

@@ -204,6 +204,15 @@ fn protobuf_gets_lists_writes_and_watches() {
         (st["kind"].as_str(), st["reason"].as_str(), st["code"].as_i64()),
         (Some("Status"), Some("NotFound"), Some(404))
     );
+    // DeleteOptions may come as protobuf (dryRun keeps the object).
+    let opts = json!({"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1", "dryRun": ["All"], "gracePeriodSeconds": 0});
+    let r = s.handle(
+        Request::new("DELETE", "/api/v1/namespaces/default/configmaps/pb")
+            .with_header("Content-Type", PROTOBUF)
+            .with_body(proto::encode_object(&opts).unwrap()),
+    );
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(get(&mut s, "/api/v1/namespaces/default/configmaps/pb").status, 200, "a dry run deletes nothing");
     // A watch is framed WatchEvents.
     let w = accept(&mut s, "/api/v1/namespaces/default/configmaps?watch=1", PROTOBUF);
     assert_eq!(w.header("Content-Type"), Some("application/vnd.kubernetes.protobuf;stream=watch"));
