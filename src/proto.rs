@@ -755,14 +755,7 @@ pub fn decode_object(body: &[u8]) -> Result<Value, String> {
 /// length, then `metav1.WatchEvent{type, object: RawExtension{raw}}` (not
 /// enveloped) whose raw is the enveloped object.
 pub fn write_watch_frame(event_type: &str, object: &Value, out: &mut Vec<u8>) -> Result<(), String> {
-    let enveloped = encode_object(object)?;
-    let mut raw_ext = Vec::with_capacity(enveloped.len() + 6);
-    len_delimited(&mut raw_ext, 1, &enveloped);
-    let mut ev = Vec::with_capacity(raw_ext.len() + event_type.len() + 8);
-    len_delimited(&mut ev, 1, event_type.as_bytes());
-    len_delimited(&mut ev, 2, &raw_ext);
-    out.extend_from_slice(&(ev.len() as u32).to_be_bytes());
-    out.extend_from_slice(&ev);
+    write_watch_frame_enveloped(event_type, &encode_object(object)?, out);
     Ok(())
 }
 
@@ -798,6 +791,115 @@ pub fn read_watch_frames(mut data: &[u8]) -> Result<Vec<(String, Value)>, String
         out.push((ty, obj));
     }
     Ok(out)
+}
+
+/// Protobuf encodings of stored objects, made once and shared: by every
+/// protobuf watcher of an event and by later protobuf lists (as upstream's
+/// watch cache shares one serialization per object). An entry holds its
+/// object, so the object's address cannot be reused while it keys the
+/// entry; the cache empties itself past a byte budget.
+#[derive(Default)]
+pub struct EncodingCache {
+    entries: HashMap<usize, (std::sync::Arc<crate::storage::StoredObject>, std::sync::Arc<[u8]>)>,
+    bytes: usize,
+}
+
+impl std::fmt::Debug for EncodingCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "EncodingCache({} objects, {} bytes)", self.entries.len(), self.bytes)
+    }
+}
+
+impl EncodingCache {
+    /// Encoded bytes kept before the cache starts over.
+    pub const BUDGET: usize = 64 << 20;
+
+    /// The message bytes (no envelope) of a stored object of `kind`.
+    pub fn raw(
+        &mut self,
+        obj: &std::sync::Arc<crate::storage::StoredObject>,
+        api_version: &str,
+        kind: &str,
+    ) -> Result<std::sync::Arc<[u8]>, String> {
+        let key = std::sync::Arc::as_ptr(obj) as usize;
+        if let Some((_, raw)) = self.entries.get(&key) {
+            return Ok(raw.clone());
+        }
+        let raw: std::sync::Arc<[u8]> = encode_raw(api_version, kind, &obj.value())?.into();
+        if self.bytes + raw.len() > Self::BUDGET {
+            self.entries.clear();
+            self.bytes = 0;
+        }
+        self.bytes += raw.len();
+        self.entries.insert(key, (obj.clone(), raw.clone()));
+        Ok(raw)
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// The envelope around already encoded message bytes.
+pub fn envelope(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
+    encode_unknown(api_version, kind, raw)
+}
+
+/// `XList{metadata: ListMeta, items: [raw…]}` in its envelope, from list
+/// metadata and the items' message bytes: a splice, no item re-encoded.
+pub fn encode_list(
+    api_version: &str,
+    list_kind: &str,
+    resource_version: &str,
+    cont: Option<&str>,
+    remaining: Option<u64>,
+    items: &[std::sync::Arc<[u8]>],
+) -> Vec<u8> {
+    let size: usize = items.iter().map(|i| i.len() + 6).sum();
+    let mut out = Vec::with_capacity(size + api_version.len() + list_kind.len() + resource_version.len() + 64);
+    out.extend_from_slice(MAGIC);
+    let written = nested(&mut out, 1, |tm| {
+        len_delimited(tm, 1, api_version.as_bytes());
+        len_delimited(tm, 2, list_kind.as_bytes());
+        Ok(())
+    })
+    .and_then(|()| {
+        nested(&mut out, 2, |raw| {
+            nested(raw, 1, |meta| {
+                len_delimited(meta, 2, resource_version.as_bytes());
+                if let Some(c) = cont {
+                    len_delimited(meta, 3, c.as_bytes());
+                }
+                if let Some(n) = remaining {
+                    varint_field(meta, 4, n);
+                }
+                Ok(())
+            })?;
+            for item in items {
+                len_delimited(raw, 2, item);
+            }
+            Ok(())
+        })
+    });
+    debug_assert!(written.is_ok());
+    len_delimited(&mut out, 3, b"");
+    len_delimited(&mut out, 4, b"");
+    out
+}
+
+/// One watch frame around an already enveloped object.
+pub fn write_watch_frame_enveloped(event_type: &str, enveloped: &[u8], out: &mut Vec<u8>) {
+    let mut raw_ext = Vec::with_capacity(enveloped.len() + 6);
+    len_delimited(&mut raw_ext, 1, enveloped);
+    let mut ev = Vec::with_capacity(raw_ext.len() + event_type.len() + 8);
+    len_delimited(&mut ev, 1, event_type.as_bytes());
+    len_delimited(&mut ev, 2, &raw_ext);
+    out.extend_from_slice(&(ev.len() as u32).to_be_bytes());
+    out.extend_from_slice(&ev);
 }
 
 /// One annotated field of a message, for the UI's byte view.

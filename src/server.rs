@@ -137,6 +137,8 @@ pub struct Server {
     /// Simulated time minus the adapter's clock (moved by "advance").
     offset_ms: i64,
     audit: SeededRng,
+    /// Protobuf encodings of stored objects, shared by lists and watchers.
+    pub(crate) proto_cache: std::sync::Arc<std::sync::Mutex<crate::proto::EncodingCache>>,
 }
 
 const JSON_ONLY: &str = "only the following media types are accepted: application/json";
@@ -145,7 +147,7 @@ impl Server {
     pub fn new(config: ServerConfig) -> Server {
         let registry = Registry::new(MemStorage::new(), config.seed, config.start_time);
         let audit = SeededRng::new(config.seed ^ 0xA0D1_7000);
-        let mut s = Server { registry, config, offset_ms: 0, audit };
+        let mut s = Server { registry, config, offset_ms: 0, audit, proto_cache: Default::default() };
         s.bootstrap();
         s
     }
@@ -312,7 +314,7 @@ impl Server {
         } else {
             represent::IncludeObject::default()
         };
-        let served = match self.resource(req, query, target) {
+        let served = match self.resource(req, query, target, output) {
             Ok(served) => served,
             Err(s) => Served::Response(Response::status(&s)),
         };
@@ -326,6 +328,7 @@ impl Server {
                 let Some(output) = output else { return not_acceptable() };
                 stream.rendering = Some(represent::Rendering { output, ..rendering });
                 if output.encoding == negotiation::Encoding::Protobuf {
+                    stream.proto_cache = Some(self.proto_cache.clone());
                     for (k, v) in head.headers.iter_mut() {
                         if k.eq_ignore_ascii_case("Content-Type") {
                             *v = format!("{};stream=watch", negotiation::PROTOBUF);
@@ -419,7 +422,7 @@ impl Server {
         })
     }
 
-    fn resource(&mut self, req: &Request, q: &Query, t: Target) -> Result<Served, Status> {
+    fn resource(&mut self, req: &Request, q: &Query, t: Target, output: negotiation::Output) -> Result<Served, Status> {
         let rt = t.rt;
         let ns = t.namespace.clone().unwrap_or_default();
         if let Some(name) = &t.name {
@@ -459,6 +462,9 @@ impl Server {
                 let opts = ListOptions::from_query(q)?;
                 if opts.watch {
                     return self.start_watch(rt, t.namespace.as_deref(), None, opts);
+                }
+                if output.encoding == negotiation::Encoding::Protobuf && output.convert.is_none() {
+                    return self.list_protobuf(rt, t.namespace.as_deref(), opts).map(Served::Response);
                 }
                 return self.list(rt, t.namespace.as_deref(), opts).map(Served::Response);
             }

@@ -205,7 +205,8 @@ fn protobuf_gets_lists_writes_and_watches() {
         (Some("Status"), Some("NotFound"), Some(404))
     );
     // DeleteOptions may come as protobuf (dryRun keeps the object).
-    let opts = json!({"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1", "dryRun": ["All"], "gracePeriodSeconds": 0});
+    let opts =
+        json!({"kind": "DeleteOptions", "apiVersion": "meta.k8s.io/v1", "dryRun": ["All"], "gracePeriodSeconds": 0});
     let r = s.handle(
         Request::new("DELETE", "/api/v1/namespaces/default/configmaps/pb")
             .with_header("Content-Type", PROTOBUF)

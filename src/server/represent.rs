@@ -280,6 +280,56 @@ mod tests {
     }
 
     #[test]
+    fn protobuf_watchers_and_lists_share_one_encoding_per_object() {
+        use crate::server::{Request, Served, Server, ServerConfig};
+        let mut s = Server::new(ServerConfig::default());
+        let open = |s: &mut Server| match s.serve(
+            Request::new(
+                "GET",
+                &format!("/api/v1/namespaces/default/configmaps?watch=1&resourceVersion={}", s.revision()),
+            )
+            .with_header("Accept", "application/vnd.kubernetes.protobuf"),
+        ) {
+            Served::Watch(_, w) => w,
+            Served::Response(r) => panic!("{}", String::from_utf8_lossy(&r.body)),
+        };
+        let (mut a, mut b) = (open(&mut s), open(&mut s));
+        let before = s.proto_cache.lock().unwrap().len();
+        let r = s.handle(
+            Request::new("POST", "/api/v1/namespaces/default/configmaps")
+                .with_body(br#"{"metadata":{"name":"shared"},"data":{"k":"v"}}"#.to_vec()),
+        );
+        assert_eq!(r.status, 201);
+        let (mut fa, mut fb) = (Vec::new(), Vec::new());
+        for e in s.poll_watch(&mut a, 10) {
+            a.write_event(&e, &mut fa);
+        }
+        for e in s.poll_watch(&mut b, 10) {
+            b.write_event(&e, &mut fb);
+        }
+        assert_eq!(fa, fb);
+        assert_eq!(s.proto_cache.lock().unwrap().len(), before + 1, "one encoding for both watchers");
+        let frames = crate::proto::read_watch_frames(&fa).unwrap();
+        assert_eq!((frames[0].0.as_str(), frames[0].1["metadata"]["name"].as_str()), ("ADDED", Some("shared")));
+        // A list reuses it, and decodes to the JSON list's items.
+        let pb = s.handle(
+            Request::new("GET", "/api/v1/namespaces/default/configmaps")
+                .with_header("Accept", "application/vnd.kubernetes.protobuf"),
+        );
+        let json = s.handle(Request::new("GET", "/api/v1/namespaces/default/configmaps"));
+        let mut want = json.json_body();
+        let got = crate::proto::decode_object(&pb.body).unwrap();
+        // List items carry no kind on either wire; JSON items do carry theirs.
+        for item in want["items"].as_array_mut().unwrap() {
+            let m = item.as_object_mut().unwrap();
+            m.shift_remove("kind");
+            m.shift_remove("apiVersion");
+        }
+        assert_eq!(got["items"], want["items"]);
+        assert_eq!(got["metadata"], want["metadata"]);
+    }
+
+    #[test]
     fn partial_metadata_matches_list_or_object() {
         let l = convert(&rendering(Some(Convert::PartialObjectMetadataList), IncludeObject::Metadata), list(), true)
             .unwrap();

@@ -95,6 +95,8 @@ pub struct WatchStream {
     pub(crate) rendering: Option<super::represent::Rendering>,
     /// Whether a Table's column definitions went out (first event only).
     pub(crate) table_headers_sent: bool,
+    /// The server's shared protobuf encodings (protobuf streams only).
+    pub(crate) proto_cache: Option<Arc<std::sync::Mutex<crate::proto::EncodingCache>>>,
 }
 
 impl WatchStream {
@@ -123,6 +125,16 @@ impl WatchStream {
         let protobuf = self.rendering.is_some_and(|r| r.output.encoding == super::negotiation::Encoding::Protobuf);
         if !protobuf {
             return e.write_json_line(out);
+        }
+        // A stored object's encoding is made once for every watcher.
+        if let (WatchObject::Stored(obj), Some(cache)) = (&e.object, &self.proto_cache) {
+            let api_version = self.rt.api_version();
+            let raw = cache.lock().unwrap_or_else(|p| p.into_inner()).raw(obj, &api_version, self.rt.kind);
+            if let Ok(raw) = raw {
+                let enveloped = crate::proto::envelope(&api_version, self.rt.kind, &raw);
+                crate::proto::write_watch_frame_enveloped(e.event_type.as_str(), &enveloped, out);
+                return;
+            }
         }
         let framed = serde_json::from_slice::<serde_json::Value>(e.object_json())
             .map_err(|err| err.to_string())
@@ -193,6 +205,7 @@ impl Server {
             done: false,
             rendering: None,
             table_headers_sent: false,
+            proto_cache: None,
         };
         let head_response = {
             let mut r = Response::json(200, Vec::new());
