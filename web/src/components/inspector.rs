@@ -7,6 +7,7 @@ use serde_json::{json, Value};
 use yew::prelude::*;
 
 use super::app::{Ctx, ObjectRef};
+use super::WireLens;
 use crate::format::{diff_lines, field_ownership, to_pretty_json, to_yaml};
 use crate::session::{body_json, Session, Source};
 use crate::timeline::collection_path;
@@ -193,6 +194,9 @@ pub fn inspector() -> Html {
             }
             <div class="row"><button onclick={toggle}>{ if *as_yaml { "show JSON" } else { "show YAML" } }</button></div>
             <pre class="body" id="inspector-body">{ body }</pre>
+            if status == 200 {
+                <WireLens body={std::rc::Rc::new(serde_json::to_vec(&obj).unwrap_or_default())} at={ctx.0.session.borrow().server.now()} />
+            }
             <div class="ownership" id="ownership"><b>{ "Field ownership" }</b>
                 { for field_ownership(&obj).into_iter().map(|(manager, op, time, paths)| html! {
                     <div class="owner">
