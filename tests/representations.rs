@@ -222,6 +222,24 @@ fn protobuf_gets_lists_writes_and_watches() {
     assert_eq!(frames[0].1["metadata"]["name"], "pb");
 }
 
+#[test]
+fn the_scale_subresource_speaks_protobuf() {
+    let mut s = server();
+    let (collection, body) = fixtures().into_iter().find(|(c, _)| c.ends_with("/deployments")).unwrap();
+    call(&mut s, "POST", collection, Some(body));
+    let r = accept(&mut s, &format!("{collection}/web/scale"), PROTOBUF);
+    let mut scale = proto::decode_object(&r.body).unwrap();
+    assert_eq!((scale["kind"].as_str(), scale["spec"]["replicas"].as_i64()), (Some("Scale"), Some(3)));
+    scale["spec"]["replicas"] = json!(0);
+    let r = s.handle(
+        Request::new("PUT", &format!("{collection}/web/scale"))
+            .with_header("Content-Type", PROTOBUF)
+            .with_body(proto::encode_object(&scale).unwrap()),
+    );
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json_body()["spec"]["replicas"], 0, "replicas: 0 is a value, not unset");
+}
+
 /// A representative object of every built-in kind, and its Table row.
 fn fixtures() -> Vec<(&'static str, Value)> {
     let tpl = json!({"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}, {"name": "s", "image": "busybox"}]}});

@@ -82,6 +82,9 @@ impl Server {
         let scale = to_scale(&current);
         let wanted = match req.method.as_str() {
             "GET" => return Ok(Response::value(200, &scale)),
+            "PUT" if super::media_type(req) == super::negotiation::PROTOBUF => {
+                crate::proto::decode_object(&req.body).map_err(Status::bad_request)?
+            }
             "PUT" => serde_json::from_slice::<Value>(&req.body)
                 .map_err(|e| Status::bad_request(format!("couldn't get version/kind; json parse error: {e}")))?,
             "PATCH" => {
