@@ -315,7 +315,13 @@ static PRINTERS: &[Printer] = &[
                 name(o),
                 s(o, "/spec/schedule").into(),
                 or_none(s(o, "/spec/timeZone")).into(),
-                json!(o.pointer("/spec/suspend").and_then(Value::as_bool).unwrap_or(false)),
+                // A string, as upstream's printBoolPtr writes it.
+                match o.pointer("/spec/suspend").and_then(Value::as_bool) {
+                    Some(true) => "True",
+                    Some(false) => "False",
+                    None => "<unset>",
+                }
+                .into(),
                 json!(len(o, "/status/active")),
                 since(o.pointer("/status/lastScheduleTime"), now, "<none>").into(),
                 age(o, now),
@@ -544,76 +550,110 @@ fn binding_cells(o: &Value, now: SimTime) -> Vec<Value> {
 }
 
 fn pod_cells(o: &Value, now: SimTime) -> Vec<Value> {
-    let total = arr(o, "/spec/containers").len();
-    let mut ready = 0;
-    let mut restarts = 0;
+    let inits = arr(o, "/spec/initContainers");
+    // Sidecars (init containers that restart Always) count as containers.
+    let sidecar = |name: &str| inits.iter().any(|c| s(c, "/name") == name && s(c, "/restartPolicy") == "Always");
+    let total = arr(o, "/spec/containers").len() + inits.iter().filter(|c| s(c, "/restartPolicy") == "Always").count();
+    let (mut ready, mut restarts, mut sidecar_restarts) = (0, 0, 0);
+    let (mut last_restart, mut last_sidecar_restart): (Option<i64>, Option<i64>) = (None, None);
+    let finished =
+        |c: &Value| c.pointer("/lastState/terminated/finishedAt").and_then(Value::as_str).and_then(parse_rfc3339);
+    let phase = s(o, "/status/phase");
     let mut reason = match s(o, "/status/reason") {
-        "" => s(o, "/status/phase").to_string(),
+        "" => phase.to_string(),
         r => r.to_string(),
     };
+    let conds = arr(o, "/status/conditions");
+    if conds.iter().any(|c| s(c, "/type") == "PodScheduled" && s(c, "/reason") == "SchedulingGated") {
+        reason = "SchedulingGated".into();
+    }
     let mut initializing = false;
-    let inits = arr(o, "/status/initContainerStatuses");
-    for (n, c) in inits.iter().enumerate() {
+    for (n, c) in arr(o, "/status/initContainerStatuses").iter().enumerate() {
         restarts += i(c, "/restartCount");
-        if let Some(t) = c.pointer("/state/terminated") {
-            if i(t, "/exitCode") == 0 {
-                continue;
+        last_restart = last_restart.max(finished(c));
+        let is_sidecar = sidecar(s(c, "/name"));
+        if is_sidecar {
+            sidecar_restarts += i(c, "/restartCount");
+            last_sidecar_restart = last_sidecar_restart.max(finished(c));
+        }
+        let terminated = c.pointer("/state/terminated").filter(|t| t.is_object());
+        let waiting =
+            c.pointer("/state/waiting").filter(|w| !s(w, "/reason").is_empty() && s(w, "/reason") != "PodInitializing");
+        if terminated.is_some_and(|t| i(t, "/exitCode") == 0) {
+            continue;
+        }
+        if is_sidecar && c.get("started").and_then(Value::as_bool) == Some(true) {
+            if c.get("ready").and_then(Value::as_bool) == Some(true) {
+                ready += 1;
             }
-            reason = match (s(t, "/reason"), i(t, "/signal")) {
+            continue;
+        }
+        reason = if let Some(t) = terminated {
+            match (s(t, "/reason"), i(t, "/signal")) {
                 ("", 0) => format!("Init:ExitCode:{}", i(t, "/exitCode")),
                 ("", sig) => format!("Init:Signal:{sig}"),
                 (r, _) => format!("Init:{r}"),
-            };
-        } else if let Some(w) =
-            c.pointer("/state/waiting").filter(|w| !s(w, "/reason").is_empty() && s(w, "/reason") != "PodInitializing")
-        {
-            reason = format!("Init:{}", s(w, "/reason"));
+            }
+        } else if let Some(w) = waiting {
+            format!("Init:{}", s(w, "/reason"))
         } else {
-            reason = format!("Init:{}/{}", n, arr(o, "/spec/initContainers").len());
-        }
+            format!("Init:{}/{}", n, inits.len())
+        };
         initializing = true;
         break;
     }
-    if !initializing {
-        restarts = 0;
+    let initialized = conds.iter().any(|c| s(c, "/type") == "Initialized" && s(c, "/status") == "True");
+    if !initializing || initialized {
+        restarts = sidecar_restarts;
+        last_restart = last_sidecar_restart;
         let mut running = false;
         for c in arr(o, "/status/containerStatuses").iter().rev() {
             restarts += i(c, "/restartCount");
+            last_restart = last_restart.max(finished(c));
+            let terminated = c.pointer("/state/terminated").filter(|t| t.is_object());
             if let Some(w) = c.pointer("/state/waiting").filter(|w| !s(w, "/reason").is_empty()) {
                 reason = s(w, "/reason").to_string();
-            } else if let Some(t) = c.pointer("/state/terminated") {
+            } else if let Some(t) = terminated {
                 reason = match (s(t, "/reason"), i(t, "/signal")) {
                     ("", 0) => format!("ExitCode:{}", i(t, "/exitCode")),
                     ("", sig) => format!("Signal:{sig}"),
                     (r, _) => r.to_string(),
                 };
-            } else if c.pointer("/state/running").is_some() && c.get("ready").and_then(Value::as_bool) == Some(true) {
+            } else if c.get("ready").and_then(Value::as_bool) == Some(true)
+                && c.pointer("/state/running").is_some_and(Value::is_object)
+            {
                 running = true;
                 ready += 1;
             }
         }
         if reason == "Completed" && running {
-            let pod_ready =
-                arr(o, "/status/conditions").iter().any(|c| s(c, "/type") == "Ready" && s(c, "/status") == "True");
+            let pod_ready = conds.iter().any(|c| s(c, "/type") == "Ready" && s(c, "/status") == "True");
             reason = if pod_ready { "Running" } else { "NotReady" }.into();
         }
     }
-    if o.pointer("/metadata/deletionTimestamp").is_some_and(|d| !d.is_null()) {
-        reason = if s(o, "/status/reason") == "NodeLost" { "Unknown" } else { "Terminating" }.into();
+    let deleting = o.pointer("/metadata/deletionTimestamp").is_some_and(|d| !d.is_null());
+    if deleting && s(o, "/status/reason") == "NodeLost" {
+        reason = "Unknown".into();
+    } else if deleting && phase != "Succeeded" && phase != "Failed" {
+        reason = "Terminating".into();
     }
-    let ip = arr(o, "/status/podIPs")
-        .first()
-        .map(|p| s(p, "/ip"))
-        .filter(|ip| !ip.is_empty())
-        .unwrap_or(s(o, "/status/podIP"));
+    let restarts = match last_restart {
+        Some(t) if restarts != 0 => format!("{restarts} ({} ago)", human_duration(now.0 - t)),
+        _ => restarts.to_string(),
+    };
+    let ip = arr(o, "/status/podIPs").first().map(|p| s(p, "/ip")).unwrap_or("");
     let gates = arr(o, "/spec/readinessGates");
     let gates = if gates.is_empty() {
         "<none>".to_string()
     } else {
-        let conds = arr(o, "/status/conditions");
         let met = gates
             .iter()
-            .filter(|g| conds.iter().any(|c| s(c, "/type") == s(g, "/conditionType") && s(c, "/status") == "True"))
+            .filter(|g| {
+                conds
+                    .iter()
+                    .find(|c| s(c, "/type") == s(g, "/conditionType"))
+                    .is_some_and(|c| s(c, "/status") == "True")
+            })
             .count();
         format!("{met}/{}", gates.len())
     };
@@ -621,7 +661,7 @@ fn pod_cells(o: &Value, now: SimTime) -> Vec<Value> {
         name(o),
         format!("{ready}/{total}").into(),
         reason.into(),
-        restarts.to_string().into(),
+        restarts.into(),
         age(o, now),
         or_none(ip).into(),
         or_none(s(o, "/spec/nodeName")).into(),
@@ -636,11 +676,14 @@ fn service_cells(o: &Value, now: SimTime) -> Vec<Value> {
     let external = match ty {
         "ExternalName" => s(o, "/spec/externalName").to_string(),
         "LoadBalancer" => {
+            // The ingress addresses as a sorted set, then the external IPs.
             let mut ips: Vec<&str> = arr(o, "/status/loadBalancer/ingress")
                 .iter()
                 .map(|i| if s(i, "/ip").is_empty() { s(i, "/hostname") } else { s(i, "/ip") })
                 .filter(|x| !x.is_empty())
                 .collect();
+            ips.sort_unstable();
+            ips.dedup();
             ips.extend(external.iter().copied());
             if ips.is_empty() {
                 "<pending>".into()
@@ -648,8 +691,9 @@ fn service_cells(o: &Value, now: SimTime) -> Vec<Value> {
                 ips.join(",")
             }
         }
-        _ if external.is_empty() => "<none>".into(),
-        _ => external.join(","),
+        "ClusterIP" | "NodePort" if external.is_empty() => "<none>".into(),
+        "ClusterIP" | "NodePort" => external.join(","),
+        _ => "<unknown>".into(),
     };
     let ports: Vec<String> = arr(o, "/spec/ports")
         .iter()
@@ -934,7 +978,7 @@ mod tests {
         let pod = json!({
             "metadata": {"name": "web", "creationTimestamp": "2023-11-14T22:13:20Z"},
             "spec": {"containers": [{"name": "a"}, {"name": "b"}], "nodeName": "node-1"},
-            "status": {"phase": "Running", "podIP": "10.0.0.7", "containerStatuses": [
+            "status": {"phase": "Running", "podIP": "10.0.0.7", "podIPs": [{"ip": "10.0.0.7"}], "containerStatuses": [
                 {"name": "a", "ready": true, "restartCount": 1, "state": {"running": {}}},
                 {"name": "b", "ready": false, "restartCount": 2, "state": {"waiting": {"reason": "CrashLoopBackOff"}}}
             ]}
