@@ -711,7 +711,7 @@ fn service_cells(o: &Value, now: SimTime) -> Vec<Value> {
     vec![
         name(o),
         ty.into(),
-        or_none(s(o, "/spec/clusterIP")).into(),
+        or_none(arr(o, "/spec/clusterIPs").first().and_then(Value::as_str).unwrap_or("")).into(),
         external.into(),
         if ports.is_empty() { "<none>".to_string() } else { ports.join(",") }.into(),
         age(o, now),
@@ -1005,7 +1005,7 @@ mod tests {
 
     #[test]
     fn services_show_ports_and_external_addresses() {
-        let svc = json!({"metadata": {"name": "s"}, "spec": {"type": "NodePort", "clusterIP": "10.96.0.10",
+        let svc = json!({"metadata": {"name": "s"}, "spec": {"type": "NodePort", "clusterIP": "10.96.0.10", "clusterIPs": ["10.96.0.10"],
             "ports": [{"port": 80, "nodePort": 30080, "protocol": "TCP"}, {"port": 53, "protocol": "UDP"}],
             "selector": {"b": "2", "a": "1"}}});
         let c = service_cells(&svc, SimTime(0));
