@@ -238,6 +238,10 @@ fn the_scale_subresource_speaks_protobuf() {
     );
     assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
     assert_eq!(r.json_body()["spec"]["replicas"], 0, "replicas: 0 is a value, not unset");
+    // As a Table, the Scale gets the default columns (Deployment's are for Deployments).
+    let t = accept(&mut s, &format!("{collection}/web/scale"), TABLE).json_body();
+    assert_eq!(t["columnDefinitions"][1]["name"], "Created At");
+    assert_eq!(t["rows"][0]["cells"][0], "web");
 }
 
 /// A representative object of every built-in kind, and its Table row.

@@ -112,6 +112,14 @@ pub fn convert(r: &Rendering, v: Value, headers: bool) -> Result<Value, Status> 
             }))
         }
         Convert::Table => {
+            // Items print with the resource's printer; a single object with
+            // its own kind's (a subresource's Scale has none).
+            let (group, kind) = if list {
+                (r.rt.group, r.rt.kind)
+            } else {
+                let api_version = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
+                (api_version.split_once('/').map(|(g, _)| g).unwrap_or(""), kind)
+            };
             let (objects, metadata): (Vec<&Value>, Value) = if list {
                 (
                     v.get("items").and_then(Value::as_array).map(|a| a.iter().collect()).unwrap_or_default(),
@@ -124,7 +132,7 @@ pub fn convert(r: &Rendering, v: Value, headers: bool) -> Result<Value, Status> 
             let rows: Vec<Value> = objects
                 .into_iter()
                 .map(|o| {
-                    let mut row = table::row(r.rt, o, r.now);
+                    let mut row = table::row(group, kind, o, r.now);
                     let object = match r.include {
                         IncludeObject::None => Value::Null,
                         IncludeObject::Metadata => metadata_only(o, api_version),
@@ -151,7 +159,7 @@ pub fn convert(r: &Rendering, v: Value, headers: bool) -> Result<Value, Status> 
                 "kind": "Table",
                 "apiVersion": api_version,
                 "metadata": metadata,
-                "columnDefinitions": if headers { table::column_definitions(r.rt) } else { Value::Null },
+                "columnDefinitions": if headers { table::column_definitions(group, kind) } else { Value::Null },
                 "rows": rows,
             }))
         }

@@ -8,7 +8,6 @@
 use serde_json::{json, Map, Value};
 
 use crate::clock::{human_duration, parse_rfc3339, SimTime};
-use crate::registry::ResourceType;
 
 /// Where a column's description comes from.
 #[derive(Clone, Copy)]
@@ -370,8 +369,8 @@ static DEFAULT_COLUMNS: &[Col] = &[
     Col { name: "Created At", ty: "date", format: "", priority: 0, desc: Desc::Field(META, "creationTimestamp") },
 ];
 
-fn printer(rt: &ResourceType) -> Option<&'static Printer> {
-    PRINTERS.iter().find(|p| p.kind == rt.kind && p.group == rt.group)
+fn printer(group: &str, kind: &str) -> Option<&'static Printer> {
+    PRINTERS.iter().find(|p| p.kind == kind && p.group == group)
 }
 
 fn description(d: Desc) -> String {
@@ -386,9 +385,10 @@ fn description(d: Desc) -> String {
     }
 }
 
-/// The column definitions for a kind, as the Table's `columnDefinitions`.
-pub fn column_definitions(rt: &ResourceType) -> Value {
-    let cols = printer(rt).map(|p| p.columns).unwrap_or(DEFAULT_COLUMNS);
+/// The column definitions for a kind (by group and kind: a subresource's
+/// kind, such as Scale, has the default ones), as `columnDefinitions`.
+pub fn column_definitions(group: &str, kind: &str) -> Value {
+    let cols = printer(group, kind).map(|p| p.columns).unwrap_or(DEFAULT_COLUMNS);
     Value::Array(
         cols.iter()
             .map(|c| {
@@ -405,14 +405,14 @@ pub fn column_definitions(rt: &ResourceType) -> Value {
 }
 
 /// One row's cells (and, for finished pods, its conditions).
-pub fn row(rt: &ResourceType, obj: &Value, now: SimTime) -> Map<String, Value> {
+pub fn row(group: &str, kind: &str, obj: &Value, now: SimTime) -> Map<String, Value> {
     let mut row = Map::new();
-    let cells = match printer(rt) {
+    let cells = match printer(group, kind) {
         Some(p) => (p.cells)(obj, now),
         None => vec![name(obj), obj.pointer("/metadata/creationTimestamp").cloned().unwrap_or(Value::Null)],
     };
     row.insert("cells".into(), Value::Array(cells));
-    if rt.kind == "Pod" && rt.group.is_empty() {
+    if kind == "Pod" && group.is_empty() {
         let done = match s(obj, "/status/phase") {
             "Succeeded" => Some(("Succeeded", "The pod has completed successfully.")),
             "Failed" => Some(("Failed", "The pod failed.")),
@@ -958,7 +958,7 @@ fn job_cells(o: &Value, now: SimTime) -> Vec<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::kinds;
+    use crate::registry::{kinds, ResourceType};
 
     fn rt(kind: &str) -> &'static ResourceType {
         kinds::BUILTIN.iter().find(|r| r.kind == kind).unwrap()
@@ -1017,14 +1017,13 @@ mod tests {
 
     #[test]
     fn kinds_without_a_printer_get_name_and_created_at() {
-        let cols = column_definitions(rt("Role"));
+        let role = rt("Role");
+        let cols = column_definitions(role.group, role.kind);
         assert_eq!(cols[1]["name"], "Created At");
         assert_eq!(cols[1]["type"], "date");
-        let r = row(
-            rt("Role"),
-            &json!({"metadata": {"name": "r", "creationTimestamp": "2023-11-14T22:13:20Z"}}),
-            SimTime(0),
-        );
+        assert_eq!(column_definitions("autoscaling", "Scale"), cols, "a subresource's kind");
+        let obj = json!({"metadata": {"name": "r", "creationTimestamp": "2023-11-14T22:13:20Z"}});
+        let r = row(role.group, role.kind, &obj, SimTime(0));
         assert_eq!(r["cells"], json!(["r", "2023-11-14T22:13:20Z"]));
     }
 
