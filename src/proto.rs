@@ -1031,6 +1031,25 @@ mod tests {
     }
 
     #[test]
+    fn annotating_damaged_bytes_never_panics() {
+        let pod = json!({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "p", "labels": {"a": "b"}},
+            "spec": {"containers": [{"name": "c", "image": "i"}]}});
+        let good = encode_object(&pod).unwrap();
+        let spans = annotate(&good);
+        assert!(spans.iter().all(|s| s.start < s.end && s.end <= good.len()));
+        for i in 0..good.len() {
+            for x in [0x01u8, 0x80, 0xff] {
+                let mut bad = good.clone();
+                bad[i] ^= x;
+                let _ = annotate(&bad);
+                let _ = decode_object(&bad);
+            }
+            let _ = annotate(&good[..i]);
+            let _ = read_watch_frames(&good[..i]);
+        }
+    }
+
+    #[test]
     fn watch_frames_round_trip() {
         let ns = json!({"kind": "Namespace", "apiVersion": "v1", "metadata": {"name": "n"}});
         let mut out = Vec::new();

@@ -61,7 +61,7 @@ fn protobuf_html(pb: &[u8], v: &Views) -> Html {
                     <div class="wire-span" style={ format!("padding-left: {}em", s.depth) }>
                         <span class="wire-field">{ if s.number > 0 { format!("#{} {}", s.number, s.name) } else { s.name.clone() } }</span>
                         <span class="wire-range">{ format!("[{}..{})", s.start, s.end) }</span>
-                        <span class="wire-hex">{ hex(&pb[s.start..s.end.min(pb.len())], 12) }</span>
+                        <span class="wire-hex">{ hex(pb.get(s.start..s.end.min(pb.len())).unwrap_or_default(), 12) }</span>
                     </div>
                 }) }
             </div>
