@@ -723,11 +723,7 @@ fn node_cells(o: &Value, now: SimTime) -> Vec<Value> {
     let mut status: Vec<&str> = Vec::new();
     for c in arr(o, "/status/conditions") {
         if s(c, "/type") == "Ready" {
-            status.push(match s(c, "/status") {
-                "True" => "Ready",
-                "False" => "NotReady",
-                _ => "Unknown",
-            });
+            status.push(if s(c, "/status") == "True" { "Ready" } else { "NotReady" });
         }
     }
     if status.is_empty() {
@@ -782,28 +778,40 @@ fn node_cells(o: &Value, now: SimTime) -> Vec<Value> {
 }
 
 fn event_cells(o: &Value, now: SimTime) -> Vec<Value> {
-    let first = since(o.pointer("/firstTimestamp"), now, "<unknown>");
-    let last = match o.pointer("/series/lastObservedTime").or(o.pointer("/lastTimestamp")).filter(|v| !v.is_null()) {
+    let set = |p: &str| o.pointer(p).filter(|v| !v.is_null());
+    // Zero times read as "<unknown>", as translateTimestampSince says.
+    let first = match set("/firstTimestamp") {
         Some(t) => since(Some(t), now, "<unknown>"),
-        None => since(o.pointer("/eventTime"), now, &first),
+        None => since(set("/eventTime"), now, "<unknown>"),
     };
-    let source = match (s(o, "/source/component"), s(o, "/source/host")) {
-        ("", "") => match s(o, "/reportingComponent") {
-            "" => "<none>".to_string(),
-            c => c.to_string(),
-        },
-        (c, "") => c.to_string(),
-        (c, h) => format!("{c}, {h}"),
+    let mut last = match set("/lastTimestamp") {
+        Some(t) => since(Some(t), now, "<unknown>"),
+        None => first.clone(),
     };
-    let count = match o.pointer("/series/count").and_then(Value::as_i64) {
-        Some(n) => n,
-        None => i(o, "/count"),
+    let mut count = i(o, "/count");
+    if set("/series").is_some() {
+        last = since(set("/series/lastObservedTime"), now, "<unknown>");
+        count = i(o, "/series/count");
+    } else if count == 0 {
+        // Singleton events of the newer API carry no count.
+        count = 1;
+    }
+    let first_non_empty = |a: &'static str, b: &'static str| if s(o, a).is_empty() { s(o, b) } else { s(o, a) };
+    let (component, instance) = (
+        first_non_empty("/source/component", "/reportingComponent"),
+        first_non_empty("/source/host", "/reportingInstance"),
+    );
+    let source = if instance.is_empty() { component.to_string() } else { format!("{component}, {instance}") };
+    let kind = s(o, "/involvedObject/kind").to_lowercase();
+    let target = match s(o, "/involvedObject/name") {
+        "" => kind,
+        n => format!("{kind}/{n}"),
     };
     vec![
         last.into(),
         s(o, "/type").into(),
         s(o, "/reason").into(),
-        format!("{}/{}", s(o, "/involvedObject/kind").to_lowercase(), s(o, "/involvedObject/name")).into(),
+        target.into(),
         s(o, "/involvedObject/fieldPath").into(),
         source.into(),
         s(o, "/message").trim().into(),
@@ -871,12 +879,21 @@ fn pv_cells(o: &Value, now: SimTime) -> Vec<Value> {
         s(o, "/spec/persistentVolumeReclaimPolicy").into(),
         phase.into(),
         claim.into(),
-        s(o, "/spec/storageClassName").into(),
+        storage_class(o).into(),
         unset(s(o, "/spec/volumeAttributesClassName")).into(),
         s(o, "/status/reason").into(),
         age(o, now),
         unset(s(o, "/spec/volumeMode")).into(),
     ]
+}
+
+/// The beta storage-class annotation, else `spec.storageClassName` (as
+/// upstream's GetPersistentVolume(Claim)Class reads them).
+fn storage_class(o: &Value) -> &str {
+    match o.pointer("/metadata/annotations/volume.beta.kubernetes.io~1storage-class").and_then(Value::as_str) {
+        Some(c) => c,
+        None => s(o, "/spec/storageClassName"),
+    }
 }
 
 fn unset(v: &str) -> &str {
@@ -899,13 +916,7 @@ fn pvc_cells(o: &Value, now: SimTime) -> Vec<Value> {
     } else {
         (String::new(), String::new())
     };
-    let class = match s(o, "/spec/storageClassName") {
-        "" => o
-            .pointer("/metadata/annotations/volume.beta.kubernetes.io~1storage-class")
-            .and_then(Value::as_str)
-            .unwrap_or(""),
-        c => c,
-    };
+    let class = storage_class(o);
     vec![
         name(o),
         phase.into(),
@@ -913,7 +924,7 @@ fn pvc_cells(o: &Value, now: SimTime) -> Vec<Value> {
         capacity.into(),
         modes.into(),
         class.into(),
-        unset(s(o, "/status/currentVolumeAttributesClassName")).into(),
+        unset(s(o, "/spec/volumeAttributesClassName")).into(),
         age(o, now),
         unset(s(o, "/spec/volumeMode")).into(),
     ]
@@ -1025,6 +1036,32 @@ mod tests {
         let obj = json!({"metadata": {"name": "r", "creationTimestamp": "2023-11-14T22:13:20Z"}});
         let r = row(role.group, role.kind, &obj, SimTime(0));
         assert_eq!(r["cells"], json!(["r", "2023-11-14T22:13:20Z"]));
+    }
+
+    #[test]
+    fn events_of_either_api_print_their_times_counts_and_sources() {
+        let now = SimTime(1_700_000_000_000);
+        let new_api = json!({"metadata": {"name": "e"}, "eventTime": "2023-11-14T22:12:20.000000Z",
+            "reportingComponent": "kubelet", "reportingInstance": "node-1", "involvedObject": {"kind": "Node"},
+            "type": "Normal", "reason": "Starting", "message": " started \n"});
+        let c = event_cells(&new_api, now);
+        assert_eq!(
+            c[..7],
+            [
+                json!("60s"),
+                json!("Normal"),
+                json!("Starting"),
+                json!("node"),
+                json!(""),
+                json!("kubelet, node-1"),
+                json!("started")
+            ]
+        );
+        assert_eq!((&c[7], &c[8]), (&json!("60s"), &json!(1)));
+        let series = json!({"metadata": {"name": "e"}, "firstTimestamp": "2023-11-14T22:00:00Z",
+            "series": {"count": 7, "lastObservedTime": "2023-11-14T22:13:10.000000Z"}, "involvedObject": {"kind": "Pod", "name": "p"}});
+        let c = event_cells(&series, now);
+        assert_eq!((&c[0], &c[3], &c[7], &c[8]), (&json!("10s"), &json!("pod/p"), &json!("13m"), &json!(7)));
     }
 
     #[test]
