@@ -487,31 +487,33 @@ fn labels(m: Option<&Value>) -> String {
 /// A label selector as `kubectl` writes it: match labels, then expressions.
 fn selector(sel: Option<&Value>) -> String {
     let Some(sel) = sel.filter(|v| v.is_object()) else { return "<none>".into() };
-    let mut parts: Vec<String> = Vec::new();
+    // Requirements sorted by key (labels.Selector's String), values sorted.
+    let mut parts: Vec<(String, String)> = Vec::new();
     if let Some(Value::Object(m)) = sel.get("matchLabels") {
-        let mut kv: Vec<String> = m.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or(""))).collect();
-        kv.sort();
-        parts.extend(kv);
+        parts.extend(m.iter().map(|(k, v)| (k.clone(), format!("{k}={}", v.as_str().unwrap_or("")))));
     }
     for e in sel.get("matchExpressions").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]) {
         let key = e.get("key").and_then(Value::as_str).unwrap_or("");
-        let values: Vec<&str> = e
+        let mut values: Vec<&str> = e
             .get("values")
             .and_then(Value::as_array)
             .map(|a| a.iter().filter_map(Value::as_str).collect())
             .unwrap_or_default();
-        parts.push(match e.get("operator").and_then(Value::as_str).unwrap_or("") {
+        values.sort_unstable();
+        let text = match e.get("operator").and_then(Value::as_str).unwrap_or("") {
             "In" => format!("{key} in ({})", values.join(",")),
             "NotIn" => format!("{key} notin ({})", values.join(",")),
             "Exists" => key.to_string(),
             "DoesNotExist" => format!("!{key}"),
             op => format!("{key} {op} ({})", values.join(",")),
-        });
+        };
+        parts.push((key.to_string(), text));
     }
+    parts.sort_by(|a, b| a.0.cmp(&b.0));
     if parts.is_empty() {
         "<none>".into()
     } else {
-        parts.join(",")
+        parts.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(",")
     }
 }
 
@@ -1066,8 +1068,8 @@ mod tests {
 
     #[test]
     fn selectors_and_labels_print_sorted() {
-        let sel = json!({"matchLabels": {"z": "1", "a": "2"}, "matchExpressions": [{"key": "k", "operator": "In", "values": ["x", "y"]}]});
-        assert_eq!(selector(Some(&sel)), "a=2,z=1,k in (x,y)");
+        let sel = json!({"matchLabels": {"z": "1", "a": "2"}, "matchExpressions": [{"key": "k", "operator": "In", "values": ["y", "x"]}]});
+        assert_eq!(selector(Some(&sel)), "a=2,k in (x,y),z=1");
         assert_eq!(selector(None), "<none>");
         assert_eq!(labels(Some(&json!({}))), "<none>");
     }
