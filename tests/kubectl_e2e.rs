@@ -108,6 +108,18 @@ spec:
     spec: {containers: [{name: c, image: nginx}]}
 ";
 
+/// The lines a child prints, as they come.
+fn stdout_lines(child: &mut Child) -> std::sync::mpsc::Receiver<String> {
+    let out = child.stdout.take().expect("stdout piped");
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for l in BufReader::new(out).lines().map_while(Result::ok) {
+            let _ = tx.send(l);
+        }
+    });
+    rx
+}
+
 fn wait_for(mut f: impl FnMut() -> bool, what: &str) {
     let start = Instant::now();
     while !f() {
@@ -188,13 +200,7 @@ fn kubectl_server_side_columns_and_protobuf() {
 
     // get -w prints rows from Table watch events (headers once).
     let mut watch = d.cmd(&["get", "cm", "-w"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
-    let wout = watch.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        for l in BufReader::new(wout).lines().map_while(Result::ok) {
-            let _ = tx.send(l);
-        }
-    });
+    let rx = stdout_lines(&mut watch);
     let mut seen: Vec<String> = Vec::new();
     let mut until = |pred: &dyn Fn(&[String]) -> bool, what: &str| {
         wait_for(
@@ -346,13 +352,7 @@ fn kubectl_flows() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let wout = watch.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel::<String>();
-    std::thread::spawn(move || {
-        for l in BufReader::new(wout).lines().map_while(Result::ok) {
-            let _ = tx.send(l);
-        }
-    });
+    let rx = stdout_lines(&mut watch);
     let mut seen: Vec<String> = Vec::new();
     let collect = |want: &str, seen: &mut Vec<String>| {
         wait_for(
