@@ -6,6 +6,39 @@
 //! `key>n`, `key<n`. Field grammar: `key=v`, `key==v`, `key!=v`, with `\`
 //! escaping `,`, `=` and `!`.
 
+/// A LabelSelector object (JSON) written as a selector string, requirements sorted by key
+/// (as upstream's `LabelSelectorAsSelector(...).String()`).
+pub fn label_selector_string(sel: Option<&serde_json::Value>) -> String {
+    let Some(sel) = sel else { return String::new() };
+    let mut reqs: Vec<(String, String)> = Vec::new();
+    if let Some(serde_json::Value::Object(ml)) = sel.get("matchLabels") {
+        for (k, v) in ml {
+            reqs.push((k.clone(), format!("{k}={}", v.as_str().unwrap_or(""))));
+        }
+    }
+    for e in sel.get("matchExpressions").and_then(serde_json::Value::as_array).into_iter().flatten() {
+        let key = e.get("key").and_then(serde_json::Value::as_str).unwrap_or("");
+        let mut values: Vec<&str> = e
+            .get("values")
+            .and_then(serde_json::Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(serde_json::Value::as_str)
+            .collect();
+        values.sort();
+        let text = match e.get("operator").and_then(serde_json::Value::as_str).unwrap_or("") {
+            "In" => format!("{key} in ({})", values.join(",")),
+            "NotIn" => format!("{key} notin ({})", values.join(",")),
+            "Exists" => key.to_string(),
+            "DoesNotExist" => format!("!{key}"),
+            _ => continue,
+        };
+        reqs.push((key.to_string(), text));
+    }
+    reqs.sort();
+    reqs.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(",")
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum LabelOp {
     Exists,

@@ -22,7 +22,7 @@ fn to_scale(obj: &Value) -> Value {
     let spec_replicas = obj.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1);
     let status_replicas = obj.pointer("/status/replicas").and_then(Value::as_i64).unwrap_or(0);
     let mut status = json!({"replicas": status_replicas});
-    let selector = selector_string(obj.pointer("/spec/selector"));
+    let selector = crate::selector::label_selector_string(obj.pointer("/spec/selector"));
     if !selector.is_empty() {
         status["selector"] = json!(selector);
     }
@@ -30,34 +30,6 @@ fn to_scale(obj: &Value) -> Value {
         "kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": metadata,
         "spec": {"replicas": spec_replicas}, "status": status,
     })
-}
-
-/// A LabelSelector written as a selector string, requirements sorted by key
-/// (as upstream's `LabelSelectorAsSelector(...).String()`).
-fn selector_string(sel: Option<&Value>) -> String {
-    let Some(sel) = sel else { return String::new() };
-    let mut reqs: Vec<(String, String)> = Vec::new();
-    if let Some(Value::Object(ml)) = sel.get("matchLabels") {
-        for (k, v) in ml {
-            reqs.push((k.clone(), format!("{k}={}", v.as_str().unwrap_or(""))));
-        }
-    }
-    for e in sel.get("matchExpressions").and_then(Value::as_array).into_iter().flatten() {
-        let key = e.get("key").and_then(Value::as_str).unwrap_or("");
-        let mut values: Vec<&str> =
-            e.get("values").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
-        values.sort();
-        let text = match e.get("operator").and_then(Value::as_str).unwrap_or("") {
-            "In" => format!("{key} in ({})", values.join(",")),
-            "NotIn" => format!("{key} notin ({})", values.join(",")),
-            "Exists" => key.to_string(),
-            "DoesNotExist" => format!("!{key}"),
-            _ => continue,
-        };
-        reqs.push((key.to_string(), text));
-    }
-    reqs.sort();
-    reqs.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(",")
 }
 
 fn body_value(b: Body) -> Value {
@@ -150,6 +122,6 @@ mod tests {
         let sel = json!({"matchLabels": {"b": "2", "a": "1"},
                          "matchExpressions": [{"key": "c", "operator": "In", "values": ["y", "x"]},
                                               {"key": "d", "operator": "DoesNotExist"}]});
-        assert_eq!(selector_string(Some(&sel)), "a=1,b=2,c in (x,y),!d");
+        assert_eq!(crate::selector::label_selector_string(Some(&sel)), "a=1,b=2,c in (x,y),!d");
     }
 }

@@ -59,36 +59,12 @@ pub(super) fn labels(m: Option<&Value>) -> String {
     kv.join(",")
 }
 
-/// A label selector as `kubectl` writes it: match labels, then expressions.
+/// A label selector as the printers write it (upstream's
+/// `FormatLabelSelector`): the selector string, or `<none>`.
 pub(super) fn selector(sel: Option<&Value>) -> String {
-    let Some(sel) = sel.filter(|v| v.is_object()) else { return "<none>".into() };
-    // Requirements sorted by key (labels.Selector's String), values sorted.
-    let mut parts: Vec<(String, String)> = Vec::new();
-    if let Some(Value::Object(m)) = sel.get("matchLabels") {
-        parts.extend(m.iter().map(|(k, v)| (k.clone(), format!("{k}={}", v.as_str().unwrap_or("")))));
-    }
-    for e in sel.get("matchExpressions").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]) {
-        let key = e.get("key").and_then(Value::as_str).unwrap_or("");
-        let mut values: Vec<&str> = e
-            .get("values")
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        values.sort_unstable();
-        let text = match e.get("operator").and_then(Value::as_str).unwrap_or("") {
-            "In" => format!("{key} in ({})", values.join(",")),
-            "NotIn" => format!("{key} notin ({})", values.join(",")),
-            "Exists" => key.to_string(),
-            "DoesNotExist" => format!("!{key}"),
-            op => format!("{key} {op} ({})", values.join(",")),
-        };
-        parts.push((key.to_string(), text));
-    }
-    parts.sort_by(|a, b| a.0.cmp(&b.0));
-    if parts.is_empty() {
-        "<none>".into()
-    } else {
-        parts.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(",")
+    match crate::selector::label_selector_string(sel.filter(|v| v.is_object())) {
+        t if t.is_empty() => "<none>".into(),
+        t => t,
     }
 }
 
