@@ -1,10 +1,19 @@
-//! Plain API data: `Status` (the one error currency), watch event types,
-//! group/version/resource identities and metadata helpers over JSON objects.
+//! Plain API data at the bottom of the core: `Status` (the one error
+//! currency), typed group/version/kind and group/version/resource
+//! identities, stored objects, watch events, media types and metadata
+//! helpers over JSON objects.
 
+pub mod gvk;
+pub mod media_type;
 pub mod meta;
+pub mod object;
 pub mod status;
+pub mod watch;
 
+pub use gvk::{GroupVersionKind, GroupVersionResource};
+pub use object::{ObjectAttrs, StoredObject};
 pub use status::{FieldError, Status, StatusCause};
+pub use watch::{WatchEvent, WatchEventType, WatchObject};
 
 /// A storage revision. On the wire it is the `resourceVersion`, a decimal
 /// string that clients must treat as opaque.
@@ -21,27 +30,5 @@ impl Revision {
 impl std::fmt::Display for Revision {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}", self.0)
-    }
-}
-
-/// Types of watch events, as they appear in the `type` field on the wire.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WatchEventType {
-    Added,
-    Modified,
-    Deleted,
-    Bookmark,
-    Error,
-}
-
-impl WatchEventType {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            WatchEventType::Added => "ADDED",
-            WatchEventType::Modified => "MODIFIED",
-            WatchEventType::Deleted => "DELETED",
-            WatchEventType::Bookmark => "BOOKMARK",
-            WatchEventType::Error => "ERROR",
-        }
     }
 }

@@ -1,5 +1,5 @@
 //! Injected time and randomness. The core never reads a wall clock: time
-//! is a `SimClock` value the adapter advances; uids and generateName suffixes
+//! is a `SimTime` the adapter hands in (and `advance` jumps); uids and generateName suffixes
 //! come from `SeededRng`, so a scenario replays byte for byte.
 
 /// Simulated time in milliseconds since the Unix epoch.

@@ -3,12 +3,14 @@
 //! One deterministic core (`server::Server`) answers `Request`s with
 //! `Response`s and opens watch streams. It does no IO, reads no wall clock and
 //! draws randomness only from a seeded source, so a scenario replays byte for
-//! byte. The native HTTP door (`src/bin/kubesim.rs`) and, later, the browser
-//! door are thin adapters over it.
+//! byte. The native HTTP door (`src/bin/kubesim.rs`) and the browser door
+//! (the `web/` crate, compiled to WebAssembly) are thin adapters over it.
 //!
-//! Layers, dependencies pointing down only:
-//! `server` → `registry` → `storage`, with `api` (plain data) and `selector`
-//! shared below them.
+//! Layers, dependencies pointing down only (checked by `tests/tidy.rs`):
+//! `server` (routing, options, negotiation, rendering) → `registry` (the
+//! generic store, a strategy per kind) → `apply`, `patch`, `proto`, `schema`
+//! (what bodies mean) → `storage` (MVCC) → `api`, `selector`, `clock` (plain
+//! data, shared by all).
 
 // `Status` is the error currency of every layer (as upstream's StatusError);
 // it is large, but errors are the cold path and boxing it everywhere would

@@ -1,18 +1,156 @@
-//! The registry: one table entry per kind (`kinds.rs`) and one generic flow
-//! per verb (`store.rs`). A file for a kind would hold only what is special
-//! about it; today those rules are small enough to live as table data and
-//! a few hooks in `rules.rs`.
+//! The registry, shaped as k8s.io/apiserver's: the resources it serves
+//! (`resource.rs`; built-in ones in `kinds.rs`, a file per kind with rules
+//! under `kinds/`), a strategy per kind (`strategy.rs`), and one generic
+//! store that offers every verb on any of them (`store.rs`, `store/`) over
+//! a `Storage`. Around the store: typed options (`options.rs`), body
+//! decoding and field validation (`decode.rs`), resourceVersions and their
+//! answers (`resource_version.rs`), the storage key layout (`keys.rs`),
+//! Table printing (`table.rs`) and the namespace lifecycle
+//! (`namespace_lifecycle.rs`). Storage errors become `Status` in exactly one
+//! function, `store::storage_status`.
+//!
+//! The registry's state is private: the server reads it through the views
+//! below and changes it only through the verbs, the clock and compaction.
 
-pub mod defaults;
+pub mod decode;
+pub mod keys;
 pub mod kinds;
-pub mod rules;
+mod namespace_lifecycle;
+pub mod options;
+pub mod resource;
+pub mod resource_version;
 pub mod store;
+pub mod strategy;
+pub mod table;
 pub mod validation;
 
-pub use kinds::{ResourceType, BUILTIN};
+use std::sync::Arc;
 
-/// The verbs every built-in resource serves.
-pub const STANDARD_VERBS: &[&str] =
-    &["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"];
-/// The verbs of a status subresource.
-pub const STATUS_VERBS: &[&str] = &["get", "patch", "update"];
+use crate::api::{Revision, WatchEventType};
+use crate::clock::{SeededRng, SimTime};
+use crate::storage::{EventKind, MemStorage, Storage};
+
+pub use resource::{Catalog, ResourceType};
+
+pub struct Registry<S: Storage = MemStorage> {
+    storage: S,
+    now: SimTime,
+    rng: SeededRng,
+    resources: Catalog,
+    namespaces: namespace_lifecycle::NamespaceLifecycle,
+}
+
+/// One write of the event log, named as a client would name the object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HistoryEntry {
+    pub revision: Revision,
+    pub event_type: WatchEventType,
+    pub group: String,
+    pub version: String,
+    pub resource: String,
+    pub kind: String,
+    pub namespace: String,
+    pub name: String,
+}
+
+/// Every write after a revision, as far back as history goes.
+#[derive(Clone, Debug, Default)]
+pub struct History {
+    /// Where the entries start (the compaction horizon, if it is later than
+    /// what was asked for).
+    pub from: Revision,
+    pub entries: Vec<HistoryEntry>,
+}
+
+impl Registry<MemStorage> {
+    /// A registry over in-memory storage serving the built-in resources.
+    pub fn in_memory(seed: u64, now: SimTime) -> Registry<MemStorage> {
+        Registry::new(MemStorage::new(), seed, now)
+    }
+}
+
+impl<S: Storage> Registry<S> {
+    pub fn new(storage: S, seed: u64, now: SimTime) -> Self {
+        Registry {
+            storage,
+            now,
+            rng: SeededRng::new(seed),
+            resources: kinds::builtin_catalog().clone(),
+            namespaces: Default::default(),
+        }
+    }
+
+    /// The simulated time writes are stamped with.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+
+    /// The newest revision.
+    pub fn revision(&self) -> Revision {
+        self.storage.revision()
+    }
+
+    /// Reads below this revision answer 410.
+    pub fn compacted(&self) -> Revision {
+        self.storage.compacted()
+    }
+
+    /// The resources served.
+    pub fn resources(&self) -> &Catalog {
+        &self.resources
+    }
+
+    /// Serves another resource (a kind defined at run time).
+    pub fn register(&mut self, rt: ResourceType) -> Result<Arc<ResourceType>, String> {
+        self.resources.register(rt)
+    }
+
+    /// Moves simulated time forward (never backwards).
+    pub fn set_time(&mut self, t: SimTime) {
+        if t > self.now {
+            self.now = t;
+        }
+    }
+
+    /// Compacts history up to `rev` (clamped to the newest revision).
+    pub fn compact(&mut self, rev: Revision) {
+        self.storage.compact(rev);
+    }
+
+    /// Compacts everything written before `t`.
+    pub fn compact_before(&mut self, t: SimTime) {
+        if let Some(rev) = self.storage.revision_at_time(t) {
+            self.storage.compact(rev);
+        }
+    }
+
+    /// The write log as storage sees it (like watching all of etcd's
+    /// keyspace): up to `limit` entries after `after`, oldest first.
+    pub fn history(&self, after: Revision, limit: usize) -> History {
+        let from = after.max(self.storage.compacted());
+        let mut entries = Vec::new();
+        if let Ok(mut cursor) = self.storage.watch("/", from) {
+            if let Ok(batch) = self.storage.poll(&mut cursor, limit) {
+                for e in batch {
+                    let k = keys::parse(&e.key, &self.resources);
+                    let rt = self.resources.lookup_group_resource(k.group, k.resource);
+                    entries.push(HistoryEntry {
+                        revision: e.revision,
+                        event_type: match e.kind {
+                            EventKind::Created => WatchEventType::Added,
+                            EventKind::Updated => WatchEventType::Modified,
+                            EventKind::Deleted => WatchEventType::Deleted,
+                        },
+                        group: k.group.to_string(),
+                        version: rt.map(|rt| rt.version().to_string()).unwrap_or_default(),
+                        resource: k.resource.to_string(),
+                        kind: rt.map(|rt| rt.kind().to_string()).unwrap_or_default(),
+                        namespace: k.namespace.to_string(),
+                        name: k.name.to_string(),
+                    });
+                }
+            }
+        }
+        History { from, entries }
+    }
+}

@@ -1,7 +1,9 @@
-//! The core's front: `Server::serve(Request)` routes a request to a verb,
-//! negotiates the representation and turns every failure into a `Status`
-//! through one exit (`Response::status`). Watches come back as a
-//! `WatchStream` the caller polls.
+//! The core's front: `Server::serve(Request)` routes a request, parses its
+//! options, negotiates the representation, calls the registry's store and
+//! renders what it answered; every failure leaves as a `Status` through one
+//! exit (`Response::status`). Watches come back as a `WatchStream` the
+//! caller polls. The server holds the registry and changes it only through
+//! the store's verbs, the clock and compaction; it never names storage.
 
 pub mod discovery;
 mod list;
@@ -11,20 +13,20 @@ pub mod openapi_v2_proto;
 pub mod params;
 pub mod represent;
 mod routing;
-mod scale;
-pub mod table;
 pub mod watch;
 
 use serde_json::{json, Value};
 
-use crate::api::{FieldError, Revision, Status};
+use crate::api::{media_type, Revision, Status};
+pub use crate::api::{WatchEvent, WatchObject};
 use crate::clock::{parse_duration_millis, SeededRng, SimTime};
-use crate::registry::store::{Body, DeleteOptions, FieldValidation, Registry, Warnings, WriteOptions};
-use crate::registry::{kinds, ResourceType};
-use crate::storage::{MemStorage, Storage};
-use params::{ListOptions, Query};
+use crate::registry::decode::{RequestBody, Warnings};
+use crate::registry::options::{GetOptions, PatchType, Subresource, Verb};
+use crate::registry::store::Body;
+use crate::registry::{Registry, ResourceType};
+use params::Query;
 use routing::{Route, Target};
-pub use watch::{WatchEvent, WatchObject, WatchStream};
+pub use watch::{guard_poll, WatchStream};
 
 /// An HTTP request, as any door hands it to the core.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -103,6 +105,9 @@ impl Response {
 }
 
 /// What serving a request produced.
+// A Served is made and moved once per request, never kept in bulk: boxing
+// the stream would only make every door unwrap it.
+#[allow(clippy::large_enum_variant)]
 pub enum Served {
     Response(Response),
     /// A watch: the response head, then events from the stream.
@@ -132,8 +137,8 @@ impl Default for ServerConfig {
 
 /// The simulated API server.
 pub struct Server {
-    pub(crate) registry: Registry<MemStorage>,
-    pub(crate) config: ServerConfig,
+    registry: Registry,
+    config: ServerConfig,
     /// Simulated time minus the adapter's clock (moved by "advance").
     offset_ms: i64,
     audit: SeededRng,
@@ -145,7 +150,7 @@ const JSON_ONLY: &str = "only the following media types are accepted: applicatio
 
 impl Server {
     pub fn new(config: ServerConfig) -> Server {
-        let registry = Registry::new(MemStorage::new(), config.seed, config.start_time);
+        let registry = Registry::in_memory(config.seed, config.start_time);
         let audit = SeededRng::new(config.seed ^ 0xA0D1_7000);
         let mut s = Server { registry, config, offset_ms: 0, audit, proto_cache: Default::default() };
         s.bootstrap();
@@ -154,26 +159,26 @@ impl Server {
 
     /// The namespaces every cluster starts with.
     fn bootstrap(&mut self) {
-        let ns = kinds::namespaces();
+        let Some(ns) = self.registry.resources().namespaces().cloned() else { return };
         for name in ["default", "kube-system", "kube-public", "kube-node-lease"] {
             let body = serde_json::to_vec(
                 &json!({"metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}}}),
             )
             .unwrap_or_default();
-            let _ = self.registry.create(ns, "", &body, WriteOptions::default(), &mut Vec::new());
+            let _ = self.registry.create(&ns, "", RequestBody::json(&body), &Default::default(), &mut Vec::new());
         }
     }
 
     pub fn now(&self) -> SimTime {
-        self.registry.now
+        self.registry.now()
     }
 
     pub fn revision(&self) -> Revision {
-        self.registry.storage.revision()
+        self.registry.revision()
     }
 
     pub fn compacted(&self) -> Revision {
-        self.registry.storage.compacted()
+        self.registry.compacted()
     }
 
     pub fn config(&self) -> &ServerConfig {
@@ -182,10 +187,7 @@ impl Server {
 
     /// Moves simulated time to the adapter's clock (never backwards).
     pub fn sync_clock(&mut self, wall: SimTime) {
-        let t = wall.plus_millis(self.offset_ms);
-        if t > self.registry.now {
-            self.registry.now = t;
-        }
+        self.registry.set_time(wall.plus_millis(self.offset_ms));
         self.compact_by_time();
     }
 
@@ -193,22 +195,20 @@ impl Server {
     pub fn advance(&mut self, ms: i64) {
         let ms = ms.max(0);
         self.offset_ms = self.offset_ms.saturating_add(ms);
-        self.registry.now = self.registry.now.plus_millis(ms);
+        self.registry.set_time(self.registry.now().plus_millis(ms));
         self.compact_by_time();
     }
 
     /// Compacts everything older than the history window.
     fn compact_by_time(&mut self) {
-        let horizon = self.registry.now.plus_millis(-self.config.history_window_ms);
-        if let Some(rev) = self.registry.storage.revision_at_time(horizon) {
-            self.registry.storage.compact(rev);
-        }
+        let horizon = self.registry.now().plus_millis(-self.config.history_window_ms);
+        self.registry.compact_before(horizon);
     }
 
     /// Compacts history up to `rev` (or the newest revision).
     pub fn compact(&mut self, rev: Option<Revision>) -> Revision {
         let rev = rev.unwrap_or_else(|| self.revision());
-        self.registry.storage.compact(rev);
+        self.registry.compact(rev);
         self.compacted()
     }
 
@@ -247,47 +247,44 @@ impl Server {
                     r.media_type == PROTO
                         || matches!(r.media_type.as_str(), "application/json" | "*/*" | "application/*")
                 });
+                let catalog = self.registry.resources();
                 match wanted {
                     // kube-openapi answers the protobuf form as octet-stream
                     // (the media type is not a valid MIME type).
                     Some(r) if r.media_type == PROTO => Response {
                         status: 200,
                         headers: vec![("Content-Type".into(), "application/octet-stream".into())],
-                        body: openapi_v2_proto::encode(&openapi::v2()),
+                        body: openapi_v2_proto::encode(&openapi::v2(catalog)),
                     },
-                    Some(_) => Response::value(200, &openapi::v2()),
+                    Some(_) => Response::value(200, &openapi::v2(catalog)),
                     None => Response::status(&Status::not_acceptable(format!(
                         "only the following media types are accepted: application/json, {PROTO}"
                     ))),
                 }
             }
-            Route::Value(v) => match negotiate_json(req) {
-                Ok(()) => Response::value(200, &v),
-                Err(s) => Response::status(&s),
+            Route::Value(v) => match negotiation::negotiate(req.header("Accept"), false) {
+                Some(_) => Response::value(200, &v),
+                None => Response::status(&Status::not_acceptable(JSON_ONLY)),
             },
             Route::Aggregated(core) => {
                 let chosen = negotiation::negotiate(req.header("Accept"), true);
+                let catalog = self.registry.resources();
                 if chosen.is_none() {
                     Response::status(&Status::not_acceptable(JSON_ONLY))
                 } else if chosen == Some(negotiation::Representation::AggregatedDiscoveryV2) {
-                    let mut r = Response::value(200, &discovery::aggregated(core));
+                    let mut r = Response::value(200, &discovery::aggregated(catalog, core));
                     r.headers[0].1 = discovery::AGGREGATED_CONTENT_TYPE.into();
                     r
                 } else if core {
                     let host = req.header("Host").unwrap_or("127.0.0.1:6443").to_string();
                     Response::value(200, &discovery::api_versions(&host))
                 } else {
-                    Response::value(200, &discovery::api_group_list())
+                    Response::value(200, &discovery::api_group_list(catalog))
                 }
             }
             Route::Debug(what) => self.debug(req, &what, &query),
             Route::NotFoundPage => Response::text(404, "404 page not found\n"),
-            Route::NotFoundStatus => {
-                let mut s = Status::not_found("", "", "");
-                s.message = "the server could not find the requested resource".into();
-                s.details = Some(Default::default());
-                Response::status(&s)
-            }
+            Route::NotFoundStatus => Response::status(&no_such_resource()),
             Route::Resource(target) => return self.resource_route(req, &query, target),
         };
         Served::Response(resp)
@@ -296,14 +293,15 @@ impl Server {
     /// A resource request: negotiate the representation first (406 before
     /// any work), serve the verb, then render what it produced.
     fn resource_route(&mut self, req: &Request, query: &Query, target: Target) -> Served {
-        let rt = target.rt;
+        let rt = target.rt.clone();
         let accept = req.header("Accept");
         let watching = query.get("watch").is_some_and(|w| w == "true" || w == "1");
-        let protobuf = crate::proto::has_protobuf(&rt.api_version(), rt.kind);
         let not_acceptable = || {
-            Served::Response(Response::status(&Status::not_acceptable(negotiation::resource_not_acceptable(protobuf))))
+            Served::Response(Response::status(&Status::not_acceptable(negotiation::resource_not_acceptable(
+                rt.protobuf,
+            ))))
         };
-        let Some(output) = negotiation::negotiate_output(accept, watching, protobuf) else {
+        let Some(output) = negotiation::negotiate_output(accept, watching, rt.protobuf) else {
             return not_acceptable();
         };
         let include = if output.convert == Some(negotiation::Convert::Table) {
@@ -318,13 +316,13 @@ impl Server {
             Ok(served) => served,
             Err(s) => Served::Response(Response::status(&s)),
         };
-        let rendering = represent::Rendering { rt, output, include, now: self.now() };
+        let rendering = represent::Rendering { rt: rt.clone(), output, include, now: self.now() };
         match served {
             Served::Response(r) => Served::Response(represent::render(r, &rendering)),
             Served::Watch(mut head, mut stream) => {
                 // A watch asked for without watch=true: negotiate its stream.
                 let output =
-                    if watching { Some(output) } else { negotiation::negotiate_output(accept, true, protobuf) };
+                    if watching { Some(output) } else { negotiation::negotiate_output(accept, true, rt.protobuf) };
                 let Some(output) = output else { return not_acceptable() };
                 stream.rendering = Some(represent::Rendering { output, ..rendering });
                 if output.encoding == negotiation::Encoding::Protobuf {
@@ -397,18 +395,25 @@ impl Server {
             Some(Ok(n)) => n.clamp(1, 10_000),
             Some(Err(_)) => return Response::status(&Status::bad_request("invalid ?limit: expected a number")),
         };
-        let storage = &self.registry.storage;
-        let from = after.max(storage.compacted());
-        let mut events = Vec::new();
-        if let Ok(mut cursor) = storage.watch("/", from) {
-            if let Ok(batch) = storage.poll(&mut cursor, limit) {
-                for e in batch {
-                    events.push(history_entry(e));
-                }
-            }
-        }
+        let history = self.registry.history(after, limit);
+        let events: Vec<Value> = history
+            .entries
+            .iter()
+            .map(|e| {
+                json!({
+                    "revision": e.revision.to_string(),
+                    "type": e.event_type.as_str(),
+                    "group": e.group,
+                    "version": e.version,
+                    "resource": e.resource,
+                    "kind": e.kind,
+                    "namespace": e.namespace,
+                    "name": e.name,
+                })
+            })
+            .collect();
         let mut state = self.debug_state();
-        state["from"] = Value::String(from.to_string());
+        state["from"] = Value::String(history.from.to_string());
         state["events"] = Value::Array(events);
         Response::value(200, &state)
     }
@@ -422,6 +427,8 @@ impl Server {
         })
     }
 
+    /// Route → options → the store's verb. What the verb answered is
+    /// rendered by the caller.
     fn resource(&mut self, req: &Request, q: &Query, t: Target, output: negotiation::Output) -> Result<Served, Status> {
         let rt = t.rt;
         let ns = t.namespace.clone().unwrap_or_default();
@@ -430,69 +437,71 @@ impl Server {
                 return Err(Status::bad_request(format!("invalid resource name {name:?}: may not contain '/' or '%'")));
             }
         }
-        let status_sub = match t.subresource.as_deref() {
-            None => false,
-            Some("status") if rt.status_subresource => true,
-            Some("scale") if rt.scale_subresource && t.name.is_some() => false,
-            Some(_) => {
-                let mut s = Status::not_found("", "", "");
-                s.message = "the server could not find the requested resource".into();
-                s.details = Some(Default::default());
-                return Err(s);
-            }
+        let subresource = match t.subresource.as_deref() {
+            None => Subresource::None,
+            Some("status") if rt.status_subresource => Subresource::Status,
+            Some("scale") if rt.scale_subresource && t.name.is_some() => Subresource::Scale,
+            Some(_) => return Err(no_such_resource()),
         };
-        let method = req.method.as_str();
-        let write = !matches!(method, "GET" | "HEAD");
-        let dry_run = if write { dry_run(method, &q.all("dryRun"))? } else { false };
-        let field_validation =
-            if write && method != "DELETE" { field_validation(method, q)? } else { Default::default() };
-        let field_manager = match q.get("fieldManager").filter(|m| !m.is_empty()) {
-            Some(m) => m.to_string(),
-            None => crate::apply::manager_from_user_agent(req.header("User-Agent")),
-        };
-        let opts = WriteOptions { dry_run, field_validation, status: status_sub, field_manager, applied: false };
+        let content_type = req.header("Content-Type").map(media_type::essence).unwrap_or("");
+        let body = RequestBody { media_type: content_type, bytes: &req.body };
+        let user_agent = req.header("User-Agent");
         let mut warnings: Warnings = Vec::new();
-        if t.subresource.as_deref() == Some("scale") {
-            let name = t.name.as_deref().unwrap_or("");
-            let result = self.scale(req, rt, &ns, name, opts, &mut warnings)?;
-            return Ok(Served::Response(with_warnings(result, warnings)));
+        let method = req.method.as_str();
+        if subresource == Subresource::Scale && !matches!(method, "GET" | "PUT" | "PATCH") {
+            let resource = format!("{}/scale", rt.resource());
+            return Err(Status::method_not_supported("autoscaling", &resource, "delete"));
         }
-        let result = match (method, t.name.as_deref()) {
+        let (result, dry_run) = match (method, t.name.as_deref()) {
             ("GET", None) => {
-                let opts = ListOptions::from_query(q)?;
+                let opts = params::list_options(q)?;
                 if opts.watch {
-                    return self.start_watch(rt, t.namespace.as_deref(), None, opts);
+                    return self.start_watch(&rt, t.namespace.as_deref(), None, opts);
                 }
-                if output.encoding == negotiation::Encoding::Protobuf && output.convert.is_none() {
-                    return self.list_protobuf(rt, t.namespace.as_deref(), opts).map(Served::Response);
-                }
-                return self.list(rt, t.namespace.as_deref(), opts).map(Served::Response);
+                let list = self.registry.list(&rt, t.namespace.as_deref(), &opts)?;
+                return self.list_response(&rt, &list, output).map(Served::Response);
             }
             ("GET", Some(name)) => {
-                let opts = ListOptions::from_query(q)?;
-                if opts.watch {
-                    return self.start_watch(rt, t.namespace.as_deref(), Some(name), opts);
-                }
-                let obj = self.registry.get(rt, &ns, name, opts.resource_version.as_deref())?;
-                Response::json(200, obj.json.to_vec())
+                let opts = match subresource {
+                    // The Scale is read from the head, whatever was asked.
+                    Subresource::Scale => GetOptions { subresource, ..Default::default() },
+                    _ => {
+                        let opts = params::list_options(q)?;
+                        if opts.watch {
+                            return self.start_watch(&rt, t.namespace.as_deref(), Some(name), opts);
+                        }
+                        GetOptions { resource_version: opts.resource_version, subresource }
+                    }
+                };
+                return Ok(Served::Response(body_response(200, self.registry.get(&rt, &ns, name, &opts)?)));
             }
             ("POST", None) => {
-                let body = request_body(req, rt, &opts, &mut warnings)?;
-                let body = self.registry.create(rt, &ns, &body, opts, &mut warnings)?;
-                body_response(201, body)
+                let opts = params::write_options(Verb::Create, q, user_agent, subresource, None)?;
+                let created = self.registry.create(&rt, &ns, body, &opts, &mut warnings)?;
+                (body_response(201, created), opts.dry_run)
             }
             ("PUT", Some(name)) => {
-                let body = request_body(req, rt, &opts, &mut warnings)?;
-                let (body, created) = self.registry.update(rt, &ns, name, &body, opts, &mut warnings)?;
-                body_response(if created { 201 } else { 200 }, body)
+                let opts = params::write_options(Verb::Update, q, user_agent, subresource, None)?;
+                let w = self.registry.update(&rt, &ns, name, body, &opts, &mut warnings)?;
+                (body_response(if w.created { 201 } else { 200 }, w.body), opts.dry_run)
             }
-            ("PATCH", Some(name)) => self.patch(req, rt, &ns, name, opts, &mut warnings)?,
+            ("PATCH", Some(name)) => {
+                let patch_type = PatchType::from_media_type(content_type).ok_or_else(unknown_patch_type)?;
+                let opts = params::write_options(Verb::Patch, q, user_agent, subresource, Some(patch_type))?;
+                let w = self.registry.patch(&rt, &ns, name, patch_type, &req.body, &opts, &mut warnings)?;
+                (body_response(if w.created { 201 } else { 200 }, w.body), opts.dry_run)
+            }
             ("DELETE", Some(name)) => {
-                let opts = delete_options(q, &delete_body(req)?)?;
-                body_response(200, self.registry.delete(rt, &ns, name, &opts)?)
+                let opts = params::delete_options(q, body)?;
+                (body_response(200, self.registry.delete(&rt, &ns, name, &opts)?), opts.dry_run)
             }
-            ("DELETE", None) if rt.serves("deletecollection") => {
-                self.delete_collection(rt, t.namespace.as_deref(), q, &delete_body(req)?)?
+            ("DELETE", None) if rt.serves(Verb::DeleteCollection) => {
+                let dry_run = params::delete_dry_run(q)?;
+                let mut list_opts = params::list_options(q)?;
+                list_opts.watch = false;
+                let opts = params::delete_options(q, body)?;
+                let deleted = self.registry.delete_collection(&rt, t.namespace.as_deref(), &list_opts, &opts)?;
+                (Response::json(200, list::encode_list(&rt, &deleted)), dry_run)
             }
             (m, _) => {
                 let action = match m {
@@ -501,191 +510,26 @@ impl Server {
                     "PATCH" => "patch",
                     _ => m,
                 };
-                return Err(Status::method_not_supported(rt.group, rt.resource, action));
+                return Err(Status::method_not_supported(rt.group(), rt.resource(), action));
             }
         };
-        if write && !dry_run {
+        if !dry_run {
             self.registry.reconcile();
         }
         Ok(Served::Response(with_warnings(result, warnings)))
     }
 
-    fn patch(
+    fn start_watch(
         &mut self,
-        req: &Request,
-        rt: &'static ResourceType,
-        ns: &str,
-        name: &str,
-        opts: WriteOptions,
-        warnings: &mut Warnings,
-    ) -> Result<Response, Status> {
-        let ct = media_type(req);
-        let q = Query::parse(&req.query);
-        if ct == "application/apply-patch+yaml" {
-            return self.server_side_apply(req, &q, rt, ns, name, opts, warnings);
-        }
-        if q.get("force").is_some() {
-            let err = FieldError::forbidden("force", "may not be specified for non-apply patch");
-            return Err(Status::invalid("meta.k8s.io", "PatchOptions", "", &[err]));
-        }
-        let current = self.registry.get(rt, ns, name, None)?;
-        let mut doc = current.value();
-        match ct.as_str() {
-            "application/merge-patch+json" => {
-                let patch = decode_patch(req, rt, opts.field_validation, warnings)?;
-                if !patch.is_object() {
-                    return Err(Status::bad_request("error decoding patch: a merge patch must be a JSON object"));
-                }
-                json_patch::merge(&mut doc, &patch);
-            }
-            "application/json-patch+json" => {
-                let patch: json_patch::Patch = serde_json::from_slice(&req.body)
-                    .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
-                json_patch::patch(&mut doc, &patch).map_err(|_| json_patch_failed())?;
-            }
-            "application/strategic-merge-patch+json" => {
-                let patch = decode_patch(req, rt, opts.field_validation, warnings)?;
-                let schemas = crate::schema::schemas();
-                let def = schemas.name_of(rt.group, rt.version, rt.kind).unwrap_or("");
-                crate::patch::apply(schemas, def, &mut doc, &patch).map_err(|e| {
-                    if e.bad_request {
-                        Status::bad_request(e.message)
-                    } else {
-                        Status::internal_error(e.message)
-                    }
-                })?;
-            }
-            _ => {
-                return Err(Status::unsupported_media_type(
-                    "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json",
-                ))
-            }
-        }
-        // A patch applies on top of the current version: it carries its
-        // resourceVersion unless the patch itself set one.
-        let body = serde_json::to_vec(&doc).map_err(Status::internal_error)?;
-        let (b, _) = self.registry.update(rt, ns, name, &body, opts, warnings)?;
-        Ok(body_response(200, b))
-    }
-}
-
-/// One write of the event log, named as a client would name the object.
-fn history_entry(e: &crate::storage::Event) -> Value {
-    let kind = match e.kind {
-        crate::storage::EventKind::Created => "ADDED",
-        crate::storage::EventKind::Updated => "MODIFIED",
-        crate::storage::EventKind::Deleted => "DELETED",
-    };
-    // Keys are /group/resource/[namespace/]name.
-    let parts: Vec<&str> = e.key.trim_start_matches('/').splitn(4, '/').collect();
-    let (group, resource) = (parts.first().copied().unwrap_or(""), parts.get(1).copied().unwrap_or(""));
-    let group = if group == "core" { "" } else { group };
-    let rt = kinds::BUILTIN.iter().find(|rt| rt.group == group && rt.resource == resource);
-    let (namespace, name) = match (rt.map(|rt| rt.namespaced), &parts[2.min(parts.len())..]) {
-        (Some(true), [ns, rest @ ..]) => (*ns, rest.join("/")),
-        (_, rest) => ("", rest.join("/")),
-    };
-    json!({
-        "revision": e.revision.to_string(),
-        "type": kind,
-        "group": group,
-        "version": rt.map(|rt| rt.version).unwrap_or(""),
-        "resource": resource,
-        "kind": rt.map(|rt| rt.kind).unwrap_or(""),
-        "namespace": namespace,
-        "name": name,
-    })
-}
-
-impl Server {
-    /// Server-side apply (`application/apply-patch+yaml`): the
-    /// configuration merged into the live object (or creating it), with
-    /// field ownership and conflicts.
-    #[allow(clippy::too_many_arguments)]
-    fn server_side_apply(
-        &mut self,
-        req: &Request,
-        q: &Query,
-        rt: &'static ResourceType,
-        ns: &str,
-        name: &str,
-        opts: WriteOptions,
-        warnings: &mut Warnings,
-    ) -> Result<Response, Status> {
-        if q.get("fieldManager").is_none_or(str::is_empty) {
-            let err = FieldError::required("fieldManager", "is required for apply patch");
-            return Err(Status::invalid("meta.k8s.io", "PatchOptions", "", &[err]));
-        }
-        let force = q.bool("force")?;
-        let text =
-            std::str::from_utf8(&req.body).map_err(|e| Status::bad_request(format!("error decoding YAML: {e}")))?;
-        let (mut config, dups) = crate::schema::decode::decode_yaml_noting_duplicates(text)
-            .map_err(|e| Status::bad_request(format!("error decoding YAML: {e}")))?;
-        if !config.is_object() {
-            return Err(Status::bad_request("error decoding YAML: the applied configuration must be an object"));
-        }
-        let api_version = rt.api_version();
-        let (av, kind) = (
-            config.get("apiVersion").and_then(Value::as_str).unwrap_or(""),
-            config.get("kind").and_then(Value::as_str).unwrap_or(""),
-        );
-        if av != api_version || kind != rt.kind {
-            return Err(Status::bad_request(format!(
-                "the apply configuration must set apiVersion {api_version:?} and kind {:?} (got {av:?}, {kind:?})",
-                rt.kind
-            )));
-        }
-        let schemas = crate::schema::schemas();
-        let def = schemas.name_of(rt.group, rt.version, rt.kind).unwrap_or("");
-        if let Some(e) = schemas.first_type_error(def, &config) {
-            return Err(crate::registry::store::cannot_handle(rt, &e));
-        }
-        let problems: Vec<String> = dups
-            .iter()
-            .map(|d| format!("duplicate field \"{d}\""))
-            .chain(schemas.drop_unknown_fields(def, &mut config).into_iter().map(|u| format!("unknown field \"{u}\"")))
-            .collect();
-        crate::registry::store::field_problems(rt, opts.field_validation, problems, warnings)?;
-        {
-            let m = crate::api::meta::metadata_mut(&mut config);
-            match m.get("name").and_then(Value::as_str) {
-                Some(n) if n != name => {
-                    return Err(Status::bad_request(format!(
-                        "the name of the object ({n}) does not match the name on the URL ({name})"
-                    )))
-                }
-                _ => {
-                    m.insert("name".into(), json!(name));
-                }
-            }
-            if rt.namespaced {
-                m.insert("namespace".into(), json!(ns));
-            }
-        }
-        let live = match self.registry.get(rt, ns, name, None) {
-            Ok(o) => Some(o.value()),
-            Err(s) if s.is_not_found() => None,
-            Err(s) => return Err(s),
-        };
-        let now = self.now().rfc3339();
-        let writer = crate::apply::Writer {
-            definition: def,
-            api_version,
-            manager: &opts.field_manager,
-            subresource: "",
-            has_status_subresource: rt.status_subresource,
-            now: &now,
-        };
-        let result = crate::apply::apply(&writer, live.as_ref(), &config, force)?;
-        let body = serde_json::to_vec(&result).map_err(Status::internal_error)?;
-        let opts = WriteOptions { applied: true, ..opts };
-        match live {
-            None => Ok(body_response(201, self.registry.create(rt, ns, &body, opts, warnings)?)),
-            Some(_) => {
-                let (b, _) = self.registry.update(rt, ns, name, &body, opts, warnings)?;
-                Ok(body_response(200, b))
-            }
-        }
+        rt: &std::sync::Arc<ResourceType>,
+        namespace: Option<&str>,
+        name: Option<&str>,
+        opts: crate::registry::options::ListOptions,
+    ) -> Result<Served, Status> {
+        let watcher = self.registry.watch(rt, namespace, name, opts, self.config.watch_buffer)?;
+        let mut head = Response::json(200, Vec::new());
+        head.headers.push(("Transfer-Encoding".into(), "chunked".into()));
+        Ok(Served::Watch(head, WatchStream::new(watcher)))
     }
 }
 
@@ -698,116 +542,30 @@ pub fn guard_panics(serve: impl FnOnce() -> Served) -> Served {
     })
 }
 
+/// The 404 for a path that names no resource (or no such subresource).
+fn no_such_resource() -> Status {
+    let mut s = Status::not_found("", "", "");
+    s.message = "the server could not find the requested resource".into();
+    s.details = Some(Default::default());
+    s
+}
+
+/// The 415 for a PATCH whose body is not one of the patch media types.
+fn unknown_patch_type() -> Status {
+    Status::unsupported_media_type(format!(
+        "the body of the request was in an unknown format - accepted media types include: {}, {}, {}, {}",
+        media_type::JSON_PATCH,
+        media_type::MERGE_PATCH,
+        media_type::APPLY_PATCH_YAML,
+        media_type::STRATEGIC_MERGE_PATCH
+    ))
+}
+
 fn body_response(code: u16, body: Body) -> Response {
     match body {
         Body::Object(o) => Response::json(code, o.json.to_vec()),
         Body::Value(v) => Response::value(code, &v),
         Body::Status(s) => Response::json(code, s.to_json()),
-    }
-}
-
-/// A DELETE's body as JSON: Go clients that speak protobuf send their
-/// DeleteOptions as a protobuf message.
-fn delete_body(req: &Request) -> Result<std::borrow::Cow<'_, [u8]>, Status> {
-    if media_type(req) == negotiation::PROTOBUF && !req.body.is_empty() {
-        let v = crate::proto::decode_object(&req.body).map_err(Status::bad_request)?;
-        return Ok(std::borrow::Cow::Owned(serde_json::to_vec(&v).map_err(Status::internal_error)?));
-    }
-    Ok(std::borrow::Cow::Borrowed(&req.body))
-}
-
-pub(crate) fn delete_options(q: &Query, body: &[u8]) -> Result<DeleteOptions, Status> {
-    let mut o = DeleteOptions {
-        propagation_policy: q.get("propagationPolicy").filter(|s| !s.is_empty()).map(str::to_string),
-        orphan_dependents: q.opt_bool("orphanDependents")?,
-        grace_period_seconds: q.int("gracePeriodSeconds")?,
-        dry_run: dry_run("DELETE", &q.all("dryRun"))?,
-        ..Default::default()
-    };
-    if !body.iter().all(u8::is_ascii_whitespace) {
-        let v: Value = serde_json::from_slice(body)
-            .map_err(|e| Status::bad_request(format!("couldn't get version/kind; json parse error: {e}")))?;
-        if let Some(p) = v.get("propagationPolicy").and_then(Value::as_str) {
-            o.propagation_policy = Some(p.to_string());
-        }
-        if let Some(b) = v.get("orphanDependents").and_then(Value::as_bool) {
-            o.orphan_dependents = Some(b);
-        }
-        if let Some(g) = v.get("gracePeriodSeconds").and_then(Value::as_i64) {
-            o.grace_period_seconds = Some(g);
-        }
-        if let Some(d) = v.get("dryRun").and_then(Value::as_array) {
-            let values: Vec<&str> = d.iter().filter_map(Value::as_str).collect();
-            o.dry_run |= dry_run("DELETE", &values)?;
-        }
-        if let Some(p) = v.get("preconditions") {
-            o.precondition_uid = p.get("uid").and_then(Value::as_str).map(str::to_string);
-            o.precondition_rv = p.get("resourceVersion").and_then(Value::as_str).map(str::to_string);
-        }
-    }
-    Ok(o)
-}
-
-/// The `dryRun` values of a write: none, or `All` (upstream validates them
-/// with the verb's options kind and answers 422).
-fn dry_run(method: &str, values: &[&str]) -> Result<bool, Status> {
-    let values: Vec<&str> = values.iter().copied().filter(|v| !v.is_empty()).collect();
-    if values.iter().all(|v| *v == "All") {
-        return Ok(!values.is_empty());
-    }
-    let kind = match method {
-        "POST" => "CreateOptions",
-        "PUT" => "UpdateOptions",
-        "PATCH" => "PatchOptions",
-        _ => "DeleteOptions",
-    };
-    Err(Status::invalid("meta.k8s.io", kind, "", &[FieldError::not_supported_list("dryRun", &values, &["All"])]))
-}
-
-/// The request body's media type, without parameters.
-pub(crate) fn media_type(req: &Request) -> String {
-    req.header("Content-Type").unwrap_or("").split(';').next().unwrap_or("").trim().to_string()
-}
-
-/// A JSON patch that cannot be applied (a failed `test`, a missing path):
-/// upstream answers with a generic 422 that does not say which operation.
-pub(crate) fn json_patch_failed() -> Status {
-    let mut s =
-        Status::failure(422, "Invalid", "the server rejected our request due to an error in our request".into());
-    s.details = Some(Default::default());
-    s
-}
-
-/// A JSON patch document (merge or strategic), its duplicate fields dealt
-/// with per `fieldValidation`.
-fn decode_patch(
-    req: &Request,
-    rt: &ResourceType,
-    fv: FieldValidation,
-    warnings: &mut Warnings,
-) -> Result<Value, Status> {
-    let (patch, dups) = crate::schema::decode::decode_noting_duplicates(&req.body)
-        .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
-    let dups = dups.iter().map(|d| format!("duplicate field \"{d}\"")).collect();
-    crate::registry::store::field_problems(rt, fv, dups, warnings)?;
-    Ok(patch)
-}
-
-/// `fieldValidation`: absent or empty is the server's default (Warn).
-fn field_validation(method: &str, q: &Query) -> Result<FieldValidation, Status> {
-    match q.get("fieldValidation").unwrap_or("") {
-        "" | "Warn" => Ok(FieldValidation::Warn),
-        "Ignore" => Ok(FieldValidation::Ignore),
-        "Strict" => Ok(FieldValidation::Strict),
-        other => {
-            let kind = match method {
-                "POST" => "CreateOptions",
-                "PUT" => "UpdateOptions",
-                _ => "PatchOptions",
-            };
-            let err = FieldError::not_supported("fieldValidation", other, &["", "Ignore", "Strict", "Warn"]);
-            Err(Status::invalid("meta.k8s.io", kind, "", &[err]))
-        }
     }
 }
 
@@ -822,52 +580,6 @@ fn with_warnings(mut r: Response, warnings: Warnings) -> Response {
 fn warning_header(text: &str) -> String {
     let escaped = text.replace('\\', "\\\\").replace('"', "\\\"");
     format!("299 - \"{escaped}\"")
-}
-
-/// A create or update body as JSON: JSON as sent, YAML converted (its
-/// duplicate keys dealt with per `fieldValidation`); anything else is 415.
-fn request_body(
-    req: &Request,
-    rt: &ResourceType,
-    opts: &WriteOptions,
-    warnings: &mut Warnings,
-) -> Result<Vec<u8>, Status> {
-    let media = media_type(req);
-    match media.as_str() {
-        "" | "application/json" | "*/*" => Ok(req.body.clone()),
-        "application/yaml" => {
-            let text = std::str::from_utf8(&req.body)
-                .map_err(|e| Status::bad_request(format!("couldn't get version/kind; yaml parse error: {e}")))?;
-            let (v, dups) = crate::schema::decode::decode_yaml_noting_duplicates(text)
-                .map_err(|e| Status::bad_request(format!("couldn't get version/kind; yaml parse error: {e}")))?;
-            let dups = dups.iter().map(|d| format!("duplicate field \"{d}\"")).collect();
-            crate::registry::store::field_problems(rt, opts.field_validation, dups, warnings)?;
-            serde_json::to_vec(&v).map_err(Status::internal_error)
-        }
-        negotiation::PROTOBUF if crate::proto::has_protobuf(&rt.api_version(), rt.kind) => {
-            let v = crate::proto::decode_object(&req.body).map_err(Status::bad_request)?;
-            serde_json::to_vec(&v).map_err(Status::internal_error)
-        }
-        other => {
-            let protobuf = if crate::proto::has_protobuf(&rt.api_version(), rt.kind) {
-                format!(", {}", negotiation::PROTOBUF)
-            } else {
-                String::new()
-            };
-            Err(Status::unsupported_media_type(format!(
-                "the body of the request was in an unknown format - accepted media types include: application/json, application/yaml{protobuf} (got {other:?})"
-            )))
-        }
-    }
-}
-
-/// Whether the request accepts plain JSON (the one representation served
-/// for resources today).
-fn negotiate_json(req: &Request) -> Result<(), Status> {
-    match negotiation::negotiate(req.header("Accept"), false) {
-        Some(_) => Ok(()),
-        None => Err(Status::not_acceptable(JSON_ONLY)),
-    }
 }
 
 #[cfg(test)]

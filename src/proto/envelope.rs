@@ -74,7 +74,7 @@ pub fn decode_object(body: &[u8]) -> Result<Value, String> {
         "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]".to_string()
     })?;
     let u = Unknown::decode(rest).map_err(|e| e.to_string())?;
-    if !u.content_type.is_empty() && u.content_type != crate::server::negotiation::PROTOBUF {
+    if !u.content_type.is_empty() && u.content_type != crate::api::media_type::PROTOBUF {
         return Err(format!("unsupported content type in the envelope: {:?}", u.content_type));
     }
     let tm = u.type_meta.unwrap_or_default();
@@ -140,7 +140,7 @@ pub fn read_watch_frames(mut data: &[u8]) -> Result<Vec<(String, Value)>, String
 /// entry; the cache empties itself past a byte budget.
 #[derive(Default)]
 pub struct EncodingCache {
-    entries: HashMap<usize, (std::sync::Arc<crate::storage::StoredObject>, std::sync::Arc<[u8]>)>,
+    entries: HashMap<usize, (std::sync::Arc<crate::api::StoredObject>, std::sync::Arc<[u8]>)>,
     bytes: usize,
 }
 
@@ -157,7 +157,7 @@ impl EncodingCache {
     /// The message bytes (no envelope) of a stored object of `kind`.
     pub fn raw(
         &mut self,
-        obj: &std::sync::Arc<crate::storage::StoredObject>,
+        obj: &std::sync::Arc<crate::api::StoredObject>,
         api_version: &str,
         kind: &str,
     ) -> Result<std::sync::Arc<[u8]>, String> {

@@ -1,10 +1,41 @@
-//! The built-in resource table. A new kind is one entry here (plus, when it
-//! has special behaviour, a hook in `rules.rs`).
+//! The built-in resources: one table entry each. A kind with rules of its
+//! own (defaults, validation, allocation, a printer, selectable fields)
+//! names its strategy from a file under `kinds/`; the rest use the default
+//! strategy. Adding a kind is one entry here, plus, if it has rules, one
+//! file.
 
+use std::sync::OnceLock;
+
+use super::options::Verb;
+use super::resource::{Catalog, ResourceDefinition, ResourceType};
+use super::strategy::{DefaultStrategy, Strategy, StrategyRef};
 use crate::api::meta::NameRule;
+use crate::api::GroupVersionResource;
 
-#[derive(Debug)]
-pub struct ResourceType {
+mod config_map;
+mod cron_job;
+mod daemon_set;
+mod deployment;
+mod endpoints;
+mod event;
+mod job;
+mod lease;
+mod namespace;
+mod node;
+mod persistent_volume;
+mod persistent_volume_claim;
+mod pod;
+mod replica_set;
+mod role;
+mod role_binding;
+mod secret;
+mod service;
+mod service_account;
+mod stateful_set;
+mod workload;
+
+/// A built-in resource, as the table spells it.
+pub struct Builtin {
     pub group: &'static str,
     pub version: &'static str,
     /// The plural resource name used in URLs.
@@ -22,41 +53,33 @@ pub struct ResourceType {
     pub allow_create_on_update: bool,
     /// `metadata.generation` is kept and bumped on spec changes.
     pub tracks_generation: bool,
-    /// Extra field-selector fields beyond metadata.name/namespace, with the
-    /// value an absent field reads as (Go's zero value).
-    pub field_selectors: &'static [(&'static str, &'static str)],
-    /// The verbs served (most kinds: all of `STANDARD_VERBS`).
-    pub verbs: &'static [&'static str],
+    /// The verbs served (most kinds: all of `Verb::STANDARD`).
+    pub verbs: &'static [Verb],
     /// Serves `/scale` (autoscaling/v1 Scale over `spec.replicas`).
     pub scale_subresource: bool,
+    pub strategy: &'static dyn Strategy,
 }
 
-impl ResourceType {
-    pub fn api_version(&self) -> String {
-        if self.group.is_empty() {
-            self.version.to_string()
-        } else {
-            format!("{}/{}", self.group, self.version)
+impl Builtin {
+    fn definition(&self) -> ResourceDefinition {
+        let strings = |s: &[&str]| s.iter().map(|s| s.to_string()).collect();
+        ResourceDefinition {
+            gvr: GroupVersionResource::new(self.group, self.version, self.resource),
+            kind: self.kind.into(),
+            singular: self.singular.into(),
+            namespaced: self.namespaced,
+            short_names: strings(self.short_names),
+            categories: strings(self.categories),
+            verbs: self.verbs.to_vec(),
+            status_subresource: self.status_subresource,
+            scale_subresource: self.scale_subresource,
+            name_rule: self.name_rule,
+            return_deleted_object: self.return_deleted_object,
+            allow_create_on_update: self.allow_create_on_update,
+            tracks_generation: self.tracks_generation,
+            protobuf: true,
+            strategy: StrategyRef::Static(self.strategy),
         }
-    }
-
-    pub fn list_kind(&self) -> String {
-        format!("{}List", self.kind)
-    }
-
-    /// The storage prefix of this resource (ends in `/`).
-    pub fn prefix(&self) -> String {
-        format!("/{}/{}/", if self.group.is_empty() { "core" } else { self.group }, self.resource)
-    }
-
-    pub fn serves(&self, verb: &str) -> bool {
-        self.verbs.contains(&verb)
-    }
-
-    pub fn supports_field(&self, field: &str) -> bool {
-        field == "metadata.name"
-            || (field == "metadata.namespace" && self.namespaced)
-            || self.field_selectors.iter().any(|(f, _)| *f == field)
     }
 }
 
@@ -67,8 +90,8 @@ const fn rt(
     singular: &'static str,
     kind: &'static str,
     namespaced: bool,
-) -> ResourceType {
-    ResourceType {
+) -> Builtin {
+    Builtin {
         group,
         version,
         resource,
@@ -82,168 +105,169 @@ const fn rt(
         return_deleted_object: false,
         allow_create_on_update: false,
         tracks_generation: false,
-        field_selectors: &[],
-        verbs: super::STANDARD_VERBS,
+        verbs: Verb::STANDARD,
         scale_subresource: false,
+        strategy: &DefaultStrategy,
     }
 }
 
 const ALL: &[&str] = &["all"];
+const NO_COLLECTION_DELETE: &[Verb] =
+    &[Verb::Create, Verb::Delete, Verb::Get, Verb::List, Verb::Patch, Verb::Update, Verb::Watch];
 
-pub static BUILTIN: &[ResourceType] = &[
+pub static BUILTIN: &[Builtin] = &[
     // core/v1
-    ResourceType {
+    Builtin {
         name_rule: NameRule::Dns1123Label,
         short_names: &["ns"],
         status_subresource: true,
         return_deleted_object: true,
-        field_selectors: &[("status.phase", "")],
-        verbs: &["create", "delete", "get", "list", "patch", "update", "watch"],
+        verbs: NO_COLLECTION_DELETE,
+        strategy: &namespace::Namespace,
         ..rt("", "v1", "namespaces", "namespace", "Namespace", false)
     },
-    ResourceType {
+    Builtin {
         short_names: &["po"],
         categories: ALL,
         status_subresource: true,
         return_deleted_object: true,
-        field_selectors: &[
-            ("spec.nodeName", ""),
-            ("spec.restartPolicy", ""),
-            ("spec.schedulerName", ""),
-            ("spec.serviceAccountName", ""),
-            ("spec.hostNetwork", "false"),
-            ("status.phase", ""),
-            ("status.podIP", ""),
-            ("status.nominatedNodeName", ""),
-        ],
+        strategy: &pod::Pod,
         ..rt("", "v1", "pods", "pod", "Pod", true)
     },
-    ResourceType {
+    Builtin {
         short_names: &["svc"],
         categories: ALL,
         status_subresource: true,
         return_deleted_object: true,
         name_rule: NameRule::Dns1035Label,
-        field_selectors: &[("spec.clusterIP", ""), ("spec.type", "")],
+        strategy: &service::Service,
         ..rt("", "v1", "services", "service", "Service", true)
     },
-    ResourceType { short_names: &["cm"], ..rt("", "v1", "configmaps", "configmap", "ConfigMap", true) },
-    ResourceType { field_selectors: &[("type", "")], ..rt("", "v1", "secrets", "secret", "Secret", true) },
-    ResourceType {
+    Builtin {
+        short_names: &["cm"],
+        strategy: &config_map::ConfigMap,
+        ..rt("", "v1", "configmaps", "configmap", "ConfigMap", true)
+    },
+    Builtin { strategy: &secret::Secret, ..rt("", "v1", "secrets", "secret", "Secret", true) },
+    Builtin {
         short_names: &["sa"],
         return_deleted_object: true,
+        strategy: &service_account::ServiceAccount,
         ..rt("", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", true)
     },
-    ResourceType {
+    Builtin {
         short_names: &["no"],
         status_subresource: true,
-        field_selectors: &[("spec.unschedulable", "false")],
+        strategy: &node::Node,
         ..rt("", "v1", "nodes", "node", "Node", false)
     },
-    ResourceType {
+    Builtin {
         short_names: &["ev"],
         allow_create_on_update: true,
-        field_selectors: &[
-            ("involvedObject.kind", ""),
-            ("involvedObject.namespace", ""),
-            ("involvedObject.name", ""),
-            ("involvedObject.uid", ""),
-            ("involvedObject.apiVersion", ""),
-            ("involvedObject.resourceVersion", ""),
-            ("involvedObject.fieldPath", ""),
-            ("reason", ""),
-            ("reportingComponent", ""),
-            ("source", ""),
-            ("type", ""),
-        ],
+        strategy: &event::Event,
         ..rt("", "v1", "events", "event", "Event", true)
     },
-    ResourceType {
+    Builtin {
         short_names: &["ep"],
         allow_create_on_update: true,
+        strategy: &endpoints::Endpoints,
         ..rt("", "v1", "endpoints", "endpoints", "Endpoints", true)
     },
-    ResourceType {
+    Builtin {
         short_names: &["pv"],
         status_subresource: true,
         return_deleted_object: true,
+        strategy: &persistent_volume::PersistentVolume,
         ..rt("", "v1", "persistentvolumes", "persistentvolume", "PersistentVolume", false)
     },
-    ResourceType {
+    Builtin {
         short_names: &["pvc"],
         status_subresource: true,
         return_deleted_object: true,
+        strategy: &persistent_volume_claim::PersistentVolumeClaim,
         ..rt("", "v1", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", true)
     },
     // apps/v1
-    ResourceType {
+    Builtin {
         scale_subresource: true,
         short_names: &["deploy"],
         categories: ALL,
         status_subresource: true,
         tracks_generation: true,
+        strategy: &deployment::Deployment,
         ..rt("apps", "v1", "deployments", "deployment", "Deployment", true)
     },
-    ResourceType {
+    Builtin {
         scale_subresource: true,
         short_names: &["rs"],
         categories: ALL,
         status_subresource: true,
         tracks_generation: true,
-        field_selectors: &[("status.replicas", "0")],
+        strategy: &replica_set::ReplicaSet,
         ..rt("apps", "v1", "replicasets", "replicaset", "ReplicaSet", true)
     },
-    ResourceType {
+    Builtin {
         scale_subresource: true,
         short_names: &["sts"],
         categories: ALL,
         status_subresource: true,
         tracks_generation: true,
+        strategy: &stateful_set::StatefulSet,
         ..rt("apps", "v1", "statefulsets", "statefulset", "StatefulSet", true)
     },
-    ResourceType {
+    Builtin {
         short_names: &["ds"],
         categories: ALL,
         status_subresource: true,
         tracks_generation: true,
+        strategy: &daemon_set::DaemonSet,
         ..rt("apps", "v1", "daemonsets", "daemonset", "DaemonSet", true)
     },
     // batch/v1
-    ResourceType {
+    Builtin {
         categories: ALL,
         status_subresource: true,
         tracks_generation: true,
-        field_selectors: &[("status.successful", "0")],
+        strategy: &job::Job,
         ..rt("batch", "v1", "jobs", "job", "Job", true)
     },
-    ResourceType {
+    Builtin {
         short_names: &["cj"],
         categories: ALL,
         status_subresource: true,
         tracks_generation: true,
+        strategy: &cron_job::CronJob,
         ..rt("batch", "v1", "cronjobs", "cronjob", "CronJob", true)
     },
     // coordination.k8s.io/v1
-    ResourceType { allow_create_on_update: true, ..rt("coordination.k8s.io", "v1", "leases", "lease", "Lease", true) },
+    Builtin {
+        allow_create_on_update: true,
+        strategy: &lease::Lease,
+        ..rt("coordination.k8s.io", "v1", "leases", "lease", "Lease", true)
+    },
     // rbac.authorization.k8s.io/v1
-    ResourceType {
+    Builtin {
         name_rule: NameRule::PathSegment,
         allow_create_on_update: true,
+        strategy: &role::Role,
         ..rt("rbac.authorization.k8s.io", "v1", "roles", "role", "Role", true)
     },
-    ResourceType {
+    Builtin {
         name_rule: NameRule::PathSegment,
         allow_create_on_update: true,
+        strategy: &role_binding::RoleBinding,
         ..rt("rbac.authorization.k8s.io", "v1", "rolebindings", "rolebinding", "RoleBinding", true)
     },
-    ResourceType {
+    Builtin {
         name_rule: NameRule::PathSegment,
         allow_create_on_update: true,
+        strategy: &role::Role,
         ..rt("rbac.authorization.k8s.io", "v1", "clusterroles", "clusterrole", "ClusterRole", false)
     },
-    ResourceType {
+    Builtin {
         name_rule: NameRule::PathSegment,
         allow_create_on_update: true,
+        strategy: &role_binding::ClusterRoleBinding,
         ..rt(
             "rbac.authorization.k8s.io",
             "v1",
@@ -254,7 +278,7 @@ pub static BUILTIN: &[ResourceType] = &[
         )
     },
     // apiextensions.k8s.io/v1 (stored only for now)
-    ResourceType {
+    Builtin {
         short_names: &["crd", "crds"],
         categories: &["api-extensions"],
         status_subresource: true,
@@ -271,24 +295,17 @@ pub static BUILTIN: &[ResourceType] = &[
     },
 ];
 
-/// Finds a resource by group, version and plural name.
-pub fn lookup(group: &str, version: &str, resource: &str) -> Option<&'static ResourceType> {
-    BUILTIN.iter().find(|r| r.group == group && r.version == version && r.resource == resource)
-}
-
-pub fn namespaces() -> &'static ResourceType {
-    &BUILTIN[0]
-}
-
-/// The groups served, in discovery order (core first, as "").
-pub fn groups() -> Vec<&'static str> {
-    let mut out: Vec<&'static str> = Vec::new();
-    for r in BUILTIN {
-        if !out.contains(&r.group) {
-            out.push(r.group);
+/// The catalog of built-in resources, built once.
+pub fn builtin_catalog() -> &'static Catalog {
+    static CATALOG: OnceLock<Catalog> = OnceLock::new();
+    CATALOG.get_or_init(|| {
+        let mut c = Catalog::default();
+        for b in BUILTIN {
+            // The table's consistency is a test; a duplicate is skipped.
+            let _ = c.register(ResourceType::new(b.definition()));
         }
-    }
-    out
+        c
+    })
 }
 
 #[cfg(test)]
@@ -297,12 +314,33 @@ mod tests {
 
     #[test]
     fn table_is_consistent() {
-        assert_eq!(namespaces().resource, "namespaces");
-        let mut seen = std::collections::HashSet::new();
-        for r in BUILTIN {
-            assert!(seen.insert((r.group, r.resource)), "duplicate {}", r.resource);
-            assert!(r.resource.ends_with('s'), "{}", r.resource);
-        }
+        let c = builtin_catalog();
+        assert_eq!(c.iter().count(), BUILTIN.len(), "no entry collides with another");
         assert_eq!(BUILTIN.len(), 23);
+        assert!(c.namespaces().is_some());
+        for r in c.iter() {
+            assert!(r.resource().ends_with('s'), "{}", r.resource());
+        }
+    }
+
+    #[test]
+    fn every_builtin_kind_has_a_schema_and_protobuf_messages() {
+        let s = crate::schema::schemas();
+        for rt in builtin_catalog().iter() {
+            let name = s.name_of(rt.group(), rt.version(), rt.kind());
+            assert!(name.is_some_and(|n| s.definition(n).is_some()), "{} has no schema", rt.kind());
+            assert!(crate::proto::has_protobuf(rt.api_version(), rt.kind()), "{}", rt.kind());
+            assert!(crate::proto::has_protobuf(rt.api_version(), rt.list_kind()), "{}", rt.kind());
+        }
+    }
+
+    #[test]
+    fn every_printer_has_as_many_cells_as_columns() {
+        let now = crate::clock::SimTime(1_700_000_000_000);
+        let empty = serde_json::json!({"metadata": {"name": "x"}});
+        for rt in builtin_catalog().iter() {
+            let cols = rt.strategy.columns().len();
+            assert_eq!(rt.strategy.cells(&empty, now).len(), cols, "{}", rt.kind());
+        }
     }
 }

@@ -4,7 +4,8 @@
 
 use serde_json::{json, Value};
 
-use crate::registry::{kinds, ResourceType, BUILTIN, STATUS_VERBS};
+use crate::registry::options::Verb;
+use crate::registry::{Catalog, ResourceType};
 
 pub const AGGREGATED_CONTENT_TYPE: &str = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 
@@ -39,13 +40,18 @@ fn group_entry(group: &str) -> Value {
     json!({"name": group, "versions": [gv.clone()], "preferredVersion": gv})
 }
 
-pub fn api_group_list() -> Value {
-    let groups: Vec<Value> = kinds::groups().into_iter().filter(|g| !g.is_empty()).map(group_entry).collect();
+/// Verb names as discovery lists them.
+fn verbs(v: &[Verb]) -> Vec<&'static str> {
+    v.iter().map(|v| v.as_str()).collect()
+}
+
+pub fn api_group_list(catalog: &Catalog) -> Value {
+    let groups: Vec<Value> = catalog.groups().into_iter().filter(|g| !g.is_empty()).map(group_entry).collect();
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
-pub fn api_group(group: &str) -> Option<Value> {
-    if group.is_empty() || !kinds::groups().contains(&group) {
+pub fn api_group(catalog: &Catalog, group: &str) -> Option<Value> {
+    if group.is_empty() || !catalog.groups().contains(&group) {
         return None;
     }
     let mut g = group_entry(group);
@@ -59,19 +65,15 @@ pub fn api_group(group: &str) -> Option<Value> {
     None
 }
 
-fn resources_of<'a>(group: &'a str, version: &'a str) -> impl Iterator<Item = &'static ResourceType> + 'a {
-    BUILTIN.iter().filter(move |r| r.group == group && r.version == version)
-}
-
-pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
+pub fn api_resource_list(catalog: &Catalog, group: &str, version: &str) -> Option<Value> {
     let mut resources = Vec::new();
-    for r in resources_of(group, version) {
+    for r in catalog.of_group_version(group, version) {
         let mut entry = json!({
-            "name": r.resource,
+            "name": r.resource(),
             "singularName": r.singular,
             "namespaced": r.namespaced,
-            "kind": r.kind,
-            "verbs": r.verbs,
+            "kind": r.kind(),
+            "verbs": verbs(&r.verbs),
         });
         if !r.short_names.is_empty() {
             entry["shortNames"] = json!(r.short_names);
@@ -82,22 +84,22 @@ pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
         resources.push(entry);
         if r.status_subresource {
             resources.push(json!({
-                "name": format!("{}/status", r.resource),
+                "name": format!("{}/status", r.resource()),
                 "singularName": "",
                 "namespaced": r.namespaced,
-                "kind": r.kind,
-                "verbs": STATUS_VERBS,
+                "kind": r.kind(),
+                "verbs": verbs(Verb::SUBRESOURCE),
             }));
         }
         if r.scale_subresource {
             resources.push(json!({
-                "name": format!("{}/scale", r.resource),
+                "name": format!("{}/scale", r.resource()),
                 "singularName": "",
                 "namespaced": r.namespaced,
                 "group": "autoscaling",
                 "version": "v1",
                 "kind": "Scale",
-                "verbs": STATUS_VERBS,
+                "verbs": verbs(Verb::SUBRESOURCE),
             }));
         }
     }
@@ -108,16 +110,17 @@ pub fn api_resource_list(group: &str, version: &str) -> Option<Value> {
     Some(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}))
 }
 
-fn aggregated_group(group: &str) -> Value {
-    let resources: Vec<Value> = resources_of(group, "v1")
-        .map(|r| {
-            let kind = json!({"group": r.group, "version": r.version, "kind": r.kind});
+fn aggregated_group(catalog: &Catalog, group: &str) -> Value {
+    let resources: Vec<Value> = catalog
+        .of_group_version(group, "v1")
+        .map(|r: &std::sync::Arc<ResourceType>| {
+            let kind = json!({"group": r.group(), "version": r.version(), "kind": r.kind()});
             let mut e = json!({
-                "resource": r.resource,
+                "resource": r.resource(),
                 "responseKind": kind,
                 "scope": if r.namespaced { "Namespaced" } else { "Cluster" },
                 "singularResource": r.singular,
-                "verbs": r.verbs,
+                "verbs": verbs(&r.verbs),
             });
             if !r.short_names.is_empty() {
                 e["shortNames"] = json!(r.short_names);
@@ -127,13 +130,14 @@ fn aggregated_group(group: &str) -> Value {
             }
             let mut subresources = Vec::new();
             if r.status_subresource {
-                subresources.push(json!({"subresource": "status", "responseKind": kind, "verbs": STATUS_VERBS}));
+                subresources
+                    .push(json!({"subresource": "status", "responseKind": kind, "verbs": verbs(Verb::SUBRESOURCE)}));
             }
             if r.scale_subresource {
                 subresources.push(json!({
                     "subresource": "scale",
                     "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"},
-                    "verbs": STATUS_VERBS,
+                    "verbs": verbs(Verb::SUBRESOURCE),
                 }));
             }
             if !subresources.is_empty() {
@@ -150,8 +154,8 @@ fn aggregated_group(group: &str) -> Value {
 }
 
 /// Aggregated discovery for `/api` (core) or `/apis` (every named group).
-pub fn aggregated(core: bool) -> Value {
+pub fn aggregated(catalog: &Catalog, core: bool) -> Value {
     let items: Vec<Value> =
-        kinds::groups().into_iter().filter(|g| g.is_empty() == core).map(aggregated_group).collect();
+        catalog.groups().into_iter().filter(|g| g.is_empty() == core).map(|g| aggregated_group(catalog, g)).collect();
     json!({"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {}, "items": items})
 }

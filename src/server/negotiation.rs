@@ -1,6 +1,8 @@
 //! Content negotiation: the Accept header parsed into media ranges with
 //! parameters and q-values, and the first one we can serve chosen.
 
+use crate::api::media_type;
+
 /// What a discovery document can be rendered as (resources negotiate an
 /// `Output` instead).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,14 +76,14 @@ pub enum Encoding {
 impl Encoding {
     pub fn content_type(self) -> &'static str {
         match self {
-            Encoding::Json => "application/json",
-            Encoding::Yaml => "application/yaml",
+            Encoding::Json => media_type::JSON,
+            Encoding::Yaml => media_type::YAML,
             Encoding::Protobuf => PROTOBUF,
         }
     }
 }
 
-pub const PROTOBUF: &str = "application/vnd.kubernetes.protobuf";
+pub use crate::api::media_type::PROTOBUF;
 
 /// A server-side conversion asked for with `;as=…;g=meta.k8s.io;v=…`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

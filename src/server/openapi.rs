@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Map, Value};
 
-use crate::registry::{kinds, ResourceType, BUILTIN};
+use crate::registry::{Catalog, ResourceType};
 use crate::schema::schemas;
 
 /// The definitions reachable from `roots`.
@@ -89,9 +89,9 @@ const META_ROOTS: &[&str] = &[
     "io.k8s.api.autoscaling.v1.Scale",
 ];
 
-fn kind_roots<'a>(rts: impl Iterator<Item = &'a ResourceType>) -> Vec<String> {
+fn kind_roots<'a>(rts: impl Iterator<Item = &'a std::sync::Arc<ResourceType>>) -> Vec<String> {
     let s = schemas();
-    rts.filter_map(|rt| s.name_of(rt.group, rt.version, rt.kind).map(str::to_string))
+    rts.filter_map(|rt| s.name_of(rt.group(), rt.version(), rt.kind()).map(str::to_string))
         .chain(META_ROOTS.iter().map(|r| r.to_string()))
         .collect()
 }
@@ -110,13 +110,14 @@ fn gv_path(group: &str) -> String {
 }
 
 /// `/openapi/v3`: the index of group-version documents.
-pub fn index() -> Value {
+pub fn index(catalog: &Catalog) -> Value {
     let mut paths = Map::new();
-    for g in kinds::groups() {
+    let served = catalog.iter().count();
+    for g in catalog.groups() {
         let p = gv_path(g);
         paths.insert(
             p.clone(),
-            json!({"serverRelativeURL": format!("/openapi/v3/{p}?hash=kubesim-k8s-v1.33-schemas-{}", BUILTIN.len())}),
+            json!({"serverRelativeURL": format!("/openapi/v3/{p}?hash=kubesim-k8s-v1.33-schemas-{served}")}),
         );
     }
     json!({"paths": paths})
@@ -130,14 +131,14 @@ fn op(rt: &ResourceType, action: &str, id: &str, params: &[Value]) -> Value {
     json!({
         "operationId": id,
         "x-kubernetes-action": action,
-        "x-kubernetes-group-version-kind": {"group": rt.group, "version": rt.version, "kind": rt.kind},
+        "x-kubernetes-group-version-kind": {"group": rt.group(), "version": rt.version(), "kind": rt.kind()},
         "parameters": params,
         "responses": {"200": {"description": "OK", "content": {"application/json": {"schema": {"$ref": schema_ref(rt)}}}}}
     })
 }
 
 fn schema_name(rt: &ResourceType) -> String {
-    schemas().name_of(rt.group, rt.version, rt.kind).map(str::to_string).unwrap_or_else(|| rt.kind.to_string())
+    schemas().name_of(rt.group(), rt.version(), rt.kind()).map(str::to_string).unwrap_or_else(|| rt.kind().to_string())
 }
 
 fn schema_ref(rt: &ResourceType) -> String {
@@ -145,7 +146,7 @@ fn schema_ref(rt: &ResourceType) -> String {
 }
 
 /// The document for one group-version, or None if it is not served.
-pub fn group_version(path: &str) -> Option<Value> {
+pub fn group_version(catalog: &Catalog, path: &str) -> Option<Value> {
     let group = match path.split('/').collect::<Vec<_>>().as_slice() {
         ["api", "v1"] => "",
         ["apis", g, "v1"] => g,
@@ -166,15 +167,15 @@ pub fn group_version(path: &str) -> Option<Value> {
         vec![param("dryRun", "string"), param("fieldManager", "string"), param("fieldValidation", "string")];
     let mut patch_params = write_params.clone();
     patch_params.push(param("force", "boolean"));
-    for rt in BUILTIN.iter().filter(|r| r.group == group) {
+    for rt in catalog.iter().filter(|r| r.group() == group) {
         let base = format!("/{path}");
         let coll = if rt.namespaced {
-            format!("{base}/namespaces/{{namespace}}/{}", rt.resource)
+            format!("{base}/namespaces/{{namespace}}/{}", rt.resource())
         } else {
-            format!("{base}/{}", rt.resource)
+            format!("{base}/{}", rt.resource())
         };
         let item = format!("{coll}/{{name}}");
-        let k = rt.kind;
+        let k = rt.kind();
         paths.insert(
             coll.clone(),
             json!({
@@ -218,7 +219,7 @@ pub fn group_version(path: &str) -> Option<Value> {
             );
         }
     }
-    let names = closure(kind_roots(BUILTIN.iter().filter(|r| r.group == group)));
+    let names = closure(kind_roots(catalog.iter().filter(|r| r.group() == group)));
     let schemas = converted(&names, "#/components/schemas/", true);
     Some(json!({
         "openapi": "3.0.0",
@@ -230,16 +231,18 @@ pub fn group_version(path: &str) -> Option<Value> {
 
 /// `/openapi/v2`: one document for every group, with the same schemas
 /// under `definitions`.
-pub fn v2() -> Value {
+pub fn v2(catalog: &Catalog) -> Value {
     let mut paths = Map::new();
-    for g in kinds::groups() {
-        if let Some(Value::Object(doc_paths)) = group_version(&gv_path(g)).and_then(|d| d.get("paths").cloned()) {
+    for g in catalog.groups() {
+        if let Some(Value::Object(doc_paths)) =
+            group_version(catalog, &gv_path(g)).and_then(|d| d.get("paths").cloned())
+        {
             for (p, ops) in doc_paths {
                 paths.insert(p, v2_operations(ops));
             }
         }
     }
-    let names = closure(kind_roots(BUILTIN.iter()));
+    let names = closure(kind_roots(catalog.iter()));
     json!({
         "swagger": "2.0",
         "info": {"title": "Kubernetes", "version": "v1.33.0"},
@@ -276,10 +279,11 @@ fn v2_operations(ops: Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::registry::kinds::builtin_catalog;
 
     #[test]
     fn documents_hold_every_schema_their_kinds_reach() {
-        let doc = group_version("api/v1").unwrap();
+        let doc = group_version(builtin_catalog(), "api/v1").unwrap();
         let schemas = doc["components"]["schemas"].as_object().unwrap();
         let pod = &schemas["io.k8s.api.core.v1.Pod"];
         assert_eq!(pod["x-kubernetes-group-version-kind"], json!([{"group": "", "kind": "Pod", "version": "v1"}]));
@@ -297,14 +301,14 @@ mod tests {
             let name = &r[..r.find('"').unwrap()];
             assert!(schemas.contains_key(name), "dangling $ref {name}");
         }
-        assert!(group_version("apis/apps/v1").unwrap()["components"]["schemas"]
+        assert!(group_version(builtin_catalog(), "apis/apps/v1").unwrap()["components"]["schemas"]
             .get("io.k8s.api.apps.v1.Deployment")
             .is_some());
     }
 
     #[test]
     fn v2_uses_definitions() {
-        let doc = v2();
+        let doc = v2(builtin_catalog());
         let defs = doc["definitions"].as_object().unwrap();
         assert!(defs.contains_key("io.k8s.api.apps.v1.Deployment"));
         assert_eq!(

@@ -272,7 +272,7 @@ mod tests {
 
     #[test]
     fn the_document_round_trips_through_its_messages() {
-        let json = super::super::openapi::v2();
+        let json = super::super::openapi::v2(crate::registry::kinds::builtin_catalog());
         let bytes = encode(&json);
         let back = Document::decode(bytes.as_slice()).unwrap();
         assert_eq!(back.swagger, "2.0");

@@ -1,7 +1,16 @@
-//! Query parameters, decoded and validated as upstream's ListOptions and
-//! DeleteOptions are.
+//! Options from the query (and a DELETE's body), parsed into the typed
+//! options the registry's store takes, and the option checks upstream's
+//! handlers make before any verb runs (`dryRun`, `fieldValidation`,
+//! `fieldManager` and `force` for apply).
 
 use crate::api::{FieldError, Status};
+use crate::registry::decode::{self, RequestBody};
+use crate::registry::options::{
+    DeleteOptions, FieldValidation, ListOptions, PatchType, Preconditions, PropagationPolicy, ResourceVersionMatch,
+    Subresource, Verb, WriteOptions,
+};
+use crate::registry::resource_version::ResourceVersion;
+use serde_json::Value;
 
 #[derive(Clone, Debug, Default)]
 pub struct Query {
@@ -57,102 +66,124 @@ fn parse_go_bool(v: &str) -> Option<bool> {
     }
 }
 
-/// `ListOptions` as a list or watch request carries them.
-#[derive(Clone, Debug, Default)]
-pub struct ListOptions {
-    pub watch: bool,
-    pub resource_version: Option<String>,
-    pub resource_version_match: Option<String>,
-    pub limit: Option<i64>,
-    pub continue_token: Option<String>,
-    pub label_selector: String,
-    pub field_selector: String,
-    pub allow_watch_bookmarks: bool,
-    pub send_initial_events: Option<bool>,
-    pub timeout_seconds: Option<i64>,
+/// `ListOptions` from a list or watch request's query.
+pub fn list_options(q: &Query) -> Result<ListOptions, Status> {
+    Ok(ListOptions {
+        watch: q.bool("watch")?,
+        resource_version: ResourceVersion::parse(q.get("resourceVersion")),
+        resource_version_match: q.get("resourceVersionMatch").and_then(ResourceVersionMatch::parse),
+        limit: q.int("limit")?,
+        continue_token: q.get("continue").filter(|s| !s.is_empty()).map(str::to_string),
+        label_selector: q.get("labelSelector").unwrap_or("").to_string(),
+        field_selector: q.get("fieldSelector").unwrap_or("").to_string(),
+        allow_watch_bookmarks: q.bool("allowWatchBookmarks")?,
+        send_initial_events: q.opt_bool("sendInitialEvents")?,
+        timeout_seconds: q.int("timeoutSeconds")?,
+    })
 }
 
-impl ListOptions {
-    pub fn from_query(q: &Query) -> Result<ListOptions, Status> {
-        Ok(ListOptions {
-            watch: q.bool("watch")?,
-            resource_version: q.get("resourceVersion").map(str::to_string),
-            resource_version_match: q.get("resourceVersionMatch").filter(|s| !s.is_empty()).map(str::to_string),
-            limit: q.int("limit")?,
-            continue_token: q.get("continue").filter(|s| !s.is_empty()).map(str::to_string),
-            label_selector: q.get("labelSelector").unwrap_or("").to_string(),
-            field_selector: q.get("fieldSelector").unwrap_or("").to_string(),
-            allow_watch_bookmarks: q.bool("allowWatchBookmarks")?,
-            send_initial_events: q.opt_bool("sendInitialEvents")?,
-            timeout_seconds: q.int("timeoutSeconds")?,
-        })
+/// The options kind a write verb's option errors name.
+fn options_kind(verb: Verb) -> &'static str {
+    match verb {
+        Verb::Create => "CreateOptions",
+        Verb::Update => "UpdateOptions",
+        Verb::Patch => "PatchOptions",
+        _ => "DeleteOptions",
     }
+}
 
-    fn rv(&self) -> &str {
-        self.resource_version.as_deref().unwrap_or("")
+/// The `dryRun` values of a write: none, or `All` (upstream validates them
+/// with the verb's options kind and answers 422).
+fn dry_run(verb: Verb, values: &[&str]) -> Result<bool, Status> {
+    let values: Vec<&str> = values.iter().copied().filter(|v| !v.is_empty()).collect();
+    if values.iter().all(|v| *v == "All") {
+        return Ok(!values.is_empty());
     }
+    let err = FieldError::not_supported_list("dryRun", &values, &["All"]);
+    Err(Status::invalid("meta.k8s.io", options_kind(verb), "", &[err]))
+}
 
-    /// Upstream's `ValidateListOptions`: the "Invalid" cells of spec 000's
-    /// tables, as 422 on `ListOptions.meta.k8s.io`.
-    pub fn validate(&self) -> Result<(), Status> {
-        let mut errs = Vec::new();
-        let m = self.resource_version_match.as_deref();
-        if self.watch {
-            if self.send_initial_events.is_some() && m != Some("NotOlderThan") {
-                errs.push(FieldError::forbidden(
-                    "resourceVersionMatch",
-                    "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan",
-                ));
-            }
-            if let Some(m) = m {
-                if self.send_initial_events.is_none() {
-                    errs.push(FieldError::forbidden(
-                        "resourceVersionMatch",
-                        "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided",
-                    ));
-                }
-                if m != "NotOlderThan" {
-                    errs.push(FieldError::not_supported("resourceVersionMatch", m, &["NotOlderThan"]));
-                }
-                if self.continue_token.is_some() {
-                    errs.push(FieldError::forbidden(
-                        "resourceVersionMatch",
-                        "resourceVersionMatch is forbidden when continue is provided",
-                    ));
-                }
-            }
-        } else {
-            if let Some(m) = m {
-                if self.rv().is_empty() {
-                    errs.push(FieldError::forbidden(
-                        "resourceVersionMatch",
-                        "resourceVersionMatch is forbidden unless resourceVersion is provided",
-                    ));
-                }
-                if self.continue_token.is_some() {
-                    errs.push(FieldError::forbidden(
-                        "resourceVersionMatch",
-                        "resourceVersionMatch is forbidden when continue is provided",
-                    ));
-                }
-                if m != "Exact" && m != "NotOlderThan" {
-                    errs.push(FieldError::not_supported("resourceVersionMatch", m, &["Exact", "NotOlderThan", ""]));
-                }
-                if m == "Exact" && self.rv() == "0" {
-                    errs.push(FieldError::forbidden(
-                        "resourceVersionMatch",
-                        "resourceVersionMatch \"exact\" is forbidden for resourceVersion \"0\"",
-                    ));
-                }
-            }
-            if self.send_initial_events.is_some() {
-                errs.push(FieldError::forbidden("sendInitialEvents", "sendInitialEvents is forbidden for list"));
-            }
-        }
-        if errs.is_empty() {
-            Ok(())
-        } else {
-            Err(Status::invalid("meta.k8s.io", "ListOptions", "", &errs))
+/// `fieldValidation`: absent or empty is the server's default (Warn).
+fn field_validation(verb: Verb, q: &Query) -> Result<FieldValidation, Status> {
+    match q.get("fieldValidation").unwrap_or("") {
+        "" | "Warn" => Ok(FieldValidation::Warn),
+        "Ignore" => Ok(FieldValidation::Ignore),
+        "Strict" => Ok(FieldValidation::Strict),
+        other => {
+            let err = FieldError::not_supported("fieldValidation", other, &["", "Ignore", "Strict", "Warn"]);
+            Err(Status::invalid("meta.k8s.io", options_kind(verb), "", &[err]))
         }
     }
+}
+
+/// The options of a create, update or patch (`patch`: the kind of patch).
+pub fn write_options(
+    verb: Verb,
+    q: &Query,
+    user_agent: Option<&str>,
+    subresource: Subresource,
+    patch: Option<PatchType>,
+) -> Result<WriteOptions, Status> {
+    let dry_run = dry_run(verb, &q.all("dryRun"))?;
+    let field_validation = field_validation(verb, q)?;
+    let field_manager = match q.get("fieldManager").filter(|m| !m.is_empty()) {
+        Some(m) => m.to_string(),
+        None => crate::apply::manager_from_user_agent(user_agent),
+    };
+    let force = match patch {
+        Some(PatchType::Apply) => {
+            if q.get("fieldManager").is_none_or(str::is_empty) {
+                let err = FieldError::required("fieldManager", "is required for apply patch");
+                return Err(Status::invalid("meta.k8s.io", "PatchOptions", "", &[err]));
+            }
+            q.bool("force")?
+        }
+        _ if q.get("force").is_some() => {
+            let err = FieldError::forbidden("force", "may not be specified for non-apply patch");
+            return Err(Status::invalid("meta.k8s.io", "PatchOptions", "", &[err]));
+        }
+        _ => false,
+    };
+    Ok(WriteOptions { dry_run, field_validation, field_manager, subresource, force })
+}
+
+/// The `dryRun` of a DELETE's query.
+pub fn delete_dry_run(q: &Query) -> Result<bool, Status> {
+    dry_run(Verb::Delete, &q.all("dryRun"))
+}
+
+/// `DeleteOptions` from a DELETE's query and body (the body's fields win).
+pub fn delete_options(q: &Query, body: RequestBody<'_>) -> Result<DeleteOptions, Status> {
+    let query_dry_run = delete_dry_run(q)?;
+    let mut o = DeleteOptions {
+        propagation_policy: q.get("propagationPolicy").and_then(PropagationPolicy::parse),
+        orphan_dependents: q.opt_bool("orphanDependents")?,
+        grace_period_seconds: q.int("gracePeriodSeconds")?,
+        dry_run: query_dry_run,
+        ..Default::default()
+    };
+    if let Some(v) = decode::delete_options(body)? {
+        if let Some(p) = v.get("propagationPolicy").and_then(Value::as_str) {
+            // An empty policy in a body is a value upstream refuses.
+            o.propagation_policy =
+                Some(PropagationPolicy::parse(p).unwrap_or(PropagationPolicy::Unknown(String::new())));
+        }
+        if let Some(b) = v.get("orphanDependents").and_then(Value::as_bool) {
+            o.orphan_dependents = Some(b);
+        }
+        if let Some(g) = v.get("gracePeriodSeconds").and_then(Value::as_i64) {
+            o.grace_period_seconds = Some(g);
+        }
+        if let Some(d) = v.get("dryRun").and_then(Value::as_array) {
+            let values: Vec<&str> = d.iter().filter_map(Value::as_str).collect();
+            o.dry_run |= dry_run(Verb::Delete, &values)?;
+        }
+        if let Some(p) = v.get("preconditions") {
+            o.preconditions = Preconditions {
+                uid: p.get("uid").and_then(Value::as_str).map(str::to_string),
+                resource_version: p.get("resourceVersion").and_then(Value::as_str).map(str::to_string),
+            };
+        }
+    }
+    Ok(o)
 }

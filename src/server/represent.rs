@@ -3,15 +3,18 @@
 //! and then the encoding (JSON, YAML, protobuf). Responses are produced as
 //! JSON by the verbs; a plain JSON answer passes through untouched.
 
+use std::sync::Arc;
+
 use serde_json::{json, Map, Value};
 
-use crate::api::Status;
+use crate::api::{gvk, Status};
 use crate::clock::SimTime;
+use crate::registry::table::Printer;
 use crate::registry::ResourceType;
 
 use super::negotiation::{Convert, Encoding, Output};
 use super::params::Query;
-use super::{table, Response};
+use super::Response;
 
 /// `includeObject` of a Table request.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -36,9 +39,9 @@ pub fn include_object(q: &Query) -> Result<IncludeObject, Status> {
 }
 
 /// What rendering needs beyond the response.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Rendering {
-    pub rt: &'static ResourceType,
+    pub rt: Arc<ResourceType>,
     pub output: Output,
     pub include: IncludeObject,
     pub now: SimTime,
@@ -46,8 +49,8 @@ pub struct Rendering {
 
 /// The Go type upstream names in its conversion errors (`*core.PodList`).
 fn go_type(rt: &ResourceType, list: bool) -> String {
-    let pkg = if rt.group.is_empty() { "core" } else { rt.group.split('.').next().unwrap_or(rt.group) };
-    format!("*{pkg}.{}{}", rt.kind, if list { "List" } else { "" })
+    let pkg = if rt.group().is_empty() { "core" } else { rt.group().split('.').next().unwrap_or(rt.group()) };
+    format!("*{pkg}.{}{}", rt.kind(), if list { "List" } else { "" })
 }
 
 fn metadata_only(v: &Value, api_version: &str) -> Value {
@@ -87,7 +90,7 @@ pub fn convert(r: &Rendering, v: Value, headers: bool) -> Result<Value, Status> 
             if list {
                 return Err(Status::not_acceptable(format!(
                     "you requested PartialObjectMetadata, but the requested object is a list ({})",
-                    go_type(r.rt, true)
+                    go_type(&r.rt, true)
                 )));
             }
             Ok(metadata_only(&v, api_version))
@@ -96,7 +99,7 @@ pub fn convert(r: &Rendering, v: Value, headers: bool) -> Result<Value, Status> 
             if !list {
                 return Err(Status::not_acceptable(format!(
                     "you requested PartialObjectMetadataList, but the requested object is not a list ({})",
-                    go_type(r.rt, false)
+                    go_type(&r.rt, false)
                 )));
             }
             let items: Vec<Value> = v
@@ -113,13 +116,12 @@ pub fn convert(r: &Rendering, v: Value, headers: bool) -> Result<Value, Status> 
         }
         Convert::Table => {
             // Items print with the resource's printer; a single object with
-            // its own kind's (a subresource's Scale has none).
-            let (group, kind) = if list {
-                (r.rt.group, r.rt.kind)
-            } else {
-                let api_version = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
-                (api_version.split_once('/').map(|(g, _)| g).unwrap_or(""), kind)
+            // its own kind's (a subresource's Scale has the default table).
+            let own_kind = list || {
+                let (group, _) = gvk::split_api_version(v.get("apiVersion").and_then(Value::as_str).unwrap_or(""));
+                group == r.rt.group() && kind == r.rt.kind()
             };
+            let printer = if own_kind { Printer::Kind(&*r.rt.strategy) } else { Printer::Default };
             let (objects, metadata): (Vec<&Value>, Value) = if list {
                 (
                     v.get("items").and_then(Value::as_array).map(|a| a.iter().collect()).unwrap_or_default(),
@@ -132,7 +134,7 @@ pub fn convert(r: &Rendering, v: Value, headers: bool) -> Result<Value, Status> 
             let rows: Vec<Value> = objects
                 .into_iter()
                 .map(|o| {
-                    let mut row = table::row(group, kind, o, r.now);
+                    let mut row = printer.row(o, r.now);
                     let object = match r.include {
                         IncludeObject::None => Value::Null,
                         IncludeObject::Metadata => metadata_only(o, api_version),
@@ -142,7 +144,7 @@ pub fn convert(r: &Rendering, v: Value, headers: bool) -> Result<Value, Status> 
                             if let Value::Object(m) = &mut full {
                                 if !m.contains_key("kind") {
                                     let mut typed = Map::new();
-                                    typed.insert("kind".into(), r.rt.kind.into());
+                                    typed.insert("kind".into(), r.rt.kind().into());
                                     typed.insert("apiVersion".into(), r.rt.api_version().into());
                                     typed.extend(std::mem::take(m));
                                     *m = typed;
@@ -159,7 +161,7 @@ pub fn convert(r: &Rendering, v: Value, headers: bool) -> Result<Value, Status> 
                 "kind": "Table",
                 "apiVersion": api_version,
                 "metadata": metadata,
-                "columnDefinitions": if headers { table::column_definitions(group, kind) } else { Value::Null },
+                "columnDefinitions": if headers { printer.column_definitions() } else { Value::Null },
                 "rows": rows,
             }))
         }
@@ -213,7 +215,7 @@ pub fn render(mut resp: Response, r: &Rendering) -> Response {
             Err(s) => {
                 let mut err = Response::status(&s);
                 err.headers.extend(resp.headers.into_iter().filter(|(k, _)| !k.eq_ignore_ascii_case("Content-Type")));
-                return render(err, &Rendering { output: Output { convert: None, ..r.output }, ..*r });
+                return render(err, &Rendering { output: Output { convert: None, ..r.output }, ..r.clone() });
             }
         }
     } else {
@@ -231,13 +233,10 @@ pub fn render(mut resp: Response, r: &Rendering) -> Response {
 
 /// The built-in resource type of a body's `apiVersion`/`kind` (an object or
 /// its list).
-fn resource_of(v: &Value) -> Option<&'static ResourceType> {
+fn resource_of(v: &Value) -> Option<&'static Arc<ResourceType>> {
     let kind = v.get("kind")?.as_str()?;
     let api_version = v.get("apiVersion")?.as_str()?;
-    let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
-    crate::registry::kinds::BUILTIN
-        .iter()
-        .find(|rt| rt.group == group && rt.version == version && (rt.kind == kind || rt.list_kind() == kind))
+    crate::registry::kinds::builtin_catalog().by_kind(api_version, kind)
 }
 
 /// Renders a JSON body of a built-in kind (an object or a list, as a verb
@@ -246,7 +245,7 @@ fn resource_of(v: &Value) -> Option<&'static ResourceType> {
 /// body is not an object or list of a built-in kind.
 pub fn rerender(body: &[u8], output: Output, include: IncludeObject, now: SimTime) -> Option<Result<Vec<u8>, String>> {
     let v: Value = serde_json::from_slice(body).ok()?;
-    let rt = resource_of(&v)?;
+    let rt = resource_of(&v)?.clone();
     let r = Rendering { rt, output, include, now };
     Some(convert(&r, v, true).map_err(|s| s.message).and_then(|v| encode(v, output.encoding)).map(|(b, _)| b))
 }
@@ -254,11 +253,11 @@ pub fn rerender(body: &[u8], output: Output, include: IncludeObject, now: SimTim
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::kinds;
+    use crate::registry::kinds::builtin_catalog;
 
     fn rendering(convert: Option<Convert>, include: IncludeObject) -> Rendering {
         Rendering {
-            rt: kinds::BUILTIN.iter().find(|r| r.kind == "ConfigMap").unwrap(),
+            rt: builtin_catalog().lookup("", "v1", "configmaps").unwrap().clone(),
             output: Output { encoding: Encoding::Json, convert, v1beta1: false },
             include,
             now: SimTime(1_700_000_060_000),

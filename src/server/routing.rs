@@ -1,14 +1,16 @@
 //! Routing: a request path resolved to discovery documents, debug
 //! endpoints, or a resource (group, version, namespace, name, subresource).
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::{discovery, openapi, Server};
-use crate::registry::{kinds, ResourceType};
+use crate::registry::ResourceType;
 
 /// A resolved resource path.
 pub(crate) struct Target {
-    pub rt: &'static ResourceType,
+    pub rt: Arc<ResourceType>,
     pub namespace: Option<String>,
     pub name: Option<String>,
     pub subresource: Option<String>,
@@ -29,6 +31,7 @@ pub(crate) enum Route {
 
 impl Server {
     pub(crate) fn resolve(&self, raw_path: &str) -> Route {
+        let catalog = self.registry.resources();
         // Like Go's server: the path is percent-decoded, then split.
         let path = percent_encoding::percent_decode_str(raw_path).decode_utf8_lossy();
         let segs: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
@@ -38,18 +41,22 @@ impl Server {
             ["healthz"] | ["livez"] | ["readyz"] => Route::Text("ok"),
             ["api"] => Route::Aggregated(true),
             ["apis"] => Route::Aggregated(false),
-            ["api", "v1"] => discovery::api_resource_list("", "v1").map(Route::Value).unwrap_or(Route::NotFoundPage),
-            ["apis", g] => discovery::api_group(g).map(Route::Value).unwrap_or(Route::NotFoundPage),
-            ["apis", g, v] => discovery::api_resource_list(g, v).map(Route::Value).unwrap_or(Route::NotFoundPage),
+            ["api", "v1"] => {
+                discovery::api_resource_list(catalog, "", "v1").map(Route::Value).unwrap_or(Route::NotFoundPage)
+            }
+            ["apis", g] => discovery::api_group(catalog, g).map(Route::Value).unwrap_or(Route::NotFoundPage),
+            ["apis", g, v] => {
+                discovery::api_resource_list(catalog, g, v).map(Route::Value).unwrap_or(Route::NotFoundPage)
+            }
             ["debug", "kubesim", what] => Route::Debug(what.to_string()),
             ["openapi", "v2"] => Route::OpenApiV2,
-            ["openapi", "v3"] => Route::Value(openapi::index()),
+            ["openapi", "v3"] => Route::Value(openapi::index(catalog)),
             ["openapi", "v3", rest @ ..] => {
-                openapi::group_version(&rest.join("/")).map(Route::Value).unwrap_or(Route::NotFoundPage)
+                openapi::group_version(catalog, &rest.join("/")).map(Route::Value).unwrap_or(Route::NotFoundPage)
             }
             ["api", "v1", rest @ ..] => self.resolve_resource("", "v1", rest),
             ["apis", g, v, rest @ ..] => {
-                if discovery::api_resource_list(g, v).is_none() {
+                if catalog.of_group_version(g, v).next().is_none() {
                     return Route::NotFoundPage;
                 }
                 self.resolve_resource(g, v, rest)
@@ -59,7 +66,8 @@ impl Server {
     }
 
     fn resolve_resource(&self, group: &str, version: &str, rest: &[&str]) -> Route {
-        let lookup = |r: &str| kinds::lookup(group, version, r);
+        let catalog = self.registry.resources();
+        let lookup = |r: &str| catalog.lookup(group, version, r).cloned();
         let t = |rt, ns: Option<&str>, name: Option<&str>, sub: Option<&str>| {
             Route::Resource(Target {
                 rt,

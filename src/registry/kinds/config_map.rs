@@ -1,0 +1,54 @@
+//! ConfigMaps: valid data keys (which Secrets share), kubectl's columns.
+
+use serde_json::{json, Value};
+
+use super::super::table::cells::*;
+use super::super::table::{col, Column, Desc, AGE, NAME};
+use crate::api::FieldError;
+use crate::clock::SimTime;
+
+use super::super::strategy::Strategy;
+
+pub struct ConfigMap;
+
+static COLUMNS: &[Column] = &[NAME, col("Data", "string", Desc::Field("io.k8s.api.core.v1.ConfigMap", "data")), AGE];
+
+impl Strategy for ConfigMap {
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        data_keys(obj, &mut errs);
+        errs
+    }
+
+    fn columns(&self) -> &[Column] {
+        COLUMNS
+    }
+
+    fn cells(&self, o: &Value, now: SimTime) -> Vec<Value> {
+        vec![name(o), json!(len(o, "/data") + len(o, "/binaryData")), age(o, now)]
+    }
+}
+
+pub(super) const CONFIG_KEY_MSG: &str = "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+
+/// The keys of `data` and `binaryData` (ConfigMaps and Secrets).
+pub(super) fn data_keys(obj: &Value, errs: &mut Vec<FieldError>) {
+    let data = obj.get("data").and_then(Value::as_object);
+    let binary = obj.get("binaryData").and_then(Value::as_object);
+    for (field, map) in [("data", data), ("binaryData", binary)] {
+        for k in map.into_iter().flatten().map(|(k, _)| k) {
+            let at = format!("{field}[{k}]");
+            let valid = !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b));
+            if !valid {
+                errs.push(FieldError::invalid(&at, k, CONFIG_KEY_MSG));
+            } else if k == "." || k == ".." {
+                errs.push(FieldError::invalid(&at, k, &format!("must not be '{k}'")));
+            } else if k.starts_with("..") {
+                errs.push(FieldError::invalid(&at, k, "must not start with '..'"));
+            }
+            if field == "data" && binary.is_some_and(|b| b.contains_key(k)) {
+                errs.push(FieldError::invalid(&at, k, "duplicate of key present in binaryData"));
+            }
+        }
+    }
+}

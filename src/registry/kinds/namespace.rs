@@ -1,0 +1,51 @@
+//! Namespaces: Active on create with the `kubernetes` finalizer in
+//! `spec.finalizers`, Terminating once deletion begins (the namespace
+//! lifecycle, `registry/namespace_lifecycle.rs`, then removes the content
+//! and the finalizer), the phase as a selectable field, kubectl's columns.
+
+use serde_json::{json, Map, Value};
+
+use super::super::strategy::{SelectableField, Strategy};
+use super::super::table::cells::*;
+use super::super::table::{col, text, Column, AGE, NAME};
+use crate::clock::SimTime;
+
+pub struct Namespace;
+
+static FIELDS: &[SelectableField] = &[SelectableField::new("status.phase", "")];
+
+static COLUMNS: &[Column] = &[NAME, col("Status", "string", text("The status of the namespace")), AGE];
+
+impl Strategy for Namespace {
+    fn initial_status(&self, _obj: &Map<String, Value>) -> Value {
+        json!({"phase": "Active"})
+    }
+
+    fn prepare_for_create(&self, obj: &mut Map<String, Value>) {
+        if let Value::Object(spec) = obj.entry("spec").or_insert_with(|| json!({})) {
+            spec.insert("finalizers".into(), json!(["kubernetes"]));
+        }
+    }
+
+    fn has_pending_finalizers(&self, obj: &Value) -> bool {
+        obj.pointer("/spec/finalizers").and_then(Value::as_array).is_some_and(|a| !a.is_empty())
+    }
+
+    fn prepare_for_delete(&self, obj: &mut Value) {
+        if let Some(Value::Object(st)) = obj.get_mut("status") {
+            st.insert("phase".into(), json!("Terminating"));
+        }
+    }
+
+    fn selectable_fields(&self) -> &[SelectableField] {
+        FIELDS
+    }
+
+    fn columns(&self) -> &[Column] {
+        COLUMNS
+    }
+
+    fn cells(&self, o: &Value, now: SimTime) -> Vec<Value> {
+        vec![name(o), s(o, "/status/phase").into(), age(o, now)]
+    }
+}

@@ -1,0 +1,97 @@
+//! PersistentVolumes: Pending on create, kubectl's columns (whose access
+//! mode, storage class and unset helpers claims share).
+
+use serde_json::{json, Map, Value};
+
+use super::super::strategy::Strategy;
+use super::super::table::cells::*;
+use super::super::table::{col, text, wide, Column, Desc, AGE, NAME};
+use crate::clock::SimTime;
+
+pub struct PersistentVolume;
+
+static COLUMNS: &[Column] = &[
+    NAME,
+    col("Capacity", "string", Desc::Field("io.k8s.api.core.v1.PersistentVolumeSpec", "capacity")),
+    col("Access Modes", "string", Desc::Field("io.k8s.api.core.v1.PersistentVolumeSpec", "accessModes")),
+    col(
+        "Reclaim Policy",
+        "string",
+        Desc::Field("io.k8s.api.core.v1.PersistentVolumeSpec", "persistentVolumeReclaimPolicy"),
+    ),
+    col("Status", "string", Desc::Field("io.k8s.api.core.v1.PersistentVolumeStatus", "phase")),
+    col("Claim", "string", Desc::Field("io.k8s.api.core.v1.PersistentVolumeSpec", "claimRef")),
+    col("StorageClass", "string", text("StorageClass of the pv")),
+    col("VolumeAttributesClass", "string", text("VolumeAttributesClass of the pv")),
+    col("Reason", "string", Desc::Field("io.k8s.api.core.v1.PersistentVolumeStatus", "reason")),
+    AGE,
+    wide("VolumeMode", "string", Desc::Field("io.k8s.api.core.v1.PersistentVolumeSpec", "volumeMode")),
+];
+
+impl Strategy for PersistentVolume {
+    fn initial_status(&self, _obj: &Map<String, Value>) -> Value {
+        json!({"phase": "Pending"})
+    }
+
+    fn columns(&self) -> &[Column] {
+        COLUMNS
+    }
+
+    fn cells(&self, o: &Value, now: SimTime) -> Vec<Value> {
+        pv_cells(o, now)
+    }
+}
+
+pub(super) fn access_modes(modes: &[Value]) -> String {
+    let mut out: Vec<&str> = Vec::new();
+    for (full, short) in
+        [("ReadWriteOnce", "RWO"), ("ReadOnlyMany", "ROX"), ("ReadWriteMany", "RWX"), ("ReadWriteOncePod", "RWOP")]
+    {
+        if modes.iter().any(|m| m.as_str() == Some(full)) {
+            out.push(short);
+        }
+    }
+    out.join(",")
+}
+
+fn pv_cells(o: &Value, now: SimTime) -> Vec<Value> {
+    let claim = match o.pointer("/spec/claimRef") {
+        Some(c) if c.is_object() => format!("{}/{}", s(c, "/namespace"), s(c, "/name")),
+        _ => String::new(),
+    };
+    let phase = if o.pointer("/metadata/deletionTimestamp").is_some_and(|d| !d.is_null()) {
+        "Terminating"
+    } else {
+        s(o, "/status/phase")
+    };
+    vec![
+        name(o),
+        s(o, "/spec/capacity/storage").into(),
+        access_modes(arr(o, "/spec/accessModes")).into(),
+        s(o, "/spec/persistentVolumeReclaimPolicy").into(),
+        phase.into(),
+        claim.into(),
+        storage_class(o).into(),
+        unset(s(o, "/spec/volumeAttributesClassName")).into(),
+        s(o, "/status/reason").into(),
+        age(o, now),
+        unset(s(o, "/spec/volumeMode")).into(),
+    ]
+}
+
+/// The beta storage-class annotation, else `spec.storageClassName` (as
+/// upstream's GetPersistentVolume(Claim)Class reads them).
+pub(super) fn storage_class(o: &Value) -> &str {
+    match o.pointer("/metadata/annotations/volume.beta.kubernetes.io~1storage-class").and_then(Value::as_str) {
+        Some(c) => c,
+        None => s(o, "/spec/storageClassName"),
+    }
+}
+
+pub(super) fn unset(v: &str) -> &str {
+    if v.is_empty() {
+        "<unset>"
+    } else {
+        v
+    }
+}

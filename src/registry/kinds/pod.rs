@@ -1,0 +1,431 @@
+//! Pods: the defaults and admission additions every pod gets, a fresh
+//! status (Pending, with its QoS class), validation of the pod spec (which
+//! workload templates share), the fields selectors may name, and
+//! kubectl's columns.
+
+use serde_json::{json, Map, Value};
+
+use super::super::strategy::{default, object, SelectableField, Strategy};
+use super::super::table::cells::*;
+use super::super::table::{col, text, wide, Column, Desc, AGE, NAME};
+use super::super::validation::{port_problem, protocol, str_at};
+use crate::api::meta::{validate_name, NameRule};
+use crate::api::FieldError;
+use crate::clock::{human_duration, parse_rfc3339, SimTime};
+
+pub struct Pod;
+
+static FIELDS: &[SelectableField] = &[
+    SelectableField::new("spec.nodeName", ""),
+    SelectableField::new("spec.restartPolicy", ""),
+    SelectableField::new("spec.schedulerName", ""),
+    SelectableField::new("spec.serviceAccountName", ""),
+    SelectableField::new("spec.hostNetwork", "false"),
+    SelectableField::new("status.phase", ""),
+    SelectableField::new("status.podIP", ""),
+    SelectableField::new("status.nominatedNodeName", ""),
+];
+
+static COLUMNS: &[Column] = &[
+            NAME,
+            col("Ready", "string", text("The aggregate readiness state of this pod for accepting traffic.")),
+            col("Status", "string", text("The aggregate status of the containers in this pod.")),
+            col("Restarts", "string", text("The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.")),
+            AGE,
+            wide("IP", "string", Desc::Field("io.k8s.api.core.v1.PodStatus", "podIP")),
+            wide("Node", "string", Desc::Field("io.k8s.api.core.v1.PodSpec", "nodeName")),
+            wide("Nominated Node", "string", Desc::Field("io.k8s.api.core.v1.PodStatus", "nominatedNodeName")),
+            wide("Readiness Gates", "string", Desc::Field("io.k8s.api.core.v1.PodSpec", "readinessGates")),
+        ];
+
+impl Strategy for Pod {
+    fn defaults(&self, o: &mut Map<String, Value>) {
+        if let Some(spec) = object(o, "spec") {
+            spec_defaults(spec);
+            admission(spec);
+        }
+    }
+
+    fn initial_status(&self, o: &Map<String, Value>) -> Value {
+        json!({"phase": "Pending", "qosClass": qos_class(o.get("spec").unwrap_or(&Value::Null))})
+    }
+
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        if let Some(spec) = obj.get("spec") {
+            validate_spec(spec, "spec", &mut errs);
+        }
+        errs
+    }
+
+    fn selectable_fields(&self) -> &[SelectableField] {
+        FIELDS
+    }
+
+    fn columns(&self) -> &[Column] {
+        COLUMNS
+    }
+
+    fn cells(&self, o: &Value, now: SimTime) -> Vec<Value> {
+        pod_cells(o, now)
+    }
+
+    fn row_conditions(&self, o: &Value) -> Option<Value> {
+        let (reason, message) = match s(o, "/status/phase") {
+            "Succeeded" => ("Succeeded", "The pod has completed successfully."),
+            "Failed" => ("Failed", "The pod failed."),
+            _ => return None,
+        };
+        Some(json!([{"type": "Completed", "status": "True", "reason": reason, "message": message}]))
+    }
+}
+
+/// The pod spec's defaults (workload templates get these too).
+pub(super) fn spec_defaults(spec: &mut Map<String, Value>) {
+    default(spec, "restartPolicy", json!("Always"));
+    default(spec, "terminationGracePeriodSeconds", json!(30));
+    default(spec, "dnsPolicy", json!("ClusterFirst"));
+    default(spec, "securityContext", json!({}));
+    default(spec, "schedulerName", json!("default-scheduler"));
+    for list in ["initContainers", "containers"] {
+        if let Some(Value::Array(cs)) = spec.get_mut(list) {
+            for c in cs.iter_mut().filter_map(Value::as_object_mut) {
+                container(c);
+            }
+        }
+    }
+}
+
+fn container(c: &mut Map<String, Value>) {
+    default(c, "terminationMessagePath", json!("/dev/termination-log"));
+    default(c, "terminationMessagePolicy", json!("File"));
+    let image = c.get("image").and_then(Value::as_str).unwrap_or("");
+    default(c, "imagePullPolicy", json!(pull_policy(image)));
+    default(c, "resources", json!({}));
+    if let Some(Value::Array(ports)) = c.get_mut("ports") {
+        for p in ports.iter_mut().filter_map(Value::as_object_mut) {
+            default(p, "protocol", json!("TCP"));
+        }
+    }
+}
+
+/// `Always` for `:latest` or no tag, otherwise `IfNotPresent` (a digest
+/// counts as a tag).
+pub fn pull_policy(image: &str) -> &'static str {
+    if image.contains('@') {
+        return "IfNotPresent";
+    }
+    let last = image.rsplit('/').next().unwrap_or(image);
+    match last.split_once(':') {
+        Some((_, "latest")) | None => "Always",
+        Some(_) => "IfNotPresent",
+    }
+}
+
+/// What the admission plugins of every cluster add to a pod: the default
+/// service account, the default priority, and the not-ready/unreachable
+/// tolerations.
+fn admission(spec: &mut Map<String, Value>) {
+    default(spec, "serviceAccountName", json!("default"));
+    let sa = spec.get("serviceAccountName").cloned().unwrap_or(json!("default"));
+    default(spec, "serviceAccount", sa);
+    default(spec, "priority", json!(0));
+    default(spec, "enableServiceLinks", json!(true));
+    default(spec, "preemptionPolicy", json!("PreemptLowerPriority"));
+    let mut tolerations = match spec.remove("tolerations") {
+        Some(Value::Array(t)) => t,
+        _ => Vec::new(),
+    };
+    for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
+        let present = tolerations.iter().any(|t| {
+            t.get("key").and_then(Value::as_str) == Some(key)
+                && t.get("effect").and_then(Value::as_str).is_none_or(|e| e == "NoExecute")
+        });
+        if !present {
+            tolerations
+                .push(json!({"key": key, "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300}));
+        }
+    }
+    spec.insert("tolerations".into(), Value::Array(tolerations));
+}
+
+/// QoS class of a pod from its containers' requests and limits.
+pub fn qos_class(spec: &Value) -> &'static str {
+    let containers: Vec<&Value> = ["initContainers", "containers"]
+        .iter()
+        .filter_map(|k| spec.get(*k).and_then(Value::as_array))
+        .flatten()
+        .collect();
+    let res = |c: &Value, kind: &str, r: &str| c.pointer(&format!("/resources/{kind}/{r}")).cloned();
+    let any = containers.iter().any(|c| {
+        ["requests", "limits"]
+            .iter()
+            .any(|k| c.pointer(&format!("/resources/{k}")).and_then(Value::as_object).is_some_and(|m| !m.is_empty()))
+    });
+    if !any {
+        return "BestEffort";
+    }
+    let guaranteed = containers.iter().all(|c| {
+        ["cpu", "memory"].iter().all(|r| {
+            let limit = res(c, "limits", r);
+            let request = res(c, "requests", r).or_else(|| limit.clone());
+            limit.is_some() && request == limit
+        })
+    });
+    if guaranteed {
+        "Guaranteed"
+    } else {
+        "Burstable"
+    }
+}
+
+/// Validation of a pod spec at `path` (a pod's, or a template's).
+pub(super) fn validate_spec(spec: &Value, path: &str, errs: &mut Vec<FieldError>) {
+    let containers = spec.get("containers").and_then(Value::as_array);
+    if containers.is_none_or(Vec::is_empty) {
+        errs.push(FieldError::required(&format!("{path}.containers"), ""));
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for list in ["initContainers", "containers"] {
+        for (i, c) in spec.get(list).and_then(Value::as_array).into_iter().flatten().enumerate() {
+            let at = format!("{path}.{list}[{i}]");
+            match str_at(c, "name").filter(|n| !n.is_empty()) {
+                None => errs.push(FieldError::required(&format!("{at}.name"), "")),
+                Some(n) => {
+                    for msg in validate_name(NameRule::Dns1123Label, n) {
+                        errs.push(FieldError::invalid(&format!("{at}.name"), n, &msg));
+                    }
+                    if names.contains(&n) {
+                        errs.push(FieldError::duplicate(&format!("{at}.name"), n));
+                    }
+                    names.push(n);
+                }
+            }
+            if str_at(c, "image").is_none_or(|s| s.trim().is_empty()) {
+                errs.push(FieldError::required(&format!("{at}.image"), ""));
+            }
+            if let Some(p) = str_at(c, "imagePullPolicy") {
+                const PULL: &[&str] = &["Always", "IfNotPresent", "Never"];
+                if !PULL.contains(&p) {
+                    errs.push(FieldError::not_supported(&format!("{at}.imagePullPolicy"), p, PULL));
+                }
+            }
+            for (j, port) in c.get("ports").and_then(Value::as_array).into_iter().flatten().enumerate() {
+                let pat = format!("{at}.ports[{j}]");
+                port_problem(port.get("containerPort").unwrap_or(&Value::Null), &format!("{pat}.containerPort"), errs);
+                protocol(port, &format!("{pat}.protocol"), errs);
+            }
+        }
+    }
+    let restart = str_at(spec, "restartPolicy");
+    if let Some(r) = restart {
+        const RESTART: &[&str] = &["Always", "OnFailure", "Never"];
+        if !RESTART.contains(&r) {
+            errs.push(FieldError::not_supported(&format!("{path}.restartPolicy"), r, RESTART));
+        }
+    }
+    if let Some(d) = str_at(spec, "dnsPolicy") {
+        const DNS: &[&str] = &["ClusterFirstWithHostNet", "ClusterFirst", "Default", "None"];
+        if !DNS.contains(&d) {
+            errs.push(FieldError::not_supported(&format!("{path}.dnsPolicy"), d, DNS));
+        }
+    }
+}
+
+fn pod_cells(o: &Value, now: SimTime) -> Vec<Value> {
+    let inits = arr(o, "/spec/initContainers");
+    // Sidecars (init containers that restart Always) count as containers.
+    let sidecar = |name: &str| inits.iter().any(|c| s(c, "/name") == name && s(c, "/restartPolicy") == "Always");
+    let total = arr(o, "/spec/containers").len() + inits.iter().filter(|c| s(c, "/restartPolicy") == "Always").count();
+    let (mut ready, mut restarts, mut sidecar_restarts) = (0, 0, 0);
+    let (mut last_restart, mut last_sidecar_restart): (Option<i64>, Option<i64>) = (None, None);
+    let finished =
+        |c: &Value| c.pointer("/lastState/terminated/finishedAt").and_then(Value::as_str).and_then(parse_rfc3339);
+    let phase = s(o, "/status/phase");
+    let mut reason = match s(o, "/status/reason") {
+        "" => phase.to_string(),
+        r => r.to_string(),
+    };
+    let conds = arr(o, "/status/conditions");
+    if conds.iter().any(|c| s(c, "/type") == "PodScheduled" && s(c, "/reason") == "SchedulingGated") {
+        reason = "SchedulingGated".into();
+    }
+    let mut initializing = false;
+    for (n, c) in arr(o, "/status/initContainerStatuses").iter().enumerate() {
+        restarts += i(c, "/restartCount");
+        last_restart = last_restart.max(finished(c));
+        let is_sidecar = sidecar(s(c, "/name"));
+        if is_sidecar {
+            sidecar_restarts += i(c, "/restartCount");
+            last_sidecar_restart = last_sidecar_restart.max(finished(c));
+        }
+        let terminated = c.pointer("/state/terminated").filter(|t| t.is_object());
+        let waiting =
+            c.pointer("/state/waiting").filter(|w| !s(w, "/reason").is_empty() && s(w, "/reason") != "PodInitializing");
+        if terminated.is_some_and(|t| i(t, "/exitCode") == 0) {
+            continue;
+        }
+        if is_sidecar && c.get("started").and_then(Value::as_bool) == Some(true) {
+            if c.get("ready").and_then(Value::as_bool) == Some(true) {
+                ready += 1;
+            }
+            continue;
+        }
+        reason = if let Some(t) = terminated {
+            match (s(t, "/reason"), i(t, "/signal")) {
+                ("", 0) => format!("Init:ExitCode:{}", i(t, "/exitCode")),
+                ("", sig) => format!("Init:Signal:{sig}"),
+                (r, _) => format!("Init:{r}"),
+            }
+        } else if let Some(w) = waiting {
+            format!("Init:{}", s(w, "/reason"))
+        } else {
+            format!("Init:{}/{}", n, inits.len())
+        };
+        initializing = true;
+        break;
+    }
+    let initialized = conds.iter().any(|c| s(c, "/type") == "Initialized" && s(c, "/status") == "True");
+    if !initializing || initialized {
+        restarts = sidecar_restarts;
+        last_restart = last_sidecar_restart;
+        let mut running = false;
+        for c in arr(o, "/status/containerStatuses").iter().rev() {
+            restarts += i(c, "/restartCount");
+            last_restart = last_restart.max(finished(c));
+            let terminated = c.pointer("/state/terminated").filter(|t| t.is_object());
+            if let Some(w) = c.pointer("/state/waiting").filter(|w| !s(w, "/reason").is_empty()) {
+                reason = s(w, "/reason").to_string();
+            } else if let Some(t) = terminated {
+                reason = match (s(t, "/reason"), i(t, "/signal")) {
+                    ("", 0) => format!("ExitCode:{}", i(t, "/exitCode")),
+                    ("", sig) => format!("Signal:{sig}"),
+                    (r, _) => r.to_string(),
+                };
+            } else if c.get("ready").and_then(Value::as_bool) == Some(true)
+                && c.pointer("/state/running").is_some_and(Value::is_object)
+            {
+                running = true;
+                ready += 1;
+            }
+        }
+        if reason == "Completed" && running {
+            let pod_ready = conds.iter().any(|c| s(c, "/type") == "Ready" && s(c, "/status") == "True");
+            reason = if pod_ready { "Running" } else { "NotReady" }.into();
+        }
+    }
+    let deleting = o.pointer("/metadata/deletionTimestamp").is_some_and(|d| !d.is_null());
+    if deleting && s(o, "/status/reason") == "NodeLost" {
+        reason = "Unknown".into();
+    } else if deleting && phase != "Succeeded" && phase != "Failed" {
+        reason = "Terminating".into();
+    }
+    let restarts = match last_restart {
+        Some(t) if restarts != 0 => format!("{restarts} ({} ago)", human_duration(now.0 - t)),
+        _ => restarts.to_string(),
+    };
+    let ip = arr(o, "/status/podIPs").first().map(|p| s(p, "/ip")).unwrap_or("");
+    let gates = arr(o, "/spec/readinessGates");
+    let gates = if gates.is_empty() {
+        "<none>".to_string()
+    } else {
+        let met = gates
+            .iter()
+            .filter(|g| {
+                conds
+                    .iter()
+                    .find(|c| s(c, "/type") == s(g, "/conditionType"))
+                    .is_some_and(|c| s(c, "/status") == "True")
+            })
+            .count();
+        format!("{met}/{}", gates.len())
+    };
+    vec![
+        name(o),
+        format!("{ready}/{total}").into(),
+        reason.into(),
+        restarts.into(),
+        age(o, now),
+        or_none(ip).into(),
+        or_none(s(o, "/spec/nodeName")).into(),
+        or_none(s(o, "/status/nominatedNodeName")).into(),
+        gates.into(),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn image_pull_policy_follows_the_tag() {
+        assert_eq!(pull_policy("nginx"), "Always");
+        assert_eq!(pull_policy("nginx:latest"), "Always");
+        assert_eq!(pull_policy("nginx:1.27"), "IfNotPresent");
+        assert_eq!(pull_policy("registry:5000/app"), "Always");
+        assert_eq!(pull_policy("registry:5000/app:v1"), "IfNotPresent");
+        assert_eq!(pull_policy("app@sha256:abc"), "IfNotPresent");
+    }
+
+    #[test]
+    fn pods_get_spec_container_and_admission_defaults() {
+        let mut pod = json!({"spec": {"containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80}]}],
+                                      "tolerations": [{"key": "x", "operator": "Exists"}]}});
+        Pod.defaults(pod.as_object_mut().unwrap());
+        let s = &pod["spec"];
+        assert_eq!((s["restartPolicy"].as_str(), s["dnsPolicy"].as_str()), (Some("Always"), Some("ClusterFirst")));
+        assert_eq!(s["schedulerName"], "default-scheduler");
+        assert_eq!(s["serviceAccountName"], "default");
+        assert_eq!(s["tolerations"].as_array().unwrap().len(), 3);
+        let c = &s["containers"][0];
+        assert_eq!(c["imagePullPolicy"], "Always");
+        assert_eq!(c["terminationMessagePath"], "/dev/termination-log");
+        assert_eq!(c["ports"][0]["protocol"], "TCP");
+    }
+
+    #[test]
+    fn qos_classes() {
+        assert_eq!(qos_class(&json!({"containers": [{"name": "a"}]})), "BestEffort");
+        let g = json!({"containers": [{"resources": {"limits": {"cpu": "1", "memory": "1Gi"}}}]});
+        assert_eq!(qos_class(&g), "Guaranteed");
+        let b = json!({"containers": [{"resources": {"requests": {"cpu": "1"}}}]});
+        assert_eq!(qos_class(&b), "Burstable");
+    }
+
+    #[test]
+    fn pods_read_as_kubectl_shows_them() {
+        let pod = json!({
+            "metadata": {"name": "web", "creationTimestamp": "2023-11-14T22:13:20Z"},
+            "spec": {"containers": [{"name": "a"}, {"name": "b"}], "nodeName": "node-1"},
+            "status": {"phase": "Running", "podIP": "10.0.0.7", "podIPs": [{"ip": "10.0.0.7"}], "containerStatuses": [
+                {"name": "a", "ready": true, "restartCount": 1, "state": {"running": {}}},
+                {"name": "b", "ready": false, "restartCount": 2, "state": {"waiting": {"reason": "CrashLoopBackOff"}}}
+            ]}
+        });
+        let cells = pod_cells(&pod, SimTime(1_700_000_000_000 + 150_000));
+        assert_eq!(
+            cells,
+            vec![
+                json!("web"),
+                json!("1/2"),
+                json!("CrashLoopBackOff"),
+                json!("3"),
+                json!("2m30s"),
+                json!("10.0.0.7"),
+                json!("node-1"),
+                json!("<none>"),
+                json!("<none>")
+            ]
+        );
+        let pending =
+            json!({"metadata": {"name": "p"}, "spec": {"containers": [{"name": "a"}]}, "status": {"phase": "Pending"}});
+        assert_eq!(pod_cells(&pending, SimTime(0))[1..4], [json!("0/1"), json!("Pending"), json!("0")]);
+    }
+
+    #[test]
+    fn finished_pods_are_marked_completed() {
+        assert!(Pod.row_conditions(&json!({"status": {"phase": "Running"}})).is_none());
+        let done = Pod.row_conditions(&json!({"status": {"phase": "Succeeded"}})).unwrap();
+        assert_eq!(done[0]["reason"], "Succeeded");
+    }
+}

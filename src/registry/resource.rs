@@ -1,0 +1,228 @@
+//! What the registry serves: a `ResourceType` per resource (its names,
+//! scope, verbs, subresources and strategy), and the `Catalog` that finds
+//! one by URL or by kind. Built-in kinds come from the table in `kinds.rs`;
+//! a resource defined at run time is registered the same way, with a
+//! strategy built from its definition.
+
+use std::sync::Arc;
+
+use super::options::Verb;
+use super::strategy::StrategyRef;
+use crate::api::meta::NameRule;
+use crate::api::{gvk, GroupVersionKind, GroupVersionResource};
+
+/// Everything that defines a resource; `ResourceType::new` derives the rest.
+#[derive(Debug)]
+pub struct ResourceDefinition {
+    pub gvr: GroupVersionResource,
+    pub kind: String,
+    pub singular: String,
+    pub namespaced: bool,
+    pub short_names: Vec<String>,
+    pub categories: Vec<String>,
+    /// The verbs served, sorted as discovery lists them.
+    pub verbs: Vec<Verb>,
+    pub status_subresource: bool,
+    /// Serves `/scale` (autoscaling/v1 Scale over `spec.replicas`).
+    pub scale_subresource: bool,
+    pub name_rule: NameRule,
+    /// DELETE answers with the deleted object instead of a Success Status.
+    pub return_deleted_object: bool,
+    /// PUT of a missing object creates it.
+    pub allow_create_on_update: bool,
+    /// `metadata.generation` is kept and bumped on spec changes.
+    pub tracks_generation: bool,
+    /// Whether the kind has a protobuf form (built-in kinds do; custom
+    /// resources do not).
+    pub protobuf: bool,
+    pub strategy: StrategyRef,
+}
+
+/// A served resource.
+#[derive(Debug)]
+pub struct ResourceType {
+    pub gvr: GroupVersionResource,
+    pub gvk: GroupVersionKind,
+    pub singular: String,
+    pub namespaced: bool,
+    pub short_names: Vec<String>,
+    pub categories: Vec<String>,
+    pub verbs: Vec<Verb>,
+    pub status_subresource: bool,
+    pub scale_subresource: bool,
+    pub name_rule: NameRule,
+    pub return_deleted_object: bool,
+    pub allow_create_on_update: bool,
+    pub tracks_generation: bool,
+    pub protobuf: bool,
+    pub strategy: StrategyRef,
+    api_version: String,
+    list_kind: String,
+    /// The names of the selectable fields (metadata ones first), shared by
+    /// every stored object's attributes.
+    field_names: Vec<Arc<str>>,
+}
+
+impl ResourceType {
+    pub fn new(d: ResourceDefinition) -> ResourceType {
+        let mut field_names: Vec<Arc<str>> = vec![Arc::from("metadata.name")];
+        if d.namespaced {
+            field_names.push(Arc::from("metadata.namespace"));
+        }
+        field_names.extend(d.strategy.selectable_fields().iter().map(|f| Arc::from(f.name.as_ref())));
+        ResourceType {
+            api_version: gvk::api_version(&d.gvr.group, &d.gvr.version),
+            list_kind: format!("{}List", d.kind),
+            gvk: GroupVersionKind::new(&d.gvr.group, &d.gvr.version, &d.kind),
+            gvr: d.gvr,
+            singular: d.singular,
+            namespaced: d.namespaced,
+            short_names: d.short_names,
+            categories: d.categories,
+            verbs: d.verbs,
+            status_subresource: d.status_subresource,
+            scale_subresource: d.scale_subresource,
+            name_rule: d.name_rule,
+            return_deleted_object: d.return_deleted_object,
+            allow_create_on_update: d.allow_create_on_update,
+            tracks_generation: d.tracks_generation,
+            protobuf: d.protobuf,
+            strategy: d.strategy,
+            field_names,
+        }
+    }
+
+    pub fn group(&self) -> &str {
+        &self.gvr.group
+    }
+
+    pub fn version(&self) -> &str {
+        &self.gvr.version
+    }
+
+    /// The plural name used in URLs.
+    pub fn resource(&self) -> &str {
+        &self.gvr.resource
+    }
+
+    pub fn kind(&self) -> &str {
+        &self.gvk.kind
+    }
+
+    pub fn api_version(&self) -> &str {
+        &self.api_version
+    }
+
+    pub fn list_kind(&self) -> &str {
+        &self.list_kind
+    }
+
+    pub fn serves(&self, verb: Verb) -> bool {
+        self.verbs.contains(&verb)
+    }
+
+    /// The names of every field a field selector may use, metadata first.
+    pub fn field_names(&self) -> &[Arc<str>] {
+        &self.field_names
+    }
+
+    /// Whether a field selector may name `field`.
+    pub fn supports_field(&self, field: &str) -> bool {
+        self.field_names.iter().any(|f| &**f == field)
+    }
+
+    /// Whether the kind declares fields of its own for selectors (its
+    /// errors then name the field label; others use the default wording).
+    pub fn has_own_selectable_fields(&self) -> bool {
+        !self.strategy.selectable_fields().is_empty()
+    }
+}
+
+/// The resources served, in discovery order.
+#[derive(Clone, Debug, Default)]
+pub struct Catalog {
+    resources: Vec<Arc<ResourceType>>,
+}
+
+impl Catalog {
+    /// Adds a resource; refuses one whose group, version and resource (or
+    /// kind) is already served.
+    pub fn register(&mut self, rt: ResourceType) -> Result<Arc<ResourceType>, String> {
+        let taken = self.resources.iter().any(|r| {
+            (r.gvr.group == rt.gvr.group && r.gvr.version == rt.gvr.version)
+                && (r.gvr.resource == rt.gvr.resource || r.gvk.kind == rt.gvk.kind)
+        });
+        if taken {
+            return Err(format!("{} is already served", rt.gvr));
+        }
+        let rt = Arc::new(rt);
+        self.resources.push(rt.clone());
+        Ok(rt)
+    }
+
+    /// Stops serving a resource (its stored objects stay in storage).
+    pub fn unregister(&mut self, gvr: &GroupVersionResource) -> Option<Arc<ResourceType>> {
+        let i = self.resources.iter().position(|r| r.gvr == *gvr)?;
+        Some(self.resources.remove(i))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Arc<ResourceType>> {
+        self.resources.iter()
+    }
+
+    /// By group, version and plural name (as a URL names it).
+    pub fn lookup(&self, group: &str, version: &str, resource: &str) -> Option<&Arc<ResourceType>> {
+        self.resources.iter().find(|r| r.gvr.group == group && r.gvr.version == version && r.gvr.resource == resource)
+    }
+
+    /// By group and plural name, in any version (for storage keys, which
+    /// name no version).
+    pub fn lookup_group_resource(&self, group: &str, resource: &str) -> Option<&Arc<ResourceType>> {
+        self.resources.iter().find(|r| r.gvr.group == group && r.gvr.resource == resource)
+    }
+
+    /// By the `apiVersion` and `kind` of a body: the resource whose kind or
+    /// list kind it is.
+    pub fn by_kind(&self, api_version: &str, kind: &str) -> Option<&Arc<ResourceType>> {
+        let (group, version) = gvk::split_api_version(api_version);
+        self.resources
+            .iter()
+            .find(|r| r.gvk.group == group && r.gvk.version == version && (r.gvk.kind == kind || r.list_kind == kind))
+    }
+
+    /// The groups served, in discovery order (core first, as "").
+    pub fn groups(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for r in &self.resources {
+            if !out.contains(&r.group()) {
+                out.push(r.group());
+            }
+        }
+        out
+    }
+
+    /// The versions served of a group, in discovery order.
+    pub fn versions(&self, group: &str) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for r in self.resources.iter().filter(|r| r.group() == group) {
+            if !out.contains(&r.version()) {
+                out.push(r.version());
+            }
+        }
+        out
+    }
+
+    /// The resources of one group and version, in discovery order.
+    pub fn of_group_version<'a>(
+        &'a self,
+        group: &'a str,
+        version: &'a str,
+    ) -> impl Iterator<Item = &'a Arc<ResourceType>> + 'a {
+        self.resources.iter().filter(move |r| r.group() == group && r.version() == version)
+    }
+
+    /// The namespaces resource, which the namespace lifecycle needs.
+    pub fn namespaces(&self) -> Option<&Arc<ResourceType>> {
+        self.lookup("", "v1", "namespaces")
+    }
+}

@@ -1,0 +1,178 @@
+//! PATCH, of the four kinds: JSON patch, merge patch and strategic merge
+//! patch apply to the stored object and the result is written as an update
+//! would write it (decoded and validated the same way); server-side apply
+//! merges a configuration with field ownership and conflicts, creating the
+//! object when it is absent. The status subresource patches the status;
+//! the scale subresource patches the Scale view.
+
+use serde_json::{json, Value};
+
+use super::super::decode::{self, RequestBody, Warnings};
+use super::super::options::{PatchType, Subresource, WriteOptions};
+use super::super::resource::ResourceType;
+use super::{Recorded, Registry, Written};
+use crate::api::{media_type, meta, Status};
+use crate::storage::Storage;
+
+/// A JSON patch that cannot be applied (a failed `test`, a missing path):
+/// upstream answers with a generic 422 that does not say which operation.
+fn json_patch_failed() -> Status {
+    let mut s =
+        Status::failure(422, "Invalid", "the server rejected our request due to an error in our request".into());
+    s.details = Some(Default::default());
+    s
+}
+
+fn media_type_of(p: PatchType) -> &'static str {
+    match p {
+        PatchType::Json => media_type::JSON_PATCH,
+        PatchType::Merge => media_type::MERGE_PATCH,
+        PatchType::Strategic => media_type::STRATEGIC_MERGE_PATCH,
+        PatchType::Apply => media_type::APPLY_PATCH_YAML,
+    }
+}
+
+impl<S: Storage> Registry<S> {
+    #[allow(clippy::too_many_arguments)]
+    pub fn patch(
+        &mut self,
+        rt: &ResourceType,
+        namespace: &str,
+        name: &str,
+        patch_type: PatchType,
+        body: &[u8],
+        opts: &WriteOptions,
+        warnings: &mut Warnings,
+    ) -> Result<Written, Status> {
+        if opts.subresource == Subresource::Scale {
+            return self.patch_scale(rt, namespace, name, patch_type, body, opts, warnings);
+        }
+        let mut doc = match patch_type {
+            PatchType::Apply => return self.apply(rt, namespace, name, body, opts, warnings),
+            _ => self.current(rt, namespace, name)?.1.value(),
+        };
+        match patch_type {
+            PatchType::Merge => {
+                let patch = decode::patch_document(rt, body, opts.field_validation, warnings)?;
+                if !patch.is_object() {
+                    return Err(Status::bad_request("error decoding patch: a merge patch must be a JSON object"));
+                }
+                json_patch::merge(&mut doc, &patch);
+            }
+            PatchType::Json => {
+                let patch = decode::json_patch(body)?;
+                json_patch::patch(&mut doc, &patch).map_err(|_| json_patch_failed())?;
+            }
+            PatchType::Strategic => {
+                let patch = decode::patch_document(rt, body, opts.field_validation, warnings)?;
+                let schemas = crate::schema::schemas();
+                let def = schemas.name_of(rt.group(), rt.version(), rt.kind()).unwrap_or("");
+                crate::patch::apply(schemas, def, &mut doc, &patch).map_err(|e| {
+                    if e.bad_request {
+                        Status::bad_request(e.message)
+                    } else {
+                        Status::internal_error(e.message)
+                    }
+                })?;
+            }
+            PatchType::Apply => {}
+        }
+        // The patched object is written as an update body would be (so its
+        // unknown fields and type errors are found the same way); it
+        // carries its resourceVersion unless the patch itself set one.
+        let patched = serde_json::to_vec(&doc).map_err(Status::internal_error)?;
+        let obj = decode::object(rt, RequestBody::json(&patched), opts.field_validation, warnings)?;
+        let written = self.update_value(rt, namespace, name, Value::Object(obj), opts, Recorded::Update)?;
+        Ok(Written { created: false, ..written })
+    }
+
+    /// Server-side apply (`application/apply-patch+yaml`): the
+    /// configuration merged into the live object (or creating it), with
+    /// field ownership and conflicts.
+    fn apply(
+        &mut self,
+        rt: &ResourceType,
+        namespace: &str,
+        name: &str,
+        body: &[u8],
+        opts: &WriteOptions,
+        warnings: &mut Warnings,
+    ) -> Result<Written, Status> {
+        let mut config = decode::apply_configuration(rt, body, opts.field_validation, warnings)?;
+        {
+            let m = meta::metadata_mut(&mut config);
+            match m.get("name").and_then(Value::as_str) {
+                Some(n) if n != name => {
+                    return Err(Status::bad_request(format!(
+                        "the name of the object ({n}) does not match the name on the URL ({name})"
+                    )))
+                }
+                _ => {
+                    m.insert("name".into(), json!(name));
+                }
+            }
+            if rt.namespaced {
+                m.insert("namespace".into(), json!(namespace));
+            }
+        }
+        let live = match self.current(rt, namespace, name) {
+            Ok((_, o)) => Some(o.value()),
+            Err(s) if s.is_not_found() => None,
+            Err(s) => return Err(s),
+        };
+        let now = self.now.rfc3339();
+        let schemas = crate::schema::schemas();
+        let writer = crate::apply::Writer {
+            definition: schemas.name_of(rt.group(), rt.version(), rt.kind()).unwrap_or(""),
+            api_version: rt.api_version().to_string(),
+            manager: &opts.field_manager,
+            subresource: "",
+            has_status_subresource: rt.status_subresource,
+            now: &now,
+        };
+        let result = crate::apply::apply(&writer, live.as_ref(), &config, opts.force)?;
+        match live {
+            None => {
+                let body = self.create_value(rt, namespace, result, opts, Recorded::Applied)?;
+                Ok(Written { body, created: true })
+            }
+            Some(_) => {
+                let written = self.update_value(rt, namespace, name, result, opts, Recorded::Applied)?;
+                Ok(Written { created: false, ..written })
+            }
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn patch_scale(
+        &mut self,
+        rt: &ResourceType,
+        namespace: &str,
+        name: &str,
+        patch_type: PatchType,
+        body: &[u8],
+        opts: &WriteOptions,
+        warnings: &mut Warnings,
+    ) -> Result<Written, Status> {
+        let (_, current) = self.current(rt, namespace, name)?;
+        let current = current.value();
+        let mut doc = super::scale::to_scale(&current);
+        match patch_type {
+            PatchType::Merge | PatchType::Strategic => {
+                let patch = decode::patch_document(rt, body, opts.field_validation, warnings)?;
+                json_patch::merge(&mut doc, &patch);
+            }
+            PatchType::Json => {
+                let patch = decode::json_patch(body)?;
+                json_patch::patch(&mut doc, &patch).map_err(|_| json_patch_failed())?;
+            }
+            PatchType::Apply => {
+                return Err(Status::unsupported_media_type(format!(
+                    "the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json (content type {:?})",
+                    media_type_of(patch_type)
+                )))
+            }
+        }
+        self.write_scale(rt, namespace, name, current, &doc, opts, warnings)
+    }
+}
