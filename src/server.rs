@@ -448,9 +448,31 @@ impl Server {
         let user_agent = req.header("User-Agent");
         let mut warnings: Warnings = Vec::new();
         let method = req.method.as_str();
-        if subresource == Subresource::Scale && !matches!(method, "GET" | "PUT" | "PATCH") {
-            let resource = format!("{}/scale", rt.resource());
-            return Err(Status::method_not_supported("autoscaling", &resource, "delete"));
+        if !matches!(method, "GET" | "HEAD") {
+            params::check_write_query(method, q)?;
+        }
+        if subresource == Subresource::Scale {
+            let name = t.name.as_deref().unwrap_or("");
+            let scale = GetOptions { subresource, ..Default::default() };
+            let (code, written) = match method {
+                "GET" => (200, self.registry.get(&rt, &ns, name, &scale)?),
+                "PUT" => {
+                    let opts = params::write_options(Verb::Update, q, user_agent, subresource, None)?;
+                    (200, self.registry.update(&rt, &ns, name, body, &opts, &mut warnings)?.body)
+                }
+                "PATCH" => {
+                    let patch_type = PatchType::from_media_type(content_type).ok_or_else(unknown_patch_type)?;
+                    let opts = params::write_options(Verb::Patch, q, user_agent, subresource, None)?;
+                    (200, self.registry.patch(&rt, &ns, name, patch_type, &req.body, &opts, &mut warnings)?.body)
+                }
+                _ => {
+                    // The object must exist before the method is refused.
+                    self.registry.get(&rt, &ns, name, &scale)?;
+                    let resource = format!("{}/scale", rt.resource());
+                    return Err(Status::method_not_supported("autoscaling", &resource, "delete"));
+                }
+            };
+            return Ok(Served::Response(with_warnings(body_response(code, written), warnings)));
         }
         let (result, dry_run) = match (method, t.name.as_deref()) {
             ("GET", None) => {
@@ -462,17 +484,11 @@ impl Server {
                 return self.list_response(&rt, &list, output).map(Served::Response);
             }
             ("GET", Some(name)) => {
-                let opts = match subresource {
-                    // The Scale is read from the head, whatever was asked.
-                    Subresource::Scale => GetOptions { subresource, ..Default::default() },
-                    _ => {
-                        let opts = params::list_options(q)?;
-                        if opts.watch {
-                            return self.start_watch(&rt, t.namespace.as_deref(), Some(name), opts);
-                        }
-                        GetOptions { resource_version: opts.resource_version, subresource }
-                    }
-                };
+                let opts = params::list_options(q)?;
+                if opts.watch {
+                    return self.start_watch(&rt, t.namespace.as_deref(), Some(name), opts);
+                }
+                let opts = GetOptions { resource_version: opts.resource_version, subresource };
                 return Ok(Served::Response(body_response(200, self.registry.get(&rt, &ns, name, &opts)?)));
             }
             ("POST", None) => {

@@ -145,6 +145,46 @@ fn deleting_a_namespace_terminates_it_then_removes_it_with_its_content() {
 }
 
 #[test]
+fn a_namespace_keeps_its_spec_finalizers_through_updates() {
+    let mut s = server();
+    call(&mut s, "POST", "/api/v1/namespaces", Some(json!({"metadata": {"name": "team"}})));
+    let r = call(
+        &mut s,
+        "PUT",
+        "/api/v1/namespaces/team",
+        Some(json!({"metadata": {"name": "team", "labels": {"a": "b"}}})),
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json_body()["spec"]["finalizers"], json!(["kubernetes"]), "only finalization removes them");
+    assert_eq!(r.json_body()["metadata"]["labels"]["a"], "b");
+}
+
+#[test]
+fn a_terminating_namespace_held_by_a_finalizer_is_not_written_again_on_a_second_delete() {
+    let mut s = server();
+    call(&mut s, "POST", "/api/v1/namespaces", Some(json!({"metadata": {"name": "team", "finalizers": ["x/y"]}})));
+    assert_eq!(call(&mut s, "DELETE", "/api/v1/namespaces/team", None).status, 200);
+    let ns = get(&mut s, "/api/v1/namespaces/team").json_body();
+    assert_eq!(ns["spec"], json!({}), "the lifecycle finalized it; the metadata finalizer holds it");
+    let before = s.revision();
+    let r = call(&mut s, "DELETE", "/api/v1/namespaces/team?propagationPolicy=Orphan", None);
+    assert_eq!(r.status, 200);
+    assert_eq!(s.revision().0, before.0 + 1, "one write: the orphan finalizer, nothing from the lifecycle");
+}
+
+#[test]
+fn an_unknown_patch_media_type_is_refused_before_the_object_is_read() {
+    let mut s = server();
+    let r = s.handle(
+        Request::new("PATCH", "/api/v1/namespaces/default/configmaps/missing")
+            .with_header("Content-Type", "application/json")
+            .with_body(b"{}".to_vec()),
+    );
+    assert_eq!(r.status, 415, "as upstream's patch handler, before any read (not 404)");
+    assert_eq!(r.json_body()["reason"], "UnsupportedMediaType");
+}
+
+#[test]
 fn generation_counts_spec_changes_only() {
     let mut s = server();
     let d = json!({"metadata": {"name": "web"}, "spec": {"replicas": 1,

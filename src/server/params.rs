@@ -116,7 +116,26 @@ fn field_validation(verb: Verb, q: &Query) -> Result<FieldValidation, Status> {
     }
 }
 
-/// The options of a create, update or patch (`patch`: the kind of patch).
+/// What every write's query must get right before anything else is looked
+/// at, whatever the path: `dryRun` and (but for DELETE) `fieldValidation`,
+/// each named after the options of the verb the method would be.
+pub fn check_write_query(method: &str, q: &Query) -> Result<(), Status> {
+    let verb = match method {
+        "POST" => Verb::Create,
+        "PUT" => Verb::Update,
+        "PATCH" => Verb::Patch,
+        _ => Verb::Delete,
+    };
+    dry_run(verb, &q.all("dryRun"))?;
+    if method != "DELETE" {
+        field_validation(if verb == Verb::Delete { Verb::Patch } else { verb }, q)?;
+    }
+    Ok(())
+}
+
+/// The options of a create, update or patch (`patch`: the kind of patch,
+/// whose own options — `fieldManager` for apply, `force` — are checked;
+/// None for a patch of the scale subresource, which takes neither).
 pub fn write_options(
     verb: Verb,
     q: &Query,
@@ -138,7 +157,7 @@ pub fn write_options(
             }
             q.bool("force")?
         }
-        _ if q.get("force").is_some() => {
+        Some(_) if q.get("force").is_some() => {
             let err = FieldError::forbidden("force", "may not be specified for non-apply patch");
             return Err(Status::invalid("meta.k8s.io", "PatchOptions", "", &[err]));
         }

@@ -27,6 +27,26 @@ impl Strategy for Namespace {
         }
     }
 
+    /// `spec.finalizers` change only through finalization (upstream's
+    /// `/finalize`), never through an update.
+    fn prepare_for_update(&self, new: &mut Value, old: &Value) {
+        let kept = old.pointer("/spec/finalizers").cloned();
+        match (new.get_mut("spec"), kept) {
+            (Some(Value::Object(spec)), Some(f)) => {
+                spec.insert("finalizers".into(), f);
+            }
+            (Some(Value::Object(spec)), None) => {
+                spec.shift_remove("finalizers");
+            }
+            (_, Some(f)) => {
+                if let Value::Object(o) = new {
+                    o.insert("spec".into(), json!({"finalizers": f}));
+                }
+            }
+            (_, None) => {}
+        }
+    }
+
     fn has_pending_finalizers(&self, obj: &Value) -> bool {
         obj.pointer("/spec/finalizers").and_then(Value::as_array).is_some_and(|a| !a.is_empty())
     }
