@@ -602,6 +602,134 @@ fn warning_header(text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A kind defined at run time, with rules of its own: what a
+    /// CustomResourceDefinition will produce.
+    struct WidgetStrategy {
+        columns: Vec<crate::registry::table::Column>,
+        fields: Vec<crate::registry::strategy::SelectableField>,
+    }
+
+    impl crate::registry::strategy::Strategy for WidgetStrategy {
+        fn defaults(&self, o: &mut serde_json::Map<String, Value>) {
+            crate::registry::strategy::default(o, "size", json!("medium"));
+        }
+        fn validate(&self, obj: &Value) -> Vec<crate::api::FieldError> {
+            match obj.get("size").and_then(Value::as_str) {
+                Some("small" | "medium" | "large") => Vec::new(),
+                other => {
+                    let got = other.unwrap_or("");
+                    vec![crate::api::FieldError::not_supported("size", got, &["small", "medium", "large"])]
+                }
+            }
+        }
+        fn selectable_fields(&self) -> &[crate::registry::strategy::SelectableField] {
+            &self.fields
+        }
+        fn columns(&self) -> &[crate::registry::table::Column] {
+            &self.columns
+        }
+        fn cells(&self, obj: &Value, _now: SimTime) -> Vec<Value> {
+            vec![obj["metadata"]["name"].clone(), obj["size"].clone()]
+        }
+    }
+
+    fn server_with_widgets() -> Server {
+        use crate::api::GroupVersionResource;
+        use crate::registry::resource::{ResourceDefinition, ResourceType};
+        use crate::registry::strategy::{SelectableField, StrategyRef};
+        use crate::registry::table::{Column, Desc, NAME};
+        let size = Column {
+            name: "Size".to_string().into(),
+            ty: "string",
+            format: "",
+            priority: 0,
+            desc: Desc::Text("How big it is".to_string().into()),
+        };
+        let strategy = WidgetStrategy {
+            columns: vec![NAME, size],
+            fields: vec![SelectableField {
+                name: "size".to_string().into(),
+                path: "size".to_string().into(),
+                zero: "".into(),
+            }],
+        };
+        let def = ResourceDefinition {
+            gvr: GroupVersionResource::new("example.com", "v1", "widgets"),
+            kind: "Widget".into(),
+            singular: "widget".into(),
+            namespaced: true,
+            short_names: vec!["wd".into()],
+            categories: vec![],
+            verbs: Verb::STANDARD.to_vec(),
+            status_subresource: false,
+            scale_subresource: false,
+            name_rule: crate::api::meta::NameRule::Dns1123Subdomain,
+            return_deleted_object: false,
+            allow_create_on_update: false,
+            tracks_generation: true,
+            protobuf: false,
+            strategy: StrategyRef::Shared(std::sync::Arc::new(strategy)),
+        };
+        let mut s = Server::new(ServerConfig::default());
+        s.registry.register(ResourceType::new(def)).unwrap();
+        s
+    }
+
+    #[test]
+    fn a_kind_known_only_at_run_time_is_served_by_the_generic_store() {
+        let mut s = server_with_widgets();
+        let post = |s: &mut Server, body: Value| {
+            s.handle(
+                Request::new("POST", "/apis/example.com/v1/namespaces/default/widgets")
+                    .with_header("Content-Type", "application/json")
+                    .with_body(serde_json::to_vec(&body).unwrap()),
+            )
+        };
+        // Discovery and routing know it.
+        let d = s.handle(Request::new("GET", "/apis/example.com/v1")).json_body();
+        assert_eq!(d["resources"][0]["kind"], "Widget");
+        assert_eq!(d["resources"][0]["shortNames"], json!(["wd"]));
+        // Its strategy defaults and validates.
+        let r = post(&mut s, json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w1"}}));
+        assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+        assert_eq!(r.json_body()["size"], "medium");
+        assert_eq!(r.json_body()["metadata"]["generation"], 1);
+        let r = post(&mut s, json!({"metadata": {"name": "w2"}, "size": "huge"}));
+        assert_eq!(r.status, 422);
+        assert_eq!(r.json_body()["details"]["causes"][0]["field"], "size");
+        assert_eq!(post(&mut s, json!({"metadata": {"name": "w3"}, "size": "small"})).status, 201);
+        // Lists, field selectors on its own field, Tables with its columns.
+        let list =
+            s.handle(Request::new("GET", "/apis/example.com/v1/namespaces/default/widgets?fieldSelector=size%3Dsmall"));
+        let list = list.json_body();
+        let names: Vec<&str> =
+            list["items"].as_array().unwrap().iter().filter_map(|i| i["metadata"]["name"].as_str()).collect();
+        assert_eq!(names, ["w3"]);
+        let table = s.handle(
+            Request::new("GET", "/apis/example.com/v1/namespaces/default/widgets")
+                .with_header("Accept", "application/json;as=Table;g=meta.k8s.io;v=v1"),
+        );
+        let t = table.json_body();
+        assert_eq!(t["columnDefinitions"][1]["name"], "Size");
+        assert_eq!(t["rows"][0]["cells"], json!(["w1", "medium"]));
+        // Patches, watches and deletes go through the same store; no protobuf.
+        let r = s.handle(
+            Request::new("PATCH", "/apis/example.com/v1/namespaces/default/widgets/w1")
+                .with_header("Content-Type", "application/merge-patch+json")
+                .with_body(br#"{"size":"large"}"#.to_vec()),
+        );
+        assert_eq!((r.status, r.json_body()["metadata"]["generation"].as_i64()), (200, Some(2)));
+        let w = s.handle(Request::new("GET", "/apis/example.com/v1/namespaces/default/widgets?watch=1"));
+        assert_eq!(String::from_utf8_lossy(&w.body).matches("\"ADDED\"").count(), 2);
+        let r = s.handle(
+            Request::new("GET", "/apis/example.com/v1/namespaces/default/widgets")
+                .with_header("Accept", "application/vnd.kubernetes.protobuf"),
+        );
+        assert_eq!(r.status, 406);
+        assert_eq!(s.handle(Request::new("DELETE", "/apis/example.com/v1/namespaces/default/widgets/w1")).status, 200);
+        assert_eq!(s.handle(Request::new("GET", "/apis/example.com/v1/namespaces/default/widgets/w1")).status, 404);
+    }
+
     #[test]
     fn a_panic_becomes_a_500_status() {
         let served = guard_panics(|| panic!("boom"));

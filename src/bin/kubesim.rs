@@ -3,7 +3,6 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -15,7 +14,7 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use kubesim::api::Status;
 use kubesim::clock::{parse_duration_millis, SimTime};
-use kubesim::server::{guard_panics, Request, Response, Served, Server, ServerConfig, WatchStream};
+use kubesim::server::{guard_panics, guard_poll, Request, Response, Served, Server, ServerConfig, WatchStream};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, Notify};
 
@@ -165,11 +164,10 @@ async fn pump_watch(shared: Arc<Shared>, mut stream: WatchStream, tx: mpsc::Send
         notified.as_mut().enable();
         let (events, done) = {
             let mut server = shared.lock();
-            let events = std::panic::catch_unwind(AssertUnwindSafe(|| server.poll_watch(&mut stream, 1000)));
-            match events {
-                Ok(e) => (e, stream.is_done()),
-                Err(_) => (Vec::new(), true),
-            }
+            // A failure while polling ends the stream with an ERROR event
+            // carrying its Status, never a silent close.
+            let events = guard_poll(&mut stream, |st| server.poll_watch(st, 1000));
+            (events, stream.is_done())
         };
         if !events.is_empty() {
             let mut buf = Vec::new();

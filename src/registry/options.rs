@@ -334,3 +334,20 @@ impl DeleteOptions {
         self.propagation_policy == Some(PropagationPolicy::Background) || self.orphan_dependents == Some(false)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_sizes_are_clamped_never_truncated() {
+        let size = |limit| ListOptions { limit, ..Default::default() }.page_size();
+        assert_eq!(size(None).unwrap(), None);
+        assert_eq!(size(Some(0)).unwrap(), None, "0 means no limit");
+        assert_eq!(size(Some(2)).unwrap(), Some(2));
+        assert_eq!(size(Some(-1)).unwrap_err().code, 400);
+        // Wider than any usize on 32-bit targets: clamped to the largest.
+        let wide = size(Some(i64::MAX)).unwrap().unwrap();
+        assert_eq!(wide, usize::try_from(i64::MAX).unwrap_or(usize::MAX));
+    }
+}

@@ -130,3 +130,40 @@ pub fn guard_poll(stream: &mut WatchStream, poll: impl FnOnce(&mut WatchStream) 
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::{Request, Served, ServerConfig};
+
+    fn open(s: &mut Server, accept: &str) -> WatchStream {
+        let req = Request::new("GET", "/api/v1/namespaces/default/configmaps?watch=1").with_header("Accept", accept);
+        match s.serve(req) {
+            Served::Watch(_, w) => w,
+            Served::Response(r) => panic!("{}", String::from_utf8_lossy(&r.body)),
+        }
+    }
+
+    #[test]
+    fn a_watch_whose_poll_fails_ends_with_an_error_event_carrying_a_status() {
+        let mut s = Server::new(ServerConfig::default());
+        let mut w = open(&mut s, "application/json");
+        let events = guard_poll(&mut w, |_| panic!("a bug while polling"));
+        assert!(w.is_done(), "the stream ends");
+        assert_eq!(events.len(), 1);
+        assert_eq!(events[0].event_type, WatchEventType::Error);
+        let mut line = Vec::new();
+        w.write_event(&events[0], &mut line);
+        let v: serde_json::Value = serde_json::from_slice(&line).unwrap();
+        assert_eq!((v["type"].as_str(), v["object"]["code"].as_i64()), (Some("ERROR"), Some(500)));
+        assert_eq!(v["object"]["reason"], "InternalError");
+        assert!(s.poll_watch(&mut w, 10).is_empty(), "nothing after the error");
+        // A protobuf stream frames the same Status as a protobuf event.
+        let mut p = open(&mut s, "application/vnd.kubernetes.protobuf");
+        let events = guard_poll(&mut p, |_| panic!("again"));
+        let mut frames = Vec::new();
+        p.write_event(&events[0], &mut frames);
+        let decoded = crate::proto::read_watch_frames(&frames).unwrap();
+        assert_eq!((decoded[0].0.as_str(), decoded[0].1["code"].as_i64()), ("ERROR", Some(500)));
+    }
+}

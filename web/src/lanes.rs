@@ -69,6 +69,8 @@ pub struct LaneRow {
     /// What else matters at a glance: deletionTimestamp and finalizers, an
     /// error's code and message, a bookmark's annotation.
     pub detail: String,
+    /// An ERROR event's Status code (410 when the history is gone).
+    pub status_code: Option<i64>,
     pub object: Option<Rc<str>>,
 }
 
@@ -107,6 +109,7 @@ impl Lane {
     fn note(&mut self, text: String) {
         self.rows.push(LaneRow {
             kind: RowKind::Note,
+            status_code: None,
             resource_version: String::new(),
             namespace: String::new(),
             name: String::new(),
@@ -221,7 +224,7 @@ impl Lane {
         for ev in &events {
             let row = row_of(ev.event_type.as_str(), ev.object_json());
             if row.kind == RowKind::Error {
-                gone |= row.detail.starts_with("410");
+                gone |= row.status_code == Some(410);
             } else if !row.resource_version.is_empty() {
                 self.last_rv = Some(row.resource_version.clone());
             }
@@ -287,8 +290,10 @@ pub fn row_of(event_type: &str, object_json: &[u8]) -> LaneRow {
             d.join(" ")
         }
     };
+    let status_code = if kind == RowKind::Error { v.get("code").and_then(Value::as_i64) } else { None };
     LaneRow {
         kind,
+        status_code,
         resource_version: s("/metadata/resourceVersion"),
         namespace: s("/metadata/namespace"),
         name: s("/metadata/name"),
@@ -297,35 +302,28 @@ pub fn row_of(event_type: &str, object_json: &[u8]) -> LaneRow {
     }
 }
 
-/// The (group, version, resource) a collection path names.
-pub fn group_resource(path: &str) -> (String, String, String) {
-    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-    let (group, version, rest) = match segs.as_slice() {
-        ["api", v, rest @ ..] => ("", *v, rest),
-        ["apis", g, v, rest @ ..] => (*g, *v, rest),
-        _ => ("", "", &[][..]),
-    };
-    let resource = match rest {
-        ["namespaces", _ns, r, ..] => r,
-        [r, ..] => r,
-        [] => &"",
-    };
-    (group.to_string(), version.to_string(), resource.to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn collection_paths_name_their_resource() {
-        assert_eq!(
-            group_resource("/api/v1/namespaces/default/configmaps"),
-            ("".into(), "v1".into(), "configmaps".into())
+    fn a_resume_into_compacted_history_relists_on_the_status_code() {
+        let mut s = Session::new(1);
+        let mut lane = Lane::new(1, "/api/v1/namespaces/default/configmaps", "", true);
+        lane.start(&mut s);
+        assert_eq!(lane.state, LaneState::Watching);
+        lane.stop();
+        s.request(
+            crate::session::Source::Console,
+            Request::new("POST", "/api/v1/namespaces/default/configmaps").with_body(r#"{"metadata":{"name":"late"}}"#),
         );
-        assert_eq!(group_resource("/apis/apps/v1/deployments"), ("apps".into(), "v1".into(), "deployments".into()));
-        assert_eq!(group_resource("/api/v1/namespaces"), ("".into(), "v1".into(), "namespaces".into()));
-        assert_eq!(group_resource("/nonsense"), ("".into(), "".into(), "".into()));
+        s.compact_now();
+        lane.resume(&mut s);
+        let error = lane.rows.iter().rev().find(|r| r.kind == RowKind::Error).expect("the 410 shows");
+        assert_eq!(error.status_code, Some(410));
+        assert_eq!(lane.state, LaneState::RelistingAfterGone);
+        lane.pump(&mut s);
+        assert_eq!(lane.state, LaneState::Watching, "listed again and watching");
     }
 
     #[test]
@@ -340,6 +338,9 @@ mod tests {
             br#"{"kind":"Status","code":410,"reason":"Expired","message":"too old resource version: 1 (5)"}"#,
         );
         assert_eq!(r.detail, "410 Expired: too old resource version: 1 (5)");
+        assert_eq!(r.status_code, Some(410), "the lane reads the Status code, not the text");
+        let r = row_of("ERROR", br#"{"kind":"Status","code":500,"message":"410 things went wrong"}"#);
+        assert_eq!(r.status_code, Some(500));
         let r = row_of(
             "BOOKMARK",
             br#"{"metadata":{"resourceVersion":"9","annotations":{"k8s.io/initial-events-end":"true"}}}"#,

@@ -9,6 +9,7 @@ pub mod format;
 pub mod kubectl;
 pub mod lanes;
 pub mod pager;
+pub mod paths;
 pub mod resources;
 pub mod scenario;
 pub mod session;

@@ -26,24 +26,16 @@ impl ApiResource {
         }
     }
 
-    fn base(&self) -> String {
-        if self.group.is_empty() {
-            format!("/api/{}", self.version)
-        } else {
-            format!("/apis/{}/{}", self.group, self.version)
-        }
-    }
-
-    /// The collection path: in one namespace, or across all of them.
+    /// The collection path: in one namespace, or across all of them (a
+    /// cluster-scoped resource ignores the namespace).
     pub fn collection(&self, namespace: Option<&str>) -> String {
-        match namespace {
-            Some(ns) if self.namespaced => format!("{}/namespaces/{ns}/{}", self.base(), self.resource),
-            _ => format!("{}/{}", self.base(), self.resource),
-        }
+        let ns = namespace.filter(|_| self.namespaced);
+        crate::paths::collection(&self.group, &self.version, &self.resource, ns)
     }
 
     pub fn item(&self, namespace: Option<&str>, name: &str) -> String {
-        format!("{}/{name}", self.collection(namespace))
+        let ns = namespace.filter(|_| self.namespaced);
+        crate::paths::item(&self.group, &self.version, &self.resource, ns, name)
     }
 
     /// `deployments.apps`, or `pods` for the core group.

@@ -9,6 +9,8 @@
 
 use std::rc::Rc;
 
+use base64::Engine as _;
+
 use kubesim::clock::SimTime;
 use kubesim::server::{Request, Response, Served, Server, ServerConfig, WatchStream};
 use serde::{Deserialize, Serialize};
@@ -90,8 +92,44 @@ pub struct JournalEntry {
     pub target: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<(String, String)>,
+    /// The body, when it is UTF-8 text (JSON, YAML): readable in an export.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub body: String,
+    /// The body, when it is not UTF-8 (a protobuf body), as base64: kept
+    /// byte for byte, so a replay sends exactly what was sent.
+    #[serde(default, rename = "bodyBase64", skip_serializing_if = "String::is_empty")]
+    pub body_base64: String,
+}
+
+impl JournalEntry {
+    fn new(wall: i64, req: &Request) -> JournalEntry {
+        let (body, body_base64) = match std::str::from_utf8(&req.body) {
+            Ok(text) => (text.to_string(), String::new()),
+            Err(_) => (String::new(), base64::engine::general_purpose::STANDARD.encode(&req.body)),
+        };
+        JournalEntry {
+            wall,
+            method: req.method.clone(),
+            target: if req.query.is_empty() { req.path.clone() } else { format!("{}?{}", req.path, req.query) },
+            headers: req.headers.clone(),
+            body,
+            body_base64,
+        }
+    }
+
+    /// The request as it was sent.
+    fn request(&self) -> Result<Request, String> {
+        let body = if self.body_base64.is_empty() {
+            self.body.as_bytes().to_vec()
+        } else {
+            base64::engine::general_purpose::STANDARD
+                .decode(&self.body_base64)
+                .map_err(|e| format!("journal body of {} {} is not base64: {e}", self.method, self.target))?
+        };
+        let mut req = Request::new(&self.method, &self.target).with_body(body);
+        req.headers = self.headers.clone();
+        Ok(req)
+    }
 }
 
 /// What export writes and import reads.
@@ -181,13 +219,7 @@ impl Session {
     pub fn serve(&mut self, source: Source, req: Request) -> (LogEntry, Option<WatchStream>) {
         self.server.sync_clock(SimTime(self.clock.wall));
         if req.method != "GET" && req.method != "HEAD" {
-            self.journal.push(JournalEntry {
-                wall: self.clock.wall,
-                method: req.method.clone(),
-                target: if req.query.is_empty() { req.path.clone() } else { format!("{}?{}", req.path, req.query) },
-                headers: req.headers.clone(),
-                body: String::from_utf8_lossy(&req.body).into_owned(),
-            });
+            self.journal.push(JournalEntry::new(self.clock.wall, &req));
         }
         let (response, stream) = match self.server.serve(req.clone()) {
             Served::Response(r) => (r, None),
@@ -309,9 +341,7 @@ impl Session {
                 return Err(format!("journal goes back in time at {} {}", j.method, j.target));
             }
             s.clock.wall = j.wall;
-            let mut req = Request::new(&j.method, &j.target).with_body(j.body.as_bytes().to_vec());
-            req.headers = j.headers.clone();
-            s.request(Source::Setup, req);
+            s.request(Source::Setup, j.request()?);
         }
         if saved.wall < s.clock.wall {
             return Err("saved clock is older than its journal".into());
@@ -372,8 +402,12 @@ mod tests {
     /// the head, the head and compacted revisions, and the clock.
     fn observed(s: &mut Session) -> Vec<String> {
         let mut out = vec![format!("{} {} {}", s.server.revision(), s.server.compacted(), s.server.now().rfc3339())];
-        for rt in kubesim::registry::kinds::BUILTIN {
-            let path = crate::timeline::collection_path(rt.group, rt.version, rt.resource, None);
+        let mut discovery = crate::resources::Discovery::default();
+        for path in ["/api", "/apis"] {
+            let req = Request::new("GET", path).with_header("Accept", crate::resources::AGGREGATED_ACCEPT);
+            discovery.absorb(&body_json(&s.request(Source::Console, req).response));
+        }
+        for path in discovery.resources.iter().map(|r| r.collection(None)) {
             let e = s.request(Source::Console, Request::new("GET", &path));
             out.push(String::from_utf8_lossy(&e.response.body).into_owned());
         }
@@ -397,6 +431,28 @@ mod tests {
         let node = body_json(&s.request(Source::Console, Request::new("GET", "/api/v1/nodes/worker-1")).response);
         assert_eq!(node["status"]["conditions"][0]["type"], "Ready");
         assert!(s.timeline.points.len() >= 10);
+    }
+
+    #[test]
+    fn bodies_that_are_not_text_replay_byte_for_byte() {
+        let mut s = Session::new(3);
+        let cm = serde_json::json!({"kind": "ConfigMap", "apiVersion": "v1",
+            "metadata": {"name": "pb"}, "binaryData": {"b": "/w=="}, "data": {"k": "é"}});
+        let body = kubesim::proto::encode_object(&cm).unwrap();
+        assert!(std::str::from_utf8(&body).is_err(), "a protobuf body is not UTF-8");
+        let r = s.request(
+            Source::Console,
+            Request::new("POST", "/api/v1/namespaces/default/configmaps")
+                .with_header("Content-Type", "application/vnd.kubernetes.protobuf")
+                .with_body(body.clone()),
+        );
+        assert_eq!(r.response.status, 201);
+        let saved = s.save();
+        let entry = saved.journal.last().unwrap();
+        assert!(entry.body.is_empty() && !entry.body_base64.is_empty(), "kept as base64, not lossy text");
+        assert_eq!(entry.request().unwrap().body, body);
+        let mut back = Session::import_json(&s.export_json()).unwrap();
+        assert_eq!(observed(&mut back), observed(&mut s));
     }
 
     #[test]

@@ -35,15 +35,7 @@ impl Point {
 
     /// The collection path this point's object lives in (all namespaces).
     pub fn collection_path(&self) -> String {
-        collection_path(&self.group, &self.version, &self.resource, None)
-    }
-}
-
-pub fn collection_path(group: &str, version: &str, resource: &str, namespace: Option<&str>) -> String {
-    let base = if group.is_empty() { format!("/api/{version}") } else { format!("/apis/{group}/{version}") };
-    match namespace {
-        Some(ns) if !ns.is_empty() => format!("{base}/namespaces/{ns}/{resource}"),
-        _ => format!("{base}/{resource}"),
+        crate::paths::collection(&self.group, &self.version, &self.resource, None)
     }
 }
 
@@ -141,11 +133,5 @@ mod tests {
         assert_eq!(t.revisions_of("", "configmaps", "default", "a").len(), 2);
         assert_eq!(t.collections_until(2), vec!["/api/v1/configmaps".to_string()]);
         assert_eq!(t.compacted, 1);
-    }
-
-    #[test]
-    fn collection_paths_follow_group_and_scope() {
-        assert_eq!(collection_path("", "v1", "pods", Some("default")), "/api/v1/namespaces/default/pods");
-        assert_eq!(collection_path("apps", "v1", "deployments", None), "/apis/apps/v1/deployments");
     }
 }

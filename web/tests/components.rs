@@ -140,3 +140,25 @@ async fn the_command_bar_runs_kubectl_and_the_log_shows_its_requests() {
     let log = root.query_selector("#log-list").unwrap().unwrap().text_content().unwrap();
     assert!(log.contains("/api/v1/namespaces"), "{log}");
 }
+
+/// On wasm32 `usize` is 32 bits: a `limit` beyond it pages as "everything",
+/// never as a truncated 0.
+#[wasm_bindgen_test]
+fn a_limit_wider_than_usize_is_clamped_on_wasm32() {
+    assert_eq!(std::mem::size_of::<usize>(), 4, "this test runs on wasm32");
+    let mut s = kubesim::Server::new(Default::default());
+    for name in ["a", "b", "c"] {
+        let r = s.handle(
+            kubesim::Request::new("POST", "/api/v1/namespaces/default/configmaps")
+                .with_body(format!("{{\"metadata\":{{\"name\":\"{name}\"}}}}").into_bytes()),
+        );
+        assert_eq!(r.status, 201);
+    }
+    for limit in ["4294967296", "4294967297", "9223372036854775807"] {
+        let r = s.handle(kubesim::Request::new("GET", &format!("/api/v1/namespaces/default/configmaps?limit={limit}")));
+        assert_eq!(r.status, 200);
+        let v = r.json_body();
+        assert_eq!(v["items"].as_array().map(Vec::len), Some(3), "limit={limit}");
+        assert!(v["metadata"].get("continue").is_none(), "limit={limit}");
+    }
+}

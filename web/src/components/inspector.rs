@@ -10,7 +10,6 @@ use super::app::{Ctx, ObjectRef};
 use super::WireLens;
 use crate::format::{diff_lines, field_ownership, to_pretty_json, to_yaml};
 use crate::session::{body_json, Session, Source};
-use crate::timeline::collection_path;
 
 #[derive(Clone, PartialEq)]
 enum Phase {
@@ -21,17 +20,15 @@ enum Phase {
 }
 
 fn item_path(o: &ObjectRef) -> String {
-    let ns = (!o.namespace.is_empty()).then_some(o.namespace.as_str());
-    format!("{}/{}", collection_path(&o.group, &o.version, &o.resource, ns), o.name)
+    crate::paths::item(&o.group, &o.version, &o.resource, Some(&o.namespace), &o.name)
 }
 
 /// The object as it was at `rev` (a list at that resourceVersion, Exact,
 /// narrowed to the name), or the server's refusal.
 fn version_at(s: &mut Session, o: &ObjectRef, rev: u64) -> Result<String, String> {
-    let ns = (!o.namespace.is_empty()).then_some(o.namespace.as_str());
     let path = format!(
         "{}?resourceVersion={rev}&resourceVersionMatch=Exact&fieldSelector=metadata.name%3D{}",
-        collection_path(&o.group, &o.version, &o.resource, ns),
+        crate::paths::collection(&o.group, &o.version, &o.resource, Some(&o.namespace)),
         crate::format::encode_component(&o.name)
     );
     let e = s.request(Source::Inspector, Request::new("GET", &path).with_header("Accept", "application/json"));

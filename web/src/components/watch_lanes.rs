@@ -5,7 +5,7 @@ use yew::prelude::*;
 
 use super::app::{Action, Ctx, ObjectRef};
 use super::{checked, input_value, VirtualList};
-use crate::lanes::{group_resource, Lane, LaneState, RowKind};
+use crate::lanes::{Lane, LaneState, RowKind};
 
 #[function_component(WatchLanes)]
 pub fn watch_lanes() -> Html {
@@ -57,7 +57,7 @@ fn lane_view(p: &LaneProps) -> Html {
         lane.is_open(),
         lane.last_rv.clone(),
     );
-    let (group, version, resource) = group_resource(&lane.path);
+    let (group, version, resource) = crate::paths::group_version_resource(&lane.path);
     drop(s);
     let state_class = match state {
         LaneState::Watching => "state ok",
