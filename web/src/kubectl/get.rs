@@ -1,0 +1,155 @@
+//! `get`: lists (with `--chunk-size` paging), single objects, `-w`
+//! watches handed to a lane, and every `-o` form.
+
+use super::*;
+
+pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
+    let mut types: Vec<ApiResource> = Vec::new();
+    for t in &cmd.types {
+        if t == "all" {
+            types.extend(d.category("all").into_iter().cloned());
+            continue;
+        }
+        let Some(r) = resolve(d, t, out) else { return };
+        types.push(r);
+    }
+    if cmd.watch && (types.len() != 1 || cmd.names.len() > 1) {
+        out.error("error: you may only specify a single resource type");
+        return;
+    }
+    let ns = namespace_of(cmd);
+    let accept = match cmd.output {
+        Output::Table | Output::Wide => TABLE_ACCEPT,
+        _ => "application/json",
+    };
+    let mut printed: Vec<Value> = Vec::new();
+    let several = types.len() > 1;
+    for r in &types {
+        let mut items: Vec<Value> = Vec::new();
+        let mut list_rv = String::new();
+        // A server-side Table's column definitions, when the server sent one.
+        let mut defs: Option<Value> = None;
+        if cmd.names.is_empty() {
+            let mut cont = String::new();
+            loop {
+                let mut pairs = vec![("limit".to_string(), cmd.chunk_size.to_string())];
+                if cmd.chunk_size == 0 {
+                    pairs.clear();
+                }
+                pairs.push(("labelSelector".into(), cmd.selector.clone().unwrap_or_default()));
+                pairs.push(("fieldSelector".into(), cmd.field_selector.clone().unwrap_or_default()));
+                pairs.push(("continue".into(), cont.clone()));
+                let q = build_query(&pairs);
+                let path = r.collection(ns.as_deref());
+                let target = if q.is_empty() { path } else { format!("{path}?{q}") };
+                let e = send(s, "GET", &target, None, None, accept);
+                if e.response.status != 200 {
+                    out.error(server_error(&e));
+                    return;
+                }
+                let v = body_json(&e.response);
+                list_rv = v.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or("").to_string();
+                for item in v.get("items").and_then(Value::as_array).cloned().unwrap_or_default() {
+                    items.push(with_type(item, r));
+                }
+                items.extend(v.get("rows").and_then(Value::as_array).cloned().unwrap_or_default());
+                if defs.is_none() {
+                    defs = v.get("columnDefinitions").filter(|d| d.is_array()).cloned();
+                }
+                cont = v.pointer("/metadata/continue").and_then(Value::as_str).unwrap_or("").to_string();
+                if cont.is_empty() {
+                    break;
+                }
+            }
+        } else {
+            for name in &cmd.names {
+                let e = send(s, "GET", &r.item(ns.as_deref().or(Some("default")), name), None, None, accept);
+                if e.response.status != 200 {
+                    out.error(server_error(&e));
+                    continue;
+                }
+                let v = body_json(&e.response);
+                list_rv = v.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or("").to_string();
+                if v.get("kind").and_then(Value::as_str) == Some("Table") {
+                    if defs.is_none() {
+                        defs = v.get("columnDefinitions").filter(|d| d.is_array()).cloned();
+                    }
+                    items.extend(v.get("rows").and_then(Value::as_array).cloned().unwrap_or_default());
+                } else {
+                    items.push(with_type(v, r));
+                }
+            }
+        }
+        if cmd.watch {
+            let mut pairs = vec![
+                ("labelSelector".to_string(), cmd.selector.clone().unwrap_or_default()),
+                ("fieldSelector".to_string(), cmd.field_selector.clone().unwrap_or_default()),
+            ];
+            if let Some(name) = cmd.names.first() {
+                pairs.push(("fieldSelector".into(), format!("metadata.name={name}")));
+            }
+            pairs.push(("resourceVersion".into(), list_rv.clone()));
+            out.watch = Some((r.collection(ns.as_deref()), build_query(&pairs)));
+        }
+        match cmd.output {
+            Output::Table | Output::Wide => {
+                if items.is_empty() {
+                    if !several {
+                        match &ns {
+                            Some(n) if r.namespaced => out.line(format!("No resources found in {n} namespace.")),
+                            _ => out.line("No resources found"),
+                        }
+                    }
+                    continue;
+                }
+                let with_ns = ns.is_none() && r.namespaced;
+                let text = match &defs {
+                    Some(d) => server_table(d, &items, cmd.output == Output::Wide, with_ns, several.then_some(r)),
+                    None => table(s.server.now().0, r, &items, with_ns, several),
+                };
+                out.text.push_str(&text);
+                if several {
+                    out.line("");
+                }
+            }
+            Output::Name => {
+                for it in &items {
+                    out.line(name_ref(r, it.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("")));
+                }
+            }
+            Output::Yaml | Output::Json => printed.extend(items.into_iter().map(|mut i| {
+                if !cmd.show_managed_fields {
+                    if let Some(m) = i.get_mut("metadata").and_then(Value::as_object_mut) {
+                        m.shift_remove("managedFields");
+                    }
+                }
+                i
+            })),
+        }
+    }
+    if matches!(cmd.output, Output::Yaml | Output::Json) {
+        let doc = if printed.len() == 1 && !cmd.names.is_empty() {
+            printed.remove(0)
+        } else {
+            json!({"apiVersion": "v1", "items": printed, "kind": "List", "metadata": {"resourceVersion": ""}})
+        };
+        out.text.push_str(&if cmd.output == Output::Yaml { to_yaml(&doc) } else { to_pretty_json(&doc) + "\n" });
+    }
+    if cmd.watch {
+        out.line("(watching: the events stream into a new watch lane)");
+    }
+}
+
+/// List items come without kind and apiVersion; kubectl fills them in.
+fn with_type(mut item: Value, r: &ApiResource) -> Value {
+    if let Value::Object(m) = &mut item {
+        if !m.contains_key("kind") && !m.contains_key("cells") {
+            let mut typed = Map::new();
+            typed.insert("apiVersion".into(), json!(r.group_version()));
+            typed.insert("kind".into(), json!(r.kind));
+            typed.extend(std::mem::take(m));
+            *m = typed;
+        }
+    }
+    item
+}

@@ -1,0 +1,269 @@
+//! The command line, parsed as kubectl parses it: words split like a
+//! shell's, flags in every form kubectl accepts, and clear messages for
+//! what is not supported.
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Output {
+    Table,
+    Wide,
+    Yaml,
+    Json,
+    Name,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verb {
+    Get,
+    Create,
+    Apply,
+    Replace,
+    Delete,
+    Label,
+    Annotate,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Command {
+    pub verb: Verb,
+    /// Resource types as typed (`get pods,svc` gives two).
+    pub types: Vec<String>,
+    pub names: Vec<String>,
+    /// `k=v` and `k-` arguments of label and annotate.
+    pub pairs: Vec<String>,
+    pub namespace: Option<String>,
+    pub all_namespaces: bool,
+    pub selector: Option<String>,
+    pub field_selector: Option<String>,
+    pub output: Output,
+    pub watch: bool,
+    pub chunk_size: u32,
+    pub filename: Option<String>,
+    pub overwrite: bool,
+    pub cascade: String,
+    /// `--dry-run=server`: writes carry `dryRun=All`.
+    pub server_dry_run: bool,
+    /// `--validate`: the `fieldValidation` writes ask for (kubectl: Strict).
+    pub field_validation: &'static str,
+    /// `apply --server-side` (and `--force-conflicts`).
+    pub server_side: bool,
+    pub force_conflicts: bool,
+    /// `--show-managed-fields` (kubectl hides them by default).
+    pub show_managed_fields: bool,
+}
+
+/// Splits a command line like a shell: whitespace separates, quotes group.
+pub fn split_words(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut quote: Option<char> = None;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some('"'), '\\') => cur.extend(chars.next()),
+            (Some(_), c) => cur.push(c),
+            (None, '\'' | '"') => {
+                quote = Some(c);
+                in_word = true;
+            }
+            (None, '\\') => {
+                cur.extend(chars.next());
+                in_word = true;
+            }
+            (None, c) if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            (None, c) => {
+                cur.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if quote.is_some() {
+        return Err("unterminated quote".into());
+    }
+    if in_word {
+        words.push(cur);
+    }
+    Ok(words)
+}
+
+pub fn parse(line: &str) -> Result<Command, String> {
+    let mut words = split_words(line)?;
+    if words.first().map(String::as_str) == Some("kubectl") {
+        words.remove(0);
+    }
+    let Some(verb_word) = words.first().cloned() else {
+        return Err("type a command, e.g. kubectl get pods -A".into());
+    };
+    let verb = match verb_word.as_str() {
+        "get" => Verb::Get,
+        "create" => Verb::Create,
+        "apply" => Verb::Apply,
+        "replace" => Verb::Replace,
+        "delete" => Verb::Delete,
+        "label" => Verb::Label,
+        "annotate" => Verb::Annotate,
+        other => {
+            return Err(format!(
+                "unknown command \"{other}\" for \"kubectl\"; this command bar knows get, create, apply, replace, delete, label and annotate"
+            ))
+        }
+    };
+    let mut c = Command {
+        verb,
+        types: Vec::new(),
+        names: Vec::new(),
+        pairs: Vec::new(),
+        namespace: None,
+        all_namespaces: false,
+        selector: None,
+        field_selector: None,
+        output: Output::Table,
+        watch: false,
+        chunk_size: 500,
+        filename: None,
+        overwrite: false,
+        cascade: "background".into(),
+        server_dry_run: false,
+        field_validation: "Strict",
+        server_side: false,
+        force_conflicts: false,
+        show_managed_fields: false,
+    };
+    let mut positional = Vec::new();
+    let mut i = 1;
+    while i < words.len() {
+        let w = words[i].clone();
+        i += 1;
+        if !w.starts_with('-') || w == "-" {
+            positional.push(w);
+            continue;
+        }
+        let (flag, inline) = match w.split_once('=') {
+            Some((f, v)) => (f.to_string(), Some(v.to_string())),
+            None => (w.clone(), None),
+        };
+        // Short flags may carry their value: -nkube-system, -oyaml.
+        let (flag, inline) = match (flag.as_str(), inline) {
+            (f, None) if f.len() > 2 && !f.starts_with("--") => (f[..2].to_string(), Some(f[2..].to_string())),
+            (_, v) => (flag.clone(), v),
+        };
+        let mut value = |name: &str| -> Result<String, String> {
+            if let Some(v) = inline.clone() {
+                return Ok(v);
+            }
+            let v = words.get(i).cloned().ok_or_else(|| format!("flag needs an argument: {name}"))?;
+            i += 1;
+            Ok(v)
+        };
+        let boolean = |v: &Option<String>| -> Result<bool, String> {
+            match v.as_deref() {
+                None | Some("true") => Ok(true),
+                Some("false") => Ok(false),
+                Some(o) => Err(format!("invalid argument \"{o}\" for \"{flag}\" flag: expected true or false")),
+            }
+        };
+        match flag.as_str() {
+            "-n" | "--namespace" => c.namespace = Some(value("'-n'")?),
+            "-A" | "--all-namespaces" => c.all_namespaces = boolean(&inline)?,
+            "-l" | "--selector" => c.selector = Some(value("'-l'")?),
+            "--field-selector" => c.field_selector = Some(value("'--field-selector'")?),
+            "-w" | "--watch" => c.watch = boolean(&inline)?,
+            "-f" | "--filename" => c.filename = Some(value("'-f'")?),
+            "--overwrite" => c.overwrite = boolean(&inline)?,
+            "--server-side" => c.server_side = boolean(&inline)?,
+            "--force-conflicts" => c.force_conflicts = boolean(&inline)?,
+            "--show-managed-fields" => c.show_managed_fields = boolean(&inline)?,
+            "--validate" => {
+                c.field_validation = match inline.as_deref() {
+                    None | Some("strict") | Some("true") => "Strict",
+                    Some("warn") => "Warn",
+                    Some("ignore") | Some("false") => "Ignore",
+                    Some(other) => {
+                        return Err(format!(
+                            "invalid - validate option {other:?}; must be one of: strict (or true), warn, ignore (or false)"
+                        ))
+                    }
+                };
+            }
+            "--dry-run" => {
+                c.server_dry_run = match inline.as_deref() {
+                    Some("server") => true,
+                    Some("none") => false,
+                    Some("client") => {
+                        return Err("--dry-run=client is not simulated here (kubectl would send nothing); use --dry-run=server".into())
+                    }
+                    other => {
+                        return Err(format!(
+                            "error: Invalid dry-run value ({}). Must be \"none\", \"server\", or \"client\".",
+                            other.unwrap_or("")
+                        ))
+                    }
+                };
+            }
+            "--chunk-size" => {
+                let v = value("'--chunk-size'")?;
+                c.chunk_size = v.parse().map_err(|_| format!("invalid argument \"{v}\" for \"--chunk-size\" flag"))?;
+            }
+            "--cascade" => {
+                let v = value("'--cascade'")?;
+                c.cascade = match v.as_str() {
+                    "background" | "true" => "background".into(),
+                    "foreground" => "foreground".into(),
+                    "orphan" | "false" => "orphan".into(),
+                    _ => return Err(format!("invalid cascade value ({v}). Must be \"background\", \"foreground\", or \"orphan\"")),
+                };
+            }
+            "-o" | "--output" => {
+                let v = value("'-o'")?;
+                c.output = match v.as_str() {
+                    "yaml" => Output::Yaml,
+                    "json" => Output::Json,
+                    "name" => Output::Name,
+                    "wide" => Output::Wide,
+                    _ => {
+                        return Err(format!(
+                            "unable to match a printer suitable for the output format \"{v}\", allowed formats are: json,name,wide,yaml"
+                        ))
+                    }
+                };
+            }
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate)")),
+        }
+    }
+    match c.verb {
+        Verb::Create | Verb::Apply | Verb::Replace => {
+            if c.filename.is_none() {
+                return Err("error: must specify one of -f and -k".into());
+            }
+            if !positional.is_empty() {
+                return Err(format!("unexpected arguments: {}", positional.join(" ")));
+            }
+        }
+        _ => {
+            let Some(first) = positional.first() else {
+                return Err("error: you must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources.".into());
+            };
+            c.types = first.split(',').filter(|s| !s.is_empty()).map(str::to_string).collect();
+            for p in &positional[1..] {
+                if matches!(c.verb, Verb::Label | Verb::Annotate) && (p.contains('=') || p.ends_with('-')) {
+                    c.pairs.push(p.clone());
+                } else {
+                    c.names.push(p.clone());
+                }
+            }
+            if matches!(c.verb, Verb::Delete | Verb::Label | Verb::Annotate) && c.names.is_empty() {
+                return Err("error: resource(s) were provided, but no name was specified".into());
+            }
+            if matches!(c.verb, Verb::Label | Verb::Annotate) && c.pairs.is_empty() {
+                return Err("error: at least one label update is required".into());
+            }
+        }
+    }
+    Ok(c)
+}

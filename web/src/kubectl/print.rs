@@ -1,0 +1,104 @@
+//! Printing as kubectl prints: the server's Table columns (with `-o
+//! wide`, namespaces and kind prefixes), a client-side table when there is
+//! none, names, and tabwriter-aligned columns.
+
+use super::*;
+
+/// Prints a server-side Table as kubectl does: the columns of priority 0
+/// (all with `-o wide`), upper-cased; NAMESPACE first for `-A`; the name
+/// column prefixed with the kind when several kinds are listed.
+pub(super) fn server_table(
+    defs: &Value,
+    rows: &[Value],
+    wide: bool,
+    with_ns: bool,
+    prefix: Option<&ApiResource>,
+) -> String {
+    let defs: &[Value] = defs.as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let shown: Vec<usize> = (0..defs.len())
+        .filter(|i| wide || defs[*i].get("priority").and_then(Value::as_i64).unwrap_or(0) == 0)
+        .collect();
+    let mut out: Vec<Vec<String>> = Vec::new();
+    let mut header: Vec<String> = Vec::new();
+    if with_ns {
+        header.push("NAMESPACE".into());
+    }
+    header.extend(shown.iter().map(|i| defs[*i].get("name").and_then(Value::as_str).unwrap_or("").to_uppercase()));
+    out.push(header);
+    for row in rows {
+        let cells: &[Value] = row.get("cells").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+        let mut line: Vec<String> = Vec::new();
+        if with_ns {
+            line.push(row.pointer("/object/metadata/namespace").and_then(Value::as_str).unwrap_or("").to_string());
+        }
+        for i in &shown {
+            let text = match cells.get(*i) {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Null) | None => "<none>".into(),
+                Some(other) => other.to_string(),
+            };
+            let is_name = defs[*i].get("format").and_then(Value::as_str) == Some("name");
+            line.push(match prefix {
+                Some(r) if is_name => name_ref(r, &text),
+                _ => text,
+            });
+        }
+        out.push(line);
+    }
+    columns(&out)
+}
+
+/// Prints rows without a server-side Table: NAME and AGE, as kubectl's
+/// default printer does.
+pub(super) fn table(now_ms: i64, r: &ApiResource, items: &[Value], with_ns: bool, prefix_kind: bool) -> String {
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut header = vec![];
+    if with_ns {
+        header.push("NAMESPACE".to_string());
+    }
+    header.push("NAME".to_string());
+    header.push("AGE".to_string());
+    rows.push(header);
+    for it in items {
+        let name = it.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+        let name = if prefix_kind { name_ref(r, name) } else { name.to_string() };
+        let created = it.pointer("/metadata/creationTimestamp").and_then(Value::as_str).and_then(parse_rfc3339);
+        let mut row = Vec::new();
+        if with_ns {
+            row.push(it.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("").to_string());
+        }
+        row.push(name);
+        row.push(created.map(|c| age(now_ms, c)).unwrap_or_else(|| "<unknown>".into()));
+        rows.push(row);
+    }
+    columns(&rows)
+}
+
+/// Aligns columns with three spaces between them, as kubectl's tabwriter.
+pub fn columns(rows: &[Vec<String>]) -> String {
+    let n = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> =
+        (0..n).map(|i| rows.iter().filter_map(|r| r.get(i)).map(|c| c.chars().count()).max().unwrap_or(0)).collect();
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (i, cell) in row.iter().enumerate() {
+            line.push_str(cell);
+            if i + 1 < row.len() {
+                line.push_str(&" ".repeat(widths[i] - cell.chars().count() + 3));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// `deployment.apps/coredns`, as `-o name` prints it.
+pub(super) fn name_ref(r: &ApiResource, name: &str) -> String {
+    if r.group.is_empty() {
+        format!("{}/{name}", r.kind.to_ascii_lowercase())
+    } else {
+        format!("{}.{}/{name}", r.kind.to_ascii_lowercase(), r.group)
+    }
+}
