@@ -184,8 +184,46 @@ impl SeededRng {
     /// The 5-character suffix upstream appends to `generateName` (its
     /// alphabet has no vowels and no confusable characters).
     pub fn name_suffix(&mut self) -> String {
-        const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-        (0..5).map(|_| ALPHABET[(self.next_u64() % ALPHABET.len() as u64) as usize] as char).collect()
+        NameGenerator::default().suffix(self)
+    }
+}
+
+/// How `generateName` suffixes are drawn from the seeded source: upstream's
+/// `SimpleNameGenerator` by default (5 characters, no vowels or
+/// confusables). A smaller alphabet or length makes collisions likely, for
+/// tests of the retries upstream makes when a generated name is taken.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NameGenerator {
+    pub alphabet: String,
+    pub length: usize,
+}
+
+impl Default for NameGenerator {
+    fn default() -> Self {
+        NameGenerator { alphabet: "bcdfghjklmnpqrstvwxz2456789".into(), length: 5 }
+    }
+}
+
+impl NameGenerator {
+    /// Longest prefix kept from `generateName` (63 minus the suffix, as
+    /// upstream truncates: by bytes, at a character boundary here).
+    pub const MAX_PREFIX: usize = 58;
+
+    pub fn suffix(&self, rng: &mut SeededRng) -> String {
+        let chars: Vec<char> = self.alphabet.chars().collect();
+        if chars.is_empty() {
+            return String::new();
+        }
+        (0..self.length).map(|_| chars[(rng.next_u64() % chars.len() as u64) as usize]).collect()
+    }
+
+    /// `base` (truncated) followed by a fresh suffix.
+    pub fn generate(&self, base: &str, rng: &mut SeededRng) -> String {
+        let mut end = base.len().min(Self::MAX_PREFIX);
+        while !base.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}{}", &base[..end], self.suffix(rng))
     }
 }
 

@@ -27,7 +27,7 @@ pub mod validation;
 use std::sync::Arc;
 
 use crate::api::{Revision, WatchEventType};
-use crate::clock::{SeededRng, SimTime};
+use crate::clock::{NameGenerator, SeededRng, SimTime};
 use crate::storage::{EventKind, MemStorage, Storage};
 
 pub use resource::{Catalog, ResourceType};
@@ -36,6 +36,7 @@ pub struct Registry<S: Storage = MemStorage> {
     storage: S,
     now: SimTime,
     rng: SeededRng,
+    names: NameGenerator,
     resources: Catalog,
     namespaces: namespace_lifecycle::NamespaceLifecycle,
 }
@@ -75,9 +76,15 @@ impl<S: Storage> Registry<S> {
             storage,
             now,
             rng: SeededRng::new(seed),
+            names: NameGenerator::default(),
             resources: kinds::builtin_catalog().clone(),
             namespaces: Default::default(),
         }
+    }
+
+    /// How `generateName` suffixes are drawn.
+    pub fn set_name_generator(&mut self, names: NameGenerator) {
+        self.names = names;
     }
 
     /// The simulated time writes are stamped with.

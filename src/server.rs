@@ -19,7 +19,7 @@ use serde_json::{json, Value};
 
 use crate::api::{media_type, Revision, Status};
 pub use crate::api::{WatchEvent, WatchObject};
-use crate::clock::{parse_duration_millis, SeededRng, SimTime};
+use crate::clock::{parse_duration_millis, NameGenerator, SeededRng, SimTime};
 use crate::registry::decode::{RequestBody, Warnings};
 use crate::registry::options::{GetOptions, PatchType, Subresource, Verb};
 use crate::registry::store::Body;
@@ -122,6 +122,8 @@ pub struct ServerConfig {
     pub history_window_ms: i64,
     /// A watcher more than this many revisions behind the head is closed.
     pub watch_buffer: u64,
+    /// How `generateName` suffixes are drawn (upstream's by default).
+    pub name_generator: NameGenerator,
 }
 
 impl Default for ServerConfig {
@@ -131,6 +133,7 @@ impl Default for ServerConfig {
             start_time: SimTime(1_700_000_000_000),
             history_window_ms: 5 * 60_000,
             watch_buffer: 100_000,
+            name_generator: NameGenerator::default(),
         }
     }
 }
@@ -150,7 +153,8 @@ const JSON_ONLY: &str = "only the following media types are accepted: applicatio
 
 impl Server {
     pub fn new(config: ServerConfig) -> Server {
-        let registry = Registry::in_memory(config.seed, config.start_time);
+        let mut registry = Registry::in_memory(config.seed, config.start_time);
+        registry.set_name_generator(config.name_generator.clone());
         let audit = SeededRng::new(config.seed ^ 0xA0D1_7000);
         let mut s = Server { registry, config, offset_ms: 0, audit, proto_cache: Default::default() };
         s.bootstrap();
@@ -430,25 +434,30 @@ impl Server {
     /// Route → options → the store's verb. What the verb answered is
     /// rendered by the caller.
     fn resource(&mut self, req: &Request, q: &Query, t: Target, output: negotiation::Output) -> Result<Served, Status> {
-        let rt = t.rt;
+        let rt = t.rt.clone();
         let ns = t.namespace.clone().unwrap_or_default();
-        if let Some(name) = &t.name {
-            if !crate::api::meta::is_valid_path_segment(name) {
-                return Err(Status::bad_request(format!("invalid resource name {name:?}: may not contain '/' or '%'")));
-            }
-        }
         let subresource = match t.subresource.as_deref() {
             None => Subresource::None,
             Some("status") if rt.status_subresource => Subresource::Status,
             Some("scale") if rt.scale_subresource && t.name.is_some() => Subresource::Scale,
             Some(_) => return Err(no_such_resource()),
         };
+        if !t.routes(req.method.as_str()) {
+            return Err(Status::method_not_allowed());
+        }
+        if let Some(name) = &t.name {
+            if !crate::api::meta::is_valid_path_segment(name) {
+                return Err(Status::bad_request(format!("invalid resource name {name:?}: may not contain '/' or '%'")));
+            }
+        }
         let content_type = req.header("Content-Type").map(media_type::essence).unwrap_or("");
         let body = RequestBody { media_type: content_type, bytes: &req.body };
         let user_agent = req.header("User-Agent");
         let mut warnings: Warnings = Vec::new();
         let method = req.method.as_str();
-        if !matches!(method, "GET" | "HEAD") {
+        // A DELETE with a body takes its options from the body alone.
+        let options_in_body = method == "DELETE" && !req.body.iter().all(u8::is_ascii_whitespace);
+        if !matches!(method, "GET" | "HEAD") && !options_in_body {
             params::check_write_query(method, q)?;
         }
         if subresource == Subresource::Scale {
@@ -465,12 +474,7 @@ impl Server {
                     let opts = params::write_options(Verb::Patch, q, user_agent, subresource, None)?;
                     (200, self.registry.patch(&rt, &ns, name, patch_type, &req.body, &opts, &mut warnings)?.body)
                 }
-                _ => {
-                    // The object must exist before the method is refused.
-                    self.registry.get(&rt, &ns, name, &scale)?;
-                    let resource = format!("{}/scale", rt.resource());
-                    return Err(Status::method_not_supported("autoscaling", &resource, "delete"));
-                }
+                _ => return Err(Status::method_not_allowed()),
             };
             return Ok(Served::Response(with_warnings(body_response(code, written), warnings)));
         }
@@ -509,25 +513,21 @@ impl Server {
             }
             ("DELETE", Some(name)) => {
                 let opts = params::delete_options(q, body)?;
-                (body_response(200, self.registry.delete(&rt, &ns, name, &opts)?), opts.dry_run)
+                let d = self.registry.delete(&rt, &ns, name, &opts, &mut warnings)?;
+                // Upstream answers 202 only to the deprecated
+                // orphanDependents=false when the object stays.
+                let code = if !d.gone && opts.orphan_dependents == Some(false) { 202 } else { 200 };
+                (body_response(code, d.body), opts.dry_run)
             }
             ("DELETE", None) if rt.serves(Verb::DeleteCollection) => {
-                let dry_run = params::delete_dry_run(q)?;
                 let mut list_opts = params::list_options(q)?;
                 list_opts.watch = false;
                 let opts = params::delete_options(q, body)?;
-                let deleted = self.registry.delete_collection(&rt, t.namespace.as_deref(), &list_opts, &opts)?;
-                (Response::json(200, list::encode_list(&rt, &deleted)), dry_run)
+                let deleted =
+                    self.registry.delete_collection(&rt, t.namespace.as_deref(), &list_opts, &opts, &mut warnings)?;
+                (Response::json(200, list::encode_list(&rt, &deleted)), opts.dry_run)
             }
-            (m, _) => {
-                let action = match m {
-                    "POST" => "create",
-                    "PUT" => "update",
-                    "PATCH" => "patch",
-                    _ => m,
-                };
-                return Err(Status::method_not_supported(rt.group(), rt.resource(), action));
-            }
+            _ => return Err(Status::method_not_allowed()),
         };
         if !dry_run {
             self.registry.reconcile();

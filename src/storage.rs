@@ -78,6 +78,9 @@ pub enum StorageError {
         requested: Revision,
         compacted: Revision,
     },
+    /// A list asked for a snapshot that has been compacted away (etcd's
+    /// answer is the same; kube-apiserver words the list's differently).
+    ListCompacted,
     /// The requested revision is newer than the newest one.
     FutureRevision {
         requested: Revision,
@@ -89,6 +92,16 @@ pub enum StorageError {
         head: Revision,
         limit: usize,
     },
+}
+
+impl StorageError {
+    /// The error as a list met it.
+    pub fn in_list(self) -> StorageError {
+        match self {
+            StorageError::Compacted { .. } => StorageError::ListCompacted,
+            e => e,
+        }
+    }
 }
 
 /// Where a list page starts.

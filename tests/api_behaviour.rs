@@ -305,7 +305,7 @@ fn wrong_methods_and_subresources_are_refused() {
     assert_eq!(get(&mut s, "/api/v1/namespaces/default/configmaps/x/status").status, 404);
     let r = call(&mut s, "DELETE", "/api/v1/namespaces", None);
     assert_eq!(r.status, 405, "namespaces serve no deletecollection");
-    assert_eq!(r.json_body()["message"], "DELETE is not supported on resources of kind \"namespaces\"");
+    assert_eq!(r.json_body()["message"], "the server does not allow this method on the requested resource");
     let r = s.handle(Request::new("GET", "/api/v1/namespaces").with_header("Accept", "text/html"));
     assert_eq!((r.status, reason(&r).as_str()), (406, "NotAcceptable"));
     assert_eq!(

@@ -411,3 +411,34 @@ fn golden_protobuf_bytes() {
     let want = std::fs::read_to_string(&path).unwrap_or_else(|_| panic!("missing {path}; run with UPDATE_GOLDEN=1"));
     assert_eq!(want, hex, "protobuf bytes changed; regenerate with UPDATE_GOLDEN=1 if intended");
 }
+
+/// The items of a built-in kind's list carry no `kind` or `apiVersion`
+/// (kube-apiserver's encoder types only the list), in JSON, YAML and
+/// protobuf alike; a single object, each watch event's object and each
+/// PartialObjectMetadataList item do carry theirs.
+#[test]
+fn typed_list_items_are_untyped_but_watch_events_and_metadata_items_are_typed() {
+    let mut s = server();
+    create_cm(&mut s, "a", json!({}));
+    let cm = "/api/v1/namespaces/default/configmaps";
+    let list = get(&mut s, cm).json_body();
+    assert_eq!(list["kind"], "ConfigMapList");
+    let item = list["items"][0].as_object().unwrap();
+    assert!(!item.contains_key("kind") && !item.contains_key("apiVersion"), "{item:?}");
+    assert_eq!(item.keys().next().map(String::as_str), Some("metadata"));
+    let yaml = accept(&mut s, cm, "application/yaml");
+    let text = String::from_utf8_lossy(&yaml.body);
+    assert!(text.starts_with("apiVersion: v1\nitems:\n- data:"), "{text}");
+    assert_eq!(text.matches("kind:").count(), 1, "only the list is typed: {text}");
+    // deletecollection answers a list too.
+    let dc = call(&mut s, "DELETE", &format!("{cm}?dryRun=All"), None).json_body();
+    assert!(dc["items"][0].get("kind").is_none(), "{dc}");
+    // One object, and watch events, carry their type.
+    assert_eq!(get(&mut s, &format!("{cm}/a")).json_body()["kind"], "ConfigMap");
+    let w = get(&mut s, &format!("{cm}?watch=1"));
+    assert_eq!(common::events(&w)[0].1["kind"], "ConfigMap");
+    // PartialObjectMetadataList items are typed.
+    let pom = accept(&mut s, cm, "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1").json_body();
+    assert_eq!(pom["items"][0]["kind"], "PartialObjectMetadata");
+    assert_eq!(pom["items"][0]["apiVersion"], "meta.k8s.io/v1");
+}

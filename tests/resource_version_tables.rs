@@ -228,3 +228,57 @@ fn streaming_list_ends_with_annotated_bookmark() {
     );
     assert!(events(&r).is_empty());
 }
+
+/// Each path that answers 410 or 504 words it as kube-apiserver does
+/// there: a list's compacted snapshot in etcd's words (`TestListOptions`),
+/// an expired continue token with a token to continue inconsistently, a
+/// watch in the watch cache's words (as an ERROR event), a revision not
+/// reached yet as `NewTooLargeResourceVersionError`. A GET never answers 410.
+#[test]
+fn every_expired_or_future_resource_version_is_worded_for_its_path() {
+    let f = fixture();
+    let (a, head) = (f.r_a, f.r_mod);
+    let mut s = f.s;
+    let cm = "/api/v1/namespaces/default/configmaps";
+    let list_expired = "The resourceVersion for the provided list is too old.";
+    for query in [format!("limit=1&resourceVersion={a}"), format!("resourceVersionMatch=Exact&resourceVersion={a}")] {
+        let r = get(&mut s, &format!("{cm}?{query}"));
+        let b = r.json_body();
+        assert_eq!(
+            (r.status, b["reason"].as_str(), b["message"].as_str()),
+            (410, Some("Expired"), Some(list_expired)),
+            "{query}"
+        );
+        assert!(b.get("details").is_none(), "{b}");
+    }
+    // A get with an old resourceVersion reads the newest state.
+    assert_eq!(get(&mut s, &format!("{cm}/a?resourceVersion={a}")).status, 200);
+    // A continue token whose snapshot is gone.
+    let token = {
+        let mut s2 = server();
+        create_cm(&mut s2, "x", json!({}));
+        create_cm(&mut s2, "y", json!({}));
+        let r = get(&mut s2, &format!("{cm}?limit=1"));
+        r.json_body()["metadata"]["continue"].as_str().unwrap().to_string()
+    };
+    s.compact(Some(kubesim::api::Revision(head)));
+    let r = get(&mut s, &format!("{cm}?limit=1&continue={token}"));
+    let b = r.json_body();
+    assert_eq!(r.status, 410, "{b}");
+    assert!(b["message"].as_str().unwrap().starts_with("The provided continue parameter is too old"), "{b}");
+    assert!(!b["metadata"]["continue"].as_str().unwrap_or("").is_empty(), "offers a token to go on");
+    // A watch: 200, then one ERROR event.
+    let r = get(&mut s, &format!("{cm}?watch=1&resourceVersion={a}"));
+    let evs = events(&r);
+    assert_eq!((r.status, evs.len(), evs[0].0.as_str()), (200, 1, "ERROR"));
+    assert!(evs[0].1["message"].as_str().unwrap().starts_with(&format!("too old resource version: {a} (")));
+    // Not reached yet: 504 with the cause and a retry hint.
+    for target in [format!("{cm}?resourceVersion={}", head + 50), format!("{cm}/a?resourceVersion={}", head + 50)] {
+        let r = get(&mut s, &target);
+        let b = r.json_body();
+        assert_eq!((r.status, b["reason"].as_str()), (504, Some("Timeout")), "{target}");
+        assert_eq!(b["message"], format!("Timeout: Too large resource version: {}, current: {head}", head + 50));
+        assert_eq!(b["details"]["causes"][0]["reason"], "ResourceVersionTooLarge");
+        assert_eq!(b["details"]["retryAfterSeconds"], 1);
+    }
+}

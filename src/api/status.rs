@@ -116,6 +116,25 @@ impl Status {
         .with_details(group, resource, name)
     }
 
+    /// 409 AlreadyExists for a generated name still taken after the
+    /// retries: the client may try again (`retryAfterSeconds: 1`).
+    pub fn generate_name_conflict(group: &str, resource: &str, name: &str) -> Status {
+        let mut s = Status::failure(
+            409,
+            "AlreadyExists",
+            format!(
+                "{} \"{}\" already exists, the server was not able to generate a unique name for the object",
+                qualified_resource(group, resource),
+                name
+            ),
+        )
+        .with_details(group, resource, name);
+        if let Some(d) = &mut s.details {
+            d.retry_after_seconds = 1;
+        }
+        s
+    }
+
     /// 409 Conflict, e.g. a stale resourceVersion on update.
     pub fn conflict(group: &str, resource: &str, name: &str, why: &str) -> Status {
         Status::failure(
@@ -139,13 +158,15 @@ impl Status {
         Status::failure(400, "BadRequest", message.into())
     }
 
-    pub fn method_not_supported(group: &str, resource: &str, action: &str) -> Status {
-        Status::failure(
+    /// 405 from the router: the path has routes, none for this method.
+    pub fn method_not_allowed() -> Status {
+        let mut s = Status::failure(
             405,
             "MethodNotAllowed",
-            format!("{} is not supported on resources of kind \"{}\"", action, qualified_resource(group, resource)),
-        )
-        .with_details(group, resource, "")
+            "the server does not allow this method on the requested resource".into(),
+        );
+        s.details = Some(StatusDetails::default());
+        s
     }
 
     pub fn not_acceptable(message: impl Into<String>) -> Status {
@@ -159,32 +180,6 @@ impl Status {
     /// 410 Gone with reason Expired (`NewResourceExpired`).
     pub fn expired(message: impl Into<String>) -> Status {
         Status::failure(410, "Expired", message.into())
-    }
-
-    /// The 410 for a resourceVersion older than the retained history.
-    pub fn too_old_resource_version(requested: u64, oldest: u64) -> Status {
-        Status::expired(format!("too old resource version: {requested} ({oldest})"))
-    }
-
-    /// 504 for a resourceVersion newer than the newest revision.
-    pub fn too_large_resource_version(requested: u64, current: u64) -> Status {
-        let mut s = Status::failure(
-            504,
-            "Timeout",
-            format!(
-                "The server was unable to return a response in the time allotted, but may still be processing the request (Too large resource version: {requested}, current: {current})"
-            ),
-        );
-        s.details = Some(StatusDetails {
-            causes: vec![StatusCause {
-                reason: "ResourceVersionTooLarge".into(),
-                message: "Too large resource version".into(),
-                field: String::new(),
-            }],
-            retry_after_seconds: 1,
-            ..Default::default()
-        });
-        s
     }
 
     /// 422 Invalid with every cause (`NewInvalid`).

@@ -48,6 +48,28 @@ pub fn key(rt: &ResourceType, namespace: &str, name: &str) -> String {
     k
 }
 
+/// The key kube-apiserver keeps the object under in etcd, which its
+/// storage errors quote (`/registry/configmaps/default/a`): built-in
+/// resources without their group, some under historical names; other
+/// groups' resources under `<group>/<resource>`.
+pub fn upstream_key(rt: &ResourceType, namespace: &str, name: &str) -> String {
+    let builtin = rt.group().is_empty() || !rt.group().contains('.') || rt.group().ends_with(".k8s.io");
+    let prefix = match (rt.group(), rt.resource()) {
+        ("", "services") => "services/specs".to_string(),
+        ("", "endpoints") => "services/endpoints".to_string(),
+        ("", "nodes") => "minions".to_string(),
+        ("", "replicationcontrollers") => "controllers".to_string(),
+        ("networking.k8s.io", "ingresses") => "ingress".to_string(),
+        (_, resource) if builtin => resource.to_string(),
+        (group, resource) => format!("{group}/{resource}"),
+    };
+    if rt.namespaced {
+        format!("/registry/{prefix}/{namespace}/{name}")
+    } else {
+        format!("/registry/{prefix}/{name}")
+    }
+}
+
 /// What a key names, as a client would name the object.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParsedKey<'a> {
@@ -96,5 +118,16 @@ mod tests {
             ParsedKey { group: "apps", resource: "deployments", namespace: "ns", name: "d" }
         );
         assert_eq!(parse("/core/nodes/n1", c), ParsedKey { group: "", resource: "nodes", namespace: "", name: "n1" });
+    }
+
+    #[test]
+    fn upstream_keys_follow_etcd_layout() {
+        let c = builtin_catalog();
+        let rt = |g: &str, v: &str, r: &str| c.lookup(g, v, r).unwrap();
+        assert_eq!(upstream_key(rt("", "v1", "configmaps"), "default", "a"), "/registry/configmaps/default/a");
+        assert_eq!(upstream_key(rt("", "v1", "services"), "default", "s"), "/registry/services/specs/default/s");
+        assert_eq!(upstream_key(rt("", "v1", "nodes"), "", "n1"), "/registry/minions/n1");
+        assert_eq!(upstream_key(rt("apps", "v1", "deployments"), "ns", "d"), "/registry/deployments/ns/d");
+        assert_eq!(upstream_key(rt("", "v1", "namespaces"), "", "kube-system"), "/registry/namespaces/kube-system");
     }
 }

@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
-use super::options::DeleteOptions;
+use super::options::{DeleteOptions, PropagationPolicy};
 use super::resource::ResourceType;
 use super::{keys, Registry};
 use crate::api::{meta, Status, StatusCause};
@@ -121,7 +121,12 @@ impl<S: Storage> Registry<S> {
                     let v = obj.value();
                     let name = meta::name(&v).to_string();
                     if !super::store::is_terminating(&v) {
-                        let _ = self.delete(rt, &ns, &name, &DeleteOptions::default());
+                        // As the namespace controller: background propagation.
+                        let opts = DeleteOptions {
+                            propagation_policy: Some(PropagationPolicy::Background),
+                            ..Default::default()
+                        };
+                        let _ = self.delete_one(rt, &ns, &name, &opts);
                     }
                     let key = keys::key(rt, &ns, &name);
                     if self.storage.get(&key, self.storage.revision()).ok().flatten().is_some() {

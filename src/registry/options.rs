@@ -254,13 +254,13 @@ pub enum PropagationPolicy {
 }
 
 impl PropagationPolicy {
-    pub fn parse(s: &str) -> Option<PropagationPolicy> {
+    /// A policy as given (an empty one is a value upstream refuses).
+    pub fn parse(s: &str) -> PropagationPolicy {
         match s {
-            "" => None,
-            "Foreground" => Some(PropagationPolicy::Foreground),
-            "Background" => Some(PropagationPolicy::Background),
-            "Orphan" => Some(PropagationPolicy::Orphan),
-            other => Some(PropagationPolicy::Unknown(other.to_string())),
+            "Foreground" => PropagationPolicy::Foreground,
+            "Background" => PropagationPolicy::Background,
+            "Orphan" => PropagationPolicy::Orphan,
+            other => PropagationPolicy::Unknown(other.to_string()),
         }
     }
 
@@ -293,17 +293,12 @@ pub struct DeleteOptions {
 }
 
 impl DeleteOptions {
-    /// Upstream's `ValidateDeleteOptions`: 422 on `DeleteOptions.meta.k8s.io`.
+    /// Upstream's `ValidateDeleteOptions`: 422 on `DeleteOptions.meta.k8s.io`,
+    /// the two policies set together first, then an unknown policy. A
+    /// negative `gracePeriodSeconds` is not an error (a delete reads it as 1).
     pub fn validate(&self) -> Result<(), Status> {
         let mut errs = Vec::new();
         if let Some(p) = &self.propagation_policy {
-            if let PropagationPolicy::Unknown(v) = p {
-                errs.push(FieldError::not_supported(
-                    "propagationPolicy",
-                    v,
-                    &["Foreground", "Background", "Orphan", "nil"],
-                ));
-            }
             if self.orphan_dependents.is_some() {
                 errs.push(FieldError::invalid(
                     "propagationPolicy",
@@ -311,9 +306,13 @@ impl DeleteOptions {
                     "orphanDependents and deletionPropagation cannot be both set",
                 ));
             }
-        }
-        if let Some(g) = self.grace_period_seconds.filter(|g| *g < 0) {
-            errs.push(FieldError::invalid("gracePeriodSeconds", &g.to_string(), "must be greater than or equal to 0"));
+            if let PropagationPolicy::Unknown(v) = p {
+                errs.push(FieldError::not_supported(
+                    "propagationPolicy",
+                    v,
+                    &["Foreground", "Background", "Orphan", "nil"],
+                ));
+            }
         }
         if errs.is_empty() {
             Ok(())
@@ -322,17 +321,77 @@ impl DeleteOptions {
         }
     }
 
-    pub fn orphans(&self) -> bool {
-        self.propagation_policy == Some(PropagationPolicy::Orphan) || self.orphan_dependents == Some(true)
+    /// Whether the deletion leaves the object's dependents behind (upstream's
+    /// `shouldOrphanDependents`): the deprecated `orphanDependents`, else the
+    /// policy, else a garbage-collection finalizer the object already has,
+    /// else the kind's default.
+    pub fn orphans(&self, finalizers: &[String], default: GcPolicy) -> bool {
+        if default == GcPolicy::Unsupported {
+            return false;
+        }
+        if let Some(o) = self.orphan_dependents {
+            return o;
+        }
+        match self.propagation_policy {
+            Some(PropagationPolicy::Orphan) => return true,
+            Some(PropagationPolicy::Background | PropagationPolicy::Foreground) => return false,
+            _ => {}
+        }
+        for f in finalizers {
+            match f.as_str() {
+                FINALIZER_ORPHAN => return true,
+                FINALIZER_FOREGROUND => return false,
+                _ => {}
+            }
+        }
+        default == GcPolicy::Orphan
     }
 
-    pub fn foreground(&self) -> bool {
-        self.propagation_policy == Some(PropagationPolicy::Foreground)
+    /// Whether the object waits for its dependents to go first (upstream's
+    /// `shouldDeleteDependents`); no kind defaults to it.
+    pub fn foreground(&self, finalizers: &[String], default: GcPolicy) -> bool {
+        if default == GcPolicy::Unsupported || self.orphan_dependents.is_some() {
+            return false;
+        }
+        match self.propagation_policy {
+            Some(PropagationPolicy::Foreground) => return true,
+            Some(PropagationPolicy::Background | PropagationPolicy::Orphan) => return false,
+            _ => {}
+        }
+        for f in finalizers {
+            match f.as_str() {
+                FINALIZER_FOREGROUND => return true,
+                FINALIZER_ORPHAN => return false,
+                _ => {}
+            }
+        }
+        false
     }
 
-    pub fn background(&self) -> bool {
-        self.propagation_policy == Some(PropagationPolicy::Background) || self.orphan_dependents == Some(false)
+    /// Whether neither policy was given (a kind that orphans by default
+    /// warns then).
+    pub fn no_policy(&self) -> bool {
+        self.propagation_policy.is_none() && self.orphan_dependents.is_none()
     }
+}
+
+/// The finalizer that keeps an object until its dependents are orphaned.
+pub const FINALIZER_ORPHAN: &str = "orphan";
+/// The finalizer that keeps an object until its dependents are deleted.
+pub const FINALIZER_FOREGROUND: &str = "foregroundDeletion";
+
+/// What a kind's deletion does to its dependents when the client does not
+/// say (upstream's `rest.GarbageCollectionPolicy`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GcPolicy {
+    /// Background deletion of dependents: most kinds.
+    #[default]
+    DeleteDependents,
+    /// Dependents are orphaned (batch/v1 Jobs, v1 ReplicationControllers).
+    Orphan,
+    /// Propagation policies mean nothing; garbage-collection finalizers
+    /// are removed on delete (Events).
+    Unsupported,
 }
 
 #[cfg(test)]

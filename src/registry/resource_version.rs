@@ -64,15 +64,18 @@ pub fn too_old(requested: Revision, oldest: Revision) -> Status {
     Status::expired(format!("too old resource version: {} ({})", requested.0, oldest.0))
 }
 
+/// The 410 for a list whose snapshot was compacted (etcd's answer to an
+/// exact read; a watch's 410 words it as the watch cache does).
+pub fn list_too_old() -> Status {
+    Status::expired("The resourceVersion for the provided list is too old.")
+}
+
 /// The 504 for a resourceVersion newer than the newest revision.
 pub fn too_large(requested: Revision, current: Revision) -> Status {
     let mut s = Status::failure(
         504,
         "Timeout",
-        format!(
-            "The server was unable to return a response in the time allotted, but may still be processing the request (Too large resource version: {}, current: {})",
-            requested.0, current.0
-        ),
+        format!("Timeout: Too large resource version: {}, current: {}", requested.0, current.0),
     );
     s.details = Some(crate::api::status::StatusDetails {
         causes: vec![StatusCause {

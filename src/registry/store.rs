@@ -58,6 +58,9 @@ pub struct Written {
     pub created: bool,
 }
 
+/// How many times a create whose generated name is taken is attempted.
+const MAX_GENERATE_NAME_ATTEMPTS: usize = 8;
+
 /// Translates a storage error to the Status a client sees. The one place
 /// this happens.
 fn storage_status(rt: &ResourceType, name: &str, err: StorageError) -> Status {
@@ -71,9 +74,23 @@ fn storage_status(rt: &ResourceType, name: &str, err: StorageError) -> Status {
             "the object has been modified; please apply your changes to the latest version and try again",
         ),
         StorageError::Compacted { requested, compacted } => rv::too_old(requested, compacted),
+        StorageError::ListCompacted => rv::list_too_old(),
         StorageError::FutureRevision { requested, current } => rv::too_large(requested, current),
         StorageError::TooFarBehind { cursor, head, limit } => rv::watch_fell_behind(cursor, head, limit),
     }
+}
+
+/// A precondition checked where upstream's storage layer checks it (a
+/// PUT's uid, inside etcd3's GuaranteedUpdate): 409 worded as its
+/// `StorageError`, quoting the key kube-apiserver would keep the object at.
+fn precondition_failed(rt: &ResourceType, namespace: &str, name: &str, why: &str) -> Status {
+    let key = keys::upstream_key(rt, namespace, name);
+    Status::conflict(
+        rt.group(),
+        rt.resource(),
+        name,
+        &format!("StorageError: invalid object, Code: 4, Key: {key}, ResourceVersion: 0, AdditionalErrorMsg: {why}"),
+    )
 }
 
 /// The selector attributes of an object: its labels, its name (and
@@ -128,6 +145,24 @@ fn set_namespace(rt: &ResourceType, value: &mut Value, namespace: &str) -> Resul
             "the namespace of the provided object does not match the namespace sent on the request",
         )),
     }
+}
+
+/// The object's name must be the URL's (`checkName`, after the namespace).
+fn check_name(value: &Value, name: &str) -> Result<(), Status> {
+    match meta::name(value) {
+        "" => Err(Status::bad_request(format!(
+            "the name of the object ({name} based on URL) was undeterminable: name must be provided"
+        ))),
+        n if n != name => Err(Status::bad_request(format!(
+            "the name of the object ({n}) does not match the name on the URL ({name})"
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The object stored at a key now, if any.
+fn stored_at<S: Storage>(storage: &S, k: &str) -> Option<Arc<StoredObject>> {
+    storage.get(k, storage.revision()).ok().flatten().map(|(_, o)| o)
 }
 
 /// Whether an object's deletion has begun.
@@ -193,7 +228,31 @@ impl<S: Storage> Registry<S> {
         self.create_value(rt, namespace, Value::Object(obj), opts, Recorded::Update)
     }
 
+    /// A create, retried with a fresh name when a generated one is taken
+    /// (upstream's RetryGenerateName: up to 8 attempts, each a whole create).
     fn create_value(
+        &mut self,
+        rt: &ResourceType,
+        namespace: &str,
+        value: Value,
+        opts: &WriteOptions,
+        recorded: Recorded,
+    ) -> Result<Body, Status> {
+        let generates =
+            meta::name(&value).is_empty() && meta::meta_str(&value, "generateName").is_some_and(|s| !s.is_empty());
+        if !generates {
+            return self.create_once(rt, namespace, value, opts, recorded);
+        }
+        let mut attempt = 1;
+        loop {
+            match self.create_once(rt, namespace, value.clone(), opts, recorded) {
+                Err(s) if s.reason == "AlreadyExists" && attempt < MAX_GENERATE_NAME_ATTEMPTS => attempt += 1,
+                r => return r,
+            }
+        }
+    }
+
+    fn create_once(
         &mut self,
         rt: &ResourceType,
         namespace: &str,
@@ -202,6 +261,7 @@ impl<S: Storage> Registry<S> {
         recorded: Recorded,
     ) -> Result<Body, Status> {
         set_namespace(rt, &mut value, namespace)?;
+        let mut generated = false;
         {
             let m = meta::metadata_mut(&mut value);
             if m.get("resourceVersion").and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
@@ -210,9 +270,9 @@ impl<S: Storage> Registry<S> {
             let has_name = m.get("name").and_then(Value::as_str).is_some_and(|s| !s.is_empty());
             if !has_name {
                 if let Some(base) = m.get("generateName").and_then(Value::as_str).filter(|s| !s.is_empty()) {
-                    let base: String = base.chars().take(58).collect();
-                    let name = format!("{base}{}", self.rng.name_suffix());
+                    let name = self.names.generate(base, &mut self.rng);
                     m.insert("name".into(), json!(name));
+                    generated = true;
                 }
             }
             for k in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
@@ -257,15 +317,30 @@ impl<S: Storage> Registry<S> {
             crate::apply::record_update(&writer(rt, opts, &self.now.rfc3339()), None, &mut value);
         }
         let k = keys::key(rt, namespace, &name);
+        let taken = |existing: Option<Arc<StoredObject>>| {
+            let mut s = if generated {
+                Status::generate_name_conflict(rt.group(), rt.resource(), &name)
+            } else {
+                Status::already_exists(rt.group(), rt.resource(), &name)
+            };
+            if existing.is_some_and(|o| is_terminating(&o.value())) {
+                s.message = format!("object is being deleted: {}", s.message);
+            }
+            s
+        };
         if opts.dry_run {
-            if self.storage.get(&k, self.storage.revision()).ok().flatten().is_some() {
-                return Err(Status::already_exists(rt.group(), rt.resource(), &name));
+            if let Some(o) = stored_at(&self.storage, &k) {
+                return Err(taken(Some(o)));
             }
             meta::canonicalize(&mut value);
             return Ok(Body::Value(value));
         }
         let attrs = attrs(rt, &value);
-        self.storage.create(&k, value, attrs, self.now).map(Body::Object).map_err(|e| storage_status(rt, &name, e))
+        match self.storage.create(&k, value, attrs, self.now) {
+            Ok(o) => Ok(Body::Object(o)),
+            Err(StorageError::KeyExists { .. }) => Err(taken(stored_at(&self.storage, &k))),
+            Err(e) => Err(storage_status(rt, &name, e)),
+        }
     }
 
     /// PUT: replace an object, its status (`Subresource::Status`) or its
@@ -285,9 +360,13 @@ impl<S: Storage> Registry<S> {
             return self.write_scale(rt, namespace, name, current.value(), &wanted, opts, warnings);
         }
         let obj = decode::object(rt, body, opts.field_validation, warnings)?;
-        self.update_value(rt, namespace, name, Value::Object(obj), opts, Recorded::Update)
+        // A PUT's uid is a precondition on the stored object (a patch's is
+        // not: changing it there is an immutable-field error).
+        let uid = obj.get("metadata").and_then(|m| m.get("uid")).and_then(Value::as_str).map(str::to_string);
+        self.update_value(rt, namespace, name, Value::Object(obj), opts, Recorded::Update, uid.as_deref())
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn update_value(
         &mut self,
         rt: &ResourceType,
@@ -296,17 +375,27 @@ impl<S: Storage> Registry<S> {
         mut value: Value,
         opts: &WriteOptions,
         recorded: Recorded,
+        uid_precondition: Option<&str>,
     ) -> Result<Written, Status> {
         let status = opts.subresource == Subresource::Status;
-        let body_name = meta::name(&value).to_string();
-        if body_name != name {
-            return Err(Status::bad_request(format!(
-                "the name of the object ({body_name}) does not match the name on the URL ({name})"
-            )));
-        }
         set_namespace(rt, &mut value, namespace)?;
+        check_name(&value, name)?;
         let k = keys::key(rt, namespace, name);
         let current = self.storage.get(&k, self.storage.revision()).map_err(|e| storage_status(rt, name, e))?;
+        let uid_precondition = uid_precondition.filter(|u| !u.is_empty());
+        if let Some(uid) = uid_precondition {
+            let cur_uid =
+                current.as_ref().map(|(_, o)| o.value()).map(|v| meta::meta_str(&v, "uid").unwrap_or("").to_string());
+            let cur_uid = cur_uid.unwrap_or_default();
+            if uid != cur_uid {
+                return Err(precondition_failed(
+                    rt,
+                    namespace,
+                    name,
+                    &format!("Precondition failed: UID in precondition: {uid}, UID in object meta: {cur_uid}"),
+                ));
+            }
+        }
         let Some((cur_rev, current)) = current else {
             if rt.allow_create_on_update && !status {
                 let opts = WriteOptions { field_validation: FieldValidation::Ignore, ..opts.clone() };
@@ -327,17 +416,6 @@ impl<S: Storage> Registry<S> {
             })?),
             None => None,
         };
-        if let Some(uid) = meta::meta_str(&value, "uid").filter(|s| !s.is_empty()) {
-            let cur_uid = meta::meta_str(&old, "uid").unwrap_or("");
-            if uid != cur_uid {
-                return Err(Status::conflict(
-                    rt.group(),
-                    rt.resource(),
-                    name,
-                    &format!("Precondition failed: UID in precondition: {uid}, UID in object meta: {cur_uid}"),
-                ));
-            }
-        }
         if expect.is_some_and(|e| e != cur_rev) {
             return Err(storage_status(rt, name, StorageError::Conflict { key: k, current: cur_rev }));
         }
@@ -361,16 +439,18 @@ impl<S: Storage> Registry<S> {
             value
         };
         {
+            // As upstream's BeforeUpdate: an absent uid is the stored one (a
+            // different one is refused below); the system's timestamps and
+            // the generation are the stored ones.
             let old_meta = meta::metadata(&old).cloned().unwrap_or_default();
             let m = meta::metadata_mut(&mut new);
-            for f in [
-                "uid",
-                "creationTimestamp",
-                "deletionTimestamp",
-                "deletionGracePeriodSeconds",
-                "generateName",
-                "generation",
-            ] {
+            if m.get("uid").and_then(Value::as_str).is_none_or(str::is_empty) {
+                match old_meta.get("uid") {
+                    Some(v) => m.insert("uid".into(), v.clone()),
+                    None => m.shift_remove("uid"),
+                };
+            }
+            for f in ["creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"] {
                 match old_meta.get(f) {
                     Some(v) => m.insert(f.into(), v.clone()),
                     None => m.shift_remove(f),
@@ -391,6 +471,7 @@ impl<S: Storage> Registry<S> {
             meta::metadata_mut(&mut new).insert("generation".into(), json!(g + 1));
         }
         let mut errs = validation::validate_meta(rt, &new);
+        errs.extend(validation::validate_meta_update(&new, &old));
         if !status {
             errs.extend(rt.strategy.validate(&new));
         }

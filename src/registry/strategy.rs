@@ -18,6 +18,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::options::GcPolicy;
 use super::table::{self, Column};
 use crate::api::FieldError;
 use crate::clock::{SeededRng, SimTime};
@@ -91,6 +92,27 @@ pub trait Strategy: Send + Sync {
     /// `spec.finalizers`).
     fn has_pending_finalizers(&self, _obj: &Value) -> bool {
         false
+    }
+
+    /// Whether the kind's own delete checks DeleteOptions preconditions
+    /// before the generic store does, in the storage layer's words on the
+    /// resource (`Precondition failed: UID in precondition: …`), as
+    /// upstream's namespace storage does; otherwise the generic store's
+    /// `BeforeDelete` words them, on the kind.
+    fn own_delete_preconditions(&self) -> bool {
+        false
+    }
+
+    /// What a delete that names no propagation policy does to dependents
+    /// (upstream's `DefaultGarbageCollectionPolicy`).
+    fn gc_policy(&self) -> GcPolicy {
+        GcPolicy::DeleteDependents
+    }
+
+    /// The warning a delete naming no policy gets, for a kind whose
+    /// dependents are orphaned by default.
+    fn orphan_by_default_warning(&self) -> Option<&'static str> {
+        None
     }
 
     /// What changes when a graceful deletion begins, besides the

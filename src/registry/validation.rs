@@ -57,6 +57,28 @@ pub fn validate_meta(rt: &ResourceType, obj: &Value) -> Vec<FieldError> {
     errs
 }
 
+/// What an update may not change in metadata (`ValidateObjectMetaUpdate`):
+/// the uid, and no finalizer may be added once deletion has begun.
+pub fn validate_meta_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if meta::meta_str(old, "deletionTimestamp").is_some() {
+        let before = meta::finalizers(old);
+        let added: Vec<String> = meta::finalizers(new).into_iter().filter(|f| !before.contains(f)).collect();
+        if !added.is_empty() {
+            let list = added.iter().map(|f| format!("{f:?}")).collect::<Vec<_>>().join(", ");
+            errs.push(FieldError::forbidden(
+                "metadata.finalizers",
+                &format!("no new finalizers can be added if the object is being deleted, found new finalizers []string{{{list}}}"),
+            ));
+        }
+    }
+    let (uid, old_uid) = (meta::meta_str(new, "uid").unwrap_or(""), meta::meta_str(old, "uid").unwrap_or(""));
+    if uid != old_uid {
+        errs.push(FieldError::invalid("metadata.uid", uid, "field is immutable"));
+    }
+    errs
+}
+
 pub(crate) fn str_at<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }

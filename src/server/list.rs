@@ -41,7 +41,10 @@ impl Server {
 }
 
 /// `{"kind":"XList","apiVersion":...,"metadata":{...},"items":[...]}`,
-/// assembled from the stored bytes without re-encoding any item.
+/// assembled from the stored bytes without re-encoding any item. The items
+/// of a built-in kind's list carry no `kind` or `apiVersion`, as
+/// kube-apiserver's (its encoder types only the list itself); each stored
+/// object's leading type fields are skipped, not re-encoded.
 pub fn encode_list(rt: &ResourceType, list: &ListResult) -> Vec<u8> {
     let size: usize = list.items.iter().map(|o| o.json.len() + 1).sum();
     let mut out = Vec::with_capacity(size + 200);
@@ -66,8 +69,46 @@ pub fn encode_list(rt: &ResourceType, list: &ListResult) -> Vec<u8> {
         if i > 0 {
             out.push(b',');
         }
-        out.extend_from_slice(&o.json);
+        out.push(b'{');
+        out.extend_from_slice(after_type_meta(&o.json));
     }
     out.extend_from_slice(b"]}");
     out
+}
+
+/// The bytes of a stored object after its opening brace and its leading
+/// `"kind":"…","apiVersion":"…",` (stored objects are canonical: those two
+/// come first). An object laid out otherwise is returned whole, after its
+/// brace.
+fn after_type_meta(json: &[u8]) -> &[u8] {
+    fn skip_field<'a>(rest: &'a [u8], key: &[u8]) -> Option<&'a [u8]> {
+        let rest = rest.strip_prefix(b"\"")?.strip_prefix(key)?.strip_prefix(b"\":\"")?;
+        let end = rest.iter().position(|&b| b == b'"' || b == b'\\')?;
+        if rest[end] != b'"' {
+            return None;
+        }
+        let rest = &rest[end + 1..];
+        Some(rest.strip_prefix(b",").unwrap_or(rest))
+    }
+    let body = json.strip_prefix(b"{").unwrap_or(json);
+    skip_field(body, b"kind").and_then(|r| skip_field(r, b"apiVersion")).unwrap_or(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::after_type_meta;
+
+    #[test]
+    fn type_fields_are_skipped_only_where_they_lead() {
+        let cases: &[(&str, &str)] = &[
+            (r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{}}"#, r#""metadata":{}}"#),
+            (r#"{"kind":"Namespace","apiVersion":"v1"}"#, "}"),
+            (r#"{"metadata":{},"kind":"X"}"#, r#""metadata":{},"kind":"X"}"#),
+            (r#"{"kind":"A\"B","apiVersion":"v1","x":1}"#, r#""kind":"A\"B","apiVersion":"v1","x":1}"#),
+            (r#"{"kind":"ConfigMap","metadata":{}}"#, r#""kind":"ConfigMap","metadata":{}}"#),
+        ];
+        for (json, rest) in cases {
+            assert_eq!(std::str::from_utf8(after_type_meta(json.as_bytes())).unwrap(), *rest, "{json}");
+        }
+    }
 }

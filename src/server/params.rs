@@ -166,43 +166,48 @@ pub fn write_options(
     Ok(WriteOptions { dry_run, field_validation, field_manager, subresource, force })
 }
 
-/// The `dryRun` of a DELETE's query.
-pub fn delete_dry_run(q: &Query) -> Result<bool, Status> {
-    dry_run(Verb::Delete, &q.all("dryRun"))
-}
-
-/// `DeleteOptions` from a DELETE's query and body (the body's fields win).
+/// `DeleteOptions` from a DELETE's body when it has one, else from its
+/// query (upstream never merges the two).
 pub fn delete_options(q: &Query, body: RequestBody<'_>) -> Result<DeleteOptions, Status> {
-    let query_dry_run = delete_dry_run(q)?;
-    let mut o = DeleteOptions {
-        propagation_policy: q.get("propagationPolicy").and_then(PropagationPolicy::parse),
-        orphan_dependents: q.opt_bool("orphanDependents")?,
-        grace_period_seconds: q.int("gracePeriodSeconds")?,
-        dry_run: query_dry_run,
-        ..Default::default()
+    let Some(v) = decode::delete_options(body)? else {
+        return delete_options_from_query(q);
     };
-    if let Some(v) = decode::delete_options(body)? {
-        if let Some(p) = v.get("propagationPolicy").and_then(Value::as_str) {
-            // An empty policy in a body is a value upstream refuses.
-            o.propagation_policy =
-                Some(PropagationPolicy::parse(p).unwrap_or(PropagationPolicy::Unknown(String::new())));
-        }
-        if let Some(b) = v.get("orphanDependents").and_then(Value::as_bool) {
-            o.orphan_dependents = Some(b);
-        }
-        if let Some(g) = v.get("gracePeriodSeconds").and_then(Value::as_i64) {
-            o.grace_period_seconds = Some(g);
-        }
-        if let Some(d) = v.get("dryRun").and_then(Value::as_array) {
-            let values: Vec<&str> = d.iter().filter_map(Value::as_str).collect();
-            o.dry_run |= dry_run(Verb::Delete, &values)?;
-        }
-        if let Some(p) = v.get("preconditions") {
-            o.preconditions = Preconditions {
-                uid: p.get("uid").and_then(Value::as_str).map(str::to_string),
-                resource_version: p.get("resourceVersion").and_then(Value::as_str).map(str::to_string),
-            };
-        }
+    let mut o = DeleteOptions::default();
+    if let Some(p) = v.get("propagationPolicy").and_then(Value::as_str) {
+        o.propagation_policy = Some(PropagationPolicy::parse(p));
+    }
+    o.orphan_dependents = v.get("orphanDependents").and_then(Value::as_bool);
+    o.grace_period_seconds = v.get("gracePeriodSeconds").and_then(Value::as_i64);
+    if let Some(d) = v.get("dryRun").and_then(Value::as_array) {
+        let values: Vec<&str> = d.iter().filter_map(Value::as_str).collect();
+        o.dry_run = dry_run(Verb::Delete, &values)?;
+    }
+    if let Some(p) = v.get("preconditions") {
+        o.preconditions = Preconditions {
+            uid: p.get("uid").and_then(Value::as_str).map(str::to_string),
+            resource_version: p.get("resourceVersion").and_then(Value::as_str).map(str::to_string),
+        };
     }
     Ok(o)
+}
+
+/// The query's DeleteOptions, converted as upstream's generated
+/// conversions do: an empty `propagationPolicy` is a value (refused later),
+/// `orphanDependents` is false only for `0` or `false` (any case) and true
+/// for anything else, `gracePeriodSeconds` must be an integer.
+fn delete_options_from_query(q: &Query) -> Result<DeleteOptions, Status> {
+    let grace_period_seconds = match q.get("gracePeriodSeconds") {
+        None => None,
+        Some(v) => Some(
+            v.parse::<i64>()
+                .map_err(|_| Status::bad_request(format!("strconv.ParseInt: parsing \"{v}\": invalid syntax")))?,
+        ),
+    };
+    Ok(DeleteOptions {
+        propagation_policy: q.get("propagationPolicy").map(PropagationPolicy::parse),
+        orphan_dependents: q.get("orphanDependents").map(|v| !(v == "0" || v.eq_ignore_ascii_case("false"))),
+        grace_period_seconds,
+        dry_run: dry_run(Verb::Delete, &q.all("dryRun"))?,
+        ..Default::default()
+    })
 }

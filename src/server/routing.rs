@@ -8,12 +8,40 @@ use serde_json::Value;
 use super::{discovery, openapi, Server};
 use crate::registry::ResourceType;
 
+use crate::registry::options::Verb;
+
 /// A resolved resource path.
 pub(crate) struct Target {
     pub rt: Arc<ResourceType>,
     pub namespace: Option<String>,
     pub name: Option<String>,
     pub subresource: Option<String>,
+}
+
+impl Target {
+    /// Whether the path has a route for the method, as kube-apiserver
+    /// registers them: an object takes GET, PUT, PATCH and DELETE (its
+    /// status and scale subresources all but DELETE), a collection GET,
+    /// POST and DELETE (deletecollection) — but a namespaced resource's
+    /// all-namespaces collection only GET (list and watch). A verb the
+    /// resource does not serve has no route.
+    pub(crate) fn routes(&self, method: &str) -> bool {
+        let verb = match (method, self.name.is_some(), self.subresource.is_some()) {
+            ("GET" | "HEAD", true, _) => Verb::Get,
+            ("PUT", true, _) => Verb::Update,
+            ("PATCH", true, _) => Verb::Patch,
+            ("DELETE", true, false) => Verb::Delete,
+            ("GET" | "HEAD", false, _) => Verb::List,
+            ("POST", false, _) => Verb::Create,
+            ("DELETE", false, _) => Verb::DeleteCollection,
+            _ => return false,
+        };
+        let all_namespaces = self.rt.namespaced && self.namespace.is_none();
+        if all_namespaces && verb != Verb::List {
+            return false;
+        }
+        self.rt.serves(verb)
+    }
 }
 
 pub(crate) enum Route {

@@ -391,7 +391,11 @@ mod tests {
         let writes: Vec<&str> =
             s.log[from..].iter().filter(|e| e.request.method != "GET").map(|e| e.request.query.as_str()).collect();
         assert_eq!(writes.len(), 3);
-        assert!(writes.iter().all(|q| q.ends_with("dryRun=All")), "{writes:?}");
+        // Creates and patches say so in the query; a delete in its body.
+        assert_eq!(writes.iter().filter(|q| q.ends_with("dryRun=All")).count(), 2, "{writes:?}");
+        let delete = s.log[from..].iter().find(|e| e.request.method == "DELETE").unwrap();
+        let options: Value = serde_json::from_slice(&delete.request.body).unwrap();
+        assert_eq!(options["dryRun"], json!(["All"]));
         assert!(parse("get pods --dry-run=client").unwrap_err().contains("use --dry-run=server"));
         assert!(parse("delete cm x --dry-run").unwrap_err().contains("Invalid dry-run value ()"));
     }

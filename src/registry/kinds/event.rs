@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use super::super::options::GcPolicy;
 use super::super::strategy::{SelectableField, Strategy};
 use super::super::table::cells::*;
 use super::super::table::{col, wide, Column, Desc, NAME};
@@ -40,6 +41,12 @@ static COLUMNS: &[Column] = &[
 impl Strategy for Event {
     fn selectable_fields(&self) -> &[SelectableField] {
         FIELDS
+    }
+
+    /// Events have no dependents: propagation policies do nothing, and a
+    /// delete drops any garbage-collection finalizer.
+    fn gc_policy(&self) -> GcPolicy {
+        GcPolicy::Unsupported
     }
 
     fn columns(&self) -> &[Column] {

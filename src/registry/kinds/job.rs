@@ -4,6 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
+use super::super::options::GcPolicy;
 use super::super::strategy::{default, object, SelectableField, Strategy};
 use super::super::table::cells::*;
 use super::super::table::wide;
@@ -45,6 +46,18 @@ impl Strategy for Job {
 
     fn selectable_fields(&self) -> &[SelectableField] {
         FIELDS
+    }
+
+    /// batch/v1 keeps a Job's pods unless told otherwise, and says so.
+    fn gc_policy(&self) -> GcPolicy {
+        GcPolicy::Orphan
+    }
+
+    fn orphan_by_default_warning(&self) -> Option<&'static str> {
+        Some(
+            "child pods are preserved by default when jobs are deleted; \
+             set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning",
+        )
     }
 
     fn columns(&self) -> &[Column] {

@@ -17,6 +17,11 @@ static FIELDS: &[SelectableField] = &[SelectableField::new("status.phase", "")];
 static COLUMNS: &[Column] = &[NAME, col("Status", "string", text("The status of the namespace")), AGE];
 
 impl Strategy for Namespace {
+    /// The namespace storage checks a delete's preconditions itself.
+    fn own_delete_preconditions(&self) -> bool {
+        true
+    }
+
     fn initial_status(&self, _obj: &Map<String, Value>) -> Value {
         json!({"phase": "Active"})
     }

@@ -8,13 +8,23 @@ use std::sync::Arc;
 
 use serde_json::{json, Value};
 
+use super::super::decode::Warnings;
 use super::super::keys;
-use super::super::options::DeleteOptions;
+use super::super::options::{DeleteOptions, FINALIZER_FOREGROUND, FINALIZER_ORPHAN};
 use super::super::resource::ResourceType;
 use super::{is_terminating, storage_status, Body, Registry};
 use crate::api::status::StatusDetails;
 use crate::api::{meta, Status, StoredObject};
 use crate::storage::Storage;
+
+/// What a DELETE answered, and whether the object is gone (a DELETE that
+/// only began a deletion answers 202 when the client asked for cascading
+/// with the deprecated `orphanDependents=false`).
+#[derive(Debug)]
+pub struct Deleted {
+    pub body: Body,
+    pub gone: bool,
+}
 
 impl<S: Storage> Registry<S> {
     pub fn delete(
@@ -23,54 +33,51 @@ impl<S: Storage> Registry<S> {
         namespace: &str,
         name: &str,
         opts: &DeleteOptions,
-    ) -> Result<Body, Status> {
+        warnings: &mut Warnings,
+    ) -> Result<Deleted, Status> {
         opts.validate()?;
+        orphan_warning(rt, opts, warnings);
+        self.delete_one(rt, namespace, name, opts)
+    }
+
+    /// One object's deletion, its options already checked.
+    pub(in crate::registry) fn delete_one(
+        &mut self,
+        rt: &ResourceType,
+        namespace: &str,
+        name: &str,
+        opts: &DeleteOptions,
+    ) -> Result<Deleted, Status> {
         let k = keys::key(rt, namespace, name);
         let (cur_rev, current) = self.current(rt, namespace, name)?;
         let old = current.value();
-        let conflict = |why: String| Status::conflict(rt.group(), rt.resource(), name, &why);
-        if let Some(uid) = &opts.preconditions.uid {
-            let cur = meta::meta_str(&old, "uid").unwrap_or("");
-            if uid != cur {
-                return Err(conflict(format!(
-                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {cur}"
-                )));
-            }
-        }
-        if let Some(rv) = &opts.preconditions.resource_version {
-            let cur = meta::meta_str(&old, "resourceVersion").unwrap_or("");
-            if rv != cur {
-                return Err(conflict(format!(
-                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {cur}"
-                )));
-            }
-        }
+        preconditions(rt, name, opts, &old)?;
         let finalizers = meta::finalizers(&old);
-        let mut want = finalizers.clone();
-        if opts.orphans() {
-            want.retain(|f| f != "foregroundDeletion");
-            if !want.iter().any(|f| f == "orphan") {
-                want.push("orphan".into());
-            }
-        } else if opts.foreground() {
-            want.retain(|f| f != "orphan");
-            if !want.iter().any(|f| f == "foregroundDeletion") {
-                want.push("foregroundDeletion".into());
-            }
-        } else if opts.background() {
-            want.retain(|f| f != "orphan" && f != "foregroundDeletion");
+        let policy = rt.strategy.gc_policy();
+        let mut want: Vec<String> =
+            finalizers.iter().filter(|f| *f != FINALIZER_ORPHAN && *f != FINALIZER_FOREGROUND).cloned().collect();
+        if opts.orphans(&finalizers, policy) {
+            want.push(FINALIZER_ORPHAN.into());
+        }
+        if opts.foreground(&finalizers, policy) {
+            want.push(FINALIZER_FOREGROUND.into());
+        }
+        // The same set in another order is no change: the stored order stays.
+        if same_set(&want, &finalizers) {
+            want = finalizers.clone();
         }
         let was_terminating = is_terminating(&old);
         let graceful = !want.is_empty() || rt.strategy.has_pending_finalizers(&old);
         if !graceful {
             if opts.dry_run {
-                return Ok(deleted(rt, current));
+                return Ok(Deleted { body: deleted(rt, current), gone: true });
             }
             let last = self.storage.delete(&k, Some(cur_rev), self.now).map_err(|e| storage_status(rt, name, e))?;
-            return Ok(deleted(rt, last));
+            return Ok(Deleted { body: deleted(rt, last), gone: true });
         }
+        let pending = |body| Ok(Deleted { body, gone: false });
         if was_terminating && want == finalizers {
-            return Ok(Body::Object(current));
+            return pending(Body::Object(current));
         }
         let mut new = old.clone();
         {
@@ -78,7 +85,7 @@ impl<S: Storage> Registry<S> {
             if !was_terminating {
                 m.insert("deletionTimestamp".into(), json!(self.now.rfc3339()));
                 m.insert("deletionGracePeriodSeconds".into(), json!(0));
-                if let Some(g) = m.get("generation").and_then(Value::as_i64) {
+                if let Some(g) = m.get("generation").and_then(Value::as_i64).filter(|g| *g > 0) {
                     m.insert("generation".into(), json!(g + 1));
                 }
             }
@@ -91,13 +98,70 @@ impl<S: Storage> Registry<S> {
         rt.strategy.prepare_for_delete(&mut new);
         if opts.dry_run {
             meta::canonicalize(&mut new);
-            return Ok(Body::Value(new));
+            return pending(Body::Value(new));
         }
         let attrs = super::attrs(rt, &new);
         let stored =
             self.storage.update(&k, Some(cur_rev), new, attrs, self.now).map_err(|e| storage_status(rt, name, e))?;
-        Ok(Body::Object(stored))
+        pending(Body::Object(stored))
     }
+}
+
+/// The warning of a kind that orphans by default, when no policy was named
+/// (before the object is looked up, as upstream's Job storage adds it).
+pub(super) fn orphan_warning(rt: &ResourceType, opts: &DeleteOptions, warnings: &mut Warnings) {
+    if opts.no_policy() {
+        if let Some(w) = rt.strategy.orphan_by_default_warning() {
+            warnings.push(w.to_string());
+        }
+    }
+}
+
+/// A DELETE's preconditions against the stored object: 409, worded as
+/// upstream's `rest.BeforeDelete` on the kind, or (a kind that checks them
+/// itself, namespaces) in the storage layer's words on the resource.
+fn preconditions(rt: &ResourceType, name: &str, opts: &DeleteOptions, old: &Value) -> Result<(), Status> {
+    let own = rt.strategy.own_delete_preconditions();
+    let conflict = |why: String| {
+        let on = if own { rt.resource() } else { rt.kind() };
+        Status::conflict(rt.group(), on, name, &why)
+    };
+    if let Some(uid) = &opts.preconditions.uid {
+        let cur = meta::meta_str(old, "uid").unwrap_or("");
+        if uid != cur {
+            return Err(conflict(if own {
+                format!("Precondition failed: UID in precondition: {uid}, UID in object meta: {cur}")
+            } else {
+                format!(
+                    "the UID in the precondition ({uid}) does not match the UID in record ({cur}). \
+                     The object might have been deleted and then recreated"
+                )
+            }));
+        }
+    }
+    if let Some(rv) = &opts.preconditions.resource_version {
+        let cur = meta::meta_str(old, "resourceVersion").unwrap_or("");
+        if rv != cur {
+            return Err(conflict(if own {
+                format!(
+                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {cur}"
+                )
+            } else {
+                format!(
+                    "the ResourceVersion in the precondition ({rv}) does not match the ResourceVersion in record ({cur}). \
+                     The object might have been modified"
+                )
+            }));
+        }
+    }
+    Ok(())
+}
+
+fn same_set(a: &[String], b: &[String]) -> bool {
+    fn set(v: &[String]) -> std::collections::BTreeSet<&str> {
+        v.iter().map(String::as_str).collect()
+    }
+    set(a) == set(b)
 }
 
 /// The answer to an immediate delete: the object, or a Success Status

@@ -3,11 +3,12 @@
 
 use std::sync::Arc;
 
+use super::super::decode::Warnings;
 use super::super::keys;
 use super::super::options::{DeleteOptions, ListOptions};
 use super::super::resource::ResourceType;
 use super::super::resource_version::{self as rv, ResourceVersion};
-use super::{storage_status, Registry};
+use super::{delete, storage_status, Registry};
 use crate::api::{meta, Revision, Status, StoredObject};
 use crate::selector::{FieldSelector, LabelSelector};
 use crate::storage::{continue_token, ListStart, Storage};
@@ -78,7 +79,7 @@ impl<S: Storage> Registry<S> {
         let page = self
             .storage
             .list(&prefix, at, &start, limit, if selective { Some(&filter) } else { None })
-            .map_err(|e| storage_status(rt, "", e))?;
+            .map_err(|e| storage_status(rt, "", e.in_list()))?;
         Ok(ListResult {
             revision: page.revision,
             continue_token: page.continue_at.as_deref().map(|k| continue_token::encode(page.revision, k)),
@@ -88,14 +89,18 @@ impl<S: Storage> Registry<S> {
     }
 
     /// DELETECOLLECTION: deletes every selected object (each as a DELETE
-    /// would); answers with the list of what it deleted, as it was.
+    /// would); answers with the list of what it selected, as it was (one
+    /// another client deleted meanwhile included, as upstream).
     pub fn delete_collection(
         &mut self,
         rt: &ResourceType,
         namespace: Option<&str>,
         list: &ListOptions,
         opts: &DeleteOptions,
+        warnings: &mut Warnings,
     ) -> Result<ListResult, Status> {
+        opts.validate()?;
+        delete::orphan_warning(rt, opts, warnings);
         let (label, field) = selectors(rt, list)?;
         let head = self.storage.revision();
         let filter = |o: &StoredObject| o.selected_by(&label, &field);
@@ -106,11 +111,12 @@ impl<S: Storage> Registry<S> {
         let mut items: Vec<Arc<StoredObject>> = Vec::new();
         for obj in page.items {
             let v = obj.value();
-            match self.delete(rt, meta::namespace(&v), meta::name(&v), opts) {
-                Ok(_) => items.push(obj),
+            match self.delete_one(rt, meta::namespace(&v), meta::name(&v), opts) {
+                Ok(_) => {}
                 Err(s) if s.is_not_found() => {}
                 Err(s) => return Err(s),
             }
+            items.push(obj);
         }
         Ok(ListResult { revision: head, continue_token: None, remaining: None, items })
     }

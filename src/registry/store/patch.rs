@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::super::decode::{self, RequestBody, Warnings};
 use super::super::options::{PatchType, Subresource, WriteOptions};
 use super::super::resource::ResourceType;
-use super::{Recorded, Registry, Written};
+use super::{set_namespace, Recorded, Registry, Written};
 use crate::api::{media_type, meta, Status};
 use crate::storage::Storage;
 
@@ -82,7 +82,7 @@ impl<S: Storage> Registry<S> {
         // carries its resourceVersion unless the patch itself set one.
         let patched = serde_json::to_vec(&doc).map_err(Status::internal_error)?;
         let obj = decode::object(rt, RequestBody::json(&patched), opts.field_validation, warnings)?;
-        let written = self.update_value(rt, namespace, name, Value::Object(obj), opts, Recorded::Update)?;
+        let written = self.update_value(rt, namespace, name, Value::Object(obj), opts, Recorded::Update, None)?;
         Ok(Written { created: false, ..written })
     }
 
@@ -99,6 +99,7 @@ impl<S: Storage> Registry<S> {
         warnings: &mut Warnings,
     ) -> Result<Written, Status> {
         let mut config = decode::apply_configuration(rt, body, opts.field_validation, warnings)?;
+        set_namespace(rt, &mut config, namespace)?;
         {
             let m = meta::metadata_mut(&mut config);
             match m.get("name").and_then(Value::as_str) {
@@ -110,9 +111,6 @@ impl<S: Storage> Registry<S> {
                 _ => {
                     m.insert("name".into(), json!(name));
                 }
-            }
-            if rt.namespaced {
-                m.insert("namespace".into(), json!(namespace));
             }
         }
         let live = match self.current(rt, namespace, name) {
@@ -137,7 +135,7 @@ impl<S: Storage> Registry<S> {
                 Ok(Written { body, created: true })
             }
             Some(_) => {
-                let written = self.update_value(rt, namespace, name, result, opts, Recorded::Applied)?;
+                let written = self.update_value(rt, namespace, name, result, opts, Recorded::Applied, None)?;
                 Ok(Written { created: false, ..written })
             }
         }

@@ -72,7 +72,8 @@ impl<S: Storage> Registry<S> {
             None => meta::metadata_mut(&mut parent).shift_remove("resourceVersion"),
         };
         let opts = WriteOptions { subresource: Subresource::None, ..opts.clone() };
-        let written = self.update_value(rt, namespace, name, parent, &opts, Recorded::Update)?;
+        let written =
+            self.update_value(rt, namespace, name, parent, &opts, Recorded::Update, meta::meta_str(wanted, "uid"))?;
         Ok(Written { body: Body::Value(to_scale(&written.body.into_value())), created: false })
     }
 }

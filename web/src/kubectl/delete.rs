@@ -11,12 +11,17 @@ pub(super) fn delete(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
             "orphan" => "Orphan",
             _ => "Background",
         };
-        let body = json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": cascade});
+        // As kubectl: the options (a server dry run too) go in the body,
+        // which the server then reads instead of the query.
+        let mut body = json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": cascade});
+        if cmd.server_dry_run {
+            body["dryRun"] = json!(["All"]);
+        }
         for name in &cmd.names {
             let e = send(
                 s,
                 "DELETE",
-                &dry(cmd, r.item(ns.as_deref().or(Some("default")), name)),
+                &r.item(ns.as_deref().or(Some("default")), name),
                 Some("application/json"),
                 Some(&body),
                 "application/json",
