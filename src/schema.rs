@@ -68,17 +68,6 @@ impl Schemas {
         node
     }
 
-    /// Removes the fields `obj` has that its schema does not know, and
-    /// returns their paths in document order, written as upstream's strict
-    /// decoder writes them (`spec.containers[0].foo`).
-    pub fn drop_unknown_fields(&self, definition: &str, obj: &mut Value) -> Vec<String> {
-        let mut found = Vec::new();
-        if let Some(d) = self.defs.get(definition) {
-            self.walk(d, obj, &mut String::new(), &mut found);
-        }
-        found
-    }
-
     /// The first value whose JSON type the schema's type cannot take, as
     /// Go's decoder reports it (`json: cannot unmarshal string into Go
     /// struct field DeploymentSpec.spec.replicas of type int32`).
@@ -186,62 +175,6 @@ impl Schemas {
             _ => "interface {}".into(),
         }
     }
-
-    fn walk(&self, schema: &Value, value: &mut Value, path: &mut String, found: &mut Vec<String>) {
-        if !(value.is_object() || value.is_array()) {
-            return; // scalars have no fields
-        }
-        let schema = self.resolve(schema);
-        if schema.get("x-kubernetes-preserve-unknown-fields").and_then(Value::as_bool) == Some(true) {
-            return;
-        }
-        match value {
-            Value::Object(map) => {
-                if let Some(Value::Object(props)) = schema.get("properties") {
-                    let mut unknown = Vec::new();
-                    for (k, v) in map.iter_mut() {
-                        let len = path.len();
-                        if !path.is_empty() {
-                            path.push('.');
-                        }
-                        path.push_str(k);
-                        match props.get(k) {
-                            Some(s) => self.walk(s, v, path, found),
-                            None => {
-                                found.push(path.clone());
-                                unknown.push(k.clone());
-                            }
-                        }
-                        path.truncate(len);
-                    }
-                    for k in unknown {
-                        map.shift_remove(&k);
-                    }
-                } else if let Some(s @ Value::Object(_)) = schema.get("additionalProperties") {
-                    for (k, v) in map.iter_mut() {
-                        let len = path.len();
-                        if !path.is_empty() {
-                            path.push('.');
-                        }
-                        path.push_str(k);
-                        self.walk(s, v, path, found);
-                        path.truncate(len);
-                    }
-                }
-            }
-            Value::Array(items) => {
-                if let Some(s) = schema.get("items") {
-                    for (i, v) in items.iter_mut().enumerate() {
-                        let len = path.len();
-                        path.push_str(&format!("[{i}]"));
-                        self.walk(s, v, path, found);
-                        path.truncate(len);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
 }
 
 /// `io.k8s.api.apps.v1.DeploymentSpec` → `DeploymentSpec`.
@@ -329,26 +262,5 @@ mod tests {
         assert_eq!(ports["x-kubernetes-list-map-keys"], json!(["port", "protocol"]));
         let target = s.resolve(&s.definition("io.k8s.api.core.v1.ServicePort").unwrap()["properties"]["targetPort"]);
         assert_eq!(target["type"], json!(["string", "integer"]));
-    }
-
-    #[test]
-    fn unknown_fields_are_found_at_any_depth_and_dropped() {
-        let s = schemas();
-        let mut pod = json!({
-            "apiVersion": "v1", "kind": "Pod", "bogus": 1,
-            "metadata": {"name": "p", "labels": {"any": "label"}, "nope": true},
-            "spec": {"containers": [{"name": "c", "image": "i", "extra": "x",
-                      "ports": [{"containerPort": 80, "what": 1}]}]}
-        });
-        let found = s.drop_unknown_fields("io.k8s.api.core.v1.Pod", &mut pod);
-        assert_eq!(
-            found,
-            vec!["bogus", "metadata.nope", "spec.containers[0].extra", "spec.containers[0].ports[0].what"]
-        );
-        assert_eq!(
-            pod,
-            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"any": "label"}},
-                   "spec": {"containers": [{"name": "c", "image": "i", "ports": [{"containerPort": 80}]}]}})
-        );
     }
 }

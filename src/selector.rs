@@ -290,6 +290,19 @@ pub fn label_key_problem(key: &str) -> Option<String> {
 }
 
 /// Why `v` is not a valid label value (`validation.IsValidLabelValue`), or None.
+/// Every problem with a label value (too long, and not of the allowed
+/// form, both when both hold), as `IsValidLabelValue` reports them.
+pub fn label_value_problems(v: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    if v.len() > 63 {
+        out.push("must be no more than 63 characters".into());
+    }
+    if !v.is_empty() && !is_name_part(v) {
+        out.push(LABEL_VALUE_MSG.into());
+    }
+    out
+}
+
 pub fn label_value_problem(v: &str) -> Option<String> {
     if v.len() > 63 {
         return Some("must be no more than 63 characters".into());

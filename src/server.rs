@@ -316,9 +316,12 @@ impl Server {
         } else {
             represent::IncludeObject::default()
         };
-        let served = match self.resource(req, query, target, output) {
+        // Warnings go out with the answer, an error too (upstream writes
+        // each header as it is recorded).
+        let mut warnings: Warnings = Vec::new();
+        let served = match self.resource(req, query, target, output, &mut warnings) {
             Ok(served) => served,
-            Err(s) => Served::Response(Response::status(&s)),
+            Err(s) => Served::Response(with_warnings(Response::status(&s), warnings)),
         };
         let rendering = represent::Rendering { rt: rt.clone(), output, include, now: self.now() };
         match served {
@@ -433,7 +436,14 @@ impl Server {
 
     /// Route → options → the store's verb. What the verb answered is
     /// rendered by the caller.
-    fn resource(&mut self, req: &Request, q: &Query, t: Target, output: negotiation::Output) -> Result<Served, Status> {
+    fn resource(
+        &mut self,
+        req: &Request,
+        q: &Query,
+        t: Target,
+        output: negotiation::Output,
+        warnings: &mut Warnings,
+    ) -> Result<Served, Status> {
         let rt = t.rt.clone();
         let ns = t.namespace.clone().unwrap_or_default();
         let subresource = match t.subresource.as_deref() {
@@ -453,7 +463,6 @@ impl Server {
         let content_type = req.header("Content-Type").map(media_type::essence).unwrap_or("");
         let body = RequestBody { media_type: content_type, bytes: &req.body };
         let user_agent = req.header("User-Agent");
-        let mut warnings: Warnings = Vec::new();
         let method = req.method.as_str();
         // A DELETE with a body takes its options from the body alone.
         let options_in_body = method == "DELETE" && !req.body.iter().all(u8::is_ascii_whitespace);
@@ -467,16 +476,16 @@ impl Server {
                 "GET" => (200, self.registry.get(&rt, &ns, name, &scale)?),
                 "PUT" => {
                     let opts = params::write_options(Verb::Update, q, user_agent, subresource, None)?;
-                    (200, self.registry.update(&rt, &ns, name, body, &opts, &mut warnings)?.body)
+                    (200, self.registry.update(&rt, &ns, name, body, &opts, warnings)?.body)
                 }
                 "PATCH" => {
                     let patch_type = PatchType::from_media_type(content_type).ok_or_else(unknown_patch_type)?;
                     let opts = params::write_options(Verb::Patch, q, user_agent, subresource, None)?;
-                    (200, self.registry.patch(&rt, &ns, name, patch_type, &req.body, &opts, &mut warnings)?.body)
+                    (200, self.registry.patch(&rt, &ns, name, patch_type, &req.body, &opts, warnings)?.body)
                 }
                 _ => return Err(Status::method_not_allowed()),
             };
-            return Ok(Served::Response(with_warnings(body_response(code, written), warnings)));
+            return Ok(Served::Response(with_warnings(body_response(code, written), std::mem::take(warnings))));
         }
         let (result, dry_run) = match (method, t.name.as_deref()) {
             ("GET", None) => {
@@ -497,23 +506,23 @@ impl Server {
             }
             ("POST", None) => {
                 let opts = params::write_options(Verb::Create, q, user_agent, subresource, None)?;
-                let created = self.registry.create(&rt, &ns, body, &opts, &mut warnings)?;
+                let created = self.registry.create(&rt, &ns, body, &opts, warnings)?;
                 (body_response(201, created), opts.dry_run)
             }
             ("PUT", Some(name)) => {
                 let opts = params::write_options(Verb::Update, q, user_agent, subresource, None)?;
-                let w = self.registry.update(&rt, &ns, name, body, &opts, &mut warnings)?;
+                let w = self.registry.update(&rt, &ns, name, body, &opts, warnings)?;
                 (body_response(if w.created { 201 } else { 200 }, w.body), opts.dry_run)
             }
             ("PATCH", Some(name)) => {
                 let patch_type = PatchType::from_media_type(content_type).ok_or_else(unknown_patch_type)?;
                 let opts = params::write_options(Verb::Patch, q, user_agent, subresource, Some(patch_type))?;
-                let w = self.registry.patch(&rt, &ns, name, patch_type, &req.body, &opts, &mut warnings)?;
+                let w = self.registry.patch(&rt, &ns, name, patch_type, &req.body, &opts, warnings)?;
                 (body_response(if w.created { 201 } else { 200 }, w.body), opts.dry_run)
             }
             ("DELETE", Some(name)) => {
                 let opts = params::delete_options(q, body)?;
-                let d = self.registry.delete(&rt, &ns, name, &opts, &mut warnings)?;
+                let d = self.registry.delete(&rt, &ns, name, &opts, warnings)?;
                 // Upstream answers 202 only to the deprecated
                 // orphanDependents=false when the object stays.
                 let code = if !d.gone && opts.orphan_dependents == Some(false) { 202 } else { 200 };
@@ -524,7 +533,7 @@ impl Server {
                 list_opts.watch = false;
                 let opts = params::delete_options(q, body)?;
                 let deleted =
-                    self.registry.delete_collection(&rt, t.namespace.as_deref(), &list_opts, &opts, &mut warnings)?;
+                    self.registry.delete_collection(&rt, t.namespace.as_deref(), &list_opts, &opts, warnings)?;
                 (Response::json(200, list::encode_list(&rt, &deleted)), opts.dry_run)
             }
             _ => return Err(Status::method_not_allowed()),
@@ -532,7 +541,7 @@ impl Server {
         if !dry_run {
             self.registry.reconcile();
         }
-        Ok(Served::Response(with_warnings(result, warnings)))
+        Ok(Served::Response(with_warnings(result, std::mem::take(warnings))))
     }
 
     fn start_watch(
@@ -585,9 +594,16 @@ fn body_response(code: u16, body: Body) -> Response {
     }
 }
 
+/// Adds the warnings, each text once, as upstream's recorder does (which
+/// also drops a text with control characters).
 fn with_warnings(mut r: Response, warnings: Warnings) -> Response {
-    for w in warnings {
-        r.headers.push(("Warning".into(), warning_header(&w)));
+    let mut sent: Vec<&str> = Vec::new();
+    for w in &warnings {
+        if w.is_empty() || w.chars().any(char::is_control) || sent.contains(&w.as_str()) {
+            continue;
+        }
+        sent.push(w);
+        r.headers.push(("Warning".into(), warning_header(w)));
     }
     r
 }

@@ -64,9 +64,17 @@ fn ignore_drops_silently_and_strict_applies_to_put_and_patch() {
     assert_eq!(r.status, 200);
     assert_eq!(warnings(&r), vec![r#"299 - "duplicate field \"data.k\"""#, r#"299 - "unknown field \"extra\"""#]);
     assert_eq!(r.json_body()["data"]["k"], "2");
+    // A patch that Strict refuses is a 422 on the field `patch`.
     let r = send(&mut s, "PATCH", &format!("{CM}/a?fieldValidation=Strict"), "application/merge-patch+json", patch);
-    assert_eq!(r.status, 400);
-    assert!(r.json_body()["message"].as_str().unwrap().ends_with(r#"strict decoding error: duplicate field "data.k""#));
+    assert_eq!((r.status, r.json_body()["reason"].as_str()), (422, Some("Invalid")));
+    let b = r.json_body();
+    let message = b["message"].as_str().unwrap();
+    assert!(message.starts_with(r#" "" is invalid: patch: Invalid value: "{"#), "{message}");
+    assert!(
+        message.ends_with(r#"strict decoding error: duplicate field "data.k", unknown field "extra""#),
+        "{message}"
+    );
+    assert_eq!(b["details"]["causes"][0]["field"], "patch");
     let r = send(
         &mut s,
         "PATCH",
@@ -74,8 +82,11 @@ fn ignore_drops_silently_and_strict_applies_to_put_and_patch() {
         "application/json-patch+json",
         r#"[{"op":"add","path":"/metadata/bogus","value":1}]"#,
     );
-    assert_eq!(r.status, 400);
-    assert!(r.json_body()["message"].as_str().unwrap().ends_with(r#"unknown field "metadata.bogus""#));
+    assert_eq!(r.status, 422);
+    assert!(r.json_body()["message"]
+        .as_str()
+        .unwrap()
+        .ends_with(r#"strict decoding error: unknown field "metadata.bogus""#));
 }
 
 #[test]
@@ -119,24 +130,40 @@ fn type_errors_always_fail_whatever_the_level() {
 }
 
 #[test]
-fn apply_yaml_notes_duplicate_and_unknown_fields() {
+fn apply_refuses_unknown_fields_whatever_the_level_and_checks_repeated_keys_after_applying() {
     let mut s = server();
-    let yaml = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n  k: a\n  k: b\ncolour: red\n";
-    let apply = |s: &mut Server, level: &str| {
+    let apply = |s: &mut Server, yaml: &str, level: &str| {
         s.handle(
             Request::new("PATCH", &format!("{CM}/y?fieldManager=m&fieldValidation={level}"))
                 .with_header("Content-Type", "application/apply-patch+yaml")
                 .with_body(yaml.as_bytes().to_vec()),
         )
     };
-    let r = apply(&mut s, "Strict");
+    let unknown = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\n  namespace: default\ncolour: red\n";
+    for level in ["Ignore", "Warn", "Strict"] {
+        let r = apply(&mut s, unknown, level);
+        let b = r.json_body();
+        assert_eq!((r.status, b.get("reason")), (500, None), "{level}: {b}");
+        assert_eq!(
+            b["message"],
+            "failed to create typed patch object (default/y; /v1, Kind=ConfigMap): .colour: field not declared in schema"
+        );
+    }
+    let repeated = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: y\ndata:\n  k: a\n  k: b\n";
+    let r = apply(&mut s, repeated, "Strict");
     assert_eq!(r.status, 400);
-    assert!(r.json_body()["message"]
-        .as_str()
-        .unwrap()
-        .ends_with(r#"strict decoding error: duplicate field "data.k", unknown field "colour""#));
-    let r = apply(&mut s, "Warn");
+    assert_eq!(
+        r.json_body()["message"],
+        "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key \"k\" already set in map"
+    );
+    assert_eq!(get(&mut s, &format!("{CM}/y")).status, 404, "nothing was written");
+    let r = apply(&mut s, repeated, "Warn");
     assert_eq!(r.status, 201);
-    assert_eq!(warnings(&r), vec![r#"299 - "duplicate field \"data.k\"""#, r#"299 - "unknown field \"colour\"""#]);
+    assert_eq!(warnings(&r), vec![r#"299 - "line 7: key \"k\" already set in map""#]);
     assert_eq!(r.json_body()["data"]["k"], "b");
+    let r = apply(&mut s, "apiVersion: v2\nkind: ConfigMap\nmetadata:\n  name: y\n", "Warn");
+    assert_eq!(
+        (r.status, r.json_body()["message"].clone()),
+        (400, serde_json::json!("invalid object type: /v2, Kind=ConfigMap"))
+    );
 }

@@ -165,7 +165,12 @@ pub fn validate_name(rule: NameRule, name: &str) -> Vec<String> {
                 errs.push("must be no more than 63 characters".to_string());
             }
             if !is_label(name) {
-                errs.push(DNS1123_LABEL_MSG.to_string());
+                // A valid subdomain that is no label can only have dots.
+                if name.split('.').all(is_label) {
+                    errs.push("must not contain dots".to_string());
+                } else {
+                    errs.push(DNS1123_LABEL_MSG.to_string());
+                }
             }
         }
         NameRule::Dns1035Label => {

@@ -154,6 +154,12 @@ impl Status {
         .with_details(group, resource, name)
     }
 
+    /// An error that is no API error (Go's plain `fmt.Errorf` reaching the
+    /// handler): 500, no reason, the error's text.
+    pub fn plain_error(message: impl Into<String>) -> Status {
+        Status::failure(500, "", message.into())
+    }
+
     pub fn bad_request(message: impl Into<String>) -> Status {
         Status::failure(400, "BadRequest", message.into())
     }
@@ -185,11 +191,16 @@ impl Status {
     /// 422 Invalid with every cause (`NewInvalid`).
     pub fn invalid(group: &str, kind: &str, name: &str, errors: &[FieldError]) -> Status {
         let qualified_kind = if group.is_empty() { kind.to_string() } else { format!("{kind}.{group}") };
-        let list = if errors.len() == 1 {
-            errors[0].to_string()
-        } else {
-            format!("[{}]", errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(", "))
-        };
+        // The message names each distinct error once (Go's aggregate drops
+        // repeats); the causes list every one.
+        let mut texts: Vec<String> = Vec::with_capacity(errors.len());
+        for e in errors {
+            let t = e.to_string();
+            if !texts.contains(&t) {
+                texts.push(t);
+            }
+        }
+        let list = if texts.len() == 1 { texts.remove(0) } else { format!("[{}]", texts.join(", ")) };
         let mut s = Status::failure(422, "Invalid", format!("{qualified_kind} \"{name}\" is invalid: {list}"));
         s.details = Some(StatusDetails {
             name: name.into(),

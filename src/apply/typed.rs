@@ -86,6 +86,48 @@ fn item_element(kind: ListKind, item: &Value, index: usize) -> Option<PathElemen
     }
 }
 
+/// The fields of `value` its schema does not declare, as building the
+/// typed object reports them (`.spec.x: field not declared in schema`),
+/// sorted by path.
+pub fn undeclared_fields(s: &Schemas, schema: Option<&Value>, value: &Value) -> Vec<String> {
+    fn walk(s: &Schemas, schema: Option<&Value>, value: &Value, path: &mut Path, out: &mut Vec<String>) {
+        match (shape(s, schema, value), value) {
+            (Shape::Struct(props), Value::Object(m)) => {
+                for (k, v) in m {
+                    path.push(PathElement::Field(k.clone()));
+                    match props.get(k) {
+                        Some(child) => walk(s, Some(child), v, path, out),
+                        None => out.push(format!("{}: field not declared in schema", super::fieldpath::display(path))),
+                    }
+                    path.pop();
+                }
+            }
+            (Shape::Map(elem), Value::Object(m)) => {
+                for (k, v) in m {
+                    path.push(PathElement::Field(k.clone()));
+                    walk(s, elem, v, path, out);
+                    path.pop();
+                }
+            }
+            (Shape::List(kind, items), Value::Array(list)) => {
+                for (i, item) in list.iter().enumerate() {
+                    let e = if kind == ListKind::Set { None } else { item_element(kind, item, i) };
+                    if let Some(e) = e {
+                        path.push(e);
+                        walk(s, items, item, path, out);
+                        path.pop();
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    walk(s, schema, value, &mut Vec::new(), &mut out);
+    out.sort();
+    out
+}
+
 /// The fields `value` sets (upstream's `ToFieldSet`).
 pub fn to_set(s: &Schemas, schema: Option<&Value>, value: &Value) -> Set {
     let mut out = Set::default();

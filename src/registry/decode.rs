@@ -9,7 +9,8 @@ use serde_json::{json, Map, Value};
 
 use super::options::FieldValidation;
 use super::resource::ResourceType;
-use crate::api::{media_type, Status};
+use crate::api::{media_type, FieldError, Status};
+use crate::schema::decode::StrictProblems;
 
 /// A request body and its media type (without parameters).
 #[derive(Clone, Copy, Debug)]
@@ -37,9 +38,32 @@ pub fn cannot_handle(rt: &ResourceType, why: &str) -> Status {
     ))
 }
 
-/// Applies a field-validation level to problems found in a body: Strict
-/// refuses, Warn warns, Ignore says nothing.
-fn field_problems(
+/// The problems a strict decode found, as one error each; a YAML body's
+/// repeated keys are one error of several lines, as go-yaml reports them.
+fn problems_of(yaml_repeats: &[String], strict: StrictProblems) -> Vec<String> {
+    let mut out = Vec::with_capacity(strict.0.len() + 1);
+    if !yaml_repeats.is_empty() {
+        out.push(format!("yaml: unmarshal errors:\n  {}", yaml_repeats.join("\n  ")));
+    }
+    out.extend(strict.0);
+    out
+}
+
+/// The warnings for problems under Warn: one per problem, a multi-line
+/// YAML error split into its lines.
+fn warn(problems: Vec<String>, warnings: &mut Warnings) {
+    for p in problems {
+        match p.strip_prefix("yaml: unmarshal errors:\n") {
+            Some(lines) => warnings.extend(lines.lines().map(|l| l.trim().to_string())),
+            None => warnings.push(p),
+        }
+    }
+}
+
+/// Applies a field-validation level to problems found in a create or
+/// update body: Strict refuses (400, as the decode error it is), Warn
+/// warns, Ignore says nothing.
+fn body_problems(
     rt: &ResourceType,
     fv: FieldValidation,
     problems: Vec<String>,
@@ -51,15 +75,18 @@ fn field_problems(
     match fv {
         FieldValidation::Ignore => Ok(()),
         FieldValidation::Warn => {
-            warnings.extend(problems);
+            warn(problems, warnings);
             Ok(())
         }
         FieldValidation::Strict => Err(cannot_handle(rt, &format!("strict decoding error: {}", problems.join(", ")))),
     }
 }
 
-fn duplicates(dups: &[String]) -> Vec<String> {
-    dups.iter().map(|d| format!("duplicate field \"{d}\"")).collect()
+/// A patch that produced an object the kind cannot take: 422 on the field
+/// `patch`, its value the patched object (JSON and merge patches) or the
+/// patch as Go prints a map (strategic), as upstream's patch handler words it.
+fn patch_invalid(bad_value: &str, why: &str) -> Status {
+    Status::invalid("", "", "", &[FieldError::invalid("patch", bad_value, why)])
 }
 
 fn unknown_media_type(rt: &ResourceType, got: &str) -> Status {
@@ -69,10 +96,40 @@ fn unknown_media_type(rt: &ResourceType, got: &str) -> Status {
     ))
 }
 
-/// A create or update body: JSON as sent, YAML converted (its duplicate
-/// keys dealt with per `fv`), protobuf decoded; then as JSON: type errors
-/// refused, duplicate and unknown fields found (unknown ones dropped) and
-/// dealt with per `fv`, the apiVersion and kind checked and filled in.
+/// The kind's schema (any JSON for a kind without one).
+fn schema_of(rt: &ResourceType) -> (&'static crate::schema::Schemas, Option<&'static str>, &'static Value) {
+    static ANY: Value = Value::Null;
+    let schemas = crate::schema::schemas();
+    let def = schemas.name_of(rt.group(), rt.version(), rt.kind());
+    (schemas, def, def.and_then(|d| schemas.definition(d)).unwrap_or(&ANY))
+}
+
+/// Decodes JSON strictly against the kind's schema: the value (unknown
+/// fields dropped, the last of duplicates kept), or the first type error
+/// as Go's decoder words it; and the problems found.
+fn decode_typed(rt: &ResourceType, json: &[u8]) -> Result<Result<(Value, StrictProblems), String>, serde_json::Error> {
+    let (schemas, def, schema) = schema_of(rt);
+    let (value, problems) = crate::schema::decode::decode_strict(json, schemas, schema)?;
+    if let Some(e) = def.and_then(|d| schemas.first_type_error(d, &value)) {
+        return Ok(Err(e));
+    }
+    Ok(Ok((value, problems)))
+}
+
+/// A YAML body as JSON (the last of repeated keys kept), and the keys it
+/// repeats.
+fn yaml_to_json(text: &str) -> Result<(Vec<u8>, Vec<String>), String> {
+    let (v, _) = crate::schema::decode::decode_yaml_noting_duplicates(text).map_err(|e| e.to_string())?;
+    let repeats = crate::schema::decode::yaml_repeated_keys(text);
+    let json = serde_json::to_vec(&v).map_err(|e| e.to_string())?;
+    Ok((json, repeats))
+}
+
+/// A create or update body: JSON as sent, YAML converted, protobuf
+/// decoded; then decoded strictly against the kind's schema (type errors
+/// refused; duplicate and unknown fields — unknown ones dropped — dealt
+/// with per `fv`, in upstream's order and words); the apiVersion and kind
+/// checked and filled in.
 pub fn object(
     rt: &ResourceType,
     body: RequestBody<'_>,
@@ -80,15 +137,16 @@ pub fn object(
     warnings: &mut Warnings,
 ) -> Result<Map<String, Value>, Status> {
     let converted;
+    let mut repeats = Vec::new();
     let json = match body.media_type {
         "" | media_type::JSON | "*/*" => body.bytes,
         media_type::YAML => {
             let text = std::str::from_utf8(body.bytes)
                 .map_err(|e| Status::bad_request(format!("couldn't get version/kind; yaml parse error: {e}")))?;
-            let (v, dups) = crate::schema::decode::decode_yaml_noting_duplicates(text)
+            let (json, r) = yaml_to_json(text)
                 .map_err(|e| Status::bad_request(format!("couldn't get version/kind; yaml parse error: {e}")))?;
-            field_problems(rt, fv, duplicates(&dups), warnings)?;
-            converted = serde_json::to_vec(&v).map_err(Status::internal_error)?;
+            repeats = r;
+            converted = json;
             &converted
         }
         media_type::PROTOBUF if rt.protobuf => {
@@ -98,19 +156,22 @@ pub fn object(
         }
         other => return Err(unknown_media_type(rt, other)),
     };
-    let (mut value, dups) = crate::schema::decode::decode_noting_duplicates(json)
-        .map_err(|e| Status::bad_request(format!("couldn't get version/kind; json parse error: {e}")))?;
-    let schemas = crate::schema::schemas();
-    let def = schemas.name_of(rt.group(), rt.version(), rt.kind());
-    if let Some(e) = def.and_then(|d| schemas.first_type_error(d, &value)) {
-        return Err(cannot_handle(rt, &e));
+    let (value, mut strict) = decode_typed(rt, json)
+        .map_err(|e| Status::bad_request(format!("couldn't get version/kind; json parse error: {e}")))?
+        .map_err(|e| cannot_handle(rt, &e))?;
+    if body.media_type == media_type::YAML {
+        // Converted through a Go map upstream: the unknown fields come out
+        // in sorted order (the object itself keeps the body's order here).
+        strict.0.sort();
     }
-    let unknown = match def {
-        Some(def) if value.is_object() => schemas.drop_unknown_fields(def, &mut value),
-        _ => Vec::new(),
-    };
-    let mut problems = duplicates(&dups);
-    problems.extend(unknown.iter().map(|u| format!("unknown field \"{u}\"")));
+    let obj = typed(rt, value)?;
+    body_problems(rt, fv, problems_of(&repeats, strict), warnings)?;
+    Ok(obj)
+}
+
+/// An object's apiVersion and kind checked against the resource's, and
+/// filled in.
+fn typed(rt: &ResourceType, value: Value) -> Result<Map<String, Value>, Status> {
     let Value::Object(mut obj) = value else {
         return Err(Status::bad_request("couldn't get version/kind; json parse error: expected an object"));
     };
@@ -141,65 +202,147 @@ pub fn object(
     }
     obj.insert("kind".into(), json!(rt.kind()));
     obj.insert("apiVersion".into(), json!(api_version));
-    field_problems(rt, fv, problems, warnings)?;
     Ok(obj)
 }
 
-/// A merge or strategic merge patch document, its duplicate fields dealt
-/// with per `fv`.
-pub fn patch_document(
-    rt: &ResourceType,
-    bytes: &[u8],
-    fv: FieldValidation,
-    warnings: &mut Warnings,
-) -> Result<Value, Status> {
+/// A merge or strategic merge patch document, and (under Warn or Strict)
+/// its repeated keys at any depth, as a map decode finds them.
+pub fn patch_document(bytes: &[u8], fv: FieldValidation) -> Result<(Value, Vec<String>), Status> {
     let (patch, dups) = crate::schema::decode::decode_noting_duplicates(bytes)
         .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
-    field_problems(rt, fv, duplicates(&dups), warnings)?;
-    Ok(patch)
+    let problems = match fv {
+        FieldValidation::Ignore => Vec::new(),
+        _ => dups.iter().map(|d| format!("duplicate field {}", crate::schema::decode::go_quote(d))).collect(),
+    };
+    Ok((patch, problems))
 }
 
-/// An RFC 6902 JSON patch.
-pub fn json_patch(bytes: &[u8]) -> Result<json_patch::Patch, Status> {
-    serde_json::from_slice(bytes).map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))
+/// An RFC 6902 JSON patch, and (under Warn or Strict) what upstream's
+/// strict decode of its operations finds: keys an operation does not take
+/// (`json patch unknown field "[0].foo"`) and repeated keys (`json patch
+/// duplicate field "[1].path"`; the last one is applied).
+pub fn json_patch(bytes: &[u8], fv: FieldValidation) -> Result<(json_patch::Patch, Vec<String>), Status> {
+    let mut problems = Vec::new();
+    let value: Value = if fv == FieldValidation::Ignore {
+        serde_json::from_slice(bytes).map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?
+    } else {
+        let op = json!({"type": "array", "items": {"type": "object", "properties": {
+            "op": {"type": "string"}, "path": {"type": "string"}, "from": {"type": "string"}, "value": {}}}});
+        let (v, found) = crate::schema::decode::decode_strict(bytes, crate::schema::schemas(), &op)
+            .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
+        problems.extend(found.0.into_iter().map(|p| format!("json patch {p}")));
+        v
+    };
+    let patch = serde_json::from_value(value).map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
+    Ok((patch, problems))
 }
 
-/// A server-side apply configuration (YAML, or JSON as YAML): an object of
-/// the resource's apiVersion and kind, without type errors; duplicate and
-/// unknown fields dealt with per `fv` (unknown ones dropped).
-pub fn apply_configuration(
+/// The object a JSON, merge or strategic merge patch produced, decoded as
+/// upstream's patch handler decodes it: its unknown fields (in sorted
+/// order, the object having gone through a Go map) after the patch's own
+/// problems; Strict refuses with 422 on `patch` (`bad_value` names what
+/// was patched), Warn warns; a type error is a 422 under any level.
+pub fn patched_object(
     rt: &ResourceType,
-    bytes: &[u8],
+    patched: Value,
     fv: FieldValidation,
+    mut problems: Vec<String>,
+    bad_value: impl Fn(&Value) -> String,
     warnings: &mut Warnings,
-) -> Result<Value, Status> {
+) -> Result<Map<String, Value>, Status> {
+    let json = serde_json::to_vec(&patched).map_err(Status::internal_error)?;
+    let (value, mut strict) = decode_typed(rt, &json)
+        .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?
+        .map_err(|e| patch_invalid(&bad_value(&patched), &e))?;
+    if fv != FieldValidation::Ignore {
+        // The patched object went through a Go map upstream: its unknown
+        // fields come out sorted (the object keeps its order here).
+        strict.0.sort();
+        problems.extend(strict.0);
+    }
+    patch_problems(fv, problems, || bad_value(&patched), warnings)?;
+    typed(rt, value)
+}
+
+/// Problems of a patch per `fv`: Strict refuses with 422 on `patch`, Warn
+/// warns, Ignore says nothing.
+pub fn patch_problems(
+    fv: FieldValidation,
+    problems: Vec<String>,
+    bad_value: impl Fn() -> String,
+    warnings: &mut Warnings,
+) -> Result<(), Status> {
+    if problems.is_empty() {
+        return Ok(());
+    }
+    match fv {
+        FieldValidation::Ignore => Ok(()),
+        FieldValidation::Warn => {
+            warn(problems, warnings);
+            Ok(())
+        }
+        FieldValidation::Strict => {
+            Err(patch_invalid(&bad_value(), &format!("strict decoding error: {}", problems.join(", "))))
+        }
+    }
+}
+
+/// A server-side apply configuration (YAML, or JSON as YAML), decoded as
+/// upstream's apply handler does: not strictly (the last of repeated keys
+/// wins; their lines are returned for the check that follows the apply);
+/// its apiVersion and kind must be the resource's (400 `invalid object
+/// type`); a field the schema does not declare, or a value of the wrong
+/// type, is the 500 of building the typed object.
+pub fn apply_configuration(rt: &ResourceType, bytes: &[u8]) -> Result<(Value, Vec<String>), Status> {
     let text = std::str::from_utf8(bytes).map_err(|e| Status::bad_request(format!("error decoding YAML: {e}")))?;
-    let (mut config, dups) = crate::schema::decode::decode_yaml_noting_duplicates(text)
+    let (config, _) = crate::schema::decode::decode_yaml_noting_duplicates(text)
         .map_err(|e| Status::bad_request(format!("error decoding YAML: {e}")))?;
     if !config.is_object() {
         return Err(Status::bad_request("error decoding YAML: the applied configuration must be an object"));
     }
-    let api_version = rt.api_version();
     let (av, kind) = (
         config.get("apiVersion").and_then(Value::as_str).unwrap_or(""),
         config.get("kind").and_then(Value::as_str).unwrap_or(""),
     );
-    if av != api_version || kind != rt.kind() {
-        return Err(Status::bad_request(format!(
-            "the apply configuration must set apiVersion {api_version:?} and kind {:?} (got {av:?}, {kind:?})",
-            rt.kind()
-        )));
+    if av != rt.api_version() || kind != rt.kind() {
+        let (group, version) = av.rsplit_once('/').unwrap_or(("", av));
+        return Err(Status::bad_request(format!("invalid object type: {group}/{version}, Kind={kind}")));
     }
-    let schemas = crate::schema::schemas();
-    let def = schemas.name_of(rt.group(), rt.version(), rt.kind()).unwrap_or("");
-    if let Some(e) = schemas.first_type_error(def, &config) {
+    let (schemas, def, schema) = schema_of(rt);
+    if let Some(e) = def.and_then(|d| schemas.first_type_error(d, &config)) {
         return Err(cannot_handle(rt, &e));
     }
-    let mut problems = duplicates(&dups);
-    problems
-        .extend(schemas.drop_unknown_fields(def, &mut config).into_iter().map(|u| format!("unknown field \"{u}\"")));
-    field_problems(rt, fv, problems, warnings)?;
-    Ok(config)
+    let errors = crate::apply::typed::undeclared_fields(schemas, Some(schema), &config);
+    if !errors.is_empty() {
+        let meta = |f: &str| config.pointer(&format!("/metadata/{f}")).and_then(Value::as_str).unwrap_or("");
+        let gvk = format!("{}/{}, Kind={}", rt.group(), rt.version(), rt.kind());
+        let list = if errors.len() == 1 { errors[0].clone() } else { format!("errors:\n  {}", errors.join("\n  ")) };
+        return Err(Status::plain_error(format!(
+            "failed to create typed patch object ({}/{}; {gvk}): {list}",
+            meta("namespace"),
+            meta("name")
+        )));
+    }
+    Ok((config, crate::schema::decode::yaml_repeated_keys(text)))
+}
+
+/// After an apply succeeded: the configuration's repeated keys, per `fv`
+/// (Strict: 400; Warn: a warning per line).
+pub fn apply_repeated_keys(fv: FieldValidation, repeats: Vec<String>, warnings: &mut Warnings) -> Result<(), Status> {
+    if repeats.is_empty() {
+        return Ok(());
+    }
+    match fv {
+        FieldValidation::Ignore => Ok(()),
+        FieldValidation::Warn => {
+            warnings.extend(repeats);
+            Ok(())
+        }
+        FieldValidation::Strict => Err(Status::bad_request(format!(
+            "error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  {}",
+            repeats.join("\n  ")
+        ))),
+    }
 }
 
 /// A Scale written to `/scale` (JSON, or protobuf as Go clients send it).

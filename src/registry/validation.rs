@@ -44,17 +44,23 @@ pub fn validate_meta(rt: &ResourceType, obj: &Value) -> Vec<FieldError> {
         }
     }
     if let Some(Value::Object(labels)) = meta::metadata(obj).and_then(|m| m.get("labels")) {
-        for (k, v) in labels {
-            if let Some(p) = crate::selector::label_key_problem(k) {
-                errs.push(FieldError::invalid("metadata.labels", k, &p));
-            }
-            let v = v.as_str().unwrap_or("");
-            if let Some(p) = crate::selector::label_value_problem(v) {
-                errs.push(FieldError::invalid("metadata.labels", v, &p));
-            }
-        }
+        validate_labels(labels, "metadata.labels", &mut errs);
     }
     errs
+}
+
+/// Label keys and values (`ValidateLabels`): each problem on the map's own
+/// path, a key's before its value's.
+pub fn validate_labels(labels: &Map<String, Value>, field: &str, errs: &mut Vec<FieldError>) {
+    for (k, v) in labels {
+        if let Some(p) = crate::selector::label_key_problem(k) {
+            errs.push(FieldError::invalid(field, k, &p));
+        }
+        let v = v.as_str().unwrap_or("");
+        for p in crate::selector::label_value_problems(v) {
+            errs.push(FieldError::invalid(field, v, &p));
+        }
+    }
 }
 
 /// What an update may not change in metadata (`ValidateObjectMetaUpdate`):

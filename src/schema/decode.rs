@@ -115,6 +115,288 @@ impl<'de> Visitor<'de> for Node<'_> {
     }
 }
 
+/// Problems a strict decode found, in the order upstream's strict decoder
+/// (sigs.k8s.io/json) reports them: document order, each (kind, path) once,
+/// at most 100.
+#[derive(Debug, Default)]
+pub struct StrictProblems(pub Vec<String>);
+
+impl StrictProblems {
+    const MAX: usize = 100;
+
+    fn push(&mut self, kind: &str, path: &str) {
+        if self.0.len() >= Self::MAX {
+            return;
+        }
+        let text = format!("{kind} field {}", go_quote(path));
+        if !self.0.contains(&text) {
+            self.0.push(text);
+        }
+    }
+}
+
+/// A string as Go's `strconv.Quote` writes it (for the paths of strict
+/// problems and the keys of YAML errors).
+pub fn go_quote(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Decodes JSON into the shape `schema` describes (a definition of
+/// `schemas`), as upstream's strict decoder does: a field a struct does not
+/// declare is `unknown field "path"` (once, its value neither examined nor
+/// kept), a struct field or map key seen again is `duplicate field "path"`
+/// (the last value kept); values of types that decode themselves (times,
+/// quantities, int-or-string, raw extensions, managed fields) are not
+/// looked into.
+pub fn decode_strict(
+    bytes: &[u8],
+    schemas: &crate::schema::Schemas,
+    schema: &Value,
+) -> Result<(Value, StrictProblems), serde_json::Error> {
+    let mut problems = StrictProblems::default();
+    let mut path = String::new();
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let value = Strict { schemas, shape: Shape::of(schemas, Some(schema)), path: &mut path, problems: &mut problems }
+        .deserialize(&mut de)?;
+    de.end()?;
+    Ok((value, problems))
+}
+
+/// What a schema node says a value is, for strict decoding.
+#[derive(Clone, Copy)]
+enum Shape<'s> {
+    /// Declared fields (a Go struct).
+    Struct(&'s Map<String, Value>),
+    /// Keys of one value type (a Go map).
+    Map(&'s Value),
+    /// Items of one type.
+    List(Option<&'s Value>),
+    /// Any JSON (`interface{}`): every repeated key is a duplicate.
+    FreeForm,
+    /// A scalar, a type that decodes itself, or an unknown field's value:
+    /// nothing inside is checked.
+    Opaque,
+}
+
+/// Definitions whose Go types unmarshal themselves.
+const SELF_DECODING: &[&str] = &[
+    "io.k8s.apimachinery.pkg.apis.meta.v1.Time",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime",
+    "io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1",
+    "io.k8s.apimachinery.pkg.api.resource.Quantity",
+    "io.k8s.apimachinery.pkg.util.intstr.IntOrString",
+    "io.k8s.apimachinery.pkg.runtime.RawExtension",
+];
+
+impl<'s> Shape<'s> {
+    fn of(schemas: &'s crate::schema::Schemas, raw: Option<&'s Value>) -> Shape<'s> {
+        let Some(raw) = raw else { return Shape::FreeForm };
+        if raw.get("$ref").and_then(Value::as_str).is_some_and(|r| SELF_DECODING.contains(&r)) {
+            return Shape::Opaque;
+        }
+        let node = schemas.resolve(raw);
+        if node.get("x-kubernetes-preserve-unknown-fields").and_then(Value::as_bool) == Some(true) {
+            return Shape::FreeForm;
+        }
+        if let Some(Value::Object(props)) = node.get("properties") {
+            return Shape::Struct(props);
+        }
+        if let Some(ap @ Value::Object(_)) = node.get("additionalProperties") {
+            return Shape::Map(ap);
+        }
+        match node.get("type").and_then(Value::as_str) {
+            Some("array") => Shape::List(node.get("items")),
+            Some("object") | None => Shape::FreeForm,
+            Some(_) => Shape::Opaque,
+        }
+    }
+}
+
+struct Strict<'a, 's> {
+    schemas: &'s crate::schema::Schemas,
+    shape: Shape<'s>,
+    path: &'a mut String,
+    problems: &'a mut StrictProblems,
+}
+
+impl<'a, 's> Strict<'a, 's> {
+    fn child(&mut self, shape: Shape<'s>) -> Strict<'_, 's> {
+        Strict { schemas: self.schemas, shape, path: &mut *self.path, problems: &mut *self.problems }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Strict<'_, '_> {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Strict<'_, '_> {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<Value, A::Error> {
+        let items = match self.shape {
+            Shape::List(items) => Shape::of(self.schemas, items),
+            Shape::Opaque => Shape::Opaque,
+            _ => Shape::FreeForm,
+        };
+        let mut out = Vec::new();
+        let base = self.path.len();
+        loop {
+            use std::fmt::Write;
+            let _ = write!(self.path, "[{}]", out.len());
+            let next = seq.next_element_seed(self.child(items));
+            self.path.truncate(base);
+            match next? {
+                Some(v) => out.push(v),
+                None => break,
+            }
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        let base = self.path.len();
+        while let Some(key) = map.next_key::<String>()? {
+            if base > 0 {
+                self.path.push('.');
+            }
+            self.path.push_str(&key);
+            let (shape, known) = match self.shape {
+                Shape::Struct(props) => match props.get(&key) {
+                    Some(p) => (Shape::of(self.schemas, Some(p)), true),
+                    None => {
+                        self.problems.push("unknown", self.path);
+                        (Shape::Opaque, false)
+                    }
+                },
+                Shape::Map(values) => (Shape::of(self.schemas, Some(values)), true),
+                Shape::FreeForm => (Shape::FreeForm, true),
+                Shape::List(_) | Shape::Opaque => (Shape::Opaque, true),
+            };
+            let checks = !matches!(self.shape, Shape::Opaque);
+            let v = map.next_value_seed(self.child(shape));
+            let v = match v {
+                Ok(v) => v,
+                Err(e) => {
+                    self.path.truncate(base);
+                    return Err(e);
+                }
+            };
+            if known && out.insert(key, v).is_some() && checks {
+                self.problems.push("duplicate", self.path);
+            }
+            self.path.truncate(base);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// The keys a YAML document's mappings repeat, as go-yaml reports them
+/// (`line 5: key "name" already set in map`, the line of the repeat), in
+/// document order. A document that does not parse has none (its decode
+/// error is reported instead).
+pub fn yaml_repeated_keys(text: &str) -> Vec<String> {
+    use saphyr_parser::{Event, Parser, ScalarStyle};
+    enum Frame {
+        Map { seen: std::collections::HashSet<String>, at_key: bool },
+        Seq,
+    }
+    let mut found = Vec::new();
+    let mut stack: Vec<Frame> = Vec::new();
+    // A finished node is a key or a value of the mapping around it.
+    fn node_done(stack: &mut [Frame]) {
+        if let Some(Frame::Map { at_key, .. }) = stack.last_mut() {
+            *at_key = !*at_key;
+        }
+    }
+    let mut parser = Parser::new_from_str(text);
+    while let Some(Ok((event, span))) = parser.next_event() {
+        match event {
+            Event::Scalar(value, style, _, _) => {
+                if let Some(Frame::Map { seen, at_key: true }) = stack.last_mut() {
+                    if !seen.insert(value.to_string()) {
+                        let plain_number = style == ScalarStyle::Plain && value.parse::<i64>().is_ok();
+                        let key = if plain_number { value.to_string() } else { go_quote(&value) };
+                        found.push(format!("line {}: key {key} already set in map", span.start.line()));
+                    }
+                }
+                node_done(&mut stack);
+            }
+            Event::Alias(_) => node_done(&mut stack),
+            Event::MappingStart(..) => stack.push(Frame::Map { seen: Default::default(), at_key: true }),
+            Event::SequenceStart(..) => stack.push(Frame::Seq),
+            Event::MappingEnd | Event::SequenceEnd => {
+                stack.pop();
+                node_done(&mut stack);
+            }
+            Event::DocumentEnd => break,
+            _ => {}
+        }
+    }
+    found
+}
+
+/// The value with every object's keys in sorted order, as a document that
+/// went through a Go map comes out (YAML converted to JSON, a merge patch's
+/// result).
+pub fn sorted_keys(v: Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut entries: Vec<(String, Value)> = m.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(entries.into_iter().map(|(k, v)| (k, sorted_keys(v))).collect())
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(sorted_keys).collect()),
+        other => other,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -135,6 +417,50 @@ mod tests {
         let (v, dups) = decode_yaml_noting_duplicates("a: 1\na: 2\nb:\n  c: x\n  c: y\n").unwrap();
         assert_eq!(v, json!({"a": 2, "b": {"c": "y"}}));
         assert_eq!(dups, vec!["a", "b.c"]);
+    }
+
+    #[test]
+    fn strict_decoding_reports_in_document_order_and_skips_unknown_subtrees() {
+        let s = crate::schema::schemas();
+        let def = s.definition("io.k8s.api.apps.v1.Deployment").unwrap();
+        let body = br#"{"metadata":{"name":"a","name":"b","labels":{"x":"1","x":"2"},"bogus":{"n":1,"n":2}},
+            "spec":{"unknownDupe":1,"unknownDupe":2,"paused":true,"paused":false,
+            "template":{"spec":{"containers":[{"name":"c","extra":1,"image":"i","image":"j"}]}}}}"#;
+        let (v, p) = decode_strict(body, s, def).unwrap();
+        assert_eq!(
+            p.0,
+            [
+                r#"duplicate field "metadata.name""#,
+                r#"duplicate field "metadata.labels.x""#,
+                r#"unknown field "metadata.bogus""#,
+                r#"unknown field "spec.unknownDupe""#,
+                r#"duplicate field "spec.paused""#,
+                r#"unknown field "spec.template.spec.containers[0].extra""#,
+                r#"duplicate field "spec.template.spec.containers[0].image""#,
+            ]
+        );
+        assert_eq!(v["metadata"], json!({"name": "b", "labels": {"x": "2"}}));
+        assert_eq!(v["spec"]["paused"], false);
+        assert!(v["spec"].get("unknownDupe").is_none());
+    }
+
+    #[test]
+    fn yaml_repeated_keys_are_reported_by_line() {
+        let text = "a: 1\nb:\n  c: x\n  c: y\na: 2\nl:\n- k: 1\n  k: 2\n";
+        assert_eq!(
+            yaml_repeated_keys(text),
+            [
+                r#"line 4: key "c" already set in map"#,
+                r#"line 5: key "a" already set in map"#,
+                r#"line 8: key "k" already set in map"#
+            ]
+        );
+        // JSON read as YAML, tabs included.
+        let json = "{\n\t\"a\": 1,\n\t\"b\": {\"c\": 1,\n\t\t\"c\": 2},\n\t\"a\": 3\n}";
+        assert_eq!(
+            yaml_repeated_keys(json),
+            [r#"line 4: key "c" already set in map"#, r#"line 5: key "a" already set in map"#]
+        );
     }
 
     #[test]

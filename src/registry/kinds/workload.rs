@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::super::strategy::object;
-use super::super::validation::{go_string_map, str_at};
+use super::super::validation::{go_string_map, str_at, validate_labels};
 use crate::api::FieldError;
 
 /// A workload's pod template gets the pod spec's defaults (not the ones
@@ -46,6 +46,12 @@ pub(super) fn validate_spec(kind: &str, spec: &Value, errs: &mut Vec<FieldError>
                 ));
             }
         }
+    }
+    if let Some(labels) = spec.pointer("/selector/matchLabels").and_then(Value::as_object) {
+        validate_labels(labels, "spec.selector.matchLabels", errs);
+    }
+    if let Some(labels) = template_labels {
+        validate_labels(labels, "spec.template.metadata.labels", errs);
     }
     match spec.pointer("/template/spec") {
         Some(ps) => {

@@ -7,7 +7,7 @@
 
 use serde_json::{json, Value};
 
-use super::super::decode::{self, RequestBody, Warnings};
+use super::super::decode::{self, Warnings};
 use super::super::options::{PatchType, Subresource, WriteOptions};
 use super::super::resource::ResourceType;
 use super::{set_namespace, Recorded, Registry, Written};
@@ -21,6 +21,29 @@ fn json_patch_failed() -> Status {
         Status::failure(422, "Invalid", "the server rejected our request due to an error in our request".into());
     s.details = Some(Default::default());
     s
+}
+
+/// A patched object as the patch library writes it (keys sorted, compact),
+/// to show in a 422.
+fn patched_json(v: &Value) -> String {
+    serde_json::to_string(&crate::schema::decode::sorted_keys(v.clone())).unwrap_or_default()
+}
+
+/// A value as Go's `fmt` prints a decoded JSON map with `%+v`:
+/// `map[a:1 b:[x y]]`, keys sorted, `<nil>` for null.
+fn go_map_string(v: &Value) -> String {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            let parts: Vec<String> = keys.iter().map(|k| format!("{k}:{}", go_map_string(&m[*k]))).collect();
+            format!("map[{}]", parts.join(" "))
+        }
+        Value::Array(a) => format!("[{}]", a.iter().map(go_map_string).collect::<Vec<_>>().join(" ")),
+        Value::String(s) => s.clone(),
+        Value::Null => "<nil>".into(),
+        other => other.to_string(),
+    }
 }
 
 fn media_type_of(p: PatchType) -> &'static str {
@@ -51,20 +74,27 @@ impl<S: Storage> Registry<S> {
             PatchType::Apply => return self.apply(rt, namespace, name, body, opts, warnings),
             _ => self.current(rt, namespace, name)?.1.value(),
         };
-        match patch_type {
+        let fv = opts.field_validation;
+        // What the patch itself got wrong, and what a Strict 422 shows as
+        // the invalid value: the patched object for JSON and merge patches
+        // (as their library writes it), the patch as a Go map for
+        // strategic ones.
+        let (problems, go_map) = match patch_type {
             PatchType::Merge => {
-                let patch = decode::patch_document(rt, body, opts.field_validation, warnings)?;
+                let (patch, problems) = decode::patch_document(body, fv)?;
                 if !patch.is_object() {
                     return Err(Status::bad_request("error decoding patch: a merge patch must be a JSON object"));
                 }
                 json_patch::merge(&mut doc, &patch);
+                (problems, None)
             }
             PatchType::Json => {
-                let patch = decode::json_patch(body)?;
+                let (patch, problems) = decode::json_patch(body, fv)?;
                 json_patch::patch(&mut doc, &patch).map_err(|_| json_patch_failed())?;
+                (problems, None)
             }
             PatchType::Strategic => {
-                let patch = decode::patch_document(rt, body, opts.field_validation, warnings)?;
+                let (patch, problems) = decode::patch_document(body, fv)?;
                 let schemas = crate::schema::schemas();
                 let def = schemas.name_of(rt.group(), rt.version(), rt.kind()).unwrap_or("");
                 crate::patch::apply(schemas, def, &mut doc, &patch).map_err(|e| {
@@ -74,14 +104,15 @@ impl<S: Storage> Registry<S> {
                         Status::internal_error(e.message)
                     }
                 })?;
+                (problems, Some(go_map_string(&patch)))
             }
-            PatchType::Apply => {}
-        }
-        // The patched object is written as an update body would be (so its
-        // unknown fields and type errors are found the same way); it
-        // carries its resourceVersion unless the patch itself set one.
-        let patched = serde_json::to_vec(&doc).map_err(Status::internal_error)?;
-        let obj = decode::object(rt, RequestBody::json(&patched), opts.field_validation, warnings)?;
+            PatchType::Apply => (Vec::new(), None),
+        };
+        // The patched object is decoded as upstream's patch handler decodes
+        // it (unknown fields found, type errors refused); it carries its
+        // resourceVersion unless the patch itself set one.
+        let bad_value = |patched: &Value| go_map.clone().unwrap_or_else(|| patched_json(patched));
+        let obj = decode::patched_object(rt, doc, fv, problems, bad_value, warnings)?;
         let written = self.update_value(rt, namespace, name, Value::Object(obj), opts, Recorded::Update, None)?;
         Ok(Written { created: false, ..written })
     }
@@ -98,7 +129,7 @@ impl<S: Storage> Registry<S> {
         opts: &WriteOptions,
         warnings: &mut Warnings,
     ) -> Result<Written, Status> {
-        let mut config = decode::apply_configuration(rt, body, opts.field_validation, warnings)?;
+        let (mut config, repeats) = decode::apply_configuration(rt, body)?;
         set_namespace(rt, &mut config, namespace)?;
         {
             let m = meta::metadata_mut(&mut config);
@@ -129,6 +160,8 @@ impl<S: Storage> Registry<S> {
             now: &now,
         };
         let result = crate::apply::apply(&writer, live.as_ref(), &config, opts.force)?;
+        // Repeated keys are looked for only once the apply has succeeded.
+        decode::apply_repeated_keys(opts.field_validation, repeats, warnings)?;
         match live {
             None => {
                 let body = self.create_value(rt, namespace, result, opts, Recorded::Applied)?;
@@ -155,14 +188,17 @@ impl<S: Storage> Registry<S> {
         let (_, current) = self.current(rt, namespace, name)?;
         let current = current.value();
         let mut doc = super::scale::to_scale(&current);
-        match patch_type {
+        let fv = opts.field_validation;
+        let problems = match patch_type {
             PatchType::Merge | PatchType::Strategic => {
-                let patch = decode::patch_document(rt, body, opts.field_validation, warnings)?;
+                let (patch, problems) = decode::patch_document(body, fv)?;
                 json_patch::merge(&mut doc, &patch);
+                problems
             }
             PatchType::Json => {
-                let patch = decode::json_patch(body)?;
+                let (patch, problems) = decode::json_patch(body, fv)?;
                 json_patch::patch(&mut doc, &patch).map_err(|_| json_patch_failed())?;
+                problems
             }
             PatchType::Apply => {
                 return Err(Status::unsupported_media_type(format!(
@@ -170,7 +206,8 @@ impl<S: Storage> Registry<S> {
                     media_type_of(patch_type)
                 )))
             }
-        }
+        };
+        decode::patch_problems(fv, problems, || patched_json(&doc), warnings)?;
         self.write_scale(rt, namespace, name, current, &doc, opts, warnings)
     }
 }
