@@ -478,3 +478,57 @@ fn every_patch_type_validates_the_patched_object() {
     );
     assert_eq!((r.status, warnings(&r)), (422, vec![r#"unknown field "colour""#.to_string()]));
 }
+
+/// Update-only rules, whatever the write: a workload's selector, an
+/// immutable ConfigMap's or Secret's data, a Secret's type.
+#[test]
+fn updates_keep_what_may_not_change() {
+    let mut s = server();
+    assert_eq!(send(&mut s, "POST", DEPLOYMENTS, "application/json", &valid_json("web")).status, 201);
+    let patch =
+        r#"{"spec":{"selector":{"matchLabels":{"app":"web2"}},"template":{"metadata":{"labels":{"app":"web2"}}}}}"#;
+    let r = send(&mut s, "PATCH", &format!("{DEPLOYMENTS}/web"), "application/merge-patch+json", patch);
+    assert_eq!(r.status, 422);
+    assert_eq!(
+        r.json_body()["message"],
+        "Deployment.apps \"web\" is invalid: spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{\"app\":\"web2\"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable"
+    );
+    let cm = "/api/v1/namespaces/default/configmaps";
+    let body = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "frozen"}, "immutable": true, "data": {"k": "v"}});
+    assert_eq!(send(&mut s, "POST", cm, "application/json", &body.to_string()).status, 201);
+    let r = send(&mut s, "PATCH", &format!("{cm}/frozen"), "application/merge-patch+json", r#"{"data":{"k":"w"}}"#);
+    assert_eq!(r.status, 422);
+    assert_eq!(
+        r.json_body()["message"],
+        "ConfigMap \"frozen\" is invalid: data: Forbidden: field is immutable when `immutable` is set"
+    );
+    let r = send(&mut s, "PATCH", &format!("{cm}/frozen"), "application/merge-patch+json", r#"{"immutable":false}"#);
+    assert_eq!(
+        r.json_body()["message"],
+        "ConfigMap \"frozen\" is invalid: immutable: Forbidden: field is immutable when `immutable` is set"
+    );
+    // Labels may still change.
+    let r = send(
+        &mut s,
+        "PATCH",
+        &format!("{cm}/frozen"),
+        "application/merge-patch+json",
+        r#"{"metadata":{"labels":{"a":"b"}}}"#,
+    );
+    assert_eq!(r.status, 200);
+    let secrets = "/api/v1/namespaces/default/secrets";
+    let body = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}, "type": "Opaque"});
+    assert_eq!(send(&mut s, "POST", secrets, "application/json", &body.to_string()).status, 201);
+    let r = send(
+        &mut s,
+        "PATCH",
+        &format!("{secrets}/s"),
+        "application/merge-patch+json",
+        r#"{"type":"kubernetes.io/tls"}"#,
+    );
+    assert_eq!(r.status, 422);
+    assert!(r.json_body()["message"]
+        .as_str()
+        .unwrap()
+        .contains("type: Invalid value: \"kubernetes.io/tls\": field is immutable"));
+}

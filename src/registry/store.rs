@@ -474,6 +474,7 @@ impl<S: Storage> Registry<S> {
         errs.extend(validation::validate_meta_update(&new, &old));
         if !status {
             errs.extend(rt.strategy.validate(&new));
+            errs.extend(rt.strategy.validate_update(&new, &old));
         }
         if !errs.is_empty() {
             return Err(Status::invalid(rt.group(), rt.kind(), name, &errs));

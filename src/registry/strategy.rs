@@ -10,7 +10,7 @@
 //! `defaults` → status reset to `initial_status` (kinds with a status
 //! subresource) → `prepare_for_create` → `validate` → `allocate`;
 //! on an update of the main resource: `defaults` → `prepare_for_update` →
-//! `validate`; on a graceful delete: `prepare_for_delete`.
+//! `validate` → `validate_update`; on a graceful delete: `prepare_for_delete`.
 
 use std::borrow::Cow;
 use std::ops::Deref;
@@ -73,6 +73,12 @@ pub trait Strategy: Send + Sync {
     /// Every problem with the object's own fields (metadata is checked by
     /// the store), worded as upstream's validation words them.
     fn validate(&self, _obj: &Value) -> Vec<FieldError> {
+        Vec::new()
+    }
+
+    /// What an update may not change, beyond what `validate` checks of the
+    /// new object (`ValidateUpdate`'s immutable fields).
+    fn validate_update(&self, _new: &Value, _old: &Value) -> Vec<FieldError> {
         Vec::new()
     }
 

@@ -20,6 +20,10 @@ impl Strategy for ConfigMap {
         errs
     }
 
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        immutable_data(new, old, &["data", "binaryData"])
+    }
+
     fn columns(&self) -> &[Column] {
         COLUMNS
     }
@@ -30,6 +34,27 @@ impl Strategy for ConfigMap {
 }
 
 pub(super) const CONFIG_KEY_MSG: &str = "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')";
+
+/// A ConfigMap or Secret marked `immutable: true` keeps its flag and its
+/// data (`ValidateConfigMapUpdate`, `ValidateSecretUpdate`).
+pub(super) fn immutable_data(new: &Value, old: &Value, fields: &[&str]) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    if old.get("immutable").and_then(Value::as_bool) != Some(true) {
+        return errs;
+    }
+    const WHY: &str = "field is immutable when `immutable` is set";
+    if new.get("immutable").and_then(Value::as_bool) != Some(true) {
+        errs.push(FieldError::forbidden("immutable", WHY));
+    }
+    for f in fields {
+        let empty = |v: Option<&Value>| v.is_none_or(|v| v.is_null() || v.as_object().is_some_and(|m| m.is_empty()));
+        let (a, b) = (new.get(*f), old.get(*f));
+        if a != b && !(empty(a) && empty(b)) {
+            errs.push(FieldError::forbidden(f, WHY));
+        }
+    }
+    errs
+}
 
 /// The keys of `data` and `binaryData` (ConfigMaps and Secrets).
 pub(super) fn data_keys(obj: &Value, errs: &mut Vec<FieldError>) {

@@ -50,6 +50,10 @@ impl Strategy for DaemonSet {
         errs
     }
 
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        super::workload::validate_selector_update(new, old)
+    }
+
     fn columns(&self) -> &[Column] {
         COLUMNS
     }

@@ -49,6 +49,10 @@ impl Strategy for Deployment {
         errs
     }
 
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        super::workload::validate_selector_update(new, old)
+    }
+
     fn columns(&self) -> &[Column] {
         COLUMNS
     }

@@ -40,6 +40,10 @@ impl Strategy for ReplicaSet {
         errs
     }
 
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        super::workload::validate_selector_update(new, old)
+    }
+
     fn selectable_fields(&self) -> &[SelectableField] {
         FIELDS
     }

@@ -31,6 +31,17 @@ impl Strategy for Secret {
         errs
     }
 
+    /// A Secret's type never changes; an immutable one keeps its data.
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        let kind = |v: &Value| v.get("type").and_then(Value::as_str).unwrap_or("").to_string();
+        if kind(new) != kind(old) {
+            errs.push(FieldError::invalid("type", &kind(new), "field is immutable"));
+        }
+        errs.extend(super::config_map::immutable_data(new, old, &["data"]));
+        errs
+    }
+
     fn selectable_fields(&self) -> &[SelectableField] {
         FIELDS
     }

@@ -35,7 +35,7 @@ pub(super) fn validate_spec(kind: &str, spec: &Value, errs: &mut Vec<FieldError>
             if ml.is_none_or(Map::is_empty) && me.is_none_or(Vec::is_empty) {
                 errs.push(FieldError::invalid_raw(
                     "spec.selector",
-                    "v1.LabelSelector{MatchLabels:map[string]string(nil), MatchExpressions:[]v1.LabelSelectorRequirement(nil)}",
+                    &go_label_selector(sel),
                     &format!("empty selector is invalid for {}", kind.to_ascii_lowercase()),
                 ));
             } else if !selector_matches(sel, template_labels) {
@@ -70,6 +70,48 @@ pub(super) fn validate_spec(kind: &str, spec: &Value, errs: &mut Vec<FieldError>
         }
         None => {}
     }
+}
+
+/// A workload's selector cannot change (apps/v1 strategies' ValidateUpdate).
+pub(super) fn validate_selector_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    let (a, b) = (new.pointer("/spec/selector"), old.pointer("/spec/selector"));
+    if a == b {
+        return Vec::new();
+    }
+    let shown = a.filter(|s| !s.is_null()).map_or_else(|| "null".to_string(), go_label_selector);
+    vec![FieldError::invalid_raw("spec.selector", &shown, "field is immutable")]
+}
+
+/// A LabelSelector as Go's `%#v` prints it.
+fn go_label_selector(sel: &Value) -> String {
+    let match_labels = go_string_map(sel.get("matchLabels").and_then(Value::as_object));
+    let exprs = match sel.get("matchExpressions").and_then(Value::as_array) {
+        None => "[]v1.LabelSelectorRequirement(nil)".to_string(),
+        Some(list) => {
+            let items: Vec<String> = list
+                .iter()
+                .map(|e| {
+                    let values = match e.get("values").and_then(Value::as_array) {
+                        None => "[]string(nil)".to_string(),
+                        Some(v) => format!(
+                            "[]string{{{}}}",
+                            v.iter()
+                                .map(|x| serde_json::to_string(x.as_str().unwrap_or("")).unwrap_or_default())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    };
+                    format!(
+                        "v1.LabelSelectorRequirement{{Key:{}, Operator:{}, Values:{values}}}",
+                        serde_json::to_string(str_at(e, "key").unwrap_or("")).unwrap_or_default(),
+                        serde_json::to_string(str_at(e, "operator").unwrap_or("")).unwrap_or_default()
+                    )
+                })
+                .collect();
+            format!("[]v1.LabelSelectorRequirement{{{}}}", items.join(", "))
+        }
+    };
+    format!("v1.LabelSelector{{MatchLabels:{match_labels}, MatchExpressions:{exprs}}}")
 }
 
 /// Whether a LabelSelector selects a set of labels.
