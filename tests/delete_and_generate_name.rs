@@ -382,3 +382,22 @@ fn many_generated_names_never_fail() {
         assert_eq!(r.status, 201, "create {i}: {}", String::from_utf8_lossy(&r.body));
     }
 }
+
+/// `TestStoreDeleteCollection`: deletecollection lists as a list would —
+/// with a `limit`, one page (and its continue token) is deleted.
+#[test]
+fn deletecollection_with_a_limit_deletes_one_page() {
+    let mut s = server();
+    for name in ["a", "b", "c"] {
+        create_cm(&mut s, name, json!({"set": "x"}));
+    }
+    let r = call(&mut s, "DELETE", &format!("{CM}?labelSelector=set%3Dx&limit=2"), None);
+    assert_eq!(r.status, 200);
+    let b = r.json_body();
+    assert_eq!(names(&b), ["a", "b"]);
+    assert!(!b["metadata"]["continue"].as_str().unwrap_or("").is_empty(), "{b}");
+    assert_eq!(names(&get(&mut s, &format!("{CM}?labelSelector=set%3Dx")).json_body()), ["c"]);
+    let r = call(&mut s, "DELETE", &format!("{CM}?labelSelector=set%3Dx"), None);
+    assert_eq!(names(&r.json_body()), ["c"]);
+    assert!(r.json_body()["metadata"].get("continue").is_none());
+}

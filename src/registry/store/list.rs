@@ -88,9 +88,11 @@ impl<S: Storage> Registry<S> {
         })
     }
 
-    /// DELETECOLLECTION: deletes every selected object (each as a DELETE
-    /// would); answers with the list of what it selected, as it was (one
-    /// another client deleted meanwhile included, as upstream).
+    /// DELETECOLLECTION: lists as a list with the same options would (its
+    /// selectors, resourceVersion, and `limit`: one page, with its continue
+    /// token), then deletes each item as a DELETE would; answers with the
+    /// list as it was read (an item another client deleted meanwhile
+    /// included, as upstream).
     pub fn delete_collection(
         &mut self,
         rt: &ResourceType,
@@ -101,23 +103,15 @@ impl<S: Storage> Registry<S> {
     ) -> Result<ListResult, Status> {
         opts.validate()?;
         delete::orphan_warning(rt, opts, warnings);
-        let (label, field) = selectors(rt, list)?;
-        let head = self.storage.revision();
-        let filter = |o: &StoredObject| o.selected_by(&label, &field);
-        let page = self
-            .storage
-            .list(&keys::prefix(rt, namespace), head, &ListStart::Beginning, None, Some(&filter))
-            .map_err(|e| storage_status(rt, "", e))?;
-        let mut items: Vec<Arc<StoredObject>> = Vec::new();
-        for obj in page.items {
+        let page = self.list(rt, namespace, list)?;
+        for obj in &page.items {
             let v = obj.value();
             match self.delete_one(rt, meta::namespace(&v), meta::name(&v), opts) {
                 Ok(_) => {}
                 Err(s) if s.is_not_found() => {}
                 Err(s) => return Err(s),
             }
-            items.push(obj);
         }
-        Ok(ListResult { revision: head, continue_token: None, remaining: None, items })
+        Ok(page)
     }
 }
