@@ -7,6 +7,7 @@
 //! (the `web/` crate, compiled to WebAssembly) are thin adapters over it.
 //!
 //! Layers, dependencies pointing down only (checked by `tests/tidy.rs`):
+//! `controllers` (the cluster's own clients: they only send requests) →
 //! `server` (routing, options, negotiation, rendering) → `registry` (the
 //! generic store, a strategy per kind) → `apply`, `patch`, `proto`, `schema`
 //! (what bodies mean) → `storage` (MVCC) → `api`, `selector`, `clock` (plain
@@ -20,6 +21,7 @@
 pub mod api;
 pub mod apply;
 pub mod clock;
+pub mod controllers;
 pub mod patch;
 pub mod proto;
 pub mod registry;

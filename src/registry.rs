@@ -38,7 +38,6 @@ pub struct Registry<S: Storage = MemStorage> {
     rng: SeededRng,
     names: NameGenerator,
     resources: Catalog,
-    namespaces: namespace_lifecycle::NamespaceLifecycle,
 }
 
 /// One write of the event log, named as a client would name the object.
@@ -78,7 +77,6 @@ impl<S: Storage> Registry<S> {
             rng: SeededRng::new(seed),
             names: NameGenerator::default(),
             resources: kinds::builtin_catalog().clone(),
-            namespaces: Default::default(),
         }
     }
 

@@ -450,6 +450,7 @@ impl Server {
             None => Subresource::None,
             Some("status") if rt.status_subresource => Subresource::Status,
             Some("scale") if rt.scale_subresource && t.name.is_some() => Subresource::Scale,
+            Some("finalize") if rt.finalize_subresource && t.name.is_some() => Subresource::Finalize,
             Some(_) => return Err(no_such_resource()),
         };
         if !t.routes(req.method.as_str()) {
@@ -487,7 +488,7 @@ impl Server {
             };
             return Ok(Served::Response(with_warnings(body_response(code, written), std::mem::take(warnings))));
         }
-        let (result, dry_run) = match (method, t.name.as_deref()) {
+        let result = match (method, t.name.as_deref()) {
             ("GET", None) => {
                 let opts = params::list_options(q)?;
                 if opts.watch {
@@ -507,18 +508,18 @@ impl Server {
             ("POST", None) => {
                 let opts = params::write_options(Verb::Create, q, user_agent, subresource, None)?;
                 let created = self.registry.create(&rt, &ns, body, &opts, warnings)?;
-                (body_response(201, created), opts.dry_run)
+                body_response(201, created)
             }
             ("PUT", Some(name)) => {
                 let opts = params::write_options(Verb::Update, q, user_agent, subresource, None)?;
                 let w = self.registry.update(&rt, &ns, name, body, &opts, warnings)?;
-                (body_response(if w.created { 201 } else { 200 }, w.body), opts.dry_run)
+                body_response(if w.created { 201 } else { 200 }, w.body)
             }
             ("PATCH", Some(name)) => {
                 let patch_type = PatchType::from_media_type(content_type).ok_or_else(unknown_patch_type)?;
                 let opts = params::write_options(Verb::Patch, q, user_agent, subresource, Some(patch_type))?;
                 let w = self.registry.patch(&rt, &ns, name, patch_type, &req.body, &opts, warnings)?;
-                (body_response(if w.created { 201 } else { 200 }, w.body), opts.dry_run)
+                body_response(if w.created { 201 } else { 200 }, w.body)
             }
             ("DELETE", Some(name)) => {
                 let opts = params::delete_options(q, body)?;
@@ -526,7 +527,7 @@ impl Server {
                 // Upstream answers 202 only to the deprecated
                 // orphanDependents=false when the object stays.
                 let code = if !d.gone && opts.orphan_dependents == Some(false) { 202 } else { 200 };
-                (body_response(code, d.body), opts.dry_run)
+                body_response(code, d.body)
             }
             ("DELETE", None) if rt.serves(Verb::DeleteCollection) => {
                 let mut list_opts = params::list_options(q)?;
@@ -534,13 +535,10 @@ impl Server {
                 let opts = params::delete_options(q, body)?;
                 let deleted =
                     self.registry.delete_collection(&rt, t.namespace.as_deref(), &list_opts, &opts, warnings)?;
-                (Response::json(200, list::encode_list(&rt, &deleted)), opts.dry_run)
+                Response::json(200, list::encode_list(&rt, &deleted))
             }
             _ => return Err(Status::method_not_allowed()),
         };
-        if !dry_run {
-            self.registry.reconcile();
-        }
         Ok(Served::Response(with_warnings(result, std::mem::take(warnings))))
     }
 
@@ -679,6 +677,7 @@ mod tests {
             verbs: Verb::STANDARD.to_vec(),
             status_subresource: false,
             scale_subresource: false,
+            finalize_subresource: false,
             name_rule: crate::api::meta::NameRule::Dns1123Subdomain,
             return_deleted_object: false,
             allow_create_on_update: false,

@@ -120,31 +120,6 @@ fn deletecollection_honours_selectors() {
 }
 
 #[test]
-fn deleting_a_namespace_terminates_it_then_removes_it_with_its_content() {
-    let mut s = server();
-    call(&mut s, "POST", "/api/v1/namespaces", Some(json!({"metadata": {"name": "team"}})));
-    call(
-        &mut s,
-        "POST",
-        "/api/v1/namespaces/team/configmaps",
-        Some(json!({"metadata": {"name": "held", "finalizers": ["x/y"]}})),
-    );
-    call(&mut s, "POST", "/api/v1/namespaces/team/configmaps", Some(json!({"metadata": {"name": "free"}})));
-    let r = call(&mut s, "DELETE", "/api/v1/namespaces/team", None);
-    assert_eq!(r.status, 200);
-    assert_eq!(r.json_body()["status"]["phase"], "Terminating");
-    let r = call(&mut s, "POST", "/api/v1/namespaces/team/configmaps", Some(json!({"metadata": {"name": "late"}})));
-    assert_eq!(r.status, 403);
-    assert_eq!(r.json_body()["details"]["causes"][0]["reason"], "NamespaceTerminating");
-    assert_eq!(get(&mut s, "/api/v1/namespaces/team/configmaps/free").status, 404);
-    assert_eq!(get(&mut s, "/api/v1/namespaces/team").status, 200, "content with finalizers holds it");
-    let mut held = get(&mut s, "/api/v1/namespaces/team/configmaps/held").json_body();
-    held["metadata"]["finalizers"] = json!([]);
-    assert_eq!(call(&mut s, "PUT", "/api/v1/namespaces/team/configmaps/held", Some(held)).status, 200);
-    assert_eq!(get(&mut s, "/api/v1/namespaces/team").status, 404, "the lifecycle finished");
-}
-
-#[test]
 fn a_namespace_keeps_its_spec_finalizers_through_updates() {
     let mut s = server();
     call(&mut s, "POST", "/api/v1/namespaces", Some(json!({"metadata": {"name": "team"}})));
@@ -157,19 +132,6 @@ fn a_namespace_keeps_its_spec_finalizers_through_updates() {
     assert_eq!(r.status, 200);
     assert_eq!(r.json_body()["spec"]["finalizers"], json!(["kubernetes"]), "only finalization removes them");
     assert_eq!(r.json_body()["metadata"]["labels"]["a"], "b");
-}
-
-#[test]
-fn a_terminating_namespace_held_by_a_finalizer_is_not_written_again_on_a_second_delete() {
-    let mut s = server();
-    call(&mut s, "POST", "/api/v1/namespaces", Some(json!({"metadata": {"name": "team", "finalizers": ["x/y"]}})));
-    assert_eq!(call(&mut s, "DELETE", "/api/v1/namespaces/team", None).status, 200);
-    let ns = get(&mut s, "/api/v1/namespaces/team").json_body();
-    assert_eq!(ns["spec"], json!({}), "the lifecycle finalized it; the metadata finalizer holds it");
-    let before = s.revision();
-    let r = call(&mut s, "DELETE", "/api/v1/namespaces/team?propagationPolicy=Orphan", None);
-    assert_eq!(r.status, 200);
-    assert_eq!(s.revision().0, before.0 + 1, "one write: the orphan finalizer, nothing from the lifecycle");
 }
 
 #[test]

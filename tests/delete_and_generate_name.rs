@@ -253,12 +253,19 @@ fn delete_preconditions_are_worded_per_kind() {
         .unwrap()
         .starts_with("Operation cannot be fulfilled on Deployment.apps \"web\": the UID"));
     assert_eq!(b["details"], json!({"name": "web", "group": "apps", "kind": "Deployment"}));
-    let ns_uid = get(&mut s, "/api/v1/namespaces/default").json_body()["metadata"]["uid"].as_str().unwrap().to_string();
-    let (_, b) = delete(&mut s, "/api/v1/namespaces/default", "", Some(json!({"preconditions": {"uid": "x"}})));
+    assert_eq!(call(&mut s, "POST", "/api/v1/namespaces", Some(json!({"metadata": {"name": "team"}}))).status, 201);
+    let ns_uid = get(&mut s, "/api/v1/namespaces/team").json_body()["metadata"]["uid"].as_str().unwrap().to_string();
+    let (_, b) = delete(&mut s, "/api/v1/namespaces/team", "", Some(json!({"preconditions": {"uid": "x"}})));
     assert_eq!(
         b["message"],
-        format!("Operation cannot be fulfilled on namespaces \"default\": Precondition failed: UID in precondition: x, UID in object meta: {ns_uid}")
+        format!("Operation cannot be fulfilled on namespaces \"team\": Precondition failed: UID in precondition: x, UID in object meta: {ns_uid}")
     );
+    // The namespaces every cluster needs refuse deletion first.
+    for name in ["default", "kube-system", "kube-public"] {
+        let (status, b) = delete(&mut s, &format!("/api/v1/namespaces/{name}"), "", None);
+        assert_eq!((status, b["reason"].as_str()), (403, Some("Forbidden")));
+        assert_eq!(b["message"], format!("namespaces \"{name}\" is forbidden: this namespace may not be deleted"));
+    }
 }
 
 /// A PUT's uid is a precondition checked in storage (its error quotes

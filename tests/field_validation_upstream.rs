@@ -464,7 +464,7 @@ fn every_patch_type_validates_the_patched_object() {
         "PATCH",
         "/api/v1/namespaces/default/configmaps/c",
         "application/json-patch+json",
-        r#"[{"op":"add","path":"/metadata/labels/app","value":"bad value!"}]"#,
+        r#"[{"op":"add","path":"/metadata/labels","value":{"app":"bad value!"}}]"#,
     );
     assert_eq!(r.status, 422);
     assert_eq!(r.json_body()["details"]["causes"][0]["field"], "metadata.labels");

@@ -213,6 +213,7 @@ const LAYERS: &[&[&str]] = &[
     &["schema", "patch", "apply", "proto"],
     &["registry"],
     &["server"],
+    &["controllers"],
     &["lib"],
 ];
 

@@ -246,6 +246,22 @@ pub fn to_canonical_json(obj: &Value) -> Vec<u8> {
 }
 
 /// Appends the canonical serialization of `obj` to `out`.
+/// Drops the metadata fields a Go client would not send back and Go's
+/// encoder leaves out: every ObjectMeta field is `omitempty`, so a null,
+/// an empty string, an empty list or an empty map is no field at all
+/// (`finalizers: null`, `ownerReferences: []` after the last is removed).
+pub fn prune_empty_metadata(obj: &mut Value) {
+    if let Some(Value::Object(m)) = obj.get_mut("metadata") {
+        m.retain(|_, v| match v {
+            Value::Null => false,
+            Value::String(s) => !s.is_empty(),
+            Value::Array(a) => !a.is_empty(),
+            Value::Object(o) => !o.is_empty(),
+            _ => true,
+        });
+    }
+}
+
 pub fn write_canonical_json(obj: &Value, out: &mut Vec<u8>) {
     match obj {
         Value::Object(root) => write_ordered(root, TOP_ORDER, &["status"], out, Some(("metadata", METADATA_ORDER))),

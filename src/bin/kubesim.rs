@@ -14,6 +14,7 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use kubesim::api::Status;
 use kubesim::clock::{parse_duration_millis, SimTime};
+use kubesim::controllers::Controllers;
 use kubesim::server::{guard_panics, guard_poll, Request, Response, Served, Server, ServerConfig, WatchStream};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, Notify};
@@ -25,6 +26,9 @@ struct Shared {
     /// The built browser app (Trunk's dist/), served under /ui/.
     ui: Option<std::path::PathBuf>,
     server: Mutex<Server>,
+    /// The cluster's own clients, settled after every write (always locked
+    /// after `server`).
+    controllers: Mutex<Controllers>,
     /// Woken after every request that may have written.
     written: Notify,
 }
@@ -136,7 +140,14 @@ async fn handle(shared: Arc<Shared>, req: hyper::Request<Incoming>) -> Result<hy
     let request = Request { method: method.clone(), path, query, headers, body };
     let served = {
         let mut server = shared.lock();
-        guard_panics(|| server.serve(request))
+        let served = guard_panics(|| server.serve(request));
+        if method != "GET" && method != "HEAD" {
+            let mut controllers = shared.controllers.lock().unwrap_or_else(|p| p.into_inner());
+            // A controller that panics must not take the door down; what
+            // it wrote before stays, and the next write runs it again.
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| controllers.settle(&mut server)));
+        }
+        served
     };
     if method != "GET" && method != "HEAD" {
         shared.written.notify_waiters();
@@ -203,11 +214,14 @@ struct Args {
     seed: u64,
     window_ms: i64,
     ui: Option<String>,
+    controllers: String,
 }
 
 const USAGE: &str =
-    "usage: kubesim serve [--listen 127.0.0.1:6443] [--kubeconfig PATH] [--seed N] [--history-window 5m] [--ui DIR]
-  --ui DIR  serve the built browser app (trunk build's dist/) at /ui/; default: ./dist when it holds index.html";
+    "usage: kubesim serve [--listen 127.0.0.1:6443] [--kubeconfig PATH] [--seed N] [--history-window 5m] [--ui DIR] [--controllers all|none|LIST]
+  --ui DIR  serve the built browser app (trunk build's dist/) at /ui/; default: ./dist when it holds index.html
+  --controllers  which of the cluster's controllers run (clients of the API): all (default), none, or a
+                 comma-separated list of namespace, garbage-collector";
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
@@ -222,6 +236,7 @@ fn parse_args() -> Result<Args, String> {
         seed: 1,
         window_ms: 300_000,
         ui: None,
+        controllers: "all".into(),
     };
     while let Some(flag) = it.next() {
         let mut val = || it.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"));
@@ -229,6 +244,7 @@ fn parse_args() -> Result<Args, String> {
             "--listen" => a.listen = val()?,
             "--kubeconfig" => a.kubeconfig = val()?,
             "--ui" => a.ui = Some(val()?),
+            "--controllers" => a.controllers = val()?,
             "--seed" => a.seed = val()?.parse().map_err(|_| "--seed takes a number".to_string())?,
             "--history-window" => {
                 let v = val()?;
@@ -270,7 +286,19 @@ async fn main() {
         None => Some(std::path::PathBuf::from("dist")).filter(|d| d.join("index.html").is_file()),
     };
     let ui_note = ui.as_ref().map(|_| format!("kubesim: the browser app is at http://{addr}/ui/"));
-    let shared = Arc::new(Shared { ui, server: Mutex::new(Server::new(config)), written: Notify::new() });
+    let controllers = match Controllers::parse(&args.controllers) {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("kubesim: --controllers: {e}");
+            std::process::exit(2);
+        }
+    };
+    let shared = Arc::new(Shared {
+        ui,
+        server: Mutex::new(Server::new(config)),
+        controllers: Mutex::new(controllers),
+        written: Notify::new(),
+    });
     if let Err(e) = std::fs::write(&args.kubeconfig, kubeconfig(addr)) {
         eprintln!("kubesim: cannot write kubeconfig {}: {e}", args.kubeconfig);
     }

@@ -57,6 +57,8 @@ pub struct Builtin {
     pub verbs: &'static [Verb],
     /// Serves `/scale` (autoscaling/v1 Scale over `spec.replicas`).
     pub scale_subresource: bool,
+    /// Serves `/finalize` (namespaces).
+    pub finalize_subresource: bool,
     pub strategy: &'static dyn Strategy,
 }
 
@@ -73,6 +75,7 @@ impl Builtin {
             verbs: self.verbs.to_vec(),
             status_subresource: self.status_subresource,
             scale_subresource: self.scale_subresource,
+            finalize_subresource: self.finalize_subresource,
             name_rule: self.name_rule,
             return_deleted_object: self.return_deleted_object,
             allow_create_on_update: self.allow_create_on_update,
@@ -107,6 +110,7 @@ const fn rt(
         tracks_generation: false,
         verbs: Verb::STANDARD,
         scale_subresource: false,
+        finalize_subresource: false,
         strategy: &DefaultStrategy,
     }
 }
@@ -123,6 +127,7 @@ pub static BUILTIN: &[Builtin] = &[
         status_subresource: true,
         return_deleted_object: true,
         verbs: NO_COLLECTION_DELETE,
+        finalize_subresource: true,
         strategy: &namespace::Namespace,
         ..rt("", "v1", "namespaces", "namespace", "Namespace", false)
     },

@@ -1,40 +1,28 @@
-//! The namespace lifecycle, apart from the generic store (so that the
-//! controllers issue can make it a controller): admission refuses new
-//! content in a namespace that is missing or Terminating, and once a
-//! namespace's deletion has begun, `reconcile` deletes its content, then
-//! removes the `kubernetes` finalizer from `spec.finalizers` so the
-//! namespace can go (at once, or when its metadata finalizers are gone).
-//!
-//! It learns which namespaces are being deleted as a controller would: from
-//! the event log, through a cursor over the namespaces' keys (a relist when
-//! that cursor has fallen behind compaction).
+//! The namespace lifecycle admission (upstream's NamespaceLifecycle
+//! plugin): new content in a namespace that is missing or being
+//! terminated is refused, and the namespaces every cluster needs refuse
+//! deletion. Emptying and finalizing a terminating namespace is the
+//! namespace controller's work (`controllers/namespace.rs`), a client.
 
-use std::collections::BTreeSet;
-
-use serde_json::Value;
-
-use super::options::{DeleteOptions, PropagationPolicy};
 use super::resource::ResourceType;
 use super::{keys, Registry};
-use crate::api::{meta, Status, StatusCause};
-use crate::storage::{EventKind, ListStart, Storage, WatchCursor};
+use crate::api::{Status, StatusCause};
+use crate::storage::Storage;
 
-/// What the lifecycle remembers between reconciles.
-#[derive(Debug, Default)]
-pub(super) struct NamespaceLifecycle {
-    /// Where it has read the namespaces' events up to (None: list first).
-    cursor: Option<WatchCursor>,
-    /// Namespaces whose deletion has begun and whose `spec.finalizers`
-    /// still hold the lifecycle's finalizer.
-    terminating: BTreeSet<String>,
-}
-
-/// Whether the lifecycle has work to do on this namespace.
-fn pending(rt: &ResourceType, ns: &Value) -> bool {
-    super::store::is_terminating(ns) && rt.strategy.has_pending_finalizers(ns)
-}
+/// The namespaces that may not be deleted.
+const IMMORTAL: &[&str] = &["default", "kube-system", "kube-public"];
 
 impl<S: Storage> Registry<S> {
+    /// Refuses the deletion of a namespace every cluster needs (before the
+    /// object is read, as admission runs before the storage's delete).
+    pub(super) fn admit_delete(&self, rt: &ResourceType, name: &str) -> Result<(), Status> {
+        let is_namespaces = self.resources.namespaces().is_some_and(|ns| ns.gvr == rt.gvr);
+        if is_namespaces && IMMORTAL.contains(&name) {
+            return Err(Status::forbidden(rt.group(), rt.resource(), name, "this namespace may not be deleted"));
+        }
+        Ok(())
+    }
+
     /// Refuses new content in a namespace that is missing or being
     /// terminated (upstream's NamespaceLifecycle admission).
     pub(super) fn admit_to_namespace(&self, rt: &ResourceType, namespace: &str, name: &str) -> Result<(), Status> {
@@ -66,101 +54,6 @@ impl<S: Storage> Registry<S> {
                 Ok(())
             }
             _ => Err(Status::not_found("", "namespaces", namespace)),
-        }
-    }
-
-    /// Brings the set of terminating namespaces up to date with the writes
-    /// since the last look.
-    fn observe_namespaces(&mut self) {
-        let Some(rt) = self.resources.namespaces().cloned() else { return };
-        let prefix = keys::resource_prefix(&rt);
-        if let Some(cursor) = self.namespaces.cursor.as_mut() {
-            if let Ok(events) = self.storage.poll(cursor, usize::MAX) {
-                for e in events {
-                    let v = e.object.value();
-                    let name = meta::name(&v).to_string();
-                    if e.kind != EventKind::Deleted && pending(&rt, &v) {
-                        self.namespaces.terminating.insert(name);
-                    } else {
-                        self.namespaces.terminating.remove(&name);
-                    }
-                }
-                return;
-            }
-        }
-        // First look, or history is gone: list.
-        let head = self.storage.revision();
-        self.namespaces.terminating.clear();
-        if let Ok(page) = self.storage.list(&prefix, head, &ListStart::Beginning, None, None) {
-            for ns in page.items {
-                let v = ns.value();
-                if pending(&rt, &v) {
-                    self.namespaces.terminating.insert(meta::name(&v).to_string());
-                }
-            }
-        }
-        self.namespaces.cursor = Some(WatchCursor { prefix, next: head.next() });
-    }
-
-    /// Advances the namespace lifecycle: deletes the content of each
-    /// terminating namespace, then finalizes the ones left empty.
-    pub fn reconcile(&mut self) {
-        self.observe_namespaces();
-        let Some(ns_rt) = self.resources.namespaces().cloned() else { return };
-        let pending: Vec<String> = self.namespaces.terminating.iter().cloned().collect();
-        let namespaced: Vec<_> = self.resources.iter().filter(|r| r.namespaced).cloned().collect();
-        for ns in pending {
-            let mut remaining = 0usize;
-            for rt in &namespaced {
-                let prefix = keys::prefix(rt, Some(&ns));
-                let Ok(page) = self.storage.list(&prefix, self.storage.revision(), &ListStart::Beginning, None, None)
-                else {
-                    continue;
-                };
-                for obj in page.items {
-                    let v = obj.value();
-                    let name = meta::name(&v).to_string();
-                    if !super::store::is_terminating(&v) {
-                        // As the namespace controller: background propagation.
-                        let opts = DeleteOptions {
-                            propagation_policy: Some(PropagationPolicy::Background),
-                            ..Default::default()
-                        };
-                        let _ = self.delete_one(rt, &ns, &name, &opts);
-                    }
-                    let key = keys::key(rt, &ns, &name);
-                    if self.storage.get(&key, self.storage.revision()).ok().flatten().is_some() {
-                        remaining += 1;
-                    }
-                }
-            }
-            if remaining > 0 {
-                continue;
-            }
-            self.finalize_namespace(&ns_rt, &ns);
-        }
-    }
-
-    /// Removes the lifecycle's finalizer from an emptied namespace: it goes
-    /// now, or once its metadata finalizers are gone.
-    fn finalize_namespace(&mut self, rt: &ResourceType, ns: &str) {
-        let k = keys::key(rt, "", ns);
-        let Ok(Some((rev, obj))) = self.storage.get(&k, self.storage.revision()) else {
-            self.namespaces.terminating.remove(ns);
-            return;
-        };
-        let mut v = obj.value();
-        if let Some(Value::Object(spec)) = v.get_mut("spec") {
-            spec.shift_remove("finalizers");
-        }
-        let written = if meta::finalizers(&v).is_empty() {
-            self.storage.delete(&k, Some(rev), self.now).is_ok()
-        } else {
-            let attrs = super::store::attrs(rt, &v);
-            self.storage.update(&k, Some(rev), v, attrs, self.now).is_ok()
-        };
-        if written {
-            self.namespaces.terminating.remove(ns);
         }
     }
 }

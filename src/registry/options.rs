@@ -63,6 +63,9 @@ pub enum Subresource {
     Status,
     /// `/scale`: an `autoscaling/v1` Scale over `spec.replicas`.
     Scale,
+    /// `/finalize` (namespaces): a PUT takes the metadata and
+    /// `spec.finalizers`, keeps the status.
+    Finalize,
 }
 
 /// The four kinds of PATCH, by the body's media type.

@@ -25,6 +25,8 @@ pub struct ResourceDefinition {
     pub status_subresource: bool,
     /// Serves `/scale` (autoscaling/v1 Scale over `spec.replicas`).
     pub scale_subresource: bool,
+    /// Serves `/finalize` (namespaces): a PUT of `spec.finalizers`.
+    pub finalize_subresource: bool,
     pub name_rule: NameRule,
     /// DELETE answers with the deleted object instead of a Success Status.
     pub return_deleted_object: bool,
@@ -50,6 +52,7 @@ pub struct ResourceType {
     pub verbs: Vec<Verb>,
     pub status_subresource: bool,
     pub scale_subresource: bool,
+    pub finalize_subresource: bool,
     pub name_rule: NameRule,
     pub return_deleted_object: bool,
     pub allow_create_on_update: bool,
@@ -82,6 +85,7 @@ impl ResourceType {
             verbs: d.verbs,
             status_subresource: d.status_subresource,
             scale_subresource: d.scale_subresource,
+            finalize_subresource: d.finalize_subresource,
             name_rule: d.name_rule,
             return_deleted_object: d.return_deleted_object,
             allow_create_on_update: d.allow_create_on_update,

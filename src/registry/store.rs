@@ -121,7 +121,11 @@ fn writer<'a>(rt: &ResourceType, opts: &'a WriteOptions, now: &'a str) -> crate:
         definition: schemas.name_of(rt.group(), rt.version(), rt.kind()).unwrap_or(""),
         api_version: rt.api_version().to_string(),
         manager: &opts.field_manager,
-        subresource: if opts.subresource == Subresource::Status { "status" } else { "" },
+        subresource: match opts.subresource {
+            Subresource::Status => "status",
+            Subresource::Finalize => "finalize",
+            Subresource::None | Subresource::Scale => "",
+        },
         has_status_subresource: rt.status_subresource,
         now,
     }
@@ -211,7 +215,7 @@ impl<S: Storage> Registry<S> {
         let (_, obj) = self.current(rt, namespace, name)?;
         match opts.subresource {
             Subresource::Scale => Ok(Body::Value(scale::to_scale(&obj.value()))),
-            Subresource::None | Subresource::Status => Ok(Body::Object(obj)),
+            Subresource::None | Subresource::Status | Subresource::Finalize => Ok(Body::Object(obj)),
         }
     }
 
@@ -261,6 +265,7 @@ impl<S: Storage> Registry<S> {
         recorded: Recorded,
     ) -> Result<Body, Status> {
         set_namespace(rt, &mut value, namespace)?;
+        meta::prune_empty_metadata(&mut value);
         let mut generated = false;
         {
             let m = meta::metadata_mut(&mut value);
@@ -460,7 +465,8 @@ impl<S: Storage> Registry<S> {
                 m.insert("namespace".into(), json!(namespace));
             }
         }
-        if !status {
+        // A finalize takes `spec.finalizers` from the body, as it came.
+        if !status && opts.subresource != Subresource::Finalize {
             if let Value::Object(o) = &mut new {
                 rt.strategy.defaults(o);
             }
@@ -470,6 +476,7 @@ impl<S: Storage> Registry<S> {
             let g = old.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(0);
             meta::metadata_mut(&mut new).insert("generation".into(), json!(g + 1));
         }
+        meta::prune_empty_metadata(&mut new);
         let mut errs = validation::validate_meta(rt, &new);
         errs.extend(validation::validate_meta_update(&new, &old));
         if !status {

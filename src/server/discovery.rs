@@ -82,6 +82,15 @@ pub fn api_resource_list(catalog: &Catalog, group: &str, version: &str) -> Optio
             entry["categories"] = json!(r.categories);
         }
         resources.push(entry);
+        if r.finalize_subresource {
+            resources.push(json!({
+                "name": format!("{}/finalize", r.resource()),
+                "singularName": "",
+                "namespaced": r.namespaced,
+                "kind": r.kind(),
+                "verbs": ["update"],
+            }));
+        }
         if r.status_subresource {
             resources.push(json!({
                 "name": format!("{}/status", r.resource()),
@@ -129,6 +138,9 @@ fn aggregated_group(catalog: &Catalog, group: &str) -> Value {
                 e["categories"] = json!(r.categories);
             }
             let mut subresources = Vec::new();
+            if r.finalize_subresource {
+                subresources.push(json!({"subresource": "finalize", "responseKind": kind, "verbs": ["update"]}));
+            }
             if r.status_subresource {
                 subresources
                     .push(json!({"subresource": "status", "responseKind": kind, "verbs": verbs(Verb::SUBRESOURCE)}));

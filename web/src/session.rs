@@ -12,6 +12,7 @@ use std::rc::Rc;
 use base64::Engine as _;
 
 use kubesim::clock::SimTime;
+use kubesim::controllers::{Controllers, ALL};
 use kubesim::server::{Request, Response, Served, Server, ServerConfig, WatchStream};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -31,6 +32,9 @@ pub enum Source {
     Pager,
     Clock,
     Setup,
+    /// The cluster's own clients (the namespace controller, the garbage
+    /// collector): their User-Agent says which.
+    Controller,
 }
 
 impl Source {
@@ -44,6 +48,7 @@ impl Source {
             Source::Pager => "pager",
             Source::Clock => "clock",
             Source::Setup => "setup",
+            Source::Controller => "controller",
         }
     }
 }
@@ -174,6 +179,10 @@ impl PageClock {
 
 pub struct Session {
     pub server: Server,
+    /// Every controller, settled after each write the page makes; their
+    /// requests go to the log (as `Source::Controller`), not the journal:
+    /// replaying the journal replays them.
+    pub controllers: Controllers,
     pub clock: PageClock,
     journal: Vec<JournalEntry>,
     pub log: Vec<LogEntry>,
@@ -198,8 +207,11 @@ impl Session {
     fn empty(seed: u64, history_window_ms: i64) -> Session {
         let config = ServerConfig { seed, history_window_ms, ..ServerConfig::default() };
         let wall = config.start_time.0;
+        let mut controllers = Controllers::new(ALL).unwrap_or_else(|_| Controllers::none());
+        controllers.record(true);
         Session {
             server: Server::new(config),
+            controllers,
             clock: PageClock::new(wall),
             journal: Vec::new(),
             log: Vec::new(),
@@ -236,7 +248,48 @@ impl Session {
         self.next_id += 1;
         self.log.push(entry.clone());
         self.generation += 1;
+        if entry.request.method != "GET" && entry.request.method != "HEAD" {
+            self.settle();
+        }
         (entry, stream)
+    }
+
+    /// Lets the controllers catch up, and logs what they sent.
+    pub fn settle(&mut self) {
+        self.controllers.settle(&mut self.server);
+        self.log_controllers();
+    }
+
+    /// Pauses the controllers (writes are left for them), or resumes them
+    /// (they catch up at once).
+    pub fn set_controllers_paused(&mut self, paused: bool) {
+        self.controllers.pause(paused);
+        if !paused {
+            self.settle();
+        }
+        self.generation += 1;
+    }
+
+    /// One reconcile of the next controller (paused or not).
+    pub fn step_controllers(&mut self) {
+        self.controllers.step(&mut self.server);
+        self.log_controllers();
+    }
+
+    fn log_controllers(&mut self) {
+        for x in self.controllers.take_log() {
+            let entry = LogEntry {
+                id: self.next_id,
+                source: Source::Controller,
+                request: x.request,
+                response: Rc::new(x.response),
+                at: self.server.now(),
+                watch: false,
+            };
+            self.next_id += 1;
+            self.log.push(entry);
+            self.generation += 1;
+        }
     }
 
     /// Serves a request that is not a watch (a watch's stream is dropped:

@@ -1,7 +1,8 @@
 //! Namespaces: Active on create with the `kubernetes` finalizer in
 //! `spec.finalizers`, Terminating once deletion begins (the namespace
-//! lifecycle, `registry/namespace_lifecycle.rs`, then removes the content
-//! and the finalizer), the phase as a selectable field, kubectl's columns.
+//! controller, a client, then removes the content and, through
+//! `/finalize`, the finalizer), the phase as a selectable field,
+//! kubectl's columns.
 
 use serde_json::{json, Map, Value};
 
@@ -26,9 +27,17 @@ impl Strategy for Namespace {
         json!({"phase": "Active"})
     }
 
+    /// `kubernetes` is added to the finalizers the client gave.
     fn prepare_for_create(&self, obj: &mut Map<String, Value>) {
         if let Value::Object(spec) = obj.entry("spec").or_insert_with(|| json!({})) {
-            spec.insert("finalizers".into(), json!(["kubernetes"]));
+            let list = spec.entry("finalizers").or_insert_with(|| json!([]));
+            if let Value::Array(a) = list {
+                if !a.iter().any(|f| f == "kubernetes") {
+                    a.push(json!("kubernetes"));
+                }
+            } else {
+                *list = json!(["kubernetes"]);
+            }
         }
     }
 
@@ -56,9 +65,13 @@ impl Strategy for Namespace {
         obj.pointer("/spec/finalizers").and_then(Value::as_array).is_some_and(|a| !a.is_empty())
     }
 
+    /// Terminating; a namespace's deletion sets no grace period.
     fn prepare_for_delete(&self, obj: &mut Value) {
         if let Some(Value::Object(st)) = obj.get_mut("status") {
             st.insert("phase".into(), json!("Terminating"));
+        }
+        if let Some(Value::Object(m)) = obj.get_mut("metadata") {
+            m.shift_remove("deletionGracePeriodSeconds");
         }
     }
 

@@ -37,6 +37,7 @@ impl<S: Storage> Registry<S> {
     ) -> Result<Deleted, Status> {
         opts.validate()?;
         orphan_warning(rt, opts, warnings);
+        self.admit_delete(rt, name)?;
         self.delete_one(rt, namespace, name, opts)
     }
 

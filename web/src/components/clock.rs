@@ -15,7 +15,7 @@ use crate::session::Session;
 pub fn clock_bar() -> Html {
     let ctx = use_context::<Ctx>().expect("context");
     let reader = use_mut_ref(|| None::<gloo::file::callbacks::FileReader>);
-    let (now, rev, compacted, window, paused) = {
+    let (now, rev, compacted, window, paused, controllers_paused) = {
         let s = ctx.0.session.borrow();
         (
             s.server.now().rfc3339(),
@@ -23,7 +23,16 @@ pub fn clock_bar() -> Html {
             s.server.compacted().0,
             s.server.config().history_window_ms / 1000,
             s.clock.paused,
+            s.controllers.is_paused(),
         )
+    };
+    let pause_controllers = {
+        let ctx = ctx.clone();
+        Callback::from(move |_| ctx.run(|s| s.set_controllers_paused(!controllers_paused)))
+    };
+    let step_controller = {
+        let ctx = ctx.clone();
+        Callback::from(move |_| ctx.run(|s| s.step_controllers()))
     };
     let pause = {
         let ctx = ctx.clone();
@@ -83,6 +92,11 @@ pub fn clock_bar() -> Html {
             <button id="advance-1m" onclick={advance("1m")}>{ "+1 min" }</button>
             <button id="advance-5m" onclick={advance("5m")}>{ "+5 min" }</button>
             <button id="compact" onclick={compact}>{ "compact now" }</button>
+            <span class="sep" />
+            <button id="pause-controllers" title="the namespace controller and the garbage collector" onclick={pause_controllers}>
+                { if controllers_paused { "resume controllers" } else { "pause controllers" } }
+            </button>
+            <button id="step-controller" disabled={!controllers_paused} title="one reconcile of the next controller" onclick={step_controller}>{ "step" }</button>
             <span class="sep" />
             <button id="export" onclick={export}>{ "export" }</button>
             <label class="file-button">{ "import" }<input id="import" type="file" accept=".json,application/json" onchange={import} /></label>

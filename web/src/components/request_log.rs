@@ -11,9 +11,17 @@ use crate::session::Source;
 pub fn request_log() -> Html {
     let ctx = use_context::<Ctx>().expect("context");
     let show_polls = use_state(|| false);
+    let show_controllers = use_state(|| false);
     let s = ctx.0.session.borrow();
-    // The timeline's own polling is hidden unless asked for.
-    let ids: Vec<usize> = (0..s.log.len()).filter(|i| *show_polls || s.log[*i].source != Source::Timeline).collect();
+    // The timeline's own polling and the controllers' requests are hidden
+    // unless asked for.
+    let ids: Vec<usize> = (0..s.log.len())
+        .filter(|i| match s.log[*i].source {
+            Source::Timeline => *show_polls,
+            Source::Controller => *show_controllers,
+            _ => true,
+        })
+        .collect();
     let render = {
         let ctx = ctx.clone();
         let ids = std::rc::Rc::new(ids.clone());
@@ -49,11 +57,16 @@ pub fn request_log() -> Html {
         let show_polls = show_polls.clone();
         Callback::from(move |e: Event| show_polls.set(checked(&e)))
     };
+    let toggle_controllers = {
+        let show_controllers = show_controllers.clone();
+        Callback::from(move |e: Event| show_controllers.set(checked(&e)))
+    };
     let count = ids.len();
     drop(s);
     html! {
         <div class="request-log">
             <label class="flag"><input type="checkbox" checked={*show_polls} onchange={toggle} />{ "show the timeline's history reads" }</label>
+            <label class="flag"><input type="checkbox" id="show-controllers" checked={*show_controllers} onchange={toggle_controllers} />{ "show the controllers' requests" }</label>
             <span class="muted">{ format!(" {count} requests") }</span>
             <VirtualList id="log-list" count={count} row_height={22.0} height={260.0} render={render} follow=true />
             { for detail }

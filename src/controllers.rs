@@ -1,0 +1,156 @@
+//! The cluster's own clients: controllers that reconcile what is stored,
+//! as kube-controller-manager's do. Each is a client of the core and
+//! nothing more (`shared/guide/architecture.md`): it reads through
+//! informers (list, then watch with bookmarks, relist on 410) and writes
+//! through requests carrying its own identity, so everything it does shows
+//! on the wire and replays deterministically.
+//!
+//! A door owns a `Server` and a `Controllers` and calls `settle` after
+//! each request it served (and when simulated time moves): every running
+//! controller catches its informers up and reconciles until none has
+//! anything left to do. `pause` stops them; `step` runs one reconcile of
+//! one controller (for teaching what a controller does next).
+
+pub mod client;
+pub mod garbage_collector;
+pub mod informer;
+pub mod namespace;
+
+use std::collections::BTreeMap;
+
+pub use client::{Client, Exchange, Identity};
+pub use informer::Informer;
+
+use crate::server::Server;
+
+/// What one reconcile did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Requests that wrote (a controller that wrote may have more to do).
+    pub writes: usize,
+}
+
+/// A controller: informers it reads and a reconcile over what they hold.
+pub trait Controller: Send {
+    /// The name kube-controller-manager knows it by (`--controllers`).
+    fn name(&self) -> &'static str;
+
+    /// The service account it runs as (its identity on the wire).
+    fn service_account(&self) -> &'static str;
+
+    /// One pass over what its informers hold; writes through `client`.
+    fn reconcile(&mut self, client: &mut Client<'_>) -> Progress;
+}
+
+/// Every controller a door runs, each with its client identity.
+pub struct Controllers {
+    running: Vec<(Box<dyn Controller>, Identity)>,
+    paused: bool,
+    /// The next controller `step` runs.
+    next: usize,
+    /// Writes made per controller, for the page and the benchmarks.
+    pub writes: BTreeMap<&'static str, usize>,
+    /// The requests sent, when recording (`take_log`).
+    log: Option<Vec<Exchange>>,
+}
+
+/// The controllers kube-controller-manager runs that kubesim has, by name.
+pub const ALL: &[&str] = &["namespace", "garbage-collector"];
+
+/// How many reconcile rounds `settle` runs before it stops (a controller
+/// that keeps writing is a bug; the cap keeps a door answering).
+const MAX_ROUNDS: usize = 1_000;
+
+impl Controllers {
+    /// The controllers named (`ALL` for every one; none for an empty list).
+    pub fn new(names: &[&str]) -> Result<Controllers, String> {
+        let mut running: Vec<(Box<dyn Controller>, Identity)> = Vec::new();
+        for name in names {
+            let c: Box<dyn Controller> = match *name {
+                "namespace" => Box::new(namespace::NamespaceController::default()),
+                "garbage-collector" => Box::new(garbage_collector::GarbageCollector::default()),
+                other => return Err(format!("unknown controller {other:?} (known: {})", ALL.join(", "))),
+            };
+            let identity = Identity::controller_manager(c.service_account());
+            running.push((c, identity));
+        }
+        Ok(Controllers { running, paused: false, next: 0, writes: BTreeMap::new(), log: None })
+    }
+
+    /// None: a bare API server (as envtest users want).
+    pub fn none() -> Controllers {
+        Controllers { running: Vec::new(), paused: false, next: 0, writes: BTreeMap::new(), log: None }
+    }
+
+    /// From a `--controllers` value: `all`, `none`, or names separated by
+    /// commas.
+    pub fn parse(spec: &str) -> Result<Controllers, String> {
+        match spec {
+            "all" => Controllers::new(ALL),
+            "none" | "" => Ok(Controllers::none()),
+            list => Controllers::new(&list.split(',').map(str::trim).collect::<Vec<_>>()),
+        }
+    }
+
+    /// Keeps every request the controllers send, for `take_log`.
+    pub fn record(&mut self, on: bool) {
+        self.log = on.then(Vec::new);
+    }
+
+    /// The requests sent since the last call (none unless recording).
+    pub fn take_log(&mut self) -> Vec<Exchange> {
+        self.log.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    pub fn names(&self) -> Vec<&'static str> {
+        self.running.iter().map(|(c, _)| c.name()).collect()
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused
+    }
+
+    pub fn pause(&mut self, paused: bool) {
+        self.paused = paused;
+    }
+
+    /// Runs every controller until none writes (unless paused).
+    pub fn settle(&mut self, server: &mut Server) {
+        if self.paused {
+            return;
+        }
+        for _ in 0..MAX_ROUNDS {
+            let mut wrote = false;
+            for i in 0..self.running.len() {
+                wrote |= self.run_one(server, i).writes > 0;
+            }
+            if !wrote {
+                return;
+            }
+        }
+    }
+
+    /// One reconcile of the next controller in turn, paused or not; its
+    /// name and what it did.
+    pub fn step(&mut self, server: &mut Server) -> Option<(&'static str, Progress)> {
+        if self.running.is_empty() {
+            return None;
+        }
+        let i = self.next % self.running.len();
+        self.next = i + 1;
+        let p = self.run_one(server, i);
+        Some((self.running[i].0.name(), p))
+    }
+
+    fn run_one(&mut self, server: &mut Server, i: usize) -> Progress {
+        let (controller, identity) = &mut self.running[i];
+        let name = controller.name();
+        let mut client = match self.log.as_mut() {
+            Some(log) => Client::recording(server, identity, name, log),
+            None => Client::new(server, identity),
+        };
+        let p = controller.reconcile(&mut client);
+        *self.writes.entry(controller.name()).or_default() += p.writes;
+        p
+    }
+}

@@ -1,0 +1,282 @@
+//! The garbage collector (kube-controller-manager's
+//! `garbage-collector`): ownerReferences made to mean something. It keeps
+//! a graph of every object of every resource that can be listed, watched
+//! and deleted (events excepted), built from its informers, and works
+//! through the objects that changed:
+//!
+//! - an object whose owners are all gone (a GET of each by name answers
+//!   404, or another uid) is deleted, with preconditions on its uid and
+//!   resourceVersion, propagating as its own finalizers say (Background by
+//!   default); one with an owner left loses only its dangling references;
+//! - an owner being deleted with the `orphan` finalizer: each dependent
+//!   loses its reference to it (a strategic merge patch whose `uid` is the
+//!   precondition), then the finalizer is removed (a merge patch carrying
+//!   the resourceVersion);
+//! - an owner being deleted with `foregroundDeletion`: each dependent is
+//!   deleted (Foreground if it has dependents of its own), and once none
+//!   with `blockOwnerDeletion: true` remains the finalizer is removed.
+//!
+//! Upstream works through its queues with 20 workers in no fixed order;
+//! here the queue is worked in uid order until it is empty.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{json, Value};
+
+use super::client::{ApiResource, Client};
+use super::informer::Informer;
+use super::{Controller, Progress};
+
+const ORPHAN: &str = "orphan";
+const FOREGROUND: &str = "foregroundDeletion";
+
+/// What the graph knows of one object.
+#[derive(Clone, Debug)]
+struct Node {
+    resource: usize,
+    namespace: String,
+    name: String,
+    owners: Vec<Value>,
+    deleting: bool,
+    finalizers: Vec<String>,
+}
+
+#[derive(Default)]
+pub struct GarbageCollector {
+    resources: Vec<ApiResource>,
+    informers: Vec<Informer>,
+    started: bool,
+    nodes: BTreeMap<String, Node>,
+    /// owner uid → the uids of objects that name it.
+    dependents: BTreeMap<String, BTreeSet<String>>,
+    /// uids to look at.
+    queue: BTreeSet<String>,
+}
+
+fn str_list(v: &Value) -> Vec<String> {
+    v.as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect()
+}
+
+fn uid_of(v: &Value) -> String {
+    v["metadata"]["uid"].as_str().unwrap_or("").to_string()
+}
+
+fn owner_uids(owners: &[Value]) -> Vec<String> {
+    owners.iter().filter_map(|o| o["uid"].as_str()).map(str::to_string).collect()
+}
+
+impl Controller for GarbageCollector {
+    fn name(&self) -> &'static str {
+        "garbage-collector"
+    }
+
+    fn service_account(&self) -> &'static str {
+        "generic-garbage-collector"
+    }
+
+    fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
+        let before = client.writes;
+        if !self.started {
+            self.resources = client
+                .discover()
+                .into_iter()
+                .filter(|r| {
+                    ["delete", "list", "watch"].iter().all(|v| r.serves(v))
+                        && !(r.resource == "events" && (r.group.is_empty() || r.group == "events.k8s.io"))
+                })
+                .collect();
+            self.informers = self.resources.iter().map(|r| Informer::tracking(r.collection(None))).collect();
+            self.started = true;
+        }
+        for i in 0..self.informers.len() {
+            self.informers[i].sync(client);
+            for (old, new) in self.informers[i].take_changes() {
+                self.observe(i, old, new);
+            }
+        }
+        while let Some(uid) = self.queue.pop_first() {
+            self.attempt(client, &uid);
+        }
+        Progress { writes: client.writes - before }
+    }
+}
+
+impl GarbageCollector {
+    /// Brings the graph up to date with one change and queues what it
+    /// touches.
+    fn observe(&mut self, resource: usize, old: Option<Value>, new: Option<Value>) {
+        if let Some(old) = &old {
+            let uid = uid_of(old);
+            if let Some(node) = self.nodes.remove(&uid) {
+                for o in owner_uids(&node.owners) {
+                    if let Some(d) = self.dependents.get_mut(&o) {
+                        d.remove(&uid);
+                    }
+                    // A foreground owner may have been waiting for it.
+                    self.queue.insert(o);
+                }
+            }
+            if new.is_none() {
+                // Its dependents lost an owner.
+                for d in self.dependents.get(&uid).into_iter().flatten() {
+                    self.queue.insert(d.clone());
+                }
+            }
+        }
+        if let Some(new) = new {
+            let uid = uid_of(&new);
+            let meta = &new["metadata"];
+            let node = Node {
+                resource,
+                namespace: meta["namespace"].as_str().unwrap_or("").to_string(),
+                name: meta["name"].as_str().unwrap_or("").to_string(),
+                owners: meta["ownerReferences"].as_array().cloned().unwrap_or_default(),
+                deleting: !meta["deletionTimestamp"].is_null(),
+                finalizers: str_list(&meta["finalizers"]),
+            };
+            for o in owner_uids(&node.owners) {
+                self.dependents.entry(o.clone()).or_default().insert(uid.clone());
+                self.queue.insert(o);
+            }
+            self.nodes.insert(uid.clone(), node);
+            self.queue.insert(uid);
+        }
+    }
+
+    fn path_of(&self, node: &Node) -> String {
+        self.resources[node.resource].item(&node.namespace, &node.name)
+    }
+
+    /// The resource an ownerReference names (by apiVersion and kind).
+    fn resource_for(&self, owner: &Value) -> Option<&ApiResource> {
+        let (api_version, kind) = (owner["apiVersion"].as_str()?, owner["kind"].as_str()?);
+        self.resources.iter().find(|r| r.kind == kind && r.api_version() == api_version)
+    }
+
+    fn attempt(&mut self, client: &mut Client<'_>, uid: &str) {
+        let Some(node) = self.nodes.get(uid).cloned() else { return };
+        if node.deleting {
+            if node.finalizers.iter().any(|f| f == ORPHAN) {
+                self.orphan_dependents(client, uid, &node);
+            } else if node.finalizers.iter().any(|f| f == FOREGROUND) {
+                self.delete_dependents_first(client, uid, &node);
+            }
+            return;
+        }
+        if node.owners.is_empty() {
+            return;
+        }
+        self.collect_if_owners_gone(client, uid, &node);
+    }
+
+    /// Whether an owner still exists: in the graph with its uid, or (not
+    /// seen) by a live GET.
+    fn owner_exists(&self, client: &mut Client<'_>, dependent: &Node, owner: &Value) -> Option<bool> {
+        let owner_uid = owner["uid"].as_str().unwrap_or("");
+        if self.nodes.contains_key(owner_uid) {
+            return Some(true);
+        }
+        let r = self.resource_for(owner)?;
+        let name = owner["name"].as_str().unwrap_or("");
+        let resp = client.get(&r.item(&dependent.namespace, name));
+        match resp.status {
+            404 => Some(false),
+            200 => Some(uid_of(&resp.json_body()) == owner_uid),
+            _ => None,
+        }
+    }
+
+    fn collect_if_owners_gone(&mut self, client: &mut Client<'_>, uid: &str, node: &Node) {
+        let mut dangling = Vec::new();
+        let mut solid = 0;
+        for owner in &node.owners {
+            match self.owner_exists(client, node, owner) {
+                Some(true) => solid += 1,
+                Some(false) => dangling.push(owner["uid"].as_str().unwrap_or("").to_string()),
+                // An owner whose kind is unknown: left alone, as upstream.
+                None => return,
+            }
+        }
+        if dangling.is_empty() {
+            return;
+        }
+        let path = self.path_of(node);
+        if solid > 0 {
+            let refs: Vec<Value> = dangling.iter().map(|u| json!({"$patch": "delete", "uid": u})).collect();
+            let body = json!({"metadata": {"uid": uid, "ownerReferences": refs}});
+            client.write("PATCH", &path, "application/strategic-merge-patch+json", &body);
+            return;
+        }
+        let current = client.get(&path);
+        if current.status != 200 {
+            return;
+        }
+        let obj = current.json_body();
+        let finalizers = str_list(&obj["metadata"]["finalizers"]);
+        let policy = if finalizers.iter().any(|f| f == ORPHAN) {
+            "Orphan"
+        } else if finalizers.iter().any(|f| f == FOREGROUND) {
+            "Foreground"
+        } else {
+            "Background"
+        };
+        let body = json!({"kind": "DeleteOptions", "apiVersion": "v1",
+            "preconditions": {"uid": uid, "resourceVersion": obj["metadata"]["resourceVersion"]},
+            "propagationPolicy": policy});
+        client.write("DELETE", &path, "application/json", &body);
+    }
+
+    fn orphan_dependents(&mut self, client: &mut Client<'_>, uid: &str, node: &Node) {
+        let dependents: Vec<String> = self.dependents.get(uid).into_iter().flatten().cloned().collect();
+        for d in dependents {
+            let Some(dep) = self.nodes.get(&d).cloned() else { continue };
+            let body = json!({"metadata": {"uid": d, "ownerReferences": [{"$patch": "delete", "uid": uid}]}});
+            client.write("PATCH", &self.path_of(&dep), "application/strategic-merge-patch+json", &body);
+        }
+        remove_finalizer(client, &self.path_of(node), ORPHAN);
+    }
+
+    fn delete_dependents_first(&mut self, client: &mut Client<'_>, uid: &str, node: &Node) {
+        let dependents: Vec<String> = self.dependents.get(uid).into_iter().flatten().cloned().collect();
+        let mut blocking = 0;
+        for d in dependents {
+            let Some(dep) = self.nodes.get(&d).cloned() else { continue };
+            let blocks = dep
+                .owners
+                .iter()
+                .any(|o| o["uid"].as_str() == Some(uid) && o["blockOwnerDeletion"].as_bool() == Some(true));
+            if blocks {
+                blocking += 1;
+            }
+            if dep.deleting {
+                continue;
+            }
+            let has_dependents = self.dependents.get(&d).is_some_and(|s| !s.is_empty());
+            let body = json!({"kind": "DeleteOptions", "apiVersion": "v1",
+                "preconditions": {"uid": d},
+                "propagationPolicy": if has_dependents { "Foreground" } else { "Background" }});
+            client.write("DELETE", &self.path_of(&dep), "application/json", &body);
+        }
+        if blocking == 0 {
+            remove_finalizer(client, &self.path_of(node), FOREGROUND);
+        }
+    }
+}
+
+/// Removes one finalizer: a GET, then a merge patch carrying the
+/// resourceVersion it read and the finalizers that remain (null for none).
+fn remove_finalizer(client: &mut Client<'_>, path: &str, finalizer: &str) {
+    let r = client.get(path);
+    if r.status != 200 {
+        return;
+    }
+    let obj = r.json_body();
+    let remaining: Vec<String> =
+        str_list(&obj["metadata"]["finalizers"]).into_iter().filter(|f| f != finalizer).collect();
+    if remaining.len() == str_list(&obj["metadata"]["finalizers"]).len() {
+        return;
+    }
+    let finalizers = if remaining.is_empty() { Value::Null } else { json!(remaining) };
+    let body = json!({"metadata": {"resourceVersion": obj["metadata"]["resourceVersion"], "finalizers": finalizers}});
+    client.write("PATCH", path, "application/merge-patch+json", &body);
+}

@@ -1,0 +1,168 @@
+//! An informer, as client-go's reflector and store: list a collection,
+//! then watch it from the list's resourceVersion with bookmarks, keeping a
+//! cache of every object; a watch that ends is resumed from the last
+//! resourceVersion seen, and a 410 (history gone) starts over with a list.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::client::Client;
+use crate::api::WatchEventType;
+use crate::server::WatchStream;
+
+/// The cache of one collection, kept current by `sync`.
+pub struct Informer {
+    /// The collection's path (`/api/v1/namespaces`, `/apis/apps/v1/deployments`).
+    pub path: String,
+    /// Every object by `namespace/name` (cluster-scoped: `name`).
+    objects: BTreeMap<String, Value>,
+    resource_version: String,
+    stream: Option<WatchStream>,
+    listed: bool,
+    /// What changed since `take_changes` was last called: (before, after),
+    /// kept only for an informer made `tracking`.
+    changes: Vec<(Option<Value>, Option<Value>)>,
+    track: bool,
+}
+
+/// An object's cache key.
+pub fn key_of(obj: &Value) -> String {
+    let meta = &obj["metadata"];
+    let name = meta["name"].as_str().unwrap_or("");
+    match meta["namespace"].as_str().filter(|ns| !ns.is_empty()) {
+        Some(ns) => format!("{ns}/{name}"),
+        None => name.to_string(),
+    }
+}
+
+impl Informer {
+    pub fn new(path: impl Into<String>) -> Informer {
+        Informer {
+            path: path.into(),
+            objects: BTreeMap::new(),
+            resource_version: String::new(),
+            stream: None,
+            listed: false,
+            changes: Vec::new(),
+            track: false,
+        }
+    }
+
+    /// An informer that keeps what changed, for `take_changes`.
+    pub fn tracking(path: impl Into<String>) -> Informer {
+        Informer { track: true, ..Informer::new(path) }
+    }
+
+    fn record(&mut self, before: Option<Value>, after: Option<Value>) {
+        if self.track {
+            self.changes.push((before, after));
+        }
+    }
+
+    pub fn objects(&self) -> impl Iterator<Item = &Value> {
+        self.objects.values()
+    }
+
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        self.objects.get(key)
+    }
+
+    /// What changed since the last call, in the order it was seen:
+    /// (the object before, the object after); None for absent.
+    pub fn take_changes(&mut self) -> Vec<(Option<Value>, Option<Value>)> {
+        std::mem::take(&mut self.changes)
+    }
+
+    /// Whether the first list has been read.
+    pub fn has_synced(&self) -> bool {
+        self.listed
+    }
+
+    /// Catches up with the server; whether anything in the cache changed.
+    pub fn sync(&mut self, client: &mut Client<'_>) -> bool {
+        let mut changed = false;
+        if !self.listed {
+            changed |= self.relist(client);
+        }
+        for _ in 0..3 {
+            if self.stream.is_none() {
+                let target = format!(
+                    "{}?watch=true&allowWatchBookmarks=true&resourceVersion={}",
+                    self.path, self.resource_version
+                );
+                match client.watch(&target) {
+                    Ok(s) => self.stream = Some(s),
+                    Err(_) => {
+                        changed |= self.relist(client);
+                        continue;
+                    }
+                }
+            }
+            let Some(stream) = self.stream.as_mut() else { break };
+            let events = client.poll(stream);
+            let done = stream.is_done();
+            let mut expired = false;
+            for e in events {
+                let Ok(obj) = serde_json::from_slice::<Value>(e.object_json()) else { continue };
+                let rv = obj["metadata"]["resourceVersion"].as_str().unwrap_or("").to_string();
+                match e.event_type {
+                    WatchEventType::Added | WatchEventType::Modified => {
+                        self.resource_version = rv;
+                        let before = self.objects.insert(key_of(&obj), obj.clone());
+                        self.record(before, Some(obj));
+                        changed = true;
+                    }
+                    WatchEventType::Deleted => {
+                        self.resource_version = rv;
+                        let before = self.objects.remove(&key_of(&obj));
+                        self.record(before, None);
+                        changed = true;
+                    }
+                    WatchEventType::Bookmark => self.resource_version = rv,
+                    WatchEventType::Error => expired = obj["code"].as_i64() == Some(410),
+                }
+            }
+            if expired {
+                self.stream = None;
+                changed |= self.relist(client);
+                continue;
+            }
+            if done {
+                // Resume from where it got to.
+                self.stream = None;
+                continue;
+            }
+            break;
+        }
+        changed
+    }
+
+    /// Lists the collection afresh (the first time, and after a 410).
+    fn relist(&mut self, client: &mut Client<'_>) -> bool {
+        let r = client.get(&self.path);
+        if r.status != 200 {
+            return false;
+        }
+        let list = r.json_body();
+        let mut before = std::mem::take(&mut self.objects);
+        let mut changed = false;
+        for item in list["items"].as_array().into_iter().flatten() {
+            let key = key_of(item);
+            let old = before.remove(&key);
+            if old.as_ref() != Some(item) {
+                changed = true;
+                self.record(old, Some(item.clone()));
+            }
+            self.objects.insert(key, item.clone());
+        }
+        changed |= !before.is_empty();
+        for (_, old) in before {
+            self.record(Some(old), None);
+        }
+        self.resource_version = list["metadata"]["resourceVersion"].as_str().unwrap_or("").to_string();
+        self.stream = None;
+        self.listed = true;
+        changed
+    }
+}
