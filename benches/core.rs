@@ -281,7 +281,7 @@ fn bench_controllers() {
             serde_json::to_vec(&json!({"metadata": {"name": format!("cm-{i}")}, "data": {"payload": data}})).unwrap()
         })
         .collect();
-    let mut rate = |controllers: bool| {
+    let rate = |controllers: bool| {
         let mut s = Server::new(ServerConfig::default());
         let mut c = if controllers { Controllers::new(ALL).unwrap() } else { Controllers::none() };
         c.settle(&mut s);
