@@ -154,3 +154,18 @@ impl Controllers {
         p
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_controllers_flag_names_all_none_or_a_list() {
+        assert_eq!(Controllers::parse("all").unwrap().names(), ALL);
+        assert!(Controllers::parse("none").unwrap().names().is_empty());
+        assert_eq!(Controllers::parse("garbage-collector").unwrap().names(), ["garbage-collector"]);
+        assert_eq!(Controllers::parse("namespace, garbage-collector").unwrap().names(), ALL);
+        let e = Controllers::parse("deployment").err().unwrap();
+        assert_eq!(e, "unknown controller \"deployment\" (known: namespace, garbage-collector)");
+    }
+}
