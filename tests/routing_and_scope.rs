@@ -129,3 +129,15 @@ fn a_put_checks_the_namespace_before_the_name() {
         "the name of the object (a based on URL) was undeterminable: name must be provided"
     );
 }
+
+/// Services serve no deletecollection upstream: 405 on their collection,
+/// and discovery does not list the verb.
+#[test]
+fn services_have_no_deletecollection() {
+    let mut s = server();
+    let r = call(&mut s, "DELETE", "/api/v1/namespaces/default/services", None);
+    assert_eq!(r.status, 405);
+    let v1 = get(&mut s, "/api/v1").json_body();
+    let svc = v1["resources"].as_array().unwrap().iter().find(|r| r["name"] == "services").cloned().unwrap();
+    assert!(!svc["verbs"].as_array().unwrap().iter().any(|v| v == "deletecollection"), "{svc}");
+}

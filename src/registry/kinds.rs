@@ -145,6 +145,8 @@ pub static BUILTIN: &[Builtin] = &[
         status_subresource: true,
         return_deleted_object: true,
         name_rule: NameRule::Dns1035Label,
+        // Upstream's service storage has no deletecollection.
+        verbs: NO_COLLECTION_DELETE,
         strategy: &service::Service,
         ..rt("", "v1", "services", "service", "Service", true)
     },
