@@ -15,6 +15,7 @@ pub mod client;
 pub mod garbage_collector;
 pub mod informer;
 pub mod namespace;
+pub mod replica_set;
 
 use std::collections::BTreeMap;
 
@@ -55,7 +56,7 @@ pub struct Controllers {
 }
 
 /// The controllers kube-controller-manager runs that kubesim has, by name.
-pub const ALL: &[&str] = &["namespace", "garbage-collector"];
+pub const ALL: &[&str] = &["namespace", "garbage-collector", "replicaset"];
 
 /// How many reconcile rounds `settle` runs before it stops (a controller
 /// that keeps writing is a bug; the cap keeps a door answering).
@@ -69,6 +70,7 @@ impl Controllers {
             let c: Box<dyn Controller> = match *name {
                 "namespace" => Box::new(namespace::NamespaceController::default()),
                 "garbage-collector" => Box::new(garbage_collector::GarbageCollector::default()),
+                "replicaset" => Box::new(replica_set::ReplicaSetController::default()),
                 other => return Err(format!("unknown controller {other:?} (known: {})", ALL.join(", "))),
             };
             let identity = Identity::controller_manager(c.service_account());
@@ -164,8 +166,11 @@ mod tests {
         assert_eq!(Controllers::parse("all").unwrap().names(), ALL);
         assert!(Controllers::parse("none").unwrap().names().is_empty());
         assert_eq!(Controllers::parse("garbage-collector").unwrap().names(), ["garbage-collector"]);
-        assert_eq!(Controllers::parse("namespace, garbage-collector").unwrap().names(), ALL);
+        assert_eq!(
+            Controllers::parse("namespace, garbage-collector").unwrap().names(),
+            ["namespace", "garbage-collector"]
+        );
         let e = Controllers::parse("deployment").err().unwrap();
-        assert_eq!(e, "unknown controller \"deployment\" (known: namespace, garbage-collector)");
+        assert_eq!(e, "unknown controller \"deployment\" (known: namespace, garbage-collector, replicaset)");
     }
 }

@@ -262,3 +262,60 @@ fn controllers_replay_the_same_requests_byte_for_byte() {
     };
     assert_eq!(run(), run());
 }
+
+fn replica_set(replicas: i64) -> Value {
+    json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web"},
+        "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
+}
+
+const RS: &str = "/apis/apps/v1/namespaces/default/replicasets";
+const PODS: &str = "/api/v1/namespaces/default/pods";
+
+fn pod_names(k: &mut Cluster) -> Vec<String> {
+    names(&k.get(PODS).json_body())
+}
+
+#[test]
+fn a_replica_set_keeps_its_pods_adopts_and_releases() {
+    let mut k = Cluster::new();
+    // A matching pod with no controller is adopted.
+    k.call(
+        "POST",
+        PODS,
+        Some(json!({"metadata": {"name": "stray", "labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}]}})),
+    );
+    assert_eq!(k.call("POST", RS, Some(replica_set(3))).status, 201);
+    let pods = pod_names(&mut k);
+    assert_eq!(pods.len(), 3, "{pods:?}");
+    assert!(pods.contains(&"stray".to_string()));
+    let rs_uid = k.uid(&format!("{RS}/web"));
+    for p in &pods {
+        let pod = k.get(&format!("{PODS}/{p}")).json_body();
+        assert_eq!(pod["metadata"]["ownerReferences"][0]["uid"], rs_uid, "{p}");
+        assert_eq!(pod["metadata"]["ownerReferences"][0]["controller"], true);
+        assert!(p == "stray" || p.starts_with("web-"), "{p}");
+    }
+    let rs = k.get(&format!("{RS}/web")).json_body();
+    assert_eq!(rs["status"]["replicas"], 3);
+    assert_eq!(rs["status"]["observedGeneration"], 1);
+    // Scale down: the newest go first.
+    k.send("PATCH", &format!("{RS}/web"), "application/merge-patch+json", r#"{"spec":{"replicas":1}}"#);
+    assert_eq!(pod_names(&mut k).len(), 1);
+    // A pod relabelled out of the selector is released and replaced.
+    let left = pod_names(&mut k)[0].clone();
+    k.send(
+        "PATCH",
+        &format!("{PODS}/{left}"),
+        "application/merge-patch+json",
+        r#"{"metadata":{"labels":{"app":"other"}}}"#,
+    );
+    let released = k.get(&format!("{PODS}/{left}")).json_body();
+    assert!(released["metadata"].get("ownerReferences").is_none(), "{released}");
+    assert_eq!(pod_names(&mut k).len(), 2);
+    // Deleting the ReplicaSet collects its pods (the garbage collector).
+    k.call("DELETE", &format!("{RS}/web"), None);
+    assert_eq!(pod_names(&mut k), [left]);
+}

@@ -1,0 +1,246 @@
+//! The ReplicaSet controller (kube-controller-manager's `replicaset`):
+//! keeps `spec.replicas` pods matching each ReplicaSet's selector, as
+//! upstream's `ReplicaSetController` does it through requests:
+//!
+//! - pods it owns are those whose controller reference names it; a pod the
+//!   selector matches with no controller is adopted, one it owns that the
+//!   selector no longer matches is released (strategic merge patches of
+//!   `metadata.ownerReferences` whose `uid` is the precondition);
+//! - missing pods are created from the template (`generateName:
+//!   <replicaset>-`, the template's labels and annotations, a controller
+//!   reference with `blockOwnerDeletion`), in batches of 1, 2, 4, … up to
+//!   500 per pass, stopping at the first failure (slow start);
+//! - surplus pods are deleted, the least useful first: unscheduled before
+//!   scheduled, Pending before Running, not ready before ready, newest
+//!   first (uid breaks ties, where upstream's order is random);
+//! - the status (`replicas`, `fullyLabeledReplicas`, `readyReplicas`,
+//!   `availableReplicas`, `observedGeneration`) is written through
+//!   `/status` when it changes.
+//!
+//! Events (`SuccessfulCreate`, `SuccessfulDelete`) are not written yet.
+
+use serde_json::{json, Map, Value};
+
+use super::client::Client;
+use super::informer::Informer;
+use super::{Controller, Progress};
+use crate::selector::LabelSelector;
+
+/// The most pods one pass creates (upstream's `burstReplicas`).
+const BURST: usize = 500;
+
+pub struct ReplicaSetController {
+    replica_sets: Informer,
+    pods: Informer,
+}
+
+impl Default for ReplicaSetController {
+    fn default() -> Self {
+        ReplicaSetController {
+            replica_sets: Informer::new("/apis/apps/v1/replicasets"),
+            pods: Informer::new("/api/v1/pods"),
+        }
+    }
+}
+
+impl Controller for ReplicaSetController {
+    fn name(&self) -> &'static str {
+        "replicaset"
+    }
+
+    fn service_account(&self) -> &'static str {
+        "replicaset-controller"
+    }
+
+    fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
+        let before = client.writes;
+        let rs_changed = self.replica_sets.sync(client);
+        let pods_changed = self.pods.sync(client);
+        if rs_changed || pods_changed {
+            let sets: Vec<Value> = self.replica_sets.objects().cloned().collect();
+            for rs in sets {
+                self.sync_replica_set(client, &rs);
+            }
+        }
+        Progress { writes: client.writes - before }
+    }
+}
+
+fn meta_str<'a>(v: &'a Value, f: &str) -> &'a str {
+    v["metadata"][f].as_str().unwrap_or("")
+}
+
+/// The controller reference of an object, if any.
+fn controller_of(obj: &Value) -> Option<&Value> {
+    obj["metadata"]["ownerReferences"].as_array()?.iter().find(|o| o["controller"].as_bool() == Some(true))
+}
+
+fn labels_of(obj: &Value) -> Vec<(String, String)> {
+    obj["metadata"]["labels"]
+        .as_object()
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string())).collect())
+        .unwrap_or_default()
+}
+
+/// A LabelSelector object as a selector (None: it selects nothing).
+fn selector_of(rs: &Value) -> Option<LabelSelector> {
+    let text = crate::selector::label_selector_string(rs["spec"].get("selector"));
+    if text.is_empty() {
+        return None;
+    }
+    LabelSelector::parse(&text).ok()
+}
+
+fn is_active(pod: &Value) -> bool {
+    pod["metadata"]["deletionTimestamp"].is_null()
+        && !matches!(pod["status"]["phase"].as_str(), Some("Succeeded") | Some("Failed"))
+}
+
+fn is_ready(pod: &Value) -> bool {
+    pod["status"]["conditions"]
+        .as_array()
+        .is_some_and(|c| c.iter().any(|c| c["type"] == "Ready" && c["status"] == "True"))
+}
+
+/// Which pods go first when scaling down (lower first).
+fn deletion_rank(pod: &Value) -> (bool, u8, bool, std::cmp::Reverse<String>, String) {
+    let phase = match pod["status"]["phase"].as_str() {
+        Some("Pending") => 0,
+        Some("Running") => 2,
+        _ => 1,
+    };
+    (
+        !pod["spec"]["nodeName"].as_str().unwrap_or("").is_empty(),
+        phase,
+        is_ready(pod),
+        std::cmp::Reverse(meta_str(pod, "creationTimestamp").to_string()),
+        meta_str(pod, "uid").to_string(),
+    )
+}
+
+impl ReplicaSetController {
+    fn sync_replica_set(&mut self, client: &mut Client<'_>, rs: &Value) {
+        if !rs["metadata"]["deletionTimestamp"].is_null() {
+            return;
+        }
+        let (ns, uid) = (meta_str(rs, "namespace"), meta_str(rs, "uid"));
+        let Some(selector) = selector_of(rs) else { return };
+        let pods_path = format!("/api/v1/namespaces/{ns}/pods");
+        let mut owned: Vec<Value> = Vec::new();
+        let candidates: Vec<Value> = self.pods.objects().filter(|p| meta_str(p, "namespace") == ns).cloned().collect();
+        for pod in candidates {
+            let labels = labels_of(&pod);
+            let matches = selector.matches_fn(|k| labels.iter().find(|(lk, _)| lk == k).map(|(_, v)| v.as_str()));
+            let pod_uid = meta_str(&pod, "uid").to_string();
+            let pod_path = format!("{pods_path}/{}", meta_str(&pod, "name"));
+            match controller_of(&pod) {
+                Some(c) if c["uid"].as_str() == Some(uid) => {
+                    if matches {
+                        owned.push(pod);
+                    } else if is_active(&pod) {
+                        let body = json!({"metadata": {"ownerReferences": [{"$patch": "delete", "uid": uid}], "uid": pod_uid}});
+                        client.write("PATCH", &pod_path, "application/strategic-merge-patch+json", &body);
+                    }
+                }
+                Some(_) => {}
+                None if matches && is_active(&pod) => {
+                    let body = json!({"metadata": {"ownerReferences": [owner_reference(rs)], "uid": pod_uid}});
+                    let r = client.write("PATCH", &pod_path, "application/strategic-merge-patch+json", &body);
+                    if r.status == 200 {
+                        owned.push(r.json_body());
+                    }
+                }
+                None => {}
+            }
+        }
+        let active: Vec<&Value> = owned.iter().filter(|p| is_active(p)).collect();
+        let want = rs["spec"]["replicas"].as_i64().unwrap_or(1).max(0) as usize;
+        let mut created = 0usize;
+        if active.len() < want {
+            let missing = (want - active.len()).min(BURST);
+            let mut batch = 1;
+            'slow_start: while created < missing {
+                for _ in 0..batch.min(missing - created) {
+                    let r = client.write("POST", &pods_path, "application/json", &pod_from_template(rs));
+                    if r.status != 201 {
+                        break 'slow_start;
+                    }
+                    created += 1;
+                }
+                batch *= 2;
+            }
+        } else if active.len() > want {
+            let mut doomed = active.clone();
+            doomed.sort_by_key(|p| deletion_rank(p));
+            for pod in doomed.into_iter().take(active.len() - want) {
+                let body = json!({"kind": "DeleteOptions", "apiVersion": "v1",
+                    "preconditions": {"uid": meta_str(pod, "uid")}});
+                client.write("DELETE", &format!("{pods_path}/{}", meta_str(pod, "name")), "application/json", &body);
+            }
+        }
+        self.write_status(client, rs, &owned);
+    }
+
+    /// The status from what the informer holds (as upstream computes it
+    /// from its cache), written when it differs.
+    fn write_status(&self, client: &mut Client<'_>, rs: &Value, owned: &[Value]) {
+        let active: Vec<&Value> = owned.iter().filter(|p| is_active(p)).collect();
+        let template_labels = rs["spec"]["template"]["metadata"]["labels"].as_object().cloned().unwrap_or_default();
+        let fully = active
+            .iter()
+            .filter(|p| {
+                let labels = p["metadata"]["labels"].as_object();
+                template_labels.iter().all(|(k, v)| labels.and_then(|l| l.get(k)) == Some(v))
+            })
+            .count();
+        let ready = active.iter().filter(|p| is_ready(p)).count();
+        let mut status = Map::new();
+        status.insert("replicas".into(), json!(active.len()));
+        if fully > 0 {
+            status.insert("fullyLabeledReplicas".into(), json!(fully));
+        }
+        if ready > 0 {
+            status.insert("readyReplicas".into(), json!(ready));
+            status.insert("availableReplicas".into(), json!(ready));
+        }
+        status.insert("observedGeneration".into(), rs["metadata"]["generation"].clone());
+        if let Some(c) = rs["status"].get("conditions") {
+            status.insert("conditions".into(), c.clone());
+        }
+        let status = Value::Object(status);
+        if rs["status"] == status {
+            return;
+        }
+        let mut updated = rs.clone();
+        updated["status"] = status;
+        updated["kind"] = json!("ReplicaSet");
+        updated["apiVersion"] = json!("apps/v1");
+        let path = format!(
+            "/apis/apps/v1/namespaces/{}/replicasets/{}/status",
+            meta_str(rs, "namespace"),
+            meta_str(rs, "name")
+        );
+        client.write("PUT", &path, "application/json", &updated);
+    }
+}
+
+/// A controller reference to a ReplicaSet.
+fn owner_reference(rs: &Value) -> Value {
+    json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": meta_str(rs, "name"),
+        "uid": meta_str(rs, "uid"), "controller": true, "blockOwnerDeletion": true})
+}
+
+/// A pod as the ReplicaSet's template describes it.
+fn pod_from_template(rs: &Value) -> Value {
+    let template = &rs["spec"]["template"];
+    let mut metadata = Map::new();
+    metadata.insert("generateName".into(), json!(format!("{}-", meta_str(rs, "name"))));
+    metadata.insert("namespace".into(), json!(meta_str(rs, "namespace")));
+    for f in ["labels", "annotations"] {
+        if let Some(v) = template["metadata"].get(f).filter(|v| !v.is_null()) {
+            metadata.insert(f.into(), v.clone());
+        }
+    }
+    metadata.insert("ownerReferences".into(), json!([owner_reference(rs)]));
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": template["spec"]})
+}
