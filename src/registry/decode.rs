@@ -119,7 +119,7 @@ fn decode_typed(rt: &ResourceType, json: &[u8]) -> Result<Result<(Value, StrictP
 /// A YAML body as JSON (the last of repeated keys kept), and the keys it
 /// repeats.
 fn yaml_to_json(text: &str) -> Result<(Vec<u8>, Vec<String>), String> {
-    let (v, _) = crate::schema::decode::decode_yaml_noting_duplicates(text).map_err(|e| e.to_string())?;
+    let v = crate::schema::decode::decode_yaml(text).map_err(|e| e.to_string())?;
     let repeats = crate::schema::decode::yaml_repeated_keys(text);
     let json = serde_json::to_vec(&v).map_err(|e| e.to_string())?;
     Ok((json, repeats))
@@ -208,12 +208,9 @@ fn typed(rt: &ResourceType, value: Value) -> Result<Map<String, Value>, Status> 
 /// A merge or strategic merge patch document, and (under Warn or Strict)
 /// its repeated keys at any depth, as a map decode finds them.
 pub fn patch_document(bytes: &[u8], fv: FieldValidation) -> Result<(Value, Vec<String>), Status> {
-    let (patch, dups) = crate::schema::decode::decode_noting_duplicates(bytes)
+    let (patch, dups) = crate::schema::decode::decode_free_form(bytes)
         .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
-    let problems = match fv {
-        FieldValidation::Ignore => Vec::new(),
-        _ => dups.iter().map(|d| format!("duplicate field {}", crate::schema::decode::go_quote(d))).collect(),
-    };
+    let problems = if fv == FieldValidation::Ignore { Vec::new() } else { dups.0 };
     Ok((patch, problems))
 }
 
@@ -295,7 +292,7 @@ pub fn patch_problems(
 /// type, is the 500 of building the typed object.
 pub fn apply_configuration(rt: &ResourceType, bytes: &[u8]) -> Result<(Value, Vec<String>), Status> {
     let text = std::str::from_utf8(bytes).map_err(|e| Status::bad_request(format!("error decoding YAML: {e}")))?;
-    let (config, _) = crate::schema::decode::decode_yaml_noting_duplicates(text)
+    let config = crate::schema::decode::decode_yaml(text)
         .map_err(|e| Status::bad_request(format!("error decoding YAML: {e}")))?;
     if !config.is_object() {
         return Err(Status::bad_request("error decoding YAML: the applied configuration must be an object"));
