@@ -12,9 +12,12 @@
 //! one controller (for teaching what a controller does next).
 
 pub mod client;
+pub mod deployment;
+pub mod events;
 pub mod garbage_collector;
 pub mod informer;
 pub mod namespace;
+pub mod object;
 pub mod replica_set;
 
 use std::collections::BTreeMap;
@@ -56,7 +59,7 @@ pub struct Controllers {
 }
 
 /// The controllers kube-controller-manager runs that kubesim has, by name.
-pub const ALL: &[&str] = &["namespace", "garbage-collector", "replicaset"];
+pub const ALL: &[&str] = &["namespace", "garbage-collector", "deployment", "replicaset"];
 
 /// How many reconcile rounds `settle` runs before it stops (a controller
 /// that keeps writing is a bug; the cap keeps a door answering).
@@ -70,6 +73,7 @@ impl Controllers {
             let c: Box<dyn Controller> = match *name {
                 "namespace" => Box::new(namespace::NamespaceController::default()),
                 "garbage-collector" => Box::new(garbage_collector::GarbageCollector::default()),
+                "deployment" => Box::new(deployment::DeploymentController::default()),
                 "replicaset" => Box::new(replica_set::ReplicaSetController::default()),
                 other => return Err(format!("unknown controller {other:?} (known: {})", ALL.join(", "))),
             };
@@ -170,7 +174,7 @@ mod tests {
             Controllers::parse("namespace, garbage-collector").unwrap().names(),
             ["namespace", "garbage-collector"]
         );
-        let e = Controllers::parse("deployment").err().unwrap();
-        assert_eq!(e, "unknown controller \"deployment\" (known: namespace, garbage-collector, replicaset)");
+        let e = Controllers::parse("cronjob").err().unwrap();
+        assert_eq!(e, "unknown controller \"cronjob\" (known: namespace, garbage-collector, deployment, replicaset)");
     }
 }

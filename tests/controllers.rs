@@ -9,46 +9,7 @@
 
 mod common;
 use common::*;
-use kubesim::controllers::{Controllers, ALL};
-use kubesim::server::{Request, Response, Server};
 use serde_json::{json, Value};
-
-/// A server and every controller, settled after each request.
-struct Cluster {
-    s: Server,
-    c: Controllers,
-}
-
-impl Cluster {
-    fn new() -> Cluster {
-        let mut s = server();
-        let mut c = Controllers::new(ALL).unwrap();
-        c.settle(&mut s);
-        Cluster { s, c }
-    }
-
-    fn call(&mut self, method: &str, target: &str, body: Option<Value>) -> Response {
-        let r = call(&mut self.s, method, target, body);
-        self.c.settle(&mut self.s);
-        r
-    }
-
-    fn send(&mut self, method: &str, target: &str, content_type: &str, body: &str) -> Response {
-        let r = self.s.handle(
-            Request::new(method, target).with_header("Content-Type", content_type).with_body(body.as_bytes().to_vec()),
-        );
-        self.c.settle(&mut self.s);
-        r
-    }
-
-    fn get(&mut self, target: &str) -> Response {
-        get(&mut self.s, target)
-    }
-
-    fn uid(&mut self, target: &str) -> String {
-        self.get(target).json_body()["metadata"]["uid"].as_str().unwrap().to_string()
-    }
-}
 
 const CM: &str = "/api/v1/namespaces/default/configmaps";
 

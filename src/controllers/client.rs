@@ -130,6 +130,11 @@ impl<'s> Client<'s> {
         self.server.now().rfc3339()
     }
 
+    /// The simulated time in milliseconds since the epoch.
+    pub fn now_millis(&self) -> i64 {
+        self.server.now().0
+    }
+
     pub fn get(&mut self, target: &str) -> Response {
         self.send("GET", target, None)
     }

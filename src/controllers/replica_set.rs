@@ -17,14 +17,16 @@
 //!   `availableReplicas`, `observedGeneration`) is written through
 //!   `/status` when it changes.
 //!
-//! Events (`SuccessfulCreate`, `SuccessfulDelete`) are not written yet.
+//! - events `SuccessfulCreate` ("Created pod: X") and `SuccessfulDelete`
+//!   ("Deleted pod: X") are recorded on the ReplicaSet.
 
 use serde_json::{json, Map, Value};
 
 use super::client::Client;
+use super::events::{EventType, Recorder};
 use super::informer::Informer;
+use super::object::{controller_of, is_active, is_ready, meta_str, owner_reference, selects, spec_selector};
 use super::{Controller, Progress};
-use crate::selector::LabelSelector;
 
 /// The most pods one pass creates (upstream's `burstReplicas`).
 const BURST: usize = 500;
@@ -32,6 +34,7 @@ const BURST: usize = 500;
 pub struct ReplicaSetController {
     replica_sets: Informer,
     pods: Informer,
+    recorder: Recorder,
 }
 
 impl Default for ReplicaSetController {
@@ -39,6 +42,7 @@ impl Default for ReplicaSetController {
         ReplicaSetController {
             replica_sets: Informer::new("/apis/apps/v1/replicasets"),
             pods: Informer::new("/api/v1/pods"),
+            recorder: Recorder::new("replicaset-controller", ""),
         }
     }
 }
@@ -66,42 +70,6 @@ impl Controller for ReplicaSetController {
     }
 }
 
-fn meta_str<'a>(v: &'a Value, f: &str) -> &'a str {
-    v["metadata"][f].as_str().unwrap_or("")
-}
-
-/// The controller reference of an object, if any.
-fn controller_of(obj: &Value) -> Option<&Value> {
-    obj["metadata"]["ownerReferences"].as_array()?.iter().find(|o| o["controller"].as_bool() == Some(true))
-}
-
-fn labels_of(obj: &Value) -> Vec<(String, String)> {
-    obj["metadata"]["labels"]
-        .as_object()
-        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.as_str().unwrap_or("").to_string())).collect())
-        .unwrap_or_default()
-}
-
-/// A LabelSelector object as a selector (None: it selects nothing).
-fn selector_of(rs: &Value) -> Option<LabelSelector> {
-    let text = crate::selector::label_selector_string(rs["spec"].get("selector"));
-    if text.is_empty() {
-        return None;
-    }
-    LabelSelector::parse(&text).ok()
-}
-
-fn is_active(pod: &Value) -> bool {
-    pod["metadata"]["deletionTimestamp"].is_null()
-        && !matches!(pod["status"]["phase"].as_str(), Some("Succeeded") | Some("Failed"))
-}
-
-fn is_ready(pod: &Value) -> bool {
-    pod["status"]["conditions"]
-        .as_array()
-        .is_some_and(|c| c.iter().any(|c| c["type"] == "Ready" && c["status"] == "True"))
-}
-
 /// Which pods go first when scaling down (lower first).
 fn deletion_rank(pod: &Value) -> (bool, u8, bool, std::cmp::Reverse<String>, String) {
     let phase = match pod["status"]["phase"].as_str() {
@@ -124,13 +92,12 @@ impl ReplicaSetController {
             return;
         }
         let (ns, uid) = (meta_str(rs, "namespace"), meta_str(rs, "uid"));
-        let Some(selector) = selector_of(rs) else { return };
+        let Some(selector) = spec_selector(rs) else { return };
         let pods_path = format!("/api/v1/namespaces/{ns}/pods");
         let mut owned: Vec<Value> = Vec::new();
         let candidates: Vec<Value> = self.pods.objects().filter(|p| meta_str(p, "namespace") == ns).cloned().collect();
         for pod in candidates {
-            let labels = labels_of(&pod);
-            let matches = selector.matches_fn(|k| labels.iter().find(|(lk, _)| lk == k).map(|(_, v)| v.as_str()));
+            let matches = selects(&selector, &pod);
             let pod_uid = meta_str(&pod, "uid").to_string();
             let pod_path = format!("{pods_path}/{}", meta_str(&pod, "name"));
             match controller_of(&pod) {
@@ -144,7 +111,7 @@ impl ReplicaSetController {
                 }
                 Some(_) => {}
                 None if matches && is_active(&pod) => {
-                    let body = json!({"metadata": {"ownerReferences": [owner_reference(rs)], "uid": pod_uid}});
+                    let body = json!({"metadata": {"ownerReferences": [owner_reference(rs, "apps/v1", "ReplicaSet")], "uid": pod_uid}});
                     let r = client.write("PATCH", &pod_path, "application/strategic-merge-patch+json", &body);
                     if r.status == 200 {
                         owned.push(r.json_body());
@@ -165,6 +132,8 @@ impl ReplicaSetController {
                     if r.status != 201 {
                         break 'slow_start;
                     }
+                    let message = format!("Created pod: {}", meta_str(&r.json_body(), "name"));
+                    self.event(client, rs, "SuccessfulCreate", &message);
                     created += 1;
                 }
                 batch *= 2;
@@ -175,10 +144,23 @@ impl ReplicaSetController {
             for pod in doomed.into_iter().take(active.len() - want) {
                 let body = json!({"kind": "DeleteOptions", "apiVersion": "v1",
                     "preconditions": {"uid": meta_str(pod, "uid")}});
-                client.write("DELETE", &format!("{pods_path}/{}", meta_str(pod, "name")), "application/json", &body);
+                let r = client.write(
+                    "DELETE",
+                    &format!("{pods_path}/{}", meta_str(pod, "name")),
+                    "application/json",
+                    &body,
+                );
+                if r.status == 200 {
+                    let message = format!("Deleted pod: {}", meta_str(pod, "name"));
+                    self.event(client, rs, "SuccessfulDelete", &message);
+                }
             }
         }
         self.write_status(client, rs, &owned);
+    }
+
+    fn event(&mut self, client: &mut Client<'_>, rs: &Value, reason: &str, message: &str) {
+        self.recorder.event(client, rs, ("apps/v1", "ReplicaSet"), "", EventType::Normal, reason, message);
     }
 
     /// The status from what the informer holds (as upstream computes it
@@ -224,12 +206,6 @@ impl ReplicaSetController {
     }
 }
 
-/// A controller reference to a ReplicaSet.
-fn owner_reference(rs: &Value) -> Value {
-    json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": meta_str(rs, "name"),
-        "uid": meta_str(rs, "uid"), "controller": true, "blockOwnerDeletion": true})
-}
-
 /// A pod as the ReplicaSet's template describes it.
 fn pod_from_template(rs: &Value) -> Value {
     let template = &rs["spec"]["template"];
@@ -241,6 +217,6 @@ fn pod_from_template(rs: &Value) -> Value {
             metadata.insert(f.into(), v.clone());
         }
     }
-    metadata.insert("ownerReferences".into(), json!([owner_reference(rs)]));
+    metadata.insert("ownerReferences".into(), json!([owner_reference(rs, "apps/v1", "ReplicaSet")]));
     json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": template["spec"]})
 }

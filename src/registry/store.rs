@@ -427,9 +427,23 @@ impl<S: Storage> Registry<S> {
         // What the client may not change: identity, timestamps, and either
         // the status (main resource) or everything but the status.
         let mut new = if status {
+            // The request's metadata and status over the stored object's
+            // everything else (less the metadata the kind keeps).
             let mut n = old.clone();
-            if let (Value::Object(n), Some(st)) = (&mut n, value.get("status")) {
-                n.insert("status".into(), st.clone());
+            if let Value::Object(n) = &mut n {
+                match value.get("status") {
+                    Some(st) => n.insert("status".into(), st.clone()),
+                    None => n.shift_remove("status"),
+                };
+                let mut m = value.get("metadata").and_then(Value::as_object).cloned().unwrap_or_default();
+                let old_meta = meta::metadata(&old);
+                for f in rt.strategy.metadata_kept_on_status_update() {
+                    match old_meta.and_then(|o| o.get(*f)) {
+                        Some(v) => m.insert((*f).to_string(), v.clone()),
+                        None => m.shift_remove(*f),
+                    };
+                }
+                n.insert("metadata".into(), Value::Object(m));
             }
             n
         } else {

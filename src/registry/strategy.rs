@@ -70,6 +70,14 @@ pub trait Strategy: Send + Sync {
     /// resource (`PrepareForUpdate`), after defaulting.
     fn prepare_for_update(&self, _new: &mut Value, _old: &Value) {}
 
+    /// The metadata fields a status update (`/status`) keeps from the stored
+    /// object; the rest of the metadata comes from the request, as
+    /// upstream's status strategies let it (the Deployment controller
+    /// writes its revision annotation that way).
+    fn metadata_kept_on_status_update(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// Every problem with the object's own fields (metadata is checked by
     /// the store), worded as upstream's validation words them.
     fn validate(&self, _obj: &Value) -> Vec<FieldError> {

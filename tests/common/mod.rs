@@ -61,3 +61,40 @@ pub fn events(r: &Response) -> Vec<(String, Value)> {
 pub fn reason(r: &Response) -> String {
     r.json_body()["reason"].as_str().unwrap_or_default().to_string()
 }
+
+/// A server and every controller, settled after each request.
+pub struct Cluster {
+    pub s: Server,
+    pub c: kubesim::controllers::Controllers,
+}
+
+impl Cluster {
+    pub fn new() -> Cluster {
+        let mut s = server();
+        let mut c = kubesim::controllers::Controllers::new(kubesim::controllers::ALL).unwrap();
+        c.settle(&mut s);
+        Cluster { s, c }
+    }
+
+    pub fn call(&mut self, method: &str, target: &str, body: Option<Value>) -> Response {
+        let r = call(&mut self.s, method, target, body);
+        self.c.settle(&mut self.s);
+        r
+    }
+
+    pub fn send(&mut self, method: &str, target: &str, content_type: &str, body: &str) -> Response {
+        let r = self.s.handle(
+            Request::new(method, target).with_header("Content-Type", content_type).with_body(body.as_bytes().to_vec()),
+        );
+        self.c.settle(&mut self.s);
+        r
+    }
+
+    pub fn get(&mut self, target: &str) -> Response {
+        get(&mut self.s, target)
+    }
+
+    pub fn uid(&mut self, target: &str) -> String {
+        self.get(target).json_body()["metadata"]["uid"].as_str().unwrap().to_string()
+    }
+}

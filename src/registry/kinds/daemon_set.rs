@@ -26,6 +26,10 @@ static COLUMNS: &[Column] = &[
 ];
 
 impl Strategy for DaemonSet {
+    fn metadata_kept_on_status_update(&self) -> &'static [&'static str] {
+        &["labels"]
+    }
+
     fn defaults(&self, o: &mut Map<String, Value>) {
         if let Some(spec) = object(o, "spec") {
             if let Some(us) = object_or_empty(spec, "updateStrategy") {

@@ -39,6 +39,10 @@ static COLUMNS: &[Column] = &[
         ];
 
 impl Strategy for Pod {
+    fn metadata_kept_on_status_update(&self) -> &'static [&'static str] {
+        &["ownerReferences"]
+    }
+
     fn defaults(&self, o: &mut Map<String, Value>) {
         if let Some(spec) = object(o, "spec") {
             spec_defaults(spec);

@@ -25,6 +25,10 @@ static COLUMNS: &[Column] = &[
 ];
 
 impl Strategy for ReplicaSet {
+    fn metadata_kept_on_status_update(&self) -> &'static [&'static str] {
+        &["labels"]
+    }
+
     fn defaults(&self, o: &mut Map<String, Value>) {
         if let Some(spec) = object(o, "spec") {
             default(spec, "replicas", json!(1));

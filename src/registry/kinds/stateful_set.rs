@@ -15,6 +15,10 @@ static COLUMNS: &[Column] =
     &[NAME, col("Ready", "string", text("Number of the pod with ready state")), AGE, CONTAINERS, IMAGES];
 
 impl Strategy for StatefulSet {
+    fn metadata_kept_on_status_update(&self) -> &'static [&'static str] {
+        &["labels"]
+    }
+
     fn defaults(&self, o: &mut Map<String, Value>) {
         if let Some(spec) = object(o, "spec") {
             default(spec, "replicas", json!(1));
