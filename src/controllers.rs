@@ -16,9 +16,11 @@ pub mod deployment;
 pub mod events;
 pub mod garbage_collector;
 pub mod informer;
+pub mod kubelet;
 pub mod namespace;
 pub mod object;
 pub mod replica_set;
+pub mod scheduler;
 
 use std::collections::BTreeMap;
 
@@ -42,6 +44,12 @@ pub trait Controller: Send {
     /// The service account it runs as (its identity on the wire).
     fn service_account(&self) -> &'static str;
 
+    /// Who it is on the wire (a kube-controller-manager controller unless
+    /// it says otherwise).
+    fn identity(&self) -> Identity {
+        Identity::controller_manager(self.service_account())
+    }
+
     /// One pass over what its informers hold; writes through `client`.
     fn reconcile(&mut self, client: &mut Client<'_>) -> Progress;
 }
@@ -58,8 +66,9 @@ pub struct Controllers {
     log: Option<Vec<Exchange>>,
 }
 
-/// The controllers kube-controller-manager runs that kubesim has, by name.
-pub const ALL: &[&str] = &["namespace", "garbage-collector", "deployment", "replicaset"];
+/// The controllers kube-controller-manager runs that kubesim has, by name,
+/// then the scheduler and the nodes' kubelets.
+pub const ALL: &[&str] = &["namespace", "garbage-collector", "deployment", "replicaset", "scheduler", "kubelet"];
 
 /// How many reconcile rounds `settle` runs before it stops (a controller
 /// that keeps writing is a bug; the cap keeps a door answering).
@@ -75,9 +84,11 @@ impl Controllers {
                 "garbage-collector" => Box::new(garbage_collector::GarbageCollector::default()),
                 "deployment" => Box::new(deployment::DeploymentController::default()),
                 "replicaset" => Box::new(replica_set::ReplicaSetController::default()),
+                "scheduler" => Box::new(scheduler::Scheduler::default()),
+                "kubelet" => Box::new(kubelet::Kubelets::default()),
                 other => return Err(format!("unknown controller {other:?} (known: {})", ALL.join(", "))),
             };
-            let identity = Identity::controller_manager(c.service_account());
+            let identity = c.identity();
             running.push((c, identity));
         }
         Ok(Controllers { running, paused: false, next: 0, writes: BTreeMap::new(), log: None })
@@ -175,6 +186,6 @@ mod tests {
             ["namespace", "garbage-collector"]
         );
         let e = Controllers::parse("cronjob").err().unwrap();
-        assert_eq!(e, "unknown controller \"cronjob\" (known: namespace, garbage-collector, deployment, replicaset)");
+        assert_eq!(e, "unknown controller \"cronjob\" (known: namespace, garbage-collector, deployment, replicaset, scheduler, kubelet)");
     }
 }

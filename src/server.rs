@@ -451,6 +451,7 @@ impl Server {
             Some("status") if rt.status_subresource => Subresource::Status,
             Some("scale") if rt.scale_subresource && t.name.is_some() => Subresource::Scale,
             Some("finalize") if rt.finalize_subresource && t.name.is_some() => Subresource::Finalize,
+            Some("binding") if rt.binding_subresource && t.name.is_some() => Subresource::Binding,
             Some(_) => return Err(no_such_resource()),
         };
         if !t.routes(req.method.as_str()) {
@@ -469,6 +470,12 @@ impl Server {
         let options_in_body = method == "DELETE" && !req.body.iter().all(u8::is_ascii_whitespace);
         if !matches!(method, "GET" | "HEAD") && !options_in_body {
             params::check_write_query(method, q)?;
+        }
+        if subresource == Subresource::Binding {
+            let name = t.name.as_deref().unwrap_or("");
+            let opts = params::write_options(Verb::Create, q, user_agent, subresource, None)?;
+            let answer = self.registry.bind(&rt, &ns, name, body, &opts)?;
+            return Ok(Served::Response(with_warnings(body_response(201, answer), std::mem::take(warnings))));
         }
         if subresource == Subresource::Scale {
             let name = t.name.as_deref().unwrap_or("");
@@ -678,6 +685,7 @@ mod tests {
             status_subresource: false,
             scale_subresource: false,
             finalize_subresource: false,
+            binding_subresource: false,
             name_rule: crate::api::meta::NameRule::Dns1123Subdomain,
             return_deleted_object: false,
             allow_create_on_update: false,

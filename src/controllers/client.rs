@@ -27,6 +27,15 @@ impl Identity {
     }
 }
 
+impl Identity {
+    /// Another component (`kube-scheduler`, `kubelet`): client-go's
+    /// default User-Agent for its binary, from which the server derives
+    /// the field manager (the binary's name).
+    pub fn component(binary: &str) -> Identity {
+        Identity { user_agent: format!("{binary}/v1.33.0 (linux/amd64) kubernetes/kubesim") }
+    }
+}
+
 /// A resource discovery lists.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApiResource {

@@ -342,8 +342,9 @@ pub fn apply_repeated_keys(fv: FieldValidation, repeats: Vec<String>, warnings: 
     }
 }
 
-/// A Scale written to `/scale` (JSON, or protobuf as Go clients send it).
-pub fn scale(body: RequestBody<'_>) -> Result<Value, Status> {
+/// A body written to a subresource whose kind is not the resource's own
+/// (a Scale, a Binding): JSON, or protobuf as Go clients send it.
+pub fn sub_object(body: RequestBody<'_>) -> Result<Value, Status> {
     if body.media_type == media_type::PROTOBUF {
         return crate::proto::decode_object(body.bytes).map_err(Status::bad_request);
     }

@@ -59,6 +59,8 @@ pub struct Builtin {
     pub scale_subresource: bool,
     /// Serves `/finalize` (namespaces).
     pub finalize_subresource: bool,
+    /// Serves `/binding` (pods).
+    pub binding_subresource: bool,
     pub strategy: &'static dyn Strategy,
 }
 
@@ -76,6 +78,7 @@ impl Builtin {
             status_subresource: self.status_subresource,
             scale_subresource: self.scale_subresource,
             finalize_subresource: self.finalize_subresource,
+            binding_subresource: self.binding_subresource,
             name_rule: self.name_rule,
             return_deleted_object: self.return_deleted_object,
             allow_create_on_update: self.allow_create_on_update,
@@ -111,6 +114,7 @@ const fn rt(
         verbs: Verb::STANDARD,
         scale_subresource: false,
         finalize_subresource: false,
+        binding_subresource: false,
         strategy: &DefaultStrategy,
     }
 }
@@ -137,6 +141,7 @@ pub static BUILTIN: &[Builtin] = &[
         status_subresource: true,
         return_deleted_object: true,
         strategy: &pod::Pod,
+        binding_subresource: true,
         ..rt("", "v1", "pods", "pod", "Pod", true)
     },
     Builtin {

@@ -66,6 +66,8 @@ pub enum Subresource {
     /// `/finalize` (namespaces): a PUT takes the metadata and
     /// `spec.finalizers`, keeps the status.
     Finalize,
+    /// `/binding` (pods): a POST of a Binding sets `spec.nodeName`.
+    Binding,
 }
 
 /// The four kinds of PATCH, by the body's media type.

@@ -27,6 +27,8 @@ pub struct ResourceDefinition {
     pub scale_subresource: bool,
     /// Serves `/finalize` (namespaces): a PUT of `spec.finalizers`.
     pub finalize_subresource: bool,
+    /// Serves `/binding` (pods): a POST of a Binding assigns a node.
+    pub binding_subresource: bool,
     pub name_rule: NameRule,
     /// DELETE answers with the deleted object instead of a Success Status.
     pub return_deleted_object: bool,
@@ -53,6 +55,7 @@ pub struct ResourceType {
     pub status_subresource: bool,
     pub scale_subresource: bool,
     pub finalize_subresource: bool,
+    pub binding_subresource: bool,
     pub name_rule: NameRule,
     pub return_deleted_object: bool,
     pub allow_create_on_update: bool,
@@ -86,6 +89,7 @@ impl ResourceType {
             status_subresource: d.status_subresource,
             scale_subresource: d.scale_subresource,
             finalize_subresource: d.finalize_subresource,
+            binding_subresource: d.binding_subresource,
             name_rule: d.name_rule,
             return_deleted_object: d.return_deleted_object,
             allow_create_on_update: d.allow_create_on_update,

@@ -8,6 +8,7 @@
 //! Storage errors become `Status` in exactly one function,
 //! `storage_status`, and only the store calls it.
 
+mod binding;
 mod delete;
 mod list;
 mod patch;
@@ -124,7 +125,7 @@ fn writer<'a>(rt: &ResourceType, opts: &'a WriteOptions, now: &'a str) -> crate:
         subresource: match opts.subresource {
             Subresource::Status => "status",
             Subresource::Finalize => "finalize",
-            Subresource::None | Subresource::Scale => "",
+            Subresource::None | Subresource::Scale | Subresource::Binding => "",
         },
         has_status_subresource: rt.status_subresource,
         now,
@@ -215,7 +216,9 @@ impl<S: Storage> Registry<S> {
         let (_, obj) = self.current(rt, namespace, name)?;
         match opts.subresource {
             Subresource::Scale => Ok(Body::Value(scale::to_scale(&obj.value()))),
-            Subresource::None | Subresource::Status | Subresource::Finalize => Ok(Body::Object(obj)),
+            Subresource::None | Subresource::Status | Subresource::Finalize | Subresource::Binding => {
+                Ok(Body::Object(obj))
+            }
         }
     }
 
@@ -361,7 +364,7 @@ impl<S: Storage> Registry<S> {
     ) -> Result<Written, Status> {
         if opts.subresource == Subresource::Scale {
             let (_, current) = self.current(rt, namespace, name)?;
-            let wanted = decode::scale(body)?;
+            let wanted = decode::sub_object(body)?;
             return self.write_scale(rt, namespace, name, current.value(), &wanted, opts, warnings);
         }
         let obj = decode::object(rt, body, opts.field_validation, warnings)?;

@@ -82,6 +82,15 @@ pub fn api_resource_list(catalog: &Catalog, group: &str, version: &str) -> Optio
             entry["categories"] = json!(r.categories);
         }
         resources.push(entry);
+        if r.binding_subresource {
+            resources.push(json!({
+                "name": format!("{}/binding", r.resource()),
+                "singularName": "",
+                "namespaced": r.namespaced,
+                "kind": "Binding",
+                "verbs": ["create"],
+            }));
+        }
         if r.finalize_subresource {
             resources.push(json!({
                 "name": format!("{}/finalize", r.resource()),
@@ -138,6 +147,10 @@ fn aggregated_group(catalog: &Catalog, group: &str) -> Value {
                 e["categories"] = json!(r.categories);
             }
             let mut subresources = Vec::new();
+            if r.binding_subresource {
+                subresources.push(json!({"subresource": "binding",
+                    "responseKind": {"group": "", "version": "v1", "kind": "Binding"}, "verbs": ["create"]}));
+            }
             if r.finalize_subresource {
                 subresources.push(json!({"subresource": "finalize", "responseKind": kind, "verbs": ["update"]}));
             }

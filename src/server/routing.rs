@@ -26,9 +26,12 @@ impl Target {
     /// all-namespaces collection only GET (list and watch). A verb the
     /// resource does not serve has no route.
     pub(crate) fn routes(&self, method: &str) -> bool {
-        if self.subresource.as_deref() == Some("finalize") {
-            // Upstream's finalize storage implements only Update.
-            return method == "PUT";
+        match self.subresource.as_deref() {
+            // Upstream's finalize storage implements only Update, its
+            // binding storage only Create.
+            Some("finalize") => return method == "PUT",
+            Some("binding") => return method == "POST",
+            _ => {}
         }
         let verb = match (method, self.name.is_some(), self.subresource.is_some()) {
             ("GET" | "HEAD", true, _) => Verb::Get,

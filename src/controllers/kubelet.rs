@@ -1,0 +1,294 @@
+//! Simulated kubelets (KWOK-like), one per Node, as clients: each keeps
+//! its node's heartbeat Lease in `kube-node-lease` and runs the pods bound
+//! to it. A bound pod first reports `Pending` with its containers
+//! `ContainerCreating` (hostIP, startTime, the conditions
+//! `PodReadyToStartContainers`, `Initialized`, `Ready`, `ContainersReady`,
+//! `PodScheduled`), then `Running` with a pod IP from the node's
+//! `spec.podCIDR`, every container running and ready (no probes are
+//! simulated), each step a strategic merge patch of `/status` carrying the
+//! pod's uid. Events: `Pulled` ("Container image … already present on
+//! machine": simulated nodes have every image), `Created`, `Started`.
+//!
+//! Both steps happen at the same simulated instant (nothing runs on a
+//! timer yet); containers never exit and pods are deleted at once, so
+//! there is no termination to simulate (docs/fidelity.md).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::{json, Value};
+
+use super::client::{Client, Identity};
+use super::events::{EventType, Recorder};
+use super::informer::Informer;
+use super::object::{meta_str, path_of};
+use super::{Controller, Progress};
+
+pub struct Kubelets {
+    pods: Informer,
+    nodes: Informer,
+    leases: Informer,
+    /// Each node's event recorder (its host is the node).
+    recorders: BTreeMap<String, Recorder>,
+}
+
+impl Default for Kubelets {
+    fn default() -> Self {
+        Kubelets {
+            pods: Informer::new("/api/v1/pods"),
+            nodes: Informer::new("/api/v1/nodes"),
+            leases: Informer::new("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"),
+            recorders: BTreeMap::new(),
+        }
+    }
+}
+
+/// An image as the runtime reports it (`nginx` → `docker.io/library/nginx:latest`).
+pub fn full_image(image: &str) -> String {
+    let (name, tag) = match image.rsplit_once(':').filter(|(_, t)| !t.contains('/')) {
+        Some((n, t)) => (n.to_string(), format!(":{t}")),
+        None if image.contains('@') => (image.to_string(), String::new()),
+        None => (image.to_string(), ":latest".to_string()),
+    };
+    let first = name.split('/').next().unwrap_or("");
+    let registry = first.contains('.') || first.contains(':') || first == "localhost";
+    let name = match (registry, name.contains('/')) {
+        (true, _) => name,
+        (false, true) => format!("docker.io/{name}"),
+        (false, false) => format!("docker.io/library/{name}"),
+    };
+    format!("{name}{tag}")
+}
+
+/// 64 hex digits drawn from `seed` (FNV-1a, chained): stable stand-ins
+/// for container and image digests.
+fn digest(seed: &str) -> String {
+    let mut out = String::with_capacity(64);
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for round in 0..4u8 {
+        for b in seed.bytes().chain(std::iter::once(round)) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+        out.push_str(&format!("{h:016x}"));
+    }
+    out
+}
+
+/// The first free address of a /24 (or wider) IPv4 CIDR, from .2 up
+/// (upstream's host-local IPAM leaves .1 to the gateway).
+fn next_ip(cidr: &str, taken: &BTreeSet<String>) -> Option<String> {
+    let (base, bits) = cidr.split_once('/')?;
+    let bits: u32 = bits.parse().ok()?;
+    let octets: Vec<u32> = base.split('.').map(|o| o.parse().ok()).collect::<Option<_>>()?;
+    if octets.len() != 4 || !(8..=30).contains(&bits) {
+        return None;
+    }
+    let start = (octets[0] << 24) | (octets[1] << 16) | (octets[2] << 8) | octets[3];
+    let size = 1u32 << (32 - bits);
+    (2..size - 1)
+        .map(|i| start + i)
+        .map(|a| format!("{}.{}.{}.{}", a >> 24, (a >> 16) & 255, (a >> 8) & 255, a & 255))
+        .find(|ip| !taken.contains(ip))
+}
+
+fn condition(type_: &str, status: bool, now: &str) -> Value {
+    json!({"type": type_, "status": if status { "True" } else { "False" }, "lastProbeTime": null,
+        "lastTransitionTime": now})
+}
+
+fn internal_ip(node: &Value) -> String {
+    node["status"]["addresses"]
+        .as_array()
+        .and_then(|a| a.iter().find(|a| a["type"] == "InternalIP"))
+        .and_then(|a| a["address"].as_str())
+        .unwrap_or("")
+        .to_string()
+}
+
+impl Controller for Kubelets {
+    fn name(&self) -> &'static str {
+        "kubelet"
+    }
+
+    fn service_account(&self) -> &'static str {
+        "kubelet"
+    }
+
+    fn identity(&self) -> Identity {
+        Identity::component("kubelet")
+    }
+
+    fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
+        let before = client.writes;
+        let pods_changed = self.pods.sync(client);
+        let nodes_changed = self.nodes.sync(client);
+        let leases_changed = self.leases.sync(client);
+        if !(pods_changed || nodes_changed || leases_changed) {
+            return Progress::default();
+        }
+        let nodes: Vec<Value> = self.nodes.objects().cloned().collect();
+        for node in &nodes {
+            self.heartbeat(client, node);
+        }
+        // Addresses in use, per node.
+        let mut taken: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for pod in self.pods.objects() {
+            if let (Some(node), Some(ip)) = (pod["spec"]["nodeName"].as_str(), pod["status"]["podIP"].as_str()) {
+                taken.entry(node.to_string()).or_default().insert(ip.to_string());
+            }
+        }
+        let bound: Vec<Value> = self
+            .pods
+            .objects()
+            .filter(|p| p["spec"]["nodeName"].as_str().is_some_and(|n| !n.is_empty()))
+            .filter(|p| p["metadata"]["deletionTimestamp"].is_null())
+            .filter(|p| matches!(p["status"]["phase"].as_str(), None | Some("Pending")))
+            .cloned()
+            .collect();
+        for pod in bound {
+            let node_name = pod["spec"]["nodeName"].as_str().unwrap_or("").to_string();
+            let Some(node) = nodes.iter().find(|n| meta_str(n, "name") == node_name) else { continue };
+            let used = taken.entry(node_name.clone()).or_default();
+            self.start(client, &pod, node, used);
+        }
+        Progress { writes: client.writes - before }
+    }
+}
+
+impl Kubelets {
+    /// The node's Lease, made when missing.
+    fn heartbeat(&mut self, client: &mut Client<'_>, node: &Value) {
+        let name = meta_str(node, "name");
+        if self.leases.get(&format!("kube-node-lease/{name}")).is_some() {
+            return;
+        }
+        let lease = json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": name, "namespace": "kube-node-lease",
+                "ownerReferences": [{"apiVersion": "v1", "kind": "Node", "name": name, "uid": meta_str(node, "uid")}]},
+            "spec": {"holderIdentity": name, "leaseDurationSeconds": 40, "renewTime": micro_time(client)}});
+        client.write(
+            "POST",
+            "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases",
+            "application/json",
+            &lease,
+        );
+    }
+
+    fn recorder(&mut self, node: &str) -> &mut Recorder {
+        self.recorders.entry(node.to_string()).or_insert_with(|| Recorder::new("kubelet", node))
+    }
+
+    /// Takes a bound pod from Pending to Running.
+    fn start(&mut self, client: &mut Client<'_>, pod: &Value, node: &Value, taken: &mut BTreeSet<String>) {
+        let now = client.now_rfc3339();
+        let node_name = meta_str(node, "name").to_string();
+        let host_ip = internal_ip(node);
+        let containers: Vec<Value> = pod["spec"]["containers"].as_array().cloned().unwrap_or_default();
+        let status_path = format!("{}/status", path_of("v1", "pods", pod));
+        let uid = meta_str(pod, "uid").to_string();
+        let creating = pod["status"]["containerStatuses"].is_null();
+        if creating {
+            let statuses: Vec<Value> = containers
+                .iter()
+                .map(|c| {
+                    json!({"name": c["name"], "state": {"waiting": {"reason": "ContainerCreating"}}, "lastState": {},
+                        "ready": false, "restartCount": 0, "image": c["image"], "imageID": "", "started": false})
+                })
+                .collect();
+            let not_ready = |t: &str| {
+                let mut c = condition(t, false, &now);
+                c["reason"] = json!("ContainersNotReady");
+                let names: Vec<&str> = containers.iter().filter_map(|c| c["name"].as_str()).collect();
+                c["message"] = json!(format!("containers with unready status: [{}]", names.join(" ")));
+                c
+            };
+            let mut status = json!({"phase": "Pending", "conditions": [
+                    condition("PodReadyToStartContainers", false, &now), condition("Initialized", true, &now),
+                    not_ready("Ready"), not_ready("ContainersReady"), condition("PodScheduled", true, &now)],
+                "startTime": now, "containerStatuses": statuses});
+            if !host_ip.is_empty() {
+                status["hostIP"] = json!(host_ip);
+                status["hostIPs"] = json!([{"ip": host_ip}]);
+            }
+            let body = json!({"metadata": {"uid": uid}, "status": status});
+            if client.write("PATCH", &status_path, "application/strategic-merge-patch+json", &body).status != 200 {
+                return;
+            }
+        }
+        let cidr = node["spec"]["podCIDR"].as_str().unwrap_or("");
+        let ip = if pod["spec"]["hostNetwork"].as_bool() == Some(true) {
+            Some(host_ip.clone())
+        } else {
+            next_ip(cidr, taken)
+        };
+        let mut recorder_events = Vec::new();
+        let statuses: Vec<Value> = containers
+            .iter()
+            .map(|c| {
+                let name = c["name"].as_str().unwrap_or("");
+                let image = c["image"].as_str().unwrap_or("");
+                let full = full_image(image);
+                let repo = full.rsplit_once(':').map(|(r, _)| r).unwrap_or(&full).to_string();
+                recorder_events.push((name.to_string(), image.to_string()));
+                json!({"name": name, "state": {"running": {"startedAt": now}}, "lastState": {}, "ready": true,
+                    "restartCount": 0, "image": full, "imageID": format!("{repo}@sha256:{}", digest(&full)),
+                    "containerID": format!("containerd://{}", digest(&format!("{uid}/{name}"))), "started": true})
+            })
+            .collect();
+        let mut status = json!({"phase": "Running", "conditions": [
+                condition("PodReadyToStartContainers", true, &now), condition("Initialized", true, &now),
+                condition("Ready", true, &now), condition("ContainersReady", true, &now),
+                condition("PodScheduled", true, &now)],
+            "containerStatuses": statuses});
+        if let Some(ip) = ip.filter(|ip| !ip.is_empty()) {
+            taken.insert(ip.clone());
+            status["podIP"] = json!(ip);
+            status["podIPs"] = json!([{"ip": ip}]);
+        }
+        let body = json!({"metadata": {"uid": uid}, "status": status});
+        if client.write("PATCH", &status_path, "application/strategic-merge-patch+json", &body).status != 200 {
+            return;
+        }
+        let recorder = self.recorder(&node_name);
+        for (name, image) in recorder_events {
+            let field = format!("spec.containers{{{name}}}");
+            let pulled = format!("Container image {image:?} already present on machine");
+            recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Pulled", &pulled);
+            let created = format!("Created container: {name}");
+            recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Created", &created);
+            let started = format!("Started container {name}");
+            recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Started", &started);
+        }
+    }
+}
+
+/// A MicroTime (`2024-01-01T00:00:00.000000Z`) of the simulated now.
+fn micro_time(client: &Client<'_>) -> String {
+    let ms = client.now_millis();
+    let seconds = client.now_rfc3339();
+    let stem = seconds.trim_end_matches('Z');
+    format!("{stem}.{:06}Z", (ms.rem_euclid(1000)) * 1000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn images_are_named_as_the_runtime_reports_them() {
+        assert_eq!(full_image("nginx"), "docker.io/library/nginx:latest");
+        assert_eq!(full_image("nginx:1.27"), "docker.io/library/nginx:1.27");
+        assert_eq!(full_image("bitnami/redis:7"), "docker.io/bitnami/redis:7");
+        assert_eq!(full_image("registry.k8s.io/coredns/coredns:v1.12.0"), "registry.k8s.io/coredns/coredns:v1.12.0");
+        assert_eq!(full_image("localhost:5000/app"), "localhost:5000/app:latest");
+    }
+
+    #[test]
+    fn pod_addresses_come_from_the_node_range_lowest_free_first() {
+        let mut taken = BTreeSet::new();
+        assert_eq!(next_ip("10.244.1.0/24", &taken).as_deref(), Some("10.244.1.2"));
+        taken.insert("10.244.1.2".to_string());
+        assert_eq!(next_ip("10.244.1.0/24", &taken).as_deref(), Some("10.244.1.3"));
+        assert_eq!(next_ip("nonsense", &taken), None);
+    }
+}

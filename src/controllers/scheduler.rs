@@ -1,0 +1,284 @@
+//! The scheduler (kube-scheduler's `default-scheduler`), a client: each
+//! pending pod that names no node (and no other scheduler) is bound
+//! through `pods/NAME/binding` to a node that fits, and gets a `Scheduled`
+//! event; a pod no node fits gets `PodScheduled: False` (`Unschedulable`)
+//! in its status and a `FailedScheduling` event in upstream's words
+//! (`0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match
+//! Pod's node affinity/selector. preemption: …`).
+//!
+//! A node fits when it is Ready and schedulable, its labels match the
+//! pod's `nodeSelector`, the pod tolerates its `NoSchedule`/`NoExecute`
+//! taints, and the pod's requests (the largest of its init containers'
+//! and the sum of its containers') fit its allocatable cpu, memory and
+//! pods beside the pods already bound there. Of the nodes that fit, the
+//! least requested (cpu, then memory, as a fraction of allocatable) wins,
+//! the name breaking ties; upstream scores more plugins and breaks ties
+//! at random (docs/fidelity.md). Pods are taken in priority order, then
+//! by creation, as upstream's active queue does.
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Value};
+
+use super::client::{Client, Identity};
+use super::events::{EventType, Recorder};
+use super::informer::Informer;
+use super::object::{meta_str, path_of};
+use super::{Controller, Progress};
+use crate::api::quantity::milli_value;
+
+pub struct Scheduler {
+    pods: Informer,
+    nodes: Informer,
+    recorder: Recorder,
+}
+
+impl Default for Scheduler {
+    fn default() -> Self {
+        Scheduler {
+            pods: Informer::new("/api/v1/pods"),
+            nodes: Informer::new("/api/v1/nodes"),
+            recorder: Recorder::new("default-scheduler", ""),
+        }
+    }
+}
+
+/// What a pod asks of a node: cpu and memory (thousandths), one pod.
+#[derive(Clone, Copy, Default, Debug)]
+struct Demand {
+    cpu: i128,
+    memory: i128,
+}
+
+fn requests(spec: &Value) -> Demand {
+    let sum = |list: &Value| {
+        let mut d = Demand::default();
+        for c in list.as_array().into_iter().flatten() {
+            let r = &c["resources"]["requests"];
+            d.cpu += r["cpu"].as_str().and_then(milli_value).unwrap_or(0);
+            d.memory += r["memory"].as_str().and_then(milli_value).unwrap_or(0);
+        }
+        d
+    };
+    let main = sum(&spec["containers"]);
+    let mut init = Demand::default();
+    for c in spec["initContainers"].as_array().into_iter().flatten() {
+        let one = sum(&json!([c]));
+        init.cpu = init.cpu.max(one.cpu);
+        init.memory = init.memory.max(one.memory);
+    }
+    Demand { cpu: main.cpu.max(init.cpu), memory: main.memory.max(init.memory) }
+}
+
+fn allocatable(node: &Value, resource: &str) -> i128 {
+    node["status"]["allocatable"][resource].as_str().and_then(milli_value).unwrap_or(0)
+}
+
+fn node_ready(node: &Value) -> bool {
+    node["status"]["conditions"]
+        .as_array()
+        .is_some_and(|cs| cs.iter().any(|c| c["type"] == "Ready" && c["status"] == "True"))
+}
+
+fn tolerates(pod: &Value, taint: &Value) -> bool {
+    pod["spec"]["tolerations"].as_array().into_iter().flatten().any(|t| {
+        let key_ok =
+            t["key"].as_str().unwrap_or("").is_empty() && t["operator"] == "Exists" || t["key"] == taint["key"];
+        let effect_ok = t["effect"].as_str().unwrap_or("").is_empty() || t["effect"] == taint["effect"];
+        let value_ok =
+            t["operator"] == "Exists" || t["value"].as_str().unwrap_or("") == taint["value"].as_str().unwrap_or("");
+        key_ok && effect_ok && value_ok
+    })
+}
+
+/// Why a node does not fit a pod (upstream's words), or None if it does.
+fn misfit(pod: &Value, demand: Demand, node: &Value, used: &Used) -> Option<String> {
+    if node["spec"]["unschedulable"].as_bool() == Some(true) {
+        return Some("node(s) were unschedulable".into());
+    }
+    if let Some(selector) = pod["spec"]["nodeSelector"].as_object() {
+        let labels = &node["metadata"]["labels"];
+        if selector.iter().any(|(k, v)| labels.get(k) != Some(v)) {
+            return Some("node(s) didn't match Pod's node affinity/selector".into());
+        }
+    }
+    let mut taints: Vec<&Value> = node["spec"]["taints"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| t["effect"] == "NoSchedule" || t["effect"] == "NoExecute")
+        .collect();
+    if !node_ready(node) {
+        // What the node lifecycle controller taints a node that is not ready with.
+        taints.insert(0, &NOT_READY_TAINT);
+    }
+    if let Some(t) = taints.into_iter().find(|t| !tolerates(pod, t)) {
+        let value = t["value"].as_str().unwrap_or("");
+        return Some(format!("node(s) had untolerated taint {{{}: {value}}}", t["key"].as_str().unwrap_or("")));
+    }
+    if used.pods + 1 > allocatable(node, "pods") / 1000 {
+        return Some("Too many pods".into());
+    }
+    if demand.cpu > 0 && used.cpu + demand.cpu > allocatable(node, "cpu") {
+        return Some("Insufficient cpu".into());
+    }
+    if demand.memory > 0 && used.memory + demand.memory > allocatable(node, "memory") {
+        return Some("Insufficient memory".into());
+    }
+    None
+}
+
+static NOT_READY_TAINT: std::sync::LazyLock<Value> =
+    std::sync::LazyLock::new(|| json!({"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}));
+
+/// What is already bound to a node.
+#[derive(Clone, Copy, Default, Debug)]
+struct Used {
+    cpu: i128,
+    memory: i128,
+    pods: i128,
+}
+
+impl Controller for Scheduler {
+    fn name(&self) -> &'static str {
+        "scheduler"
+    }
+
+    fn service_account(&self) -> &'static str {
+        "kube-scheduler"
+    }
+
+    fn identity(&self) -> Identity {
+        Identity::component("kube-scheduler")
+    }
+
+    fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
+        let before = client.writes;
+        let pods_changed = self.pods.sync(client);
+        let nodes_changed = self.nodes.sync(client);
+        if !(pods_changed || nodes_changed) {
+            return Progress::default();
+        }
+        let nodes: Vec<Value> = self.nodes.objects().cloned().collect();
+        let mut used: BTreeMap<String, Used> = BTreeMap::new();
+        let mut pending: Vec<Value> = Vec::new();
+        for pod in self.pods.objects() {
+            let finished = matches!(pod["status"]["phase"].as_str(), Some("Succeeded") | Some("Failed"));
+            match pod["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) {
+                Some(node) if !finished => {
+                    let d = requests(&pod["spec"]);
+                    let u = used.entry(node.to_string()).or_default();
+                    u.cpu += d.cpu;
+                    u.memory += d.memory;
+                    u.pods += 1;
+                }
+                Some(_) => {}
+                None => {
+                    let ours = pod["spec"]["schedulerName"].as_str().is_none_or(|s| s == "default-scheduler");
+                    if ours && !finished && pod["metadata"]["deletionTimestamp"].is_null() {
+                        pending.push(pod.clone());
+                    }
+                }
+            }
+        }
+        pending.sort_by_key(|p| {
+            (
+                std::cmp::Reverse(p["spec"]["priority"].as_i64().unwrap_or(0)),
+                meta_str(p, "creationTimestamp").to_string(),
+                meta_str(p, "namespace").to_string(),
+                meta_str(p, "name").to_string(),
+            )
+        });
+        for pod in pending {
+            self.schedule(client, &pod, &nodes, &mut used);
+        }
+        Progress { writes: client.writes - before }
+    }
+}
+
+impl Scheduler {
+    fn schedule(&mut self, client: &mut Client<'_>, pod: &Value, nodes: &[Value], used: &mut BTreeMap<String, Used>) {
+        let demand = requests(&pod["spec"]);
+        let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+        let mut best: Option<(u128, u128, String)> = None;
+        for node in nodes {
+            let name = meta_str(node, "name").to_string();
+            let u = used.get(&name).copied().unwrap_or_default();
+            if let Some(why) = misfit(pod, demand, node, &u) {
+                *reasons.entry(why).or_default() += 1;
+                continue;
+            }
+            let share = |used: i128, want: i128, of: i128| {
+                if of <= 0 {
+                    0
+                } else {
+                    (((used + want) * 1_000_000) / of).max(0) as u128
+                }
+            };
+            let score = (
+                share(u.cpu, demand.cpu, allocatable(node, "cpu")),
+                share(u.memory, demand.memory, allocatable(node, "memory")),
+                name,
+            );
+            if best.as_ref().is_none_or(|b| score < *b) {
+                best = Some(score);
+            }
+        }
+        let (ns, name) = (meta_str(pod, "namespace"), meta_str(pod, "name"));
+        match best {
+            Some((_, _, node)) => {
+                let binding = json!({"kind": "Binding", "apiVersion": "v1",
+                    "metadata": {"name": name, "namespace": ns, "uid": meta_str(pod, "uid")},
+                    "target": {"kind": "Node", "name": node}});
+                let r = client.write(
+                    "POST",
+                    &format!("{}/binding", path_of("v1", "pods", pod)),
+                    "application/json",
+                    &binding,
+                );
+                if r.status == 201 {
+                    let u = used.entry(node.clone()).or_default();
+                    u.cpu += demand.cpu;
+                    u.memory += demand.memory;
+                    u.pods += 1;
+                    let message = format!("Successfully assigned {ns}/{name} to {node}");
+                    self.recorder.event(client, pod, ("v1", "Pod"), "", EventType::Normal, "Scheduled", &message);
+                }
+            }
+            None => self.unschedulable(client, pod, nodes.len(), reasons),
+        }
+    }
+
+    fn unschedulable(&mut self, client: &mut Client<'_>, pod: &Value, total: usize, reasons: BTreeMap<String, usize>) {
+        let listed: Vec<String> = reasons.iter().map(|(why, n)| format!("{n} {why}")).collect();
+        let resources = reasons.keys().any(|r| r.starts_with("Insufficient") || r == "Too many pods");
+        let preemption = if resources {
+            "No preemption victims found for incoming pod."
+        } else {
+            "Preemption is not helpful for scheduling."
+        };
+        let message = if total == 0 {
+            "no nodes available to schedule pods".to_string()
+        } else {
+            format!(
+                "0/{total} nodes are available: {}. preemption: 0/{total} nodes are available: {total} {preemption}",
+                listed.join(", ")
+            )
+        };
+        let current = pod["status"]["conditions"]
+            .as_array()
+            .and_then(|cs| cs.iter().find(|c| c["type"] == "PodScheduled"))
+            .cloned();
+        if current.as_ref().is_some_and(|c| c["status"] == "False" && c["message"] == message.as_str()) {
+            return;
+        }
+        let condition = json!({"type": "PodScheduled", "status": "False", "lastProbeTime": null,
+            "lastTransitionTime": client.now_rfc3339(), "reason": "Unschedulable", "message": message});
+        let body = json!({"metadata": {"uid": meta_str(pod, "uid")}, "status": {"conditions": [condition]}});
+        let path = format!("{}/status", path_of("v1", "pods", pod));
+        let r = client.write("PATCH", &path, "application/strategic-merge-patch+json", &body);
+        if r.status == 200 {
+            self.recorder.event(client, pod, ("v1", "Pod"), "", EventType::Warning, "FailedScheduling", &message);
+        }
+    }
+}

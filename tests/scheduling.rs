@@ -1,0 +1,171 @@
+//! The scheduler and the simulated kubelets through requests: pods bound
+//! through `pods/binding` to nodes that fit, unschedulable pods told why in
+//! upstream's words, bound pods run with addresses from their node's
+//! range, nodes keep Leases; and the binding subresource's own answers.
+
+mod common;
+use common::*;
+use serde_json::{json, Value};
+
+const PODS: &str = "/api/v1/namespaces/default/pods";
+
+/// A node as a kubelet registers it: Ready, with allocatable resources.
+fn add_node(k: &mut Cluster, name: &str, i: u8, labels: Value) {
+    let r = k.call(
+        "POST",
+        "/api/v1/nodes",
+        Some(json!({"metadata": {"name": name, "labels": labels}, "spec": {"podCIDR": format!("10.244.{i}.0/24")}})),
+    );
+    assert_eq!(r.status, 201);
+    let status = json!({"status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"},
+        "addresses": [{"type": "InternalIP", "address": format!("172.18.0.{}", i + 2)}],
+        "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}]}});
+    let r =
+        k.send("PATCH", &format!("/api/v1/nodes/{name}/status"), "application/merge-patch+json", &status.to_string());
+    assert_eq!(r.status, 200);
+}
+
+fn two_nodes() -> Cluster {
+    let mut k = Cluster::new();
+    add_node(&mut k, "node-a", 0, json!({"disk": "hdd"}));
+    add_node(&mut k, "node-b", 1, json!({"disk": "ssd"}));
+    k
+}
+
+fn pod(name: &str, spec_extra: Value) -> Value {
+    let mut spec = json!({"containers": [{"name": "c", "image": "nginx:1.27"}]});
+    for (k, v) in spec_extra.as_object().cloned().unwrap_or_default() {
+        spec[k] = v;
+    }
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec})
+}
+
+fn condition(p: &Value, type_: &str) -> Value {
+    p["status"]["conditions"].as_array().unwrap().iter().find(|c| c["type"] == type_).cloned().unwrap_or(Value::Null)
+}
+
+#[test]
+fn a_deployment_runs_spread_over_the_nodes_with_addresses_from_their_ranges() {
+    let mut k = two_nodes();
+    let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+        "spec": {"replicas": 4, "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "nginx", "image": "nginx:1.27",
+                    "resources": {"requests": {"cpu": "100m"}}}]}}}});
+    assert_eq!(k.call("POST", "/apis/apps/v1/namespaces/default/deployments", Some(d)).status, 201);
+    let pods = k.get(PODS).json_body()["items"].as_array().unwrap().clone();
+    assert_eq!(pods.len(), 4);
+    let mut per_node = std::collections::BTreeMap::new();
+    for p in &pods {
+        let node = p["spec"]["nodeName"].as_str().unwrap().to_string();
+        let ip = p["status"]["podIP"].as_str().unwrap();
+        let range = if node == "node-a" { "10.244.0." } else { "10.244.1." };
+        assert!(ip.starts_with(range), "{node} {ip}");
+        assert_eq!(p["status"]["phase"], "Running");
+        assert_eq!(p["status"]["hostIP"], if node == "node-a" { "172.18.0.2" } else { "172.18.0.3" });
+        assert_eq!(condition(p, "Ready")["status"], "True");
+        assert_eq!(condition(p, "PodScheduled")["status"], "True");
+        let cs = &p["status"]["containerStatuses"][0];
+        assert_eq!(cs["image"], "docker.io/library/nginx:1.27");
+        assert!(cs["state"]["running"]["startedAt"].is_string());
+        assert!(cs["containerID"].as_str().unwrap().starts_with("containerd://"));
+        *per_node.entry(node).or_insert(0) += 1;
+    }
+    assert_eq!(per_node.values().copied().collect::<Vec<i32>>(), [2, 2], "least requested spreads");
+    let d = k.get("/apis/apps/v1/namespaces/default/deployments/web").json_body();
+    assert_eq!(d["status"]["availableReplicas"], 4);
+    assert_eq!(d["status"]["conditions"][1]["reason"], "NewReplicaSetAvailable");
+
+    // The events of one pod, as `kubectl describe pod` lists them.
+    let name = pods[0]["metadata"]["name"].as_str().unwrap();
+    let r = k.get(&format!("/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3D{name}"));
+    let mut evs: Vec<(String, String, String)> = r.json_body()["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let s = |p: &str| e.pointer(p).and_then(Value::as_str).unwrap_or("").to_string();
+            (s("/metadata/name"), s("/reason"), s("/source/component"))
+        })
+        .collect();
+    evs.sort();
+    let reasons: Vec<(&str, &str)> = evs.iter().map(|(_, r, c)| (r.as_str(), c.as_str())).collect();
+    assert_eq!(
+        reasons,
+        [("Scheduled", "default-scheduler"), ("Pulled", "kubelet"), ("Created", "kubelet"), ("Started", "kubelet")]
+    );
+    // Each node keeps a Lease.
+    let leases = k.get("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases").json_body();
+    let holders: Vec<&str> =
+        leases["items"].as_array().unwrap().iter().map(|l| l["spec"]["holderIdentity"].as_str().unwrap()).collect();
+    assert_eq!(holders, ["node-a", "node-b"]);
+}
+
+#[test]
+fn node_selectors_and_resources_decide_and_misfits_are_told_why() {
+    let mut k = two_nodes();
+    k.call("POST", PODS, Some(pod("fast", json!({"nodeSelector": {"disk": "ssd"}}))));
+    assert_eq!(k.get(&format!("{PODS}/fast")).json_body()["spec"]["nodeName"], "node-b");
+
+    let big = json!({"containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "3"}}}]});
+    k.call("POST", PODS, Some(pod("big", big)));
+    let p = k.get(&format!("{PODS}/big")).json_body();
+    assert!(p["spec"]["nodeName"].is_null());
+    assert_eq!(p["status"]["phase"], "Pending");
+    let message = "0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod.";
+    let c = condition(&p, "PodScheduled");
+    assert_eq!(
+        (c["status"].as_str(), c["reason"].as_str(), c["message"].as_str()),
+        (Some("False"), Some("Unschedulable"), Some(message))
+    );
+
+    k.call("POST", PODS, Some(pod("nowhere", json!({"nodeSelector": {"disk": "tape"}}))));
+    let r = k.get("/api/v1/namespaces/default/events?fieldSelector=reason%3DFailedScheduling");
+    let messages: Vec<String> =
+        r.json_body()["items"].as_array().unwrap().iter().map(|e| e["message"].as_str().unwrap().to_string()).collect();
+    assert!(messages.contains(&message.to_string()));
+    assert!(messages.contains(
+        &"0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.".to_string()
+    ), "{messages:?}");
+
+    // A node that stops being schedulable takes no new pods.
+    k.send("PATCH", "/api/v1/nodes/node-a", "application/merge-patch+json", r#"{"spec":{"unschedulable":true}}"#);
+    k.call("POST", PODS, Some(pod("later", json!({}))));
+    assert_eq!(k.get(&format!("{PODS}/later")).json_body()["spec"]["nodeName"], "node-b");
+}
+
+#[test]
+fn the_binding_subresource_assigns_once_and_answers_as_upstream() {
+    let mut s = server();
+    assert_eq!(call(&mut s, "POST", PODS, Some(pod("p", json!({})))).status, 201);
+    let binding = |name: &str, node: &str| json!({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": name}, "target": {"kind": "Node", "name": node}});
+    let r = call(&mut s, "POST", &format!("{PODS}/p/binding"), Some(binding("q", "n1")));
+    assert_eq!(
+        (r.status, r.json_body()["message"].clone()),
+        (400, json!("name in URL does not match name in Binding object"))
+    );
+    let r = call(&mut s, "POST", &format!("{PODS}/p/binding"), Some(binding("p", "")));
+    assert_eq!(r.status, 422);
+    assert_eq!(r.json_body()["details"]["causes"][0]["field"], "target.name");
+    let r = call(&mut s, "POST", &format!("{PODS}/p/binding"), Some(binding("p", "n1")));
+    assert_eq!(r.status, 201);
+    assert_eq!(
+        r.json_body(),
+        json!({"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Success", "code": 201})
+    );
+    let p = get(&mut s, &format!("{PODS}/p")).json_body();
+    assert_eq!(p["spec"]["nodeName"], "n1");
+    assert_eq!(condition(&p, "PodScheduled")["status"], "True");
+    let r = call(&mut s, "POST", &format!("{PODS}/p/binding"), Some(binding("p", "n2")));
+    assert_eq!(r.status, 409);
+    assert_eq!(
+        r.json_body()["message"],
+        "Operation cannot be fulfilled on pods/binding \"p\": pod p is already assigned to node \"n1\""
+    );
+    assert_eq!(call(&mut s, "GET", &format!("{PODS}/p/binding"), None).status, 405);
+    let r = call(&mut s, "POST", &format!("{PODS}/missing/binding"), Some(binding("missing", "n1")));
+    assert_eq!(r.status, 404);
+    let discovery = get(&mut s, "/api/v1").json_body();
+    let entry = discovery["resources"].as_array().unwrap().iter().find(|r| r["name"] == "pods/binding").cloned();
+    assert_eq!(entry.unwrap()["verbs"], json!(["create"]));
+}
