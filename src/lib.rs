@@ -7,7 +7,8 @@
 //! (the `web/` crate, compiled to WebAssembly) are thin adapters over it.
 //!
 //! Layers, dependencies pointing down only (checked by `tests/tidy.rs`):
-//! `controllers` (the cluster's own clients: they only send requests) →
+//! `controllers` (the cluster's own clients: they only send requests) and
+//! `starter` (the starter cluster, as requests) →
 //! `server` (routing, options, negotiation, rendering) → `registry` (the
 //! generic store, a strategy per kind) → `apply`, `patch`, `proto`, `schema`
 //! (what bodies mean) → `storage` (MVCC) → `api`, `selector`, `clock` (plain
@@ -28,6 +29,7 @@ pub mod registry;
 pub mod schema;
 pub mod selector;
 pub mod server;
+pub mod starter;
 pub mod storage;
 
 pub use server::{Request, Response, Server, ServerConfig};

@@ -223,6 +223,8 @@ fn rollout_undo_brings_an_old_replica_set_back_with_a_new_revision() {
     // hash label, and the deployment's annotations.
     let mut template = old["spec"]["template"].clone();
     template["metadata"]["labels"].as_object_mut().unwrap().remove("pod-template-hash");
+    // Go clients send a zero time as null.
+    template["metadata"]["creationTimestamp"] = json!(null);
     let d = k.get(&format!("{DEPLOY}/web")).json_body();
     let patch = json!([
         {"op": "replace", "path": "/spec/template", "value": template},

@@ -176,7 +176,10 @@ fn kubectl_server_side_columns_and_protobuf() {
 
     let (h, row) = columns(&d.run(&["get", "pods", "-o", "wide"]), "p1");
     assert_eq!(h, ["NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED NODE", "READINESS GATES"]);
-    assert_eq!(row[..4], ["p1", "0/1", "Pending", "0"]);
+    // The scheduler bound it to a worker, whose kubelet runs it with an
+    // address from the node's range.
+    assert_eq!(row[..4], ["p1", "1/1", "Running", "0"]);
+    assert!(row[5].starts_with("10.244.") && row[6].starts_with("worker-"), "{row:?}");
     let (h, _) = columns(&d.run(&["get", "pods"]), "p1");
     assert_eq!(h, ["NAME", "READY", "STATUS", "RESTARTS", "AGE"], "priority-1 columns only with -o wide");
 

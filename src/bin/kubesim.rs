@@ -215,13 +215,16 @@ struct Args {
     window_ms: i64,
     ui: Option<String>,
     controllers: String,
+    starter: bool,
 }
 
 const USAGE: &str =
-    "usage: kubesim serve [--listen 127.0.0.1:6443] [--kubeconfig PATH] [--seed N] [--history-window 5m] [--ui DIR] [--controllers all|none|LIST]
+    "usage: kubesim serve [--listen 127.0.0.1:6443] [--kubeconfig PATH] [--seed N] [--history-window 5m] [--ui DIR] [--controllers all|none|LIST] [--starter default|none]
   --ui DIR  serve the built browser app (trunk build's dist/) at /ui/; default: ./dist when it holds index.html
   --controllers  which of the cluster's controllers run (clients of the API): all (default), none, or a
-                 comma-separated list of namespace, garbage-collector";
+                 comma-separated list of namespace, garbage-collector, deployment, replicaset, scheduler, kubelet
+  --starter      default: start with the browser app's starter cluster (three nodes, CoreDNS, the
+                 kubernetes Service); none: only the four namespaces every cluster has";
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
@@ -237,6 +240,7 @@ fn parse_args() -> Result<Args, String> {
         window_ms: 300_000,
         ui: None,
         controllers: "all".into(),
+        starter: true,
     };
     while let Some(flag) = it.next() {
         let mut val = || it.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"));
@@ -245,6 +249,13 @@ fn parse_args() -> Result<Args, String> {
             "--kubeconfig" => a.kubeconfig = val()?,
             "--ui" => a.ui = Some(val()?),
             "--controllers" => a.controllers = val()?,
+            "--starter" => {
+                a.starter = match val()?.as_str() {
+                    "default" => true,
+                    "none" => false,
+                    other => return Err(format!("--starter takes default or none, not {other:?}")),
+                }
+            }
             "--seed" => a.seed = val()?.parse().map_err(|_| "--seed takes a number".to_string())?,
             "--history-window" => {
                 let v = val()?;
@@ -286,16 +297,23 @@ async fn main() {
         None => Some(std::path::PathBuf::from("dist")).filter(|d| d.join("index.html").is_file()),
     };
     let ui_note = ui.as_ref().map(|_| format!("kubesim: the browser app is at http://{addr}/ui/"));
-    let controllers = match Controllers::parse(&args.controllers) {
+    let mut controllers = match Controllers::parse(&args.controllers) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("kubesim: --controllers: {e}");
             std::process::exit(2);
         }
     };
+    let mut server = Server::new(config);
+    if args.starter {
+        for req in kubesim::starter::requests() {
+            server.handle(req.with_header("User-Agent", "kubesim/starter"));
+            controllers.settle(&mut server);
+        }
+    }
     let shared = Arc::new(Shared {
         ui,
-        server: Mutex::new(Server::new(config)),
+        server: Mutex::new(server),
         controllers: Mutex::new(controllers),
         written: Notify::new(),
     });

@@ -162,11 +162,13 @@ fn max_unavailable(d: &Value) -> i64 {
     fenceposts(d).1.min(replicas(d))
 }
 
-/// Sorts keys at every level, so equal objects print alike.
+/// Sorts keys at every level and drops null fields, so objects Go would
+/// decode alike (`creationTimestamp: null` is a zero time, as absent) are
+/// equal and print alike.
 fn canonical(v: &Value) -> Value {
     match v {
         Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
+            let mut keys: Vec<&String> = m.keys().filter(|k| !m[*k].is_null()).collect();
             keys.sort();
             Value::Object(keys.into_iter().map(|k| (k.clone(), canonical(&m[k]))).collect())
         }
@@ -194,9 +196,10 @@ pub fn template_hash(template: &Value, collision_count: Option<i64>) -> String {
     h.to_string().bytes().map(|b| ALPHANUMS[usize::from(b) % ALPHANUMS.len()] as char).collect()
 }
 
-/// A template without the hash label (how templates are compared).
+/// A template without the hash label, canonical (how templates are
+/// compared).
 fn without_hash(template: &Value) -> Value {
-    let mut t = template.clone();
+    let mut t = canonical(template);
     if let Some(labels) = t.pointer_mut("/metadata/labels").and_then(Value::as_object_mut) {
         labels.shift_remove(HASH_LABEL);
         if labels.is_empty() {

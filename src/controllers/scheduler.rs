@@ -11,8 +11,9 @@
 //! taints, and the pod's requests (the largest of its init containers'
 //! and the sum of its containers') fit its allocatable cpu, memory and
 //! pods beside the pods already bound there. Of the nodes that fit, the
-//! least requested (cpu, then memory, as a fraction of allocatable) wins,
-//! the name breaking ties; upstream scores more plugins and breaks ties
+//! least requested (cpu, then memory, as a fraction of allocatable, a
+//! container requesting nothing counted as 100m and 200Mi as upstream's
+//! scoring counts it) wins, the name breaking ties; upstream scores more plugins and breaks ties
 //! at random (docs/fidelity.md). Pods are taken in priority order, then
 //! by creation, as upstream's active queue does.
 
@@ -50,13 +51,23 @@ struct Demand {
     memory: i128,
 }
 
-fn requests(spec: &Value) -> Demand {
+/// What scoring counts for a container that requests nothing (upstream's
+/// `DefaultMilliCPURequest` and `DefaultMemoryRequest`), so that pods
+/// without requests still spread.
+const NONZERO_CPU: i128 = 100;
+const NONZERO_MEMORY: i128 = 200 * 1024 * 1024 * 1000;
+
+/// The pod's requests; with `nonzero`, a missing request counts as
+/// upstream's scoring counts it.
+fn requests_of(spec: &Value, nonzero: bool) -> Demand {
     let sum = |list: &Value| {
         let mut d = Demand::default();
         for c in list.as_array().into_iter().flatten() {
             let r = &c["resources"]["requests"];
-            d.cpu += r["cpu"].as_str().and_then(milli_value).unwrap_or(0);
-            d.memory += r["memory"].as_str().and_then(milli_value).unwrap_or(0);
+            let cpu = r["cpu"].as_str().and_then(milli_value);
+            let memory = r["memory"].as_str().and_then(milli_value);
+            d.cpu += cpu.unwrap_or(if nonzero { NONZERO_CPU } else { 0 });
+            d.memory += memory.unwrap_or(if nonzero { NONZERO_MEMORY } else { 0 });
         }
         d
     };
@@ -68,6 +79,10 @@ fn requests(spec: &Value) -> Demand {
         init.memory = init.memory.max(one.memory);
     }
     Demand { cpu: main.cpu.max(init.cpu), memory: main.memory.max(init.memory) }
+}
+
+fn requests(spec: &Value) -> Demand {
+    requests_of(spec, false)
 }
 
 fn allocatable(node: &Value, resource: &str) -> i128 {
@@ -131,12 +146,25 @@ fn misfit(pod: &Value, demand: Demand, node: &Value, used: &Used) -> Option<Stri
 static NOT_READY_TAINT: std::sync::LazyLock<Value> =
     std::sync::LazyLock::new(|| json!({"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}));
 
-/// What is already bound to a node.
+/// What is already bound to a node: requests as filters count them, and
+/// as scoring does.
 #[derive(Clone, Copy, Default, Debug)]
 struct Used {
     cpu: i128,
     memory: i128,
     pods: i128,
+    scored: Demand,
+}
+
+impl Used {
+    fn add(&mut self, spec: &Value) {
+        let (d, n) = (requests(spec), requests_of(spec, true));
+        self.cpu += d.cpu;
+        self.memory += d.memory;
+        self.pods += 1;
+        self.scored.cpu += n.cpu;
+        self.scored.memory += n.memory;
+    }
 }
 
 impl Controller for Scheduler {
@@ -165,13 +193,7 @@ impl Controller for Scheduler {
         for pod in self.pods.objects() {
             let finished = matches!(pod["status"]["phase"].as_str(), Some("Succeeded") | Some("Failed"));
             match pod["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) {
-                Some(node) if !finished => {
-                    let d = requests(&pod["spec"]);
-                    let u = used.entry(node.to_string()).or_default();
-                    u.cpu += d.cpu;
-                    u.memory += d.memory;
-                    u.pods += 1;
-                }
+                Some(node) if !finished => used.entry(node.to_string()).or_default().add(&pod["spec"]),
                 Some(_) => {}
                 None => {
                     let ours = pod["spec"]["schedulerName"].as_str().is_none_or(|s| s == "default-scheduler");
@@ -199,6 +221,7 @@ impl Controller for Scheduler {
 impl Scheduler {
     fn schedule(&mut self, client: &mut Client<'_>, pod: &Value, nodes: &[Value], used: &mut BTreeMap<String, Used>) {
         let demand = requests(&pod["spec"]);
+        let scored = requests_of(&pod["spec"], true);
         let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
         let mut best: Option<(u128, u128, String)> = None;
         for node in nodes {
@@ -216,8 +239,8 @@ impl Scheduler {
                 }
             };
             let score = (
-                share(u.cpu, demand.cpu, allocatable(node, "cpu")),
-                share(u.memory, demand.memory, allocatable(node, "memory")),
+                share(u.scored.cpu, scored.cpu, allocatable(node, "cpu")),
+                share(u.scored.memory, scored.memory, allocatable(node, "memory")),
                 name,
             );
             if best.as_ref().is_none_or(|b| score < *b) {
@@ -237,10 +260,7 @@ impl Scheduler {
                     &binding,
                 );
                 if r.status == 201 {
-                    let u = used.entry(node.clone()).or_default();
-                    u.cpu += demand.cpu;
-                    u.memory += demand.memory;
-                    u.pods += 1;
+                    used.entry(node.clone()).or_default().add(&pod["spec"]);
                     let message = format!("Successfully assigned {ns}/{name} to {node}");
                     self.recorder.event(client, pod, ("v1", "Pod"), "", EventType::Normal, "Scheduled", &message);
                 }

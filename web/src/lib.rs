@@ -11,7 +11,6 @@ pub mod lanes;
 pub mod pager;
 pub mod paths;
 pub mod resources;
-pub mod scenario;
 pub mod session;
 pub mod state;
 pub mod timeline;

@@ -18,7 +18,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::lanes::Lane;
-use crate::scenario;
 use crate::timeline::Timeline;
 
 /// Who in the page made a request (shown in the log).
@@ -197,7 +196,7 @@ impl Session {
     /// A fresh session with the starter cluster in it.
     pub fn new(seed: u64) -> Session {
         let mut s = Session::empty(seed, ServerConfig::default().history_window_ms);
-        for req in scenario::starter_cluster() {
+        for req in kubesim::starter::requests() {
             s.request(Source::Setup, req);
         }
         s.refresh_timeline();

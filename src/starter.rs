@@ -1,9 +1,13 @@
-//! The small, realistic cluster a new session starts with, made through
-//! ordinary requests (they are the first entries of the request log and
-//! of the journal). The namespaces default, kube-system, kube-public and
-//! kube-node-lease come with the server.
+//! The small, realistic cluster both doors start with (the page's new
+//! session, `kubesim serve` unless `--starter=none`), made through
+//! ordinary requests (in the page they are the first entries of the
+//! request log and of the journal): three Ready nodes with pod ranges, the
+//! `kubernetes` and `kube-dns` Services, CoreDNS as a Deployment (which the
+//! controllers, scheduler and kubelets bring up), and the
+//! `kube-root-ca.crt` ConfigMaps. The namespaces default, kube-system,
+//! kube-public and kube-node-lease come with the server.
 
-use kubesim::server::Request;
+use crate::server::Request;
 use serde_json::{json, Value};
 
 fn post(path: &str, body: Value) -> Request {
@@ -20,7 +24,8 @@ fn merge_patch(path: &str, body: Value) -> Request {
         .with_body(serde_json::to_vec(&body).unwrap_or_default())
 }
 
-pub fn starter_cluster() -> Vec<Request> {
+/// The requests that make the starter cluster, in order.
+pub fn requests() -> Vec<Request> {
     let mut reqs = Vec::new();
     for (i, name) in ["control-plane", "worker-1", "worker-2"].iter().enumerate() {
         let mut labels = json!({
@@ -29,10 +34,13 @@ pub fn starter_cluster() -> Vec<Request> {
         if i == 0 {
             labels["node-role.kubernetes.io/control-plane"] = json!("");
         }
+        let mut spec = json!({"podCIDR": format!("10.244.{i}.0/24"), "podCIDRs": [format!("10.244.{i}.0/24")]});
+        if i == 0 {
+            spec["taints"] = json!([{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]);
+        }
         reqs.push(post(
             "/api/v1/nodes",
-            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
-                   "spec": {"podCIDR": format!("10.244.{i}.0/24")}}),
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}, "spec": spec}),
         ));
         reqs.push(merge_patch(
             &format!("/api/v1/nodes/{name}/status"),
@@ -43,7 +51,8 @@ pub fn starter_cluster() -> Vec<Request> {
                               {"type": "Hostname", "address": name}],
                 "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
                                 "message": "kubelet is posting ready status"}],
-                "nodeInfo": {"kubeletVersion": "v1.33.0", "containerRuntimeVersion": "containerd://2.0.0",
+                "nodeInfo": {"kubeletVersion": "v1.33.0", "osImage": "Debian GNU/Linux 12 (bookworm)",
+                             "kernelVersion": "6.1.0-kubesim", "containerRuntimeVersion": "containerd://2.0.0",
                              "operatingSystem": "linux", "architecture": "amd64"}}}),
         ));
     }
@@ -69,7 +78,9 @@ pub fn starter_cluster() -> Vec<Request> {
                "metadata": {"name": "coredns", "labels": {"k8s-app": "kube-dns"}},
                "spec": {"replicas": 2, "selector": {"matchLabels": {"k8s-app": "kube-dns"}},
                         "template": {"metadata": {"labels": {"k8s-app": "kube-dns"}},
-                                     "spec": {"containers": [{"name": "coredns",
+                                     "spec": {"tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"},
+                                                  {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}],
+                                              "containers": [{"name": "coredns",
                                               "image": "registry.k8s.io/coredns/coredns:v1.12.0",
                                               "args": ["-conf", "/etc/coredns/Corefile"]}]}}}}),
     ));
