@@ -13,6 +13,7 @@
 
 pub mod client;
 pub mod deployment;
+pub mod endpoints;
 pub mod events;
 pub mod garbage_collector;
 pub mod informer;
@@ -68,7 +69,16 @@ pub struct Controllers {
 
 /// The controllers kube-controller-manager runs that kubesim has, by name,
 /// then the scheduler and the nodes' kubelets.
-pub const ALL: &[&str] = &["namespace", "garbage-collector", "deployment", "replicaset", "scheduler", "kubelet"];
+pub const ALL: &[&str] = &[
+    "namespace",
+    "garbage-collector",
+    "deployment",
+    "replicaset",
+    "endpoint",
+    "endpointslice",
+    "scheduler",
+    "kubelet",
+];
 
 /// How many reconcile rounds `settle` runs before it stops (a controller
 /// that keeps writing is a bug; the cap keeps a door answering).
@@ -84,6 +94,8 @@ impl Controllers {
                 "garbage-collector" => Box::new(garbage_collector::GarbageCollector::default()),
                 "deployment" => Box::new(deployment::DeploymentController::default()),
                 "replicaset" => Box::new(replica_set::ReplicaSetController::default()),
+                "endpoint" => Box::new(endpoints::EndpointsController::default()),
+                "endpointslice" => Box::new(endpoints::EndpointSliceController::default()),
                 "scheduler" => Box::new(scheduler::Scheduler::default()),
                 "kubelet" => Box::new(kubelet::Kubelets::default()),
                 other => return Err(format!("unknown controller {other:?} (known: {})", ALL.join(", "))),
@@ -186,6 +198,6 @@ mod tests {
             ["namespace", "garbage-collector"]
         );
         let e = Controllers::parse("cronjob").err().unwrap();
-        assert_eq!(e, "unknown controller \"cronjob\" (known: namespace, garbage-collector, deployment, replicaset, scheduler, kubelet)");
+        assert_eq!(e, "unknown controller \"cronjob\" (known: namespace, garbage-collector, deployment, replicaset, endpoint, endpointslice, scheduler, kubelet)");
     }
 }

@@ -64,6 +64,23 @@ pub fn requests() -> Vec<Request> {
                "spec": {"type": "ClusterIP", "clusterIP": "10.96.0.1",
                         "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}}),
     ));
+    // The API server keeps the `kubernetes` Service's endpoints itself (its
+    // endpoint reconciler): the control plane's address.
+    reqs.push(post(
+        "/api/v1/namespaces/default/endpoints",
+        json!({"apiVersion": "v1", "kind": "Endpoints",
+               "metadata": {"name": "kubernetes", "labels": {"endpointslice.kubernetes.io/skip-mirror": "true"}},
+               "subsets": [{"addresses": [{"ip": "172.18.0.2"}],
+                            "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}]}]}),
+    ));
+    reqs.push(post(
+        "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices",
+        json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+               "metadata": {"name": "kubernetes", "labels": {"kubernetes.io/service-name": "kubernetes"}},
+               "addressType": "IPv4",
+               "endpoints": [{"addresses": ["172.18.0.2"], "conditions": {"ready": true}}],
+               "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}]}),
+    ));
     reqs.push(post(
         "/api/v1/namespaces/kube-system/services",
         json!({"apiVersion": "v1", "kind": "Service",

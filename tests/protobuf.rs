@@ -284,3 +284,28 @@ fn go_style_zero_fields_read_as_unset() {
     let port = r.json_body()["spec"]["ports"][0]["nodePort"].as_i64().unwrap();
     assert!((30000..=32767).contains(&port), "{port}");
 }
+
+/// Every resource discovery lists answers a protobuf list (a kind added
+/// without its message layout would answer 500).
+#[test]
+fn every_served_kind_lists_as_protobuf() {
+    let mut s = Server::new(ServerConfig::default());
+    let mut versions = vec!["/api/v1".to_string()];
+    let groups: Value = serde_json::from_slice(&s.handle(Request::new("GET", "/apis")).body).unwrap();
+    for g in groups["groups"].as_array().unwrap() {
+        versions.push(format!("/apis/{}", g["preferredVersion"]["groupVersion"].as_str().unwrap()));
+    }
+    for base in versions {
+        let list: Value = serde_json::from_slice(&s.handle(Request::new("GET", &base)).body).unwrap();
+        for r in list["resources"].as_array().unwrap() {
+            let name = r["name"].as_str().unwrap();
+            if name.contains('/') || !r["verbs"].as_array().unwrap().iter().any(|v| v == "list") {
+                continue;
+            }
+            let req = Request::new("GET", &format!("{base}/{name}"))
+                .with_header("Accept", "application/vnd.kubernetes.protobuf");
+            let r = s.handle(req);
+            assert_eq!(r.status, 200, "{base}/{name}: {}", String::from_utf8_lossy(&r.body));
+        }
+    }
+}

@@ -169,3 +169,62 @@ fn the_binding_subresource_assigns_once_and_answers_as_upstream() {
     let entry = discovery["resources"].as_array().unwrap().iter().find(|r| r["name"] == "pods/binding").cloned();
     assert_eq!(entry.unwrap()["verbs"], json!(["create"]));
 }
+
+#[test]
+fn services_get_endpoints_and_slices_of_the_pods_they_select() {
+    let mut k = two_nodes();
+    let svc = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web", "labels": {"tier": "front"}},
+        "spec": {"selector": {"app": "web"}, "ports": [{"name": "http", "port": 80, "targetPort": "http"},
+                                                       {"name": "metrics", "port": 9000, "targetPort": 9000}]}});
+    assert_eq!(k.call("POST", "/api/v1/namespaces/default/services", Some(svc)).status, 201);
+    // No pod yet: an Endpoints without subsets, one empty slice.
+    let ep = k.get("/api/v1/namespaces/default/endpoints/web").json_body();
+    assert!(ep.get("subsets").is_none(), "{ep}");
+    assert_eq!(ep["metadata"]["labels"], json!({"tier": "front", "endpointslice.kubernetes.io/skip-mirror": "true"}));
+    let slices = |k: &mut Cluster| {
+        k.get("/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io/service-name%3Dweb")
+            .json_body()["items"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let s = slices(&mut k);
+    assert_eq!(s.len(), 1);
+    assert!(s[0]["endpoints"].is_null() && s[0]["ports"].is_null());
+    assert!(s[0]["metadata"]["name"].as_str().unwrap().starts_with("web-"));
+
+    for name in ["a", "b"] {
+        let p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": "web"}},
+            "spec": {"containers": [{"name": "c", "image": "nginx", "ports": [{"name": "http", "containerPort": 8080}]}]}});
+        k.call("POST", PODS, Some(p));
+    }
+    let ep = k.get("/api/v1/namespaces/default/endpoints/web").json_body();
+    let subset = &ep["subsets"][0];
+    assert_eq!(
+        subset["ports"],
+        json!([{"name": "http", "port": 8080, "protocol": "TCP"}, {"name": "metrics", "port": 9000, "protocol": "TCP"}])
+    );
+    let addresses = subset["addresses"].as_array().unwrap();
+    assert_eq!(addresses.len(), 2);
+    assert_eq!(addresses[0]["targetRef"]["kind"], "Pod");
+    assert!(addresses[0]["nodeName"].is_string());
+    let s = slices(&mut k);
+    assert_eq!(s.len(), 1);
+    assert_eq!(
+        s[0]["ports"],
+        json!([{"name": "http", "port": 8080, "protocol": "TCP"}, {"name": "metrics", "port": 9000, "protocol": "TCP"}])
+    );
+    assert_eq!(s[0]["endpoints"].as_array().unwrap().len(), 2);
+    assert_eq!(s[0]["endpoints"][0]["conditions"], json!({"ready": true, "serving": true, "terminating": false}));
+    assert_eq!(s[0]["metadata"]["ownerReferences"][0]["kind"], "Service");
+    assert_eq!(s[0]["metadata"]["labels"]["endpointslice.kubernetes.io/managed-by"], "endpointslice-controller.k8s.io");
+
+    // A deleted pod leaves both; a deleted Service takes both with it.
+    k.call("DELETE", &format!("{PODS}/a"), None);
+    let ep = k.get("/api/v1/namespaces/default/endpoints/web").json_body();
+    assert_eq!(ep["subsets"][0]["addresses"].as_array().unwrap().len(), 1);
+    assert_eq!(slices(&mut k)[0]["endpoints"].as_array().unwrap().len(), 1);
+    k.call("DELETE", "/api/v1/namespaces/default/services/web", None);
+    assert_eq!(k.get("/api/v1/namespaces/default/endpoints/web").status, 404);
+    assert!(slices(&mut k).is_empty());
+}

@@ -222,7 +222,8 @@ const USAGE: &str =
     "usage: kubesim serve [--listen 127.0.0.1:6443] [--kubeconfig PATH] [--seed N] [--history-window 5m] [--ui DIR] [--controllers all|none|LIST] [--starter default|none]
   --ui DIR  serve the built browser app (trunk build's dist/) at /ui/; default: ./dist when it holds index.html
   --controllers  which of the cluster's controllers run (clients of the API): all (default), none, or a
-                 comma-separated list of namespace, garbage-collector, deployment, replicaset, scheduler, kubelet
+                 comma-separated list of namespace, garbage-collector, deployment, replicaset,
+                 endpoint, endpointslice, scheduler, kubelet
   --starter      default: start with the browser app's starter cluster (three nodes, CoreDNS, the
                  kubernetes Service); none: only the four namespaces every cluster has";
 

@@ -13,7 +13,8 @@ use crate::server::WatchStream;
 
 /// The cache of one collection, kept current by `sync`.
 pub struct Informer {
-    /// The collection's path (`/api/v1/namespaces`, `/apis/apps/v1/deployments`).
+    /// The collection's path (`/api/v1/namespaces`, `/apis/apps/v1/deployments`),
+    /// with a query when it selects (`?labelSelector=…`).
     pub path: String,
     /// Every object by `namespace/name` (cluster-scoped: `name`).
     objects: BTreeMap<String, Value>,
@@ -87,8 +88,9 @@ impl Informer {
         }
         for _ in 0..3 {
             if self.stream.is_none() {
+                let sep = if self.path.contains('?') { '&' } else { '?' };
                 let target = format!(
-                    "{}?watch=true&allowWatchBookmarks=true&resourceVersion={}",
+                    "{}{sep}watch=true&allowWatchBookmarks=true&resourceVersion={}",
                     self.path, self.resource_version
                 );
                 match client.watch(&target) {

@@ -16,6 +16,7 @@ mod config_map;
 mod cron_job;
 mod daemon_set;
 mod deployment;
+mod endpoint_slice;
 mod endpoints;
 mod event;
 mod job;
@@ -257,6 +258,11 @@ pub static BUILTIN: &[Builtin] = &[
         strategy: &lease::Lease,
         ..rt("coordination.k8s.io", "v1", "leases", "lease", "Lease", true)
     },
+    // discovery.k8s.io/v1
+    Builtin {
+        strategy: &endpoint_slice::EndpointSlice,
+        ..rt("discovery.k8s.io", "v1", "endpointslices", "endpointslice", "EndpointSlice", true)
+    },
     // rbac.authorization.k8s.io/v1
     Builtin {
         name_rule: NameRule::PathSegment,
@@ -328,7 +334,7 @@ mod tests {
     fn table_is_consistent() {
         let c = builtin_catalog();
         assert_eq!(c.iter().count(), BUILTIN.len(), "no entry collides with another");
-        assert_eq!(BUILTIN.len(), 23);
+        assert_eq!(BUILTIN.len(), 24);
         assert!(c.namespaces().is_some());
         for r in c.iter() {
             assert!(r.resource().ends_with('s'), "{}", r.resource());
