@@ -7,6 +7,7 @@
 
 pub mod discovery;
 mod list;
+pub mod logs;
 pub mod negotiation;
 pub mod openapi;
 pub mod openapi_v2_proto;
@@ -446,6 +447,19 @@ impl Server {
     ) -> Result<Served, Status> {
         let rt = t.rt.clone();
         let ns = t.namespace.clone().unwrap_or_default();
+        if t.subresource.as_deref() == Some("log") && rt.log_subresource {
+            let Some(name) = t.name.as_deref() else { return Err(no_such_resource()) };
+            if !t.routes(req.method.as_str()) {
+                return Err(Status::method_not_allowed());
+            }
+            let pod = match self.registry.get(&rt, &ns, name, &GetOptions::default())? {
+                Body::Object(o) => o.value(),
+                Body::Value(v) => v,
+                Body::Status(s) => return Err(*s),
+            };
+            let text = logs::pod_log(&pod, q, self.now())?;
+            return Ok(Served::Response(Response::text(200, &text)));
+        }
         let subresource = match t.subresource.as_deref() {
             None => Subresource::None,
             Some("status") if rt.status_subresource => Subresource::Status,
@@ -686,6 +700,7 @@ mod tests {
             scale_subresource: false,
             finalize_subresource: false,
             binding_subresource: false,
+            log_subresource: false,
             name_rule: crate::api::meta::NameRule::Dns1123Subdomain,
             return_deleted_object: false,
             allow_create_on_update: false,

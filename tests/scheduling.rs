@@ -228,3 +228,25 @@ fn services_get_endpoints_and_slices_of_the_pods_they_select() {
     assert_eq!(k.get("/api/v1/namespaces/default/endpoints/web").status, 404);
     assert!(slices(&mut k).is_empty());
 }
+
+#[test]
+fn pod_logs_come_from_the_running_container_and_time() {
+    let mut k = two_nodes();
+    let script = "i=0; while true; do echo \"$i: $(date)\"; i=$((i+1)); sleep 1; done";
+    let p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "counter"},
+        "spec": {"containers": [{"name": "count", "image": "busybox:1.28", "args": ["/bin/sh", "-c", script]}]}});
+    k.call("POST", PODS, Some(p));
+    k.s.advance(2_000);
+    let r = k.get(&format!("{PODS}/counter/log"));
+    assert_eq!((r.status, r.header("Content-Type")), (200, Some("text/plain; charset=utf-8")));
+    let text = String::from_utf8(r.body).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines.len() >= 3 && lines[0].starts_with("0: ") && lines[2].starts_with("2: "), "{text}");
+    let r = k.get(&format!("{PODS}/counter/log?tailLines=1"));
+    assert_eq!(String::from_utf8(r.body).unwrap().lines().count(), 1);
+    assert_eq!(k.call("POST", &format!("{PODS}/counter/log"), Some(json!({}))).status, 405);
+    assert_eq!(k.get(&format!("{PODS}/missing/log")).status, 404);
+    let discovery = k.get("/api/v1").json_body();
+    let entry = discovery["resources"].as_array().unwrap().iter().find(|r| r["name"] == "pods/log").cloned();
+    assert_eq!(entry.unwrap()["verbs"], json!(["get"]));
+}

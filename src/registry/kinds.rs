@@ -62,6 +62,8 @@ pub struct Builtin {
     pub finalize_subresource: bool,
     /// Serves `/binding` (pods).
     pub binding_subresource: bool,
+    /// Serves `/log` (pods).
+    pub log_subresource: bool,
     pub strategy: &'static dyn Strategy,
 }
 
@@ -80,6 +82,7 @@ impl Builtin {
             scale_subresource: self.scale_subresource,
             finalize_subresource: self.finalize_subresource,
             binding_subresource: self.binding_subresource,
+            log_subresource: self.log_subresource,
             name_rule: self.name_rule,
             return_deleted_object: self.return_deleted_object,
             allow_create_on_update: self.allow_create_on_update,
@@ -116,6 +119,7 @@ const fn rt(
         scale_subresource: false,
         finalize_subresource: false,
         binding_subresource: false,
+        log_subresource: false,
         strategy: &DefaultStrategy,
     }
 }
@@ -143,6 +147,7 @@ pub static BUILTIN: &[Builtin] = &[
         return_deleted_object: true,
         strategy: &pod::Pod,
         binding_subresource: true,
+        log_subresource: true,
         ..rt("", "v1", "pods", "pod", "Pod", true)
     },
     Builtin {

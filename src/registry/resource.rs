@@ -29,6 +29,8 @@ pub struct ResourceDefinition {
     pub finalize_subresource: bool,
     /// Serves `/binding` (pods): a POST of a Binding assigns a node.
     pub binding_subresource: bool,
+    /// Serves `/log` (pods): a GET of a container's output.
+    pub log_subresource: bool,
     pub name_rule: NameRule,
     /// DELETE answers with the deleted object instead of a Success Status.
     pub return_deleted_object: bool,
@@ -56,6 +58,7 @@ pub struct ResourceType {
     pub scale_subresource: bool,
     pub finalize_subresource: bool,
     pub binding_subresource: bool,
+    pub log_subresource: bool,
     pub name_rule: NameRule,
     pub return_deleted_object: bool,
     pub allow_create_on_update: bool,
@@ -90,6 +93,7 @@ impl ResourceType {
             scale_subresource: d.scale_subresource,
             finalize_subresource: d.finalize_subresource,
             binding_subresource: d.binding_subresource,
+            log_subresource: d.log_subresource,
             name_rule: d.name_rule,
             return_deleted_object: d.return_deleted_object,
             allow_create_on_update: d.allow_create_on_update,

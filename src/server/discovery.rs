@@ -91,6 +91,15 @@ pub fn api_resource_list(catalog: &Catalog, group: &str, version: &str) -> Optio
                 "verbs": ["create"],
             }));
         }
+        if r.log_subresource {
+            resources.push(json!({
+                "name": format!("{}/log", r.resource()),
+                "singularName": "",
+                "namespaced": r.namespaced,
+                "kind": r.kind(),
+                "verbs": ["get"],
+            }));
+        }
         if r.finalize_subresource {
             resources.push(json!({
                 "name": format!("{}/finalize", r.resource()),
@@ -150,6 +159,9 @@ fn aggregated_group(catalog: &Catalog, group: &str) -> Value {
             if r.binding_subresource {
                 subresources.push(json!({"subresource": "binding",
                     "responseKind": {"group": "", "version": "v1", "kind": "Binding"}, "verbs": ["create"]}));
+            }
+            if r.log_subresource {
+                subresources.push(json!({"subresource": "log", "responseKind": kind, "verbs": ["get"]}));
             }
             if r.finalize_subresource {
                 subresources.push(json!({"subresource": "finalize", "responseKind": kind, "verbs": ["update"]}));

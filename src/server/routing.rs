@@ -28,9 +28,10 @@ impl Target {
     pub(crate) fn routes(&self, method: &str) -> bool {
         match self.subresource.as_deref() {
             // Upstream's finalize storage implements only Update, its
-            // binding storage only Create.
+            // binding storage only Create, its log storage only Get.
             Some("finalize") => return method == "PUT",
             Some("binding") => return method == "POST",
+            Some("log") => return matches!(method, "GET" | "HEAD"),
             _ => {}
         }
         let verb = match (method, self.name.is_some(), self.subresource.is_some()) {

@@ -30,9 +30,12 @@ async fn the_app_mounts_with_the_starter_cluster() {
     TimeoutFuture::new(300).await;
     let text = root.text_content().unwrap_or_default();
     assert!(text.contains("Request log"), "{text}");
-    // Four namespaces plus the starter objects: 16 writes.
-    assert!(text.contains("revision 16"), "{text}");
+    // The starter objects, and what the controllers made of them: CoreDNS's
+    // ReplicaSet and running pods, the endpoints of its Service.
     assert!(text.contains("Service/kube-system/kube-dns"), "{text}");
+    assert!(text.contains("create ReplicaSet/kube-system/coredns-"), "{text}");
+    assert!(text.contains("create Pod/kube-system/coredns-"), "{text}");
+    assert!(text.contains("create Endpoints/kube-system/kube-dns"), "{text}");
     // The simulated clock runs with real time, and the page shows it.
     let clock = || root.query_selector(".clock-now").unwrap().unwrap().text_content().unwrap();
     let first = clock();
