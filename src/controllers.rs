@@ -12,6 +12,7 @@
 //! one controller (for teaching what a controller does next).
 
 pub mod client;
+pub mod daemon_set;
 pub mod deployment;
 pub mod endpoints;
 pub mod events;
@@ -22,6 +23,7 @@ pub mod namespace;
 pub mod object;
 pub mod replica_set;
 pub mod scheduler;
+pub mod stateful_set;
 
 use std::collections::BTreeMap;
 
@@ -74,6 +76,8 @@ pub const ALL: &[&str] = &[
     "garbage-collector",
     "deployment",
     "replicaset",
+    "daemonset",
+    "statefulset",
     "endpoint",
     "endpointslice",
     "scheduler",
@@ -94,6 +98,8 @@ impl Controllers {
                 "garbage-collector" => Box::new(garbage_collector::GarbageCollector::default()),
                 "deployment" => Box::new(deployment::DeploymentController::default()),
                 "replicaset" => Box::new(replica_set::ReplicaSetController::default()),
+                "daemonset" => Box::new(daemon_set::DaemonSetController::default()),
+                "statefulset" => Box::new(stateful_set::StatefulSetController::default()),
                 "endpoint" => Box::new(endpoints::EndpointsController::default()),
                 "endpointslice" => Box::new(endpoints::EndpointSliceController::default()),
                 "scheduler" => Box::new(scheduler::Scheduler::default()),
@@ -198,6 +204,6 @@ mod tests {
             ["namespace", "garbage-collector"]
         );
         let e = Controllers::parse("cronjob").err().unwrap();
-        assert_eq!(e, "unknown controller \"cronjob\" (known: namespace, garbage-collector, deployment, replicaset, endpoint, endpointslice, scheduler, kubelet)");
+        assert_eq!(e, "unknown controller \"cronjob\" (known: namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, endpoint, endpointslice, scheduler, kubelet)");
     }
 }

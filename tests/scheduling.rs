@@ -250,3 +250,118 @@ fn pod_logs_come_from_the_running_container_and_time() {
     let entry = discovery["resources"].as_array().unwrap().iter().find(|r| r["name"] == "pods/log").cloned();
     assert_eq!(entry.unwrap()["verbs"], json!(["get"]));
 }
+
+#[test]
+fn a_daemon_set_runs_one_pod_per_fitting_node_and_rolls_node_by_node() {
+    let mut k = two_nodes();
+    // A tainted node runs daemon pods only when they tolerate the taint.
+    add_node(&mut k, "node-c", 2, json!({}));
+    k.send(
+        "PATCH",
+        "/api/v1/nodes/node-c",
+        "application/merge-patch+json",
+        r#"{"spec":{"taints":[{"key":"dedicated","value":"db","effect":"NoSchedule"}]}}"#,
+    );
+    let ds = json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},
+        "spec": {"selector": {"matchLabels": {"app": "agent"}},
+            "template": {"metadata": {"labels": {"app": "agent"}},
+                "spec": {"containers": [{"name": "a", "image": "fluentd:v1"}]}}}});
+    assert_eq!(k.call("POST", "/apis/apps/v1/namespaces/default/daemonsets", Some(ds)).status, 201);
+    let pods = k.get(PODS).json_body()["items"].as_array().unwrap().clone();
+    let mut nodes: Vec<&str> = pods.iter().map(|p| p["spec"]["nodeName"].as_str().unwrap()).collect();
+    nodes.sort();
+    assert_eq!(nodes, ["node-a", "node-b"]);
+    assert!(pods.iter().all(|p| p["status"]["phase"] == "Running"));
+    let d = k.get("/apis/apps/v1/namespaces/default/daemonsets/agent").json_body();
+    assert_eq!(d["status"]["desiredNumberScheduled"], 2);
+    assert_eq!(d["status"]["numberReady"], 2);
+    assert_eq!(d["status"]["updatedNumberScheduled"], 2);
+    // A new template replaces the pods; a new node gets one too.
+    let patch = r#"{"spec":{"template":{"spec":{"containers":[{"name":"a","image":"fluentd:v2"}]}}}}"#;
+    k.send(
+        "PATCH",
+        "/apis/apps/v1/namespaces/default/daemonsets/agent",
+        "application/strategic-merge-patch+json",
+        patch,
+    );
+    add_node(&mut k, "node-d", 3, json!({}));
+    let pods = k.get(PODS).json_body()["items"].as_array().unwrap().clone();
+    assert_eq!(pods.len(), 3);
+    assert!(pods.iter().all(|p| p["spec"]["containers"][0]["image"] == "fluentd:v2"), "{pods:?}");
+}
+
+#[test]
+fn a_stateful_set_starts_pods_in_order_with_claims_and_scales_down_from_the_top() {
+    let mut k = two_nodes();
+    let sts = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "web"},
+        "spec": {"replicas": 3, "serviceName": "nginx", "selector": {"matchLabels": {"app": "nginx"}},
+            "template": {"metadata": {"labels": {"app": "nginx"}},
+                "spec": {"containers": [{"name": "nginx", "image": "nginx:1.27",
+                    "volumeMounts": [{"name": "www", "mountPath": "/usr/share/nginx/html"}]}]}},
+            "volumeClaimTemplates": [{"metadata": {"name": "www"},
+                "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}}}]}});
+    assert_eq!(k.call("POST", "/apis/apps/v1/namespaces/default/statefulsets", Some(sts)).status, 201);
+    let names = |k: &mut Cluster, path: &str| -> Vec<String> {
+        let mut n: Vec<String> = k.get(path).json_body()["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["metadata"]["name"].as_str().unwrap().to_string())
+            .collect();
+        n.sort();
+        n
+    };
+    assert_eq!(names(&mut k, PODS), ["web-0", "web-1", "web-2"]);
+    assert_eq!(
+        names(&mut k, "/api/v1/namespaces/default/persistentvolumeclaims"),
+        ["www-web-0", "www-web-1", "www-web-2"]
+    );
+    let p = k.get(&format!("{PODS}/web-1")).json_body();
+    assert_eq!((p["spec"]["hostname"].as_str(), p["spec"]["subdomain"].as_str()), (Some("web-1"), Some("nginx")));
+    assert_eq!(p["metadata"]["labels"]["apps.kubernetes.io/pod-index"], "1");
+    assert_eq!(p["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"], "www-web-1");
+    // Each pod waited for the one before it: creates in ordinal order.
+    let r =
+        k.get("/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dweb,reason%3DSuccessfulCreate");
+    let mut evs: Vec<(String, String)> = r.json_body()["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| (e["metadata"]["name"].as_str().unwrap().to_string(), e["message"].as_str().unwrap().to_string()))
+        .collect();
+    evs.sort();
+    let messages: Vec<&str> = evs.iter().map(|(_, m)| m.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "create Claim www-web-0 Pod web-0 in StatefulSet web success",
+            "create Pod web-0 in StatefulSet web successful",
+            "create Claim www-web-1 Pod web-1 in StatefulSet web success",
+            "create Pod web-1 in StatefulSet web successful",
+            "create Claim www-web-2 Pod web-2 in StatefulSet web success",
+            "create Pod web-2 in StatefulSet web successful",
+        ]
+    );
+    let s = k.get("/apis/apps/v1/namespaces/default/statefulsets/web").json_body();
+    assert_eq!((s["status"]["readyReplicas"].clone(), s["status"]["replicas"].clone()), (json!(3), json!(3)));
+    k.send(
+        "PATCH",
+        "/apis/apps/v1/namespaces/default/statefulsets/web/scale",
+        "application/merge-patch+json",
+        r#"{"spec":{"replicas":1}}"#,
+    );
+    assert_eq!(names(&mut k, PODS), ["web-0"]);
+    assert_eq!(names(&mut k, "/api/v1/namespaces/default/persistentvolumeclaims").len(), 3, "claims are kept");
+    // A new template: pods replaced at the new revision.
+    let patch = r#"{"spec":{"template":{"spec":{"containers":[{"name":"nginx","image":"nginx:1.28"}]}}}}"#;
+    k.send(
+        "PATCH",
+        "/apis/apps/v1/namespaces/default/statefulsets/web",
+        "application/strategic-merge-patch+json",
+        patch,
+    );
+    let p = k.get(&format!("{PODS}/web-0")).json_body();
+    assert_eq!(p["spec"]["containers"][0]["image"], "nginx:1.28");
+    let s = k.get("/apis/apps/v1/namespaces/default/statefulsets/web").json_body();
+    assert_eq!(s["status"]["currentRevision"], s["status"]["updateRevision"]);
+}

@@ -39,7 +39,9 @@ use serde_json::{json, Map, Value};
 use super::client::Client;
 use super::events::{EventType, Recorder};
 use super::informer::Informer;
-use super::object::{controller_of, int, meta_str, owner_reference, path_of, selects, spec_selector};
+use super::object::{
+    canonical, controller_of, int, meta_str, owner_reference, path_of, selects, spec_selector, template_hash,
+};
 use super::{Controller, Progress};
 
 pub const HASH_LABEL: &str = "pod-template-hash";
@@ -160,40 +162,6 @@ fn max_unavailable(d: &Value) -> i64 {
         return 0;
     }
     fenceposts(d).1.min(replicas(d))
-}
-
-/// Sorts keys at every level and drops null fields, so objects Go would
-/// decode alike (`creationTimestamp: null` is a zero time, as absent) are
-/// equal and print alike.
-fn canonical(v: &Value) -> Value {
-    match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().filter(|k| !m[*k].is_null()).collect();
-            keys.sort();
-            Value::Object(keys.into_iter().map(|k| (k.clone(), canonical(&m[k]))).collect())
-        }
-        Value::Array(a) => Value::Array(a.iter().map(canonical).collect()),
-        other => other.clone(),
-    }
-}
-
-/// The pod-template-hash of a template: FNV-1a (32 bits) of its
-/// canonical JSON and the collision count, its decimal digits spelled
-/// with the letters upstream's `rand.SafeEncodeString` uses.
-pub fn template_hash(template: &Value, collision_count: Option<i64>) -> String {
-    let mut h: u32 = 0x811c_9dc5;
-    let mut feed = |bytes: &[u8]| {
-        for b in bytes {
-            h ^= u32::from(*b);
-            h = h.wrapping_mul(0x0100_0193);
-        }
-    };
-    feed(&serde_json::to_vec(&canonical(template)).unwrap_or_default());
-    if let Some(c) = collision_count {
-        feed(&(c as u32).to_le_bytes());
-    }
-    const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    h.to_string().bytes().map(|b| ALPHANUMS[usize::from(b) % ALPHANUMS.len()] as char).collect()
 }
 
 /// A template without the hash label, canonical (how templates are

@@ -1,7 +1,7 @@
 //! Reading the objects controllers hold (JSON values from informers): the
 //! few questions every workload controller asks of them.
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use crate::selector::LabelSelector;
 
@@ -63,4 +63,61 @@ pub fn collection(api_version: &str, namespace: &str, resource: &str) -> String 
 /// The path of one namespaced object of `resource`.
 pub fn path_of(api_version: &str, resource: &str, obj: &Value) -> String {
     format!("{}/{}", collection(api_version, meta_str(obj, "namespace"), resource), meta_str(obj, "name"))
+}
+
+/// A pod as a workload's template describes it: `generateName:
+/// <owner>-`, the template's labels and annotations, a controller
+/// reference to the owner (of `api_version`/`kind`).
+pub fn pod_from_template(owner: &Value, (api_version, kind): (&str, &str)) -> Value {
+    let template = &owner["spec"]["template"];
+    let mut metadata = Map::new();
+    metadata.insert("generateName".into(), json!(format!("{}-", meta_str(owner, "name"))));
+    metadata.insert("namespace".into(), json!(meta_str(owner, "namespace")));
+    for f in ["labels", "annotations"] {
+        if let Some(v) = template["metadata"].get(f).filter(|v| !v.is_null()) {
+            metadata.insert(f.into(), v.clone());
+        }
+    }
+    metadata.insert("ownerReferences".into(), json!([owner_reference(owner, api_version, kind)]));
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": template["spec"]})
+}
+
+/// Whether a pod has been Ready (and so available, `minReadySeconds`
+/// aside) and is not going.
+pub fn is_available(pod: &Value) -> bool {
+    is_active(pod) && is_ready(pod)
+}
+
+/// Sorts keys at every level and drops null fields, so objects Go would
+/// decode alike (`creationTimestamp: null` is a zero time, as absent) are
+/// equal and print alike.
+pub fn canonical(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().filter(|k| !m[*k].is_null()).collect();
+            keys.sort();
+            Value::Object(keys.into_iter().map(|k| (k.clone(), canonical(&m[k]))).collect())
+        }
+        Value::Array(a) => Value::Array(a.iter().map(canonical).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The pod-template-hash of a template: FNV-1a (32 bits) of its
+/// canonical JSON and the collision count, its decimal digits spelled
+/// with the letters upstream's `rand.SafeEncodeString` uses.
+pub fn template_hash(template: &Value, collision_count: Option<i64>) -> String {
+    let mut h: u32 = 0x811c_9dc5;
+    let mut feed = |bytes: &[u8]| {
+        for b in bytes {
+            h ^= u32::from(*b);
+            h = h.wrapping_mul(0x0100_0193);
+        }
+    };
+    feed(&serde_json::to_vec(&canonical(template)).unwrap_or_default());
+    if let Some(c) = collision_count {
+        feed(&(c as u32).to_le_bytes());
+    }
+    const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    h.to_string().bytes().map(|b| ALPHANUMS[usize::from(b) % ALPHANUMS.len()] as char).collect()
 }

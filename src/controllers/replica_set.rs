@@ -25,7 +25,9 @@ use serde_json::{json, Map, Value};
 use super::client::Client;
 use super::events::{EventType, Recorder};
 use super::informer::Informer;
-use super::object::{controller_of, is_active, is_ready, meta_str, owner_reference, selects, spec_selector};
+use super::object::{
+    controller_of, is_active, is_ready, meta_str, owner_reference, pod_from_template, selects, spec_selector,
+};
 use super::{Controller, Progress};
 
 /// The most pods one pass creates (upstream's `burstReplicas`).
@@ -128,7 +130,12 @@ impl ReplicaSetController {
             let mut batch = 1;
             'slow_start: while created < missing {
                 for _ in 0..batch.min(missing - created) {
-                    let r = client.write("POST", &pods_path, "application/json", &pod_from_template(rs));
+                    let r = client.write(
+                        "POST",
+                        &pods_path,
+                        "application/json",
+                        &pod_from_template(rs, ("apps/v1", "ReplicaSet")),
+                    );
                     if r.status != 201 {
                         break 'slow_start;
                     }
@@ -204,19 +211,4 @@ impl ReplicaSetController {
         );
         client.write("PUT", &path, "application/json", &updated);
     }
-}
-
-/// A pod as the ReplicaSet's template describes it.
-fn pod_from_template(rs: &Value) -> Value {
-    let template = &rs["spec"]["template"];
-    let mut metadata = Map::new();
-    metadata.insert("generateName".into(), json!(format!("{}-", meta_str(rs, "name"))));
-    metadata.insert("namespace".into(), json!(meta_str(rs, "namespace")));
-    for f in ["labels", "annotations"] {
-        if let Some(v) = template["metadata"].get(f).filter(|v| !v.is_null()) {
-            metadata.insert(f.into(), v.clone());
-        }
-    }
-    metadata.insert("ownerReferences".into(), json!([owner_reference(rs, "apps/v1", "ReplicaSet")]));
-    json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": template["spec"]})
 }

@@ -6,8 +6,10 @@
 //! (`0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match
 //! Pod's node affinity/selector. preemption: …`).
 //!
-//! A node fits when it is Ready and schedulable, its labels match the
-//! pod's `nodeSelector`, the pod tolerates its `NoSchedule`/`NoExecute`
+//! A node fits when it is Ready and schedulable (or the pod tolerates
+//! `node.kubernetes.io/unschedulable`), its labels match the pod's
+//! `nodeSelector` and required node affinity (expressions on labels,
+//! `metadata.name` fields), the pod tolerates its `NoSchedule`/`NoExecute`
 //! taints, and the pod's requests (the largest of its init containers'
 //! and the sum of its containers') fit its allocatable cpu, memory and
 //! pods beside the pods already bound there. Of the nodes that fit, the
@@ -108,14 +110,15 @@ fn tolerates(pod: &Value, taint: &Value) -> bool {
 
 /// Why a node does not fit a pod (upstream's words), or None if it does.
 fn misfit(pod: &Value, demand: Demand, node: &Value, used: &Used) -> Option<String> {
-    if node["spec"]["unschedulable"].as_bool() == Some(true) {
+    if node["spec"]["unschedulable"].as_bool() == Some(true) && !tolerates(pod, &UNSCHEDULABLE_TAINT) {
         return Some("node(s) were unschedulable".into());
     }
-    if let Some(selector) = pod["spec"]["nodeSelector"].as_object() {
+    let selector_ok = pod["spec"]["nodeSelector"].as_object().is_none_or(|selector| {
         let labels = &node["metadata"]["labels"];
-        if selector.iter().any(|(k, v)| labels.get(k) != Some(v)) {
-            return Some("node(s) didn't match Pod's node affinity/selector".into());
-        }
+        selector.iter().all(|(k, v)| labels.get(k) == Some(v))
+    });
+    if !selector_ok || !affinity_matches(pod, node) {
+        return Some("node(s) didn't match Pod's node affinity/selector".into());
     }
     let mut taints: Vec<&Value> = node["spec"]["taints"]
         .as_array()
@@ -142,6 +145,44 @@ fn misfit(pod: &Value, demand: Demand, node: &Value, used: &Used) -> Option<Stri
     }
     None
 }
+
+/// Whether the node satisfies the pod's required node affinity: any one
+/// of its terms, each term's expressions (on labels) and fields (on
+/// `metadata.name`) all.
+pub(crate) fn affinity_matches(pod: &Value, node: &Value) -> bool {
+    let terms =
+        &pod["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"];
+    let Some(terms) = terms.as_array() else { return true };
+    let requirement = |r: &Value, value: Option<&str>| {
+        let values: Vec<&str> = r["values"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let number = |s: &str| s.parse::<i64>().ok();
+        match r["operator"].as_str().unwrap_or("") {
+            "In" => value.is_some_and(|v| values.contains(&v)),
+            "NotIn" => value.is_none_or(|v| !values.contains(&v)),
+            "Exists" => value.is_some(),
+            "DoesNotExist" => value.is_none(),
+            "Gt" => value.and_then(number).zip(values.first().and_then(|v| number(v))).is_some_and(|(a, b)| a > b),
+            "Lt" => value.and_then(number).zip(values.first().and_then(|v| number(v))).is_some_and(|(a, b)| a < b),
+            _ => false,
+        }
+    };
+    terms.iter().any(|term| {
+        let labels = &node["metadata"]["labels"];
+        let exprs = term["matchExpressions"].as_array().into_iter().flatten();
+        let fields = term["matchFields"].as_array().into_iter().flatten();
+        let has_any = term["matchExpressions"].as_array().is_some_and(|a| !a.is_empty())
+            || term["matchFields"].as_array().is_some_and(|a| !a.is_empty());
+        has_any
+            && exprs.clone().all(|r| requirement(r, labels[r["key"].as_str().unwrap_or("")].as_str()))
+            && fields.clone().all(|r| {
+                let value = (r["key"] == "metadata.name").then(|| meta_str(node, "name"));
+                requirement(r, value)
+            })
+    })
+}
+
+static UNSCHEDULABLE_TAINT: std::sync::LazyLock<Value> =
+    std::sync::LazyLock::new(|| json!({"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}));
 
 static NOT_READY_TAINT: std::sync::LazyLock<Value> =
     std::sync::LazyLock::new(|| json!({"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"}));

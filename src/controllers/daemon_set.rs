@@ -1,0 +1,271 @@
+//! The DaemonSet controller (kube-controller-manager's `daemonset`), a
+//! client: one pod of each DaemonSet on every node that should run it.
+//!
+//! - A node should run one when the template's `nodeSelector` and
+//!   required node affinity match it and its NoSchedule/NoExecute taints
+//!   are tolerated (the tolerations every daemon pod gets are added:
+//!   not-ready and unreachable NoExecute, the pressure ones and
+//!   unschedulable NoSchedule).
+//! - Pods are created from the template (`generateName: <ds>-`, the
+//!   `controller-revision-hash` label) with a required node affinity on
+//!   `metadata.name` for their node, which the scheduler honours, as
+//!   upstream does; pods on nodes that should not run one are deleted.
+//! - A changed template rolls out (RollingUpdate): pods of the old hash
+//!   are deleted at most `maxUnavailable` (default 1) unavailable at a
+//!   time, and replaced; OnDelete waits for them to be deleted.
+//! - The status (desired, current, misscheduled, ready, available,
+//!   unavailable, updated, observedGeneration) is written through
+//!   `/status`; events `SuccessfulCreate` / `SuccessfulDelete`.
+//!
+//! kubesim serves no ControllerRevisions: the hash label is computed from
+//! the template as the Deployment controller's is (docs/fidelity.md).
+
+use std::collections::BTreeMap;
+
+use serde_json::{json, Map, Value};
+
+use super::client::Client;
+use super::events::{EventType, Recorder};
+use super::informer::Informer;
+use super::object::{
+    collection, controller_of, is_active, is_available, is_ready, meta_str, pod_from_template, template_hash,
+};
+use super::{Controller, Progress};
+
+const HASH_LABEL: &str = "controller-revision-hash";
+
+pub struct DaemonSetController {
+    daemon_sets: Informer,
+    pods: Informer,
+    nodes: Informer,
+    recorder: Recorder,
+}
+
+impl Default for DaemonSetController {
+    fn default() -> Self {
+        DaemonSetController {
+            daemon_sets: Informer::new("/apis/apps/v1/daemonsets"),
+            pods: Informer::new("/api/v1/pods"),
+            nodes: Informer::new("/api/v1/nodes"),
+            recorder: Recorder::new("daemonset-controller", ""),
+        }
+    }
+}
+
+/// The tolerations upstream adds to every daemon pod.
+fn daemon_tolerations() -> Vec<Value> {
+    let mut t = Vec::new();
+    for key in ["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"] {
+        t.push(json!({"key": key, "operator": "Exists", "effect": "NoExecute"}));
+    }
+    for key in [
+        "node.kubernetes.io/disk-pressure",
+        "node.kubernetes.io/memory-pressure",
+        "node.kubernetes.io/pid-pressure",
+        "node.kubernetes.io/unschedulable",
+    ] {
+        t.push(json!({"key": key, "operator": "Exists", "effect": "NoSchedule"}));
+    }
+    t
+}
+
+fn tolerated(tolerations: &[Value], taint: &Value) -> bool {
+    tolerations.iter().any(|t| {
+        let key_ok =
+            (t["key"].as_str().unwrap_or("").is_empty() && t["operator"] == "Exists") || t["key"] == taint["key"];
+        let effect_ok = t["effect"].as_str().unwrap_or("").is_empty() || t["effect"] == taint["effect"];
+        let value_ok =
+            t["operator"] == "Exists" || t["value"].as_str().unwrap_or("") == taint["value"].as_str().unwrap_or("");
+        key_ok && effect_ok && value_ok
+    })
+}
+
+/// The template's spec with the daemon tolerations added.
+fn daemon_spec(ds: &Value) -> Value {
+    let mut spec = ds["spec"]["template"]["spec"].clone();
+    let mut tolerations: Vec<Value> = spec["tolerations"].as_array().cloned().unwrap_or_default();
+    for t in daemon_tolerations() {
+        if !tolerations.iter().any(|have| have["key"] == t["key"] && have["effect"] == t["effect"]) {
+            tolerations.push(t);
+        }
+    }
+    spec["tolerations"] = json!(tolerations);
+    spec
+}
+
+/// Whether a node should run the DaemonSet's pod.
+fn should_run(spec: &Value, node: &Value) -> bool {
+    let labels = &node["metadata"]["labels"];
+    let selector_ok = spec["nodeSelector"].as_object().is_none_or(|s| s.iter().all(|(k, v)| labels.get(k) == Some(v)));
+    let tolerations: Vec<Value> = spec["tolerations"].as_array().cloned().unwrap_or_default();
+    let taints_ok = node["spec"]["taints"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| t["effect"] == "NoSchedule" || t["effect"] == "NoExecute")
+        .all(|t| tolerated(&tolerations, t));
+    let probe = json!({"spec": spec});
+    selector_ok && taints_ok && super::scheduler::affinity_matches(&probe, node)
+}
+
+fn node_of(pod: &Value) -> String {
+    if let Some(n) = pod["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) {
+        return n.to_string();
+    }
+    // Not bound yet: the node its affinity names.
+    let terms =
+        &pod["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"];
+    terms[0]["matchFields"][0]["values"][0].as_str().unwrap_or("").to_string()
+}
+
+impl Controller for DaemonSetController {
+    fn name(&self) -> &'static str {
+        "daemonset"
+    }
+
+    fn service_account(&self) -> &'static str {
+        "daemon-set-controller"
+    }
+
+    fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
+        let before = client.writes;
+        let changed = self.daemon_sets.sync(client) | self.pods.sync(client) | self.nodes.sync(client);
+        if changed {
+            let sets: Vec<Value> = self.daemon_sets.objects().cloned().collect();
+            for ds in sets {
+                if ds["metadata"]["deletionTimestamp"].is_null() {
+                    self.sync(client, &ds);
+                }
+            }
+        }
+        Progress { writes: client.writes - before }
+    }
+}
+
+impl DaemonSetController {
+    fn event(&mut self, client: &mut Client<'_>, ds: &Value, reason: &str, message: String) {
+        self.recorder.event(client, ds, ("apps/v1", "DaemonSet"), "", EventType::Normal, reason, &message);
+    }
+
+    fn sync(&mut self, client: &mut Client<'_>, ds: &Value) {
+        let (ns, uid) = (meta_str(ds, "namespace"), meta_str(ds, "uid"));
+        let hash = template_hash(&ds["spec"]["template"], ds["status"]["collisionCount"].as_i64());
+        let spec = daemon_spec(ds);
+        let nodes: Vec<Value> = self.nodes.objects().cloned().collect();
+        let mut by_node: BTreeMap<String, Vec<Value>> = BTreeMap::new();
+        for pod in self.pods.objects().filter(|p| meta_str(p, "namespace") == ns) {
+            if controller_of(pod).is_some_and(|c| c["uid"].as_str() == Some(uid)) && is_active(pod) {
+                by_node.entry(node_of(pod)).or_default().push(pod.clone());
+            }
+        }
+        let pods_path = collection("v1", ns, "pods");
+        let delete = |client: &mut Client<'_>, pod: &Value| {
+            let body =
+                json!({"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"uid": meta_str(pod, "uid")}});
+            client.write("DELETE", &format!("{pods_path}/{}", meta_str(pod, "name")), "application/json", &body).status
+                == 200
+        };
+        let (mut desired, mut misscheduled) = (0, 0);
+        let mut wanted_nodes = Vec::new();
+        for node in &nodes {
+            let name = meta_str(node, "name").to_string();
+            let run = should_run(&spec, node);
+            let pods = by_node.get(&name).cloned().unwrap_or_default();
+            if run {
+                desired += 1;
+                wanted_nodes.push(name.clone());
+                if pods.is_empty() {
+                    let mut pod = pod_from_template(ds, ("apps/v1", "DaemonSet"));
+                    pod["metadata"]["labels"][HASH_LABEL] = json!(hash);
+                    let mut pod_spec = spec.clone();
+                    pod_spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = json!({
+                        "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}]});
+                    pod["spec"] = pod_spec;
+                    let r = client.write("POST", &pods_path, "application/json", &pod);
+                    if r.status == 201 {
+                        let message = format!("Created pod: {}", meta_str(&r.json_body(), "name"));
+                        self.event(client, ds, "SuccessfulCreate", message);
+                    }
+                } else {
+                    // More than one on a node: keep the oldest.
+                    let mut extra = pods.clone();
+                    extra.sort_by(|a, b| meta_str(a, "creationTimestamp").cmp(meta_str(b, "creationTimestamp")));
+                    for pod in extra.iter().skip(1) {
+                        if delete(client, pod) {
+                            self.event(
+                                client,
+                                ds,
+                                "SuccessfulDelete",
+                                format!("Deleted pod: {}", meta_str(pod, "name")),
+                            );
+                        }
+                    }
+                }
+            } else {
+                misscheduled += pods.iter().filter(|p| !p["spec"]["nodeName"].is_null()).count();
+                for pod in &pods {
+                    if delete(client, pod) {
+                        self.event(client, ds, "SuccessfulDelete", format!("Deleted pod: {}", meta_str(pod, "name")));
+                    }
+                }
+            }
+        }
+        // Roll out a changed template.
+        let current: Vec<Value> =
+            wanted_nodes.iter().filter_map(|n| by_node.get(n).and_then(|p| p.first())).cloned().collect();
+        if ds["spec"]["updateStrategy"]["type"].as_str().unwrap_or("RollingUpdate") == "RollingUpdate" {
+            let max_unavailable = match &ds["spec"]["updateStrategy"]["rollingUpdate"]["maxUnavailable"] {
+                Value::Number(n) => n.as_i64().unwrap_or(1),
+                Value::String(p) => p
+                    .strip_suffix('%')
+                    .and_then(|p| p.parse::<i64>().ok())
+                    .map(|p| (p * desired as i64) / 100)
+                    .unwrap_or(1),
+                _ => 1,
+            }
+            .max(1);
+            let unavailable = desired as i64 - current.iter().filter(|p| is_available(p)).count() as i64;
+            let mut budget = max_unavailable - unavailable;
+            for pod in current.iter().filter(|p| p["metadata"]["labels"][HASH_LABEL] != hash.as_str()) {
+                if budget <= 0 {
+                    break;
+                }
+                if is_available(pod) && delete(client, pod) {
+                    self.event(client, ds, "SuccessfulDelete", format!("Deleted pod: {}", meta_str(pod, "name")));
+                    budget -= 1;
+                }
+            }
+        }
+        let scheduled = current.iter().filter(|p| !p["spec"]["nodeName"].is_null()).count();
+        let ready = current.iter().filter(|p| is_ready(p)).count();
+        let updated = current.iter().filter(|p| p["metadata"]["labels"][HASH_LABEL] == hash.as_str()).count();
+        let mut status = Map::new();
+        status.insert("currentNumberScheduled".into(), json!(scheduled));
+        status.insert("numberMisscheduled".into(), json!(misscheduled));
+        status.insert("desiredNumberScheduled".into(), json!(desired));
+        status.insert("numberReady".into(), json!(ready));
+        status.insert("observedGeneration".into(), ds["metadata"]["generation"].clone());
+        if updated > 0 {
+            status.insert("updatedNumberScheduled".into(), json!(updated));
+        }
+        if ready > 0 {
+            status.insert("numberAvailable".into(), json!(ready));
+        }
+        if desired > ready {
+            status.insert("numberUnavailable".into(), json!(desired - ready));
+        }
+        if let Some(c) = ds["status"].get("collisionCount").filter(|v| !v.is_null()) {
+            status.insert("collisionCount".into(), c.clone());
+        }
+        let status = Value::Object(status);
+        if ds["status"] == status {
+            return;
+        }
+        let mut body = ds.clone();
+        body["status"] = status;
+        body["kind"] = json!("DaemonSet");
+        body["apiVersion"] = json!("apps/v1");
+        let path = format!("/apis/apps/v1/namespaces/{ns}/daemonsets/{}/status", meta_str(ds, "name"));
+        client.write("PUT", &path, "application/json", &body);
+    }
+}

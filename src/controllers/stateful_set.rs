@@ -1,0 +1,274 @@
+//! The StatefulSet controller (kube-controller-manager's `statefulset`),
+//! a client: pods with stable names and claims.
+//!
+//! - Pod `<set>-<ordinal>` for ordinals 0 … replicas−1 (from
+//!   `spec.ordinals.start`), labelled `controller-revision-hash:
+//!   <set>-<hash>`, `statefulset.kubernetes.io/pod-name` and
+//!   `apps.kubernetes.io/pod-index`, with `hostname` and `subdomain`
+//!   (`serviceName`); each `volumeClaimTemplates` entry becomes a claim
+//!   `<template>-<set>-<ordinal>` (made first, kept after) mounted as that
+//!   volume.
+//! - OrderedReady: one pod at a time, each only once every lower ordinal
+//!   is Running and Ready; surplus pods go from the highest ordinal down,
+//!   one at a time. Parallel: all at once.
+//! - RollingUpdate: pods of an old revision at or above `partition` are
+//!   deleted from the highest ordinal down, one at a time, each once the
+//!   others are Ready, and come back at the new revision; OnDelete waits.
+//! - The status (replicas, ready, current, updated, available, the two
+//!   revisions, observedGeneration, collisionCount) through `/status`;
+//!   events as upstream words them ("create Pod web-0 in StatefulSet web
+//!   successful", "create Claim www-web-0 Pod web-0 in StatefulSet web
+//!   success").
+//!
+//! No ControllerRevisions are served: the revision is the set's name and
+//! the template hash (docs/fidelity.md).
+
+use serde_json::{json, Map, Value};
+
+use super::client::Client;
+use super::events::{EventType, Recorder};
+use super::informer::Informer;
+use super::object::{collection, controller_of, int, is_ready, meta_str, owner_reference, template_hash};
+use super::{Controller, Progress};
+
+const REVISION_LABEL: &str = "controller-revision-hash";
+
+pub struct StatefulSetController {
+    sets: Informer,
+    pods: Informer,
+    claims: Informer,
+    recorder: Recorder,
+}
+
+impl Default for StatefulSetController {
+    fn default() -> Self {
+        StatefulSetController {
+            sets: Informer::new("/apis/apps/v1/statefulsets"),
+            pods: Informer::new("/api/v1/pods"),
+            claims: Informer::new("/api/v1/persistentvolumeclaims"),
+            recorder: Recorder::new("statefulset-controller", ""),
+        }
+    }
+}
+
+impl Controller for StatefulSetController {
+    fn name(&self) -> &'static str {
+        "statefulset"
+    }
+
+    fn service_account(&self) -> &'static str {
+        "statefulset-controller"
+    }
+
+    fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
+        let before = client.writes;
+        let changed = self.sets.sync(client) | self.pods.sync(client) | self.claims.sync(client);
+        if changed {
+            let sets: Vec<Value> = self.sets.objects().cloned().collect();
+            for set in sets {
+                if set["metadata"]["deletionTimestamp"].is_null() {
+                    self.sync(client, &set);
+                }
+            }
+        }
+        Progress { writes: client.writes - before }
+    }
+}
+
+fn running_and_ready(pod: &Value) -> bool {
+    pod["status"]["phase"] == "Running" && is_ready(pod) && pod["metadata"]["deletionTimestamp"].is_null()
+}
+
+impl StatefulSetController {
+    fn event(&mut self, client: &mut Client<'_>, set: &Value, event_type: EventType, reason: &str, message: String) {
+        self.recorder.event(client, set, ("apps/v1", "StatefulSet"), "", event_type, reason, &message);
+    }
+
+    fn pod_for(&self, set: &Value, ordinal: i64, revision: &str) -> Value {
+        let name = format!("{}-{ordinal}", meta_str(set, "name"));
+        let template = &set["spec"]["template"];
+        let mut labels = template["metadata"]["labels"].as_object().cloned().unwrap_or_default();
+        labels.insert(REVISION_LABEL.into(), json!(revision));
+        labels.insert("statefulset.kubernetes.io/pod-name".into(), json!(name));
+        labels.insert("apps.kubernetes.io/pod-index".into(), json!(ordinal.to_string()));
+        let mut metadata = json!({"name": name, "namespace": meta_str(set, "namespace"), "labels": labels,
+            "ownerReferences": [owner_reference(set, "apps/v1", "StatefulSet")]});
+        if let Some(a) = template["metadata"].get("annotations").filter(|v| !v.is_null()) {
+            metadata["annotations"] = a.clone();
+        }
+        let mut spec = template["spec"].clone();
+        spec["hostname"] = json!(name);
+        if let Some(service) = set["spec"]["serviceName"].as_str().filter(|s| !s.is_empty()) {
+            spec["subdomain"] = json!(service);
+        }
+        let mut volumes: Vec<Value> = spec["volumes"].as_array().cloned().unwrap_or_default();
+        for t in set["spec"]["volumeClaimTemplates"].as_array().into_iter().flatten() {
+            let vol = meta_str(t, "name");
+            volumes.retain(|v| v["name"] != vol);
+            volumes.push(json!({"name": vol, "persistentVolumeClaim": {"claimName": format!("{vol}-{name}")}}));
+        }
+        if !volumes.is_empty() {
+            spec["volumes"] = json!(volumes);
+        }
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec})
+    }
+
+    /// The claims of a pod, made when missing.
+    fn ensure_claims(&mut self, client: &mut Client<'_>, set: &Value, pod_name: &str) -> bool {
+        let ns = meta_str(set, "namespace");
+        let mut ok = true;
+        for t in set["spec"]["volumeClaimTemplates"].as_array().cloned().unwrap_or_default() {
+            let claim = format!("{}-{pod_name}", meta_str(&t, "name"));
+            if self.claims.get(&format!("{ns}/{claim}")).is_some() {
+                continue;
+            }
+            let mut labels = set["spec"]["selector"]["matchLabels"].as_object().cloned().unwrap_or_default();
+            if let Some(l) = t["metadata"]["labels"].as_object() {
+                labels.extend(l.clone());
+            }
+            let body = json!({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                "metadata": {"name": claim, "namespace": ns, "labels": labels}, "spec": t["spec"]});
+            let r = client.write("POST", &collection("v1", ns, "persistentvolumeclaims"), "application/json", &body);
+            let set_name = meta_str(set, "name");
+            if r.status == 201 {
+                let message = format!("create Claim {claim} Pod {pod_name} in StatefulSet {set_name} success");
+                self.event(client, set, EventType::Normal, "SuccessfulCreate", message);
+            } else if r.status != 409 {
+                ok = false;
+            }
+        }
+        ok
+    }
+
+    fn sync(&mut self, client: &mut Client<'_>, set: &Value) {
+        let (ns, uid, set_name) = (meta_str(set, "namespace"), meta_str(set, "uid"), meta_str(set, "name"));
+        let revision =
+            format!("{set_name}-{}", template_hash(&set["spec"]["template"], set["status"]["collisionCount"].as_i64()));
+        let replicas = int(set, "/spec/replicas").max(0);
+        let start = int(set, "/spec/ordinals/start").max(0);
+        let parallel = set["spec"]["podManagementPolicy"] == "Parallel";
+        let prefix = format!("{set_name}-");
+        // Owned pods by ordinal.
+        let mut pods: Vec<(i64, Value)> = self
+            .pods
+            .objects()
+            .filter(|p| meta_str(p, "namespace") == ns)
+            .filter(|p| controller_of(p).is_some_and(|c| c["uid"].as_str() == Some(uid)))
+            .filter_map(|p| meta_str(p, "name").strip_prefix(&prefix)?.parse::<i64>().ok().map(|o| (o, p.clone())))
+            .collect();
+        pods.sort_by_key(|(o, _)| *o);
+        let pods_path = collection("v1", ns, "pods");
+        let wanted = start..start + replicas;
+        let mut blocked = false;
+        // Create the missing, in order.
+        for ordinal in wanted.clone() {
+            let existing = pods.iter().find(|(o, _)| *o == ordinal).map(|(_, p)| p);
+            match existing {
+                Some(p) => {
+                    if !parallel && !running_and_ready(p) {
+                        blocked = true;
+                        break;
+                    }
+                }
+                None => {
+                    let pod = self.pod_for(set, ordinal, &revision);
+                    let name = meta_str(&pod, "name").to_string();
+                    if !self.ensure_claims(client, set, &name) {
+                        blocked = true;
+                        break;
+                    }
+                    let r = client.write("POST", &pods_path, "application/json", &pod);
+                    if r.status == 201 {
+                        let message = format!("create Pod {name} in StatefulSet {set_name} successful");
+                        self.event(client, set, EventType::Normal, "SuccessfulCreate", message);
+                    }
+                    if !parallel {
+                        blocked = true;
+                        break;
+                    }
+                }
+            }
+        }
+        let delete = |client: &mut Client<'_>, pod: &Value| {
+            let body =
+                json!({"kind": "DeleteOptions", "apiVersion": "v1", "preconditions": {"uid": meta_str(pod, "uid")}});
+            client.write("DELETE", &format!("{pods_path}/{}", meta_str(pod, "name")), "application/json", &body).status
+                == 200
+        };
+        // Surplus pods, highest ordinal first.
+        let all_ready = pods.iter().filter(|(o, _)| wanted.contains(o)).all(|(_, p)| running_and_ready(p));
+        for (ordinal, pod) in pods.iter().rev().filter(|(o, _)| !wanted.contains(o)) {
+            if !parallel && !all_ready {
+                break;
+            }
+            if delete(client, pod) {
+                let message = format!("delete Pod {set_name}-{ordinal} in StatefulSet {set_name} successful");
+                self.event(client, set, EventType::Normal, "SuccessfulDelete", message);
+            }
+            if !parallel {
+                break;
+            }
+        }
+        // Roll out a new revision, highest ordinal first.
+        let rolling = set["spec"]["updateStrategy"]["type"].as_str().unwrap_or("RollingUpdate") == "RollingUpdate";
+        let partition = int(set, "/spec/updateStrategy/rollingUpdate/partition");
+        if rolling && !blocked && all_ready {
+            let stale = pods
+                .iter()
+                .rev()
+                .filter(|(o, _)| wanted.contains(o) && *o >= partition)
+                .find(|(_, p)| p["metadata"]["labels"][REVISION_LABEL] != revision.as_str());
+            if let Some((ordinal, pod)) = stale {
+                if delete(client, pod) {
+                    let message = format!("delete Pod {set_name}-{ordinal} in StatefulSet {set_name} successful");
+                    self.event(client, set, EventType::Normal, "SuccessfulDelete", message);
+                }
+            }
+        }
+        self.write_status(client, set, &pods, &revision);
+    }
+
+    fn write_status(&self, client: &mut Client<'_>, set: &Value, pods: &[(i64, Value)], revision: &str) {
+        let live: Vec<&Value> =
+            pods.iter().map(|(_, p)| p).filter(|p| p["metadata"]["deletionTimestamp"].is_null()).collect();
+        let ready = live.iter().filter(|p| is_ready(p)).count();
+        let updated = live.iter().filter(|p| p["metadata"]["labels"][REVISION_LABEL] == revision).count();
+        let current_revision = match set["status"]["currentRevision"].as_str() {
+            // The rollout is done when every pod is at the new revision.
+            Some(c) if updated < live.len() => c.to_string(),
+            _ => revision.to_string(),
+        };
+        let current =
+            live.iter().filter(|p| p["metadata"]["labels"][REVISION_LABEL] == current_revision.as_str()).count();
+        let mut status = Map::new();
+        status.insert("observedGeneration".into(), set["metadata"]["generation"].clone());
+        status.insert("replicas".into(), json!(live.len()));
+        if ready > 0 {
+            status.insert("readyReplicas".into(), json!(ready));
+        }
+        if current > 0 {
+            status.insert("currentReplicas".into(), json!(current));
+        }
+        if updated > 0 {
+            status.insert("updatedReplicas".into(), json!(updated));
+        }
+        status.insert("currentRevision".into(), json!(current_revision));
+        status.insert("updateRevision".into(), json!(revision));
+        status.insert("collisionCount".into(), json!(int(set, "/status/collisionCount")));
+        status.insert("availableReplicas".into(), json!(ready));
+        let status = Value::Object(status);
+        if set["status"] == status {
+            return;
+        }
+        let mut body = set.clone();
+        body["status"] = status;
+        body["kind"] = json!("StatefulSet");
+        body["apiVersion"] = json!("apps/v1");
+        let path = format!(
+            "/apis/apps/v1/namespaces/{}/statefulsets/{}/status",
+            meta_str(set, "namespace"),
+            meta_str(set, "name")
+        );
+        client.write("PUT", &path, "application/json", &body);
+    }
+}
