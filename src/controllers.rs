@@ -18,6 +18,7 @@ pub mod endpoints;
 pub mod events;
 pub mod garbage_collector;
 pub mod informer;
+pub mod job;
 pub mod kubelet;
 pub mod namespace;
 pub mod object;
@@ -78,6 +79,7 @@ pub const ALL: &[&str] = &[
     "replicaset",
     "daemonset",
     "statefulset",
+    "job",
     "endpoint",
     "endpointslice",
     "scheduler",
@@ -100,6 +102,7 @@ impl Controllers {
                 "replicaset" => Box::new(replica_set::ReplicaSetController::default()),
                 "daemonset" => Box::new(daemon_set::DaemonSetController::default()),
                 "statefulset" => Box::new(stateful_set::StatefulSetController::default()),
+                "job" => Box::new(job::JobController::default()),
                 "endpoint" => Box::new(endpoints::EndpointsController::default()),
                 "endpointslice" => Box::new(endpoints::EndpointSliceController::default()),
                 "scheduler" => Box::new(scheduler::Scheduler::default()),
@@ -204,6 +207,6 @@ mod tests {
             ["namespace", "garbage-collector"]
         );
         let e = Controllers::parse("cronjob").err().unwrap();
-        assert_eq!(e, "unknown controller \"cronjob\" (known: namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, endpoint, endpointslice, scheduler, kubelet)");
+        assert_eq!(e, "unknown controller \"cronjob\" (known: namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, endpoint, endpointslice, scheduler, kubelet)");
     }
 }

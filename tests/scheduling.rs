@@ -365,3 +365,55 @@ fn a_stateful_set_starts_pods_in_order_with_claims_and_scales_down_from_the_top(
     let s = k.get("/apis/apps/v1/namespaces/default/statefulsets/web").json_body();
     assert_eq!(s["status"]["currentRevision"], s["status"]["updateRevision"]);
 }
+
+fn job(name: &str, completions: i64, parallelism: i64, command: Value) -> Value {
+    json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": name},
+        "spec": {"completions": completions, "parallelism": parallelism, "backoffLimit": 2,
+            "template": {"spec": {"restartPolicy": "Never",
+                "containers": [{"name": "c", "image": "perl:5.34", "command": command}]}}}})
+}
+
+fn condition_types(j: &Value) -> Vec<String> {
+    j["status"]["conditions"].as_array().unwrap().iter().map(|c| c["type"].as_str().unwrap().to_string()).collect()
+}
+
+#[test]
+fn jobs_run_to_their_completions_or_fail_past_their_backoff_limit() {
+    let mut k = two_nodes();
+    const JOBS: &str = "/apis/batch/v1/namespaces/default/jobs";
+    let pi = json!(["perl", "-Mbignum=bpi", "-wle", "print bpi(2000)"]);
+    let r = k.call("POST", JOBS, Some(job("pi", 3, 2, pi)));
+    assert_eq!(r.status, 201);
+    let created = r.json_body();
+    let uid = created["metadata"]["uid"].as_str().unwrap();
+    assert_eq!(created["spec"]["selector"], json!({"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}));
+    assert_eq!(created["spec"]["template"]["metadata"]["labels"]["job-name"], "pi");
+    let j = k.get(&format!("{JOBS}/pi")).json_body();
+    assert_eq!(condition_types(&j), ["SuccessCriteriaMet", "Complete"]);
+    assert_eq!((j["status"]["succeeded"].clone(), j["status"].get("active")), (json!(3), None));
+    assert!(j["status"]["completionTime"].is_string());
+    let pods = k.get(&format!("{PODS}?labelSelector=job-name%3Dpi")).json_body()["items"].as_array().unwrap().clone();
+    assert_eq!(pods.len(), 3);
+    assert!(pods.iter().all(|p| p["status"]["phase"] == "Succeeded"));
+    let state = &pods[0]["status"]["containerStatuses"][0]["state"]["terminated"];
+    assert_eq!((state["exitCode"].clone(), state["reason"].clone()), (json!(0), json!("Completed")));
+
+    k.call("POST", JOBS, Some(job("fails", 1, 1, json!(["sh", "-c", "exit 3"]))));
+    let j = k.get(&format!("{JOBS}/fails")).json_body();
+    assert_eq!(condition_types(&j), ["FailureTarget", "Failed"]);
+    assert_eq!(j["status"]["conditions"][1]["reason"], "BackoffLimitExceeded");
+    assert_eq!(j["status"]["failed"], 3, "the first try and two retries");
+
+    // A pod whose container exits under restartPolicy Always waits in CrashLoopBackOff.
+    k.call(
+        "POST",
+        PODS,
+        Some(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bb"},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]}})),
+    );
+    let p = k.get(&format!("{PODS}/bb")).json_body();
+    let cs = &p["status"]["containerStatuses"][0];
+    assert_eq!((p["status"]["phase"].as_str(), cs["restartCount"].as_i64()), (Some("Running"), Some(1)));
+    assert_eq!(cs["state"]["waiting"]["reason"], "CrashLoopBackOff");
+    assert_eq!(cs["lastState"]["terminated"]["reason"], "Completed");
+}

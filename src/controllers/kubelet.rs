@@ -6,12 +6,17 @@
 //! `PodScheduled`), then `Running` with a pod IP from the node's
 //! `spec.podCIDR`, every container running and ready (no probes are
 //! simulated), each step a strategic merge patch of `/status` carrying the
-//! pod's uid. Events: `Pulled` ("Container image … already present on
+//! pod's uid. A container whose program ends at once (the output model of
+//! `server::logs` says which) is `terminated` with its exit code: the pod
+//! `Succeeded` or `Failed` under `restartPolicy: Never` (or OnFailure and
+//! exit 0), otherwise the container waits in `CrashLoopBackOff` with one
+//! restart and a `BackOff` event. Events: `Pulled` ("Container image … already present on
 //! machine": simulated nodes have every image), `Created`, `Started`.
 //!
 //! Both steps happen at the same simulated instant (nothing runs on a
-//! timer yet); containers never exit and pods are deleted at once, so
-//! there is no termination to simulate (docs/fidelity.md).
+//! timer yet, so a back-off never ends and `sleep N` never returns); pods
+//! are deleted at once, so there is no graceful termination to simulate
+//! (docs/fidelity.md).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -222,6 +227,9 @@ impl Kubelets {
             next_ip(cidr, taken)
         };
         let mut recorder_events = Vec::new();
+        let policy = pod["spec"]["restartPolicy"].as_str().unwrap_or("Always").to_string();
+        let pod_ref = format!("{}_{}({uid})", meta_str(pod, "name"), meta_str(pod, "namespace"));
+        let (mut all_done, mut all_ok, mut all_ready) = (true, true, true);
         let statuses: Vec<Value> = containers
             .iter()
             .map(|c| {
@@ -229,17 +237,65 @@ impl Kubelets {
                 let image = c["image"].as_str().unwrap_or("");
                 let full = full_image(image);
                 let repo = full.rsplit_once(':').map(|(r, _)| r).unwrap_or(&full).to_string();
-                recorder_events.push((name.to_string(), image.to_string()));
-                json!({"name": name, "state": {"running": {"startedAt": now}}, "lastState": {}, "ready": true,
-                    "restartCount": 0, "image": full, "imageID": format!("{repo}@sha256:{}", digest(&full)),
-                    "containerID": format!("containerd://{}", digest(&format!("{uid}/{name}"))), "started": true})
+                let container_id = format!("containerd://{}", digest(&format!("{uid}/{name}")));
+                let exit = crate::server::logs::exit_code(c);
+                recorder_events.push((name.to_string(), image.to_string(), exit));
+                let mut st = json!({"name": name, "lastState": {}, "ready": false, "restartCount": 0, "image": full,
+                    "imageID": format!("{repo}@sha256:{}", digest(&full)), "containerID": container_id, "started": false});
+                let terminated = |code: i64| {
+                    json!({"terminated": {"exitCode": code, "reason": if code == 0 { "Completed" } else { "Error" },
+                        "startedAt": now, "finishedAt": now, "containerID": container_id}})
+                };
+                match exit {
+                    None => {
+                        st["state"] = json!({"running": {"startedAt": now}});
+                        st["ready"] = json!(true);
+                        st["started"] = json!(true);
+                        all_done = false;
+                    }
+                    // Ended, and not to be restarted.
+                    Some(code) if policy == "Never" || (policy == "OnFailure" && code == 0) => {
+                        st["state"] = terminated(code);
+                        all_ok &= code == 0;
+                    }
+                    // Ended, to be restarted after a back-off (which no
+                    // timer ends yet).
+                    Some(code) => {
+                        st["lastState"] = terminated(code);
+                        st["restartCount"] = json!(1);
+                        st["state"] = json!({"waiting": {"reason": "CrashLoopBackOff",
+                            "message": format!("back-off 10s restarting failed container={name} pod={pod_ref}")}});
+                        all_done = false;
+                        all_ready = false;
+                    }
+                }
+                st
             })
             .collect();
-        let mut status = json!({"phase": "Running", "conditions": [
-                condition("PodReadyToStartContainers", true, &now), condition("Initialized", true, &now),
-                condition("Ready", true, &now), condition("ContainersReady", true, &now),
-                condition("PodScheduled", true, &now)],
-            "containerStatuses": statuses});
+        let phase = match (all_done, all_ok) {
+            (false, _) => "Running",
+            (true, true) => "Succeeded",
+            (true, false) => "Failed",
+        };
+        let ready = phase == "Running" && all_ready;
+        let mut conditions = vec![
+            condition("PodReadyToStartContainers", phase == "Running", &now),
+            condition("Initialized", true, &now),
+            condition("Ready", ready, &now),
+            condition("ContainersReady", ready, &now),
+            condition("PodScheduled", true, &now),
+        ];
+        for c in conditions.iter_mut().filter(|c| c["status"] == "False" && c["type"] != "PodReadyToStartContainers") {
+            if phase == "Running" {
+                let unready: Vec<&str> =
+                    statuses.iter().filter(|s| s["ready"] != true).filter_map(|s| s["name"].as_str()).collect();
+                c["reason"] = json!("ContainersNotReady");
+                c["message"] = json!(format!("containers with unready status: [{}]", unready.join(" ")));
+            } else {
+                c["reason"] = json!("PodCompleted");
+            }
+        }
+        let mut status = json!({"phase": phase, "conditions": conditions, "containerStatuses": statuses});
         if let Some(ip) = ip.filter(|ip| !ip.is_empty()) {
             taken.insert(ip.clone());
             status["podIP"] = json!(ip);
@@ -250,7 +306,7 @@ impl Kubelets {
             return;
         }
         let recorder = self.recorder(&node_name);
-        for (name, image) in recorder_events {
+        for (name, image, exit) in recorder_events {
             let field = format!("spec.containers{{{name}}}");
             let pulled = format!("Container image {image:?} already present on machine");
             recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Pulled", &pulled);
@@ -258,6 +314,11 @@ impl Kubelets {
             recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Created", &created);
             let started = format!("Started container {name}");
             recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Started", &started);
+            let restarts = exit.is_some_and(|code| policy == "Always" || (policy == "OnFailure" && code != 0));
+            if restarts {
+                let message = format!("Back-off restarting failed container {name} in pod {pod_ref}");
+                recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Warning, "BackOff", &message);
+            }
         }
     }
 }

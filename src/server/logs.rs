@@ -11,8 +11,14 @@
 //!   file (`>> /var/log/1.log`) prints nothing but feeds a sidecar that
 //!   runs `tail -f`/`-F` of that file in the same pod (spec 002's `counter`
 //!   pod and its two sidecars);
+//! - `echo words…` as a command prints its words;
 //! - nginx and CoreDNS images print their usual start-up lines;
 //! - anything else prints nothing.
+//!
+//! The same model says which containers end at once (`exit_code`): a
+//! script with no loop, sleep or tail (its last `exit N`, else 0), a
+//! one-shot program (`echo`, `true`, `date`, `perl`…; `false` fails), a
+//! bare shell image (busybox, alpine…) with no command.
 //!
 //! The query is upstream's PodLogOptions: `container` (required when the
 //! pod has several), `tailLines`, `sinceSeconds`/`sinceTime`,
@@ -332,6 +338,58 @@ fn tailed_file(c: &Value) -> Option<String> {
     follows.then(|| words.last().cloned()).flatten().filter(|f| f.starts_with('/'))
 }
 
+/// Images whose default command is a shell, which exits at once with no
+/// terminal attached.
+const SHELL_IMAGES: &[&str] = &["busybox", "alpine", "ubuntu", "debian", "centos", "fedora", "bash"];
+/// Programs that print and exit.
+const ONE_SHOT: &[&str] =
+    &["echo", "true", "printf", "date", "env", "ls", "perl", "hostname", "uname", "cat", "whoami"];
+
+fn image_name(c: &Value) -> &str {
+    let image = c["image"].as_str().unwrap_or("");
+    let repo = image.rsplit('/').next().unwrap_or(image);
+    repo.split([':', '@']).next().unwrap_or(repo)
+}
+
+/// How a container's program ends, at once: Some(exit code), or None
+/// while it runs (servers, loops, sleeps: simulated time does not end
+/// them yet).
+pub fn exit_code(c: &Value) -> Option<i64> {
+    if let Some(script) = shell_script(c) {
+        let forever = ["while true", "while :", "sleep", "tail -f", "tail -F", "nc -l", "httpd"];
+        if forever.iter().any(|f| script.contains(f)) {
+            return None;
+        }
+        let first_exit = script
+            .split(['\n', ';', '&', '|'])
+            .map(str::trim)
+            .filter_map(|st| st.strip_prefix("exit"))
+            .filter_map(|rest| {
+                let rest = rest.trim();
+                if rest.is_empty() {
+                    Some(0)
+                } else {
+                    rest.parse::<i64>().ok()
+                }
+            })
+            .next();
+        return Some(first_exit.unwrap_or(0));
+    }
+    let command: Vec<&str> = c["command"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    match command.first() {
+        Some(first) => {
+            let program = first.rsplit('/').next().unwrap_or(first);
+            match program {
+                "false" => Some(1),
+                p if ONE_SHOT.contains(&p) => Some(0),
+                _ => None,
+            }
+        }
+        None if c["args"].is_null() && SHELL_IMAGES.contains(&image_name(c)) => Some(0),
+        None => None,
+    }
+}
+
 /// Everything a container has printed since it started.
 pub fn container_output(pod: &Value, container: &str, started: SimTime, now: SimTime) -> Vec<LogLine> {
     let all: Vec<&Value> = pod["spec"]["containers"]
@@ -356,6 +414,17 @@ pub fn container_output(pod: &Value, container: &str, started: SimTime, now: Sim
     }
     if let Some(script) = shell_script(c) {
         return parse_script(&script).output(None, started, now);
+    }
+    // `echo words…` as a command prints its words.
+    let words: Vec<&str> = c["command"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .chain(c["args"].as_array().into_iter().flatten())
+        .filter_map(Value::as_str)
+        .collect();
+    if words.first().is_some_and(|w| w.rsplit('/').next() == Some("echo")) {
+        return vec![LogLine { at: started, text: words[1..].join(" ") }];
     }
     let image = c["image"].as_str().unwrap_or("");
     let repo = image.rsplit('/').next().unwrap_or(image);

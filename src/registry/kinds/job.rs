@@ -35,6 +35,35 @@ impl Strategy for Job {
         }
     }
 
+    /// Unless `manualSelector` is set, the selector is generated from the
+    /// Job's uid and its template labelled to match (upstream's
+    /// `generateSelector`), with the legacy labels too.
+    fn prepare_for_create(&self, o: &mut Map<String, Value>) {
+        let meta = o.get("metadata").cloned().unwrap_or(Value::Null);
+        let (uid, name) = (meta["uid"].as_str().unwrap_or(""), meta["name"].as_str().unwrap_or(""));
+        let Some(spec) = object(o, "spec") else { return };
+        if spec.get("manualSelector").and_then(Value::as_bool) == Some(true) {
+            return;
+        }
+        if let Some(template) = object(spec, "template") {
+            let metadata = template.entry("metadata").or_insert_with(|| json!({}));
+            if !metadata["labels"].is_object() {
+                metadata["labels"] = json!({});
+            }
+            for (k, v) in [
+                ("batch.kubernetes.io/controller-uid", uid),
+                ("batch.kubernetes.io/job-name", name),
+                ("controller-uid", uid),
+                ("job-name", name),
+            ] {
+                metadata["labels"][k] = json!(v);
+            }
+        }
+        if spec.get("selector").is_none_or(Value::is_null) {
+            spec.insert("selector".into(), json!({"matchLabels": {"batch.kubernetes.io/controller-uid": uid}}));
+        }
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
         match obj.get("spec") {
