@@ -6,9 +6,10 @@
 //! on the wire and replays deterministically.
 //!
 //! A door owns a `Server` and a `Controllers` and calls `settle` after
-//! each request it served (and when simulated time moves): every running
-//! controller catches its informers up and reconciles until none has
-//! anything left to do. `pause` stops them; `step` runs one reconcile of
+//! each request it served, and `tick` as simulated time moves (a
+//! controller waiting for a time, as a kubelet for a grace period to end,
+//! says when in `next_wake`): every running controller catches its
+//! informers up and reconciles until none has anything left to do. `pause` stops them; `step` runs one reconcile of
 //! one controller (for teaching what a controller does next).
 
 pub mod client;
@@ -31,6 +32,7 @@ use std::collections::BTreeMap;
 pub use client::{Client, Exchange, Identity};
 pub use informer::Informer;
 
+use crate::clock::SimTime;
 use crate::server::Server;
 
 /// What one reconcile did.
@@ -56,6 +58,12 @@ pub trait Controller: Send {
 
     /// One pass over what its informers hold; writes through `client`.
     fn reconcile(&mut self, client: &mut Client<'_>) -> Progress;
+
+    /// The simulated time at which it has work to do though nothing it
+    /// watches changed (a grace period ending), if any.
+    fn next_wake(&self) -> Option<SimTime> {
+        None
+    }
 }
 
 /// Every controller a door runs, each with its client identity.
@@ -150,6 +158,26 @@ impl Controllers {
 
     pub fn pause(&mut self, paused: bool) {
         self.paused = paused;
+    }
+
+    /// The earliest simulated time a controller waits for (unless paused).
+    pub fn next_wake(&self) -> Option<SimTime> {
+        if self.paused {
+            return None;
+        }
+        self.running.iter().filter_map(|(c, _)| c.next_wake()).min_by_key(|t| t.0)
+    }
+
+    /// Settles if a controller's wake time has come; whether it did (a door
+    /// calls this as simulated time passes).
+    pub fn tick(&mut self, server: &mut Server) -> bool {
+        match self.next_wake() {
+            Some(t) if t.0 <= server.now().0 => {
+                self.settle(server);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Runs every controller until none writes (unless paused).

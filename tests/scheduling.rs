@@ -417,3 +417,44 @@ fn jobs_run_to_their_completions_or_fail_past_their_backoff_limit() {
     assert_eq!(cs["state"]["waiting"]["reason"], "CrashLoopBackOff");
     assert_eq!(cs["lastState"]["terminated"]["reason"], "Completed");
 }
+
+#[test]
+fn deleting_a_running_pod_waits_for_its_kubelet_and_the_grace_period() {
+    let mut k = two_nodes();
+    let script = "while true; do echo tick; sleep 1; done";
+    for (name, container) in [
+        ("web", json!({"name": "c", "image": "nginx"})),
+        ("loop", json!({"name": "c", "image": "busybox", "command": ["sh", "-c", script]})),
+        ("quick", json!({"name": "c", "image": "busybox", "command": ["sh", "-c", script]})),
+    ] {
+        let p =
+            json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": {"containers": [container]}});
+        k.call("POST", PODS, Some(p));
+    }
+    // nginx stops on SIGTERM: stopped and removed at once.
+    let r = k.call("DELETE", &format!("{PODS}/web"), None);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json_body()["metadata"]["deletionGracePeriodSeconds"], 30);
+    assert_eq!(k.get(&format!("{PODS}/web")).status, 404);
+    let r = k.get("/api/v1/namespaces/default/events?fieldSelector=reason%3DKilling");
+    assert_eq!(r.json_body()["items"][0]["message"], "Stopping container c");
+
+    // A shell ignores SIGTERM: Terminating for the grace period, then killed.
+    let r = k.call("DELETE", &format!("{PODS}/loop"), None);
+    let deleting = r.json_body();
+    assert!(deleting["metadata"]["deletionTimestamp"].is_string());
+    k.s.advance(29_000);
+    assert!(!k.c.tick(&mut k.s), "nothing is due yet");
+    assert_eq!(k.get(&format!("{PODS}/loop")).status, 200);
+    // A second DELETE may only bring the end forward.
+    let r = k.call("DELETE", &format!("{PODS}/loop?gracePeriodSeconds=60"), None);
+    assert_eq!(r.json_body()["metadata"]["deletionTimestamp"], deleting["metadata"]["deletionTimestamp"]);
+    k.s.advance(2_000);
+    assert!(k.c.tick(&mut k.s));
+    assert_eq!(k.get(&format!("{PODS}/loop")).status, 404);
+
+    // --grace-period=0 --force: gone at once.
+    let r = k.call("DELETE", &format!("{PODS}/quick?gracePeriodSeconds=0"), None);
+    assert_eq!(r.status, 200);
+    assert_eq!(k.get(&format!("{PODS}/quick")).status, 404);
+}

@@ -330,6 +330,26 @@ async fn main() {
     if let Some(note) = ui_note {
         println!("{note}");
     }
+    // Simulated time follows the wall clock here: a controller waiting for
+    // a time (a kubelet for a grace period to end) is run when it comes.
+    {
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(Duration::from_millis(250));
+            loop {
+                every.tick().await;
+                let ticked = {
+                    let mut server = shared.lock();
+                    let mut controllers = shared.controllers.lock().unwrap_or_else(|p| p.into_inner());
+                    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| controllers.tick(&mut server)))
+                        .unwrap_or(false)
+                };
+                if ticked {
+                    shared.written.notify_waiters();
+                }
+            }
+        });
+    }
     loop {
         tokio::select! {
             accepted = listener.accept() => {

@@ -27,6 +27,7 @@ use super::events::{EventType, Recorder};
 use super::informer::Informer;
 use super::object::{meta_str, path_of};
 use super::{Controller, Progress};
+use crate::clock::{parse_rfc3339, SimTime};
 
 pub struct Kubelets {
     pods: Informer,
@@ -34,6 +35,10 @@ pub struct Kubelets {
     leases: Informer,
     /// Each node's event recorder (its host is the node).
     recorders: BTreeMap<String, Recorder>,
+    /// Pods being stopped (their `Killing` events recorded), by uid.
+    stopping: BTreeSet<String>,
+    /// When the next grace period ends.
+    wake: Option<SimTime>,
 }
 
 impl Default for Kubelets {
@@ -43,6 +48,8 @@ impl Default for Kubelets {
             nodes: Informer::new("/api/v1/nodes"),
             leases: Informer::new("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"),
             recorders: BTreeMap::new(),
+            stopping: BTreeSet::new(),
+            wake: None,
         }
     }
 }
@@ -128,7 +135,8 @@ impl Controller for Kubelets {
         let pods_changed = self.pods.sync(client);
         let nodes_changed = self.nodes.sync(client);
         let leases_changed = self.leases.sync(client);
-        if !(pods_changed || nodes_changed || leases_changed) {
+        let due = self.wake.is_some_and(|w| w.0 <= client.now_millis());
+        if !(pods_changed || nodes_changed || leases_changed || due) {
             return Progress::default();
         }
         let nodes: Vec<Value> = self.nodes.objects().cloned().collect();
@@ -156,7 +164,25 @@ impl Controller for Kubelets {
             let used = taken.entry(node_name.clone()).or_default();
             self.start(client, &pod, node, used);
         }
+        // Pods being deleted: stopped, then removed.
+        let stopping: Vec<Value> = self
+            .pods
+            .objects()
+            .filter(|p| !p["metadata"]["deletionTimestamp"].is_null())
+            .filter(|p| p["spec"]["nodeName"].as_str().is_some_and(|n| nodes.iter().any(|x| meta_str(x, "name") == n)))
+            .cloned()
+            .collect();
+        self.wake = None;
+        for pod in stopping {
+            if let Some(deadline) = self.stop(client, &pod) {
+                self.wake = Some(self.wake.map_or(deadline, |w| SimTime(w.0.min(deadline.0))));
+            }
+        }
         Progress { writes: client.writes - before }
+    }
+
+    fn next_wake(&self) -> Option<SimTime> {
+        self.wake
     }
 }
 
@@ -177,6 +203,69 @@ impl Kubelets {
             "application/json",
             &lease,
         );
+    }
+
+    /// Stops a pod being deleted: its containers are told to stop
+    /// (`Killing`); once they have (at once, or when the grace period ends
+    /// for those that ignore SIGTERM) its final status is written and it
+    /// is deleted with no grace left. The deadline still waited for, if
+    /// any.
+    fn stop(&mut self, client: &mut Client<'_>, pod: &Value) -> Option<SimTime> {
+        let uid = meta_str(pod, "uid").to_string();
+        let node = pod["spec"]["nodeName"].as_str().unwrap_or("").to_string();
+        let containers: Vec<Value> = pod["spec"]["containers"].as_array().cloned().unwrap_or_default();
+        let running = |name: &str| {
+            pod["status"]["containerStatuses"]
+                .as_array()
+                .and_then(|s| s.iter().find(|s| s["name"] == name))
+                .is_some_and(|s| !s["state"]["running"].is_null())
+        };
+        if self.stopping.insert(uid.clone()) {
+            let recorder = self.recorder(&node);
+            for c in containers.iter().filter(|c| running(c["name"].as_str().unwrap_or(""))) {
+                let name = c["name"].as_str().unwrap_or("");
+                let field = format!("spec.containers{{{name}}}");
+                let message = format!("Stopping container {name}");
+                recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Killing", &message);
+            }
+        }
+        let deadline = SimTime(parse_rfc3339(meta_str(pod, "deletionTimestamp")).unwrap_or(0));
+        let now = client.now_millis();
+        let quick = containers
+            .iter()
+            .all(|c| !running(c["name"].as_str().unwrap_or("")) || crate::server::logs::stops_on_sigterm(c));
+        if !quick && now < deadline.0 {
+            return Some(deadline);
+        }
+        // Stopped: SIGTERM handled (exit 0), or killed (137).
+        let at = client.now_rfc3339();
+        let statuses: Vec<Value> = pod["status"]["containerStatuses"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|mut s| {
+                if let Some(started) = s["state"]["running"]["startedAt"].as_str().map(str::to_string) {
+                    let code = if quick { 0 } else { 137 };
+                    s["state"] = json!({"terminated": {"exitCode": code, "reason": if code == 0 { "Completed" } else { "Error" },
+                        "startedAt": started, "finishedAt": at, "containerID": s["containerID"]}});
+                    s["ready"] = json!(false);
+                    s["started"] = json!(false);
+                }
+                s
+            })
+            .collect();
+        let status_path = format!("{}/status", path_of("v1", "pods", pod));
+        if !statuses.is_empty() {
+            let phase = if quick { "Succeeded" } else { "Failed" };
+            let body = json!({"metadata": {"uid": uid}, "status": {"phase": phase, "containerStatuses": statuses}});
+            client.write("PATCH", &status_path, "application/strategic-merge-patch+json", &body);
+        }
+        let body = json!({"kind": "DeleteOptions", "apiVersion": "v1", "gracePeriodSeconds": 0,
+            "preconditions": {"uid": uid}});
+        client.write("DELETE", &path_of("v1", "pods", pod), "application/json", &body);
+        self.stopping.remove(&uid);
+        None
     }
 
     fn recorder(&mut self, node: &str) -> &mut Recorder {

@@ -129,6 +129,14 @@ pub trait Strategy: Send + Sync {
         None
     }
 
+    /// How many seconds a DELETE gives the object before it goes
+    /// (upstream's `CheckGracefulDelete`): `requested` is the
+    /// DeleteOptions' `gracePeriodSeconds`. Zero, for most kinds: deleted
+    /// at once (finalizers aside).
+    fn grace_period(&self, _obj: &Value, _requested: Option<i64>) -> i64 {
+        0
+    }
+
     /// What changes when a graceful deletion begins, besides the
     /// deletionTimestamp (a namespace turns Terminating).
     fn prepare_for_delete(&self, _obj: &mut Value) {}

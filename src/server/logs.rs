@@ -390,6 +390,21 @@ pub fn exit_code(c: &Value) -> Option<i64> {
     }
 }
 
+/// Whether a container's program stops when sent SIGTERM. A shell or
+/// `sleep`/`tail` running as the container's first process has no handler
+/// and so ignores it, and is killed when the grace period ends; servers
+/// started by their image's entrypoint stop at once.
+pub fn stops_on_sigterm(c: &Value) -> bool {
+    if shell_script(c).is_some() {
+        return false;
+    }
+    let command: Vec<&str> = c["command"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+    match command.first() {
+        Some(first) => !matches!(first.rsplit('/').next(), Some("sleep" | "tail" | "sh" | "bash" | "cat")),
+        None => true,
+    }
+}
+
 /// Everything a container has printed since it started.
 pub fn container_output(pod: &Value, container: &str, started: SimTime, now: SimTime) -> Vec<LogLine> {
     let all: Vec<&Value> = pod["spec"]["containers"]

@@ -308,6 +308,11 @@ impl Session {
             if self.clock.wall / 1000 != before / 1000 {
                 self.generation += 1;
             }
+            // A controller waiting for this time (a grace period ending).
+            if self.controllers.tick(&mut self.server) {
+                self.log_controllers();
+                self.generation += 1;
+            }
         }
         self.pump_lanes();
         if self.server.revision().0 > self.timeline.last_revision

@@ -39,6 +39,26 @@ static COLUMNS: &[Column] = &[
         ];
 
 impl Strategy for Pod {
+    /// A pod on a node gets the grace its kubelet needs to stop it: the
+    /// request's, or `terminationGracePeriodSeconds` (negative reads as 1);
+    /// one on no node, or finished, goes at once.
+    fn grace_period(&self, obj: &Value, requested: Option<i64>) -> i64 {
+        let unbound = obj.pointer("/spec/nodeName").and_then(Value::as_str).is_none_or(str::is_empty);
+        let finished =
+            matches!(obj.pointer("/status/phase").and_then(Value::as_str), Some("Succeeded") | Some("Failed"));
+        if unbound || finished {
+            return 0;
+        }
+        let grace = requested
+            .or_else(|| obj.pointer("/spec/terminationGracePeriodSeconds").and_then(Value::as_i64))
+            .unwrap_or(30);
+        if grace < 0 {
+            1
+        } else {
+            grace
+        }
+    }
+
     fn metadata_kept_on_status_update(&self) -> &'static [&'static str] {
         &["ownerReferences"]
     }

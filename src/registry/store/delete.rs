@@ -1,8 +1,9 @@
 //! DELETE of one object: preconditions, propagation policies as
 //! finalizers, and the two phases of deletion — an object with finalizers
-//! (or, for a namespace, pending `spec.finalizers`) gets a
-//! deletionTimestamp and stays until they are gone; one without goes at
-//! once.
+//! (or, for a namespace, pending `spec.finalizers`) or a grace period (a
+//! pod on a node) gets a deletionTimestamp (now plus the grace) and
+//! `deletionGracePeriodSeconds`, and stays until they are gone or a
+//! DELETE with no grace left removes it; one without goes at once.
 
 use std::sync::Arc;
 
@@ -68,7 +69,13 @@ impl<S: Storage> Registry<S> {
             want = finalizers.clone();
         }
         let was_terminating = is_terminating(&old);
-        let graceful = !want.is_empty() || rt.strategy.has_pending_finalizers(&old);
+        let grace = rt.strategy.grace_period(&old, opts.grace_period_seconds);
+        // The time it would go, and whether that shortens a grace period
+        // already running (a second DELETE may only bring it forward).
+        let deadline = self.now.plus_millis(grace * 1000);
+        let current_deadline = meta::meta_str(&old, "deletionTimestamp").and_then(crate::clock::parse_rfc3339);
+        let shortens = was_terminating && current_deadline.is_some_and(|d| deadline.0 < d);
+        let graceful = grace > 0 || !want.is_empty() || rt.strategy.has_pending_finalizers(&old);
         if !graceful {
             if opts.dry_run {
                 return Ok(Deleted { body: deleted(rt, current), gone: true });
@@ -77,15 +84,17 @@ impl<S: Storage> Registry<S> {
             return Ok(Deleted { body: deleted(rt, last), gone: true });
         }
         let pending = |body| Ok(Deleted { body, gone: false });
-        if was_terminating && want == finalizers {
+        if was_terminating && want == finalizers && !shortens {
             return pending(Body::Object(current));
         }
         let mut new = old.clone();
         {
             let m = meta::metadata_mut(&mut new);
+            if !was_terminating || shortens {
+                m.insert("deletionTimestamp".into(), json!(deadline.rfc3339()));
+                m.insert("deletionGracePeriodSeconds".into(), json!(grace));
+            }
             if !was_terminating {
-                m.insert("deletionTimestamp".into(), json!(self.now.rfc3339()));
-                m.insert("deletionGracePeriodSeconds".into(), json!(0));
                 if let Some(g) = m.get("generation").and_then(Value::as_i64).filter(|g| *g > 0) {
                     m.insert("generation".into(), json!(g + 1));
                 }
