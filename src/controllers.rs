@@ -13,6 +13,7 @@
 //! one controller (for teaching what a controller does next).
 
 pub mod client;
+pub mod cron_job;
 pub mod daemon_set;
 pub mod deployment;
 pub mod endpoints;
@@ -88,6 +89,7 @@ pub const ALL: &[&str] = &[
     "daemonset",
     "statefulset",
     "job",
+    "cronjob",
     "endpoint",
     "endpointslice",
     "scheduler",
@@ -111,6 +113,7 @@ impl Controllers {
                 "daemonset" => Box::new(daemon_set::DaemonSetController::default()),
                 "statefulset" => Box::new(stateful_set::StatefulSetController::default()),
                 "job" => Box::new(job::JobController::default()),
+                "cronjob" => Box::new(cron_job::CronJobController::default()),
                 "endpoint" => Box::new(endpoints::EndpointsController::default()),
                 "endpointslice" => Box::new(endpoints::EndpointSliceController::default()),
                 "scheduler" => Box::new(scheduler::Scheduler::default()),
@@ -234,7 +237,7 @@ mod tests {
             Controllers::parse("namespace, garbage-collector").unwrap().names(),
             ["namespace", "garbage-collector"]
         );
-        let e = Controllers::parse("cronjob").err().unwrap();
-        assert_eq!(e, "unknown controller \"cronjob\" (known: namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, endpoint, endpointslice, scheduler, kubelet)");
+        let e = Controllers::parse("ttl").err().unwrap();
+        assert_eq!(e, "unknown controller \"ttl\" (known: namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, endpoint, endpointslice, scheduler, kubelet)");
     }
 }

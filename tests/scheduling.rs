@@ -458,3 +458,43 @@ fn deleting_a_running_pod_waits_for_its_kubelet_and_the_grace_period() {
     assert_eq!(r.status, 200);
     assert_eq!(k.get(&format!("{PODS}/quick")).status, 404);
 }
+
+#[test]
+fn a_cron_job_makes_jobs_on_simulated_time_and_keeps_its_history() {
+    let mut k = two_nodes();
+    const CRON: &str = "/apis/batch/v1/namespaces/default/cronjobs";
+    let cj = json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "hello"},
+        "spec": {"schedule": "* * * * *", "successfulJobsHistoryLimit": 2,
+            "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "OnFailure",
+                "containers": [{"name": "hello", "image": "busybox:1.28", "command": ["echo", "Hello from the Kubernetes cluster"]}]}}}}}});
+    assert_eq!(k.call("POST", CRON, Some(cj)).status, 201);
+    let jobs = |k: &mut Cluster| -> Vec<String> {
+        let mut n: Vec<String> = k.get("/apis/batch/v1/namespaces/default/jobs").json_body()["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j["metadata"]["name"].as_str().unwrap().to_string())
+            .collect();
+        n.sort();
+        n
+    };
+    assert!(jobs(&mut k).is_empty(), "nothing before the first minute");
+    let wake = k.c.next_wake().expect("the controller waits for the next minute");
+    assert_eq!(wake.0 % 60_000, 0);
+    for _ in 0..4 {
+        k.s.advance(60_000);
+        assert!(k.c.tick(&mut k.s));
+    }
+    let names = jobs(&mut k);
+    assert_eq!(names.len(), 2, "two successful kept: {names:?}");
+    let minute = wake.0 / 60_000;
+    assert_eq!(names, [format!("hello-{}", minute + 2), format!("hello-{}", minute + 3)]);
+    let cj = k.get(&format!("{CRON}/hello")).json_body();
+    assert!(cj["status"].get("active").is_none(), "{}", cj["status"]);
+    assert!(cj["status"]["lastScheduleTime"].is_string() && cj["status"]["lastSuccessfulTime"].is_string());
+    // The job's pod printed its greeting.
+    let pods = k.get(&format!("{PODS}?labelSelector=job-name%3D{}", names[1])).json_body();
+    let pod = pods["items"][0]["metadata"]["name"].as_str().unwrap().to_string();
+    let r = k.get(&format!("{PODS}/{pod}/log"));
+    assert_eq!(String::from_utf8(r.body).unwrap(), "Hello from the Kubernetes cluster\n");
+}

@@ -86,7 +86,14 @@ pub fn pod_log(pod: &Value, q: &Query, now: SimTime) -> Result<String, Status> {
             "previous terminated container {container:?} in pod {name:?} not found"
         )));
     }
-    let Some(started) = status["state"]["running"]["startedAt"].as_str().and_then(parse_rfc3339) else {
+    // A finished container's log ends when it did.
+    let state = &status["state"];
+    let now = match state["terminated"]["finishedAt"].as_str().and_then(parse_rfc3339) {
+        Some(finished) => SimTime(finished.min(now.0)),
+        None => now,
+    };
+    let started = state["running"]["startedAt"].as_str().or(state["terminated"]["startedAt"].as_str());
+    let Some(started) = started.and_then(parse_rfc3339) else {
         let reason = status["state"]["waiting"]["reason"].as_str().unwrap_or("ContainerCreating");
         return Err(Status::bad_request(format!(
             "container {container:?} in pod {name:?} is waiting to start: {reason}"
