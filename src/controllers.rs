@@ -16,6 +16,7 @@ pub mod client;
 pub mod cron_job;
 pub mod daemon_set;
 pub mod deployment;
+pub mod disruption;
 pub mod endpoints;
 pub mod events;
 pub mod garbage_collector;
@@ -90,6 +91,7 @@ pub const ALL: &[&str] = &[
     "statefulset",
     "job",
     "cronjob",
+    "disruption",
     "endpoint",
     "endpointslice",
     "scheduler",
@@ -114,6 +116,7 @@ impl Controllers {
                 "statefulset" => Box::new(stateful_set::StatefulSetController::default()),
                 "job" => Box::new(job::JobController::default()),
                 "cronjob" => Box::new(cron_job::CronJobController::default()),
+                "disruption" => Box::new(disruption::DisruptionController::default()),
                 "endpoint" => Box::new(endpoints::EndpointsController::default()),
                 "endpointslice" => Box::new(endpoints::EndpointSliceController::default()),
                 "scheduler" => Box::new(scheduler::Scheduler::default()),
@@ -238,6 +241,6 @@ mod tests {
             ["namespace", "garbage-collector"]
         );
         let e = Controllers::parse("ttl").err().unwrap();
-        assert_eq!(e, "unknown controller \"ttl\" (known: namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, endpoint, endpointslice, scheduler, kubelet)");
+        assert_eq!(e, "unknown controller \"ttl\" (known: namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, endpoint, endpointslice, scheduler, kubelet)");
     }
 }

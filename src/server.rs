@@ -466,6 +466,7 @@ impl Server {
             Some("scale") if rt.scale_subresource && t.name.is_some() => Subresource::Scale,
             Some("finalize") if rt.finalize_subresource && t.name.is_some() => Subresource::Finalize,
             Some("binding") if rt.binding_subresource && t.name.is_some() => Subresource::Binding,
+            Some("eviction") if rt.eviction_subresource && t.name.is_some() => Subresource::Eviction,
             Some(_) => return Err(no_such_resource()),
         };
         if !t.routes(req.method.as_str()) {
@@ -484,6 +485,17 @@ impl Server {
         let options_in_body = method == "DELETE" && !req.body.iter().all(u8::is_ascii_whitespace);
         if !matches!(method, "GET" | "HEAD") && !options_in_body {
             params::check_write_query(method, q)?;
+        }
+        if subresource == Subresource::Eviction {
+            let name = t.name.as_deref().unwrap_or("");
+            let eviction = crate::registry::decode::sub_object(body)?;
+            let mut opts = match eviction.get("deleteOptions").filter(|v| !v.is_null()) {
+                Some(v) => params::delete_options_of(v)?,
+                None => Default::default(),
+            };
+            opts.dry_run |= q.all("dryRun").contains(&"All");
+            let answer = self.registry.evict(&rt, &ns, name, &eviction, &opts, warnings)?;
+            return Ok(Served::Response(with_warnings(body_response(201, answer), std::mem::take(warnings))));
         }
         if subresource == Subresource::Binding {
             let name = t.name.as_deref().unwrap_or("");
@@ -701,6 +713,7 @@ mod tests {
             finalize_subresource: false,
             binding_subresource: false,
             log_subresource: false,
+            eviction_subresource: false,
             name_rule: crate::api::meta::NameRule::Dns1123Subdomain,
             return_deleted_object: false,
             allow_create_on_update: false,

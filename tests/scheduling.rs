@@ -498,3 +498,55 @@ fn a_cron_job_makes_jobs_on_simulated_time_and_keeps_its_history() {
     let r = k.get(&format!("{PODS}/{pod}/log"));
     assert_eq!(String::from_utf8(r.body).unwrap(), "Hello from the Kubernetes cluster\n");
 }
+
+#[test]
+fn evictions_honour_the_disruption_budget() {
+    let mut k = two_nodes();
+    let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+        "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}},
+                "spec": {"containers": [{"name": "nginx", "image": "nginx"}]}}}});
+    k.call("POST", "/apis/apps/v1/namespaces/default/deployments", Some(d));
+    const PDBS: &str = "/apis/policy/v1/namespaces/default/poddisruptionbudgets";
+    let pdb = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "web"},
+        "spec": {"minAvailable": 3, "selector": {"matchLabels": {"app": "web"}}}});
+    assert_eq!(k.call("POST", PDBS, Some(pdb)).status, 201);
+    let status = k.get(&format!("{PDBS}/web")).json_body()["status"].clone();
+    assert_eq!(
+        (status["currentHealthy"].clone(), status["desiredHealthy"].clone(), status["disruptionsAllowed"].clone()),
+        (json!(3), json!(3), json!(0))
+    );
+    assert_eq!(status["conditions"][0]["reason"], "InsufficientPods");
+    let pods: Vec<String> = k.get(PODS).json_body()["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["metadata"]["name"].as_str().unwrap().to_string())
+        .collect();
+    let eviction = |name: &str| json!({"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": name}});
+    let r = k.call("POST", &format!("{PODS}/{}/eviction", pods[0]), Some(eviction(&pods[0])));
+    assert_eq!(r.status, 429);
+    let body = r.json_body();
+    assert_eq!(body["message"], "Cannot evict pod as it would violate the pod's disruption budget.");
+    assert_eq!(
+        body["details"]["causes"][0],
+        json!({"reason": "DisruptionBudget",
+        "message": "The disruption budget web needs 3 healthy pods and has 3 currently"})
+    );
+    let r = k.call("POST", &format!("{PODS}/{}/eviction", pods[0]), Some(eviction("other")));
+    assert_eq!(r.status, 400);
+
+    // One may go: the pod is evicted and the ReplicaSet replaces it.
+    k.send("PATCH", &format!("{PDBS}/web"), "application/merge-patch+json", r#"{"spec":{"minAvailable":2}}"#);
+    let r = k.call("POST", &format!("{PODS}/{}/eviction", pods[0]), Some(eviction(&pods[0])));
+    assert_eq!((r.status, r.json_body()["status"].clone()), (201, json!("Success")));
+    assert_eq!(k.get(&format!("{PODS}/{}", pods[0])).status, 404);
+    assert_eq!(k.get(PODS).json_body()["items"].as_array().unwrap().len(), 3);
+    let discovery = k.get("/api/v1").json_body();
+    let entry =
+        discovery["resources"].as_array().unwrap().iter().find(|r| r["name"] == "pods/eviction").cloned().unwrap();
+    assert_eq!(
+        (entry["group"].as_str(), entry["version"].as_str(), entry["kind"].as_str()),
+        (Some("policy"), Some("v1"), Some("Eviction"))
+    );
+}

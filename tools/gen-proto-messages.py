@@ -27,6 +27,7 @@ ROOTS = [
     "k8s.io.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     "k8s.io.api.autoscaling.v1.Scale",
     "k8s.io.api.core.v1.Binding",
+    "k8s.io.api.policy.v1.Eviction",
 ]
 KINDS = {
     "k8s.io.api.core.v1": ["Namespace", "Pod", "Service", "ConfigMap", "Secret", "ServiceAccount", "Node", "Event",
@@ -35,6 +36,7 @@ KINDS = {
     "k8s.io.api.batch.v1": ["Job", "CronJob"],
     "k8s.io.api.coordination.v1": ["Lease"],
     "k8s.io.api.discovery.v1": ["EndpointSlice"],
+    "k8s.io.api.policy.v1": ["PodDisruptionBudget"],
     "k8s.io.api.rbac.v1": ["Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"],
     "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1": ["CustomResourceDefinition"],
 }

@@ -36,6 +36,7 @@ EXTRA_ROOTS = [
     "io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions",
     "io.k8s.apimachinery.pkg.apis.meta.v1.Status",
     "io.k8s.api.autoscaling.v1.Scale",
+    "io.k8s.api.policy.v1.Eviction",
 ]
 KEEP = {
     "description", "type", "format", "required", "properties", "items", "additionalProperties", "enum",

@@ -26,6 +26,7 @@ mod node;
 mod persistent_volume;
 mod persistent_volume_claim;
 mod pod;
+mod pod_disruption_budget;
 mod replica_set;
 mod role;
 mod role_binding;
@@ -64,6 +65,8 @@ pub struct Builtin {
     pub binding_subresource: bool,
     /// Serves `/log` (pods).
     pub log_subresource: bool,
+    /// Serves `/eviction` (pods).
+    pub eviction_subresource: bool,
     pub strategy: &'static dyn Strategy,
 }
 
@@ -83,6 +86,7 @@ impl Builtin {
             finalize_subresource: self.finalize_subresource,
             binding_subresource: self.binding_subresource,
             log_subresource: self.log_subresource,
+            eviction_subresource: self.eviction_subresource,
             name_rule: self.name_rule,
             return_deleted_object: self.return_deleted_object,
             allow_create_on_update: self.allow_create_on_update,
@@ -120,6 +124,7 @@ const fn rt(
         finalize_subresource: false,
         binding_subresource: false,
         log_subresource: false,
+        eviction_subresource: false,
         strategy: &DefaultStrategy,
     }
 }
@@ -148,6 +153,7 @@ pub static BUILTIN: &[Builtin] = &[
         strategy: &pod::Pod,
         binding_subresource: true,
         log_subresource: true,
+        eviction_subresource: true,
         ..rt("", "v1", "pods", "pod", "Pod", true)
     },
     Builtin {
@@ -268,6 +274,13 @@ pub static BUILTIN: &[Builtin] = &[
         strategy: &endpoint_slice::EndpointSlice,
         ..rt("discovery.k8s.io", "v1", "endpointslices", "endpointslice", "EndpointSlice", true)
     },
+    // policy/v1
+    Builtin {
+        short_names: &["pdb"],
+        status_subresource: true,
+        strategy: &pod_disruption_budget::PodDisruptionBudget,
+        ..rt("policy", "v1", "poddisruptionbudgets", "poddisruptionbudget", "PodDisruptionBudget", true)
+    },
     // rbac.authorization.k8s.io/v1
     Builtin {
         name_rule: NameRule::PathSegment,
@@ -339,7 +352,7 @@ mod tests {
     fn table_is_consistent() {
         let c = builtin_catalog();
         assert_eq!(c.iter().count(), BUILTIN.len(), "no entry collides with another");
-        assert_eq!(BUILTIN.len(), 24);
+        assert_eq!(BUILTIN.len(), 25);
         assert!(c.namespaces().is_some());
         for r in c.iter() {
             assert!(r.resource().ends_with('s'), "{}", r.resource());

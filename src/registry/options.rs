@@ -68,6 +68,9 @@ pub enum Subresource {
     Finalize,
     /// `/binding` (pods): a POST of a Binding sets `spec.nodeName`.
     Binding,
+    /// `/eviction` (pods): a POST of an Eviction deletes the pod if its
+    /// disruption budget allows.
+    Eviction,
 }
 
 /// The four kinds of PATCH, by the body's media type.

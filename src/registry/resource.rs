@@ -31,6 +31,8 @@ pub struct ResourceDefinition {
     pub binding_subresource: bool,
     /// Serves `/log` (pods): a GET of a container's output.
     pub log_subresource: bool,
+    /// Serves `/eviction` (pods): a POST of a policy/v1 Eviction.
+    pub eviction_subresource: bool,
     pub name_rule: NameRule,
     /// DELETE answers with the deleted object instead of a Success Status.
     pub return_deleted_object: bool,
@@ -59,6 +61,7 @@ pub struct ResourceType {
     pub finalize_subresource: bool,
     pub binding_subresource: bool,
     pub log_subresource: bool,
+    pub eviction_subresource: bool,
     pub name_rule: NameRule,
     pub return_deleted_object: bool,
     pub allow_create_on_update: bool,
@@ -94,6 +97,7 @@ impl ResourceType {
             finalize_subresource: d.finalize_subresource,
             binding_subresource: d.binding_subresource,
             log_subresource: d.log_subresource,
+            eviction_subresource: d.eviction_subresource,
             name_rule: d.name_rule,
             return_deleted_object: d.return_deleted_object,
             allow_create_on_update: d.allow_create_on_update,

@@ -10,6 +10,7 @@
 
 mod binding;
 mod delete;
+mod eviction;
 mod list;
 mod patch;
 mod scale;
@@ -125,7 +126,7 @@ fn writer<'a>(rt: &ResourceType, opts: &'a WriteOptions, now: &'a str) -> crate:
         subresource: match opts.subresource {
             Subresource::Status => "status",
             Subresource::Finalize => "finalize",
-            Subresource::None | Subresource::Scale | Subresource::Binding => "",
+            Subresource::None | Subresource::Scale | Subresource::Binding | Subresource::Eviction => "",
         },
         has_status_subresource: rt.status_subresource,
         now,
@@ -216,9 +217,11 @@ impl<S: Storage> Registry<S> {
         let (_, obj) = self.current(rt, namespace, name)?;
         match opts.subresource {
             Subresource::Scale => Ok(Body::Value(scale::to_scale(&obj.value()))),
-            Subresource::None | Subresource::Status | Subresource::Finalize | Subresource::Binding => {
-                Ok(Body::Object(obj))
-            }
+            Subresource::None
+            | Subresource::Status
+            | Subresource::Finalize
+            | Subresource::Binding
+            | Subresource::Eviction => Ok(Body::Object(obj)),
         }
     }
 

@@ -91,6 +91,17 @@ pub fn api_resource_list(catalog: &Catalog, group: &str, version: &str) -> Optio
                 "verbs": ["create"],
             }));
         }
+        if r.eviction_subresource {
+            resources.push(json!({
+                "name": format!("{}/eviction", r.resource()),
+                "singularName": "",
+                "namespaced": r.namespaced,
+                "group": "policy",
+                "version": "v1",
+                "kind": "Eviction",
+                "verbs": ["create"],
+            }));
+        }
         if r.log_subresource {
             resources.push(json!({
                 "name": format!("{}/log", r.resource()),
@@ -159,6 +170,10 @@ fn aggregated_group(catalog: &Catalog, group: &str) -> Value {
             if r.binding_subresource {
                 subresources.push(json!({"subresource": "binding",
                     "responseKind": {"group": "", "version": "v1", "kind": "Binding"}, "verbs": ["create"]}));
+            }
+            if r.eviction_subresource {
+                subresources.push(json!({"subresource": "eviction",
+                    "responseKind": {"group": "policy", "version": "v1", "kind": "Eviction"}, "verbs": ["create"]}));
             }
             if r.log_subresource {
                 subresources.push(json!({"subresource": "log", "responseKind": kind, "verbs": ["get"]}));

@@ -172,6 +172,12 @@ pub fn delete_options(q: &Query, body: RequestBody<'_>) -> Result<DeleteOptions,
     let Some(v) = decode::delete_options(body)? else {
         return delete_options_from_query(q);
     };
+    delete_options_of(&v)
+}
+
+/// DeleteOptions from their JSON form (a DELETE's body, an Eviction's
+/// `deleteOptions`).
+pub fn delete_options_of(v: &Value) -> Result<DeleteOptions, Status> {
     let mut o = DeleteOptions::default();
     if let Some(p) = v.get("propagationPolicy").and_then(Value::as_str) {
         o.propagation_policy = Some(PropagationPolicy::parse(p));

@@ -30,7 +30,7 @@ impl Target {
             // Upstream's finalize storage implements only Update, its
             // binding storage only Create, its log storage only Get.
             Some("finalize") => return method == "PUT",
-            Some("binding") => return method == "POST",
+            Some("binding") | Some("eviction") => return method == "POST",
             Some("log") => return matches!(method, "GET" | "HEAD"),
             _ => {}
         }
