@@ -425,3 +425,60 @@ fn kubectl_flows() {
     d.curl_post("/debug/kubesim/compact");
     let _ = Path::new("."); // keep imports honest on every platform
 }
+
+/// Spec 002's "Managing resources" flows against a cluster that lives:
+/// rollouts, history and undo, scaling, a Service's endpoints, logs,
+/// describe, and drain with a disruption budget.
+#[test]
+fn kubectl_on_a_living_cluster() {
+    if !kubectl_or_skip() {
+        return;
+    }
+    let d = &start("living");
+    assert!(d.run(&["create", "deployment", "web", "--image=nginx:1.26", "--replicas=3"]).contains("created"));
+    assert_eq!(
+        d.run(&["rollout", "status", "deployment/web", "--timeout=30s"]),
+        "deployment \"web\" successfully rolled out\n"
+    );
+    let ready = d.run(&["get", "deploy", "web", "-o", "jsonpath={.status.readyReplicas}/{.status.availableReplicas}"]);
+    assert_eq!(ready, "3/3");
+    d.run(&["set", "image", "deployment/web", "nginx=nginx:1.27"]);
+    d.run(&["annotate", "deployment", "web", "kubernetes.io/change-cause=to 1.27"]);
+    d.run(&["rollout", "status", "deployment/web", "--timeout=30s"]);
+    let history = d.run(&["rollout", "history", "deployment/web"]);
+    assert!(history.contains("1         <none>") && history.contains("2         to 1.27"), "{history}");
+    assert!(d.run(&["rollout", "undo", "deployment/web"]).contains("rolled back"));
+    d.run(&["rollout", "status", "deployment/web", "--timeout=30s"]);
+    let image = d.run(&["get", "deploy", "web", "-o", "jsonpath={.spec.template.spec.containers[0].image}"]);
+    assert_eq!(image, "nginx:1.26");
+    assert_eq!(d.run(&["get", "rs", "-o", "name"]).lines().count(), 2, "undo reuses the first ReplicaSet");
+    assert!(d.run(&["scale", "deployment", "web", "--replicas=4"]).contains("scaled"));
+    d.run(&["rollout", "status", "deployment/web", "--timeout=30s"]);
+    assert_eq!(d.run(&["get", "pods", "-l", "app=web", "-o", "name"]).lines().count(), 4);
+
+    d.run(&["expose", "deployment", "web", "--port=80"]);
+    let eps = d.run(&[
+        "get",
+        "endpointslices",
+        "-l",
+        "kubernetes.io/service-name=web",
+        "-o",
+        "jsonpath={.items[0].endpoints[*].addresses[0]}",
+    ]);
+    assert_eq!(eps.split_whitespace().count(), 4, "{eps}");
+    assert!(eps.split_whitespace().all(|ip| ip.starts_with("10.244.")), "{eps}");
+    assert!(d.run(&["describe", "service", "web"]).contains("10.244."));
+
+    let logs = d.run(&["logs", "deploy/web"]);
+    assert!(logs.contains("Configuration complete; ready for start up"), "{logs}");
+    let describe = d.run(&["describe", "deployment", "web"]);
+    assert!(describe.contains("ScalingReplicaSet") && describe.contains("NewReplicaSetAvailable"), "{describe}");
+
+    d.run(&["create", "pdb", "web", "--selector=app=web", "--min-available=3"]);
+    let drained = d.run(&["drain", "worker-1", "--ignore-daemonsets", "--timeout=30s"]);
+    assert!(drained.contains("node/worker-1 drained"), "{drained}");
+    let on_worker1 = d.run(&["get", "pods", "-A", "--field-selector", "spec.nodeName=worker-1", "-o", "name"]);
+    assert_eq!(on_worker1, "", "nothing left on the drained node");
+    assert!(d.run(&["get", "node", "worker-1"]).contains("SchedulingDisabled"));
+    assert_eq!(d.run(&["get", "pods", "-l", "app=web", "-o", "name"]).lines().count(), 4);
+}
