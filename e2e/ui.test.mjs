@@ -192,3 +192,22 @@ test('the wire lens shows one object as JSON, YAML, Table and annotated protobuf
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('the owners view shows a Deployment down to its running pods, live', async () => {
+  const { page, errors } = await openApp(browser, server.url);
+  await page.fill('#owners-namespace', 'kube-system');
+  await page.waitForFunction(() => document.querySelector('#owners')?.textContent.includes('coredns'));
+  const rows = await page.locator('#owners .owner-row .kind').allTextContents();
+  assert.deepEqual(rows, ['Deployment', 'ReplicaSet', 'Pod', 'Pod']);
+  await page.fill('#owners-namespace', 'default');
+  const yaml = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.27\n';
+  assert.equal(await kubectl(page, 'kubectl create -f -', yaml), 'deployment.apps/web created\n');
+  await page.waitForFunction(() => document.querySelectorAll('#owners .owner-row').length === 4);
+  assert.match(await page.textContent('#owners'), /web2\/2 ready, 2 up-to-date, NewReplicaSetAvailable/);
+  assert.match(await page.textContent('#owners'), /Running 1\/1 on worker-/);
+  await page.locator('#owners-panel').screenshot({ path: join(SHOTS, 'owners.png') });
+  // A row opens the object in the inspector.
+  await page.locator('#owners .owner-row a', { hasText: /^web$/ }).click();
+  await page.waitForFunction(() => document.querySelector('#inspector-body')?.textContent.includes('kind: Deployment'));
+  assert.deepEqual(errors, []);
+});

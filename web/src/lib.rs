@@ -8,6 +8,7 @@
 pub mod format;
 pub mod kubectl;
 pub mod lanes;
+pub mod owners;
 pub mod pager;
 pub mod paths;
 pub mod resources;

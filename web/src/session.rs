@@ -34,6 +34,8 @@ pub enum Source {
     /// The cluster's own clients (the namespace controller, the garbage
     /// collector): their User-Agent says which.
     Controller,
+    /// The owners view's reads.
+    Owners,
 }
 
 impl Source {
@@ -48,6 +50,7 @@ impl Source {
             Source::Clock => "clock",
             Source::Setup => "setup",
             Source::Controller => "controller",
+            Source::Owners => "owners view",
         }
     }
 }

@@ -7,7 +7,9 @@ use yew::prelude::*;
 use super::{
     chunked_list::ChunkedList, clock::ClockBar, command_bar::CommandBar, console::Console, inspector::Inspector,
 };
-use super::{persist, request_log::RequestLog, timeline_view::TimelineView, watch_lanes::WatchLanes};
+use super::{
+    owners::OwnersView, persist, request_log::RequestLog, timeline_view::TimelineView, watch_lanes::WatchLanes,
+};
 use crate::session::Session;
 
 pub use crate::state::{Action, AppState, ObjectRef};
@@ -98,6 +100,7 @@ pub fn app() -> Html {
                 <section class="panel" id="command-panel"><h2>{ "kubectl" }</h2><CommandBar /></section>
                 <section class="panel" id="lanes-panel"><h2>{ "Watch lanes" }</h2><WatchLanes /></section>
                 <section class="panel" id="inspector-panel"><h2>{ "Object inspector" }</h2><Inspector /></section>
+                <section class="panel" id="owners-panel"><h2>{ "Owners" }</h2><OwnersView /></section>
                 <section class="panel" id="console-panel"><h2>{ "Request console" }</h2><Console /></section>
                 <section class="panel" id="log-panel"><h2>{ "Request log" }</h2><RequestLog /></section>
                 <section class="panel" id="timeline-panel"><h2>{ "Revision timeline" }</h2><TimelineView /></section>

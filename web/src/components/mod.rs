@@ -13,6 +13,7 @@ mod command_bar;
 mod console;
 mod embed;
 mod inspector;
+mod owners;
 mod persist;
 mod request_log;
 mod response_view;

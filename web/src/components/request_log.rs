@@ -17,7 +17,7 @@ pub fn request_log() -> Html {
     // unless asked for.
     let ids: Vec<usize> = (0..s.log.len())
         .filter(|i| match s.log[*i].source {
-            Source::Timeline => *show_polls,
+            Source::Timeline | Source::Owners => *show_polls,
             Source::Controller => *show_controllers,
             _ => true,
         })
@@ -65,7 +65,7 @@ pub fn request_log() -> Html {
     drop(s);
     html! {
         <div class="request-log">
-            <label class="flag"><input type="checkbox" checked={*show_polls} onchange={toggle} />{ "show the timeline's history reads" }</label>
+            <label class="flag"><input type="checkbox" checked={*show_polls} onchange={toggle} />{ "show the timeline's and owners view's reads" }</label>
             <label class="flag"><input type="checkbox" id="show-controllers" checked={*show_controllers} onchange={toggle_controllers} />{ "show the controllers' requests" }</label>
             <span class="muted">{ format!(" {count} requests") }</span>
             <VirtualList id="log-list" count={count} row_height={22.0} height={260.0} render={render} follow=true />

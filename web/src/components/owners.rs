@@ -1,0 +1,55 @@
+//! The owners view: a namespace's workloads and pods as the tree their
+//! ownerReferences make (Deployment → ReplicaSets → Pods …), each with its
+//! state, read again whenever the cluster's revision moves. Click a row to
+//! inspect the object.
+
+use yew::prelude::*;
+
+use super::app::{Action, Ctx};
+use super::input_value;
+use crate::owners::{forest, Row};
+
+#[function_component(OwnersView)]
+pub fn owners_view() -> Html {
+    let ctx = use_context::<Ctx>().expect("context");
+    let namespace = use_state(|| "default".to_string());
+    let rows = use_state(Vec::<Row>::new);
+    let revision = ctx.0.session.borrow().server.revision().0;
+    {
+        let (ctx, rows) = (ctx.clone(), rows.clone());
+        use_effect_with(((*namespace).clone(), revision, ctx.0.epoch), move |(ns, _, _)| {
+            let read = ctx.run(|s| forest(s, ns));
+            rows.set(read);
+        });
+    }
+    let oninput = {
+        let namespace = namespace.clone();
+        Callback::from(move |e: InputEvent| namespace.set(input_value(&e)))
+    };
+    let list: Vec<Html> = rows
+        .iter()
+        .map(|r| {
+            let (ctx, object) = (ctx.clone(), r.object.clone());
+            let onclick = Callback::from(move |_| ctx.dispatch(Action::Inspect(object.clone())));
+            let class = if r.terminating { "owner-row terminating" } else { "owner-row" };
+            let indent = format!("padding-left: {}em", r.depth as f64 * 1.5);
+            html! {
+                <div {class} style={indent}>
+                    <span class="kind">{ r.kind }</span>
+                    <a class="mono" {onclick}>{ r.name.clone() }</a>
+                    <span class="muted">{ if r.terminating { format!("{} (terminating)", r.state) } else { r.state.clone() } }</span>
+                </div>
+            }
+        })
+        .collect();
+    html! {
+        <div id="owners">
+            <label>{ "namespace " }<input class="mono" id="owners-namespace" value={(*namespace).clone()} {oninput} /></label>
+            if list.is_empty() {
+                <div class="muted">{ "No workloads or pods in this namespace." }</div>
+            } else {
+                <div class="owner-rows">{ for list }</div>
+            }
+        </div>
+    }
+}
