@@ -23,6 +23,9 @@ pub struct Recorder {
     /// What was written: the key of an event → (its name and namespace,
     /// its count).
     seen: BTreeMap<String, (String, String, i64)>,
+    /// The last nanosecond time used in a name (names stay unique when
+    /// many events share a simulated millisecond).
+    last_nanos: i64,
 }
 
 /// An event's type.
@@ -45,7 +48,7 @@ impl Recorder {
     /// A recorder for `component` (`deployment-controller`,
     /// `default-scheduler`, `kubelet`) on `host` (a node's name, or empty).
     pub fn new(component: &'static str, host: &str) -> Recorder {
-        Recorder { component, host: host.to_string(), seen: BTreeMap::new() }
+        Recorder { component, host: host.to_string(), seen: BTreeMap::new(), last_nanos: 0 }
     }
 
     /// Records an event about `obj` (of `api_version`/`kind`; `field_path`
@@ -99,11 +102,14 @@ impl Recorder {
         if !self.host.is_empty() {
             source["host"] = json!(self.host);
         }
-        let nanos = client.now_millis() * 1_000_000;
         // Names are the time in nanoseconds; simulated time has
-        // milliseconds, so a name taken in the same one moves on by one.
-        for bump in 0..1_000 {
-            let name = format!("{}.{:x}", meta_str(obj, "name"), nanos + bump);
+        // milliseconds, so this recorder's names move on by one within one
+        // (and past a name another recorder took).
+        let mut nanos = (client.now_millis() * 1_000_000).max(self.last_nanos + 1);
+        for _ in 0..1_000 {
+            self.last_nanos = nanos;
+            let name = format!("{}.{:x}", meta_str(obj, "name"), nanos);
+            nanos += 1;
             let event = json!({
                 "kind": "Event", "apiVersion": "v1",
                 "metadata": {"name": name, "namespace": namespace},
