@@ -78,6 +78,8 @@ pub struct Controllers {
     pub writes: BTreeMap<&'static str, usize>,
     /// The requests sent, when recording (`take_log`).
     log: Option<Vec<Exchange>>,
+    /// Watch objects parsed once for all informers, within one settle.
+    cache: informer::ParseCache,
 }
 
 /// The controllers kube-controller-manager runs that kubesim has, by name,
@@ -126,12 +128,19 @@ impl Controllers {
             let identity = c.identity();
             running.push((c, identity));
         }
-        Ok(Controllers { running, paused: false, next: 0, writes: BTreeMap::new(), log: None })
+        Ok(Controllers { running, ..Controllers::none() })
     }
 
     /// None: a bare API server (as envtest users want).
     pub fn none() -> Controllers {
-        Controllers { running: Vec::new(), paused: false, next: 0, writes: BTreeMap::new(), log: None }
+        Controllers {
+            running: Vec::new(),
+            paused: false,
+            next: 0,
+            writes: BTreeMap::new(),
+            log: None,
+            cache: Default::default(),
+        }
     }
 
     /// From a `--controllers` value: `all`, `none`, or names separated by
@@ -197,9 +206,10 @@ impl Controllers {
                 wrote |= self.run_one(server, i).writes > 0;
             }
             if !wrote {
-                return;
+                break;
             }
         }
+        self.cache.clear();
     }
 
     /// One reconcile of the next controller in turn, paused or not; its
@@ -211,16 +221,18 @@ impl Controllers {
         let i = self.next % self.running.len();
         self.next = i + 1;
         let p = self.run_one(server, i);
+        self.cache.clear();
         Some((self.running[i].0.name(), p))
     }
 
     fn run_one(&mut self, server: &mut Server, i: usize) -> Progress {
         let (controller, identity) = &mut self.running[i];
         let name = controller.name();
-        let mut client = match self.log.as_mut() {
+        let client = match self.log.as_mut() {
             Some(log) => Client::recording(server, identity, name, log),
             None => Client::new(server, identity),
         };
+        let mut client = client.with_cache(&mut self.cache);
         let p = controller.reconcile(&mut client);
         *self.writes.entry(controller.name()).or_default() += p.writes;
         p

@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use super::informer::ParseCache;
 use crate::api::WatchEvent;
 use crate::server::{Request, Response, Served, Server, WatchStream};
 
@@ -96,11 +97,27 @@ pub struct Client<'s> {
     pub writes: usize,
     /// Where requests are recorded, when they are.
     log: Option<(&'static str, &'s mut Vec<Exchange>)>,
+    /// Watch events' objects parsed once for every informer.
+    cache: Option<&'s mut ParseCache>,
 }
 
 impl<'s> Client<'s> {
     pub fn new(server: &'s mut Server, identity: &'s Identity) -> Client<'s> {
-        Client { server, identity, writes: 0, log: None }
+        Client { server, identity, writes: 0, log: None, cache: None }
+    }
+
+    /// Shares parsed watch objects through `cache`.
+    pub fn with_cache(mut self, cache: &'s mut ParseCache) -> Client<'s> {
+        self.cache = Some(cache);
+        self
+    }
+
+    /// A watch event's object, parsed (once per settle, when shared).
+    pub fn parsed(&mut self, e: &WatchEvent) -> Option<std::sync::Arc<Value>> {
+        match self.cache.as_mut() {
+            Some(c) => c.object(e),
+            None => ParseCache::default().object(e),
+        }
     }
 
     /// A client that records every request in `log`.
@@ -110,7 +127,7 @@ impl<'s> Client<'s> {
         controller: &'static str,
         log: &'s mut Vec<Exchange>,
     ) -> Client<'s> {
-        Client { server, identity, writes: 0, log: Some((controller, log)) }
+        Client { server, identity, writes: 0, log: Some((controller, log)), cache: None }
     }
 
     /// Sends a request; a body is sent with its content type.

@@ -105,11 +105,10 @@ impl Recorder {
         // Names are the time in nanoseconds; simulated time has
         // milliseconds, so this recorder's names move on by one within one
         // (and past a name another recorder took).
-        let mut nanos = (client.now_millis() * 1_000_000).max(self.last_nanos + 1);
-        for _ in 0..1_000 {
+        let first = (client.now_millis() * 1_000_000).max(self.last_nanos + 1);
+        for nanos in first..first + 1_000 {
             self.last_nanos = nanos;
             let name = format!("{}.{:x}", meta_str(obj, "name"), nanos);
-            nanos += 1;
             let event = json!({
                 "kind": "Event", "apiVersion": "v1",
                 "metadata": {"name": name, "namespace": namespace},

@@ -3,21 +3,55 @@
 //! cache of every object; a watch that ends is resumed from the last
 //! resourceVersion seen, and a 410 (history gone) starts over with a list.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use serde_json::Value;
 
 use super::client::Client;
-use crate::api::WatchEventType;
+use crate::api::watch::WatchObject;
+use crate::api::{StoredObject, WatchEvent, WatchEventType};
 use crate::server::WatchStream;
+
+/// Watch events' objects parsed once for every informer that receives
+/// them (each informer has its own watch, but the server shares one stored
+/// object among them): keyed by the stored object, which it keeps alive
+/// until `clear` (the end of a settle).
+#[derive(Default)]
+pub struct ParseCache {
+    parsed: HashMap<usize, (Arc<StoredObject>, Arc<Value>)>,
+}
+
+impl ParseCache {
+    pub fn clear(&mut self) {
+        self.parsed.clear();
+    }
+
+    /// The event's object, parsed.
+    pub fn object(&mut self, e: &WatchEvent) -> Option<Arc<Value>> {
+        match &e.object {
+            WatchObject::Stored(stored) => {
+                let key = Arc::as_ptr(stored) as usize;
+                if let Some((_, v)) = self.parsed.get(&key) {
+                    return Some(v.clone());
+                }
+                let v = Arc::new(serde_json::from_slice::<Value>(&stored.json).ok()?);
+                self.parsed.insert(key, (stored.clone(), v.clone()));
+                Some(v)
+            }
+            WatchObject::Inline(bytes) => serde_json::from_slice::<Value>(bytes).ok().map(Arc::new),
+        }
+    }
+}
 
 /// The cache of one collection, kept current by `sync`.
 pub struct Informer {
     /// The collection's path (`/api/v1/namespaces`, `/apis/apps/v1/deployments`),
     /// with a query when it selects (`?labelSelector=…`).
     pub path: String,
-    /// Every object by `namespace/name` (cluster-scoped: `name`).
-    objects: BTreeMap<String, Value>,
+    /// Every object by `namespace/name` (cluster-scoped: `name`), shared
+    /// with the other informers that saw the same version.
+    objects: BTreeMap<String, Arc<Value>>,
     resource_version: String,
     stream: Option<WatchStream>,
     listed: bool,
@@ -55,18 +89,19 @@ impl Informer {
         Informer { track: true, ..Informer::new(path) }
     }
 
-    fn record(&mut self, before: Option<Value>, after: Option<Value>) {
+    fn record(&mut self, before: Option<Arc<Value>>, after: Option<Arc<Value>>) {
         if self.track {
-            self.changes.push((before, after));
+            let own = |v: Option<Arc<Value>>| v.map(|v| Arc::try_unwrap(v).unwrap_or_else(|a| (*a).clone()));
+            self.changes.push((own(before), own(after)));
         }
     }
 
     pub fn objects(&self) -> impl Iterator<Item = &Value> {
-        self.objects.values()
+        self.objects.values().map(|v| &**v)
     }
 
     pub fn get(&self, key: &str) -> Option<&Value> {
-        self.objects.get(key)
+        self.objects.get(key).map(|v| &**v)
     }
 
     /// What changed since the last call, in the order it was seen:
@@ -106,7 +141,7 @@ impl Informer {
             let done = stream.is_done();
             let mut expired = false;
             for e in events {
-                let Ok(obj) = serde_json::from_slice::<Value>(e.object_json()) else { continue };
+                let Some(obj) = client.parsed(&e) else { continue };
                 let rv = obj["metadata"]["resourceVersion"].as_str().unwrap_or("").to_string();
                 match e.event_type {
                     WatchEventType::Added | WatchEventType::Modified => {
@@ -152,11 +187,12 @@ impl Informer {
         for item in list["items"].as_array().into_iter().flatten() {
             let key = key_of(item);
             let old = before.remove(&key);
-            if old.as_ref() != Some(item) {
+            let item = Arc::new(item.clone());
+            if old.as_ref() != Some(&item) {
                 changed = true;
                 self.record(old, Some(item.clone()));
             }
-            self.objects.insert(key, item.clone());
+            self.objects.insert(key, item);
         }
         changed |= !before.is_empty();
         for (_, old) in before {
