@@ -550,3 +550,49 @@ fn evictions_honour_the_disruption_budget() {
         (Some("policy"), Some("v1"), Some("Eviction"))
     );
 }
+
+#[test]
+fn containers_end_on_simulated_time_and_crashing_ones_restart_after_a_back_off() {
+    let mut k = two_nodes();
+    const JOBS: &str = "/apis/batch/v1/namespaces/default/jobs";
+    k.call("POST", JOBS, Some(job("nap", 1, 1, json!(["sleep", "5"]))));
+    let j = k.get(&format!("{JOBS}/nap")).json_body();
+    assert_eq!(j["status"]["active"], 1);
+    k.s.advance(4_000);
+    assert!(!k.c.tick(&mut k.s));
+    k.s.advance(1_000);
+    assert!(k.c.tick(&mut k.s));
+    let j = k.get(&format!("{JOBS}/nap")).json_body();
+    assert_eq!(condition_types(&j), ["SuccessCriteriaMet", "Complete"]);
+
+    // busybox's shell ends at once: restarted after 10 s, then 20 s, …
+    k.call(
+        "POST",
+        PODS,
+        Some(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bb"},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]}})),
+    );
+    let restarts = |k: &mut Cluster| {
+        k.get(&format!("{PODS}/bb")).json_body()["status"]["containerStatuses"][0]["restartCount"].as_i64().unwrap()
+    };
+    assert_eq!(restarts(&mut k), 1);
+    k.s.advance(10_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(restarts(&mut k), 2);
+    k.s.advance(10_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(restarts(&mut k), 2, "the second back-off is 20 s");
+    k.s.advance(10_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(restarts(&mut k), 3);
+    let p = k.get(&format!("{PODS}/bb")).json_body();
+    let cs = &p["status"]["containerStatuses"][0];
+    assert_eq!(
+        cs["state"]["waiting"]["message"].as_str().unwrap().split(' ').take(2).collect::<Vec<_>>(),
+        ["back-off", "40s"]
+    );
+    // The BackOff event is one event counted up, as the recorder aggregates.
+    let r = k.get("/api/v1/namespaces/default/events?fieldSelector=reason%3DBackOff,involvedObject.name%3Dbb");
+    let evs = r.json_body()["items"].as_array().unwrap().clone();
+    assert_eq!((evs.len(), evs[0]["count"].as_i64()), (1, Some(3)));
+}

@@ -13,10 +13,11 @@
 //! restart and a `BackOff` event. Events: `Pulled` ("Container image … already present on
 //! machine": simulated nodes have every image), `Created`, `Started`.
 //!
-//! Both steps happen at the same simulated instant (nothing runs on a
-//! timer yet, so a back-off never ends and `sleep N` never returns); pods
-//! are deleted at once, so there is no graceful termination to simulate
-//! (docs/fidelity.md).
+//! Both steps happen at the same simulated instant. As simulated time
+//! passes (`next_wake`), containers that run a while (`sleep N`) end, and
+//! containers waiting in CrashLoopBackOff restart when their back-off (10 s,
+//! doubling to 5 min) is over; a deleted pod is stopped within its grace
+//! period (docs/fidelity.md).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -178,6 +179,19 @@ impl Controller for Kubelets {
                 self.wake = Some(self.wake.map_or(deadline, |w| SimTime(w.0.min(deadline.0))));
             }
         }
+        // Running pods whose containers end or restart as time passes.
+        let running: Vec<Value> = self
+            .pods
+            .objects()
+            .filter(|p| p["metadata"]["deletionTimestamp"].is_null() && p["status"]["phase"] == "Running")
+            .filter(|p| p["spec"]["nodeName"].as_str().is_some_and(|n| nodes.iter().any(|x| meta_str(x, "name") == n)))
+            .cloned()
+            .collect();
+        for pod in running {
+            if let Some(when) = self.advance(client, &pod) {
+                self.wake = Some(self.wake.map_or(when, |w| SimTime(w.0.min(when.0))));
+            }
+        }
         Progress { writes: client.writes - before }
     }
 
@@ -266,6 +280,134 @@ impl Kubelets {
         client.write("DELETE", &path_of("v1", "pods", pod), "application/json", &body);
         self.stopping.remove(&uid);
         None
+    }
+
+    /// Ends the containers whose programs have run their time and
+    /// restarts the ones whose back-off is over (10 s, doubling to 5 min);
+    /// the next time one is due, if any.
+    fn advance(&mut self, client: &mut Client<'_>, pod: &Value) -> Option<SimTime> {
+        let now = client.now_millis();
+        let at = client.now_rfc3339();
+        let policy = pod["spec"]["restartPolicy"].as_str().unwrap_or("Always").to_string();
+        let uid = meta_str(pod, "uid").to_string();
+        let pod_ref = format!("{}_{}({uid})", meta_str(pod, "name"), meta_str(pod, "namespace"));
+        let containers: Vec<Value> = pod["spec"]["containers"].as_array().cloned().unwrap_or_default();
+        let mut statuses: Vec<Value> = pod["status"]["containerStatuses"].as_array().cloned().unwrap_or_default();
+        let (mut changed, mut next): (bool, Option<i64>) = (false, None);
+        let mut events: Vec<(String, EventType, &'static str, String)> = Vec::new();
+        let soonest = |t: i64, next: &mut Option<i64>| *next = Some(next.map_or(t, |n| n.min(t)));
+        for st in statuses.iter_mut() {
+            let name = st["name"].as_str().unwrap_or("").to_string();
+            let Some(c) = containers.iter().find(|c| c["name"] == name.as_str()) else { continue };
+            let life = crate::server::logs::lifetime(c);
+            let started = st["state"]["running"]["startedAt"].as_str().and_then(parse_rfc3339);
+            let backing_off = st["state"]["waiting"]["reason"] == "CrashLoopBackOff";
+            let restarts = st["restartCount"].as_i64().unwrap_or(0);
+            let ends = |st: &mut Value, code: i64, from: &Value, events: &mut Vec<_>| {
+                let terminated = json!({"terminated": {"exitCode": code,
+                    "reason": if code == 0 { "Completed" } else { "Error" }, "startedAt": from, "finishedAt": at,
+                    "containerID": st["containerID"]}});
+                st["ready"] = json!(false);
+                st["started"] = json!(false);
+                if policy == "Never" || (policy == "OnFailure" && code == 0) {
+                    st["state"] = terminated;
+                } else {
+                    let backoff = (10_000i64 << (restarts.clamp(0, 5) as u32)).min(300_000);
+                    st["lastState"] = terminated;
+                    st["restartCount"] = json!(restarts + 1);
+                    st["state"] = json!({"waiting": {"reason": "CrashLoopBackOff",
+                        "message": format!("back-off {}s restarting failed container={name} pod={pod_ref}", backoff / 1000)}});
+                    let message = format!("Back-off restarting failed container {name} in pod {pod_ref}");
+                    events.push((name.clone(), EventType::Warning, "BackOff", message));
+                }
+            };
+            match (started, life) {
+                (Some(s), Some((ms, code))) if ms > 0 => {
+                    if now >= s + ms {
+                        let from = st["state"]["running"]["startedAt"].clone();
+                        ends(st, code, &from, &mut events);
+                        changed = true;
+                    } else {
+                        soonest(s + ms, &mut next);
+                    }
+                }
+                _ if backing_off => {
+                    let finished =
+                        st["lastState"]["terminated"]["finishedAt"].as_str().and_then(parse_rfc3339).unwrap_or(now);
+                    let backoff = (10_000i64 << ((restarts - 1).clamp(0, 5) as u32)).min(300_000);
+                    if now < finished + backoff {
+                        soonest(finished + backoff, &mut next);
+                        continue;
+                    }
+                    changed = true;
+                    for (reason, message) in [
+                        (
+                            "Pulled",
+                            format!(
+                                "Container image {:?} already present on machine",
+                                c["image"].as_str().unwrap_or("")
+                            ),
+                        ),
+                        ("Created", format!("Created container: {name}")),
+                        ("Started", format!("Started container {name}")),
+                    ] {
+                        events.push((name.clone(), EventType::Normal, reason, message));
+                    }
+                    match life {
+                        // Ends again at once.
+                        Some((0, code)) => ends(st, code, &json!(at), &mut events),
+                        _ => {
+                            st["state"] = json!({"running": {"startedAt": at}});
+                            st["ready"] = json!(true);
+                            st["started"] = json!(true);
+                            if let Some((ms, _)) = life {
+                                soonest(now + ms, &mut next);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if changed {
+            let all_done = statuses.iter().all(|s| !s["state"]["terminated"].is_null());
+            let all_ok = statuses.iter().all(|s| s["state"]["terminated"]["exitCode"].as_i64().unwrap_or(0) == 0);
+            let phase = match (all_done, all_ok) {
+                (false, _) => "Running",
+                (true, true) => "Succeeded",
+                (true, false) => "Failed",
+            };
+            let ready = phase == "Running" && statuses.iter().all(|s| s["ready"] == true);
+            let mut conditions = vec![
+                condition("PodReadyToStartContainers", phase == "Running", &at),
+                condition("Initialized", true, &at),
+                condition("Ready", ready, &at),
+                condition("ContainersReady", ready, &at),
+                condition("PodScheduled", true, &at),
+            ];
+            // Unchanged conditions keep their transition times.
+            for c in conditions.iter_mut() {
+                let old =
+                    pod["status"]["conditions"].as_array().and_then(|cs| cs.iter().find(|o| o["type"] == c["type"]));
+                if let Some(o) = old.filter(|o| o["status"] == c["status"]) {
+                    *c = o.clone();
+                } else if c["status"] == "False" && c["type"] != "PodReadyToStartContainers" {
+                    c["reason"] = json!(if phase == "Running" { "ContainersNotReady" } else { "PodCompleted" });
+                }
+            }
+            let body = json!({"metadata": {"uid": uid}, "status": {"phase": phase, "conditions": conditions,
+                "containerStatuses": statuses}});
+            let path = format!("{}/status", path_of("v1", "pods", pod));
+            if client.write("PATCH", &path, "application/strategic-merge-patch+json", &body).status == 200 {
+                let node = pod["spec"]["nodeName"].as_str().unwrap_or("").to_string();
+                let recorder = self.recorder(&node);
+                for (name, t, reason, message) in events {
+                    let field = format!("spec.containers{{{name}}}");
+                    recorder.event(client, pod, ("v1", "Pod"), &field, t, reason, &message);
+                }
+            }
+        }
+        next.map(SimTime)
     }
 
     fn recorder(&mut self, node: &str) -> &mut Recorder {

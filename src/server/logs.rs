@@ -358,18 +358,25 @@ fn image_name(c: &Value) -> &str {
     repo.split([':', '@']).next().unwrap_or(repo)
 }
 
-/// How a container's program ends, at once: Some(exit code), or None
-/// while it runs (servers, loops, sleeps: simulated time does not end
-/// them yet).
-pub fn exit_code(c: &Value) -> Option<i64> {
+/// How long a container's program runs and how it ends: Some((milliseconds,
+/// exit code)), or None while it runs for good (servers, loops). A script
+/// with no loop runs for the sum of its `sleep`s and ends with its first
+/// `exit N` (else 0); `sleep N` as the command runs N seconds.
+pub fn lifetime(c: &Value) -> Option<(i64, i64)> {
     if let Some(script) = shell_script(c) {
-        let forever = ["while true", "while :", "sleep", "tail -f", "tail -F", "nc -l", "httpd"];
+        let forever = ["while true", "while :", "sleep infinity", "tail -f", "tail -F", "nc -l", "httpd"];
         if forever.iter().any(|f| script.contains(f)) {
             return None;
         }
-        let first_exit = script
-            .split(['\n', ';', '&', '|'])
-            .map(str::trim)
+        let statements: Vec<&str> = script.split(['\n', ';', '&', '|']).map(str::trim).collect();
+        let mut ms = 0i64;
+        for st in &statements {
+            if let Some(n) = st.strip_prefix("sleep ") {
+                ms += (n.trim().parse::<f64>().ok()? * 1000.0) as i64;
+            }
+        }
+        let first_exit = statements
+            .iter()
             .filter_map(|st| st.strip_prefix("exit"))
             .filter_map(|rest| {
                 let rest = rest.trim();
@@ -380,21 +387,34 @@ pub fn exit_code(c: &Value) -> Option<i64> {
                 }
             })
             .next();
-        return Some(first_exit.unwrap_or(0));
+        return Some((ms, first_exit.unwrap_or(0)));
     }
-    let command: Vec<&str> = c["command"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-    match command.first() {
+    let words: Vec<&str> = c["command"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .chain(c["args"].as_array().into_iter().flatten())
+        .filter_map(Value::as_str)
+        .collect();
+    let command = c["command"].as_array().and_then(|a| a.first()).and_then(Value::as_str);
+    match command {
         Some(first) => {
             let program = first.rsplit('/').next().unwrap_or(first);
             match program {
-                "false" => Some(1),
-                p if ONE_SHOT.contains(&p) => Some(0),
+                "false" => Some((0, 1)),
+                "sleep" => words.get(1).and_then(|n| n.parse::<f64>().ok()).map(|n| ((n * 1000.0) as i64, 0)),
+                p if ONE_SHOT.contains(&p) => Some((0, 0)),
                 _ => None,
             }
         }
-        None if c["args"].is_null() && SHELL_IMAGES.contains(&image_name(c)) => Some(0),
+        None if c["args"].is_null() && SHELL_IMAGES.contains(&image_name(c)) => Some((0, 0)),
         None => None,
     }
+}
+
+/// The exit code of a container whose program ends at once.
+pub fn exit_code(c: &Value) -> Option<i64> {
+    lifetime(c).filter(|(ms, _)| *ms == 0).map(|(_, code)| code)
 }
 
 /// Whether a container's program stops when sent SIGTERM. A shell or
