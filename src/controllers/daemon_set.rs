@@ -30,6 +30,7 @@ use super::informer::Informer;
 use super::object::{
     collection, controller_of, is_active, is_available, is_ready, meta_str, pod_from_template, template_hash,
 };
+use super::scheduler::tolerated;
 use super::{Controller, Progress};
 
 const HASH_LABEL: &str = "controller-revision-hash";
@@ -67,17 +68,6 @@ fn daemon_tolerations() -> Vec<Value> {
         t.push(json!({"key": key, "operator": "Exists", "effect": "NoSchedule"}));
     }
     t
-}
-
-fn tolerated(tolerations: &[Value], taint: &Value) -> bool {
-    tolerations.iter().any(|t| {
-        let key_ok =
-            (t["key"].as_str().unwrap_or("").is_empty() && t["operator"] == "Exists") || t["key"] == taint["key"];
-        let effect_ok = t["effect"].as_str().unwrap_or("").is_empty() || t["effect"] == taint["effect"];
-        let value_ok =
-            t["operator"] == "Exists" || t["value"].as_str().unwrap_or("") == taint["value"].as_str().unwrap_or("");
-        key_ok && effect_ok && value_ok
-    })
 }
 
 /// The template's spec with the daemon tolerations added.

@@ -98,9 +98,15 @@ fn node_ready(node: &Value) -> bool {
 }
 
 fn tolerates(pod: &Value, taint: &Value) -> bool {
-    pod["spec"]["tolerations"].as_array().into_iter().flatten().any(|t| {
+    tolerated(pod["spec"]["tolerations"].as_array().map_or(&[], Vec::as_slice), taint)
+}
+
+/// Whether any of `tolerations` tolerates `taint` (key, or an empty key
+/// with Exists; effect, or none; value, or Exists).
+pub(crate) fn tolerated(tolerations: &[Value], taint: &Value) -> bool {
+    tolerations.iter().any(|t| {
         let key_ok =
-            t["key"].as_str().unwrap_or("").is_empty() && t["operator"] == "Exists" || t["key"] == taint["key"];
+            (t["key"].as_str().unwrap_or("").is_empty() && t["operator"] == "Exists") || t["key"] == taint["key"];
         let effect_ok = t["effect"].as_str().unwrap_or("").is_empty() || t["effect"] == taint["effect"];
         let value_ok =
             t["operator"] == "Exists" || t["value"].as_str().unwrap_or("") == taint["value"].as_str().unwrap_or("");

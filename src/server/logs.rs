@@ -216,15 +216,20 @@ pub fn busybox_date(t: SimTime) -> String {
     )
 }
 
-/// The script a container runs under a shell, if it does.
-fn shell_script(c: &Value) -> Option<String> {
-    let words: Vec<&str> = c["command"]
+/// A container's command then args, as words.
+fn command_words(c: &Value) -> Vec<&str> {
+    c["command"]
         .as_array()
         .into_iter()
         .flatten()
         .chain(c["args"].as_array().into_iter().flatten())
         .filter_map(Value::as_str)
-        .collect();
+        .collect()
+}
+
+/// The script a container runs under a shell, if it does.
+fn shell_script(c: &Value) -> Option<String> {
+    let words = command_words(c);
     let at = words.iter().position(|w| *w == "-c")?;
     let shell = words.get(at.checked_sub(1)?)?;
     if !shell.ends_with("sh") {
@@ -331,14 +336,7 @@ impl Script {
 fn tailed_file(c: &Value) -> Option<String> {
     let words: Vec<String> = match shell_script(c) {
         Some(script) => script.split_whitespace().map(str::to_string).collect(),
-        None => c["command"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .chain(c["args"].as_array().into_iter().flatten())
-            .filter_map(Value::as_str)
-            .map(str::to_string)
-            .collect(),
+        None => command_words(c).into_iter().map(str::to_string).collect(),
     };
     let tail = words.iter().position(|w| w == "tail" || w.ends_with("/tail"))?;
     let follows = words[tail..].iter().any(|w| w == "-f" || w == "-F");
@@ -389,13 +387,7 @@ pub fn lifetime(c: &Value) -> Option<(i64, i64)> {
             .next();
         return Some((ms, first_exit.unwrap_or(0)));
     }
-    let words: Vec<&str> = c["command"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .chain(c["args"].as_array().into_iter().flatten())
-        .filter_map(Value::as_str)
-        .collect();
+    let words = command_words(c);
     let command = c["command"].as_array().and_then(|a| a.first()).and_then(Value::as_str);
     match command {
         Some(first) => {
@@ -458,13 +450,7 @@ pub fn container_output(pod: &Value, container: &str, started: SimTime, now: Sim
         return parse_script(&script).output(None, started, now);
     }
     // `echo words…` as a command prints its words.
-    let words: Vec<&str> = c["command"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .chain(c["args"].as_array().into_iter().flatten())
-        .filter_map(Value::as_str)
-        .collect();
+    let words = command_words(c);
     if words.first().is_some_and(|w| w.rsplit('/').next() == Some("echo")) {
         return vec![LogLine { at: started, text: words[1..].join(" ") }];
     }
