@@ -337,3 +337,34 @@ fn a_status_update_carries_annotations_but_not_a_deployments_labels() {
     assert_eq!(d["metadata"]["labels"], json!({"tier": "web"}));
     assert_eq!((d["spec"]["replicas"].clone(), d["status"]["replicas"].clone()), (json!(1), json!(1)));
 }
+
+#[test]
+fn a_rollout_without_progress_times_out_after_its_deadline_and_progress_is_measured_from_the_last_update() {
+    let mut k = cluster();
+    let mut d = deployment(2, "nginx:1.27", json!(null));
+    d["spec"]["progressDeadlineSeconds"] = json!(60);
+    assert_eq!(k.call("POST", DEPLOY, Some(d)).status, 201);
+    let hash = replica_sets(&mut k)[0]["metadata"]["labels"]["pod-template-hash"].as_str().unwrap().to_string();
+    let progressing = |k: &mut Cluster| {
+        let d = k.get(&format!("{DEPLOY}/web")).json_body();
+        conditions(&d).into_iter().find(|c| c.0 == "Progressing").unwrap()
+    };
+    // Progress (a pod ready) 40 s in moves the deadline on.
+    k.s.advance(40_000);
+    assert!(ready_one(&mut k));
+    k.s.advance(40_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(progressing(&mut k).2, "ReplicaSetUpdated");
+    // 60 s after the last update, and the second upstream adds, it has timed out.
+    k.s.advance(21_000);
+    assert!(k.c.tick(&mut k.s));
+    let c = progressing(&mut k);
+    assert_eq!(
+        (c.1.as_str(), c.2.as_str(), c.3),
+        ("False", "ProgressDeadlineExceeded", format!("ReplicaSet \"web-{hash}\" has timed out progressing."))
+    );
+    assert_eq!(k.c.next_wake(), None, "a timed-out rollout is not checked again");
+    // Progress afterwards completes it as usual.
+    ready_all(&mut k);
+    assert_eq!(progressing(&mut k).2, "NewReplicaSetAvailable");
+}

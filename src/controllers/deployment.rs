@@ -24,12 +24,16 @@
 //!   (`MinimumReplicasAvailable` / `MinimumReplicasUnavailable`) and
 //!   Progressing (`NewReplicaSetCreated`, `FoundNewReplicaSet`,
 //!   `ReplicaSetUpdated`, `NewReplicaSetAvailable`, `DeploymentPaused`,
-//!   `DeploymentResumed`) are written through `/status`, with the revision
-//!   annotation (the status strategy lets annotations through).
+//!   `DeploymentResumed`, and `ProgressDeadlineExceeded` once
+//!   `progressDeadlineSeconds` pass after the condition's last update with
+//!   no progress: the controller wakes on the simulated clock a second
+//!   after the deadline, as upstream requeues a stuck deployment) are
+//!   written through `/status`, with the revision annotation (the status
+//!   strategy lets annotations through).
 //! - Events: `ScalingReplicaSet` ("Scaled up replica set X from 0 to 3").
 //!
-//! Not yet: `ProgressDeadlineExceeded` (no timer fires it), the
-//! `ReplicaFailure` condition, and the deprecated rollback annotation.
+//! Not yet: the `ReplicaFailure` condition and the deprecated rollback
+//! annotation.
 //! The template hash is FNV-1a of the template's canonical JSON where
 //! upstream hashes a dump of its Go struct, so names differ from a real
 //! cluster's (docs/fidelity.md).
@@ -43,6 +47,7 @@ use super::object::{
     canonical, controller_of, int, meta_str, owner_reference, path_of, selects, spec_selector, template_hash,
 };
 use super::{Controller, Progress};
+use crate::clock::{parse_rfc3339, SimTime};
 
 pub const HASH_LABEL: &str = "pod-template-hash";
 pub const REVISION: &str = "deployment.kubernetes.io/revision";
@@ -66,6 +71,8 @@ pub struct DeploymentController {
     replica_sets: Informer,
     pods: Informer,
     recorder: Recorder,
+    /// When the first stuck rollout's progress deadline passes.
+    wake: Option<SimTime>,
 }
 
 impl Default for DeploymentController {
@@ -75,6 +82,7 @@ impl Default for DeploymentController {
             replica_sets: Informer::new("/apis/apps/v1/replicasets"),
             pods: Informer::new("/api/v1/pods"),
             recorder: Recorder::new("deployment-controller", ""),
+            wake: None,
         }
     }
 }
@@ -96,13 +104,37 @@ impl Controller for DeploymentController {
         let deployments: Vec<Value> = self.deployments.objects().cloned().collect();
         // Pods matter only to Recreate (it waits for the old ones to go).
         let recreating = || deployments.iter().any(|d| d["spec"]["strategy"]["type"] == "Recreate");
-        if d_changed || rs_changed || (pods_changed && recreating()) {
+        let due = self.wake.is_some_and(|w| w.0 <= client.now_millis());
+        if d_changed || rs_changed || due || (pods_changed && recreating()) {
             for d in deployments {
                 self.sync_deployment(client, d);
             }
         }
+        self.wake = self.deployments.objects().filter_map(progress_check).min();
         Progress { writes: client.writes - before }
     }
+
+    fn next_wake(&self) -> Option<SimTime> {
+        self.wake
+    }
+}
+
+/// When a rollout that has not finished nor timed out should be checked
+/// for its progress deadline (upstream's `requeueStuckDeployment`: the
+/// Progressing condition's last update plus the deadline, and a second).
+fn progress_check(d: &Value) -> Option<SimTime> {
+    let deadline = progress_deadline(d)?;
+    let c = condition(&d["status"], "Progressing")?;
+    if c["reason"] == "NewReplicaSetAvailable" || c["reason"] == "ProgressDeadlineExceeded" || c["status"] != "True" {
+        return None;
+    }
+    let updated = parse_rfc3339(c["lastUpdateTime"].as_str()?)?;
+    Some(SimTime(updated + deadline * 1000 + 1000))
+}
+
+/// `spec.progressDeadlineSeconds`, unless unset or "never" (MaxInt32).
+fn progress_deadline(d: &Value) -> Option<i64> {
+    d["spec"]["progressDeadlineSeconds"].as_i64().filter(|s| *s != i64::from(i32::MAX))
 }
 
 /// A ReplicaSet's revision (0 when it has none or it does not parse).
@@ -924,7 +956,7 @@ impl Sync<'_, '_> {
     /// The status with Progressing kept as the rollout goes.
     fn sync_rollout_status(&mut self, new: Option<Value>, old: Vec<Value>) {
         let mut status = self.calculate_status(new.as_ref(), &old);
-        let deadline = self.d["spec"]["progressDeadlineSeconds"].as_i64().is_some_and(|s| s != i64::from(i32::MAX));
+        let deadline = progress_deadline(&self.d).is_some();
         if !deadline {
             remove_condition(&mut status, "Progressing");
         }
@@ -952,9 +984,29 @@ impl Sync<'_, '_> {
                         c["lastTransitionTime"] = t;
                     }
                 }
+            } else if self.timed_out(&st) {
+                let message = format!("{what} has timed out progressing.");
+                set_condition(&mut status, &now, "Progressing", "False", "ProgressDeadlineExceeded", &message);
             }
         }
         self.write_status_if_changed(status);
+    }
+
+    /// Whether the rollout has gone `progressDeadlineSeconds` without
+    /// progress since its Progressing condition was last updated
+    /// (upstream's `DeploymentTimedOut`; once timed out it stays so).
+    fn timed_out(&self, status: &Value) -> bool {
+        let (Some(deadline), Some(c)) = (progress_deadline(&self.d), condition(status, "Progressing")) else {
+            return false;
+        };
+        match c["reason"].as_str() {
+            Some("NewReplicaSetAvailable") => false,
+            Some("ProgressDeadlineExceeded") => true,
+            _ => c["lastUpdateTime"]
+                .as_str()
+                .and_then(parse_rfc3339)
+                .is_some_and(|from| from + deadline * 1000 < self.client.now_millis()),
+        }
     }
 
     /// Whether the new status shows progress over the stored one.
