@@ -24,6 +24,7 @@ pub mod informer;
 pub mod job;
 pub mod kubelet;
 pub mod namespace;
+pub mod node_ipam;
 pub mod object;
 pub mod replica_set;
 pub mod scheduler;
@@ -85,6 +86,7 @@ pub struct Controllers {
 /// The controllers kube-controller-manager runs that kubesim has, by name,
 /// then the scheduler and the nodes' kubelets.
 pub const ALL: &[&str] = &[
+    "nodeipam",
     "namespace",
     "garbage-collector",
     "deployment",
@@ -100,6 +102,13 @@ pub const ALL: &[&str] = &[
     "kubelet",
 ];
 
+/// The controller manager's flags that shape what the controllers do.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    /// `--cluster-cidr` and `--node-cidr-mask-size`.
+    pub pod_ranges: crate::network::PodRanges,
+}
+
 /// How many reconcile rounds `settle` runs before it stops (a controller
 /// that keeps writing is a bug; the cap keeps a door answering).
 const MAX_ROUNDS: usize = 1_000;
@@ -107,9 +116,15 @@ const MAX_ROUNDS: usize = 1_000;
 impl Controllers {
     /// The controllers named (`ALL` for every one; none for an empty list).
     pub fn new(names: &[&str]) -> Result<Controllers, String> {
+        Controllers::configured(names, &Config::default())
+    }
+
+    /// The controllers named, with the controller manager's flags.
+    pub fn configured(names: &[&str], config: &Config) -> Result<Controllers, String> {
         let mut running: Vec<(Box<dyn Controller>, Identity)> = Vec::new();
         for name in names {
             let c: Box<dyn Controller> = match *name {
+                "nodeipam" => Box::new(node_ipam::NodeIpamController::new(config.pod_ranges.clone())),
                 "namespace" => Box::new(namespace::NamespaceController::default()),
                 "garbage-collector" => Box::new(garbage_collector::GarbageCollector::default()),
                 "deployment" => Box::new(deployment::DeploymentController::default()),
@@ -145,11 +160,11 @@ impl Controllers {
 
     /// From a `--controllers` value: `all`, `none`, or names separated by
     /// commas.
-    pub fn parse(spec: &str) -> Result<Controllers, String> {
+    pub fn parse(spec: &str, config: &Config) -> Result<Controllers, String> {
         match spec {
-            "all" => Controllers::new(ALL),
+            "all" => Controllers::configured(ALL, config),
             "none" | "" => Ok(Controllers::none()),
-            list => Controllers::new(&list.split(',').map(str::trim).collect::<Vec<_>>()),
+            list => Controllers::configured(&list.split(',').map(str::trim).collect::<Vec<_>>(), config),
         }
     }
 
@@ -245,14 +260,14 @@ mod tests {
 
     #[test]
     fn the_controllers_flag_names_all_none_or_a_list() {
-        assert_eq!(Controllers::parse("all").unwrap().names(), ALL);
-        assert!(Controllers::parse("none").unwrap().names().is_empty());
-        assert_eq!(Controllers::parse("garbage-collector").unwrap().names(), ["garbage-collector"]);
+        assert_eq!(Controllers::parse("all", &Config::default()).unwrap().names(), ALL);
+        assert!(Controllers::parse("none", &Config::default()).unwrap().names().is_empty());
+        assert_eq!(Controllers::parse("garbage-collector", &Config::default()).unwrap().names(), ["garbage-collector"]);
         assert_eq!(
-            Controllers::parse("namespace, garbage-collector").unwrap().names(),
+            Controllers::parse("namespace, garbage-collector", &Config::default()).unwrap().names(),
             ["namespace", "garbage-collector"]
         );
-        let e = Controllers::parse("ttl").err().unwrap();
-        assert_eq!(e, "unknown controller \"ttl\" (known: namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, endpoint, endpointslice, scheduler, kubelet)");
+        let e = Controllers::parse("ttl", &Config::default()).err().unwrap();
+        assert_eq!(e, "unknown controller \"ttl\" (known: nodeipam, namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, endpoint, endpointslice, scheduler, kubelet)");
     }
 }

@@ -23,6 +23,7 @@ pub mod api;
 pub mod apply;
 pub mod clock;
 pub mod controllers;
+pub mod network;
 pub mod patch;
 pub mod proto;
 pub mod registry;

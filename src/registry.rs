@@ -38,6 +38,8 @@ pub struct Registry<S: Storage = MemStorage> {
     rng: SeededRng,
     names: NameGenerator,
     resources: Catalog,
+    /// Where Services' cluster IPs and node ports come from.
+    service_ranges: crate::network::ServiceRanges,
 }
 
 /// One write of the event log, named as a client would name the object.
@@ -77,7 +79,13 @@ impl<S: Storage> Registry<S> {
             rng: SeededRng::new(seed),
             names: NameGenerator::default(),
             resources: kinds::builtin_catalog().clone(),
+            service_ranges: Default::default(),
         }
+    }
+
+    /// Where Services' cluster IPs and node ports come from.
+    pub fn set_service_ranges(&mut self, ranges: crate::network::ServiceRanges) {
+        self.service_ranges = ranges;
     }
 
     /// How `generateName` suffixes are drawn.

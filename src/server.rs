@@ -125,6 +125,8 @@ pub struct ServerConfig {
     pub watch_buffer: u64,
     /// How `generateName` suffixes are drawn (upstream's by default).
     pub name_generator: NameGenerator,
+    /// `--service-cluster-ip-range` and `--service-node-port-range`.
+    pub services: crate::network::ServiceRanges,
 }
 
 impl Default for ServerConfig {
@@ -135,6 +137,7 @@ impl Default for ServerConfig {
             history_window_ms: 5 * 60_000,
             watch_buffer: 100_000,
             name_generator: NameGenerator::default(),
+            services: Default::default(),
         }
     }
 }
@@ -156,6 +159,7 @@ impl Server {
     pub fn new(config: ServerConfig) -> Server {
         let mut registry = Registry::in_memory(config.seed, config.start_time);
         registry.set_name_generator(config.name_generator.clone());
+        registry.set_service_ranges(config.services.clone());
         let audit = SeededRng::new(config.seed ^ 0xA0D1_7000);
         let mut s = Server { registry, config, offset_ms: 0, audit, proto_cache: Default::default() };
         s.bootstrap();

@@ -1,12 +1,14 @@
 //! The small, realistic cluster both doors start with (the page's new
 //! session, `kubesim serve` unless `--starter=none`), made through
 //! ordinary requests (in the page they are the first entries of the
-//! request log and of the journal): three Ready nodes with pod ranges, the
-//! `kubernetes` and `kube-dns` Services, CoreDNS as a Deployment (which the
+//! request log and of the journal): three Ready nodes (their Pod ranges
+//! come from the nodeipam controller), the `kubernetes` and `kube-dns`
+//! Services (the first and tenth addresses of the Service range), CoreDNS as a Deployment (which the
 //! controllers, scheduler and kubelets bring up), and the
 //! `kube-root-ca.crt` ConfigMaps. The namespaces default, kube-system,
 //! kube-public and kube-node-lease come with the server.
 
+use crate::network::ServiceRanges;
 use crate::server::Request;
 use serde_json::{json, Value};
 
@@ -25,7 +27,8 @@ fn merge_patch(path: &str, body: Value) -> Request {
 }
 
 /// The requests that make the starter cluster, in order.
-pub fn requests() -> Vec<Request> {
+pub fn requests(services: &ServiceRanges) -> Vec<Request> {
+    let (api_ip, dns_ip) = (services.nth(1).to_string(), services.nth(10).to_string());
     let mut reqs = Vec::new();
     for (i, name) in ["control-plane", "worker-1", "worker-2"].iter().enumerate() {
         let mut labels = json!({
@@ -34,7 +37,7 @@ pub fn requests() -> Vec<Request> {
         if i == 0 {
             labels["node-role.kubernetes.io/control-plane"] = json!("");
         }
-        let mut spec = json!({"podCIDR": format!("10.244.{i}.0/24"), "podCIDRs": [format!("10.244.{i}.0/24")]});
+        let mut spec = json!({});
         if i == 0 {
             spec["taints"] = json!([{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]);
         }
@@ -61,7 +64,7 @@ pub fn requests() -> Vec<Request> {
         "/api/v1/namespaces/default/services",
         json!({"apiVersion": "v1", "kind": "Service",
                "metadata": {"name": "kubernetes", "labels": {"component": "apiserver", "provider": "kubernetes"}},
-               "spec": {"type": "ClusterIP", "clusterIP": "10.96.0.1",
+               "spec": {"type": "ClusterIP", "clusterIP": api_ip,
                         "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}}),
     ));
     // The API server keeps the `kubernetes` Service's endpoints itself (its
@@ -85,7 +88,7 @@ pub fn requests() -> Vec<Request> {
         "/api/v1/namespaces/kube-system/services",
         json!({"apiVersion": "v1", "kind": "Service",
                "metadata": {"name": "kube-dns", "labels": {"k8s-app": "kube-dns", "kubernetes.io/name": "CoreDNS"}},
-               "spec": {"type": "ClusterIP", "clusterIP": "10.96.0.10", "selector": {"k8s-app": "kube-dns"},
+               "spec": {"type": "ClusterIP", "clusterIP": dns_ip, "selector": {"k8s-app": "kube-dns"},
                         "ports": [{"name": "dns", "port": 53, "protocol": "UDP", "targetPort": 53},
                                   {"name": "dns-tcp", "port": 53, "protocol": "TCP", "targetPort": 53}]}}),
     ));

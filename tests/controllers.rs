@@ -202,7 +202,7 @@ fn a_paused_cluster_waits_and_steps_one_reconcile_at_a_time() {
     let mut steps = 0;
     while k.get(&format!("{CM}/child")).status == 200 {
         let (name, _) = k.c.step(&mut k.s).unwrap();
-        assert!(["namespace", "garbage-collector"].contains(&name));
+        assert!(["nodeipam", "namespace", "garbage-collector"].contains(&name));
         steps += 1;
         assert!(steps < 10);
     }

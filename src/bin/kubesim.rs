@@ -14,7 +14,8 @@ use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use kubesim::api::Status;
 use kubesim::clock::{parse_duration_millis, SimTime};
-use kubesim::controllers::Controllers;
+use kubesim::controllers::{Config, Controllers};
+use kubesim::network;
 use kubesim::server::{guard_panics, guard_poll, Request, Response, Served, Server, ServerConfig, WatchStream};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, Notify};
@@ -216,17 +217,25 @@ struct Args {
     ui: Option<String>,
     controllers: String,
     starter: bool,
+    services: kubesim::network::ServiceRanges,
+    pods: kubesim::network::PodRanges,
 }
 
 const USAGE: &str =
     "usage: kubesim serve [--listen 127.0.0.1:6443] [--kubeconfig PATH] [--seed N] [--history-window 5m] [--ui DIR] [--controllers all|none|LIST] [--starter default|none]
+                     [--service-cluster-ip-range 10.96.0.0/12] [--service-node-port-range 30000-32767]
+                     [--cluster-cidr 10.244.0.0/16] [--node-cidr-mask-size 24]
   --ui DIR  serve the built browser app (trunk build's dist/) at /ui/; default: ./dist when it holds index.html
   --controllers  which of the cluster's controllers run (clients of the API): all (default), none, or a
-                 comma-separated list of namespace, garbage-collector, deployment, replicaset,
-                 daemonset, statefulset, job, cronjob, disruption, endpoint, endpointslice,
-                 scheduler, kubelet
+                 comma-separated list of nodeipam, namespace, garbage-collector, deployment,
+                 replicaset, daemonset, statefulset, job, cronjob, disruption, endpoint,
+                 endpointslice, scheduler, kubelet
   --starter      default: start with the browser app's starter cluster (three nodes, CoreDNS, the
-                 kubernetes Service); none: only the four namespaces every cluster has";
+                 kubernetes Service); none: only the four namespaces every cluster has
+  --service-cluster-ip-range, --service-node-port-range  where Services' cluster IPs and node ports
+                 come from (kube-apiserver's flags; IPv4 only, /12 to /28)
+  --cluster-cidr, --node-cidr-mask-size  the Pod range the nodeipam controller cuts into node ranges
+                 (kube-controller-manager's flags)";
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
@@ -243,6 +252,8 @@ fn parse_args() -> Result<Args, String> {
         ui: None,
         controllers: "all".into(),
         starter: true,
+        services: Default::default(),
+        pods: Default::default(),
     };
     while let Some(flag) = it.next() {
         let mut val = || it.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"));
@@ -258,6 +269,18 @@ fn parse_args() -> Result<Args, String> {
                     other => return Err(format!("--starter takes default or none, not {other:?}")),
                 }
             }
+            "--service-cluster-ip-range" => {
+                a.services.cluster_ips = network::parse_cidr(&flag, &val()?, 12, 28)?;
+            }
+            "--service-node-port-range" => a.services.node_ports = network::parse_port_range(&val()?)?,
+            "--cluster-cidr" => a.pods.cluster_cidr = network::parse_cidr(&flag, &val()?, 8, 28)?,
+            "--node-cidr-mask-size" => {
+                a.pods.node_mask = val()?
+                    .parse()
+                    .ok()
+                    .filter(|m| (8..=30).contains(m))
+                    .ok_or("--node-cidr-mask-size takes 8 to 30")?;
+            }
             "--seed" => a.seed = val()?.parse().map_err(|_| "--seed takes a number".to_string())?,
             "--history-window" => {
                 let v = val()?;
@@ -265,6 +288,12 @@ fn parse_args() -> Result<Args, String> {
             }
             other => return Err(format!("unknown flag {other:?}\n{USAGE}")),
         }
+    }
+    let (cluster, node) = (a.pods.cluster_cidr.prefix_len(), a.pods.node_mask);
+    if node < cluster || node - cluster > 16 {
+        return Err(format!(
+            "--node-cidr-mask-size {node} must be at least the --cluster-cidr's /{cluster} and at most 16 more"
+        ));
     }
     Ok(a)
 }
@@ -286,8 +315,13 @@ async fn main() {
         }
     };
     let addr = listener.local_addr().unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 6443)));
-    let config =
-        ServerConfig { seed: args.seed, start_time: wall(), history_window_ms: args.window_ms, ..Default::default() };
+    let config = ServerConfig {
+        seed: args.seed,
+        start_time: wall(),
+        history_window_ms: args.window_ms,
+        services: args.services.clone(),
+        ..Default::default()
+    };
     let ui = match &args.ui {
         Some(dir) if !std::path::Path::new(dir).join("index.html").is_file() => {
             eprintln!(
@@ -299,7 +333,7 @@ async fn main() {
         None => Some(std::path::PathBuf::from("dist")).filter(|d| d.join("index.html").is_file()),
     };
     let ui_note = ui.as_ref().map(|_| format!("kubesim: the browser app is at http://{addr}/ui/"));
-    let mut controllers = match Controllers::parse(&args.controllers) {
+    let mut controllers = match Controllers::parse(&args.controllers, &Config { pod_ranges: args.pods.clone() }) {
         Ok(c) => c,
         Err(e) => {
             eprintln!("kubesim: --controllers: {e}");
@@ -308,7 +342,7 @@ async fn main() {
     };
     let mut server = Server::new(config);
     if args.starter {
-        for req in kubesim::starter::requests() {
+        for req in kubesim::starter::requests(&args.services) {
             server.handle(req.with_header("User-Agent", "kubesim/starter"));
             controllers.settle(&mut server);
         }

@@ -317,7 +317,7 @@ impl<S: Storage> Registry<S> {
                     .map(|page| page.items.iter().map(|o| o.value()).collect())
                     .unwrap_or_default()
             };
-            let mut allocation = Allocation { rng: &mut self.rng, existing: &existing };
+            let mut allocation = Allocation { rng: &mut self.rng, existing: &existing, ranges: &self.service_ranges };
             errs.extend(rt.strategy.allocate(&mut value, &mut allocation));
         }
         if !errs.is_empty() {

@@ -45,11 +45,13 @@ impl SelectableField {
     }
 }
 
-/// What an allocating strategy can see: the seeded source, and every object
-/// of its resource stored now (what is already allocated).
+/// What an allocating strategy can see: the seeded source, every object
+/// of its resource stored now (what is already allocated), and the ranges
+/// the API server hands addresses and ports out of.
 pub struct Allocation<'a> {
     pub rng: &'a mut SeededRng,
     pub existing: &'a dyn Fn() -> Vec<Value>,
+    pub ranges: &'a crate::network::ServiceRanges,
 }
 
 pub trait Strategy: Send + Sync {

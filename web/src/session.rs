@@ -199,7 +199,7 @@ impl Session {
     /// A fresh session with the starter cluster in it.
     pub fn new(seed: u64) -> Session {
         let mut s = Session::empty(seed, ServerConfig::default().history_window_ms);
-        for req in kubesim::starter::requests() {
+        for req in kubesim::starter::requests(&Default::default()) {
             s.request(Source::Setup, req);
         }
         s.refresh_timeline();

@@ -93,17 +93,17 @@ impl Strategy for Service {
         if kind == "ExternalName" {
             return Vec::new();
         }
+        let ranges = allocation.ranges;
         let wanted = spec.get("clusterIP").and_then(Value::as_str).unwrap_or("").to_string();
         match wanted.as_str() {
             "None" => {
                 spec.insert("clusterIPs".into(), json!(["None"]));
             }
             "" => {
-                // 10.96.0.0/12, as kubeadm's default service range.
+                // Anywhere in the range but its network and broadcast addresses.
                 let ip = loop {
-                    let offset = 1 + (rng.next_u64() % ((1 << 20) - 2)) as u32;
-                    let n = (10u32 << 24 | 96 << 16) + offset;
-                    let ip = format!("{}.{}.{}.{}", n >> 24, (n >> 16) & 255, (n >> 8) & 255, n & 255);
+                    let offset = 1 + (rng.next_u64() % u64::from(ranges.usable().max(1))) as u32;
+                    let ip = ranges.nth(offset).to_string();
                     if !ips.contains(&ip) {
                         break ip;
                     }
@@ -111,31 +111,79 @@ impl Strategy for Service {
                 spec.insert("clusterIP".into(), json!(ip));
                 spec.insert("clusterIPs".into(), json!([ip]));
             }
-            ip if ips.contains(ip) => {
-                return vec![FieldError::invalid_raw(
-                    "spec.clusterIPs",
-                    &format!("[]string{{\"{ip}\"}}"),
-                    &format!("failed to allocate IP {ip}: provided IP is already allocated"),
-                )];
-            }
             ip => {
+                let inside = ip.parse::<core::net::Ipv4Addr>().ok().is_some_and(|a| ranges.cluster_ips.contains(&a));
+                let problem = if !inside {
+                    Some(format!(
+                        "provided IP is not in the valid range. The range of valid IPs is {}",
+                        ranges.cluster_ips
+                    ))
+                } else if ips.contains(ip) {
+                    Some("provided IP is already allocated".to_string())
+                } else {
+                    None
+                };
+                if let Some(problem) = problem {
+                    return vec![FieldError::invalid_raw(
+                        "spec.clusterIPs",
+                        &format!("[]string{{\"{ip}\"}}"),
+                        &format!("failed to allocate IP {ip}: {problem}"),
+                    )];
+                }
                 spec.insert("clusterIPs".into(), json!([ip]));
             }
         }
         if kind == "NodePort" || kind == "LoadBalancer" {
+            let (lo, hi) = ranges.node_ports;
+            let mut errs = Vec::new();
+            // One port may serve TCP and UDP on the same node port.
+            let mut mine = HashSet::new();
             if let Some(Value::Array(ports)) = spec.get_mut("ports") {
-                for p in ports.iter_mut().filter_map(Value::as_object_mut) {
-                    if p.get("nodePort").and_then(Value::as_i64).is_none() {
-                        let n = loop {
-                            let n = 30000 + (rng.next_u64() % 2768) as i64;
-                            if node_ports.insert(n) {
-                                break n;
+                for (i, p) in ports.iter_mut().enumerate() {
+                    let Some(p) = p.as_object_mut() else { continue };
+                    match p.get("nodePort").and_then(Value::as_i64) {
+                        Some(n) if !mine.insert(n) => {}
+                        Some(n) => {
+                            let problem = if !(lo..=hi).contains(&n) {
+                                Some(format!(
+                                    "provided port is not in the valid range. The range of valid ports is {}",
+                                    ranges.node_port_range()
+                                ))
+                            } else if !node_ports.insert(n) {
+                                Some("provided port is already allocated".to_string())
+                            } else {
+                                None
+                            };
+                            if let Some(problem) = problem {
+                                errs.push(FieldError::invalid_value(
+                                    &format!("spec.ports[{i}].nodePort"),
+                                    &json!(n),
+                                    &problem,
+                                ));
                             }
-                        };
-                        p.insert("nodePort".into(), json!(n));
+                        }
+                        None => {
+                            if node_ports.len() as i64 > hi - lo {
+                                errs.push(FieldError::invalid_raw(
+                                    &format!("spec.ports[{i}].nodePort"),
+                                    "0",
+                                    "failed to allocate a nodePort: range is full",
+                                ));
+                                continue;
+                            }
+                            let n = loop {
+                                let n = lo + (rng.next_u64() % (hi - lo + 1) as u64) as i64;
+                                if node_ports.insert(n) {
+                                    mine.insert(n);
+                                    break n;
+                                }
+                            };
+                            p.insert("nodePort".into(), json!(n));
+                        }
                     }
                 }
             }
+            return errs;
         }
         Vec::new()
     }
@@ -297,7 +345,8 @@ mod tests {
         let taken = json!({"spec": {"clusterIP": "10.96.0.1", "ports": [{"port": 80, "nodePort": 30000}]}});
         let existing = move || vec![taken.clone()];
         let mut rng = crate::clock::SeededRng::new(1);
-        let mut a = Allocation { rng: &mut rng, existing: &existing };
+        let ranges = crate::network::ServiceRanges::default();
+        let mut a = Allocation { rng: &mut rng, existing: &existing, ranges: &ranges };
         let mut again = json!({"spec": {"clusterIP": "10.96.0.1", "ports": [{"port": 80}]}});
         let errs = Service.allocate(&mut again, &mut a);
         assert_eq!(errs.len(), 1);
