@@ -142,7 +142,7 @@ fn bench_fanout() {
     for _ in 0..1000 {
         match s.serve(Request::new("GET", "/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=4")) {
             Served::Watch(_, w) => watchers.push(w),
-            Served::Response(_) => panic!("watch refused"),
+            Served::Response(_) | Served::Log(..) => panic!("watch refused"),
         }
     }
     for i in 0..10_000 {

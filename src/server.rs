@@ -113,6 +113,9 @@ pub enum Served {
     Response(Response),
     /// A watch: the response head, then events from the stream.
     Watch(Response, WatchStream),
+    /// `pods/NAME/log?follow=true`: the head and the text so far, then
+    /// what `poll_log` gives until the stream is done.
+    Log(Response, logs::LogFollow),
 }
 
 #[derive(Clone, Debug)]
@@ -225,7 +228,7 @@ impl Server {
     /// returning what it had (the stream as of now, closed).
     pub fn handle(&mut self, req: Request) -> Response {
         match self.serve(req) {
-            Served::Response(r) => r,
+            Served::Response(r) | Served::Log(r, _) => r,
             Served::Watch(mut head, mut stream) => {
                 for e in self.poll_watch(&mut stream, usize::MAX) {
                     stream.write_event(&e, &mut head.body);
@@ -235,10 +238,22 @@ impl Server {
         }
     }
 
+    /// What a followed container printed since the last poll (empty when
+    /// nothing new); `follow.is_done()` says when the stream ends.
+    pub fn poll_log(&mut self, follow: &mut logs::LogFollow) -> Vec<u8> {
+        let Some(rt) = self.registry.resources().lookup("", "v1", "pods").cloned() else { return Vec::new() };
+        let pod = match self.registry.get(&rt, &follow.namespace, &follow.name, &GetOptions::default()) {
+            Ok(Body::Object(o)) => Some(o.value()),
+            Ok(Body::Value(v)) => Some(v),
+            _ => None,
+        };
+        follow.more(pod.as_ref(), self.now()).into_bytes()
+    }
+
     pub fn serve(&mut self, req: Request) -> Served {
         let mut served = self.route(&req);
         let audit_id = self.audit.uuid();
-        let (Served::Response(r) | Served::Watch(r, _)) = &mut served;
+        let (Served::Response(r) | Served::Watch(r, _) | Served::Log(r, _)) = &mut served;
         r.headers.push(("Audit-Id".into(), audit_id));
         r.headers.push(("Cache-Control".into(), "no-cache, private".into()));
         served
@@ -331,6 +346,7 @@ impl Server {
         let rendering = represent::Rendering { rt: rt.clone(), output, include, now: self.now() };
         match served {
             Served::Response(r) => Served::Response(represent::render(r, &rendering)),
+            log @ Served::Log(..) => log,
             Served::Watch(mut head, mut stream) => {
                 // A watch asked for without watch=true: negotiate its stream.
                 let output =
@@ -461,8 +477,17 @@ impl Server {
                 Body::Value(v) => v,
                 Body::Status(s) => return Err(*s),
             };
-            let text = logs::pod_log(&pod, q, self.now())?;
-            return Ok(Served::Response(Response::text(200, &text)));
+            // The kubelet's stream, passed on as kube-apiserver's
+            // LocationStreamer does: `text/plain`, no charset.
+            let head = |text: String| Response {
+                status: 200,
+                headers: vec![("Content-Type".into(), "text/plain".into())],
+                body: text.into_bytes(),
+            };
+            return Ok(match logs::pod_log(&pod, q, self.now())? {
+                logs::PodLog::Done(text) => Served::Response(head(text)),
+                logs::PodLog::Following(text, follow) => Served::Log(head(text), follow),
+            });
         }
         let subresource = match t.subresource.as_deref() {
             None => Subresource::None,

@@ -9,7 +9,7 @@ use serde_json::json;
 fn open(s: &mut Server, target: &str) -> kubesim::server::WatchStream {
     match s.serve(Request::new("GET", target)) {
         Served::Watch(_, w) => w,
-        Served::Response(r) => panic!("{}", String::from_utf8_lossy(&r.body)),
+        Served::Response(r) | Served::Log(r, _) => panic!("{}", String::from_utf8_lossy(&r.body)),
     }
 }
 

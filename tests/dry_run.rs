@@ -12,7 +12,7 @@ fn watch(s: &mut Server) -> WatchStream {
     let rv = s.revision().to_string();
     match s.serve(Request::new("GET", &format!("{CM}?watch=true&resourceVersion={rv}"))) {
         Served::Watch(_, w) => w,
-        Served::Response(r) => panic!("no watch: {}", r.status),
+        Served::Response(r) | Served::Log(r, _) => panic!("no watch: {}", r.status),
     }
 }
 

@@ -74,7 +74,9 @@ impl Transcript {
                 self.out.push_str(&format!("< {} (stream)\n", head.status));
                 stream
             }
-            Served::Response(r) => panic!("not a watch: {} {}", r.status, String::from_utf8_lossy(&r.body)),
+            Served::Response(r) | Served::Log(r, _) => {
+                panic!("not a watch: {} {}", r.status, String::from_utf8_lossy(&r.body))
+            }
         }
     }
 

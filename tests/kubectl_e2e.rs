@@ -482,3 +482,46 @@ fn kubectl_on_a_living_cluster() {
     assert!(d.run(&["get", "node", "worker-1"]).contains("SchedulingDisabled"));
     assert_eq!(d.run(&["get", "pods", "-l", "app=web", "-o", "name"]).lines().count(), 4);
 }
+
+/// `kubectl logs -f` streams a container's output as (simulated = wall)
+/// time passes, and exits 0 when the container stops.
+#[test]
+fn kubectl_logs_follow_streams_until_the_container_stops() {
+    if !kubectl_or_skip() {
+        return;
+    }
+    let d = &start("follow");
+    d.run(&[
+        "run",
+        "ticker",
+        "--image=busybox:1.36",
+        "--restart=Never",
+        "--overrides={\"spec\":{\"terminationGracePeriodSeconds\":1}}",
+        "--",
+        "sh",
+        "-c",
+        "i=0; while true; do echo \"tick $i\"; i=$((i+1)); sleep 1; done",
+    ]);
+    wait_for(|| d.run(&["get", "pod", "ticker", "-o", "jsonpath={.status.phase}"]) == "Running", "ticker to run");
+    let mut follower = d.cmd(&["logs", "-f", "ticker"]).stdout(Stdio::piped()).spawn().unwrap();
+    let lines = stdout_lines(&mut follower);
+    let mut seen = Vec::new();
+    let start = Instant::now();
+    while seen.len() < 3 {
+        assert!(start.elapsed() < Duration::from_secs(20), "only {seen:?} arrived");
+        if let Ok(l) = lines.recv_timeout(Duration::from_millis(200)) {
+            seen.push(l);
+        }
+    }
+    assert_eq!(seen[..3], ["tick 0", "tick 1", "tick 2"]);
+    d.run(&["delete", "pod", "ticker", "--wait=false"]);
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = follower.try_wait().unwrap() {
+            break s;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20), "kubectl logs -f did not end with its container");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(status.success(), "{status:?}");
+}

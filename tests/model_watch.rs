@@ -101,7 +101,7 @@ fn open(s: &mut Server, selective: bool, from: u64) -> WatchStream {
         &format!("/api/v1/namespaces/default/configmaps?watch=1&allowWatchBookmarks=true&resourceVersion={from}{sel}"),
     )) {
         Served::Watch(_, w) => w,
-        Served::Response(r) => panic!("watch refused: {}", String::from_utf8_lossy(&r.body)),
+        Served::Response(r) | Served::Log(r, _) => panic!("watch refused: {}", String::from_utf8_lossy(&r.body)),
     }
 }
 

@@ -103,7 +103,9 @@ fn table_watches_send_column_definitions_once() {
             assert_eq!(head.header("Content-Type"), Some("application/json"));
             w
         }
-        kubesim::server::Served::Response(r) => panic!("{}", String::from_utf8_lossy(&r.body)),
+        kubesim::server::Served::Response(r) | kubesim::server::Served::Log(r, _) => {
+            panic!("{}", String::from_utf8_lossy(&r.body))
+        }
     };
     create_cm(&mut s, "b", json!({}));
     let evs = s.poll_watch(&mut w, 10);

@@ -238,7 +238,7 @@ fn pod_logs_come_from_the_running_container_and_time() {
     k.call("POST", PODS, Some(p));
     k.s.advance(2_000);
     let r = k.get(&format!("{PODS}/counter/log"));
-    assert_eq!((r.status, r.header("Content-Type")), (200, Some("text/plain; charset=utf-8")));
+    assert_eq!((r.status, r.header("Content-Type")), (200, Some("text/plain")));
     let text = String::from_utf8(r.body).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines.len() >= 3 && lines[0].starts_with("0: ") && lines[2].starts_with("2: "), "{text}");
@@ -595,4 +595,75 @@ fn containers_end_on_simulated_time_and_crashing_ones_restart_after_a_back_off()
     let r = k.get("/api/v1/namespaces/default/events?fieldSelector=reason%3DBackOff,involvedObject.name%3Dbb");
     let evs = r.json_body()["items"].as_array().unwrap().clone();
     assert_eq!((evs.len(), evs[0]["count"].as_i64()), (1, Some(3)));
+}
+
+/// Serves a request that may be a followed log.
+fn follow(k: &mut Cluster, target: &str) -> (String, Option<kubesim::server::logs::LogFollow>) {
+    match k.s.serve(kubesim::server::Request::new("GET", target)) {
+        kubesim::server::Served::Log(head, f) => (String::from_utf8(head.body).unwrap(), Some(f)),
+        kubesim::server::Served::Response(r) => (String::from_utf8(r.body).unwrap(), None),
+        kubesim::server::Served::Watch(..) => panic!("a watch"),
+    }
+}
+
+#[test]
+fn a_followed_log_grows_with_simulated_time_and_ends_when_the_container_stops() {
+    let mut k = two_nodes();
+    let script = "i=0; while true; do echo \"$i: $(date)\"; i=$((i+1)); sleep 1; done";
+    let p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "counter"},
+        "spec": {"terminationGracePeriodSeconds": 3,
+            "containers": [{"name": "count", "image": "busybox:1.28", "args": ["/bin/sh", "-c", script]}]}});
+    k.call("POST", PODS, Some(p));
+    k.s.advance(1_000);
+    let (first, f) = follow(&mut k, &format!("{PODS}/counter/log?follow=true&timestamps=true"));
+    let mut f = f.expect("a running container is followed");
+    assert_eq!(first.lines().count(), 2, "{first}");
+    assert!(k.s.poll_log(&mut f).is_empty(), "nothing new at the same instant");
+    k.s.advance(2_000);
+    let more = String::from_utf8(k.s.poll_log(&mut f)).unwrap();
+    let numbers: Vec<&str> = more.lines().map(|l| l.split(' ').nth(1).unwrap()).collect();
+    assert_eq!(numbers, ["2:", "3:"]);
+    assert!(!f.is_done());
+    // Deleted: the shell ignores SIGTERM, so it prints through the grace period.
+    k.call("DELETE", &format!("{PODS}/counter"), None);
+    k.s.advance(2_000);
+    assert_eq!(String::from_utf8(k.s.poll_log(&mut f)).unwrap().lines().count(), 2);
+    assert!(!f.is_done());
+    k.s.advance(1_500);
+    k.c.tick(&mut k.s);
+    k.s.poll_log(&mut f);
+    assert!(f.is_done(), "the stream ends with the container");
+
+    // limitBytes ends a stream too; a finished container is not followed.
+    k.call(
+        "POST",
+        PODS,
+        Some(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "c2"},
+        "spec": {"containers": [{"name": "count", "image": "busybox:1.28", "args": ["/bin/sh", "-c", script]}]}})),
+    );
+    let (_, f) = follow(&mut k, &format!("{PODS}/c2/log?follow=true&limitBytes=40"));
+    let mut f = f.unwrap();
+    k.s.advance(5_000);
+    let text = String::from_utf8(k.s.poll_log(&mut f)).unwrap();
+    assert!(f.is_done() && !text.is_empty(), "{text}");
+    k.call("POST", PODS, Some(json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "hi"},
+        "spec": {"restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox", "command": ["echo", "hi"]}]}})));
+    let (text, f) = follow(&mut k, &format!("{PODS}/hi/log?follow=true"));
+    assert_eq!((text.as_str(), f.is_none()), ("hi\n", true));
+}
+
+#[test]
+fn previous_reads_the_instance_before_the_last_restart() {
+    let mut k = two_nodes();
+    let p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "crash"},
+        "spec": {"containers": [{"name": "c", "image": "busybox", "args": ["sh", "-c", "echo boom; exit 3"]}]}});
+    k.call("POST", PODS, Some(p));
+    let r = k.get(&format!("{PODS}/crash/log?previous=true"));
+    assert_eq!((r.status, String::from_utf8(r.body).unwrap()), (200, "boom\n".to_string()));
+    let p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "fine"},
+        "spec": {"containers": [{"name": "c", "image": "nginx"}]}});
+    k.call("POST", PODS, Some(p));
+    let r = k.get(&format!("{PODS}/fine/log?previous=true"));
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json_body()["message"], "previous terminated container \"c\" in pod \"fine\" not found");
 }

@@ -164,6 +164,50 @@ async fn handle(shared: Arc<Shared>, req: hyper::Request<Incoming>) -> Result<hy
             let body = StreamBody::new(tokio_stream::wrappers::ReceiverStream::new(rx)).boxed();
             Ok(to_http(head, body))
         }
+        Served::Log(mut head, follow) => {
+            let (tx, rx) = mpsc::channel::<Result<Frame<Bytes>, Infallible>>(16);
+            let first = std::mem::take(&mut head.body);
+            tokio::spawn(pump_log(shared.clone(), first, follow, tx));
+            let body = StreamBody::new(tokio_stream::wrappers::ReceiverStream::new(rx)).boxed();
+            Ok(to_http(head, body))
+        }
+    }
+}
+
+/// Feeds a followed container's output to the client as simulated time
+/// passes (one flushed chunk per poll, every 250 ms or on a write), until
+/// the container stops or the client goes away, as the kubelet's
+/// `containerLogs?follow=true` does through the API server.
+async fn pump_log(
+    shared: Arc<Shared>,
+    first: Vec<u8>,
+    mut follow: kubesim::server::logs::LogFollow,
+    tx: mpsc::Sender<Result<Frame<Bytes>, Infallible>>,
+) {
+    if !first.is_empty() && tx.send(Ok(Frame::data(Bytes::from(first)))).await.is_err() {
+        return;
+    }
+    loop {
+        let notified = shared.written.notified();
+        tokio::pin!(notified);
+        notified.as_mut().enable();
+        let chunk = {
+            let mut server = shared.lock();
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.poll_log(&mut follow)))
+        };
+        // A bug while reading ends the stream (what was sent stays sent).
+        let Ok(chunk) = chunk else { return };
+        if !chunk.is_empty() && tx.send(Ok(Frame::data(Bytes::from(chunk)))).await.is_err() {
+            return;
+        }
+        if follow.is_done() {
+            return;
+        }
+        tokio::select! {
+            _ = &mut notified => {}
+            _ = tokio::time::sleep(Duration::from_millis(250)) => {}
+            _ = tx.closed() => return,
+        }
     }
 }
 

@@ -177,7 +177,7 @@ impl<'s> Client<'s> {
             .with_header("Accept", "application/json");
         match self.server.serve(req) {
             Served::Watch(_, stream) => Ok(stream),
-            Served::Response(r) => Err(r),
+            Served::Response(r) | Served::Log(r, _) => Err(r),
         }
     }
 

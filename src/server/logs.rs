@@ -23,12 +23,13 @@
 //! The query is upstream's PodLogOptions: `container` (required when the
 //! pod has several), `tailLines`, `sinceSeconds`/`sinceTime`,
 //! `timestamps` (RFC 3339 with nanoseconds, trailing zeros trimmed, as the
-//! CRI log format), `limitBytes`, `previous` (no container has restarted,
-//! so always the kubelet's 400), `follow` (answered with what there is so
-//! far: the doors do not stream logs yet). At most 10,000 lines are kept,
-//! as a rotated log file would be (docs/fidelity.md).
+//! CRI log format), `limitBytes`, `previous` (the instance before the last
+//! restart, from `lastState.terminated`; the kubelet's 400 when there is
+//! none), `follow` (a `LogFollow` the door polls as simulated time passes,
+//! ended when the container stops). At most 10,000 lines are kept, as a
+//! rotated log file would be (docs/fidelity.md).
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::params::Query;
 use crate::api::{FieldError, Status};
@@ -44,8 +45,92 @@ pub struct LogLine {
     pub text: String,
 }
 
-/// The answer to `GET pods/NAME/log?…`: the text, or upstream's error.
-pub fn pod_log(pod: &Value, q: &Query, now: SimTime) -> Result<String, Status> {
+/// The answer to `GET pods/NAME/log?…`: the text so far, and with
+/// `follow` for a running container, what to follow it with.
+#[derive(Debug)]
+pub enum PodLog {
+    Done(String),
+    Following(String, LogFollow),
+}
+
+/// A `follow` stream's place in a container's output: the door polls it
+/// (`Server::poll_log`) as simulated time passes, until the container it
+/// follows stops (its pod gone or replaced, the container ended or
+/// restarted) or `limitBytes` is reached, as the kubelet ends the stream.
+#[derive(Clone, Debug)]
+pub struct LogFollow {
+    pub namespace: String,
+    pub name: String,
+    uid: String,
+    container: String,
+    container_id: String,
+    started: SimTime,
+    timestamps: bool,
+    /// Bytes still allowed by `limitBytes`.
+    limit_left: Option<usize>,
+    /// Lines up to this time have been sent.
+    upto: SimTime,
+    done: bool,
+}
+
+impl LogFollow {
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// What the container printed since the last call; marks the stream
+    /// done when the container it follows has stopped. `pod` is the pod as
+    /// stored now (None once it is gone).
+    pub fn more(&mut self, pod: Option<&Value>, now: SimTime) -> String {
+        if self.done {
+            return String::new();
+        }
+        let Some(pod) = pod.filter(|p| p["metadata"]["uid"] == self.uid.as_str()) else {
+            self.done = true;
+            return String::new();
+        };
+        let status = container_status(pod, &self.container);
+        let (state, last) = (&status["state"], &status["lastState"]);
+        // Where the followed instance's output ends, if it has ended.
+        let ended = if status["containerID"] == self.container_id.as_str() && state.get("running").is_some() {
+            None
+        } else if status["containerID"] == self.container_id.as_str() {
+            Some(state["terminated"]["finishedAt"].as_str().and_then(parse_rfc3339).unwrap_or(now.0))
+        } else {
+            Some(last["terminated"]["finishedAt"].as_str().and_then(parse_rfc3339).unwrap_or(self.upto.0))
+        };
+        let until = SimTime(ended.map_or(now.0, |e| e.min(now.0)).max(self.upto.0));
+        let lines: Vec<LogLine> = container_output(pod, &self.container, self.started, until)
+            .into_iter()
+            .filter(|l| l.at.0 > self.upto.0)
+            .collect();
+        self.upto = until;
+        let mut text = render_lines(lines, self.timestamps);
+        if let Some(left) = self.limit_left.as_mut() {
+            if text.len() >= *left {
+                truncate_at(&mut text, *left);
+                self.done = true;
+            }
+            *left -= text.len();
+        }
+        if ended.is_some() {
+            self.done = true;
+        }
+        text
+    }
+}
+
+fn container_status(pod: &Value, container: &str) -> Value {
+    ["containerStatuses", "initContainerStatuses"]
+        .iter()
+        .filter_map(|k| pod["status"][k].as_array())
+        .flatten()
+        .find(|s| s["name"] == container)
+        .cloned()
+        .unwrap_or(Value::Null)
+}
+
+pub fn pod_log(pod: &Value, q: &Query, now: SimTime) -> Result<PodLog, Status> {
     let name = pod["metadata"]["name"].as_str().unwrap_or("");
     let options = LogOptions::parse(q, name)?;
     let names = |list: &str| -> Vec<String> {
@@ -74,38 +159,59 @@ pub fn pod_log(pod: &Value, q: &Query, now: SimTime) -> Result<String, Status> {
     }
     // Not on a node yet: nothing to read.
     if pod["spec"]["nodeName"].as_str().unwrap_or("").is_empty() {
-        return Ok(String::new());
+        return Ok(PodLog::Done(String::new()));
     }
-    let status = pod["status"]["containerStatuses"]
-        .as_array()
-        .and_then(|s| s.iter().find(|s| s["name"] == container.as_str()))
-        .cloned()
-        .unwrap_or(Value::Null);
-    if options.previous {
-        return Err(Status::bad_request(format!(
-            "previous terminated container {container:?} in pod {name:?} not found"
-        )));
-    }
+    let status = container_status(pod, &container);
+    // The instance asked for: the one before the last restart, or this one.
+    let state = if options.previous {
+        let last = &status["lastState"]["terminated"];
+        if last.is_null() {
+            return Err(Status::bad_request(format!(
+                "previous terminated container {container:?} in pod {name:?} not found"
+            )));
+        }
+        json!({"terminated": last})
+    } else {
+        status["state"].clone()
+    };
     // A finished container's log ends when it did.
-    let state = &status["state"];
-    let now = match state["terminated"]["finishedAt"].as_str().and_then(parse_rfc3339) {
+    let end = match state["terminated"]["finishedAt"].as_str().and_then(parse_rfc3339) {
         Some(finished) => SimTime(finished.min(now.0)),
         None => now,
     };
     let started = state["running"]["startedAt"].as_str().or(state["terminated"]["startedAt"].as_str());
     let Some(started) = started.and_then(parse_rfc3339) else {
-        let reason = status["state"]["waiting"]["reason"].as_str().unwrap_or("ContainerCreating");
+        let reason = state["waiting"]["reason"].as_str().unwrap_or("ContainerCreating");
         return Err(Status::bad_request(format!(
             "container {container:?} in pod {name:?} is waiting to start: {reason}"
         )));
     };
-    let lines = container_output(pod, &container, SimTime(started), now);
-    Ok(options.render(lines, now))
+    let lines = container_output(pod, &container, SimTime(started), end);
+    let text = options.render(lines, end);
+    let running = state.get("running").is_some();
+    let limited = options.limit_bytes.is_some_and(|l| text.len() >= l);
+    if !options.follow || !running || limited {
+        return Ok(PodLog::Done(text));
+    }
+    let follow = LogFollow {
+        namespace: pod["metadata"]["namespace"].as_str().unwrap_or("").to_string(),
+        name: name.to_string(),
+        uid: pod["metadata"]["uid"].as_str().unwrap_or("").to_string(),
+        container,
+        container_id: status["containerID"].as_str().unwrap_or("").to_string(),
+        started: SimTime(started),
+        timestamps: options.timestamps,
+        limit_left: options.limit_bytes.map(|l| l - text.len()),
+        upto: end,
+        done: false,
+    };
+    Ok(PodLog::Following(text, follow))
 }
 
 struct LogOptions {
     container: Option<String>,
     previous: bool,
+    follow: bool,
     timestamps: bool,
     tail: Option<usize>,
     since_ms: Option<i64>,
@@ -150,6 +256,7 @@ impl LogOptions {
         Ok(LogOptions {
             container: q.get("container").filter(|c| !c.is_empty()).map(str::to_string),
             previous: flag("previous"),
+            follow: flag("follow"),
             timestamps: flag("timestamps"),
             tail,
             since_ms,
@@ -165,25 +272,36 @@ impl LogOptions {
             let skip = kept.len().saturating_sub(n);
             kept.drain(..skip);
         }
-        let mut out = String::new();
-        for l in kept {
-            if self.timestamps {
-                out.push_str(&nano_timestamp(l.at));
-                out.push(' ');
-            }
-            out.push_str(&l.text);
-            out.push('\n');
-        }
+        let mut out = render_lines(kept, self.timestamps);
         if let Some(limit) = self.limit_bytes {
-            if out.len() > limit {
-                let mut cut = limit;
-                while !out.is_char_boundary(cut) {
-                    cut -= 1;
-                }
-                out.truncate(cut);
-            }
+            truncate_at(&mut out, limit);
         }
         out
+    }
+}
+
+fn render_lines(lines: Vec<LogLine>, timestamps: bool) -> String {
+    let mut out = String::new();
+    for l in lines {
+        if timestamps {
+            out.push_str(&nano_timestamp(l.at));
+            out.push(' ');
+        }
+        out.push_str(&l.text);
+        out.push('\n');
+    }
+    out
+}
+
+/// Cuts text to at most `limit` bytes (on a character boundary; the last
+/// line may be left partial, as the kubelet's limited writer leaves it).
+fn truncate_at(text: &mut String, limit: usize) {
+    if text.len() > limit {
+        let mut cut = limit;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
     }
 }
 
@@ -529,6 +647,12 @@ mod tests {
         assert!(container_output(&counter(), "count", start, now).is_empty(), "it writes to files only");
     }
 
+    fn text_of(log: PodLog) -> String {
+        match log {
+            PodLog::Done(t) | PodLog::Following(t, _) => t,
+        }
+    }
+
     #[test]
     fn options_pick_a_container_tail_and_stamp_lines() {
         let mut pod = counter();
@@ -542,10 +666,11 @@ mod tests {
         );
         let e = pod_log(&pod, &Query::parse("container=nope"), now).unwrap_err();
         assert_eq!(e.message, "container nope is not valid for pod counter");
-        let text = pod_log(&pod, &Query::parse("container=count-log-1&tailLines=2&timestamps=true"), now).unwrap();
+        let text =
+            text_of(pod_log(&pod, &Query::parse("container=count-log-1&tailLines=2&timestamps=true"), now).unwrap());
         assert_eq!(text, "2022-04-01T11:42:31Z 8: Fri Apr  1 11:42:31 UTC 2022\n2022-04-01T11:42:32Z 9: Fri Apr  1 11:42:32 UTC 2022\n");
-        let text = pod_log(&pod, &Query::parse("container=count-log-1&sinceSeconds=3"), now).unwrap();
-        assert_eq!(text.lines().count(), 4);
+        let since = text_of(pod_log(&pod, &Query::parse("container=count-log-1&sinceSeconds=3"), now).unwrap());
+        assert_eq!(since.lines().count(), 4);
         let e = pod_log(&pod, &Query::parse("container=count-log-1&tailLines=-1"), now).unwrap_err();
         assert_eq!(e.code, 422);
         assert_eq!(

@@ -298,7 +298,7 @@ mod tests {
             .with_header("Accept", "application/vnd.kubernetes.protobuf"),
         ) {
             Served::Watch(_, w) => w,
-            Served::Response(r) => panic!("{}", String::from_utf8_lossy(&r.body)),
+            Served::Response(r) | Served::Log(r, _) => panic!("{}", String::from_utf8_lossy(&r.body)),
         };
         let (mut a, mut b) = (open(&mut s), open(&mut s));
         let before = s.proto_cache.lock().unwrap().len();

@@ -140,7 +140,7 @@ mod tests {
         let req = Request::new("GET", "/api/v1/namespaces/default/configmaps?watch=1").with_header("Accept", accept);
         match s.serve(req) {
             Served::Watch(_, w) => w,
-            Served::Response(r) => panic!("{}", String::from_utf8_lossy(&r.body)),
+            Served::Response(r) | Served::Log(r, _) => panic!("{}", String::from_utf8_lossy(&r.body)),
         }
     }
 

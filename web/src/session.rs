@@ -236,7 +236,8 @@ impl Session {
             self.journal.push(JournalEntry::new(self.clock.wall, &req));
         }
         let (response, stream) = match self.server.serve(req.clone()) {
-            Served::Response(r) => (r, None),
+            // The page shows a followed log as what there is so far.
+            Served::Response(r) | Served::Log(r, _) => (r, None),
             Served::Watch(head, stream) => (head, Some(stream)),
         };
         let entry = LogEntry {
