@@ -30,7 +30,7 @@ use crate::api::{Revision, WatchEventType};
 use crate::clock::{NameGenerator, SeededRng, SimTime};
 use crate::storage::{EventKind, MemStorage, Storage};
 
-pub use resource::{Catalog, ResourceType};
+pub use resource::{Catalog, ResourceType, Side};
 
 pub struct Registry<S: Storage = MemStorage> {
     storage: S,

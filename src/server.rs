@@ -9,6 +9,7 @@ pub mod discovery;
 mod list;
 pub mod logs;
 pub mod negotiation;
+mod node_proxy;
 pub mod openapi;
 pub mod openapi_v2_proto;
 pub mod params;
@@ -22,9 +23,9 @@ use crate::api::{media_type, Revision, Status};
 pub use crate::api::{WatchEvent, WatchObject};
 use crate::clock::{parse_duration_millis, NameGenerator, SeededRng, SimTime};
 use crate::registry::decode::{RequestBody, Warnings};
-use crate::registry::options::{GetOptions, PatchType, Subresource, Verb};
+use crate::registry::options::{GetOptions, ListOptions, PatchType, Subresource, Verb};
 use crate::registry::store::Body;
-use crate::registry::{Registry, ResourceType};
+use crate::registry::{Registry, ResourceType, Side};
 use params::Query;
 use routing::{Route, Target};
 pub use watch::{guard_poll, WatchStream};
@@ -455,6 +456,47 @@ impl Server {
         })
     }
 
+    /// `nodes/NAME/proxy/PATH`: the node must exist and have an address
+    /// to reach its kubelet at; then the simulated kubelet answers
+    /// (`node_proxy`), from the pods bound to the node and the events its
+    /// kubelet recorded.
+    fn node_proxy(&mut self, req: &Request, q: &Query, t: &Target) -> Result<Response, Status> {
+        let name = t.name.as_deref().unwrap_or("");
+        if !t.routes(req.method.as_str()) {
+            return Err(Status::method_not_allowed());
+        }
+        let node = match self.registry.get(&t.rt, "", name, &GetOptions::default())? {
+            Body::Object(o) => o.value(),
+            Body::Value(v) => v,
+            Body::Status(s) => return Err(*s),
+        };
+        let addresses: Vec<String> = node["status"]["addresses"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| Some(format!("{}={}", a["type"].as_str()?, a["address"].as_str()?)))
+            .collect();
+        if addresses.is_empty() {
+            // Upstream's connection lookup fails with a plain error (500).
+            let mut s = Status::internal_error("no preferred addresses found; known addresses: []");
+            s.message = "no preferred addresses found; known addresses: []".into();
+            s.reason = String::new();
+            return Err(s);
+        }
+        let read = |resource: &str, field_selector: String| -> Vec<Value> {
+            let Some(rt) = self.registry.resources().lookup("", "v1", resource).cloned() else { return Vec::new() };
+            let opts = ListOptions { field_selector, ..Default::default() };
+            self.registry
+                .list(&rt, None, &opts)
+                .map(|l| l.items.iter().map(|o| o.value()).collect())
+                .unwrap_or_default()
+        };
+        let pods = read("pods", format!("spec.nodeName={name}"));
+        let events = read("events", "source=kubelet".to_string());
+        let rest = t.rest.as_deref().unwrap_or("");
+        Ok(node_proxy::answer(&node, &req.method, rest, q, &pods, &events, self.now()))
+    }
+
     /// Route → options → the store's verb. What the verb answered is
     /// rendered by the caller.
     fn resource(
@@ -467,7 +509,10 @@ impl Server {
     ) -> Result<Served, Status> {
         let rt = t.rt.clone();
         let ns = t.namespace.clone().unwrap_or_default();
-        if t.subresource.as_deref() == Some("log") && rt.log_subresource {
+        if t.side() == Some(Side::Proxy) {
+            return self.node_proxy(req, q, &t).map(Served::Response);
+        }
+        if t.side() == Some(Side::Log) {
             let Some(name) = t.name.as_deref() else { return Err(no_such_resource()) };
             if !t.routes(req.method.as_str()) {
                 return Err(Status::method_not_allowed());
@@ -494,8 +539,8 @@ impl Server {
             Some("status") if rt.status_subresource => Subresource::Status,
             Some("scale") if rt.scale_subresource && t.name.is_some() => Subresource::Scale,
             Some("finalize") if rt.finalize_subresource && t.name.is_some() => Subresource::Finalize,
-            Some("binding") if rt.binding_subresource && t.name.is_some() => Subresource::Binding,
-            Some("eviction") if rt.eviction_subresource && t.name.is_some() => Subresource::Eviction,
+            Some("binding") if rt.has(Side::Binding) && t.name.is_some() => Subresource::Binding,
+            Some("eviction") if rt.has(Side::Eviction) && t.name.is_some() => Subresource::Eviction,
             Some(_) => return Err(no_such_resource()),
         };
         if !t.routes(req.method.as_str()) {
@@ -740,9 +785,7 @@ mod tests {
             status_subresource: false,
             scale_subresource: false,
             finalize_subresource: false,
-            binding_subresource: false,
-            log_subresource: false,
-            eviction_subresource: false,
+            side: &[],
             name_rule: crate::api::meta::NameRule::Dns1123Subdomain,
             return_deleted_object: false,
             allow_create_on_update: false,

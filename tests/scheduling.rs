@@ -667,3 +667,35 @@ fn previous_reads_the_instance_before_the_last_restart() {
     assert_eq!(r.status, 400);
     assert_eq!(r.json_body()["message"], "previous terminated container \"c\" in pod \"fine\" not found");
 }
+
+#[test]
+fn the_node_log_query_answers_from_the_nodes_kubelet() {
+    let mut k = two_nodes();
+    k.call("POST", PODS, Some(pod("web", json!({"nodeName": "node-b"}))));
+    let r = k.get("/api/v1/nodes/node-b/proxy/logs/?query=kubelet&pattern=SyncLoop");
+    assert_eq!((r.status, r.header("Content-Type")), (200, Some("text/plain;charset=UTF-8")));
+    let text = String::from_utf8(r.body).unwrap();
+    assert!(text.lines().all(|l| l.contains(" node-b kubelet[")), "{text}");
+    assert!(text.contains("\"SyncLoop ADD\" source=\"api\" pods=[\"default/web\"]"), "{text}");
+    let r = k.get("/api/v1/nodes/node-a/proxy/logs/?query=kubelet&pattern=default/web");
+    assert_eq!(String::from_utf8(r.body).unwrap(), "-- No entries --\n", "another node's kubelet never saw it");
+    let r = k.get("/api/v1/nodes/node-b/proxy/logs/?query=kubelet&boot=1");
+    assert_eq!(
+        (r.status, String::from_utf8(r.body).unwrap()),
+        (406, "boot: Invalid value: 1: must be less than 1\n".into())
+    );
+    assert_eq!(k.call("POST", "/api/v1/nodes/node-b/proxy/logs/", None).status, 405);
+    assert_eq!(String::from_utf8(k.get("/api/v1/nodes/node-b/proxy/healthz").body).unwrap(), "ok");
+    let r = k.get("/api/v1/nodes/nope/proxy/logs/?query=kubelet");
+    assert_eq!((r.status, r.json_body()["message"].as_str()), (404, Some("nodes \"nope\" not found")));
+    // A node with no address cannot be reached.
+    k.call("POST", "/api/v1/nodes", Some(json!({"metadata": {"name": "bare"}})));
+    let r = k.get("/api/v1/nodes/bare/proxy/logs/?query=kubelet");
+    assert_eq!(
+        (r.status, r.json_body()["message"].as_str()),
+        (500, Some("no preferred addresses found; known addresses: []"))
+    );
+    let discovery = k.get("/api/v1").json_body();
+    let entry = discovery["resources"].as_array().unwrap().iter().find(|r| r["name"] == "nodes/proxy").cloned();
+    assert_eq!(entry.unwrap()["kind"], "NodeProxyOptions");
+}

@@ -7,7 +7,7 @@
 use std::sync::OnceLock;
 
 use super::options::Verb;
-use super::resource::{Catalog, ResourceDefinition, ResourceType};
+use super::resource::{Catalog, ResourceDefinition, ResourceType, Side};
 use super::strategy::{DefaultStrategy, Strategy, StrategyRef};
 use crate::api::meta::NameRule;
 use crate::api::GroupVersionResource;
@@ -61,12 +61,8 @@ pub struct Builtin {
     pub scale_subresource: bool,
     /// Serves `/finalize` (namespaces).
     pub finalize_subresource: bool,
-    /// Serves `/binding` (pods).
-    pub binding_subresource: bool,
-    /// Serves `/log` (pods).
-    pub log_subresource: bool,
-    /// Serves `/eviction` (pods).
-    pub eviction_subresource: bool,
+    /// The subresources served beside the object's own.
+    pub side: &'static [Side],
     pub strategy: &'static dyn Strategy,
 }
 
@@ -84,9 +80,7 @@ impl Builtin {
             status_subresource: self.status_subresource,
             scale_subresource: self.scale_subresource,
             finalize_subresource: self.finalize_subresource,
-            binding_subresource: self.binding_subresource,
-            log_subresource: self.log_subresource,
-            eviction_subresource: self.eviction_subresource,
+            side: self.side,
             name_rule: self.name_rule,
             return_deleted_object: self.return_deleted_object,
             allow_create_on_update: self.allow_create_on_update,
@@ -122,9 +116,7 @@ const fn rt(
         verbs: Verb::STANDARD,
         scale_subresource: false,
         finalize_subresource: false,
-        binding_subresource: false,
-        log_subresource: false,
-        eviction_subresource: false,
+        side: &[],
         strategy: &DefaultStrategy,
     }
 }
@@ -151,9 +143,7 @@ pub static BUILTIN: &[Builtin] = &[
         status_subresource: true,
         return_deleted_object: true,
         strategy: &pod::Pod,
-        binding_subresource: true,
-        log_subresource: true,
-        eviction_subresource: true,
+        side: &[Side::Binding, Side::Eviction, Side::Log],
         ..rt("", "v1", "pods", "pod", "Pod", true)
     },
     Builtin {
@@ -183,6 +173,7 @@ pub static BUILTIN: &[Builtin] = &[
         short_names: &["no"],
         status_subresource: true,
         strategy: &node::Node,
+        side: &[Side::Proxy],
         ..rt("", "v1", "nodes", "node", "Node", false)
     },
     Builtin {

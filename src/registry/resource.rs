@@ -27,12 +27,8 @@ pub struct ResourceDefinition {
     pub scale_subresource: bool,
     /// Serves `/finalize` (namespaces): a PUT of `spec.finalizers`.
     pub finalize_subresource: bool,
-    /// Serves `/binding` (pods): a POST of a Binding assigns a node.
-    pub binding_subresource: bool,
-    /// Serves `/log` (pods): a GET of a container's output.
-    pub log_subresource: bool,
-    /// Serves `/eviction` (pods): a POST of a policy/v1 Eviction.
-    pub eviction_subresource: bool,
+    /// The subresources served beside the object's own (binding, log…).
+    pub side: &'static [Side],
     pub name_rule: NameRule,
     /// DELETE answers with the deleted object instead of a Success Status.
     pub return_deleted_object: bool,
@@ -44,6 +40,61 @@ pub struct ResourceDefinition {
     /// resources do not).
     pub protobuf: bool,
     pub strategy: StrategyRef,
+}
+
+/// A subresource upstream serves beside an object's CRUD, with a storage
+/// of its own: what it is called, which methods route to it, and what
+/// discovery says of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Side {
+    /// `pods/binding`: a POST of a Binding assigns a node.
+    Binding,
+    /// `pods/eviction`: a POST of a policy/v1 Eviction.
+    Eviction,
+    /// `pods/log`: a GET of a container's output.
+    Log,
+    /// `nodes/proxy`: any method, passed on to the node's kubelet.
+    Proxy,
+}
+
+impl Side {
+    pub fn name(self) -> &'static str {
+        match self {
+            Side::Binding => "binding",
+            Side::Eviction => "eviction",
+            Side::Log => "log",
+            Side::Proxy => "proxy",
+        }
+    }
+
+    /// Whether a method has a route (upstream registers a creater's POST,
+    /// a getter's GET, a connecter's every proxied method).
+    pub fn routes(self, method: &str) -> bool {
+        match self {
+            Side::Binding | Side::Eviction => method == "POST",
+            Side::Log => matches!(method, "GET" | "HEAD"),
+            Side::Proxy => matches!(method, "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS"),
+        }
+    }
+
+    /// The verbs discovery lists.
+    pub fn verbs(self) -> &'static [&'static str] {
+        match self {
+            Side::Binding | Side::Eviction => &["create"],
+            Side::Log => &["get"],
+            Side::Proxy => &["create", "delete", "get", "patch", "update"],
+        }
+    }
+
+    /// The group, version and kind discovery names (`own` the resource's).
+    pub fn kind(self, own: &GroupVersionKind) -> (String, String, String) {
+        match self {
+            Side::Binding => (String::new(), "v1".into(), "Binding".into()),
+            Side::Eviction => ("policy".into(), "v1".into(), "Eviction".into()),
+            Side::Log => (own.group.clone(), own.version.clone(), own.kind.clone()),
+            Side::Proxy => (own.group.clone(), own.version.clone(), format!("{}ProxyOptions", own.kind)),
+        }
+    }
 }
 
 /// A served resource.
@@ -59,9 +110,7 @@ pub struct ResourceType {
     pub status_subresource: bool,
     pub scale_subresource: bool,
     pub finalize_subresource: bool,
-    pub binding_subresource: bool,
-    pub log_subresource: bool,
-    pub eviction_subresource: bool,
+    pub side: &'static [Side],
     pub name_rule: NameRule,
     pub return_deleted_object: bool,
     pub allow_create_on_update: bool,
@@ -76,6 +125,11 @@ pub struct ResourceType {
 }
 
 impl ResourceType {
+    /// Whether it serves a side subresource.
+    pub fn has(&self, side: Side) -> bool {
+        self.side.contains(&side)
+    }
+
     pub fn new(d: ResourceDefinition) -> ResourceType {
         let mut field_names: Vec<Arc<str>> = vec![Arc::from("metadata.name")];
         if d.namespaced {
@@ -95,9 +149,7 @@ impl ResourceType {
             status_subresource: d.status_subresource,
             scale_subresource: d.scale_subresource,
             finalize_subresource: d.finalize_subresource,
-            binding_subresource: d.binding_subresource,
-            log_subresource: d.log_subresource,
-            eviction_subresource: d.eviction_subresource,
+            side: d.side,
             name_rule: d.name_rule,
             return_deleted_object: d.return_deleted_object,
             allow_create_on_update: d.allow_create_on_update,

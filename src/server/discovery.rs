@@ -82,34 +82,21 @@ pub fn api_resource_list(catalog: &Catalog, group: &str, version: &str) -> Optio
             entry["categories"] = json!(r.categories);
         }
         resources.push(entry);
-        if r.binding_subresource {
-            resources.push(json!({
-                "name": format!("{}/binding", r.resource()),
+        for side in r.side {
+            let (group, version, kind) = side.kind(&r.gvk);
+            let mut entry = json!({
+                "name": format!("{}/{}", r.resource(), side.name()),
                 "singularName": "",
                 "namespaced": r.namespaced,
-                "kind": "Binding",
-                "verbs": ["create"],
-            }));
-        }
-        if r.eviction_subresource {
-            resources.push(json!({
-                "name": format!("{}/eviction", r.resource()),
-                "singularName": "",
-                "namespaced": r.namespaced,
-                "group": "policy",
-                "version": "v1",
-                "kind": "Eviction",
-                "verbs": ["create"],
-            }));
-        }
-        if r.log_subresource {
-            resources.push(json!({
-                "name": format!("{}/log", r.resource()),
-                "singularName": "",
-                "namespaced": r.namespaced,
-                "kind": r.kind(),
-                "verbs": ["get"],
-            }));
+                "kind": kind,
+                "verbs": side.verbs(),
+            });
+            // Named only when it differs from the resource's own.
+            if (group.as_str(), version.as_str()) != (r.gvk.group.as_str(), r.gvk.version.as_str()) {
+                entry["group"] = json!(group);
+                entry["version"] = json!(version);
+            }
+            resources.push(entry);
         }
         if r.finalize_subresource {
             resources.push(json!({
@@ -167,16 +154,10 @@ fn aggregated_group(catalog: &Catalog, group: &str) -> Value {
                 e["categories"] = json!(r.categories);
             }
             let mut subresources = Vec::new();
-            if r.binding_subresource {
-                subresources.push(json!({"subresource": "binding",
-                    "responseKind": {"group": "", "version": "v1", "kind": "Binding"}, "verbs": ["create"]}));
-            }
-            if r.eviction_subresource {
-                subresources.push(json!({"subresource": "eviction",
-                    "responseKind": {"group": "policy", "version": "v1", "kind": "Eviction"}, "verbs": ["create"]}));
-            }
-            if r.log_subresource {
-                subresources.push(json!({"subresource": "log", "responseKind": kind, "verbs": ["get"]}));
+            for side in r.side {
+                let (group, version, kind) = side.kind(&r.gvk);
+                subresources.push(json!({"subresource": side.name(),
+                    "responseKind": {"group": group, "version": version, "kind": kind}, "verbs": side.verbs()}));
             }
             if r.finalize_subresource {
                 subresources.push(json!({"subresource": "finalize", "responseKind": kind, "verbs": ["update"]}));

@@ -307,7 +307,7 @@ fn truncate_at(text: &mut String, limit: usize) {
 
 /// RFC 3339 with the fraction Go's RFC3339Nano prints (trailing zeros
 /// trimmed, none for a whole second).
-fn nano_timestamp(t: SimTime) -> String {
+pub fn nano_timestamp(t: SimTime) -> String {
     let whole = t.rfc3339();
     let ms = t.0.rem_euclid(1000);
     if ms == 0 {

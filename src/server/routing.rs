@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{discovery, openapi, Server};
-use crate::registry::ResourceType;
+use crate::registry::{ResourceType, Side};
 
 use crate::registry::options::Verb;
 
@@ -16,9 +16,18 @@ pub(crate) struct Target {
     pub namespace: Option<String>,
     pub name: Option<String>,
     pub subresource: Option<String>,
+    /// What follows a connecter's subresource (`nodes/N/proxy/logs/`:
+    /// `logs/`), as upstream's `{path:*}`.
+    pub rest: Option<String>,
 }
 
 impl Target {
+    /// The side subresource addressed, if the resource serves it.
+    pub(crate) fn side(&self) -> Option<Side> {
+        let sub = self.subresource.as_deref()?;
+        self.rt.side.iter().copied().find(|s| s.name() == sub)
+    }
+
     /// Whether the path has a route for the method, as kube-apiserver
     /// registers them: an object takes GET, PUT, PATCH and DELETE (its
     /// status and scale subresources all but DELETE), a collection GET,
@@ -26,13 +35,12 @@ impl Target {
     /// all-namespaces collection only GET (list and watch). A verb the
     /// resource does not serve has no route.
     pub(crate) fn routes(&self, method: &str) -> bool {
-        match self.subresource.as_deref() {
-            // Upstream's finalize storage implements only Update, its
-            // binding storage only Create, its log storage only Get.
-            Some("finalize") => return method == "PUT",
-            Some("binding") | Some("eviction") => return method == "POST",
-            Some("log") => return matches!(method, "GET" | "HEAD"),
-            _ => {}
+        if let Some(side) = self.side() {
+            return side.routes(method);
+        }
+        // Upstream's finalize storage implements only Update.
+        if self.subresource.as_deref() == Some("finalize") {
+            return method == "PUT";
         }
         let verb = match (method, self.name.is_some(), self.subresource.is_some()) {
             ("GET" | "HEAD", true, _) => Verb::Get,
@@ -110,6 +118,17 @@ impl Server {
                 namespace: ns.map(str::to_string),
                 name: name.map(str::to_string),
                 subresource: sub.map(str::to_string),
+                rest: None,
+            })
+        };
+        // A connecter takes the rest of the path (`nodes/N/proxy/logs/`).
+        let connect = |rt: Arc<ResourceType>, ns: Option<&str>, name: &str, rest: &[&str]| {
+            Route::Resource(Target {
+                rt,
+                namespace: ns.map(str::to_string),
+                name: Some(name.to_string()),
+                subresource: Some(Side::Proxy.name().to_string()),
+                rest: Some(rest.join("/")),
             })
         };
         match rest {
@@ -130,6 +149,7 @@ impl Server {
                     (_, []) => t(rt, None, None, None),
                     (false, [name]) => t(rt, None, Some(name), None),
                     (false, [name, sub]) => t(rt, None, Some(name), Some(sub)),
+                    (false, [name, "proxy", rest @ ..]) if rt.has(Side::Proxy) => connect(rt, None, name, rest),
                     _ => Route::NotFoundStatus,
                 }
             }
