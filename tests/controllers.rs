@@ -280,3 +280,42 @@ fn a_replica_set_keeps_its_pods_adopts_and_releases() {
     k.call("DELETE", &format!("{RS}/web"), None);
     assert_eq!(pod_names(&mut k), [left]);
 }
+
+/// The recorder's correlator, as a ReplicaSet's burst of creations shows
+/// it: nine events, then one combining the similar ones, then nothing
+/// once the spam filter's 25 tokens are spent (counted all the same).
+#[test]
+fn a_burst_of_similar_events_is_combined_then_rate_limited() {
+    let mut k = Cluster::new();
+    k.c = kubesim::controllers::Controllers::new(&["replicaset"]).unwrap();
+    let rs = |replicas: i64| {
+        json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "burst"},
+            "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": "b"}},
+                "template": {"metadata": {"labels": {"app": "b"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}})
+    };
+    const RS: &str = "/apis/apps/v1/namespaces/default/replicasets";
+    assert_eq!(k.call("POST", RS, Some(rs(30))).status, 201);
+    let events = |k: &mut Cluster| -> Vec<(i64, String)> {
+        let r = k.get("/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dburst");
+        let mut evs: Vec<(i64, String)> = r.json_body()["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| (e["count"].as_i64().unwrap(), e["message"].as_str().unwrap().to_string()))
+            .collect();
+        evs.sort();
+        evs
+    };
+    let evs = events(&mut k);
+    assert_eq!(evs.len(), 10, "{evs:?}");
+    assert!(evs[..9].iter().all(|(n, m)| *n == 1 && m.starts_with("Created pod: burst-")), "{evs:?}");
+    let (count, combined) = &evs[9];
+    assert_eq!(*count, 16, "the 10th to the 25th; five more were dropped");
+    assert!(combined.starts_with("(combined from similar events): Created pod: burst-"), "{combined}");
+    // Five minutes give one token back: the next one is sent, counting the dropped.
+    k.s.advance(300_000);
+    let r = k.send("PATCH", &format!("{RS}/burst"), "application/merge-patch+json", r#"{"spec":{"replicas":31}}"#);
+    assert_eq!(r.status, 200);
+    let evs = events(&mut k);
+    assert_eq!((evs.len(), evs[9].0), (10, 22));
+}

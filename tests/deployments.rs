@@ -368,3 +368,61 @@ fn a_rollout_without_progress_times_out_after_its_deadline_and_progress_is_measu
     ready_all(&mut k);
     assert_eq!(progressing(&mut k).2, "NewReplicaSetAvailable");
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// An intstr as the spec allows it: a count or a percentage.
+    fn intstr() -> impl Strategy<Value = Value> {
+        prop_oneof![(0i64..4).prop_map(|n| json!(n)), (0i64..101).prop_map(|p| json!(format!("{p}%")))]
+    }
+
+    /// What an intstr comes to for `replicas` (percentages round up for
+    /// surge, down for unavailability).
+    fn resolve(v: &Value, replicas: i64, round_up: bool) -> i64 {
+        match v {
+            Value::String(p) => {
+                let p: i64 = p.trim_end_matches('%').parse().unwrap();
+                if round_up {
+                    (p * replicas + 99) / 100
+                } else {
+                    p * replicas / 100
+                }
+            }
+            v => v.as_i64().unwrap(),
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+        /// Whatever the replicas and bounds, through two rollouts with pods
+        /// becoming ready one at a time: never more than replicas + maxSurge
+        /// pods, never fewer than replicas − maxUnavailable ready, and the
+        /// rollout ends with every pod on the newest template.
+        #[test]
+        fn rolling_updates_keep_their_bounds_at_every_step(replicas in 1i64..6, surge in intstr(), unavailable in intstr()) {
+            let zero = |v: &Value| *v == json!(0) || *v == json!("0%");
+            // Both zero is refused by validation: make the surge one.
+            let surge = if zero(&surge) && zero(&unavailable) { json!(1) } else { surge };
+            let surge_n = resolve(&surge, replicas, true);
+            let mut unavailable_n = resolve(&unavailable, replicas, false).min(replicas);
+            if surge_n == 0 && unavailable_n == 0 {
+                // Both resolving to zero: one may be unavailable.
+                unavailable_n = 1;
+            }
+            let mut k = cluster();
+            let strategy = json!({"type": "RollingUpdate", "rollingUpdate": {"maxSurge": surge, "maxUnavailable": unavailable}});
+            let r = k.call("POST", DEPLOY, Some(deployment(replicas, "nginx:1.26", strategy)));
+            prop_assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+            ready_all(&mut k);
+            let (min_ready, max_pods) = ((replicas - unavailable_n).max(0) as usize, (replicas + surge_n) as usize);
+            for image in ["nginx:1.27", "nginx:1.28"] {
+                roll_to(&mut k, image, min_ready, max_pods);
+                let pods = items(&mut k, PODS);
+                prop_assert_eq!(pods.len() as i64, replicas);
+                prop_assert!(pods.iter().all(|p| p["spec"]["containers"][0]["image"] == image));
+            }
+        }
+    }
+}

@@ -12,9 +12,11 @@
 //!   loses its reference to it (a strategic merge patch whose `uid` is the
 //!   precondition), then the finalizer is removed (a merge patch carrying
 //!   the resourceVersion);
-//! - an owner being deleted with `foregroundDeletion`: each dependent is
-//!   deleted (Foreground if it has dependents of its own), and once none
-//!   with `blockOwnerDeletion: true` remains the finalizer is removed.
+//! - an owner being deleted with `foregroundDeletion`: each dependent with
+//!   no other owner standing is deleted (Foreground if it has dependents of
+//!   its own), one with another owner loses its reference instead, and
+//!   once none with `blockOwnerDeletion: true` remains the finalizer is
+//!   removed.
 //!
 //! Upstream works through its queues with 20 workers in no fixed order;
 //! here the queue is worked in uid order until it is empty.
@@ -236,6 +238,12 @@ impl GarbageCollector {
         remove_finalizer(client, &self.path_of(node), ORPHAN);
     }
 
+    /// An owner in foreground deletion: each dependent is looked at as
+    /// upstream's `attemptToDeleteItem` does once its owner waits for
+    /// it. One with another owner that stands loses its references to the
+    /// owners that are gone or waiting; one without is deleted (Foreground
+    /// if it has dependents of its own, else as its finalizers say). Once
+    /// no dependent blocks the owner, its finalizer is removed.
     fn delete_dependents_first(&mut self, client: &mut Client<'_>, uid: &str, node: &Node) {
         let dependents: Vec<String> = self.dependents.get(uid).into_iter().flatten().cloned().collect();
         let mut blocking = 0;
@@ -251,11 +259,37 @@ impl GarbageCollector {
             if dep.deleting {
                 continue;
             }
+            let mut solid = false;
+            let mut unneeded = Vec::new();
+            for owner in &dep.owners {
+                let owner_uid = owner["uid"].as_str().unwrap_or("").to_string();
+                match self.nodes.get(&owner_uid) {
+                    Some(o) if o.deleting && o.finalizers.iter().any(|f| f == FOREGROUND) => unneeded.push(owner_uid),
+                    Some(_) => solid = true,
+                    None => match self.owner_exists(client, &dep, owner) {
+                        Some(false) => unneeded.push(owner_uid),
+                        _ => solid = true,
+                    },
+                }
+            }
+            let path = self.path_of(&dep);
+            if solid {
+                let refs: Vec<Value> = unneeded.iter().map(|u| json!({"$patch": "delete", "uid": u})).collect();
+                let body = json!({"metadata": {"uid": d, "ownerReferences": refs}});
+                client.write("PATCH", &path, "application/strategic-merge-patch+json", &body);
+                continue;
+            }
             let has_dependents = self.dependents.get(&d).is_some_and(|s| !s.is_empty());
+            let policy = if has_dependents || dep.finalizers.iter().any(|f| f == FOREGROUND) {
+                "Foreground"
+            } else if dep.finalizers.iter().any(|f| f == ORPHAN) {
+                "Orphan"
+            } else {
+                "Background"
+            };
             let body = json!({"kind": "DeleteOptions", "apiVersion": "v1",
-                "preconditions": {"uid": d},
-                "propagationPolicy": if has_dependents { "Foreground" } else { "Background" }});
-            client.write("DELETE", &self.path_of(&dep), "application/json", &body);
+                "preconditions": {"uid": d}, "propagationPolicy": policy});
+            client.write("DELETE", &path, "application/json", &body);
         }
         if blocking == 0 {
             remove_finalizer(client, &self.path_of(node), FOREGROUND);
