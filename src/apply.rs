@@ -71,18 +71,22 @@ pub fn managers(obj: &Value) -> Vec<Manager> {
         .and_then(Value::as_array)
         .into_iter()
         .flatten()
-        .filter_map(|e| {
-            let s = |k: &str| e.get(k).and_then(Value::as_str).map(str::to_string);
-            Some(Manager {
-                manager: s("manager")?,
-                operation: s("operation").unwrap_or_else(|| "Update".into()),
-                api_version: s("apiVersion").unwrap_or_default(),
-                time: s("time"),
-                subresource: s("subresource").unwrap_or_default(),
-                set: Set::from_fields_v1(e.get("fieldsV1").unwrap_or(&Value::Null)),
-            })
-        })
+        .filter_map(|e| manager_of(e, true))
         .collect()
+}
+
+/// One entry's identity, and its set when `with_set`.
+fn manager_of(e: &Value, with_set: bool) -> Option<Manager> {
+    let s = |k: &str| e.get(k).and_then(Value::as_str).map(str::to_string);
+    let fields = e.get("fieldsV1").unwrap_or(&Value::Null);
+    Some(Manager {
+        manager: s("manager")?,
+        operation: s("operation").unwrap_or_else(|| "Update".into()),
+        api_version: s("apiVersion").unwrap_or_default(),
+        time: s("time"),
+        subresource: s("subresource").unwrap_or_default(),
+        set: if with_set { Set::from_fields_v1(fields) } else { Set::default() },
+    })
 }
 
 fn write_managers(obj: &mut Value, list: &[Manager]) {
@@ -197,7 +201,6 @@ pub fn record_update(w: &Writer, old: Option<&Value>, new: &mut Value) {
         }
         return;
     }
-    let mut list = old.map(managers).unwrap_or_default();
     let cmp = typed::compare(schemas(), w.schema(), old, Some(new));
     let changed = strip(&cmp.changed(), status_write, w.has_status_subresource);
     let removed = strip(&cmp.removed, status_write, w.has_status_subresource);
@@ -209,24 +212,62 @@ pub fn record_update(w: &Writer, old: Option<&Value>, new: &mut Value) {
         subresource: w.subresource.to_string(),
         set: Set::default(),
     };
-    for m in list.iter_mut().filter(|m| !m.same_identity(&me)) {
-        m.set = m.set.difference(&changed).difference(&removed);
+    // Another manager's entry this write does not touch is kept as it is
+    // stored (read in place, never decoded and written again).
+    let touched: Vec<&Path> = changed.iter().chain(removed.iter()).collect();
+    let mut entries: Vec<Entry> = Vec::new();
+    for raw in old.and_then(|o| o.pointer("/metadata/managedFields")).and_then(Value::as_array).into_iter().flatten() {
+        let Some(mut m) = manager_of(raw, false) else { continue };
+        let fields = raw.get("fieldsV1").unwrap_or(&Value::Null);
+        if !m.same_identity(&me) && !touched.iter().any(|p| Set::fields_v1_contains(fields, p)) {
+            if !Set::fields_v1_is_empty(fields) {
+                entries.push(Entry::Kept(raw.clone()));
+            }
+            continue;
+        }
+        m.set = Set::from_fields_v1(fields);
+        if !m.same_identity(&me) {
+            m.set = m.set.difference(&changed).difference(&removed);
+        }
+        entries.push(Entry::Decoded(m));
     }
-    match list.iter().position(|m| m.same_identity(&me)) {
+    let mine = entries.iter().position(|e| matches!(e, Entry::Decoded(m) if m.same_identity(&me)));
+    match mine {
         Some(i) => {
-            let set = list[i].set.union(&changed).difference(&removed);
-            if set != list[i].set {
-                list[i].set = set;
-                list[i].time = Some(w.now.to_string());
+            if let Entry::Decoded(m) = &mut entries[i] {
+                let set = m.set.union(&changed).difference(&removed);
+                if set != m.set {
+                    m.set = set;
+                    m.time = Some(w.now.to_string());
+                }
             }
         }
         None if !changed.is_empty() => {
-            list.push(Manager { set: changed, time: Some(w.now.to_string()), ..me });
+            entries.push(Entry::Decoded(Manager { set: changed, time: Some(w.now.to_string()), ..me }));
         }
         None => {}
     }
-    list.retain(|m| !m.set.is_empty());
-    write_managers(new, &list);
+    let list: Vec<Value> = entries
+        .into_iter()
+        .filter_map(|e| match e {
+            Entry::Kept(raw) => Some(raw),
+            Entry::Decoded(m) if !m.set.is_empty() => Some(m.to_json()),
+            Entry::Decoded(_) => None,
+        })
+        .collect();
+    if let Some(m) = new.get_mut("metadata").and_then(Value::as_object_mut) {
+        if list.is_empty() {
+            m.shift_remove("managedFields");
+        } else {
+            m.insert("managedFields".into(), Value::Array(list));
+        }
+    }
+}
+
+/// A `managedFields` entry through an Update: kept as stored, or decoded.
+enum Entry {
+    Kept(Value),
+    Decoded(Manager),
 }
 
 /// Server-side apply of `config` onto `live` (None: the object does not

@@ -137,6 +137,40 @@ impl Set {
     }
 
     /// Reads a `FieldsV1` document (unknown keys are skipped).
+    /// Whether a `FieldsV1` document holds `path`, read in place (no set
+    /// is built): the node at the path exists and is a leaf or marked `.`.
+    pub fn fields_v1_contains(v: &Value, path: &Path) -> bool {
+        let mut node = v;
+        for e in path {
+            let Value::Object(m) = node else { return false };
+            // Keys of our own writing match at once; others are decoded.
+            let child = m
+                .get(&e.encode())
+                .or_else(|| m.iter().find(|(k, _)| PathElement::decode(k).as_ref() == Some(e)).map(|(_, c)| c));
+            match child {
+                Some(c) => node = c,
+                None => return false,
+            }
+        }
+        match node {
+            Value::Object(m) => !path.is_empty() && (m.is_empty() || m.contains_key(".")),
+            _ => false,
+        }
+    }
+
+    /// Whether a `FieldsV1` document holds no path at all (what
+    /// `from_fields_v1` would find, stopping at the first).
+    pub fn fields_v1_is_empty(v: &Value) -> bool {
+        fn has_paths(v: &Value, root: bool) -> bool {
+            let Value::Object(m) = v else { return false };
+            if !root && (m.is_empty() || m.contains_key(".")) {
+                return true;
+            }
+            m.iter().any(|(k, c)| k != "." && PathElement::decode(k).is_some() && has_paths(c, false))
+        }
+        !has_paths(v, true)
+    }
+
     pub fn from_fields_v1(v: &Value) -> Set {
         fn walk(v: &Value, prefix: &mut Path, out: &mut Set) {
             let Value::Object(m) = v else { return };
@@ -167,6 +201,28 @@ impl Set {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_fields_v1_document_is_read_in_place() {
+        let doc = json!({"f:metadata": {"f:labels": {".": {}, "f:app": {}}},
+            "f:spec": {"f:containers": {"k:{\"name\":\"c\"}": {".": {}, "f:image": {}}}}});
+        let f = |s: &str| PathElement::Field(s.into());
+        let key = PathElement::decode("k:{\"name\":\"c\"}").unwrap();
+        for (path, held) in [
+            (vec![f("metadata"), f("labels")], true),
+            (vec![f("metadata"), f("labels"), f("app")], true),
+            (vec![f("metadata")], false),
+            (vec![f("spec"), f("containers"), key.clone()], true),
+            (vec![f("spec"), f("containers"), key, f("image")], true),
+            (vec![f("spec"), f("replicas")], false),
+        ] {
+            assert_eq!(Set::fields_v1_contains(&doc, &path), held, "{path:?}");
+            assert_eq!(Set::from_fields_v1(&doc).contains(&path), held, "{path:?}");
+        }
+        assert!(!Set::fields_v1_is_empty(&doc));
+        assert!(Set::fields_v1_is_empty(&json!({})));
+        assert!(Set::fields_v1_is_empty(&json!({"x:junk": {}})));
+    }
 
     fn f(n: &str) -> PathElement {
         PathElement::Field(n.into())

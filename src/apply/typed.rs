@@ -230,6 +230,12 @@ fn walk_cmp(
     list_item: bool,
     c: &mut Comparison,
 ) {
+    // Equal subtrees hold no change (a status write leaves the spec be).
+    if let (Some(a), Some(b)) = (old, new) {
+        if a == b {
+            return;
+        }
+    }
     let probe = new.or(old).unwrap_or(&Value::Null);
     let sh = shape(s, schema, probe);
     let leafish = matches!(sh, Shape::Leaf)

@@ -106,7 +106,7 @@ impl Controller for GarbageCollector {
 impl GarbageCollector {
     /// Brings the graph up to date with one change and queues what it
     /// touches.
-    fn observe(&mut self, resource: usize, old: Option<Value>, new: Option<Value>) {
+    fn observe(&mut self, resource: usize, old: Option<std::sync::Arc<Value>>, new: Option<std::sync::Arc<Value>>) {
         if let Some(old) = &old {
             let uid = uid_of(old);
             if let Some(node) = self.nodes.remove(&uid) {

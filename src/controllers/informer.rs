@@ -56,10 +56,14 @@ pub struct Informer {
     stream: Option<WatchStream>,
     listed: bool,
     /// What changed since `take_changes` was last called: (before, after),
-    /// kept only for an informer made `tracking`.
-    changes: Vec<(Option<Value>, Option<Value>)>,
+    /// kept only for an informer made `tracking` (shared, never copied).
+    changes: Vec<Change>,
     track: bool,
 }
+
+/// One change an informer saw: the object before and after (None for
+/// absent), shared with its cache.
+pub type Change = (Option<Arc<Value>>, Option<Arc<Value>>);
 
 /// An object's cache key.
 pub fn key_of(obj: &Value) -> String {
@@ -91,8 +95,7 @@ impl Informer {
 
     fn record(&mut self, before: Option<Arc<Value>>, after: Option<Arc<Value>>) {
         if self.track {
-            let own = |v: Option<Arc<Value>>| v.map(|v| Arc::try_unwrap(v).unwrap_or_else(|a| (*a).clone()));
-            self.changes.push((own(before), own(after)));
+            self.changes.push((before, after));
         }
     }
 
@@ -106,7 +109,7 @@ impl Informer {
 
     /// What changed since the last call, in the order it was seen:
     /// (the object before, the object after); None for absent.
-    pub fn take_changes(&mut self) -> Vec<(Option<Value>, Option<Value>)> {
+    pub fn take_changes(&mut self) -> Vec<Change> {
         std::mem::take(&mut self.changes)
     }
 
