@@ -243,12 +243,17 @@ impl Server {
     /// nothing new); `follow.is_done()` says when the stream ends.
     pub fn poll_log(&mut self, follow: &mut logs::LogFollow) -> Vec<u8> {
         let Some(rt) = self.registry.resources().lookup("", "v1", "pods").cloned() else { return Vec::new() };
-        let pod = match self.registry.get(&rt, &follow.namespace, &follow.name, &GetOptions::default()) {
-            Ok(Body::Object(o)) => Some(o.value()),
-            Ok(Body::Value(v)) => Some(v),
-            _ => None,
-        };
+        let pod = self.stored(&rt, &follow.namespace, &follow.name).ok();
         follow.more(pod.as_ref(), self.now()).into_bytes()
+    }
+
+    /// An object as stored now, or the registry's answer (404).
+    fn stored(&self, rt: &ResourceType, namespace: &str, name: &str) -> Result<Value, Status> {
+        match self.registry.get(rt, namespace, name, &GetOptions::default())? {
+            Body::Object(o) => Ok(o.value()),
+            Body::Value(v) => Ok(v),
+            Body::Status(s) => Err(*s),
+        }
     }
 
     pub fn serve(&mut self, req: Request) -> Served {
@@ -465,23 +470,11 @@ impl Server {
         if !t.routes(req.method.as_str()) {
             return Err(Status::method_not_allowed());
         }
-        let node = match self.registry.get(&t.rt, "", name, &GetOptions::default())? {
-            Body::Object(o) => o.value(),
-            Body::Value(v) => v,
-            Body::Status(s) => return Err(*s),
-        };
-        let addresses: Vec<String> = node["status"]["addresses"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|a| Some(format!("{}={}", a["type"].as_str()?, a["address"].as_str()?)))
-            .collect();
-        if addresses.is_empty() {
-            // Upstream's connection lookup fails with a plain error (500).
-            let mut s = Status::internal_error("no preferred addresses found; known addresses: []");
-            s.message = "no preferred addresses found; known addresses: []".into();
-            s.reason = String::new();
-            return Err(s);
+        let node = self.stored(&t.rt, "", name)?;
+        if node["status"]["addresses"].as_array().is_none_or(Vec::is_empty) {
+            // Upstream's connection lookup fails with a plain error: a 500
+            // with no reason or details.
+            return Err(Status::failure(500, "", "no preferred addresses found; known addresses: []".into()));
         }
         let read = |resource: &str, field_selector: String| -> Vec<Value> {
             let Some(rt) = self.registry.resources().lookup("", "v1", resource).cloned() else { return Vec::new() };
@@ -517,11 +510,7 @@ impl Server {
             if !t.routes(req.method.as_str()) {
                 return Err(Status::method_not_allowed());
             }
-            let pod = match self.registry.get(&rt, &ns, name, &GetOptions::default())? {
-                Body::Object(o) => o.value(),
-                Body::Value(v) => v,
-                Body::Status(s) => return Err(*s),
-            };
+            let pod = self.stored(&rt, &ns, name)?;
             // The kubelet's stream, passed on as kube-apiserver's
             // LocationStreamer does: `text/plain`, no charset.
             let head = |text: String| Response {

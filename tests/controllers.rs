@@ -296,10 +296,8 @@ fn a_burst_of_similar_events_is_combined_then_rate_limited() {
     const RS: &str = "/apis/apps/v1/namespaces/default/replicasets";
     assert_eq!(k.call("POST", RS, Some(rs(30))).status, 201);
     let events = |k: &mut Cluster| -> Vec<(i64, String)> {
-        let r = k.get("/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dburst");
-        let mut evs: Vec<(i64, String)> = r.json_body()["items"]
-            .as_array()
-            .unwrap()
+        let mut evs: Vec<(i64, String)> = k
+            .events("involvedObject.name=burst")
             .iter()
             .map(|e| (e["count"].as_i64().unwrap(), e["message"].as_str().unwrap().to_string()))
             .collect();

@@ -79,15 +79,7 @@ fn conditions(d: &Value) -> Vec<(String, String, String, String)> {
 }
 
 fn events(k: &mut Cluster, name: &str) -> Vec<String> {
-    let r = k.get(&format!("/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3D{name}"));
-    let mut evs: Vec<(String, String)> = r.json_body()["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| (e["metadata"]["name"].as_str().unwrap().to_string(), e["message"].as_str().unwrap().to_string()))
-        .collect();
-    evs.sort();
-    evs.into_iter().map(|(_, m)| m).collect()
+    k.event_messages(&format!("involvedObject.name={name}"))
 }
 
 #[test]

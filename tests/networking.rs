@@ -49,8 +49,8 @@ fn nodes_get_pod_ranges_in_turn_from_the_cluster_range() {
     // Four ranges, four nodes: the next is told there is none.
     let f = node(&mut k, "f");
     assert!(f["spec"].get("podCIDR").is_none());
-    let events = k.get("/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Df").json_body();
-    let e = &events["items"][0];
+    let events = k.events("involvedObject.name=f");
+    let e = &events[0];
     assert_eq!(
         (e["reason"].as_str(), e["message"].as_str()),
         (Some("CIDRNotAvailable"), Some("Node f status is now: CIDRNotAvailable"))
@@ -61,20 +61,20 @@ fn nodes_get_pod_ranges_in_turn_from_the_cluster_range() {
 #[test]
 fn services_draw_from_the_configured_range_and_refuse_addresses_and_ports_outside_it() {
     let services = ServiceRanges {
-        cluster_ips: parse_cidr("--service-cluster-ip-range", "10.10.0.0/24", 12, 28).unwrap(),
+        cluster_ips: parse_cidr("--service-cluster-ip-range", "10.10.0.0/28", 12, 28).unwrap(),
         node_ports: parse_port_range("20000-20002").unwrap(),
     };
     let mut k = cluster(services, PodRanges::default());
     for i in 0..5 {
         let r = service(&mut k, &format!("s{i}"), json!({"ports": [{"port": 80}]}));
         let ip = r.json_body()["spec"]["clusterIP"].as_str().unwrap().to_string();
-        assert!(ip.starts_with("10.10.0.") && ip != "10.10.0.0" && ip != "10.10.0.255", "{ip}");
+        assert!(ip.starts_with("10.10.0.") && ip != "10.10.0.0" && ip != "10.10.0.15", "{ip}");
     }
     let r = service(&mut k, "outside", json!({"clusterIP": "10.96.0.20", "ports": [{"port": 80}]}));
     assert_eq!(r.status, 422);
     assert_eq!(
         r.json_body()["message"],
-        "Service \"outside\" is invalid: spec.clusterIPs: Invalid value: []string{\"10.96.0.20\"}: failed to allocate IP 10.96.0.20: provided IP is not in the valid range. The range of valid IPs is 10.10.0.0/24"
+        "Service \"outside\" is invalid: spec.clusterIPs: Invalid value: []string{\"10.96.0.20\"}: failed to allocate IP 10.96.0.20: provided IP is not in the valid range. The range of valid IPs is 10.10.0.0/28"
     );
     let r = service(&mut k, "np", json!({"type": "NodePort", "ports": [{"port": 80, "nodePort": 30080}]}));
     assert_eq!(r.status, 422);
@@ -100,7 +100,19 @@ fn services_draw_from_the_configured_range_and_refuse_addresses_and_ports_outsid
     );
     assert_eq!(r.status, 201);
     let r = service(&mut k, "full", json!({"type": "NodePort", "ports": [{"port": 80}]}));
-    assert_eq!(r.status, 422);
+    assert_eq!(
+        (r.status, r.json_body()["message"].as_str()),
+        (500, Some("Internal error occurred: failed to allocate a nodePort: range is full"))
+    );
+    // Fourteen addresses in a /28: seven taken, seven more, then none.
+    for i in 0..7 {
+        assert_eq!(service(&mut k, &format!("more{i}"), json!({"ports": [{"port": 80}]})).status, 201);
+    }
+    let r = service(&mut k, "none-left", json!({"ports": [{"port": 80}]}));
+    assert_eq!(
+        (r.status, r.json_body()["message"].as_str()),
+        (500, Some("Internal error occurred: failed to allocate a serviceIP: range is full"))
+    );
 }
 
 #[test]

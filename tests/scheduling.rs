@@ -78,18 +78,11 @@ fn a_deployment_runs_spread_over_the_nodes_with_addresses_from_their_ranges() {
 
     // The events of one pod, as `kubectl describe pod` lists them.
     let name = pods[0]["metadata"]["name"].as_str().unwrap();
-    let r = k.get(&format!("/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3D{name}"));
-    let mut evs: Vec<(String, String, String)> = r.json_body()["items"]
-        .as_array()
-        .unwrap()
+    let evs = k.events(&format!("involvedObject.name={name}"));
+    let reasons: Vec<(&str, &str)> = evs
         .iter()
-        .map(|e| {
-            let s = |p: &str| e.pointer(p).and_then(Value::as_str).unwrap_or("").to_string();
-            (s("/metadata/name"), s("/reason"), s("/source/component"))
-        })
+        .map(|e| (e["reason"].as_str().unwrap_or(""), e["source"]["component"].as_str().unwrap_or("")))
         .collect();
-    evs.sort();
-    let reasons: Vec<(&str, &str)> = evs.iter().map(|(_, r, c)| (r.as_str(), c.as_str())).collect();
     assert_eq!(
         reasons,
         [("Scheduled", "default-scheduler"), ("Pulled", "kubelet"), ("Created", "kubelet"), ("Started", "kubelet")]
@@ -120,9 +113,7 @@ fn node_selectors_and_resources_decide_and_misfits_are_told_why() {
     );
 
     k.call("POST", PODS, Some(pod("nowhere", json!({"nodeSelector": {"disk": "tape"}}))));
-    let r = k.get("/api/v1/namespaces/default/events?fieldSelector=reason%3DFailedScheduling");
-    let messages: Vec<String> =
-        r.json_body()["items"].as_array().unwrap().iter().map(|e| e["message"].as_str().unwrap().to_string()).collect();
+    let messages = k.event_messages("reason=FailedScheduling");
     assert!(messages.contains(&message.to_string()));
     assert!(messages.contains(
         &"0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.".to_string()
@@ -321,16 +312,7 @@ fn a_stateful_set_starts_pods_in_order_with_claims_and_scales_down_from_the_top(
     assert_eq!(p["metadata"]["labels"]["apps.kubernetes.io/pod-index"], "1");
     assert_eq!(p["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"], "www-web-1");
     // Each pod waited for the one before it: creates in ordinal order.
-    let r =
-        k.get("/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dweb,reason%3DSuccessfulCreate");
-    let mut evs: Vec<(String, String)> = r.json_body()["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| (e["metadata"]["name"].as_str().unwrap().to_string(), e["message"].as_str().unwrap().to_string()))
-        .collect();
-    evs.sort();
-    let messages: Vec<&str> = evs.iter().map(|(_, m)| m.as_str()).collect();
+    let messages = k.event_messages("involvedObject.name=web,reason=SuccessfulCreate");
     assert_eq!(
         messages,
         [
@@ -436,8 +418,7 @@ fn deleting_a_running_pod_waits_for_its_kubelet_and_the_grace_period() {
     assert_eq!(r.status, 200);
     assert_eq!(r.json_body()["metadata"]["deletionGracePeriodSeconds"], 30);
     assert_eq!(k.get(&format!("{PODS}/web")).status, 404);
-    let r = k.get("/api/v1/namespaces/default/events?fieldSelector=reason%3DKilling");
-    assert_eq!(r.json_body()["items"][0]["message"], "Stopping container c");
+    assert_eq!(k.event_messages("reason=Killing"), ["Stopping container c"]);
 
     // A shell ignores SIGTERM: Terminating for the grace period, then killed.
     let r = k.call("DELETE", &format!("{PODS}/loop"), None);
@@ -592,8 +573,7 @@ fn containers_end_on_simulated_time_and_crashing_ones_restart_after_a_back_off()
         ["back-off", "40s"]
     );
     // The BackOff event is one event counted up, as the recorder aggregates.
-    let r = k.get("/api/v1/namespaces/default/events?fieldSelector=reason%3DBackOff,involvedObject.name%3Dbb");
-    let evs = r.json_body()["items"].as_array().unwrap().clone();
+    let evs = k.events("reason=BackOff,involvedObject.name=bb");
     assert_eq!((evs.len(), evs[0]["count"].as_i64()), (1, Some(3)));
 }
 
@@ -695,6 +675,7 @@ fn the_node_log_query_answers_from_the_nodes_kubelet() {
         (r.status, r.json_body()["message"].as_str()),
         (500, Some("no preferred addresses found; known addresses: []"))
     );
+    assert!(r.json_body().get("reason").is_none() && r.json_body().get("details").is_none(), "a plain error");
     let discovery = k.get("/api/v1").json_body();
     let entry = discovery["resources"].as_array().unwrap().iter().find(|r| r["name"] == "nodes/proxy").cloned();
     assert_eq!(entry.unwrap()["kind"], "NodeProxyOptions");

@@ -318,7 +318,7 @@ impl<S: Storage> Registry<S> {
                     .unwrap_or_default()
             };
             let mut allocation = Allocation { rng: &mut self.rng, existing: &existing, ranges: &self.service_ranges };
-            errs.extend(rt.strategy.allocate(&mut value, &mut allocation));
+            errs.extend(rt.strategy.allocate(&mut value, &mut allocation)?);
         }
         if !errs.is_empty() {
             return Err(Status::invalid(rt.group(), rt.kind(), &name, &errs));

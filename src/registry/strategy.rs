@@ -20,7 +20,7 @@ use serde_json::{Map, Value};
 
 use super::options::GcPolicy;
 use super::table::{self, Column};
-use crate::api::FieldError;
+use crate::api::{FieldError, Status};
 use crate::clock::{SeededRng, SimTime};
 
 /// A field a field selector may name (beyond `metadata.name` and
@@ -93,9 +93,10 @@ pub trait Strategy: Send + Sync {
     }
 
     /// Values drawn from a shared range on create (cluster IPs, node
-    /// ports), or the reasons a requested one cannot be had.
-    fn allocate(&self, _obj: &mut Value, _allocation: &mut Allocation<'_>) -> Vec<FieldError> {
-        Vec::new()
+    /// ports), or the reasons a requested one cannot be had (field errors,
+    /// a 422), or the error of a range with nothing left (upstream's 500).
+    fn allocate(&self, _obj: &mut Value, _allocation: &mut Allocation<'_>) -> Result<Vec<FieldError>, Status> {
+        Ok(Vec::new())
     }
 
     /// The fields selectors may name, beyond the metadata ones.

@@ -469,18 +469,10 @@ impl Node<'_> {
             "containers" => listing(self.container_files().into_iter().map(|f| f.0).collect()),
             "journal" | "pods" => listing(Vec::new()),
             file => match self.read(file, now) {
-                Some(text) => text_response(text),
+                Some(body) => text(200, &body),
                 None => plain_error(404, "404 page not found"),
             },
         }
-    }
-}
-
-fn text_response(body: String) -> Response {
-    Response {
-        status: 200,
-        headers: vec![("Content-Type".into(), "text/plain; charset=utf-8".into())],
-        body: body.into_bytes(),
     }
 }
 

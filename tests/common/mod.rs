@@ -94,6 +94,21 @@ impl Cluster {
         get(&mut self.s, target)
     }
 
+    /// The events in `default` a field selector picks (`reason=BackOff`),
+    /// oldest first (their names carry the time they were first seen).
+    pub fn events(&mut self, field_selector: &str) -> Vec<Value> {
+        let r = self
+            .get(&format!("/api/v1/namespaces/default/events?fieldSelector={}", field_selector.replace('=', "%3D")));
+        let mut items = r.json_body()["items"].as_array().cloned().unwrap_or_default();
+        items.sort_by_key(|e| e["metadata"]["name"].as_str().unwrap_or("").to_string());
+        items
+    }
+
+    /// Their messages, oldest first.
+    pub fn event_messages(&mut self, field_selector: &str) -> Vec<String> {
+        self.events(field_selector).iter().map(|e| e["message"].as_str().unwrap_or("").to_string()).collect()
+    }
+
     pub fn uid(&mut self, target: &str) -> String {
         self.get(target).json_body()["metadata"]["uid"].as_str().unwrap().to_string()
     }

@@ -12,7 +12,7 @@ use super::super::table::cells::*;
 use super::super::table::{col, wide, Column, Desc, AGE, NAME};
 use super::super::validation::{port_problem, protocol, str_at};
 use crate::api::meta::{validate_name, NameRule};
-use crate::api::FieldError;
+use crate::api::{FieldError, Status};
 use crate::clock::SimTime;
 
 pub struct Service;
@@ -74,7 +74,7 @@ impl Strategy for Service {
 
     /// Gives a new Service its cluster IP and node ports (picked from the
     /// seeded source, never one in use), or refuses ones already taken.
-    fn allocate(&self, svc: &mut Value, allocation: &mut Allocation<'_>) -> Vec<FieldError> {
+    fn allocate(&self, svc: &mut Value, allocation: &mut Allocation<'_>) -> Result<Vec<FieldError>, Status> {
         let mut ips = HashSet::new();
         let mut node_ports = HashSet::new();
         for v in (allocation.existing)() {
@@ -88,18 +88,24 @@ impl Strategy for Service {
             }
         }
         let rng = &mut *allocation.rng;
-        let Some(spec) = svc.get_mut("spec").and_then(Value::as_object_mut) else { return Vec::new() };
+        let Some(spec) = svc.get_mut("spec").and_then(Value::as_object_mut) else { return Ok(Vec::new()) };
         let kind = spec.get("type").and_then(Value::as_str).unwrap_or("ClusterIP").to_string();
         if kind == "ExternalName" {
-            return Vec::new();
+            return Ok(Vec::new());
         }
         let ranges = allocation.ranges;
+        let in_range = |ip: &String| ip.parse::<core::net::Ipv4Addr>().is_ok_and(|a| ranges.cluster_ips.contains(&a));
+        let (lo, hi) = ranges.node_ports;
+        let mut ports_left = (hi - lo + 1) - node_ports.iter().filter(|n| (lo..=hi).contains(*n)).count() as i64;
         let wanted = spec.get("clusterIP").and_then(Value::as_str).unwrap_or("").to_string();
         match wanted.as_str() {
             "None" => {
                 spec.insert("clusterIPs".into(), json!(["None"]));
             }
             "" => {
+                if ips.iter().filter(|ip| in_range(ip)).count() as u64 >= u64::from(ranges.usable()) {
+                    return Err(Status::internal_error("failed to allocate a serviceIP: range is full"));
+                }
                 // Anywhere in the range but its network and broadcast addresses.
                 let ip = loop {
                     let offset = 1 + (rng.next_u64() % u64::from(ranges.usable().max(1))) as u32;
@@ -124,17 +130,16 @@ impl Strategy for Service {
                     None
                 };
                 if let Some(problem) = problem {
-                    return vec![FieldError::invalid_raw(
+                    return Ok(vec![FieldError::invalid_raw(
                         "spec.clusterIPs",
                         &format!("[]string{{\"{ip}\"}}"),
                         &format!("failed to allocate IP {ip}: {problem}"),
-                    )];
+                    )]);
                 }
                 spec.insert("clusterIPs".into(), json!([ip]));
             }
         }
         if kind == "NodePort" || kind == "LoadBalancer" {
-            let (lo, hi) = ranges.node_ports;
             let mut errs = Vec::new();
             // One port may serve TCP and UDP on the same node port.
             let mut mine = HashSet::new();
@@ -152,6 +157,7 @@ impl Strategy for Service {
                             } else if !node_ports.insert(n) {
                                 Some("provided port is already allocated".to_string())
                             } else {
+                                ports_left -= 1;
                                 None
                             };
                             if let Some(problem) = problem {
@@ -163,29 +169,25 @@ impl Strategy for Service {
                             }
                         }
                         None => {
-                            if node_ports.len() as i64 > hi - lo {
-                                errs.push(FieldError::invalid_raw(
-                                    &format!("spec.ports[{i}].nodePort"),
-                                    "0",
-                                    "failed to allocate a nodePort: range is full",
-                                ));
-                                continue;
+                            if ports_left <= 0 {
+                                return Err(Status::internal_error("failed to allocate a nodePort: range is full"));
                             }
                             let n = loop {
                                 let n = lo + (rng.next_u64() % (hi - lo + 1) as u64) as i64;
                                 if node_ports.insert(n) {
-                                    mine.insert(n);
                                     break n;
                                 }
                             };
+                            ports_left -= 1;
+                            mine.insert(n);
                             p.insert("nodePort".into(), json!(n));
                         }
                     }
                 }
             }
-            return errs;
+            return Ok(errs);
         }
-        Vec::new()
+        Ok(Vec::new())
     }
 
     fn selectable_fields(&self) -> &[SelectableField] {
@@ -348,11 +350,11 @@ mod tests {
         let ranges = crate::network::ServiceRanges::default();
         let mut a = Allocation { rng: &mut rng, existing: &existing, ranges: &ranges };
         let mut again = json!({"spec": {"clusterIP": "10.96.0.1", "ports": [{"port": 80}]}});
-        let errs = Service.allocate(&mut again, &mut a);
+        let errs = Service.allocate(&mut again, &mut a).unwrap();
         assert_eq!(errs.len(), 1);
         assert!(errs[0].to_string().contains("provided IP is already allocated"), "{}", errs[0]);
         let mut fresh = json!({"spec": {"type": "NodePort", "ports": [{"port": 80}]}});
-        assert!(Service.allocate(&mut fresh, &mut a).is_empty());
+        assert!(Service.allocate(&mut fresh, &mut a).unwrap().is_empty());
         assert_ne!(fresh["spec"]["clusterIP"], "10.96.0.1");
         assert_ne!(fresh["spec"]["ports"][0]["nodePort"], 30000);
     }
