@@ -11,6 +11,14 @@ impl SimTime {
         SimTime(self.0.saturating_add(ms))
     }
 
+    /// RFC 3339 with microseconds in UTC, as `metav1.MicroTime`
+    /// serializes (`2023-11-14T22:13:20.123000Z`).
+    pub fn rfc3339_micro(self) -> String {
+        let seconds = self.rfc3339();
+        let millis = self.0.rem_euclid(1000);
+        format!("{}.{millis:03}000Z", &seconds[..seconds.len() - 1])
+    }
+
     /// RFC 3339 with second precision in UTC, as `metav1.Time` serializes.
     pub fn rfc3339(self) -> String {
         let secs = self.0.div_euclid(1000);

@@ -780,6 +780,7 @@ mod tests {
             allow_create_on_update: false,
             tracks_generation: true,
             protobuf: false,
+            stored_as: None,
             strategy: StrategyRef::Shared(std::sync::Arc::new(strategy)),
         };
         let mut s = Server::new(ServerConfig::default());

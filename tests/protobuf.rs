@@ -147,6 +147,7 @@ kinds! {
     "batch/v1", "Job" => k8s_pb::api::batch::v1::Job;
     "batch/v1", "CronJob" => k8s_pb::api::batch::v1::CronJob;
     "coordination.k8s.io/v1", "Lease" => k8s_pb::api::coordination::v1::Lease;
+    "events.k8s.io/v1", "Event" => k8s_pb::api::events::v1::Event;
     "rbac.authorization.k8s.io/v1", "Role" => k8s_pb::api::rbac::v1::Role;
     "rbac.authorization.k8s.io/v1", "RoleBinding" => k8s_pb::api::rbac::v1::RoleBinding;
     "rbac.authorization.k8s.io/v1", "ClusterRole" => k8s_pb::api::rbac::v1::ClusterRole;

@@ -76,13 +76,14 @@ fn a_deployment_runs_spread_over_the_nodes_with_addresses_from_their_ranges() {
     assert_eq!(d["status"]["availableReplicas"], 4);
     assert_eq!(d["status"]["conditions"][1]["reason"], "NewReplicaSetAvailable");
 
-    // The events of one pod, as `kubectl describe pod` lists them.
+    // The events of one pod, as `kubectl describe pod` lists them (its
+    // "From": the source, or the reporting component of a newer event).
     let name = pods[0]["metadata"]["name"].as_str().unwrap();
     let evs = k.events(&format!("involvedObject.name={name}"));
-    let reasons: Vec<(&str, &str)> = evs
-        .iter()
-        .map(|e| (e["reason"].as_str().unwrap_or(""), e["source"]["component"].as_str().unwrap_or("")))
-        .collect();
+    fn from(e: &Value) -> &str {
+        e["source"]["component"].as_str().or(e["reportingComponent"].as_str()).unwrap_or("")
+    }
+    let reasons: Vec<(&str, &str)> = evs.iter().map(|e| (e["reason"].as_str().unwrap_or(""), from(e))).collect();
     assert_eq!(
         reasons,
         [("Scheduled", "default-scheduler"), ("Pulled", "kubelet"), ("Created", "kubelet"), ("Started", "kubelet")]
@@ -679,4 +680,53 @@ fn the_node_log_query_answers_from_the_nodes_kubelet() {
     let discovery = k.get("/api/v1").json_body();
     let entry = discovery["resources"].as_array().unwrap().iter().find(|r| r["name"] == "nodes/proxy").cloned();
     assert_eq!(entry.unwrap()["kind"], "NodeProxyOptions");
+}
+
+#[test]
+fn the_scheduler_records_through_events_k8s_io_and_repeats_become_a_series() {
+    let mut k = two_nodes();
+    const V1: &str = "/apis/events.k8s.io/v1/namespaces/default/events";
+    k.call("POST", PODS, Some(pod("web", json!({}))));
+    let node = k.get(&format!("{PODS}/web")).json_body()["spec"]["nodeName"].as_str().unwrap().to_string();
+    let scheduled = k.get(&format!("{V1}?fieldSelector=reason%3DScheduled")).json_body();
+    let e = &scheduled["items"][0];
+    assert_eq!(
+        (&e["reportingController"], &e["reportingInstance"], &e["action"], &e["type"]),
+        (&json!("default-scheduler"), &json!("default-scheduler-control-plane"), &json!("Binding"), &json!("Normal"))
+    );
+    assert_eq!(e["note"], format!("Successfully assigned default/web to {node}"));
+    assert!(e["eventTime"].as_str().unwrap().ends_with("000Z"), "a MicroTime");
+    // Through core/v1, as `kubectl describe` reads it.
+    let core = &k.events("reason=Scheduled")[0];
+    assert_eq!((&core["source"], &core["reportingComponent"]), (&json!({}), &json!("default-scheduler")));
+    assert!(core.get("count").is_none());
+
+    // A pod nothing fits: tried again every five minutes, each failure
+    // recorded; the same event about the same pod becomes a series.
+    k.call("POST", PODS, Some(pod("nowhere", json!({"nodeSelector": {"disk": "tape"}}))));
+    let failures = |k: &mut Cluster| {
+        let r = k.get(&format!("{V1}?fieldSelector=reason%3DFailedScheduling,regarding.name%3Dnowhere"));
+        let mut items = r.json_body()["items"].as_array().cloned().unwrap();
+        items.sort_by_key(|e| e["metadata"]["name"].as_str().unwrap().to_string());
+        items.iter().map(|e| e["series"]["count"].as_i64().unwrap_or(1)).collect::<Vec<i64>>()
+    };
+    let minutes = |k: &mut Cluster, n: i64| {
+        for _ in 0..n {
+            k.s.advance(60_000);
+            k.c.tick(&mut k.s);
+        }
+    };
+    assert_eq!(failures(&mut k), [1]);
+    minutes(&mut k, 5);
+    // The pod's resourceVersion changed with its PodScheduled condition:
+    // another object reference, another event (as upstream's key has it).
+    assert_eq!(failures(&mut k), [1, 1]);
+    minutes(&mut k, 5);
+    assert_eq!(failures(&mut k), [1, 2], "the second occurrence patches the series");
+    minutes(&mut k, 5);
+    assert_eq!(failures(&mut k), [1, 2], "later ones are only counted");
+    // The series ends once quiet for six minutes, sending its count.
+    assert_eq!(k.call("DELETE", &format!("{PODS}/nowhere?gracePeriodSeconds=0"), None).status, 200);
+    minutes(&mut k, 12);
+    assert_eq!(failures(&mut k), [1, 3]);
 }

@@ -35,6 +35,7 @@ KINDS = {
     "k8s.io.api.apps.v1": ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"],
     "k8s.io.api.batch.v1": ["Job", "CronJob"],
     "k8s.io.api.coordination.v1": ["Lease"],
+    "k8s.io.api.events.v1": ["Event"],
     "k8s.io.api.discovery.v1": ["EndpointSlice"],
     "k8s.io.api.policy.v1": ["PodDisruptionBudget"],
     "k8s.io.api.rbac.v1": ["Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"],

@@ -17,6 +17,15 @@
 //!   jumps), as upstream drops it.
 //!
 //! All on the simulated clock.
+//!
+//! `SeriesRecorder` is client-go's newer recorder (`tools/events`, which
+//! kube-scheduler uses): events.k8s.io/v1 Events with an eventTime, a
+//! reporting controller and instance and an action; a repeat of an event
+//! (same type, action, reason, reporter and objects, whatever its note)
+//! becomes a series: the second occurrence patches `series` (count 2), later
+//! ones are only counted, and the count is sent when the series ends (no
+//! repeat for six minutes, checked every six minutes) or every thirty
+//! minutes while it goes on.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -24,6 +33,7 @@ use serde_json::{json, Value};
 
 use super::client::Client;
 use super::object::meta_str;
+use crate::clock::SimTime;
 
 /// Distinct messages within the window that make events combine.
 const AGGREGATE_MAX: usize = 10;
@@ -200,4 +210,164 @@ impl Recorder {
         bucket.0 -= 1.0;
         true
     }
+}
+
+/// How often the newer recorder ends series, and how long a series must
+/// have been quiet to end (upstream's `finishTime`).
+const SERIES_FINISH_MS: i64 = 6 * 60_000;
+/// How often it sends the counts of the series still going (`refreshTime`).
+const SERIES_REFRESH_MS: i64 = 30 * 60_000;
+
+/// An event the newer recorder has sent, and its series so far.
+struct Sent {
+    /// The event as posted (its name and namespace address the patches).
+    event: Value,
+    /// When it was first seen.
+    first_ms: i64,
+    /// Occurrences and the last one's time, once it repeated.
+    series: Option<(i64, i64)>,
+}
+
+pub struct SeriesRecorder {
+    controller: &'static str,
+    instance: String,
+    sent: BTreeMap<String, Sent>,
+    last_nanos: i64,
+    /// When series are next ended and refreshed (from the first event on).
+    next_finish: Option<i64>,
+    next_refresh: Option<i64>,
+}
+
+impl SeriesRecorder {
+    /// A recorder for `controller` (`default-scheduler`) running on `host`:
+    /// its instance is `<controller>-<host>`, as upstream's.
+    pub fn new(controller: &'static str, host: &str) -> SeriesRecorder {
+        SeriesRecorder {
+            controller,
+            instance: format!("{controller}-{host}"),
+            sent: BTreeMap::new(),
+            last_nanos: 0,
+            next_finish: None,
+            next_refresh: None,
+        }
+    }
+
+    /// Records an event about `regarding` (of `api_version`/`kind`).
+    #[allow(clippy::too_many_arguments)]
+    pub fn event(
+        &mut self,
+        client: &mut Client<'_>,
+        regarding: &Value,
+        (api_version, kind): (&str, &str),
+        event_type: EventType,
+        reason: &str,
+        action: &str,
+        note: &str,
+    ) {
+        let now_ms = client.now_millis();
+        self.next_finish.get_or_insert(now_ms + SERIES_FINISH_MS);
+        self.next_refresh.get_or_insert(now_ms + SERIES_REFRESH_MS);
+        let mut reference = json!({"kind": kind, "namespace": meta_str(regarding, "namespace"),
+            "name": meta_str(regarding, "name"), "uid": meta_str(regarding, "uid"), "apiVersion": api_version,
+            "resourceVersion": meta_str(regarding, "resourceVersion")});
+        if let Value::Object(m) = &mut reference {
+            m.retain(|_, v| v.as_str() != Some(""));
+        }
+        let key = format!(
+            "{}\u{0}{action}\u{0}{reason}\u{0}{}\u{0}{}\u{0}{reference}",
+            event_type.as_str(),
+            self.controller,
+            self.instance
+        );
+        if let Some(sent) = self.sent.get_mut(&key) {
+            match &mut sent.series {
+                // Later repeats are only counted.
+                Some((count, last)) => {
+                    *count += 1;
+                    *last = now_ms;
+                }
+                None => {
+                    sent.series = Some((2, now_ms));
+                    let event = sent.event.clone();
+                    Self::send_series(client, &event, 2, now_ms);
+                }
+            }
+            return;
+        }
+        bounded(&mut self.sent);
+        let namespace = match meta_str(regarding, "namespace") {
+            "" => "default",
+            ns => ns,
+        };
+        let nanos = (now_ms * 1_000_000).max(self.last_nanos + 1);
+        self.last_nanos = nanos;
+        let event = json!({
+            "kind": "Event", "apiVersion": "events.k8s.io/v1",
+            "metadata": {"name": format!("{}.{nanos:x}", meta_str(regarding, "name")), "namespace": namespace},
+            "eventTime": SimTime(now_ms).rfc3339_micro(),
+            "reportingController": self.controller, "reportingInstance": self.instance,
+            "action": action, "reason": reason, "regarding": reference, "note": note, "type": event_type.as_str(),
+        });
+        client.write("POST", &events_v1(namespace), "application/json", &event);
+        self.sent.insert(key, Sent { event, first_ms: now_ms, series: None });
+    }
+
+    /// A series' count and last time, patched onto its event; posted again
+    /// if the event is gone.
+    fn send_series(client: &mut Client<'_>, event: &Value, count: i64, last_ms: i64) {
+        let series = json!({"count": count, "lastObservedTime": SimTime(last_ms).rfc3339_micro()});
+        let namespace = meta_str(event, "namespace");
+        let target = format!("{}/{}", events_v1(namespace), meta_str(event, "name"));
+        let patch = json!({ "series": series });
+        let r = client.write("PATCH", &target, "application/strategic-merge-patch+json", &patch);
+        if r.status == 404 {
+            let mut again = event.clone();
+            again["series"] = series;
+            client.write("POST", &events_v1(namespace), "application/json", &again);
+        }
+    }
+
+    /// When the recorder next has something to send on its own.
+    pub fn next_wake(&self) -> Option<SimTime> {
+        if self.sent.is_empty() {
+            return None;
+        }
+        [self.next_finish, self.next_refresh].into_iter().flatten().min().map(SimTime)
+    }
+
+    /// Ends the series quiet for six minutes (sending their counts) and
+    /// forgets singletons as old, every six minutes; sends the counts of
+    /// every series every thirty.
+    pub fn flush(&mut self, client: &mut Client<'_>) {
+        let now_ms = client.now_millis();
+        if let Some(due) = self.next_refresh.filter(|t| *t <= now_ms) {
+            for sent in self.sent.values() {
+                if let Some((count, last)) = sent.series {
+                    Self::send_series(client, &sent.event, count, last);
+                }
+            }
+            self.next_refresh = Some(due + SERIES_REFRESH_MS * (1 + (now_ms - due) / SERIES_REFRESH_MS));
+        }
+        if let Some(due) = self.next_finish.filter(|t| *t <= now_ms) {
+            let mut ended = Vec::new();
+            for (key, sent) in &self.sent {
+                match sent.series {
+                    Some((count, last)) if now_ms - last > SERIES_FINISH_MS => {
+                        Self::send_series(client, &sent.event, count, last);
+                        ended.push(key.clone());
+                    }
+                    None if now_ms - sent.first_ms > SERIES_FINISH_MS => ended.push(key.clone()),
+                    _ => {}
+                }
+            }
+            for key in ended {
+                self.sent.remove(&key);
+            }
+            self.next_finish = Some(due + SERIES_FINISH_MS * (1 + (now_ms - due) / SERIES_FINISH_MS));
+        }
+    }
+}
+
+fn events_v1(namespace: &str) -> String {
+    format!("/apis/events.k8s.io/v1/namespaces/{namespace}/events")
 }

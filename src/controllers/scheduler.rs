@@ -1,8 +1,10 @@
 //! The scheduler (kube-scheduler's `default-scheduler`), a client: each
 //! pending pod that names no node (and no other scheduler) is bound
 //! through `pods/NAME/binding` to a node that fits, and gets a `Scheduled`
-//! event; a pod no node fits gets `PodScheduled: False` (`Unschedulable`)
-//! in its status and a `FailedScheduling` event in upstream's words
+//! event (events.k8s.io/v1, action `Binding`, as upstream's scheduler
+//! records through client-go's newer recorder); a pod no node fits gets
+//! `PodScheduled: False` (`Unschedulable`) in its status and a
+//! `FailedScheduling` event (action `Scheduling`) in upstream's words
 //! (`0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't match
 //! Pod's node affinity/selector. preemption: …`).
 //!
@@ -24,7 +26,7 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 
 use super::client::{Client, Identity};
-use super::events::{EventType, Recorder};
+use super::events::{EventType, SeriesRecorder};
 use super::informer::Informer;
 use super::object::{meta_str, path_of};
 use super::{Controller, Progress};
@@ -33,15 +35,24 @@ use crate::api::quantity::milli_value;
 pub struct Scheduler {
     pods: Informer,
     nodes: Informer,
-    recorder: Recorder,
+    recorder: SeriesRecorder,
+    /// Unschedulable pods (by uid) and when they are next tried though
+    /// nothing changed: upstream moves a pod left unschedulable for five
+    /// minutes back to its active queue, and records the failure again.
+    retry_at: BTreeMap<String, i64>,
 }
+
+/// How long a pod stays unschedulable before it is tried again
+/// (upstream's `podMaxInUnschedulablePodsDuration`).
+const UNSCHEDULABLE_RETRY_MS: i64 = 5 * 60_000;
 
 impl Default for Scheduler {
     fn default() -> Self {
         Scheduler {
             pods: Informer::new("/api/v1/pods"),
             nodes: Informer::new("/api/v1/nodes"),
-            recorder: Recorder::new("default-scheduler", ""),
+            recorder: SeriesRecorder::new("default-scheduler", "control-plane"),
+            retry_at: BTreeMap::new(),
         }
     }
 }
@@ -227,12 +238,21 @@ impl Controller for Scheduler {
         Identity::component("kube-scheduler")
     }
 
+    /// The event recorder's series to end or refresh, an unschedulable
+    /// pod's next try.
+    fn next_wake(&self) -> Option<crate::clock::SimTime> {
+        let retry = self.retry_at.values().min().map(|t| crate::clock::SimTime(*t));
+        [self.recorder.next_wake(), retry].into_iter().flatten().min_by_key(|t| t.0)
+    }
+
     fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
         let before = client.writes;
+        self.recorder.flush(client);
         let pods_changed = self.pods.sync(client);
         let nodes_changed = self.nodes.sync(client);
-        if !(pods_changed || nodes_changed) {
-            return Progress::default();
+        let retry_due = self.retry_at.values().any(|t| *t <= client.now_millis());
+        if !(pods_changed || nodes_changed || retry_due) {
+            return Progress { writes: client.writes - before };
         }
         let nodes: Vec<Value> = self.nodes.objects().cloned().collect();
         let mut used: BTreeMap<String, Used> = BTreeMap::new();
@@ -258,6 +278,7 @@ impl Controller for Scheduler {
                 meta_str(p, "name").to_string(),
             )
         });
+        self.retry_at.retain(|uid, _| pending.iter().any(|p| meta_str(p, "uid") == uid));
         for pod in pending {
             self.schedule(client, &pod, &nodes, &mut used);
         }
@@ -309,7 +330,15 @@ impl Scheduler {
                 if r.status == 201 {
                     used.entry(node.clone()).or_default().add(&pod["spec"]);
                     let message = format!("Successfully assigned {ns}/{name} to {node}");
-                    self.recorder.event(client, pod, ("v1", "Pod"), "", EventType::Normal, "Scheduled", &message);
+                    self.recorder.event(
+                        client,
+                        pod,
+                        ("v1", "Pod"),
+                        EventType::Normal,
+                        "Scheduled",
+                        "Binding",
+                        &message,
+                    );
                 }
             }
             None => self.unschedulable(client, pod, nodes.len(), reasons),
@@ -336,7 +365,17 @@ impl Scheduler {
             .as_array()
             .and_then(|cs| cs.iter().find(|c| c["type"] == "PodScheduled"))
             .cloned();
-        if current.as_ref().is_some_and(|c| c["status"] == "False" && c["message"] == message.as_str()) {
+        let uid = meta_str(pod, "uid").to_string();
+        let now = client.now_millis();
+        let unchanged = current.as_ref().is_some_and(|c| c["status"] == "False" && c["message"] == message.as_str());
+        if unchanged {
+            // Tried again after its time as unschedulable: the same
+            // failure, recorded again (a series of the event).
+            if self.retry_at.get(&uid).is_some_and(|t| *t <= now) {
+                self.retry_at.insert(uid, now + UNSCHEDULABLE_RETRY_MS);
+                let event = (EventType::Warning, "FailedScheduling", "Scheduling");
+                self.recorder.event(client, pod, ("v1", "Pod"), event.0, event.1, event.2, &message);
+            }
             return;
         }
         let condition = json!({"type": "PodScheduled", "status": "False", "lastProbeTime": null,
@@ -345,7 +384,16 @@ impl Scheduler {
         let path = format!("{}/status", path_of("v1", "pods", pod));
         let r = client.write("PATCH", &path, "application/strategic-merge-patch+json", &body);
         if r.status == 200 {
-            self.recorder.event(client, pod, ("v1", "Pod"), "", EventType::Warning, "FailedScheduling", &message);
+            self.retry_at.insert(uid, now + UNSCHEDULABLE_RETRY_MS);
+            self.recorder.event(
+                client,
+                pod,
+                ("v1", "Pod"),
+                EventType::Warning,
+                "FailedScheduling",
+                "Scheduling",
+                &message,
+            );
         }
     }
 }

@@ -8,6 +8,8 @@
 //! The core group is written `core`. No version appears: every version of a
 //! resource shares its objects, as in etcd under kube-apiserver. A prefix
 //! ends in `/`, so `/core/pods/default/` never covers `/core/pods/default2/`.
+//! A resource served over another's storage (events.k8s.io/v1 events) has
+//! that one's keys.
 
 use super::resource::{Catalog, ResourceType};
 
@@ -21,7 +23,7 @@ fn group_segment(group: &str) -> &str {
 
 /// Every object of the resource.
 pub fn resource_prefix(rt: &ResourceType) -> String {
-    format!("/{}/{}/", group_segment(rt.group()), rt.resource())
+    format!("/{}/{}/", group_segment(rt.storage_group()), rt.storage_resource())
 }
 
 /// The prefix a list or watch covers: one namespace of a namespaced
@@ -35,9 +37,10 @@ pub fn prefix(rt: &ResourceType, namespace: Option<&str>) -> String {
 
 /// The key of one object (`namespace` is ignored for cluster scope).
 pub fn key(rt: &ResourceType, namespace: &str, name: &str) -> String {
-    let group = group_segment(rt.group());
-    let mut k = String::with_capacity(4 + group.len() + rt.resource().len() + namespace.len() + name.len());
-    for part in ["/", group, "/", rt.resource(), "/"] {
+    let group = group_segment(rt.storage_group());
+    let resource = rt.storage_resource();
+    let mut k = String::with_capacity(4 + group.len() + resource.len() + namespace.len() + name.len());
+    for part in ["/", group, "/", resource, "/"] {
         k.push_str(part);
     }
     if rt.namespaced {
@@ -53,8 +56,9 @@ pub fn key(rt: &ResourceType, namespace: &str, name: &str) -> String {
 /// resources without their group, some under historical names; other
 /// groups' resources under `<group>/<resource>`.
 pub fn upstream_key(rt: &ResourceType, namespace: &str, name: &str) -> String {
-    let builtin = rt.group().is_empty() || !rt.group().contains('.') || rt.group().ends_with(".k8s.io");
-    let prefix = match (rt.group(), rt.resource()) {
+    let group = rt.storage_group();
+    let builtin = group.is_empty() || !group.contains('.') || group.ends_with(".k8s.io");
+    let prefix = match (group, rt.storage_resource()) {
         ("", "services") => "services/specs".to_string(),
         ("", "endpoints") => "services/endpoints".to_string(),
         ("", "nodes") => "minions".to_string(),

@@ -7,7 +7,7 @@
 use std::sync::OnceLock;
 
 use super::options::Verb;
-use super::resource::{Catalog, ResourceDefinition, ResourceType, Side};
+use super::resource::{Catalog, ResourceDefinition, ResourceType, Side, StoredAs};
 use super::strategy::{DefaultStrategy, Strategy, StrategyRef};
 use crate::api::meta::NameRule;
 use crate::api::GroupVersionResource;
@@ -63,6 +63,8 @@ pub struct Builtin {
     pub finalize_subresource: bool,
     /// The subresources served beside the object's own.
     pub side: &'static [Side],
+    /// Served over another resource's storage.
+    pub stored_as: Option<StoredAs>,
     pub strategy: &'static dyn Strategy,
 }
 
@@ -86,6 +88,7 @@ impl Builtin {
             allow_create_on_update: self.allow_create_on_update,
             tracks_generation: self.tracks_generation,
             protobuf: true,
+            stored_as: self.stored_as,
             strategy: StrategyRef::Static(self.strategy),
         }
     }
@@ -117,6 +120,7 @@ const fn rt(
         scale_subresource: false,
         finalize_subresource: false,
         side: &[],
+        stored_as: None,
         strategy: &DefaultStrategy,
     }
 }
@@ -238,6 +242,14 @@ pub static BUILTIN: &[Builtin] = &[
         strategy: &daemon_set::DaemonSet,
         ..rt("apps", "v1", "daemonsets", "daemonset", "DaemonSet", true)
     },
+    // events.k8s.io/v1: core/v1 Events, converted
+    Builtin {
+        short_names: &["ev"],
+        allow_create_on_update: true,
+        strategy: &event::EventV1,
+        stored_as: Some(event::STORED_AS_CORE_EVENTS),
+        ..rt("events.k8s.io", "v1", "events", "event", "Event", true)
+    },
     // batch/v1
     Builtin {
         categories: ALL,
@@ -343,7 +355,7 @@ mod tests {
     fn table_is_consistent() {
         let c = builtin_catalog();
         assert_eq!(c.iter().count(), BUILTIN.len(), "no entry collides with another");
-        assert_eq!(BUILTIN.len(), 25);
+        assert_eq!(BUILTIN.len(), 26);
         assert!(c.namespaces().is_some());
         for r in c.iter() {
             assert!(r.resource().ends_with('s'), "{}", r.resource());

@@ -4,12 +4,47 @@
 //! a resource defined at run time is registered the same way, with a
 //! strategy built from its definition.
 
+use std::borrow::Cow;
 use std::sync::Arc;
+
+use serde_json::Value;
 
 use super::options::Verb;
 use super::strategy::StrategyRef;
 use crate::api::meta::NameRule;
-use crate::api::{gvk, GroupVersionKind, GroupVersionResource};
+use crate::api::{gvk, GroupVersionKind, GroupVersionResource, StoredObject};
+
+/// How the objects of a resource served over another's storage convert
+/// between the form its clients see and the form stored (upstream's
+/// conversion to and from the storage version, for cohabiting
+/// resources). Both directions set `apiVersion` and `kind`.
+pub trait Conversion: Send + Sync {
+    /// The client's form → the stored one.
+    fn to_storage(&self, obj: Value) -> Value;
+    /// The stored form → the client's.
+    fn to_served(&self, obj: Value) -> Value;
+    /// A field selector's label in the client's form → the stored form's
+    /// (which the stored objects' attributes carry), or `None` when the
+    /// version does not support it.
+    fn field_label<'a>(&self, label: &'a str) -> Option<Cow<'a, str>>;
+}
+
+/// Where the objects of a resource live when another resource's storage
+/// holds them (events.k8s.io/v1 Events are core/v1 Events under one key,
+/// as kube-apiserver's cohabiting resources share an etcd key), and how
+/// they convert.
+#[derive(Clone, Copy)]
+pub struct StoredAs {
+    pub group: &'static str,
+    pub resource: &'static str,
+    pub conversion: &'static dyn Conversion,
+}
+
+impl std::fmt::Debug for StoredAs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "StoredAs({}/{})", self.group, self.resource)
+    }
+}
 
 /// Everything that defines a resource; `ResourceType::new` derives the rest.
 #[derive(Debug)]
@@ -39,6 +74,8 @@ pub struct ResourceDefinition {
     /// Whether the kind has a protobuf form (built-in kinds do; custom
     /// resources do not).
     pub protobuf: bool,
+    /// Served over another resource's storage (None: its own).
+    pub stored_as: Option<StoredAs>,
     pub strategy: StrategyRef,
 }
 
@@ -116,6 +153,7 @@ pub struct ResourceType {
     pub allow_create_on_update: bool,
     pub tracks_generation: bool,
     pub protobuf: bool,
+    pub stored_as: Option<StoredAs>,
     pub strategy: StrategyRef,
     api_version: String,
     list_kind: String,
@@ -155,6 +193,7 @@ impl ResourceType {
             allow_create_on_update: d.allow_create_on_update,
             tracks_generation: d.tracks_generation,
             protobuf: d.protobuf,
+            stored_as: d.stored_as,
             strategy: d.strategy,
             field_names,
         }
@@ -197,6 +236,55 @@ impl ResourceType {
     /// Whether a field selector may name `field`.
     pub fn supports_field(&self, field: &str) -> bool {
         self.field_names.iter().any(|f| &**f == field)
+    }
+
+    /// The group whose storage holds the objects.
+    pub fn storage_group(&self) -> &str {
+        self.stored_as.map_or(self.group(), |s| s.group)
+    }
+
+    /// The resource whose storage holds the objects.
+    pub fn storage_resource(&self) -> &str {
+        self.stored_as.map_or(self.resource(), |s| s.resource)
+    }
+
+    /// An object in the client's form → as stored.
+    pub fn to_storage(&self, obj: Value) -> Value {
+        match self.stored_as {
+            Some(s) => s.conversion.to_storage(obj),
+            None => obj,
+        }
+    }
+
+    /// A stored object → in the client's form (the same `Arc` when the
+    /// resource has its own storage: nothing is copied).
+    pub fn served(&self, obj: Arc<StoredObject>) -> Arc<StoredObject> {
+        match self.stored_as {
+            Some(s) => {
+                let mut scratch = Vec::new();
+                let value = s.conversion.to_served(obj.value());
+                crate::api::meta::write_canonical_json(&value, &mut scratch);
+                Arc::new(StoredObject { json: scratch.into_boxed_slice(), attrs: obj.attrs.clone() })
+            }
+            None => obj,
+        }
+    }
+
+    /// A value as stored → in the client's form.
+    pub fn served_value(&self, obj: Value) -> Value {
+        match self.stored_as {
+            Some(s) => s.conversion.to_served(obj),
+            None => obj,
+        }
+    }
+
+    /// A field selector's label → the one the stored attributes carry, or
+    /// `None` when the resource's version does not support it.
+    pub fn field_label<'a>(&self, label: &'a str) -> Option<Cow<'a, str>> {
+        match self.stored_as {
+            Some(s) => s.conversion.field_label(label),
+            None => self.supports_field(label).then_some(Cow::Borrowed(label)),
+        }
     }
 
     /// Whether the kind declares fields of its own for selectors (its

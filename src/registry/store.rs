@@ -205,7 +205,7 @@ impl<S: Storage> Registry<S> {
         name: &str,
     ) -> Result<(crate::api::Revision, Arc<StoredObject>), Status> {
         match self.storage.get(&keys::key(rt, namespace, name), self.storage.revision()) {
-            Ok(Some(found)) => Ok(found),
+            Ok(Some((rev, obj))) => Ok((rev, rt.served(obj))),
             Ok(None) => Err(Status::not_found(rt.group(), rt.resource(), name)),
             Err(e) => Err(storage_status(rt, name, e)),
         }
@@ -308,6 +308,7 @@ impl<S: Storage> Registry<S> {
         let name = meta::name(&value).to_string();
         let mut errs = validation::validate_meta(rt, &value);
         errs.extend(rt.strategy.validate(&value));
+        errs.extend(rt.strategy.validate_create(&value));
         if errs.is_empty() {
             let prefix = keys::resource_prefix(rt);
             let storage = &self.storage;
@@ -343,12 +344,14 @@ impl<S: Storage> Registry<S> {
             if let Some(o) = stored_at(&self.storage, &k) {
                 return Err(taken(Some(o)));
             }
+            let mut value = rt.served_value(rt.to_storage(value));
             meta::canonicalize(&mut value);
             return Ok(Body::Value(value));
         }
+        let value = rt.to_storage(value);
         let attrs = attrs(rt, &value);
         match self.storage.create(&k, value, attrs, self.now) {
-            Ok(o) => Ok(Body::Object(o)),
+            Ok(o) => Ok(Body::Object(rt.served(o))),
             Err(StorageError::KeyExists { .. }) => Err(taken(stored_at(&self.storage, &k))),
             Err(e) => Err(storage_status(rt, &name, e)),
         }
@@ -407,7 +410,7 @@ impl<S: Storage> Registry<S> {
                 ));
             }
         }
-        let Some((cur_rev, current)) = current else {
+        let Some((cur_rev, stored)) = current else {
             if rt.allow_create_on_update && !status {
                 let opts = WriteOptions { field_validation: FieldValidation::Ignore, ..opts.clone() };
                 let body = self.create_value(rt, namespace, value, &opts, recorded)?;
@@ -415,6 +418,7 @@ impl<S: Storage> Registry<S> {
             }
             return Err(Status::not_found(rt.group(), rt.resource(), name));
         };
+        let current = rt.served(stored.clone());
         let old = current.value();
         let expect = match meta::meta_str(&value, "resourceVersion").filter(|s| !s.is_empty()) {
             Some(v) => Some(rv::parse(v).map_err(|_| {
@@ -513,6 +517,7 @@ impl<S: Storage> Registry<S> {
         if opts.dry_run {
             // What would be stored, at the revision it has now.
             meta::metadata_mut(&mut new).insert("resourceVersion".into(), json!(cur_rev.to_string()));
+            let mut new = rt.served_value(rt.to_storage(new));
             meta::canonicalize(&mut new);
             return unchanged(Body::Value(new));
         }
@@ -523,14 +528,21 @@ impl<S: Storage> Registry<S> {
             meta::canonicalize(&mut new);
             return unchanged(Body::Value(new));
         }
-        if new == old {
-            // No change: no write, no event, the stored object answers.
+        // Compared as stored (a resource served over another's storage
+        // converts first): no change, no write, no event, the stored
+        // object answers.
+        let new = rt.to_storage(new);
+        let same = match rt.stored_as {
+            None => new == old,
+            Some(_) => new == stored.value(),
+        };
+        if same {
             return unchanged(Body::Object(current));
         }
         let attrs = attrs(rt, &new);
         self.storage
             .update(&k, Some(cur_rev), new, attrs, self.now)
-            .map(|o| Written { body: Body::Object(o), created: false })
+            .map(|o| Written { body: Body::Object(rt.served(o)), created: false })
             .map_err(|e| storage_status(rt, name, e))
     }
 }

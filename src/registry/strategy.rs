@@ -8,7 +8,8 @@
 //!
 //! The order the store calls them in, on create:
 //! `defaults` → status reset to `initial_status` (kinds with a status
-//! subresource) → `prepare_for_create` → `validate` → `allocate`;
+//! subresource) → `prepare_for_create` → `validate` → `validate_create` →
+//! `allocate`;
 //! on an update of the main resource: `defaults` → `prepare_for_update` →
 //! `validate` → `validate_update`; on a graceful delete: `prepare_for_delete`.
 
@@ -83,6 +84,12 @@ pub trait Strategy: Send + Sync {
     /// Every problem with the object's own fields (metadata is checked by
     /// the store), worded as upstream's validation words them.
     fn validate(&self, _obj: &Value) -> Vec<FieldError> {
+        Vec::new()
+    }
+
+    /// What only a create must satisfy, beyond `validate` (which both
+    /// create and update check).
+    fn validate_create(&self, _obj: &Value) -> Vec<FieldError> {
         Vec::new()
     }
 

@@ -81,7 +81,7 @@ impl<S: Storage> Registry<S> {
                 return Ok(Deleted { body: deleted(rt, current), gone: true });
             }
             let last = self.storage.delete(&k, Some(cur_rev), self.now).map_err(|e| storage_status(rt, name, e))?;
-            return Ok(Deleted { body: deleted(rt, last), gone: true });
+            return Ok(Deleted { body: deleted(rt, rt.served(last)), gone: true });
         }
         let pending = |body| Ok(Deleted { body, gone: false });
         if was_terminating && want == finalizers && !shortens {
@@ -110,10 +110,11 @@ impl<S: Storage> Registry<S> {
             meta::canonicalize(&mut new);
             return pending(Body::Value(new));
         }
+        let new = rt.to_storage(new);
         let attrs = super::attrs(rt, &new);
         let stored =
             self.storage.update(&k, Some(cur_rev), new, attrs, self.now).map_err(|e| storage_status(rt, name, e))?;
-        pending(Body::Object(stored))
+        pending(Body::Object(rt.served(stored)))
     }
 }
 

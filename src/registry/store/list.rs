@@ -30,9 +30,13 @@ pub struct ListResult {
 /// for a field the kind does not let selectors name.
 pub(super) fn selectors(rt: &ResourceType, opts: &ListOptions) -> Result<(LabelSelector, FieldSelector), Status> {
     let label = LabelSelector::parse(&opts.label_selector).map_err(Status::bad_request)?;
-    let field = FieldSelector::parse(&opts.field_selector).map_err(Status::bad_request)?;
-    for t in &field.terms {
-        if !rt.supports_field(&t.field) {
+    let mut field = FieldSelector::parse(&opts.field_selector).map_err(Status::bad_request)?;
+    for t in &mut field.terms {
+        // A resource served over another's storage may name a field
+        // otherwise: the label becomes the stored objects' own.
+        if let Some(stored) = rt.field_label(&t.field).map(std::borrow::Cow::into_owned) {
+            t.field = stored;
+        } else {
             // Kinds with their own field labels name the label; the rest
             // use the default conversion's wording.
             let msg = if rt.has_own_selectable_fields() {
@@ -84,7 +88,10 @@ impl<S: Storage> Registry<S> {
             revision: page.revision,
             continue_token: page.continue_at.as_deref().map(|k| continue_token::encode(page.revision, k)),
             remaining: if selective { None } else { page.remaining },
-            items: page.items,
+            items: match rt.stored_as {
+                None => page.items,
+                Some(_) => page.items.into_iter().map(|o| rt.served(o)).collect(),
+            },
         })
     }
 

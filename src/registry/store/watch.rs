@@ -3,7 +3,8 @@
 //! object (events hold `Arc`s to the stored bytes); objects entering and
 //! leaving the selector become ADDED and DELETED; bookmarks are due every
 //! simulated minute; a watcher that falls further behind than its buffer is
-//! closed with an ERROR event it can see.
+//! closed with an ERROR event it can see. (A resource served over another's
+//! storage is the exception: its events are converted, one copy each.)
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -129,7 +130,7 @@ impl<S: Storage> Registry<S> {
                     .map_err(|e| storage_status(rt, "", e))?;
                 for obj in page.items {
                     if w.passes(&obj) {
-                        w.queue.push_back(WatchEvent::stored(WatchEventType::Added, obj));
+                        w.queue.push_back(WatchEvent::stored(WatchEventType::Added, rt.served(obj)));
                     }
                 }
                 if opts.send_initial_events == Some(true) && opts.allow_watch_bookmarks {
@@ -173,8 +174,8 @@ impl<S: Storage> Registry<S> {
                     let cur = e.kind != EventKind::Deleted && w.passes(&e.object);
                     let old = e.prev.as_ref().is_some_and(|p| w.passes(p));
                     let ev = match (cur, old) {
-                        (true, false) => WatchEvent::stored(WatchEventType::Added, e.object.clone()),
-                        (true, true) => WatchEvent::stored(WatchEventType::Modified, e.object.clone()),
+                        (true, false) => WatchEvent::stored(WatchEventType::Added, w.rt.served(e.object.clone())),
+                        (true, true) => WatchEvent::stored(WatchEventType::Modified, w.rt.served(e.object.clone())),
                         (false, true) => {
                             let obj = if e.kind == EventKind::Deleted {
                                 e.object.clone()
@@ -184,7 +185,7 @@ impl<S: Storage> Registry<S> {
                                     None => continue,
                                 }
                             };
-                            WatchEvent::stored(WatchEventType::Deleted, obj)
+                            WatchEvent::stored(WatchEventType::Deleted, w.rt.served(obj))
                         }
                         (false, false) => continue,
                     };
