@@ -73,10 +73,11 @@ impl Schemas {
     /// struct field DeploymentSpec.spec.replicas of type int32`).
     pub fn first_type_error(&self, definition: &str, obj: &Value) -> Option<String> {
         let d = self.defs.get(definition)?;
-        self.check_types(d, obj, "", type_name(definition))
+        self.check_types(d, obj, &mut String::new(), type_name(definition))
     }
 
-    fn check_types(&self, raw: &Value, value: &Value, path: &str, parent: &str) -> Option<String> {
+    /// `path` is the Go field path so far (extended and restored in place).
+    fn check_types(&self, raw: &Value, value: &Value, path: &mut String, parent: &str) -> Option<String> {
         if value.is_null() {
             return None;
         }
@@ -131,14 +132,18 @@ impl Schemas {
                     let child = props.and_then(|p| p.get(k)).or(extra);
                     if let Some(c) = child {
                         // Go names struct fields in the path, not map keys.
-                        let p = match (props.is_some(), path.is_empty()) {
-                            (false, _) => path.to_string(),
-                            (true, true) => k.clone(),
-                            (true, false) => format!("{path}.{k}"),
-                        };
+                        let base = path.len();
+                        if props.is_some() {
+                            if base > 0 {
+                                path.push('.');
+                            }
+                            path.push_str(k);
+                        }
                         let owner = if props.is_some() { here } else { parent };
-                        if let Some(e) = self.check_types(c, v, &p, owner) {
-                            return Some(e);
+                        let found = self.check_types(c, v, path, owner);
+                        path.truncate(base);
+                        if found.is_some() {
+                            return found;
                         }
                     }
                 }

@@ -247,17 +247,25 @@ pub fn patched_object(
     bad_value: impl Fn(&Value) -> String,
     warnings: &mut Warnings,
 ) -> Result<Map<String, Value>, Status> {
-    let json = serde_json::to_vec(&patched).map_err(Status::internal_error)?;
-    let (value, mut strict) = decode_typed(rt, &json)
-        .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?
-        .map_err(|e| patch_invalid(&bad_value(&patched), &e))?;
+    // What decoding the patched object strictly would find, found by
+    // walking it (no serializing and parsing again).
+    let (schemas, def, schema) = schema_of(rt);
+    let mut value = patched;
+    let mut strict = crate::schema::decode::strict_problems(&value, schemas, schema);
+    if let Some(e) = def.and_then(|d| schemas.first_type_error(d, &value)) {
+        return Err(patch_invalid(&bad_value(&value), &e));
+    }
+    let unknown = !strict.0.is_empty();
     if fv != FieldValidation::Ignore {
         // The patched object went through a Go map upstream: its unknown
         // fields come out sorted (the object keeps its order here).
         strict.0.sort();
         problems.extend(strict.0);
     }
-    patch_problems(fv, problems, || bad_value(&patched), warnings)?;
+    patch_problems(fv, problems, || bad_value(&value), warnings)?;
+    if unknown {
+        crate::schema::decode::prune_unknown(&mut value, schemas, schema);
+    }
     typed(rt, value)
 }
 

@@ -83,6 +83,86 @@ pub fn decode_strict(
     Ok((value, problems))
 }
 
+/// What a strict decode of `value` (serialized) would report, found by
+/// walking it instead: its unknown fields, in document order (a decoded
+/// value repeats no key, so there are no duplicates to find).
+pub fn strict_problems(value: &Value, schemas: &crate::schema::Schemas, schema: &Value) -> StrictProblems {
+    let mut problems = StrictProblems::default();
+    let mut path = String::new();
+    walk(value, schemas, Shape::of(schemas, Some(schema)), &mut path, &mut |p| problems.push("unknown", p));
+    problems
+}
+
+/// Drops the fields of `value` a strict decode would not keep (its
+/// unknown ones), as decoding it again would.
+pub fn prune_unknown(value: &mut Value, schemas: &crate::schema::Schemas, schema: &Value) {
+    fn prune(value: &mut Value, schemas: &crate::schema::Schemas, shape: Shape<'_>) {
+        match (value, shape) {
+            (Value::Object(m), Shape::Struct(props)) => {
+                m.retain(|k, _| props.contains_key(k));
+                for (k, v) in m.iter_mut() {
+                    prune(v, schemas, Shape::of(schemas, props.get(k)));
+                }
+            }
+            (Value::Object(m), Shape::Map(values)) => {
+                for v in m.values_mut() {
+                    prune(v, schemas, Shape::of(schemas, Some(values)));
+                }
+            }
+            (Value::Array(items), Shape::List(item)) => {
+                for v in items {
+                    prune(v, schemas, Shape::of(schemas, item));
+                }
+            }
+            _ => {}
+        }
+    }
+    prune(value, schemas, Shape::of(schemas, Some(schema)));
+}
+
+/// Walks a value as the strict decoder would decode it, calling `unknown`
+/// with the path of each field its struct does not declare (whose value
+/// is then not looked into).
+fn walk(
+    value: &Value,
+    schemas: &crate::schema::Schemas,
+    shape: Shape<'_>,
+    path: &mut String,
+    unknown: &mut dyn FnMut(&str),
+) {
+    let base = path.len();
+    match (value, shape) {
+        (Value::Object(m), Shape::Struct(_) | Shape::Map(_)) => {
+            for (k, v) in m {
+                if base > 0 {
+                    path.push('.');
+                }
+                path.push_str(k);
+                let child = match shape {
+                    Shape::Struct(props) => props.get(k).map(|p| Shape::of(schemas, Some(p))),
+                    Shape::Map(values) => Some(Shape::of(schemas, Some(values))),
+                    _ => None,
+                };
+                match child {
+                    Some(c) => walk(v, schemas, c, path, unknown),
+                    None => unknown(path),
+                }
+                path.truncate(base);
+            }
+        }
+        (Value::Array(items), Shape::List(item)) => {
+            let item = Shape::of(schemas, item);
+            for (i, v) in items.iter().enumerate() {
+                use std::fmt::Write;
+                let _ = write!(path, "[{i}]");
+                walk(v, schemas, item, path, unknown);
+                path.truncate(base);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// What a schema node says a value is, for strict decoding.
 #[derive(Clone, Copy)]
 enum Shape<'s> {
@@ -320,6 +400,24 @@ mod tests {
             [r#"duplicate field "metadata.name""#, r#"duplicate field "data.k""#, r#"duplicate field "items[0].x""#]
         );
         assert_eq!(v, json!({"metadata": {"name": "b"}, "data": {"k": 3}, "items": [{"x": 2}]}));
+    }
+
+    #[test]
+    fn walking_a_value_finds_and_drops_what_decoding_it_would() {
+        let schemas = crate::schema::schemas();
+        let pod = schemas.definition("io.k8s.api.core.v1.Pod").unwrap();
+        let v = json!({"kind": "Pod", "bogus": {"deep": 1}, "metadata": {"name": "p", "labels": {"any": "x"},
+            "managedFields": [{"fieldsV1": {"f:x": {}}, "nope": 1}]},
+            "spec": {"containers": [{"name": "c", "image": "i", "what": true, "ports": [{"containerPort": 80, "x": 1}],
+            "resources": {"limits": {"cpu": "1"}}}], "nodeSelector": {"a": "b"}},
+            "status": {"conditions": [{"type": "Ready", "huh": "x"}]}});
+        let (decoded, decoded_problems) = decode_strict(&serde_json::to_vec(&v).unwrap(), schemas, pod).unwrap();
+        let walked = strict_problems(&v, schemas, pod);
+        assert_eq!(walked.0, decoded_problems.0);
+        assert_eq!(walked.0.len(), 5, "{:?}", walked.0);
+        let mut pruned = v.clone();
+        prune_unknown(&mut pruned, schemas, pod);
+        assert_eq!(pruned, decoded);
     }
 
     #[test]

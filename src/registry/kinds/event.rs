@@ -90,28 +90,31 @@ impl Strategy for EventV1 {
     }
 
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
-        legacy_validation(&EventsV1.to_storage(obj.clone()), Api::V1)
+        legacy_validation(obj, Api::V1)
     }
 
-    fn validate_create(&self, obj: &Value) -> Vec<FieldError> {
-        let o = EventsV1.to_storage(obj.clone());
-        let mut errs = series_validation(&o);
-        if !is_set(&o, "eventTime") {
+    /// Read in this API's names; the errors name upstream's internal
+    /// fields.
+    fn validate_create(&self, o: &Value) -> Vec<FieldError> {
+        let mut errs = series_validation(o);
+        if !is_set(o, "eventTime") {
             errs.push(FieldError::required("eventTime", ""));
         }
-        let t = s(&o, "/type");
+        let t = s(o, "/type");
         if t != "Normal" && t != "Warning" {
             errs.push(FieldError::invalid("type", "", &format!("has invalid value: {t}")));
         }
-        for f in ["firstTimestamp", "lastTimestamp"] {
-            if is_set(&o, f) {
-                errs.push(FieldError::invalid(f, "", "needs to be unset"));
+        for (path, field) in
+            [("firstTimestamp", "deprecatedFirstTimestamp"), ("lastTimestamp", "deprecatedLastTimestamp")]
+        {
+            if is_set(o, field) {
+                errs.push(FieldError::invalid(path, "", "needs to be unset"));
             }
         }
-        if i(&o, "/count") != 0 {
+        if i(o, "/deprecatedCount") != 0 {
             errs.push(FieldError::invalid("count", "", "needs to be unset"));
         }
-        if !s(&o, "/source/component").is_empty() || !s(&o, "/source/host").is_empty() {
+        if !s(o, "/deprecatedSource/component").is_empty() || !s(o, "/deprecatedSource/host").is_empty() {
             errs.push(FieldError::invalid("source", "", "needs to be unset"));
         }
         errs
@@ -119,15 +122,14 @@ impl Strategy for EventV1 {
 
     /// Through events.k8s.io/v1 only the series (and metadata) may change.
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
-        let (new, old) = (EventsV1.to_storage(new.clone()), EventsV1.to_storage(old.clone()));
         let mut errs = Vec::new();
         if new.get("series") != old.get("series") {
-            errs.extend(series_validation(&new));
+            errs.extend(series_validation(new));
         }
-        for (field, key) in IMMUTABLE {
-            let (a, b) = (new.get(*key).filter(|v| !v.is_null()), old.get(*key).filter(|v| !v.is_null()));
+        for (path, field) in IMMUTABLE {
+            let (a, b) = (set_value(new.get(*field)), set_value(old.get(*field)));
             if a != b {
-                errs.push(FieldError::invalid_raw(field, &go_value(key, a), "field is immutable"));
+                errs.push(FieldError::invalid_raw(path, &go_value(path, a), "field is immutable"));
             }
         }
         errs
@@ -148,22 +150,38 @@ impl Strategy for EventV1 {
 }
 
 /// What an events.k8s.io/v1 update may not change: the error's path
-/// (upstream's internal names) and the stored field.
+/// (upstream's internal names) and the field of this API.
 const IMMUTABLE: &[(&str, &str)] = &[
-    ("involvedObject", "involvedObject"),
+    ("involvedObject", "regarding"),
     ("reason", "reason"),
-    ("message", "message"),
-    ("source", "source"),
-    ("firstTimestamp", "firstTimestamp"),
-    ("lastTimestamp", "lastTimestamp"),
-    ("count", "count"),
+    ("message", "note"),
+    ("source", "deprecatedSource"),
+    ("firstTimestamp", "deprecatedFirstTimestamp"),
+    ("lastTimestamp", "deprecatedLastTimestamp"),
+    ("count", "deprecatedCount"),
     ("type", "type"),
     ("eventTime", "eventTime"),
     ("action", "action"),
     ("related", "related"),
-    ("reportingController", "reportingComponent"),
+    ("reportingController", "reportingController"),
     ("reportingInstance", "reportingInstance"),
 ];
+
+/// A value unless it is Go's zero value for its field (absent, null, "",
+/// 0, or an object of zero values), which the internal type cannot tell
+/// apart.
+fn set_value(v: Option<&Value>) -> Option<&Value> {
+    fn zero(v: &Value) -> bool {
+        match v {
+            Value::Null => true,
+            Value::String(s) => s.is_empty(),
+            Value::Number(n) => n.as_f64() == Some(0.0),
+            Value::Object(m) => m.values().all(zero),
+            _ => false,
+        }
+    }
+    v.filter(|v| !zero(v))
+}
 
 /// The API a request came through: validation words some fields after it.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -186,9 +204,15 @@ fn is_set(o: &Value, key: &str) -> bool {
 /// object's namespace; a new-style one names its reporter, action and
 /// reason, within their lengths.
 fn legacy_validation(o: &Value, api: Api) -> Vec<FieldError> {
+    // Each API's names for the fields, and the one its errors use for
+    // the reporting controller.
+    let (object, controller, message, controller_path) = match api {
+        Api::Core => ("/involvedObject/namespace", "/reportingComponent", "/message", "reportingComponent"),
+        Api::V1 => ("/regarding/namespace", "/reportingController", "/note", "reportingController"),
+    };
     let mut errs = Vec::new();
     let namespace = o.pointer("/metadata/namespace").and_then(Value::as_str).unwrap_or("");
-    let object_ns = s(o, "/involvedObject/namespace");
+    let object_ns = s(o, object);
     let mismatch = || FieldError::invalid("involvedObject.namespace", object_ns, "does not match event.namespace");
     if !is_set(o, "eventTime") {
         let fits = if object_ns.is_empty() { ["", "default"].contains(&namespace) } else { object_ns == namespace };
@@ -200,11 +224,7 @@ fn legacy_validation(o: &Value, api: Api) -> Vec<FieldError> {
     if object_ns.is_empty() && !["default", "kube-system"].contains(&namespace) {
         errs.push(mismatch());
     }
-    let controller_path = match api {
-        Api::Core => "reportingComponent",
-        Api::V1 => "reportingController",
-    };
-    let controller = s(o, "/reportingComponent");
+    let controller = s(o, controller);
     if controller.is_empty() {
         errs.push(FieldError::required(controller_path, ""));
         errs.push(FieldError::invalid(controller_path, "", "name part must be non-empty"));
@@ -223,7 +243,7 @@ fn legacy_validation(o: &Value, api: Api) -> Vec<FieldError> {
     bounded(&mut errs, "reportingInstance", s(o, "/reportingInstance"), REPORTING_INSTANCE_MAX, true);
     bounded(&mut errs, "action", s(o, "/action"), ACTION_MAX, true);
     bounded(&mut errs, "reason", s(o, "/reason"), REASON_MAX, true);
-    bounded(&mut errs, "message", s(o, "/message"), NOTE_MAX, false);
+    bounded(&mut errs, "message", s(o, message), NOTE_MAX, false);
     errs
 }
 

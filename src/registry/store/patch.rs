@@ -104,14 +104,18 @@ impl<S: Storage> Registry<S> {
                         Status::internal_error(e.message)
                     }
                 })?;
-                (problems, Some(go_map_string(&patch)))
+                (problems, Some(patch))
             }
             PatchType::Apply => (Vec::new(), None),
         };
         // The patched object is decoded as upstream's patch handler decodes
         // it (unknown fields found, type errors refused); it carries its
         // resourceVersion unless the patch itself set one.
-        let bad_value = |patched: &Value| go_map.clone().unwrap_or_else(|| patched_json(patched));
+        // (Written out only when needed: for an error.)
+        let bad_value = |patched: &Value| match &go_map {
+            Some(patch) => go_map_string(patch),
+            None => patched_json(patched),
+        };
         let obj = decode::patched_object(rt, doc, fv, problems, bad_value, warnings)?;
         let written = self.update_value(rt, namespace, name, Value::Object(obj), opts, Recorded::Update, None)?;
         Ok(Written { created: false, ..written })
