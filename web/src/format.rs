@@ -119,18 +119,37 @@ pub fn decode_continue(token: &str) -> Result<Value, String> {
 }
 
 /// A line diff in unified style: lines prefixed with ' ', '-' or '+'.
+/// (Myers' algorithm alone, called directly: `TextDiff` would bring every
+/// algorithm it can choose from into the page.)
 pub fn diff_lines(old: &str, new: &str) -> Vec<(char, String)> {
-    let d = similar::TextDiff::from_lines(old, new);
-    d.iter_all_changes()
-        .map(|c| {
-            let tag = match c.tag() {
-                similar::ChangeTag::Equal => ' ',
-                similar::ChangeTag::Delete => '-',
-                similar::ChangeTag::Insert => '+',
-            };
-            (tag, c.value().trim_end_matches('\n').to_string())
-        })
-        .collect()
+    use similar::algorithms::{myers, Capture};
+    use similar::DiffOp;
+    let a: Vec<&str> = old.split_inclusive('\n').collect();
+    let b: Vec<&str> = new.split_inclusive('\n').collect();
+    let mut capture = Capture::new();
+    if myers::diff(&mut capture, &a, 0..a.len(), &b, 0..b.len()).is_err() {
+        return Vec::new();
+    }
+    let line = |tag: char, s: &str| (tag, s.trim_end_matches('\n').to_string());
+    let mut out = Vec::new();
+    for op in capture.into_ops() {
+        match op {
+            DiffOp::Equal { old_index, len, .. } => {
+                out.extend(a[old_index..old_index + len].iter().map(|s| line(' ', s)))
+            }
+            DiffOp::Delete { old_index, old_len, .. } => {
+                out.extend(a[old_index..old_index + old_len].iter().map(|s| line('-', s)))
+            }
+            DiffOp::Insert { new_index, new_len, .. } => {
+                out.extend(b[new_index..new_index + new_len].iter().map(|s| line('+', s)))
+            }
+            DiffOp::Replace { old_index, old_len, new_index, new_len } => {
+                out.extend(a[old_index..old_index + old_len].iter().map(|s| line('-', s)));
+                out.extend(b[new_index..new_index + new_len].iter().map(|s| line('+', s)));
+            }
+        }
+    }
+    out
 }
 
 /// The decoded value of a query parameter.
