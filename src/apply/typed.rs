@@ -252,8 +252,8 @@ fn walk_cmp(
             let (om, nm) = (old.and_then(Value::as_object), new.and_then(Value::as_object));
             for k in union_keys(om, nm) {
                 path.push(PathElement::Field(k.clone()));
-                let child = props.get(&k);
-                let (o, n) = (om.and_then(|m| m.get(&k)), nm.and_then(|m| m.get(&k)));
+                let child = props.get(k.as_str());
+                let (o, n) = (om.and_then(|m| m.get(k.as_str())), nm.and_then(|m| m.get(k.as_str())));
                 if child.is_none() {
                     leaf(o, n, path, c);
                 } else {
@@ -266,23 +266,31 @@ fn walk_cmp(
             let (om, nm) = (old.and_then(Value::as_object), new.and_then(Value::as_object));
             for k in union_keys(om, nm) {
                 path.push(PathElement::Field(k.clone()));
-                walk_cmp(s, elem, om.and_then(|m| m.get(&k)), nm.and_then(|m| m.get(&k)), path, false, c);
+                walk_cmp(
+                    s,
+                    elem,
+                    om.and_then(|m| m.get(k.as_str())),
+                    nm.and_then(|m| m.get(k.as_str())),
+                    path,
+                    false,
+                    c,
+                );
                 path.pop();
             }
         }
         Shape::List(kind, items) => {
-            let index = |l: Option<&Value>| -> Vec<(PathElement, Value)> {
-                let mut out: Vec<(PathElement, Value)> = Vec::new();
+            fn index<'v>(kind: ListKind, l: Option<&'v Value>) -> Vec<(PathElement, &'v Value)> {
+                let mut out: Vec<(PathElement, &Value)> = Vec::new();
                 for (i, item) in l.and_then(Value::as_array).into_iter().flatten().enumerate() {
                     if let Some(e) = item_element(kind, item, i) {
                         if !out.iter().any(|(x, _)| *x == e) {
-                            out.push((e, item.clone()));
+                            out.push((e, item));
                         }
                     }
                 }
                 out
-            };
-            let (ol, nl) = (index(old), index(new));
+            }
+            let (ol, nl) = (index(kind, old), index(kind, new));
             let mut keys: Vec<&PathElement> = ol.iter().map(|(e, _)| e).collect();
             for (e, _) in &nl {
                 if !keys.contains(&e) {
@@ -290,8 +298,8 @@ fn walk_cmp(
                 }
             }
             for e in keys {
-                let o = ol.iter().find(|(x, _)| x == e).map(|(_, v)| v);
-                let n = nl.iter().find(|(x, _)| x == e).map(|(_, v)| v);
+                let o = ol.iter().find(|(x, _)| x == e).map(|(_, v)| *v);
+                let n = nl.iter().find(|(x, _)| x == e).map(|(_, v)| *v);
                 path.push(e.clone());
                 if matches!(kind, ListKind::Set) {
                     leaf(o, n, path, c);
@@ -314,11 +322,11 @@ fn walk_cmp(
     }
 }
 
-fn union_keys(a: Option<&Map<String, Value>>, b: Option<&Map<String, Value>>) -> Vec<String> {
-    let mut keys: Vec<String> = a.map(|m| m.keys().cloned().collect()).unwrap_or_default();
+fn union_keys<'a>(a: Option<&'a Map<String, Value>>, b: Option<&'a Map<String, Value>>) -> Vec<&'a String> {
+    let mut keys: Vec<&String> = a.map(|m| m.keys().collect()).unwrap_or_default();
     for k in b.into_iter().flat_map(|m| m.keys()) {
-        if !keys.contains(k) {
-            keys.push(k.clone());
+        if !a.is_some_and(|a| a.contains_key(k)) {
+            keys.push(k);
         }
     }
     keys

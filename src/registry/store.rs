@@ -18,7 +18,7 @@ mod watch;
 
 use std::sync::Arc;
 
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 
 use super::decode::{self, RequestBody, Warnings};
 use super::options::{FieldValidation, GetOptions, Subresource, WriteOptions};
@@ -186,6 +186,22 @@ fn spec_changed(old: &Value, new: &Value) -> bool {
         Value::Object(m)
     };
     strip(old) != strip(new)
+}
+
+/// The stored object an update starts from: as stored, as its resource
+/// serves it, and parsed.
+pub(super) struct Current {
+    rev: crate::api::Revision,
+    stored: Arc<StoredObject>,
+    served: Arc<StoredObject>,
+    old: Value,
+}
+
+impl Current {
+    /// A copy of the parsed object (cheaper than parsing it again).
+    pub(super) fn value(&self) -> Value {
+        self.old.clone()
+    }
 }
 
 /// How a write came to be: a body to record under the writer's manager, or
@@ -380,8 +396,36 @@ impl<S: Storage> Registry<S> {
         self.update_value(rt, namespace, name, Value::Object(obj), opts, Recorded::Update, uid.as_deref())
     }
 
+    /// The object an update starts from, if it exists.
+    fn read_current(&self, rt: &ResourceType, namespace: &str, name: &str) -> Result<Option<Current>, Status> {
+        let k = keys::key(rt, namespace, name);
+        let found = self.storage.get(&k, self.storage.revision()).map_err(|e| storage_status(rt, name, e))?;
+        Ok(found.map(|(rev, stored)| {
+            let served = rt.served(stored.clone());
+            let old = served.value();
+            Current { rev, stored, served, old }
+        }))
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn update_value(
+        &mut self,
+        rt: &ResourceType,
+        namespace: &str,
+        name: &str,
+        value: Value,
+        opts: &WriteOptions,
+        recorded: Recorded,
+        uid_precondition: Option<&str>,
+    ) -> Result<Written, Status> {
+        let current = self.read_current(rt, namespace, name)?;
+        self.update_from(rt, namespace, name, value, opts, recorded, uid_precondition, current)
+    }
+
+    /// An update from `current` as read (a patch has read and parsed it
+    /// already: it is not read again).
+    #[allow(clippy::too_many_arguments)]
+    fn update_from(
         &mut self,
         rt: &ResourceType,
         namespace: &str,
@@ -390,16 +434,15 @@ impl<S: Storage> Registry<S> {
         opts: &WriteOptions,
         recorded: Recorded,
         uid_precondition: Option<&str>,
+        current: Option<Current>,
     ) -> Result<Written, Status> {
         let status = opts.subresource == Subresource::Status;
         set_namespace(rt, &mut value, namespace)?;
         check_name(&value, name)?;
         let k = keys::key(rt, namespace, name);
-        let current = self.storage.get(&k, self.storage.revision()).map_err(|e| storage_status(rt, name, e))?;
         let uid_precondition = uid_precondition.filter(|u| !u.is_empty());
         if let Some(uid) = uid_precondition {
-            let cur_uid =
-                current.as_ref().map(|(_, o)| o.value()).map(|v| meta::meta_str(&v, "uid").unwrap_or("").to_string());
+            let cur_uid = current.as_ref().map(|c| meta::meta_str(&c.old, "uid").unwrap_or("").to_string());
             let cur_uid = cur_uid.unwrap_or_default();
             if uid != cur_uid {
                 return Err(precondition_failed(
@@ -410,7 +453,7 @@ impl<S: Storage> Registry<S> {
                 ));
             }
         }
-        let Some((cur_rev, stored)) = current else {
+        let Some(Current { rev: cur_rev, stored, served: current, old }) = current else {
             if rt.allow_create_on_update && !status {
                 let opts = WriteOptions { field_validation: FieldValidation::Ignore, ..opts.clone() };
                 let body = self.create_value(rt, namespace, value, &opts, recorded)?;
@@ -418,8 +461,6 @@ impl<S: Storage> Registry<S> {
             }
             return Err(Status::not_found(rt.group(), rt.resource(), name));
         };
-        let current = rt.served(stored.clone());
-        let old = current.value();
         let expect = match meta::meta_str(&value, "resourceVersion").filter(|s| !s.is_empty()) {
             Some(v) => Some(rv::parse(v).map_err(|_| {
                 Status::invalid(
@@ -440,12 +481,21 @@ impl<S: Storage> Registry<S> {
             // The request's metadata and status over the stored object's
             // everything else (less the metadata the kind keeps).
             let mut n = old.clone();
+            let mut value = value;
+            let sent = value.as_object_mut();
+            let (sent_status, sent_meta) = match sent {
+                Some(o) => (o.shift_remove("status"), o.shift_remove("metadata")),
+                None => (None, None),
+            };
             if let Value::Object(n) = &mut n {
-                match value.get("status") {
-                    Some(st) => n.insert("status".into(), st.clone()),
+                match sent_status {
+                    Some(st) => n.insert("status".into(), st),
                     None => n.shift_remove("status"),
                 };
-                let mut m = value.get("metadata").and_then(Value::as_object).cloned().unwrap_or_default();
+                let mut m = match sent_meta {
+                    Some(Value::Object(m)) => m,
+                    _ => Map::new(),
+                };
                 let old_meta = meta::metadata(&old);
                 for f in rt.strategy.metadata_kept_on_status_update() {
                     match old_meta.and_then(|o| o.get(*f)) {

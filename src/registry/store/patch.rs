@@ -70,10 +70,15 @@ impl<S: Storage> Registry<S> {
         if opts.subresource == Subresource::Scale {
             return self.patch_scale(rt, namespace, name, patch_type, body, opts, warnings);
         }
-        let mut doc = match patch_type {
-            PatchType::Apply => return self.apply(rt, namespace, name, body, opts, warnings),
-            _ => self.current(rt, namespace, name)?.1.value(),
-        };
+        if patch_type == PatchType::Apply {
+            return self.apply(rt, namespace, name, body, opts, warnings);
+        }
+        // Read and parsed once: the patch applies to a copy, and the update
+        // compares with the original.
+        let current = self
+            .read_current(rt, namespace, name)?
+            .ok_or_else(|| Status::not_found(rt.group(), rt.resource(), name))?;
+        let mut doc = current.value();
         let fv = opts.field_validation;
         // What the patch itself got wrong, and what a Strict 422 shows as
         // the invalid value: the patched object for JSON and merge patches
@@ -117,7 +122,8 @@ impl<S: Storage> Registry<S> {
             None => patched_json(patched),
         };
         let obj = decode::patched_object(rt, doc, fv, problems, bad_value, warnings)?;
-        let written = self.update_value(rt, namespace, name, Value::Object(obj), opts, Recorded::Update, None)?;
+        let written =
+            self.update_from(rt, namespace, name, Value::Object(obj), opts, Recorded::Update, None, Some(current))?;
         Ok(Written { created: false, ..written })
     }
 
