@@ -730,3 +730,37 @@ fn the_scheduler_records_through_events_k8s_io_and_repeats_become_a_series() {
     minutes(&mut k, 12);
     assert_eq!(failures(&mut k), [1, 3]);
 }
+
+#[test]
+fn probed_containers_are_ready_once_their_probes_have_succeeded_on_simulated_time() {
+    let mut k = two_nodes();
+    let probe =
+        |delay: i64| json!({"httpGet": {"path": "/", "port": 80}, "initialDelaySeconds": delay, "periodSeconds": 5});
+    let spec = json!({"containers": [{"name": "c", "image": "nginx:1.27",
+        "startupProbe": probe(3), "readinessProbe": {"httpGet": {"path": "/", "port": 80},
+            "initialDelaySeconds": 5, "periodSeconds": 5, "successThreshold": 2}}]});
+    k.call("POST", PODS, Some(pod("slow", spec)));
+    let state = |k: &mut Cluster| {
+        let p = k.get(&format!("{PODS}/slow")).json_body();
+        let cs = &p["status"]["containerStatuses"][0];
+        (
+            p["status"]["phase"].as_str().unwrap_or("").to_string(),
+            cs["started"].as_bool().unwrap_or(false),
+            cs["ready"].as_bool().unwrap_or(false),
+            condition(&p, "Ready")["status"].as_str().unwrap_or("").to_string(),
+        )
+    };
+    assert_eq!(state(&mut k), ("Running".into(), false, false, "False".into()));
+    let c = condition(&k.get(&format!("{PODS}/slow")).json_body(), "Ready");
+    assert_eq!(c["message"], "containers with unready status: [c]");
+    k.s.advance(3_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(state(&mut k), ("Running".into(), true, false, "False".into()), "started after the startup probe");
+    // The readiness probe's first success at 5 s, its second at 10 s.
+    k.s.advance(6_000);
+    k.c.tick(&mut k.s);
+    assert!(!state(&mut k).2, "one success is not enough");
+    k.s.advance(1_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(state(&mut k), ("Running".into(), true, true, "True".into()));
+}

@@ -4,8 +4,10 @@
 //! `ContainerCreating` (hostIP, startTime, the conditions
 //! `PodReadyToStartContainers`, `Initialized`, `Ready`, `ContainersReady`,
 //! `PodScheduled`), then `Running` with a pod IP from the node's
-//! `spec.podCIDR`, every container running and ready (no probes are
-//! simulated), each step a strategic merge patch of `/status` carrying the
+//! `spec.podCIDR`, every container running and ready (one with a startup
+//! or readiness probe not `started`/`ready` until its probes have
+//! succeeded, after their initial delays on simulated time: probes always
+//! succeed), each step a strategic merge patch of `/status` carrying the
 //! pod's uid. A container whose program ends at once (the output model of
 //! `server::logs` says which) is `terminated` with its exit code: the pod
 //! `Succeeded` or `Failed` under `restartPolicy: Never` (or OnFailure and
@@ -358,8 +360,9 @@ impl Kubelets {
                         Some((0, code)) => ends(st, code, &json!(at), &mut events),
                         _ => {
                             st["state"] = json!({"running": {"startedAt": at}});
-                            st["ready"] = json!(true);
-                            st["started"] = json!(true);
+                            let (started, ready) = probed(c);
+                            st["ready"] = json!(!ready);
+                            st["started"] = json!(!started);
                             if let Some((ms, _)) = life {
                                 soonest(now + ms, &mut next);
                             }
@@ -367,6 +370,27 @@ impl Kubelets {
                     }
                 }
                 _ => {}
+            }
+            // Probes succeed on simulated time (the startup probe, then
+            // the readiness probe, each after its initial delay).
+            if let Some(s) = st["state"]["running"]["startedAt"].as_str().and_then(parse_rfc3339) {
+                let (started_after, ready_after) = probe_delays(c);
+                if st["started"] != true {
+                    if now >= s + started_after {
+                        st["started"] = json!(true);
+                        changed = true;
+                    } else {
+                        soonest(s + started_after, &mut next);
+                    }
+                }
+                if st["started"] == true && st["ready"] != true {
+                    if now >= s + ready_after {
+                        st["ready"] = json!(true);
+                        changed = true;
+                    } else {
+                        soonest(s + ready_after, &mut next);
+                    }
+                }
             }
         }
         if changed {
@@ -480,8 +504,11 @@ impl Kubelets {
                 match exit {
                     None => {
                         st["state"] = json!({"running": {"startedAt": now}});
-                        st["ready"] = json!(true);
-                        st["started"] = json!(true);
+                        // A probed container waits for its probes.
+                        let (started, ready) = probed(c);
+                        st["ready"] = json!(!ready);
+                        st["started"] = json!(!started);
+                        all_ready &= !ready;
                         all_done = false;
                     }
                     // Ended, and not to be restarted.
@@ -556,10 +583,33 @@ impl Kubelets {
 
 /// A MicroTime (`2024-01-01T00:00:00.000000Z`) of the simulated now.
 fn micro_time(client: &Client<'_>) -> String {
-    let ms = client.now_millis();
-    let seconds = client.now_rfc3339();
-    let stem = seconds.trim_end_matches('Z');
-    format!("{stem}.{:06}Z", (ms.rem_euclid(1000)) * 1000)
+    SimTime(client.now_millis()).rfc3339_micro()
+}
+
+/// Whether a container waits for a startup probe (not `started` until it
+/// succeeds), and for any probe at all (not `ready` until they succeed).
+fn probed(c: &Value) -> (bool, bool) {
+    let startup = c["startupProbe"].is_object();
+    (startup, startup || c["readinessProbe"].is_object())
+}
+
+/// How long after a container starts its probes have succeeded, in
+/// milliseconds: the startup probe's first success after its
+/// `initialDelaySeconds`, then the readiness probe's `successThreshold`
+/// successes, the first no sooner than its own initial delay, one every
+/// `periodSeconds`. (Probes succeed: the programs are modelled, not run.)
+fn probe_delays(c: &Value) -> (i64, i64) {
+    let seconds = |probe: &str, field: &str, default: i64| c[probe][field].as_i64().unwrap_or(default).max(0) * 1000;
+    let started = if c["startupProbe"].is_object() { seconds("startupProbe", "initialDelaySeconds", 0) } else { 0 };
+    let ready = if c["readinessProbe"].is_object() {
+        let first = started.max(seconds("readinessProbe", "initialDelaySeconds", 0));
+        let more = (c["readinessProbe"]["successThreshold"].as_i64().unwrap_or(1).max(1) - 1)
+            * seconds("readinessProbe", "periodSeconds", 10).max(1000);
+        first + more
+    } else {
+        started
+    };
+    (started, ready)
 }
 
 #[cfg(test)]
