@@ -64,6 +64,7 @@ fn a_deployment_runs_spread_over_the_nodes_with_addresses_from_their_ranges() {
         assert_eq!(p["status"]["phase"], "Running");
         assert_eq!(p["status"]["hostIP"], if node == "node-a" { "172.18.0.2" } else { "172.18.0.3" });
         assert_eq!(condition(p, "Ready")["status"], "True");
+        assert!(condition(p, "Ready").get("reason").is_none(), "the ContainersNotReady of the first patch is gone");
         assert_eq!(condition(p, "PodScheduled")["status"], "True");
         let cs = &p["status"]["containerStatuses"][0];
         assert_eq!(cs["image"], "docker.io/library/nginx:1.27");
@@ -763,4 +764,6 @@ fn probed_containers_are_ready_once_their_probes_have_succeeded_on_simulated_tim
     k.s.advance(1_000);
     k.c.tick(&mut k.s);
     assert_eq!(state(&mut k), ("Running".into(), true, true, "True".into()));
+    let ready = condition(&k.get(&format!("{PODS}/slow")).json_body(), "Ready");
+    assert!(ready.get("reason").is_none() && ready.get("message").is_none(), "{ready}");
 }

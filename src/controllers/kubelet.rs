@@ -106,9 +106,17 @@ fn next_ip(cidr: &str, taken: &BTreeSet<String>) -> Option<String> {
         .find(|ip| !taken.contains(ip))
 }
 
+/// A pod condition as the kubelet writes it. A true one has no reason or
+/// message: the nulls remove those a false one had (the kubelet's status
+/// patches are strategic merges, which would otherwise keep them).
 fn condition(type_: &str, status: bool, now: &str) -> Value {
-    json!({"type": type_, "status": if status { "True" } else { "False" }, "lastProbeTime": null,
-        "lastTransitionTime": now})
+    let mut c = json!({"type": type_, "status": if status { "True" } else { "False" }, "lastProbeTime": null,
+        "lastTransitionTime": now});
+    if status {
+        c["reason"] = Value::Null;
+        c["message"] = Value::Null;
+    }
+    c
 }
 
 fn internal_ip(node: &Value) -> String {
