@@ -55,9 +55,46 @@ pub struct Recorder {
     similar: BTreeMap<String, (BTreeSet<String>, i64)>,
     /// The spam filter: source and object → tokens, last refill.
     buckets: BTreeMap<String, (f64, i64)>,
-    /// The last nanosecond time used in a name (names stay unique when
-    /// many events share a simulated millisecond).
+    names: Names,
+}
+
+/// An ObjectReference to `obj` as `reference.GetReference` makes it (empty
+/// fields left out), naming a container by `field_path` when not empty.
+fn reference(obj: &Value, (api_version, kind): (&str, &str), field_path: &str) -> Value {
+    let mut r = json!({"kind": kind, "namespace": meta_str(obj, "namespace"), "name": meta_str(obj, "name"),
+        "uid": meta_str(obj, "uid"), "apiVersion": api_version, "resourceVersion": meta_str(obj, "resourceVersion"),
+        "fieldPath": field_path});
+    if let Value::Object(m) = &mut r {
+        m.retain(|_, v| v.as_str() != Some(""));
+    }
+    r
+}
+
+/// Event names, as both client-go recorders make them: the object's name
+/// and the time in nanoseconds. Simulated time has milliseconds, so a
+/// recorder's names move on by one within one.
+#[derive(Default)]
+struct Names {
     last_nanos: i64,
+}
+
+impl Names {
+    fn next(&mut self, obj: &Value, now_ms: i64) -> String {
+        let nanos = (now_ms * 1_000_000).max(self.last_nanos + 1);
+        self.last_nanos = nanos;
+        format!("{}.{:x}", meta_str(obj, "name"), nanos)
+    }
+}
+
+/// Posts an event; a name another recorder took is replaced by the next
+/// one (as upstream's nanosecond names practically never collide).
+fn post(client: &mut Client<'_>, names: &mut Names, obj: &Value, now_ms: i64, path: &str, event: &mut Value) {
+    for _ in 0..1_000 {
+        match client.write("POST", path, "application/json", event).status {
+            409 => event["metadata"]["name"] = json!(names.next(obj, now_ms)),
+            _ => return,
+        }
+    }
 }
 
 fn bounded<K: Ord, V>(map: &mut BTreeMap<K, V>) {
@@ -92,7 +129,7 @@ impl Recorder {
             seen: BTreeMap::new(),
             similar: BTreeMap::new(),
             buckets: BTreeMap::new(),
-            last_nanos: 0,
+            names: Names::default(),
         }
     }
 
@@ -142,7 +179,7 @@ impl Recorder {
         bounded(&mut self.seen);
         let (name, event_ns, count, first) = match self.seen.get(&key) {
             Some((name, ns, count, first)) => (name.clone(), ns.clone(), count + 1, first.clone()),
-            None => (self.next_name(obj, now_ms), namespace.to_string(), 1, now.clone()),
+            None => (self.names.next(obj, now_ms), namespace.to_string(), 1, now.clone()),
         };
         self.seen.insert(key.clone(), (name.clone(), event_ns.clone(), count, first.clone()));
         if !self.take_token(&format!("{object}\u{0}{}", event_type.as_str()), now_ms) {
@@ -156,45 +193,23 @@ impl Recorder {
                 return;
             }
         }
-        let mut involved = json!({"kind": kind, "namespace": meta_str(obj, "namespace"), "name": meta_str(obj, "name"),
-            "uid": meta_str(obj, "uid"), "apiVersion": api_version, "resourceVersion": meta_str(obj, "resourceVersion")});
-        if let Value::Object(m) = &mut involved {
-            m.retain(|_, v| v.as_str() != Some(""));
-            if !field_path.is_empty() {
-                m.insert("fieldPath".into(), json!(field_path));
-            }
-        }
+        let involved = reference(obj, (api_version, kind), field_path);
         let mut source = json!({"component": self.component});
         if !self.host.is_empty() {
             source["host"] = json!(self.host);
         }
         // A combined event carries no reporting controller or instance.
         let (controller, instance) = if reporting { (self.component, self.host.clone()) } else { ("", String::new()) };
-        let mut name = name;
-        for _ in 0..1_000 {
-            let event = json!({
-                "kind": "Event", "apiVersion": "v1",
-                "metadata": {"name": name, "namespace": event_ns},
-                "involvedObject": involved, "reason": reason, "message": message, "source": source,
-                "firstTimestamp": first, "lastTimestamp": now, "count": count, "type": event_type.as_str(),
-                "eventTime": null, "reportingComponent": controller, "reportingInstance": instance,
-            });
-            match client.write("POST", &events, "application/json", &event).status {
-                // Another recorder took the name: this one moves on.
-                409 => name = self.next_name(obj, now_ms),
-                _ => break,
-            }
-        }
+        let mut event = json!({
+            "kind": "Event", "apiVersion": "v1",
+            "metadata": {"name": name, "namespace": event_ns},
+            "involvedObject": involved, "reason": reason, "message": message, "source": source,
+            "firstTimestamp": first, "lastTimestamp": now, "count": count, "type": event_type.as_str(),
+            "eventTime": null, "reportingComponent": controller, "reportingInstance": instance,
+        });
+        post(client, &mut self.names, obj, now_ms, &events, &mut event);
+        let name = meta_str(&event, "name").to_string();
         self.seen.insert(key, (name, event_ns, count, first));
-    }
-
-    /// A new event name: the object's and the time in nanoseconds.
-    /// Simulated time has milliseconds, so this recorder's names move on
-    /// by one within one.
-    fn next_name(&mut self, obj: &Value, now_ms: i64) -> String {
-        let nanos = (now_ms * 1_000_000).max(self.last_nanos + 1);
-        self.last_nanos = nanos;
-        format!("{}.{:x}", meta_str(obj, "name"), nanos)
     }
 
     /// The spam filter's token for a source and object, if it has one.
@@ -232,7 +247,7 @@ pub struct SeriesRecorder {
     controller: &'static str,
     instance: String,
     sent: BTreeMap<String, Sent>,
-    last_nanos: i64,
+    names: Names,
     /// When series are next ended and refreshed (from the first event on).
     next_finish: Option<i64>,
     next_refresh: Option<i64>,
@@ -246,7 +261,7 @@ impl SeriesRecorder {
             controller,
             instance: format!("{controller}-{host}"),
             sent: BTreeMap::new(),
-            last_nanos: 0,
+            names: Names::default(),
             next_finish: None,
             next_refresh: None,
         }
@@ -267,12 +282,7 @@ impl SeriesRecorder {
         let now_ms = client.now_millis();
         self.next_finish.get_or_insert(now_ms + SERIES_FINISH_MS);
         self.next_refresh.get_or_insert(now_ms + SERIES_REFRESH_MS);
-        let mut reference = json!({"kind": kind, "namespace": meta_str(regarding, "namespace"),
-            "name": meta_str(regarding, "name"), "uid": meta_str(regarding, "uid"), "apiVersion": api_version,
-            "resourceVersion": meta_str(regarding, "resourceVersion")});
-        if let Value::Object(m) = &mut reference {
-            m.retain(|_, v| v.as_str() != Some(""));
-        }
+        let reference = reference(regarding, (api_version, kind), "");
         let key = format!(
             "{}\u{0}{action}\u{0}{reason}\u{0}{}\u{0}{}\u{0}{reference}",
             event_type.as_str(),
@@ -299,16 +309,14 @@ impl SeriesRecorder {
             "" => "default",
             ns => ns,
         };
-        let nanos = (now_ms * 1_000_000).max(self.last_nanos + 1);
-        self.last_nanos = nanos;
-        let event = json!({
+        let mut event = json!({
             "kind": "Event", "apiVersion": "events.k8s.io/v1",
-            "metadata": {"name": format!("{}.{nanos:x}", meta_str(regarding, "name")), "namespace": namespace},
+            "metadata": {"name": self.names.next(regarding, now_ms), "namespace": namespace},
             "eventTime": SimTime(now_ms).rfc3339_micro(),
             "reportingController": self.controller, "reportingInstance": self.instance,
             "action": action, "reason": reason, "regarding": reference, "note": note, "type": event_type.as_str(),
         });
-        client.write("POST", &events_v1(namespace), "application/json", &event);
+        post(client, &mut self.names, regarding, now_ms, &events_v1(namespace), &mut event);
         self.sent.insert(key, Sent { event, first_ms: now_ms, series: None });
     }
 

@@ -89,7 +89,7 @@ pub fn decode_strict(
 pub fn strict_problems(value: &Value, schemas: &crate::schema::Schemas, schema: &Value) -> StrictProblems {
     let mut problems = StrictProblems::default();
     let mut path = String::new();
-    walk(value, schemas, Shape::of(schemas, Some(schema)), &mut path, &mut |p| problems.push("unknown", p));
+    walk(value, schemas, Shape::of(schemas, Some(schema)), &mut path, &mut problems);
     problems
 }
 
@@ -120,15 +120,14 @@ pub fn prune_unknown(value: &mut Value, schemas: &crate::schema::Schemas, schema
     prune(value, schemas, Shape::of(schemas, Some(schema)));
 }
 
-/// Walks a value as the strict decoder would decode it, calling `unknown`
-/// with the path of each field its struct does not declare (whose value
-/// is then not looked into).
+/// Walks a value as the strict decoder would decode it, noting each field
+/// its struct does not declare (whose value is then not looked into).
 fn walk(
     value: &Value,
     schemas: &crate::schema::Schemas,
     shape: Shape<'_>,
     path: &mut String,
-    unknown: &mut dyn FnMut(&str),
+    problems: &mut StrictProblems,
 ) {
     let base = path.len();
     match (value, shape) {
@@ -144,8 +143,8 @@ fn walk(
                     _ => None,
                 };
                 match child {
-                    Some(c) => walk(v, schemas, c, path, unknown),
-                    None => unknown(path),
+                    Some(c) => walk(v, schemas, c, path, problems),
+                    None => problems.push("unknown", path),
                 }
                 path.truncate(base);
             }
@@ -155,7 +154,7 @@ fn walk(
             for (i, v) in items.iter().enumerate() {
                 use std::fmt::Write;
                 let _ = write!(path, "[{i}]");
-                walk(v, schemas, item, path, unknown);
+                walk(v, schemas, item, path, problems);
                 path.truncate(base);
             }
         }
