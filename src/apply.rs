@@ -135,6 +135,12 @@ fn strip(set: &Set, status_write: bool, has_status: bool) -> Set {
     Set(set.0.iter().filter(|p| !stripped(p, status_write, has_status)).cloned().collect())
 }
 
+/// As `strip`, in place.
+fn strip_owned(mut set: Set, status_write: bool, has_status: bool) -> Set {
+    set.0.retain(|p| !stripped(p, status_write, has_status));
+    set
+}
+
 /// Who is writing, and how.
 pub struct Writer<'a> {
     pub definition: &'a str,
@@ -201,9 +207,9 @@ pub fn record_update(w: &Writer, old: Option<&Value>, new: &mut Value) {
         }
         return;
     }
-    let cmp = typed::compare(schemas(), w.schema(), old, Some(new));
-    let changed = strip(&cmp.changed(), status_write, w.has_status_subresource);
-    let removed = strip(&cmp.removed, status_write, w.has_status_subresource);
+    let (changed, removed) = typed::compare(schemas(), w.schema(), old, Some(new)).into_changed_removed();
+    let changed = strip_owned(changed, status_write, w.has_status_subresource);
+    let removed = strip_owned(removed, status_write, w.has_status_subresource);
     let me = Manager {
         manager: w.manager.to_string(),
         operation: "Update".into(),

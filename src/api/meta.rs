@@ -92,22 +92,20 @@ const METADATA_ORDER: &[&str] = &[
 const TOP_ORDER: &[&str] = &["kind", "apiVersion", "metadata"];
 
 fn reorder(map: &mut Map<String, Value>, first: &[&str], last: &[&str]) {
+    // Most maps are in order already (or nearly): only a map out of order
+    // is rebuilt.
+    let mut ranks = map.keys().map(|k| rank(first, last, k));
+    let mut prev = 0;
+    if ranks.all(|r| std::mem::replace(&mut prev, r) <= r) {
+        return;
+    }
     // Rebuild rather than remove: with `preserve_order`, `Map::remove` is a
     // swap-remove and would scramble the order of the remaining keys.
-    let entries = std::mem::take(map);
-    let mut head: Vec<Option<(String, Value)>> = vec![None; first.len()];
-    let mut tail: Vec<Option<(String, Value)>> = vec![None; last.len()];
-    let mut middle = Vec::with_capacity(entries.len());
-    for (k, v) in entries {
-        if let Some(i) = first.iter().position(|f| *f == k) {
-            head[i] = Some((k, v));
-        } else if let Some(i) = last.iter().position(|f| *f == k) {
-            tail[i] = Some((k, v));
-        } else {
-            middle.push((k, v));
-        }
-    }
-    map.extend(head.into_iter().flatten().chain(middle).chain(tail.into_iter().flatten()));
+    let mut entries: Vec<(usize, String, Value)> =
+        std::mem::take(map).into_iter().map(|(k, v)| (rank(first, last, &k), k, v)).collect();
+    // Stable: keys of equal rank keep the order they came in.
+    entries.sort_by_key(|(r, _, _)| *r);
+    map.extend(entries.into_iter().map(|(_, k, v)| (k, v)));
 }
 
 /// Puts an object's keys in the order kube-apiserver serializes them:

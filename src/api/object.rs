@@ -2,7 +2,7 @@
 //! the attributes selectors look at. Plain data, shared by `Arc` between
 //! storage, lists and every watcher (fan-out never copies an object).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
@@ -35,21 +35,60 @@ impl ObjectAttrs {
 }
 
 /// One stored version of an object: its JSON (resourceVersion included)
-/// and its selector attributes.
-#[derive(Debug, PartialEq)]
+/// and its selector attributes; for a while after it is written, also the
+/// object it was serialized from (see `decoded`).
+#[derive(Debug)]
 pub struct StoredObject {
     pub json: Box<[u8]>,
     pub attrs: Arc<ObjectAttrs>,
+    /// The parsed object, equal to parsing `json` (map order included):
+    /// the writer's own value, kept so that whoever reads the version soon
+    /// after (watchers, the next patch) need not parse it. Storage keeps
+    /// it for its most recent writes only and then forgets it.
+    decoded: Mutex<Option<Arc<Value>>>,
+}
+
+impl PartialEq for StoredObject {
+    fn eq(&self, other: &StoredObject) -> bool {
+        self.json == other.json && self.attrs == other.attrs
+    }
 }
 
 impl StoredObject {
+    pub fn new(json: Box<[u8]>, attrs: Arc<ObjectAttrs>) -> StoredObject {
+        StoredObject { json, attrs, decoded: Mutex::new(None) }
+    }
+
+    fn kept(&self) -> Option<Arc<Value>> {
+        self.decoded.lock().ok().and_then(|d| d.clone())
+    }
+
+    /// The object, parsed: the kept value when there is one (shared, not
+    /// copied), else parsed from the bytes (and not kept).
+    pub fn parsed(&self) -> Option<Arc<Value>> {
+        match self.kept() {
+            Some(v) => Some(v),
+            None => serde_json::from_slice::<Value>(&self.json).ok().map(Arc::new),
+        }
+    }
+
+    /// Drops the kept parsed value (storage's bound on how many it keeps).
+    pub fn forget_decoded(&self) {
+        if let Ok(mut d) = self.decoded.lock() {
+            *d = None;
+        }
+    }
+
     /// Whether the object passes label and field selectors.
     pub fn selected_by(&self, label: &crate::selector::LabelSelector, field: &crate::selector::FieldSelector) -> bool {
         label.matches_fn(|k| self.attrs.label(k)) && field.matches(|f| self.attrs.field(f))
     }
 
     pub fn value(&self) -> Value {
-        serde_json::from_slice(&self.json).unwrap_or(Value::Null)
+        match self.kept() {
+            Some(v) => (*v).clone(),
+            None => serde_json::from_slice(&self.json).unwrap_or(Value::Null),
+        }
     }
 
     /// Serializes `obj` with `metadata.resourceVersion` set to `rev`.
@@ -63,11 +102,47 @@ impl StoredObject {
         super::meta::metadata_mut(&mut obj).insert("resourceVersion".into(), Value::String(rev.to_string()));
         scratch.clear();
         super::meta::write_canonical_json(&obj, scratch);
-        StoredObject { json: Box::from(scratch.as_slice()), attrs }
+        StoredObject::new(Box::from(scratch.as_slice()), attrs)
+    }
+
+    /// As `encode_with`, keeping the object (put in the serialized order)
+    /// as the parsed value until `forget_decoded`.
+    pub fn encode_keeping(obj: Value, rev: Revision, attrs: Arc<ObjectAttrs>, scratch: &mut Vec<u8>) -> StoredObject {
+        let mut obj = obj;
+        super::meta::metadata_mut(&mut obj).insert("resourceVersion".into(), Value::String(rev.to_string()));
+        super::meta::canonicalize(&mut obj);
+        scratch.clear();
+        // In canonical order already: written as it is.
+        let _ = serde_json::to_writer(&mut *scratch, &obj);
+        StoredObject { json: Box::from(scratch.as_slice()), attrs, decoded: Mutex::new(Some(Arc::new(obj))) }
     }
 
     /// The same object stamped with another resourceVersion.
     pub fn restamped(&self, rev: Revision) -> StoredObject {
         StoredObject::encode(self.value(), rev, self.attrs.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_kept_object_is_the_parse_of_its_bytes_order_included() {
+        let obj = json!({"status": {"b": 1, "a": [1.5, "x"]}, "spec": {"z": 1, "a": 2},
+            "metadata": {"labels": {"x": "y"}, "uid": "u", "name": "n"}, "apiVersion": "v1", "kind": "K"});
+        let kept = StoredObject::encode_keeping(obj.clone(), Revision(7), Arc::default(), &mut Vec::new());
+        let plain = StoredObject::encode(obj, Revision(7), Arc::default());
+        assert_eq!(kept.json, plain.json);
+        let parsed: Value = serde_json::from_slice(&kept.json).unwrap();
+        let v = kept.parsed().unwrap();
+        assert_eq!(*v, parsed);
+        assert_eq!(serde_json::to_vec(&*v).unwrap(), kept.json.to_vec());
+        assert_eq!(kept.value(), parsed);
+        // Forgotten, it is parsed again, to the same.
+        kept.forget_decoded();
+        assert!(kept.kept().is_none());
+        assert_eq!(*kept.parsed().unwrap(), parsed);
     }
 }

@@ -110,30 +110,32 @@ impl Set {
 
     /// The `FieldsV1` document of the set.
     pub fn to_fields_v1(&self) -> Value {
-        #[derive(Default)]
-        struct Node {
-            member: bool,
-            children: std::collections::BTreeMap<String, Node>,
-        }
-        let mut root = Node::default();
-        for path in &self.0 {
-            let mut node = &mut root;
-            for e in path {
-                node = node.children.entry(e.encode()).or_default();
+        // The set is sorted, so the paths under one node are consecutive:
+        // each node's key is encoded once, not once per path through it.
+        fn render(paths: &[&[PathElement]], depth: usize) -> Value {
+            let mut member = false;
+            let mut children: Vec<(String, Value)> = Vec::new();
+            let mut i = 0;
+            while i < paths.len() {
+                let Some(e) = paths[i].get(depth) else {
+                    member = true;
+                    i += 1;
+                    continue;
+                };
+                let end = i + paths[i..].iter().take_while(|p| p.get(depth) == Some(e)).count();
+                children.push((e.encode(), render(&paths[i..end], depth + 1)));
+                i = end;
             }
-            node.member = true;
-        }
-        fn render(n: &Node) -> Value {
+            children.sort_by(|a, b| a.0.cmp(&b.0));
             let mut m = Map::new();
-            if n.member && !n.children.is_empty() {
+            if member && !children.is_empty() {
                 m.insert(".".into(), Value::Object(Map::new()));
             }
-            for (k, c) in &n.children {
-                m.insert(k.clone(), render(c));
-            }
+            m.extend(children);
             Value::Object(m)
         }
-        render(&root)
+        let paths: Vec<&[PathElement]> = self.0.iter().map(Vec::as_slice).collect();
+        render(&paths, 0)
     }
 
     /// Reads a `FieldsV1` document (unknown keys are skipped).

@@ -188,6 +188,13 @@ impl Comparison {
     pub fn changed(&self) -> Set {
         self.modified.union(&self.added)
     }
+
+    /// What changed (modified or added) and what was removed, moved out.
+    pub fn into_changed_removed(self) -> (Set, Set) {
+        let mut changed = self.modified;
+        changed.0.extend(self.added.0);
+        (changed, self.removed)
+    }
 }
 
 /// Compares `old` and `new` (either may be absent).

@@ -35,7 +35,7 @@ impl ParseCache {
                 if let Some((_, v)) = self.parsed.get(&key) {
                     return Some(v.clone());
                 }
-                let v = Arc::new(serde_json::from_slice::<Value>(&stored.json).ok()?);
+                let v = stored.parsed()?;
                 self.parsed.insert(key, (stored.clone(), v.clone()));
                 Some(v)
             }

@@ -264,7 +264,7 @@ impl ResourceType {
                 let mut scratch = Vec::new();
                 let value = s.conversion.to_served(obj.value());
                 crate::api::meta::write_canonical_json(&value, &mut scratch);
-                Arc::new(StoredObject { json: scratch.into_boxed_slice(), attrs: obj.attrs.clone() })
+                Arc::new(StoredObject::new(scratch.into_boxed_slice(), obj.attrs.clone()))
             }
             None => obj,
         }

@@ -194,13 +194,13 @@ pub(super) struct Current {
     rev: crate::api::Revision,
     stored: Arc<StoredObject>,
     served: Arc<StoredObject>,
-    old: Value,
+    old: Arc<Value>,
 }
 
 impl Current {
     /// A copy of the parsed object (cheaper than parsing it again).
     pub(super) fn value(&self) -> Value {
-        self.old.clone()
+        (*self.old).clone()
     }
 }
 
@@ -402,7 +402,7 @@ impl<S: Storage> Registry<S> {
         let found = self.storage.get(&k, self.storage.revision()).map_err(|e| storage_status(rt, name, e))?;
         Ok(found.map(|(rev, stored)| {
             let served = rt.served(stored.clone());
-            let old = served.value();
+            let old = served.parsed().unwrap_or_else(|| Arc::new(Value::Null));
             Current { rev, stored, served, old }
         }))
     }
@@ -453,7 +453,7 @@ impl<S: Storage> Registry<S> {
                 ));
             }
         }
-        let Some(Current { rev: cur_rev, stored, served: current, old }) = current else {
+        let Some(Current { rev: cur_rev, stored, served: current, old: old_arc }) = current else {
             if rt.allow_create_on_update && !status {
                 let opts = WriteOptions { field_validation: FieldValidation::Ignore, ..opts.clone() };
                 let body = self.create_value(rt, namespace, value, &opts, recorded)?;
@@ -461,6 +461,7 @@ impl<S: Storage> Registry<S> {
             }
             return Err(Status::not_found(rt.group(), rt.resource(), name));
         };
+        let old: &Value = &old_arc;
         let expect = match meta::meta_str(&value, "resourceVersion").filter(|s| !s.is_empty()) {
             Some(v) => Some(rv::parse(v).map_err(|_| {
                 Status::invalid(
@@ -480,32 +481,57 @@ impl<S: Storage> Registry<S> {
         let mut new = if status {
             // The request's metadata and status over the stored object's
             // everything else (less the metadata the kind keeps).
-            let mut n = old.clone();
             let mut value = value;
             let sent = value.as_object_mut();
             let (sent_status, sent_meta) = match sent {
                 Some(o) => (o.shift_remove("status"), o.shift_remove("metadata")),
                 None => (None, None),
             };
-            if let Value::Object(n) = &mut n {
-                match sent_status {
-                    Some(st) => n.insert("status".into(), st),
-                    None => n.shift_remove("status"),
-                };
-                let mut m = match sent_meta {
-                    Some(Value::Object(m)) => m,
-                    _ => Map::new(),
-                };
-                let old_meta = meta::metadata(&old);
-                for f in rt.strategy.metadata_kept_on_status_update() {
-                    match old_meta.and_then(|o| o.get(*f)) {
-                        Some(v) => m.insert((*f).to_string(), v.clone()),
-                        None => m.shift_remove(*f),
+            match old {
+                Value::Object(o) => {
+                    let mut m = match sent_meta {
+                        Some(Value::Object(m)) => m,
+                        _ => Map::new(),
                     };
+                    let old_meta = meta::metadata(old);
+                    for f in rt.strategy.metadata_kept_on_status_update() {
+                        match old_meta.and_then(|o| o.get(*f)) {
+                            Some(v) => m.insert((*f).to_string(), v.clone()),
+                            None => m.shift_remove(*f),
+                        };
+                    }
+                    // The stored object in its order, its status and
+                    // metadata the request's (neither copied only to be
+                    // replaced); either, absent before, goes last.
+                    let mut n = Map::new();
+                    let (mut status, mut metadata) = (sent_status, Some(Value::Object(m)));
+                    for (k, v) in o {
+                        match k.as_str() {
+                            "status" => {
+                                if let Some(st) = status.take() {
+                                    n.insert(k.clone(), st);
+                                }
+                            }
+                            "metadata" => {
+                                if let Some(md) = metadata.take() {
+                                    n.insert(k.clone(), md);
+                                }
+                            }
+                            _ => {
+                                n.insert(k.clone(), v.clone());
+                            }
+                        }
+                    }
+                    if let Some(st) = status {
+                        n.insert("status".into(), st);
+                    }
+                    if let Some(md) = metadata {
+                        n.insert("metadata".into(), md);
+                    }
+                    Value::Object(n)
                 }
-                n.insert("metadata".into(), Value::Object(m));
+                other => other.clone(),
             }
-            n
         } else {
             if rt.status_subresource {
                 if let Value::Object(o) = &mut value {
@@ -521,7 +547,7 @@ impl<S: Storage> Registry<S> {
             // As upstream's BeforeUpdate: an absent uid is the stored one (a
             // different one is refused below); the system's timestamps and
             // the generation are the stored ones.
-            let old_meta = meta::metadata(&old).cloned().unwrap_or_default();
+            let old_meta = meta::metadata(old).cloned().unwrap_or_default();
             let m = meta::metadata_mut(&mut new);
             if m.get("uid").and_then(Value::as_str).is_none_or(str::is_empty) {
                 match old_meta.get("uid") {
@@ -544,24 +570,24 @@ impl<S: Storage> Registry<S> {
             if let Value::Object(o) = &mut new {
                 rt.strategy.defaults(o);
             }
-            rt.strategy.prepare_for_update(&mut new, &old);
+            rt.strategy.prepare_for_update(&mut new, old);
         }
-        if rt.tracks_generation && spec_changed(&old, &new) {
+        if rt.tracks_generation && spec_changed(old, &new) {
             let g = old.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(0);
             meta::metadata_mut(&mut new).insert("generation".into(), json!(g + 1));
         }
         meta::prune_empty_metadata(&mut new);
         let mut errs = validation::validate_meta(rt, &new);
-        errs.extend(validation::validate_meta_update(&new, &old));
+        errs.extend(validation::validate_meta_update(&new, old));
         if !status {
             errs.extend(rt.strategy.validate(&new));
-            errs.extend(rt.strategy.validate_update(&new, &old));
+            errs.extend(rt.strategy.validate_update(&new, old));
         }
         if !errs.is_empty() {
             return Err(Status::invalid(rt.group(), rt.kind(), name, &errs));
         }
         if recorded == Recorded::Update {
-            crate::apply::record_update(&writer(rt, opts, &self.now.rfc3339()), Some(&old), &mut new);
+            crate::apply::record_update(&writer(rt, opts, &self.now.rfc3339()), Some(old), &mut new);
         }
         let unchanged = |body| Ok(Written { body, created: false });
         if opts.dry_run {
@@ -583,7 +609,7 @@ impl<S: Storage> Registry<S> {
         // object answers.
         let new = rt.to_storage(new);
         let same = match rt.stored_as {
-            None => new == old,
+            None => new == *old,
             Some(_) => new == stored.value(),
         };
         if same {

@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::ops::Bound;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use serde_json::Value;
 
@@ -24,7 +24,17 @@ pub struct MemStorage {
     times: VecDeque<(Revision, SimTime)>,
     /// Reused serialization buffer.
     scratch: Vec<u8>,
+    /// The most recent writes, which keep their parsed objects (a watcher
+    /// or the next patch reads them soon after); older ones forget theirs.
+    recent: VecDeque<Weak<StoredObject>>,
 }
+
+/// How many recent writes keep their parsed object: enough to span most
+/// of a 1,000-pod rollout's busiest step (a pod's create, its scheduling
+/// and its status writes, read back by every informer and the next
+/// patch). A kept value an informer caches is shared with it; one nobody
+/// reads costs its parsed size (~20 KB for a small pod: ~40 MB at most).
+const KEEP_DECODED: usize = 2048;
 
 /// The end of a prefix range: `"a/"` -> `"a0"` (`'0'` follows `'/'`).
 fn prefix_end(prefix: &str) -> String {
@@ -40,6 +50,18 @@ fn prefix_end(prefix: &str) -> String {
 impl MemStorage {
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A new version, keeping its parsed object among the recent writes'.
+    fn encode(&mut self, obj: Value, rev: Revision, attrs: Arc<ObjectAttrs>) -> Arc<StoredObject> {
+        let stored = Arc::new(StoredObject::encode_keeping(obj, rev, attrs, &mut self.scratch));
+        if self.recent.len() == KEEP_DECODED {
+            if let Some(old) = self.recent.pop_front().and_then(|w| w.upgrade()) {
+                old.forget_decoded();
+            }
+        }
+        self.recent.push_back(Arc::downgrade(&stored));
+        stored
     }
 
     fn check_readable(&self, at: Revision) -> Result<(), StorageError> {
@@ -180,7 +202,7 @@ impl Storage for MemStorage {
             return Err(StorageError::KeyExists { key: key.into() });
         }
         let rev = self.revision.next();
-        let stored = Arc::new(StoredObject::encode_with(obj, rev, Arc::new(attrs), &mut self.scratch));
+        let stored = self.encode(obj, rev, Arc::new(attrs));
         self.commit(key, Some(stored.clone()), (EventKind::Created, stored.clone(), None), rev, now);
         Ok(stored)
     }
@@ -200,7 +222,7 @@ impl Storage for MemStorage {
         let rev = self.revision.next();
         // Unchanged attributes are shared with the previous version.
         let attrs = if *prev.attrs == attrs { prev.attrs.clone() } else { Arc::new(attrs) };
-        let stored = Arc::new(StoredObject::encode_with(obj, rev, attrs, &mut self.scratch));
+        let stored = self.encode(obj, rev, attrs);
         self.commit(key, Some(stored.clone()), (EventKind::Updated, stored.clone(), Some(prev)), rev, now);
         Ok(stored)
     }
