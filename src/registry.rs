@@ -40,6 +40,8 @@ pub struct Registry<S: Storage = MemStorage> {
     resources: Catalog,
     /// Where Services' cluster IPs and node ports come from.
     service_ranges: crate::network::ServiceRanges,
+    /// The custom resources served from stored definitions.
+    custom: store::CustomResources,
 }
 
 /// One write of the event log, named as a client would name the object.
@@ -80,6 +82,7 @@ impl<S: Storage> Registry<S> {
             names: NameGenerator::default(),
             resources: kinds::builtin_catalog().clone(),
             service_ranges: Default::default(),
+            custom: Default::default(),
         }
     }
 

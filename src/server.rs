@@ -258,6 +258,8 @@ impl Server {
 
     pub fn serve(&mut self, req: Request) -> Served {
         let mut served = self.route(&req);
+        // The apiserver's own controllers for custom resources.
+        self.registry.sync_custom_resources();
         let audit_id = self.audit.uuid();
         let (Served::Response(r) | Served::Watch(r, _) | Served::Log(r, _)) = &mut served;
         r.headers.push(("Audit-Id".into(), audit_id));
@@ -576,7 +578,7 @@ impl Server {
                     (200, self.registry.update(&rt, &ns, name, body, &opts, warnings)?.body)
                 }
                 "PATCH" => {
-                    let patch_type = PatchType::from_media_type(content_type).ok_or_else(unknown_patch_type)?;
+                    let patch_type = patch_type(&rt, content_type)?;
                     let opts = params::write_options(Verb::Patch, q, user_agent, subresource, None)?;
                     (200, self.registry.patch(&rt, &ns, name, patch_type, &req.body, &opts, warnings)?.body)
                 }
@@ -612,7 +614,7 @@ impl Server {
                 body_response(if w.created { 201 } else { 200 }, w.body)
             }
             ("PATCH", Some(name)) => {
-                let patch_type = PatchType::from_media_type(content_type).ok_or_else(unknown_patch_type)?;
+                let patch_type = patch_type(&rt, content_type)?;
                 let opts = params::write_options(Verb::Patch, q, user_agent, subresource, Some(patch_type))?;
                 let w = self.registry.patch(&rt, &ns, name, patch_type, &req.body, &opts, warnings)?;
                 body_response(if w.created { 201 } else { 200 }, w.body)
@@ -669,15 +671,23 @@ fn no_such_resource() -> Status {
     s
 }
 
-/// The 415 for a PATCH whose body is not one of the patch media types.
-fn unknown_patch_type() -> Status {
-    Status::unsupported_media_type(format!(
-        "the body of the request was in an unknown format - accepted media types include: {}, {}, {}, {}",
-        media_type::JSON_PATCH,
-        media_type::MERGE_PATCH,
-        media_type::APPLY_PATCH_YAML,
-        media_type::STRATEGIC_MERGE_PATCH
-    ))
+/// A PATCH's kind from its media type, or the 415 naming those the
+/// resource takes (a custom resource has no strategic merge patch).
+fn patch_type(rt: &ResourceType, content_type: &str) -> Result<PatchType, Status> {
+    let mut accepted = vec![media_type::JSON_PATCH, media_type::MERGE_PATCH, media_type::APPLY_PATCH_YAML];
+    if !rt.unstructured() {
+        accepted.push(media_type::STRATEGIC_MERGE_PATCH);
+    }
+    match PatchType::from_media_type(content_type) {
+        Some(PatchType::Strategic) if rt.unstructured() => None,
+        other => other,
+    }
+    .ok_or_else(|| {
+        Status::unsupported_media_type(format!(
+            "the body of the request was in an unknown format - accepted media types include: {}",
+            accepted.join(", ")
+        ))
+    })
 }
 
 fn body_response(code: u16, body: Body) -> Response {

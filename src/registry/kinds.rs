@@ -13,6 +13,7 @@ use crate::api::meta::NameRule;
 use crate::api::GroupVersionResource;
 
 mod config_map;
+pub mod crd;
 mod cron_job;
 mod daemon_set;
 mod deployment;
@@ -64,7 +65,7 @@ pub struct Builtin {
     /// The subresources served beside the object's own.
     pub side: &'static [Side],
     /// Served over another resource's storage.
-    pub stored_as: Option<StoredAs>,
+    pub stored_as: Option<&'static StoredAs>,
     pub strategy: &'static dyn Strategy,
 }
 
@@ -88,7 +89,7 @@ impl Builtin {
             allow_create_on_update: self.allow_create_on_update,
             tracks_generation: self.tracks_generation,
             protobuf: true,
-            stored_as: self.stored_as,
+            stored_as: self.stored_as.cloned(),
             strategy: StrategyRef::Static(self.strategy),
         }
     }
@@ -247,7 +248,7 @@ pub static BUILTIN: &[Builtin] = &[
         short_names: &["ev"],
         allow_create_on_update: true,
         strategy: &event::EventV1,
-        stored_as: Some(event::STORED_AS_CORE_EVENTS),
+        stored_as: Some(&event::STORED_AS_CORE_EVENTS),
         ..rt("events.k8s.io", "v1", "events", "event", "Event", true)
     },
     // batch/v1
@@ -320,6 +321,7 @@ pub static BUILTIN: &[Builtin] = &[
     Builtin {
         short_names: &["crd", "crds"],
         categories: &["api-extensions"],
+        strategy: &crd::CustomResourceDefinition,
         status_subresource: true,
         return_deleted_object: true,
         tracks_generation: true,

@@ -33,11 +33,32 @@ pub trait Conversion: Send + Sync {
 /// holds them (events.k8s.io/v1 Events are core/v1 Events under one key,
 /// as kube-apiserver's cohabiting resources share an etcd key), and how
 /// they convert.
-#[derive(Clone, Copy)]
+/// (A custom resource's versions other than its storage version convert
+/// too, over their own storage: only `apiVersion` changes.)
+#[derive(Clone)]
 pub struct StoredAs {
-    pub group: &'static str,
-    pub resource: &'static str,
-    pub conversion: &'static dyn Conversion,
+    pub group: Cow<'static, str>,
+    pub resource: Cow<'static, str>,
+    pub conversion: ConversionRef,
+}
+
+/// A conversion known at build time, or made at run time (a custom
+/// resource's, from its definition).
+#[derive(Clone)]
+pub enum ConversionRef {
+    Static(&'static dyn Conversion),
+    Shared(Arc<dyn Conversion>),
+}
+
+impl std::ops::Deref for ConversionRef {
+    type Target = dyn Conversion;
+
+    fn deref(&self) -> &(dyn Conversion + 'static) {
+        match self {
+            ConversionRef::Static(c) => *c,
+            ConversionRef::Shared(c) => c.as_ref(),
+        }
+    }
 }
 
 impl std::fmt::Debug for StoredAs {
@@ -240,17 +261,17 @@ impl ResourceType {
 
     /// The group whose storage holds the objects.
     pub fn storage_group(&self) -> &str {
-        self.stored_as.map_or(self.group(), |s| s.group)
+        self.stored_as.as_ref().map_or(self.group(), |s| &s.group)
     }
 
     /// The resource whose storage holds the objects.
     pub fn storage_resource(&self) -> &str {
-        self.stored_as.map_or(self.resource(), |s| s.resource)
+        self.stored_as.as_ref().map_or(self.resource(), |s| &s.resource)
     }
 
     /// An object in the client's form → as stored.
     pub fn to_storage(&self, obj: Value) -> Value {
-        match self.stored_as {
+        match &self.stored_as {
             Some(s) => s.conversion.to_storage(obj),
             None => obj,
         }
@@ -259,7 +280,7 @@ impl ResourceType {
     /// A stored object → in the client's form (the same `Arc` when the
     /// resource has its own storage: nothing is copied).
     pub fn served(&self, obj: Arc<StoredObject>) -> Arc<StoredObject> {
-        match self.stored_as {
+        match &self.stored_as {
             Some(s) => {
                 let mut scratch = Vec::new();
                 let value = s.conversion.to_served(obj.value());
@@ -272,7 +293,7 @@ impl ResourceType {
 
     /// A value as stored → in the client's form.
     pub fn served_value(&self, obj: Value) -> Value {
-        match self.stored_as {
+        match &self.stored_as {
             Some(s) => s.conversion.to_served(obj),
             None => obj,
         }
@@ -281,10 +302,17 @@ impl ResourceType {
     /// A field selector's label → the one the stored attributes carry, or
     /// `None` when the resource's version does not support it.
     pub fn field_label<'a>(&self, label: &'a str) -> Option<Cow<'a, str>> {
-        match self.stored_as {
+        match &self.stored_as {
             Some(s) => s.conversion.field_label(label),
             None => self.supports_field(label).then_some(Cow::Borrowed(label)),
         }
+    }
+
+    /// Served as unstructured objects, as custom resources are: no
+    /// protobuf, list items that keep their `kind` and `apiVersion`, no
+    /// strategic merge patch. (Built-in kinds all have a protobuf form.)
+    pub fn unstructured(&self) -> bool {
+        !self.protobuf
     }
 
     /// Whether the kind declares fields of its own for selectors (its

@@ -9,12 +9,15 @@
 //! `storage_status`, and only the store calls it.
 
 mod binding;
+mod custom;
 mod delete;
 mod eviction;
 mod list;
 mod patch;
 mod scale;
 mod watch;
+
+pub use custom::CustomResources;
 
 use std::sync::Arc;
 

@@ -44,7 +44,9 @@ impl Server {
 /// assembled from the stored bytes without re-encoding any item. The items
 /// of a built-in kind's list carry no `kind` or `apiVersion`, as
 /// kube-apiserver's (its encoder types only the list itself); each stored
-/// object's leading type fields are skipped, not re-encoded.
+/// object's leading type fields are skipped, not re-encoded. A custom
+/// resource's items keep theirs (upstream lists them as unstructured
+/// objects).
 pub fn encode_list(rt: &ResourceType, list: &ListResult) -> Vec<u8> {
     let size: usize = list.items.iter().map(|o| o.json.len() + 1).sum();
     let mut out = Vec::with_capacity(size + 200);
@@ -68,6 +70,10 @@ pub fn encode_list(rt: &ResourceType, list: &ListResult) -> Vec<u8> {
     for (i, o) in list.items.iter().enumerate() {
         if i > 0 {
             out.push(b',');
+        }
+        if rt.unstructured() {
+            out.extend_from_slice(&o.json);
+            continue;
         }
         out.push(b'{');
         out.extend_from_slice(after_type_meta(&o.json));

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use serde_json::{json, Map, Value};
 
 use super::super::options::GcPolicy;
-use super::super::resource::{Conversion, StoredAs};
+use super::super::resource::{Conversion, ConversionRef, StoredAs};
 use super::super::strategy::{SelectableField, Strategy};
 use super::super::table::cells::*;
 use super::super::table::{col, wide, Column, Desc, NAME};
@@ -27,7 +27,11 @@ pub struct Event;
 pub struct EventV1;
 
 /// The storage events.k8s.io/v1 Events share.
-pub const STORED_AS_CORE_EVENTS: StoredAs = StoredAs { group: "", resource: "events", conversion: &EventsV1 };
+pub static STORED_AS_CORE_EVENTS: StoredAs = StoredAs {
+    group: Cow::Borrowed(""),
+    resource: Cow::Borrowed("events"),
+    conversion: ConversionRef::Static(&EventsV1),
+};
 
 /// The conversion between events.k8s.io/v1 and core/v1 Events.
 pub struct EventsV1;

@@ -1,0 +1,224 @@
+//! CustomResourceDefinitions served at run time: the definition's status
+//! as the apiserver's naming and establishing controllers write it, its
+//! resource served through the generic store (every version over one
+//! storage), name conflicts, validation of definitions, and deletion
+//! through the cleanup finalizer.
+
+mod common;
+use common::*;
+use kubesim::server::Server;
+use serde_json::{json, Value};
+
+const CRDS: &str = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions";
+
+fn widget_crd() -> Value {
+    json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced",
+            "names": {"plural": "widgets", "kind": "Widget", "shortNames": ["wd"], "categories": ["all"]},
+            "versions": [
+                {"name": "v1beta1", "served": true, "storage": false,
+                    "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}},
+                {"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+                    "subresources": {"status": {}}}]}})
+}
+
+fn status_of(s: &mut Server, name: &str) -> Value {
+    let r = get(s, &format!("{CRDS}/{name}"));
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    r.json_body()["status"].clone()
+}
+
+fn condition(status: &Value, kind: &str) -> (String, String, String) {
+    let c = status["conditions"].as_array().and_then(|l| l.iter().find(|c| c["type"] == kind)).cloned().unwrap_or_default();
+    let t = |k: &str| c[k].as_str().unwrap_or("").to_string();
+    (t("status"), t("reason"), t("message"))
+}
+
+#[test]
+fn a_definition_is_named_established_and_served() {
+    let mut s = server();
+    let r = call(&mut s, "POST", CRDS, Some(widget_crd()));
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let created = r.json_body();
+    // The create answers before the controllers run: no names accepted yet.
+    assert_eq!(created["status"], json!({"acceptedNames": {"plural": "", "kind": ""}, "storedVersions": ["v1"]}));
+    assert_eq!(created["spec"]["names"]["singular"], "widget");
+    assert_eq!(created["spec"]["names"]["listKind"], "WidgetList");
+    assert_eq!(created["spec"]["conversion"], json!({"strategy": "None"}));
+
+    let status = status_of(&mut s, "widgets.example.com");
+    assert_eq!(condition(&status, "NamesAccepted"), ("True".into(), "NoConflicts".into(), "no conflicts found".into()));
+    assert_eq!(
+        condition(&status, "Established"),
+        ("True".into(), "InitialNamesAccepted".into(), "the initial names have been accepted".into())
+    );
+    assert_eq!(
+        status["acceptedNames"],
+        json!({"plural": "widgets", "singular": "widget", "shortNames": ["wd"], "kind": "Widget",
+            "listKind": "WidgetList", "categories": ["all"]})
+    );
+    // Two status writes by the apiserver: names, then establishment.
+    let crd = get(&mut s, &format!("{CRDS}/widgets.example.com")).json_body();
+    let managers: Vec<&str> =
+        crd["metadata"]["managedFields"].as_array().unwrap().iter().filter_map(|m| m["manager"].as_str()).collect();
+    assert!(managers.contains(&"kube-apiserver"), "{managers:?}");
+
+    // Discovery lists it, with its short names and categories.
+    let d = get(&mut s, "/apis/example.com/v1").json_body();
+    let res = d["resources"].as_array().unwrap().iter().find(|r| r["name"] == "widgets").cloned().unwrap();
+    assert_eq!(res["kind"], "Widget");
+    assert_eq!(res["namespaced"], true);
+    assert_eq!(res["shortNames"], json!(["wd"]));
+    assert_eq!(res["categories"], json!(["all"]));
+
+    // Every verb through the generic store.
+    let w = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w1"}, "spec": {"size": 3}});
+    let r = call(&mut s, "POST", "/apis/example.com/v1/namespaces/default/widgets", Some(w));
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let obj = r.json_body();
+    assert_eq!(obj["metadata"]["generation"], 1);
+    assert_eq!(obj["spec"]["size"], 3);
+    let list = get(&mut s, "/apis/example.com/v1/namespaces/default/widgets").json_body();
+    assert_eq!(list["kind"], "WidgetList");
+    assert_eq!(names(&list), vec!["w1"]);
+    // The status subresource: a status write leaves the spec be.
+    let mut st = obj.clone();
+    st["status"] = json!({"ready": true});
+    st["spec"] = json!({"size": 99});
+    let r = call(&mut s, "PUT", "/apis/example.com/v1/namespaces/default/widgets/w1/status", Some(st));
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json_body()["spec"]["size"], 3);
+    assert_eq!(r.json_body()["status"]["ready"], true);
+    // No protobuf for custom resources.
+    let r = s.handle(
+        kubesim::server::Request::new("GET", "/apis/example.com/v1/namespaces/default/widgets/w1")
+            .with_header("Accept", "application/vnd.kubernetes.protobuf"),
+    );
+    assert_eq!(r.status, 406, "{}", String::from_utf8_lossy(&r.body));
+}
+
+#[test]
+fn versions_share_one_storage_and_convert_their_api_version() {
+    let mut s = server();
+    assert_eq!(call(&mut s, "POST", CRDS, Some(widget_crd())).status, 201);
+    let w = json!({"apiVersion": "example.com/v1beta1", "kind": "Widget", "metadata": {"name": "old"}, "spec": {"a": 1}});
+    let r = call(&mut s, "POST", "/apis/example.com/v1beta1/namespaces/default/widgets", Some(w));
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json_body()["apiVersion"], "example.com/v1beta1");
+    let r = get(&mut s, "/apis/example.com/v1/namespaces/default/widgets/old");
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json_body()["apiVersion"], "example.com/v1");
+    assert_eq!(r.json_body()["spec"]["a"], 1);
+    let list = get(&mut s, "/apis/example.com/v1beta1/namespaces/default/widgets").json_body();
+    assert_eq!(list["items"][0]["apiVersion"], "example.com/v1beta1");
+}
+
+#[test]
+fn a_name_held_in_the_group_is_not_accepted() {
+    let mut s = server();
+    assert_eq!(call(&mut s, "POST", CRDS, Some(widget_crd())).status, 201);
+    let mut other = widget_crd();
+    other["metadata"]["name"] = json!("gadgets.example.com");
+    other["spec"]["names"] = json!({"plural": "gadgets", "kind": "Widget"});
+    assert_eq!(call(&mut s, "POST", CRDS, Some(other)).status, 201);
+    let status = status_of(&mut s, "gadgets.example.com");
+    assert_eq!(
+        condition(&status, "NamesAccepted"),
+        // Each name is checked in turn and the last conflict names the
+        // reason (the list kind, defaulted from the kind, is held too).
+        ("False".into(), "ListKindConflict".into(), "\"WidgetList\" is already in use".into())
+    );
+    assert_eq!(
+        condition(&status, "Established"),
+        ("False".into(), "NotAccepted".into(), "not all names are accepted".into())
+    );
+    // Served by plural nonetheless? No: the kind was not accepted.
+    assert_eq!(get(&mut s, "/apis/example.com/v1/gadgets").status, 404);
+}
+
+#[test]
+fn definitions_are_validated_as_upstream() {
+    let mut s = server();
+    let mut bad = widget_crd();
+    bad["metadata"]["name"] = json!("foo.example.com");
+    bad["spec"]["versions"][0]["storage"] = json!(true);
+    let r = call(&mut s, "POST", CRDS, Some(bad));
+    assert_eq!(r.status, 422);
+    let msg = r.json_body()["message"].as_str().unwrap().to_string();
+    assert!(msg.starts_with("CustomResourceDefinition.apiextensions.k8s.io \"foo.example.com\" is invalid: ["), "{msg}");
+    assert!(msg.contains("metadata.name: Invalid value: \"foo.example.com\": must be spec.names.plural+\".\"+spec.group"));
+    assert!(msg.contains("must have exactly one version marked as storage version"), "{msg}");
+    // An update may not rename the plural.
+    assert_eq!(call(&mut s, "POST", CRDS, Some(widget_crd())).status, 201);
+    let mut cur = get(&mut s, &format!("{CRDS}/widgets.example.com")).json_body();
+    cur["spec"]["names"]["plural"] = json!("things");
+    let r = call(&mut s, "PUT", &format!("{CRDS}/widgets.example.com"), Some(cur));
+    assert_eq!(r.status, 422);
+    assert!(r.json_body()["message"].as_str().unwrap().contains("spec.names.plural: Invalid value: \"things\": field is immutable"));
+}
+
+#[test]
+fn deleting_a_definition_deletes_its_objects_then_the_resource() {
+    let mut s = server();
+    assert_eq!(call(&mut s, "POST", CRDS, Some(widget_crd())).status, 201);
+    for n in ["a", "b"] {
+        let w = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": n}});
+        assert_eq!(call(&mut s, "POST", "/apis/example.com/v1/namespaces/default/widgets", Some(w)).status, 201);
+    }
+    let r = call(&mut s, "DELETE", &format!("{CRDS}/widgets.example.com"), None);
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let body = r.json_body();
+    assert_eq!(body["metadata"]["finalizers"], json!(["customresourcecleanup.apiextensions.k8s.io"]));
+    assert_eq!(
+        condition(&body["status"], "Terminating"),
+        (
+            "True".into(),
+            "InstanceDeletionPending".into(),
+            "CustomResourceDefinition marked for deletion; CustomResource deletion will begin soon".into()
+        )
+    );
+    // Then, with the objects gone, so is the definition and its resource.
+    assert_eq!(get(&mut s, &format!("{CRDS}/widgets.example.com")).status, 404);
+    assert_eq!(get(&mut s, "/apis/example.com/v1/namespaces/default/widgets").status, 404);
+    // Created again, it starts empty.
+    assert_eq!(call(&mut s, "POST", CRDS, Some(widget_crd())).status, 201);
+    let list = get(&mut s, "/apis/example.com/v1/namespaces/default/widgets").json_body();
+    assert_eq!(names(&list), Vec::<String>::new());
+}
+
+#[test]
+fn an_object_with_a_finalizer_holds_its_definition_terminating() {
+    let mut s = server();
+    assert_eq!(call(&mut s, "POST", CRDS, Some(widget_crd())).status, 201);
+    let w = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "held", "finalizers": ["example.com/hold"]}});
+    assert_eq!(call(&mut s, "POST", "/apis/example.com/v1/namespaces/default/widgets", Some(w)).status, 201);
+    assert_eq!(call(&mut s, "DELETE", &format!("{CRDS}/widgets.example.com"), None).status, 200);
+    let status = status_of(&mut s, "widgets.example.com");
+    assert_eq!(
+        condition(&status, "Terminating"),
+        ("True".into(), "InstanceDeletionInProgress".into(), "CustomResource deletion is in progress".into())
+    );
+    // Still served while terminating: the object is there, being deleted.
+    let held = get(&mut s, "/apis/example.com/v1/namespaces/default/widgets/held").json_body();
+    assert!(held["metadata"]["deletionTimestamp"].is_string());
+    let patch = |s: &mut Server, content_type: &str| {
+        s.handle(
+            kubesim::server::Request::new("PATCH", "/apis/example.com/v1/namespaces/default/widgets/held")
+                .with_header("Content-Type", content_type)
+                .with_body(br#"{"metadata":{"finalizers":null}}"#.to_vec()),
+        )
+    };
+    // No strategic merge patch for custom resources.
+    let r = patch(&mut s, "application/strategic-merge-patch+json");
+    assert_eq!(r.status, 415);
+    assert_eq!(
+        r.json_body()["message"],
+        "the body of the request was in an unknown format - accepted media types include: \
+         application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+    );
+    let r = patch(&mut s, "application/merge-patch+json");
+    assert!(r.status == 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(get(&mut s, &format!("{CRDS}/widgets.example.com")).status, 404);
+}
