@@ -31,7 +31,8 @@ fn status_of(s: &mut Server, name: &str) -> Value {
 }
 
 fn condition(status: &Value, kind: &str) -> (String, String, String) {
-    let c = status["conditions"].as_array().and_then(|l| l.iter().find(|c| c["type"] == kind)).cloned().unwrap_or_default();
+    let c =
+        status["conditions"].as_array().and_then(|l| l.iter().find(|c| c["type"] == kind)).cloned().unwrap_or_default();
     let t = |k: &str| c[k].as_str().unwrap_or("").to_string();
     (t("status"), t("reason"), t("message"))
 }
@@ -103,7 +104,8 @@ fn a_definition_is_named_established_and_served() {
 fn versions_share_one_storage_and_convert_their_api_version() {
     let mut s = server();
     assert_eq!(call(&mut s, "POST", CRDS, Some(widget_crd())).status, 201);
-    let w = json!({"apiVersion": "example.com/v1beta1", "kind": "Widget", "metadata": {"name": "old"}, "spec": {"a": 1}});
+    let w =
+        json!({"apiVersion": "example.com/v1beta1", "kind": "Widget", "metadata": {"name": "old"}, "spec": {"a": 1}});
     let r = call(&mut s, "POST", "/apis/example.com/v1beta1/namespaces/default/widgets", Some(w));
     assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
     assert_eq!(r.json_body()["apiVersion"], "example.com/v1beta1");
@@ -147,8 +149,13 @@ fn definitions_are_validated_as_upstream() {
     let r = call(&mut s, "POST", CRDS, Some(bad));
     assert_eq!(r.status, 422);
     let msg = r.json_body()["message"].as_str().unwrap().to_string();
-    assert!(msg.starts_with("CustomResourceDefinition.apiextensions.k8s.io \"foo.example.com\" is invalid: ["), "{msg}");
-    assert!(msg.contains("metadata.name: Invalid value: \"foo.example.com\": must be spec.names.plural+\".\"+spec.group"));
+    assert!(
+        msg.starts_with("CustomResourceDefinition.apiextensions.k8s.io \"foo.example.com\" is invalid: ["),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("metadata.name: Invalid value: \"foo.example.com\": must be spec.names.plural+\".\"+spec.group")
+    );
     assert!(msg.contains("must have exactly one version marked as storage version"), "{msg}");
     // An update may not rename the plural.
     assert_eq!(call(&mut s, "POST", CRDS, Some(widget_crd())).status, 201);
@@ -156,7 +163,10 @@ fn definitions_are_validated_as_upstream() {
     cur["spec"]["names"]["plural"] = json!("things");
     let r = call(&mut s, "PUT", &format!("{CRDS}/widgets.example.com"), Some(cur));
     assert_eq!(r.status, 422);
-    assert!(r.json_body()["message"].as_str().unwrap().contains("spec.names.plural: Invalid value: \"things\": field is immutable"));
+    assert!(r.json_body()["message"]
+        .as_str()
+        .unwrap()
+        .contains("spec.names.plural: Invalid value: \"things\": field is immutable"));
 }
 
 #[test]
@@ -221,4 +231,97 @@ fn an_object_with_a_finalizer_holds_its_definition_terminating() {
     let r = patch(&mut s, "application/merge-patch+json");
     assert!(r.status == 200, "{}", String::from_utf8_lossy(&r.body));
     assert_eq!(get(&mut s, &format!("{CRDS}/widgets.example.com")).status, 404);
+}
+
+#[test]
+fn tables_print_the_definitions_columns_and_selectable_fields_select() {
+    let mut s = server();
+    let mut def = widget_crd();
+    def["spec"]["versions"][1]["additionalPrinterColumns"] = json!([
+        {"name": "Size", "type": "integer", "jsonPath": ".spec.size"},
+        {"name": "Ready", "type": "string", "jsonPath": ".status.conditions[?(@.type==\"Ready\")].status",
+            "description": "Whether it is ready", "priority": 1},
+        {"name": "Age", "type": "date", "jsonPath": ".metadata.creationTimestamp"}]);
+    def["spec"]["versions"][1]["selectableFields"] = json!([{"jsonPath": ".spec.color"}]);
+    assert_eq!(call(&mut s, "POST", CRDS, Some(def)).status, 201);
+    for (n, color, size) in [("a", "red", 1), ("b", "blue", 2)] {
+        let w = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": n},
+            "spec": {"color": color, "size": size}});
+        assert_eq!(call(&mut s, "POST", "/apis/example.com/v1/namespaces/default/widgets", Some(w)).status, 201);
+    }
+    let table = |s: &mut Server, path: &str| {
+        s.handle(
+            kubesim::server::Request::new("GET", path)
+                .with_header("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io"),
+        )
+        .json_body()
+    };
+    let t = table(&mut s, "/apis/example.com/v1/namespaces/default/widgets");
+    let cols: Vec<(String, String, i64)> = t["columnDefinitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (c["name"].as_str().unwrap().into(), c["type"].as_str().unwrap().into(), c["priority"].as_i64().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        cols,
+        vec![
+            ("Name".into(), "string".into(), 0),
+            ("Size".into(), "integer".into(), 0),
+            ("Ready".into(), "string".into(), 1),
+            ("Age".into(), "date".into(), 0)
+        ]
+    );
+    assert_eq!(
+        t["columnDefinitions"][1]["description"],
+        "Custom resource definition column (in JSONPath format): .spec.size"
+    );
+    assert_eq!(t["rows"][0]["cells"], json!(["a", 1, null, "0s"]));
+    // The version without columns prints Name and Age.
+    let t = table(&mut s, "/apis/example.com/v1beta1/namespaces/default/widgets");
+    assert_eq!(t["columnDefinitions"].as_array().unwrap().len(), 2);
+    assert_eq!(t["columnDefinitions"][1]["name"], "Age");
+    // Selectable fields, and the labels that are not.
+    let list =
+        get(&mut s, "/apis/example.com/v1/namespaces/default/widgets?fieldSelector=spec.color%3Dblue").json_body();
+    assert_eq!(names(&list), vec!["b"]);
+    let r = get(&mut s, "/apis/example.com/v1/namespaces/default/widgets?fieldSelector=spec.size%3D1");
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json_body()["message"], "field label not supported: spec.size");
+}
+
+#[test]
+fn openapi_publishes_each_served_version_for_explain_and_apply() {
+    let mut s = server();
+    let mut def = widget_crd();
+    def["spec"]["versions"][1]["schema"]["openAPIV3Schema"] = json!({"type": "object", "properties": {
+        "spec": {"type": "object", "description": "What the widget should be.", "properties": {"size": {"type": "integer"}}}}});
+    def["spec"]["versions"][1]["selectableFields"] = json!([{"jsonPath": ".spec.size"}]);
+    assert_eq!(call(&mut s, "POST", CRDS, Some(def)).status, 201);
+    let index = get(&mut s, "/openapi/v3").json_body();
+    for gv in ["apis/example.com/v1", "apis/example.com/v1beta1", "api/v1", "apis/apps/v1"] {
+        assert!(index["paths"].get(gv).is_some(), "{gv} missing from {index}");
+    }
+    let doc = get(&mut s, "/openapi/v3/apis/example.com/v1").json_body();
+    let schemas = doc["components"]["schemas"].as_object().unwrap();
+    let w = &schemas["com.example.v1.Widget"];
+    assert_eq!(w["x-kubernetes-group-version-kind"], json!([{"group": "example.com", "kind": "Widget", "version": "v1"}]));
+    assert_eq!(w["x-kubernetes-selectable-fields"], json!([{"fieldPath": "spec.size"}]));
+    assert_eq!(w["properties"]["spec"]["properties"]["size"]["type"], "integer");
+    assert_eq!(
+        w["properties"]["metadata"]["allOf"],
+        json!([{"$ref": "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}])
+    );
+    assert!(schemas.contains_key("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"));
+    assert!(doc["paths"].get("/apis/example.com/v1/namespaces/{namespace}/widgets/{name}/status").is_some());
+    // The other version's document has its own kind, not this one's.
+    let doc = get(&mut s, "/openapi/v3/apis/example.com/v1beta1").json_body();
+    assert!(doc["components"]["schemas"].get("com.example.v1beta1.Widget").is_some());
+    assert!(doc["components"]["schemas"].get("com.example.v1.Widget").is_none());
+    assert_eq!(get(&mut s, "/openapi/v3/apis/example.com/v2").status, 404);
+    // v2 carries them too.
+    let v2 = get(&mut s, "/openapi/v2").json_body();
+    assert!(v2["definitions"].get("com.example.v1.Widget").is_some());
 }

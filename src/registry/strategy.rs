@@ -156,6 +156,13 @@ pub trait Strategy: Send + Sync {
         table::DEFAULT_COLUMNS
     }
 
+    /// The kind's schema, for a kind whose schema is not among the
+    /// generated ones (a custom resource's, from its definition): as a
+    /// generated definition is written (`$ref`s by definition name).
+    fn schema(&self) -> Option<&Value> {
+        None
+    }
+
     /// One row's cells, matching `columns`.
     fn cells(&self, obj: &Value, _now: SimTime) -> Vec<Value> {
         table::default_cells(obj)

@@ -89,23 +89,43 @@ const META_ROOTS: &[&str] = &[
     "io.k8s.api.autoscaling.v1.Scale",
 ];
 
+/// The definitions the kinds start from: a built-in's by name; a custom
+/// resource's schema refers to the metadata types.
 fn kind_roots<'a>(rts: impl Iterator<Item = &'a std::sync::Arc<ResourceType>>) -> Vec<String> {
     let s = schemas();
-    rts.filter_map(|rt| s.name_of(rt.group(), rt.version(), rt.kind()).map(str::to_string))
-        .chain(META_ROOTS.iter().map(|r| r.to_string()))
-        .collect()
+    rts.flat_map(|rt| match rt.strategy.schema() {
+        Some(_) => vec![
+            "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta".to_string(),
+            "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta".to_string(),
+        ],
+        None => s.name_of(rt.group(), rt.version(), rt.kind()).map(str::to_string).into_iter().collect(),
+    })
+    .chain(META_ROOTS.iter().map(|r| r.to_string()))
+    .collect()
 }
 
-fn converted(names: &BTreeSet<String>, prefix: &str, v3: bool) -> Map<String, Value> {
+fn converted<'a>(
+    names: &BTreeSet<String>,
+    custom: impl Iterator<Item = &'a std::sync::Arc<ResourceType>>,
+    prefix: &str,
+    v3: bool,
+) -> Map<String, Value> {
     let s = schemas();
-    names.iter().filter_map(|n| s.definition(n).map(|d| (n.clone(), convert(d, prefix, v3)))).collect()
+    let mut out: Map<String, Value> =
+        names.iter().filter_map(|n| s.definition(n).map(|d| (n.clone(), convert(d, prefix, v3)))).collect();
+    for rt in custom {
+        if let Some(schema) = rt.strategy.schema() {
+            out.insert(schema_name(rt), convert(schema, prefix, v3));
+        }
+    }
+    out
 }
 
-fn gv_path(group: &str) -> String {
+fn gv_path(group: &str, version: &str) -> String {
     if group.is_empty() {
-        "api/v1".into()
+        format!("api/{version}")
     } else {
-        format!("apis/{group}/v1")
+        format!("apis/{group}/{version}")
     }
 }
 
@@ -114,11 +134,13 @@ pub fn index(catalog: &Catalog) -> Value {
     let mut paths = Map::new();
     let served = catalog.iter().count();
     for g in catalog.groups() {
-        let p = gv_path(g);
-        paths.insert(
-            p.clone(),
-            json!({"serverRelativeURL": format!("/openapi/v3/{p}?hash=kubesim-k8s-v1.33-schemas-{served}")}),
-        );
+        for v in catalog.versions(g) {
+            let p = gv_path(g, v);
+            paths.insert(
+                p.clone(),
+                json!({"serverRelativeURL": format!("/openapi/v3/{p}?hash=kubesim-k8s-v1.33-schemas-{served}")}),
+            );
+        }
     }
     json!({"paths": paths})
 }
@@ -137,7 +159,14 @@ fn op(rt: &ResourceType, action: &str, id: &str, params: &[Value]) -> Value {
     })
 }
 
+/// A kind's definition name: a built-in's as generated; a custom
+/// resource's as the apiextensions server names it (the group reversed,
+/// then the version and kind: `com.example.stable.v1.CronTab`).
 fn schema_name(rt: &ResourceType) -> String {
+    if rt.strategy.schema().is_some() {
+        let group: Vec<&str> = rt.group().split('.').rev().collect();
+        return format!("{}.{}.{}", group.join("."), rt.version(), rt.kind());
+    }
     schemas().name_of(rt.group(), rt.version(), rt.kind()).map(str::to_string).unwrap_or_else(|| rt.kind().to_string())
 }
 
@@ -147,11 +176,14 @@ fn schema_ref(rt: &ResourceType) -> String {
 
 /// The document for one group-version, or None if it is not served.
 pub fn group_version(catalog: &Catalog, path: &str) -> Option<Value> {
-    let group = match path.split('/').collect::<Vec<_>>().as_slice() {
-        ["api", "v1"] => "",
-        ["apis", g, "v1"] => g,
+    let (group, version) = match path.split('/').collect::<Vec<_>>().as_slice() {
+        ["api", "v1"] => ("", "v1"),
+        ["apis", g, v] => (*g, *v),
         _ => return None,
     };
+    if !catalog.iter().any(|r| r.group() == group && r.version() == version) {
+        return None;
+    }
     let mut paths = Map::new();
     let list_params: Vec<Value> = ["allowWatchBookmarks", "watch", "sendInitialEvents"]
         .iter()
@@ -167,7 +199,7 @@ pub fn group_version(catalog: &Catalog, path: &str) -> Option<Value> {
         vec![param("dryRun", "string"), param("fieldManager", "string"), param("fieldValidation", "string")];
     let mut patch_params = write_params.clone();
     patch_params.push(param("force", "boolean"));
-    for rt in catalog.iter().filter(|r| r.group() == group) {
+    for rt in catalog.iter().filter(|r| r.group() == group && r.version() == version) {
         let base = format!("/{path}");
         let coll = if rt.namespaced {
             format!("{base}/namespaces/{{namespace}}/{}", rt.resource())
@@ -219,8 +251,9 @@ pub fn group_version(catalog: &Catalog, path: &str) -> Option<Value> {
             );
         }
     }
-    let names = closure(kind_roots(catalog.iter().filter(|r| r.group() == group)));
-    let schemas = converted(&names, "#/components/schemas/", true);
+    let here = || catalog.iter().filter(|r| r.group() == group && r.version() == version);
+    let names = closure(kind_roots(here()));
+    let schemas = converted(&names, here(), "#/components/schemas/", true);
     Some(json!({
         "openapi": "3.0.0",
         "info": {"title": "Kubernetes", "version": "v1.33.0"},
@@ -234,11 +267,13 @@ pub fn group_version(catalog: &Catalog, path: &str) -> Option<Value> {
 pub fn v2(catalog: &Catalog) -> Value {
     let mut paths = Map::new();
     for g in catalog.groups() {
-        if let Some(Value::Object(doc_paths)) =
-            group_version(catalog, &gv_path(g)).and_then(|d| d.get("paths").cloned())
-        {
-            for (p, ops) in doc_paths {
-                paths.insert(p, v2_operations(ops));
+        for v in catalog.versions(g) {
+            if let Some(Value::Object(doc_paths)) =
+                group_version(catalog, &gv_path(g, v)).and_then(|d| d.get("paths").cloned())
+            {
+                for (p, ops) in doc_paths {
+                    paths.insert(p, v2_operations(ops));
+                }
             }
         }
     }
@@ -247,7 +282,7 @@ pub fn v2(catalog: &Catalog) -> Value {
         "swagger": "2.0",
         "info": {"title": "Kubernetes", "version": "v1.33.0"},
         "paths": paths,
-        "definitions": converted(&names, "#/definitions/", false),
+        "definitions": converted(&names, catalog.iter(), "#/definitions/", false),
     })
 }
 

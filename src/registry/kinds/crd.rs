@@ -51,8 +51,7 @@ pub fn set_condition(status: &mut Map<String, Value>, mut cond: Value, now: &str
     match list.iter_mut().find(|c| c["type"] == cond["type"]) {
         Some(existing) => {
             let moved = existing["status"] != cond["status"] || existing["lastTransitionTime"].is_null();
-            cond["lastTransitionTime"] =
-                if moved { json!(now) } else { existing["lastTransitionTime"].clone() };
+            cond["lastTransitionTime"] = if moved { json!(now) } else { existing["lastTransitionTime"].clone() };
             *existing = cond;
         }
         None => {
@@ -362,9 +361,10 @@ fn structural(s: &Value, path: &str, level: Level, errs: &mut Vec<FieldError>) {
         if let Some(meta) = m.get("properties").and_then(|p| p.get("metadata")) {
             let only_names = meta.as_object().is_some_and(|mm| {
                 mm.keys().all(|k| k == "type" || k == "properties")
-                    && mm.get("properties").and_then(Value::as_object).is_none_or(|p| {
-                        p.keys().all(|k| k == "name" || k == "generateName")
-                    })
+                    && mm
+                        .get("properties")
+                        .and_then(Value::as_object)
+                        .is_none_or(|p| p.keys().all(|k| k == "name" || k == "generateName"))
             });
             if !only_names {
                 errs.push(FieldError::forbidden(
@@ -473,7 +473,10 @@ mod tests {
         two["spec"]["versions"] = json!([{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object"}}},
             {"name": "v2", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object"}}}]);
         let got = messages(&validate(&two));
-        assert!(got.iter().any(|m| m.starts_with("spec.versions: Invalid value: ")
-            && m.ends_with(": must have exactly one version marked as storage version")), "{got:?}");
+        assert!(
+            got.iter().any(|m| m.starts_with("spec.versions: Invalid value: ")
+                && m.ends_with(": must have exactly one version marked as storage version")),
+            "{got:?}"
+        );
     }
 }

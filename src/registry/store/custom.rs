@@ -28,11 +28,13 @@ use serde_json::{json, Value};
 use super::super::kinds::crd::{self, make_condition, set_condition, CLEANUP_FINALIZER};
 use super::super::options::{DeleteOptions, FieldValidation, Subresource, Verb, WriteOptions};
 use super::super::resource::{Conversion, ConversionRef, ResourceDefinition, ResourceType, StoredAs};
-use super::super::strategy::{Strategy, StrategyRef};
-use super::super::{keys, Registry};
+use super::super::strategy::{SelectableField, Strategy, StrategyRef};
+use super::super::table::{Column, Desc, META, NAME};
+use super::super::{jsonpath, keys, Registry};
 use super::{is_terminating, Recorded};
 use crate::api::meta::NameRule;
 use crate::api::GroupVersionResource;
+use crate::clock::{human_duration, parse_rfc3339, SimTime};
 use crate::storage::{ListStart, Storage, WatchCursor};
 
 /// What the registry keeps of the definitions it serves.
@@ -48,16 +50,154 @@ pub struct CustomResources {
 
 const MANAGER: &str = "kube-apiserver";
 
-/// A custom resource's rules, from its definition's version.
-struct CustomStrategy;
+/// A custom resource's rules, from its definition's version: its printer
+/// columns and its selectable fields.
+struct CustomStrategy {
+    columns: Vec<Column>,
+    /// Each column's JSONPath and type (after the name column).
+    paths: Vec<(String, &'static str)>,
+    fields: Vec<SelectableField>,
+    /// The version's schema as the OpenAPI documents publish it.
+    schema: Option<Value>,
+}
 
-impl Strategy for CustomStrategy {}
+/// A version's published schema: its `openAPIV3Schema` with the type and
+/// object metadata fields every kind has, and its group-version-kind.
+fn published_schema(version: &Value, group: &str, kind: &str) -> Option<Value> {
+    let mut schema = version.pointer("/schema/openAPIV3Schema").filter(|s| s.is_object())?.clone();
+    // The type fields and metadata as the built-in kinds document them.
+    let builtin = crate::schema::schemas().definition("io.k8s.api.core.v1.ConfigMap");
+    let prop = |name: &str| {
+        let mut p = builtin.and_then(|d| d.pointer(&format!("/properties/{name}"))).cloned().unwrap_or(json!({}));
+        if let Some(o) = p.as_object_mut() {
+            o.remove("enum");
+        }
+        p
+    };
+    let props = schema.as_object_mut()?.entry("properties").or_insert_with(|| json!({}));
+    if let Some(props) = props.as_object_mut() {
+        props.insert("apiVersion".into(), prop("apiVersion"));
+        props.insert("kind".into(), prop("kind"));
+        props.insert("metadata".into(), prop("metadata"));
+    }
+    let version_name = version["name"].as_str().unwrap_or("");
+    schema["x-kubernetes-group-version-kind"] = json!([{"group": group, "kind": kind, "version": version_name}]);
+    let fields: Vec<Value> = version["selectableFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| f["jsonPath"].as_str())
+        .map(|p| json!({"fieldPath": p.trim_start_matches('.')}))
+        .collect();
+    if !fields.is_empty() {
+        schema["x-kubernetes-selectable-fields"] = Value::Array(fields);
+    }
+    Some(schema)
+}
+
+const TYPES: &[&str] = &["boolean", "date", "integer", "number", "string"];
+const FORMATS: &[&str] = &["byte", "date", "date-time", "double", "float", "int32", "int64", "password"];
+
+fn known(list: &[&'static str], v: &str) -> &'static str {
+    list.iter().find(|t| **t == v).copied().unwrap_or("")
+}
+
+impl CustomStrategy {
+    fn new(version: &Value, group: &str, kind: &str) -> CustomStrategy {
+        let mut columns = vec![NAME];
+        let mut paths = Vec::new();
+        let given = version["additionalPrinterColumns"].as_array().cloned().unwrap_or_default();
+        if given.is_empty() {
+            columns.push(Column {
+                name: Cow::Borrowed("Age"),
+                ty: "date",
+                format: "",
+                priority: 0,
+                desc: Desc::Field(META, "creationTimestamp"),
+            });
+            paths.push((".metadata.creationTimestamp".to_string(), "date"));
+        }
+        for c in &given {
+            let path = c["jsonPath"].as_str().unwrap_or("").to_string();
+            let ty = known(TYPES, c["type"].as_str().unwrap_or(""));
+            let description = match c["description"].as_str().unwrap_or("") {
+                "" => format!("Custom resource definition column (in JSONPath format): {path}"),
+                d => d.to_string(),
+            };
+            columns.push(Column {
+                name: Cow::Owned(c["name"].as_str().unwrap_or("").to_string()),
+                ty,
+                format: known(FORMATS, c["format"].as_str().unwrap_or("")),
+                priority: c["priority"].as_i64().unwrap_or(0) as i32,
+                desc: Desc::Text(Cow::Owned(description)),
+            });
+            paths.push((path, ty));
+        }
+        let fields = version["selectableFields"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|f| f["jsonPath"].as_str())
+            .map(|p| {
+                let name = p.trim_start_matches('.').to_string();
+                SelectableField { name: Cow::Owned(name.clone()), path: Cow::Owned(name), zero: Cow::Borrowed("") }
+            })
+            .collect();
+        CustomStrategy { columns, paths, fields, schema: published_schema(version, group, kind) }
+    }
+}
+
+/// A printer column's cell, as upstream's table convertor makes it from
+/// the first value its path selects (null where there is none, or where
+/// it is not of the column's type).
+fn cell(v: Option<&Value>, ty: &str, now: SimTime) -> Value {
+    let Some(v) = v else { return Value::Null };
+    match ty {
+        "integer" => v.as_i64().or_else(|| v.as_f64().map(|f| f as i64)).map_or(Value::Null, Value::from),
+        "number" => v.as_f64().map_or(Value::Null, Value::from),
+        "boolean" => v.as_bool().map_or(Value::Null, Value::from),
+        "date" => match v.as_str() {
+            Some(t) => Value::from(parse_rfc3339(t).map_or("<invalid>".to_string(), |t| human_duration(now.0 - t))),
+            None => Value::Null,
+        },
+        _ => match v {
+            Value::String(s) => Value::from(s.clone()),
+            Value::Null => Value::Null,
+            other => Value::from(other.to_string()),
+        },
+    }
+}
+
+impl Strategy for CustomStrategy {
+    fn columns(&self) -> &[Column] {
+        &self.columns
+    }
+
+    fn cells(&self, obj: &Value, now: SimTime) -> Vec<Value> {
+        let mut out = vec![Value::from(obj.pointer("/metadata/name").and_then(Value::as_str).unwrap_or(""))];
+        for (path, ty) in &self.paths {
+            let first = jsonpath::select(obj, path).and_then(|found| found.first().copied());
+            out.push(cell(first, ty, now));
+        }
+        out
+    }
+
+    fn selectable_fields(&self) -> &[SelectableField] {
+        &self.fields
+    }
+
+    fn schema(&self) -> Option<&Value> {
+        self.schema.as_ref()
+    }
+}
 
 /// A version other than the storage version: the same object, another
 /// `apiVersion` (upstream's `None` strategy).
 struct ApiVersionConversion {
     served: String,
     stored: String,
+    /// The version's selectable fields (beyond the metadata ones).
+    fields: Vec<String>,
 }
 
 impl Conversion for ApiVersionConversion {
@@ -76,7 +216,8 @@ impl Conversion for ApiVersionConversion {
     }
 
     fn field_label<'a>(&self, label: &'a str) -> Option<Cow<'a, str>> {
-        matches!(label, "metadata.name" | "metadata.namespace").then_some(Cow::Borrowed(label))
+        (matches!(label, "metadata.name" | "metadata.namespace") || self.fields.iter().any(|f| f == label))
+            .then_some(Cow::Borrowed(label))
     }
 }
 
@@ -104,12 +245,14 @@ fn resources_of(def: &Value) -> Vec<ResourceType> {
         .filter(|v| v["served"] == true)
         .map(|v| {
             let version = v["name"].as_str().unwrap_or("").to_string();
+            let strategy = CustomStrategy::new(v, &group, &kind);
             let stored_as = (version != storage).then(|| StoredAs {
                 group: Cow::Owned(group.clone()),
                 resource: Cow::Owned(plural.clone()),
                 conversion: ConversionRef::Shared(Arc::new(ApiVersionConversion {
                     served: api_version(&version),
                     stored: api_version(&storage),
+                    fields: strategy.fields.iter().map(|f| f.name.to_string()).collect(),
                 })),
             });
             ResourceType::new(ResourceDefinition {
@@ -130,7 +273,7 @@ fn resources_of(def: &Value) -> Vec<ResourceType> {
                 tracks_generation: true,
                 protobuf: false,
                 stored_as,
-                strategy: StrategyRef::Shared(Arc::new(CustomStrategy)),
+                strategy: StrategyRef::Shared(Arc::new(strategy)),
             })
         })
         .collect()
@@ -211,8 +354,7 @@ impl<S: Storage> Registry<S> {
     /// Brings the served custom resources in line with the stored
     /// definitions; called after every request.
     pub fn sync_custom_resources(&mut self) {
-        let Some(crd_rt) =
-            self.resources.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions").cloned()
+        let Some(crd_rt) = self.resources.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions").cloned()
         else {
             return;
         };
@@ -258,10 +400,8 @@ impl<S: Storage> Registry<S> {
                 continue;
             }
             let group = def["spec"]["group"].as_str().unwrap_or("");
-            let others: Vec<&Value> = defs
-                .iter()
-                .filter(|o| o["spec"]["group"] == group && o["metadata"]["name"] != name.as_str())
-                .collect();
+            let others: Vec<&Value> =
+                defs.iter().filter(|o| o["spec"]["group"] == group && o["metadata"]["name"] != name.as_str()).collect();
             wrote |= self.name_and_establish(crd_rt, def, &name, &others);
         }
         self.serve_definitions(&defs);
@@ -379,7 +519,12 @@ impl<S: Storage> Registry<S> {
         }
         set_condition(
             &mut status,
-            make_condition("Terminating", "True", "InstanceDeletionInProgress", "CustomResource deletion is in progress"),
+            make_condition(
+                "Terminating",
+                "True",
+                "InstanceDeletionInProgress",
+                "CustomResource deletion is in progress",
+            ),
             &now,
         );
         self.write_definition_status(crd_rt, def, name, status)
