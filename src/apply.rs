@@ -143,7 +143,8 @@ fn strip_owned(mut set: Set, status_write: bool, has_status: bool) -> Set {
 
 /// Who is writing, and how.
 pub struct Writer<'a> {
-    pub definition: &'a str,
+    /// The kind's schema (None: any JSON).
+    pub schema: Option<&'a Value>,
     pub api_version: String,
     pub manager: &'a str,
     pub subresource: &'a str,
@@ -151,9 +152,9 @@ pub struct Writer<'a> {
     pub now: &'a str,
 }
 
-impl Writer<'_> {
-    fn schema(&self) -> Option<&'static Value> {
-        schemas().definition(self.definition)
+impl<'a> Writer<'a> {
+    fn schema(&self) -> Option<&'a Value> {
+        self.schema
     }
 }
 
@@ -379,7 +380,7 @@ mod tests {
 
     fn writer<'a>(manager: &'a str) -> Writer<'a> {
         Writer {
-            definition: CM,
+            schema: schemas().definition(CM),
             api_version: "v1".into(),
             manager,
             subresource: "",
@@ -495,7 +496,7 @@ mod tests {
         ];
         for (def, has_status, obj) in objects {
             let w = Writer {
-                definition: def,
+                schema: schemas().definition(def),
                 api_version: "v1".into(),
                 manager: "m",
                 subresource: "",

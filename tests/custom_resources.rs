@@ -307,7 +307,10 @@ fn openapi_publishes_each_served_version_for_explain_and_apply() {
     let doc = get(&mut s, "/openapi/v3/apis/example.com/v1").json_body();
     let schemas = doc["components"]["schemas"].as_object().unwrap();
     let w = &schemas["com.example.v1.Widget"];
-    assert_eq!(w["x-kubernetes-group-version-kind"], json!([{"group": "example.com", "kind": "Widget", "version": "v1"}]));
+    assert_eq!(
+        w["x-kubernetes-group-version-kind"],
+        json!([{"group": "example.com", "kind": "Widget", "version": "v1"}])
+    );
     assert_eq!(w["x-kubernetes-selectable-fields"], json!([{"fieldPath": "spec.size"}]));
     assert_eq!(w["properties"]["spec"]["properties"]["size"]["type"], "integer");
     assert_eq!(
@@ -324,4 +327,97 @@ fn openapi_publishes_each_served_version_for_explain_and_apply() {
     // v2 carries them too.
     let v2 = get(&mut s, "/openapi/v2").json_body();
     assert!(v2["definitions"].get("com.example.v1.Widget").is_some());
+}
+
+fn typed_crd() -> Value {
+    let mut def = widget_crd();
+    let schema = json!({"type": "object", "properties": {
+        "spec": {"type": "object", "properties": {
+            "size": {"type": "integer"},
+            "ports": {"type": "array", "x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": ["name"],
+                "items": {"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}, "port": {"type": "integer"}}}},
+            "extra": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+            "nested": {"type": "object"}}},
+        "status": {"type": "object", "properties": {"ready": {"type": "boolean"}}}}});
+    def["spec"]["versions"][1]["schema"]["openAPIV3Schema"] = schema;
+    def
+}
+
+#[test]
+fn unknown_fields_are_pruned_warned_of_or_refused() {
+    let mut s = server();
+    assert_eq!(call(&mut s, "POST", CRDS, Some(typed_crd())).status, 201);
+    let body = |name: &str| {
+        json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": name},
+            "spec": {"size": 1, "foo": 2, "extra": {"anything": {"goes": true}}, "nested": {"gone": 1}}, "top": 1})
+    };
+    let post = |s: &mut Server, query: &str, b: Value| {
+        s.handle(
+            kubesim::server::Request::new("POST", &format!("/apis/example.com/v1/namespaces/default/widgets{query}"))
+                .with_header("Content-Type", "application/json")
+                .with_body(serde_json::to_vec(&b).unwrap()),
+        )
+    };
+    let r = post(&mut s, "?fieldValidation=Strict", body("strict"));
+    assert_eq!(r.status, 400, "{}", String::from_utf8_lossy(&r.body));
+    let msg = r.json_body()["message"].as_str().unwrap().to_string();
+    assert!(
+        msg.starts_with("Widget in version \"v1\" cannot be handled as a Widget: strict decoding error: "),
+        "{msg}"
+    );
+    for f in ["unknown field \"spec.foo\"", "unknown field \"spec.nested.gone\"", "unknown field \"top\""] {
+        assert!(msg.contains(f), "{msg} lacks {f}");
+    }
+    let r = post(&mut s, "", body("warned"));
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let warnings: Vec<String> =
+        r.headers.iter().filter(|(k, _)| k.eq_ignore_ascii_case("Warning")).map(|(_, v)| v.clone()).collect();
+    assert!(warnings.iter().any(|w| w.contains("unknown field \\\"spec.foo\\\"")), "{warnings:?}");
+    let obj = r.json_body();
+    assert_eq!(obj["spec"], json!({"size": 1, "extra": {"anything": {"goes": true}}, "nested": {}}));
+    assert!(obj.get("top").is_none());
+}
+
+#[test]
+fn server_side_apply_owns_the_fields_the_schema_declares() {
+    let mut s = server();
+    assert_eq!(call(&mut s, "POST", CRDS, Some(typed_crd())).status, 201);
+    let apply = |s: &mut Server, manager: &str, yaml: &str| {
+        s.handle(
+            kubesim::server::Request::new(
+                "PATCH",
+                &format!("/apis/example.com/v1/namespaces/default/widgets/w?fieldManager={manager}"),
+            )
+            .with_header("Content-Type", "application/apply-patch+yaml")
+            .with_body(yaml.as_bytes().to_vec()),
+        )
+    };
+    let r = apply(
+        &mut s,
+        "alice",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 1\n  ports:\n  - name: http\n    port: 80\n",
+    );
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let obj = r.json_body();
+    let mf = &obj["metadata"]["managedFields"][0];
+    assert_eq!(mf["manager"], "alice");
+    assert_eq!(mf["operation"], "Apply");
+    assert_eq!(
+        mf["fieldsV1"]["f:spec"],
+        json!({"f:ports": {"k:{\"name\":\"http\"}": {".": {}, "f:name": {}, "f:port": {}}}, "f:size": {}})
+    );
+    // Another manager's list item merges by key; a conflicting value is a 409.
+    let r = apply(
+        &mut s,
+        "bob",
+        "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  ports:\n  - name: https\n    port: 443\n",
+    );
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json_body()["spec"]["ports"].as_array().unwrap().len(), 2);
+    let r = apply(&mut s, "bob", "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  size: 2\n");
+    assert_eq!(r.status, 409, "{}", String::from_utf8_lossy(&r.body));
+    // A field the schema does not declare cannot be applied.
+    let r = apply(&mut s, "bob", "apiVersion: example.com/v1\nkind: Widget\nmetadata:\n  name: w\nspec:\n  bogus: 1\n");
+    assert_eq!(r.status, 500, "{}", String::from_utf8_lossy(&r.body));
+    assert!(r.json_body()["message"].as_str().unwrap().contains(".spec.bogus: field not declared in schema"));
 }

@@ -97,11 +97,13 @@ fn unknown_media_type(rt: &ResourceType, got: &str) -> Status {
 }
 
 /// The kind's schema (any JSON for a kind without one).
-fn schema_of(rt: &ResourceType) -> (&'static crate::schema::Schemas, Option<&'static str>, &'static Value) {
+/// (A built-in's definition name comes too: Go's decoder reports type
+/// errors by it. A custom resource's are its schema's validation errors.)
+fn schema_of(rt: &ResourceType) -> (&'static crate::schema::Schemas, Option<&'static str>, &Value) {
     static ANY: Value = Value::Null;
     let schemas = crate::schema::schemas();
-    let def = schemas.name_of(rt.group(), rt.version(), rt.kind());
-    (schemas, def, def.and_then(|d| schemas.definition(d)).unwrap_or(&ANY))
+    let def = if rt.strategy.schema().is_some() { None } else { schemas.name_of(rt.group(), rt.version(), rt.kind()) };
+    (schemas, def, rt.schema().unwrap_or(&ANY))
 }
 
 /// Decodes JSON strictly against the kind's schema: the value (unknown

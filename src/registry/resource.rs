@@ -308,6 +308,18 @@ impl ResourceType {
         }
     }
 
+    /// The kind's schema: a custom resource's from its definition, a
+    /// built-in's generated definition (None: any JSON).
+    pub fn schema(&self) -> Option<&Value> {
+        match self.strategy.schema() {
+            Some(s) => Some(s),
+            None => {
+                let s = crate::schema::schemas();
+                s.name_of(self.group(), self.version(), self.kind()).and_then(|d| s.definition(d))
+            }
+        }
+    }
+
     /// Served as unstructured objects, as custom resources are: no
     /// protobuf, list items that keep their `kind` and `apiVersion`, no
     /// strategic merge patch. (Built-in kinds all have a protobuf form.)

@@ -120,10 +120,9 @@ pub(super) fn attrs(rt: &ResourceType, obj: &Value) -> ObjectAttrs {
 }
 
 /// Who writes, for field management.
-fn writer<'a>(rt: &ResourceType, opts: &'a WriteOptions, now: &'a str) -> crate::apply::Writer<'a> {
-    let schemas = crate::schema::schemas();
+fn writer<'a>(rt: &'a ResourceType, opts: &'a WriteOptions, now: &'a str) -> crate::apply::Writer<'a> {
     crate::apply::Writer {
-        definition: schemas.name_of(rt.group(), rt.version(), rt.kind()).unwrap_or(""),
+        schema: rt.schema(),
         api_version: rt.api_version().to_string(),
         manager: &opts.field_manager,
         subresource: match opts.subresource {

@@ -163,6 +163,12 @@ pub trait Strategy: Send + Sync {
         None
     }
 
+    /// The schema the OpenAPI documents publish for such a kind (its
+    /// definition's, before the server's own normalizing).
+    fn published_schema(&self) -> Option<&Value> {
+        self.schema()
+    }
+
     /// One row's cells, matching `columns`.
     fn cells(&self, obj: &Value, _now: SimTime) -> Vec<Value> {
         table::default_cells(obj)

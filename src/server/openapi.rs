@@ -93,7 +93,7 @@ const META_ROOTS: &[&str] = &[
 /// resource's schema refers to the metadata types.
 fn kind_roots<'a>(rts: impl Iterator<Item = &'a std::sync::Arc<ResourceType>>) -> Vec<String> {
     let s = schemas();
-    rts.flat_map(|rt| match rt.strategy.schema() {
+    rts.flat_map(|rt| match rt.strategy.published_schema() {
         Some(_) => vec![
             "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta".to_string(),
             "io.k8s.apimachinery.pkg.apis.meta.v1.ListMeta".to_string(),
@@ -114,7 +114,7 @@ fn converted<'a>(
     let mut out: Map<String, Value> =
         names.iter().filter_map(|n| s.definition(n).map(|d| (n.clone(), convert(d, prefix, v3)))).collect();
     for rt in custom {
-        if let Some(schema) = rt.strategy.schema() {
+        if let Some(schema) = rt.strategy.published_schema() {
             out.insert(schema_name(rt), convert(schema, prefix, v3));
         }
     }
@@ -163,7 +163,7 @@ fn op(rt: &ResourceType, action: &str, id: &str, params: &[Value]) -> Value {
 /// resource's as the apiextensions server names it (the group reversed,
 /// then the version and kind: `com.example.stable.v1.CronTab`).
 fn schema_name(rt: &ResourceType) -> String {
-    if rt.strategy.schema().is_some() {
+    if rt.strategy.published_schema().is_some() {
         let group: Vec<&str> = rt.group().split('.').rev().collect();
         return format!("{}.{}.{}", group.join("."), rt.version(), rt.kind());
     }

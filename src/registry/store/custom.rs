@@ -58,7 +58,35 @@ struct CustomStrategy {
     paths: Vec<(String, &'static str)>,
     fields: Vec<SelectableField>,
     /// The version's schema as the OpenAPI documents publish it.
+    published: Option<Value>,
+    /// The same as the server reads it (`structural`).
     schema: Option<Value>,
+}
+
+/// A published schema as the store's schema walks read it: an object with
+/// neither properties nor additional properties (nor
+/// `x-kubernetes-preserve-unknown-fields`) has no fields at all, so what
+/// is under it is unknown (pruned), as upstream's structural pruning does;
+/// the generated built-in schemas read such an object as free-form.
+fn structural(mut node: Value) -> Value {
+    if let Some(m) = node.as_object_mut() {
+        let free = m.get("x-kubernetes-preserve-unknown-fields").and_then(Value::as_bool) == Some(true);
+        let object = m.get("type").and_then(Value::as_str) == Some("object");
+        if object && !free && !m.contains_key("properties") && !m.contains_key("additionalProperties") {
+            m.insert("properties".into(), json!({}));
+        }
+        for k in ["items", "additionalProperties"] {
+            if let Some(child) = m.get_mut(k) {
+                *child = structural(child.take());
+            }
+        }
+        if let Some(Value::Object(props)) = m.get_mut("properties") {
+            for (_, p) in props.iter_mut() {
+                *p = structural(p.take());
+            }
+        }
+    }
+    node
 }
 
 /// A version's published schema: its `openAPIV3Schema` with the type and
@@ -143,7 +171,9 @@ impl CustomStrategy {
                 SelectableField { name: Cow::Owned(name.clone()), path: Cow::Owned(name), zero: Cow::Borrowed("") }
             })
             .collect();
-        CustomStrategy { columns, paths, fields, schema: published_schema(version, group, kind) }
+        let published = published_schema(version, group, kind);
+        let schema = published.clone().map(structural);
+        CustomStrategy { columns, paths, fields, published, schema }
     }
 }
 
@@ -188,6 +218,10 @@ impl Strategy for CustomStrategy {
 
     fn schema(&self) -> Option<&Value> {
         self.schema.as_ref()
+    }
+
+    fn published_schema(&self) -> Option<&Value> {
+        self.published.as_ref()
     }
 }
 

@@ -160,9 +160,8 @@ impl<S: Storage> Registry<S> {
             Err(s) => return Err(s),
         };
         let now = self.now.rfc3339();
-        let schemas = crate::schema::schemas();
         let writer = crate::apply::Writer {
-            definition: schemas.name_of(rt.group(), rt.version(), rt.kind()).unwrap_or(""),
+            schema: rt.schema(),
             api_version: rt.api_version().to_string(),
             manager: &opts.field_manager,
             subresource: "",
