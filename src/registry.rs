@@ -20,6 +20,7 @@ mod namespace_lifecycle;
 pub mod options;
 pub mod resource;
 pub mod resource_version;
+pub mod schema_validation;
 pub mod store;
 pub mod strategy;
 pub mod table;

@@ -421,3 +421,36 @@ fn server_side_apply_owns_the_fields_the_schema_declares() {
     assert_eq!(r.status, 500, "{}", String::from_utf8_lossy(&r.body));
     assert!(r.json_body()["message"].as_str().unwrap().contains(".spec.bogus: field not declared in schema"));
 }
+
+#[test]
+fn values_are_validated_and_defaulted_by_the_schema() {
+    let mut s = server();
+    let mut def = widget_crd();
+    def["spec"]["versions"][1]["schema"]["openAPIV3Schema"] = json!({"type": "object", "properties": {
+        "spec": {"type": "object", "required": ["size"], "properties": {
+            "size": {"type": "integer", "maximum": 10},
+            "color": {"type": "string", "enum": ["red", "blue"], "default": "red"}}}}});
+    assert_eq!(call(&mut s, "POST", CRDS, Some(def)).status, 201);
+    let w = |spec: Value| json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": spec});
+    let r = call(
+        &mut s,
+        "POST",
+        "/apis/example.com/v1/namespaces/default/widgets",
+        Some(w(json!({"size": "big", "color": "green"}))),
+    );
+    assert_eq!(r.status, 422, "{}", String::from_utf8_lossy(&r.body));
+    let body = r.json_body();
+    assert_eq!(
+        body["message"],
+        "Widget.example.com \"w\" is invalid: [spec.size: Invalid value: \"string\": spec.size in body must be of type integer: \"string\", \
+         spec.color: Unsupported value: \"green\": supported values: \"red\", \"blue\"]"
+    );
+    assert_eq!(body["details"]["causes"][0]["field"], "spec.size");
+    assert_eq!(body["details"]["causes"][1]["reason"], "FieldValueNotSupported");
+    let r = call(&mut s, "POST", "/apis/example.com/v1/namespaces/default/widgets", Some(w(json!({}))));
+    assert_eq!(r.status, 422);
+    assert_eq!(r.json_body()["message"], "Widget.example.com \"w\" is invalid: spec.size: Required value");
+    let r = call(&mut s, "POST", "/apis/example.com/v1/namespaces/default/widgets", Some(w(json!({"size": 3}))));
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json_body()["spec"], json!({"size": 3, "color": "red"}));
+}

@@ -248,6 +248,8 @@ pub enum FieldErrorKind {
     /// it (e.g. `[]string{"x"}`).
     NotSupportedValue(String, Vec<String>),
     TooLong,
+    /// Too many items: how many there are.
+    TooMany(String),
 }
 
 impl FieldErrorKind {
@@ -259,6 +261,7 @@ impl FieldErrorKind {
             FieldErrorKind::Duplicate(_) => "FieldValueDuplicate",
             FieldErrorKind::NotSupported(..) | FieldErrorKind::NotSupportedValue(..) => "FieldValueNotSupported",
             FieldErrorKind::TooLong => "FieldValueTooLong",
+            FieldErrorKind::TooMany(_) => "FieldValueTooMany",
         }
     }
 }
@@ -301,6 +304,24 @@ impl FieldError {
         }
     }
 
+    /// A value that is not a string, not among `supported` (shown as Go
+    /// prints it).
+    pub fn not_supported_value(field: &str, value: &str, supported: &[&str]) -> Self {
+        FieldError {
+            field: field.into(),
+            kind: FieldErrorKind::NotSupportedValue(value.into(), supported.iter().map(|s| s.to_string()).collect()),
+            detail: String::new(),
+        }
+    }
+
+    pub fn too_long(field: &str, detail: &str) -> Self {
+        FieldError { field: field.into(), kind: FieldErrorKind::TooLong, detail: detail.into() }
+    }
+
+    pub fn too_many(field: &str, count: usize, detail: &str) -> Self {
+        FieldError { field: field.into(), kind: FieldErrorKind::TooMany(count.to_string()), detail: detail.into() }
+    }
+
     /// A list value not among `supported`, e.g. `dryRun=x` (shown as
     /// `[]string{"x"}`, as Go formats it).
     pub fn not_supported_list(field: &str, values: &[&str], supported: &[&str]) -> Self {
@@ -319,6 +340,7 @@ impl FieldError {
             FieldErrorKind::Forbidden => with_detail("Forbidden", &self.detail),
             FieldErrorKind::Duplicate(v) => with_detail(&format!("Duplicate value: {}", quote(v)), &self.detail),
             FieldErrorKind::TooLong => with_detail("Too long", &self.detail),
+            FieldErrorKind::TooMany(n) => with_detail(&format!("Too many: {n}"), &self.detail),
             FieldErrorKind::Invalid(v) => with_detail(&format!("Invalid value: {}", quote(v)), &self.detail),
             FieldErrorKind::InvalidValue(v) => with_detail(&format!("Invalid value: {v}"), &self.detail),
             FieldErrorKind::NotSupported(v, supported) => format!(

@@ -30,10 +30,10 @@ use super::super::options::{DeleteOptions, FieldValidation, Subresource, Verb, W
 use super::super::resource::{Conversion, ConversionRef, ResourceDefinition, ResourceType, StoredAs};
 use super::super::strategy::{SelectableField, Strategy, StrategyRef};
 use super::super::table::{Column, Desc, META, NAME};
-use super::super::{jsonpath, keys, Registry};
+use super::super::{jsonpath, keys, schema_validation, Registry};
 use super::{is_terminating, Recorded};
 use crate::api::meta::NameRule;
-use crate::api::GroupVersionResource;
+use crate::api::{FieldError, GroupVersionResource};
 use crate::clock::{human_duration, parse_rfc3339, SimTime};
 use crate::storage::{ListStart, Storage, WatchCursor};
 
@@ -218,6 +218,22 @@ impl Strategy for CustomStrategy {
 
     fn schema(&self) -> Option<&Value> {
         self.schema.as_ref()
+    }
+
+    /// The schema's defaults, top-down.
+    fn defaults(&self, obj: &mut serde_json::Map<String, Value>) {
+        if let Some(schema) = &self.published {
+            schema_validation::default_object(schema, obj);
+        }
+    }
+
+    /// The schema's value validations.
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        let mut errs = Vec::new();
+        if let Some(schema) = &self.published {
+            schema_validation::validate(schema, obj, "", &mut errs);
+        }
+        errs
     }
 
     fn published_schema(&self) -> Option<&Value> {
