@@ -88,16 +88,22 @@ fn a_definition_is_named_established_and_served() {
     let mut st = obj.clone();
     st["status"] = json!({"ready": true});
     st["spec"] = json!({"size": 99});
+    st["metadata"]["labels"] = json!({"ignored": "yes"});
     let r = call(&mut s, "PUT", "/apis/example.com/v1/namespaces/default/widgets/w1/status", Some(st));
     assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
     assert_eq!(r.json_body()["spec"]["size"], 3);
     assert_eq!(r.json_body()["status"]["ready"], true);
+    assert!(r.json_body()["metadata"].get("labels").is_none(), "a status write changes no metadata");
     // No protobuf for custom resources.
     let r = s.handle(
         kubesim::server::Request::new("GET", "/apis/example.com/v1/namespaces/default/widgets/w1")
             .with_header("Accept", "application/vnd.kubernetes.protobuf"),
     );
     assert_eq!(r.status, 406, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(
+        r.json_body()["message"],
+        "only the following media types are accepted: application/json, application/yaml, application/vnd.kubernetes.protobuf"
+    );
 }
 
 #[test]

@@ -150,13 +150,12 @@ pub fn negotiate_output(header: Option<&str>, watch: bool, protobuf: bool) -> Op
     None
 }
 
-/// The 406 message for a resource, listing the media types it serves.
-pub fn resource_not_acceptable(protobuf: bool) -> String {
-    if protobuf {
-        format!("only the following media types are accepted: application/json, application/yaml, {PROTOBUF}")
-    } else {
-        "only the following media types are accepted: application/json, application/yaml".into()
-    }
+/// The 406 message for a resource, listing its serializer's media types:
+/// protobuf among them even for a custom resource, which cannot be encoded
+/// so (upstream lists it there too: its serializer only transforms to
+/// protobuf, as PartialObjectMetadata).
+pub fn resource_not_acceptable() -> String {
+    format!("only the following media types are accepted: application/json, application/yaml, {PROTOBUF}")
 }
 
 /// Picks what to render: the first range (in preference order) whose type

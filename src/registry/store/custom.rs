@@ -220,6 +220,12 @@ impl Strategy for CustomStrategy {
         self.schema.as_ref()
     }
 
+    /// A status write changes no metadata (upstream's
+    /// `ResetObjectMetaForStatus` for custom resources).
+    fn metadata_kept_on_status_update(&self) -> &'static [&'static str] {
+        &["labels", "annotations", "finalizers", "ownerReferences", "generateName", "deletionGracePeriodSeconds"]
+    }
+
     /// The schema's defaults, top-down.
     fn defaults(&self, obj: &mut serde_json::Map<String, Value>) {
         if let Some(schema) = &self.published {
