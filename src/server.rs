@@ -328,9 +328,8 @@ impl Server {
         let rt = target.rt.clone();
         let accept = req.header("Accept");
         let watching = query.get("watch").is_some_and(|w| w == "true" || w == "1");
-        let not_acceptable = || {
-            Served::Response(Response::status(&Status::not_acceptable(negotiation::resource_not_acceptable())))
-        };
+        let not_acceptable =
+            || Served::Response(Response::status(&Status::not_acceptable(negotiation::resource_not_acceptable())));
         let Some(output) = negotiation::negotiate_output(accept, watching, rt.protobuf) else {
             return not_acceptable();
         };

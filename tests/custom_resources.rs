@@ -460,3 +460,23 @@ fn values_are_validated_and_defaulted_by_the_schema() {
     assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
     assert_eq!(r.json_body()["spec"], json!({"size": 3, "color": "red"}));
 }
+
+#[test]
+fn aggregated_discovery_lists_custom_groups() {
+    let mut s = server();
+    assert_eq!(call(&mut s, "POST", CRDS, Some(widget_crd())).status, 201);
+    let r = s.handle(
+        kubesim::server::Request::new("GET", "/apis")
+            .with_header("Accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"),
+    );
+    assert_eq!(r.status, 200);
+    let d = r.json_body();
+    let group = d["items"].as_array().unwrap().iter().find(|g| g["metadata"]["name"] == "example.com").cloned();
+    let group = group.expect("example.com in aggregated discovery");
+    let versions: Vec<&str> =
+        group["versions"].as_array().unwrap().iter().filter_map(|v| v["version"].as_str()).collect();
+    assert_eq!(versions, vec!["v1", "v1beta1"]);
+    let classic = get(&mut s, "/apis/example.com").json_body();
+    assert_eq!(classic["preferredVersion"]["version"], "v1");
+    assert_eq!(classic["versions"].as_array().unwrap().len(), 2);
+}

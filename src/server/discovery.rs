@@ -35,9 +35,42 @@ pub fn api_versions(server_address: &str) -> Value {
     })
 }
 
-fn group_entry(group: &str) -> Value {
-    let gv = json!({"groupVersion": format!("{group}/v1"), "version": "v1"});
-    json!({"name": group, "versions": [gv.clone()], "preferredVersion": gv})
+/// How discovery orders versions (upstream's `CompareKubeAwareVersionStrings`):
+/// GA before beta before alpha, higher numbers first; names of another
+/// shape after them, in alphabetical order.
+fn version_rank(v: &str) -> (u8, std::cmp::Reverse<u64>, std::cmp::Reverse<u64>, String) {
+    let parsed = v.strip_prefix('v').and_then(|rest| {
+        let digits = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let major: u64 = rest[..digits].parse().ok()?;
+        match &rest[digits..] {
+            "" => Some((0, major, 0)),
+            tail => {
+                let (class, n) =
+                    if let Some(n) = tail.strip_prefix("beta") { (1, n) } else { (2, tail.strip_prefix("alpha")?) };
+                Some((class, major, n.parse().ok()?))
+            }
+        }
+    });
+    match parsed {
+        Some((class, major, minor)) => (class, std::cmp::Reverse(major), std::cmp::Reverse(minor), String::new()),
+        None => (3, std::cmp::Reverse(0), std::cmp::Reverse(0), v.to_string()),
+    }
+}
+
+/// A group's versions, the preferred first.
+fn sorted_versions<'a>(catalog: &'a Catalog, group: &str) -> Vec<&'a str> {
+    let mut versions = catalog.versions(group);
+    versions.sort_by_key(|v| version_rank(v));
+    versions
+}
+
+fn group_entry(catalog: &Catalog, group: &str) -> Value {
+    let versions: Vec<Value> = sorted_versions(catalog, group)
+        .into_iter()
+        .map(|v| json!({"groupVersion": format!("{group}/{v}"), "version": v}))
+        .collect();
+    let preferred = versions.first().cloned().unwrap_or(Value::Null);
+    json!({"name": group, "versions": versions, "preferredVersion": preferred})
 }
 
 /// Verb names as discovery lists them.
@@ -46,7 +79,8 @@ fn verbs(v: &[Verb]) -> Vec<&'static str> {
 }
 
 pub fn api_group_list(catalog: &Catalog) -> Value {
-    let groups: Vec<Value> = catalog.groups().into_iter().filter(|g| !g.is_empty()).map(group_entry).collect();
+    let groups: Vec<Value> =
+        catalog.groups().into_iter().filter(|g| !g.is_empty()).map(|g| group_entry(catalog, g)).collect();
     json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
@@ -54,7 +88,7 @@ pub fn api_group(catalog: &Catalog, group: &str) -> Option<Value> {
     if group.is_empty() || !catalog.groups().contains(&group) {
         return None;
     }
-    let mut g = group_entry(group);
+    let mut g = group_entry(catalog, group);
     if let Value::Object(m) = &mut g {
         let mut out = serde_json::Map::new();
         out.insert("kind".into(), json!("APIGroup"));
@@ -136,8 +170,20 @@ pub fn api_resource_list(catalog: &Catalog, group: &str, version: &str) -> Optio
 }
 
 fn aggregated_group(catalog: &Catalog, group: &str) -> Value {
-    let resources: Vec<Value> = catalog
-        .of_group_version(group, "v1")
+    let versions: Vec<Value> = sorted_versions(catalog, group)
+        .into_iter()
+        .map(|v| json!({"version": v, "resources": aggregated_resources(catalog, group, v), "freshness": "Current"}))
+        .collect();
+    let mut metadata = json!({"creationTimestamp": null});
+    if !group.is_empty() {
+        metadata = json!({"name": group, "creationTimestamp": null});
+    }
+    json!({"metadata": metadata, "versions": versions})
+}
+
+fn aggregated_resources(catalog: &Catalog, group: &str, version: &str) -> Vec<Value> {
+    catalog
+        .of_group_version(group, version)
         .map(|r: &std::sync::Arc<ResourceType>| {
             let kind = json!({"group": r.group(), "version": r.version(), "kind": r.kind()});
             let mut e = json!({
@@ -178,12 +224,7 @@ fn aggregated_group(catalog: &Catalog, group: &str) -> Value {
             }
             e
         })
-        .collect();
-    let mut metadata = json!({"creationTimestamp": null});
-    if !group.is_empty() {
-        metadata = json!({"name": group, "creationTimestamp": null});
-    }
-    json!({"metadata": metadata, "versions": [{"version": "v1", "resources": resources, "freshness": "Current"}]})
+        .collect()
 }
 
 /// Aggregated discovery for `/api` (core) or `/apis` (every named group).
@@ -191,4 +232,14 @@ pub fn aggregated(catalog: &Catalog, core: bool) -> Value {
     let items: Vec<Value> =
         catalog.groups().into_iter().filter(|g| g.is_empty() == core).map(|g| aggregated_group(catalog, g)).collect();
     json!({"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/v2", "metadata": {}, "items": items})
+}
+
+#[cfg(test)]
+mod version_order {
+    #[test]
+    fn kube_aware() {
+        let mut v = vec!["v1alpha1", "v2beta1", "foo", "v1", "v1beta2", "v2", "v1beta1", "bar", "v10"];
+        v.sort_by_key(|x| super::version_rank(x));
+        assert_eq!(v, vec!["v10", "v2", "v1", "v2beta1", "v1beta2", "v1beta1", "v1alpha1", "bar", "foo"]);
+    }
 }
