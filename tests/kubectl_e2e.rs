@@ -525,3 +525,109 @@ fn kubectl_logs_follow_streams_until_the_container_stops() {
     };
     assert!(status.success(), "{status:?}");
 }
+
+const CRONTAB_CRD: &str = "apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: crontabs.stable.example.com
+spec:
+  group: stable.example.com
+  scope: Namespaced
+  names: {plural: crontabs, singular: crontab, kind: CronTab, shortNames: [ct], categories: [all]}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            description: The schedule and what to run.
+            properties:
+              cronSpec: {type: string}
+              image: {type: string}
+              replicas: {type: integer, default: 1, minimum: 0}
+              ports:
+                type: array
+                x-kubernetes-list-type: map
+                x-kubernetes-list-map-keys: [name]
+                items:
+                  type: object
+                  required: [name]
+                  properties: {name: {type: string}, port: {type: integer}}
+    additionalPrinterColumns:
+    - {name: Spec, type: string, jsonPath: .spec.cronSpec}
+    - {name: Replicas, type: integer, jsonPath: .spec.replicas}
+    - {name: Age, type: date, jsonPath: .metadata.creationTimestamp}
+";
+
+const CRONTAB: &str = "apiVersion: stable.example.com/v1
+kind: CronTab
+metadata: {name: my-cron}
+spec:
+  cronSpec: '* * * * */5'
+  image: my-cron-image
+  ports: [{name: http, port: 80}]
+";
+
+/// A CustomResourceDefinition as the Kubernetes docs' CronTab walkthrough
+/// uses it: applied, established, its objects applied (client-side and
+/// server-side), printed with its columns, explained, listed by category,
+/// validated, and deleted with its objects.
+#[test]
+fn kubectl_custom_resources() {
+    if !kubectl_or_skip() {
+        return;
+    }
+    let d = &start("crd");
+    let out = d.run_stdin(&["apply", "-f", "-"], CRONTAB_CRD);
+    assert!(out.contains("customresourcedefinition.apiextensions.k8s.io/crontabs.stable.example.com created"), "{out}");
+    let out = d.run(&["wait", "--for", "condition=established", "crd/crontabs.stable.example.com", "--timeout=20s"]);
+    assert!(out.contains("condition met"), "{out}");
+    let out = d.run(&["get", "crd"]);
+    let (header, row) = columns(&out, "crontabs.stable.example.com");
+    assert_eq!(header, vec!["NAME", "CREATED AT"], "{out}");
+    assert_eq!(row.len(), 2, "{out}");
+
+    let out = d.run_stdin(&["apply", "-f", "-"], CRONTAB);
+    assert!(out.contains("crontab.stable.example.com/my-cron created"), "{out}");
+    let out = d.run(&["get", "ct"]);
+    let (header, row) = columns(&out, "my-cron");
+    assert_eq!(header, vec!["NAME", "SPEC", "REPLICAS", "AGE"], "{out}");
+    // The schema's default filled in the replicas.
+    assert_eq!(&row[..3], &["my-cron", "* * * * */5", "1"], "{out}");
+    let out = d.run(&["get", "all"]);
+    assert!(out.contains("crontab.stable.example.com/my-cron"), "{out}");
+    let out = d.run(&["explain", "crontab.spec"]);
+    assert!(out.contains("The schedule and what to run.") && out.contains("cronSpec"), "{out}");
+
+    // Server-side apply by two managers merges the list by key.
+    let first = CRONTAB.replace("my-cron}", "ssa}");
+    let out = d.run_stdin(&["apply", "--server-side", "--field-manager", "dev", "-f", "-"], &first);
+    assert!(out.contains("crontab.stable.example.com/ssa serverside-applied"), "{out}");
+    let more = first.replace("[{name: http, port: 80}]", "[{name: https, port: 443}]");
+    let out = d.run_stdin(&["apply", "--server-side", "--field-manager", "ops", "-f", "-"], &more);
+    assert!(out.contains("serverside-applied"), "{out}");
+    let ports = d.run(&["get", "ct", "ssa", "-o", "jsonpath={.spec.ports[*].name}"]);
+    assert_eq!(ports.split_whitespace().collect::<Vec<_>>(), vec!["http", "https"], "{ports}");
+
+    // Validation and pruning as upstream words them.
+    let bad = CRONTAB.replace("my-cron}", "bad}").replace("image: my-cron-image", "image: x\n  replicas: -1");
+    let (ok, out) = d.attempt(&["apply", "-f", "-"], &bad);
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("spec.replicas: Invalid value: -1: spec.replicas in body should be greater than or equal to 0"),
+        "{out}"
+    );
+    let unknown = CRONTAB.replace("my-cron}", "strict}").replace("image: my-cron-image", "image: x\n  bogus: 1");
+    let (ok, out) = d.attempt(&["apply", "-f", "-"], &unknown);
+    assert!(!ok, "{out}");
+    assert!(out.contains("unknown field \"spec.bogus\""), "{out}");
+
+    let out = d.run(&["delete", "crd", "crontabs.stable.example.com"]);
+    assert!(out.contains("deleted"), "{out}");
+    let (ok, out) = d.attempt(&["get", "crontabs.stable.example.com"], "");
+    assert!(!ok, "{out}");
+}
