@@ -219,6 +219,14 @@ fn an_object_with_a_finalizer_holds_its_definition_terminating() {
     // Still served while terminating: the object is there, being deleted.
     let held = get(&mut s, "/apis/example.com/v1/namespaces/default/widgets/held").json_body();
     assert!(held["metadata"]["deletionTimestamp"].is_string());
+    // But nothing new is created.
+    let w = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "late"}});
+    let r = call(&mut s, "POST", "/apis/example.com/v1/namespaces/default/widgets", Some(w));
+    assert_eq!(r.status, 403);
+    assert_eq!(
+        r.json_body()["message"],
+        "widgets.example.com \"late\" is forbidden: create not allowed while custom resource definition is terminating"
+    );
     let patch = |s: &mut Server, content_type: &str| {
         s.handle(
             kubesim::server::Request::new("PATCH", "/apis/example.com/v1/namespaces/default/widgets/held")
@@ -479,4 +487,28 @@ fn aggregated_discovery_lists_custom_groups() {
     let classic = get(&mut s, "/apis/example.com").json_body();
     assert_eq!(classic["preferredVersion"]["version"], "v1");
     assert_eq!(classic["versions"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn the_scale_subresource_reads_and_writes_the_definitions_paths() {
+    let mut s = server();
+    let mut def = widget_crd();
+    def["spec"]["versions"][1]["subresources"] = json!({"status": {}, "scale": {
+        "specReplicasPath": ".spec.count", "statusReplicasPath": ".status.count", "labelSelectorPath": ".status.selector"}});
+    assert_eq!(call(&mut s, "POST", CRDS, Some(def)).status, 201);
+    let w = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"count": 2}});
+    assert_eq!(call(&mut s, "POST", "/apis/example.com/v1/namespaces/default/widgets", Some(w)).status, 201);
+    let scale = get(&mut s, "/apis/example.com/v1/namespaces/default/widgets/w/scale").json_body();
+    assert_eq!(scale["kind"], "Scale");
+    assert_eq!(scale["spec"]["replicas"], 2);
+    assert_eq!(scale["status"]["replicas"], 0);
+    let mut want = scale.clone();
+    want["spec"]["replicas"] = json!(5);
+    let r = call(&mut s, "PUT", "/apis/example.com/v1/namespaces/default/widgets/w/scale", Some(want));
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json_body()["spec"]["replicas"], 5);
+    let obj = get(&mut s, "/apis/example.com/v1/namespaces/default/widgets/w").json_body();
+    assert_eq!(obj["spec"]["count"], 5);
+    let d = get(&mut s, "/apis/example.com/v1").json_body();
+    assert!(d["resources"].as_array().unwrap().iter().any(|r| r["name"] == "widgets/scale"), "{d}");
 }

@@ -234,7 +234,7 @@ impl<S: Storage> Registry<S> {
         rv::get_at(&opts.resource_version, self.storage.revision())?;
         let (_, obj) = self.current(rt, namespace, name)?;
         match opts.subresource {
-            Subresource::Scale => Ok(Body::Value(scale::to_scale(&obj.value()))),
+            Subresource::Scale => Ok(Body::Value(scale::to_scale(rt, &obj.value()))),
             Subresource::None
             | Subresource::Status
             | Subresource::Finalize
@@ -266,6 +266,17 @@ impl<S: Storage> Registry<S> {
         opts: &WriteOptions,
         recorded: Recorded,
     ) -> Result<Body, Status> {
+        if let Some(why) = rt.strategy.create_forbidden() {
+            let name = meta::name(&value);
+            let mut status = Status::forbidden(rt.group(), rt.resource(), name, why);
+            if name.is_empty() {
+                status.message = format!(
+                    "{} is forbidden: {why}",
+                    crate::api::status::qualified_resource(rt.group(), rt.resource())
+                );
+            }
+            return Err(status);
+        }
         let generates =
             meta::name(&value).is_empty() && meta::meta_str(&value, "generateName").is_some_and(|s| !s.is_empty());
         if !generates {

@@ -81,6 +81,21 @@ pub trait Strategy: Send + Sync {
         &[]
     }
 
+    /// Where a custom resource's `/scale` reads and writes (its
+    /// definition's `specReplicasPath`, `statusReplicasPath` and
+    /// `labelSelectorPath`, dotted, without the leading dot); None: the
+    /// built-in kinds' `spec.replicas`, `status.replicas` and
+    /// `spec.selector`.
+    fn scale_paths(&self) -> Option<(&str, &str, Option<&str>)> {
+        None
+    }
+
+    /// Why every create is refused for now, as a 403's reason (a custom
+    /// resource whose definition is being deleted).
+    fn create_forbidden(&self) -> Option<&str> {
+        None
+    }
+
     /// Every problem with the object's own fields (metadata is checked by
     /// the store), worded as upstream's validation words them.
     fn validate(&self, _obj: &Value) -> Vec<FieldError> {

@@ -199,7 +199,41 @@ fn validate(crd: &Value) -> Vec<FieldError> {
     validate_versions(crd, &mut errs);
     validate_names(crd, &mut errs);
     validate_schemas(crd, &mut errs);
+    validate_scale(crd, &mut errs);
     errs
+}
+
+/// The scale subresource's paths (`spec.subresources` when every version
+/// has the same subresources, as upstream's internal form hoists them).
+fn validate_scale(crd: &Value, errs: &mut Vec<FieldError>) {
+    let versions = crd.pointer("/spec/versions").and_then(Value::as_array).cloned().unwrap_or_default();
+    let subs: Vec<Value> = versions.iter().map(|v| v["subresources"].clone()).collect();
+    let hoisted = subs.windows(2).all(|w| w[0] == w[1]);
+    let places: Vec<(String, &Value)> = if hoisted {
+        subs.first().map(|s| ("spec.subresources".to_string(), s)).into_iter().collect()
+    } else {
+        subs.iter().enumerate().map(|(i, s)| (format!("spec.versions[{i}].subresources"), s)).collect()
+    };
+    for (at, sub) in places {
+        let Some(scale) = sub.get("scale").filter(|s| s.is_object()) else { continue };
+        let mut path = |field: &str, under: &[&str], what: &str, required: bool| {
+            let p = format!("{at}.scale.{field}");
+            match scale[field].as_str() {
+                None | Some("") if required => errs.push(FieldError::required(&p, "")),
+                None | Some("") => {}
+                Some(v) if !v.starts_with('.') => {
+                    errs.push(FieldError::invalid(&p, v, "must be a simple json path starting with ."))
+                }
+                Some(v) if !under.iter().any(|u| v.starts_with(u)) => {
+                    errs.push(FieldError::invalid(&p, v, &format!("should be a json path under {what}")))
+                }
+                Some(_) => {}
+            }
+        };
+        path("specReplicasPath", &[".spec."], ".spec", true);
+        path("statusReplicasPath", &[".status."], ".status", true);
+        path("labelSelectorPath", &[".spec.", ".status."], "either .spec or .status", false);
+    }
 }
 
 fn validate_names(crd: &Value, errs: &mut Vec<FieldError>) {
@@ -461,6 +495,12 @@ mod tests {
         ] {
             assert!(got.contains(&want.to_string()), "{got:?} lacks {want}");
         }
+        let mut scaled = crd(json!({"type": "object"}));
+        scaled["spec"]["versions"][0]["subresources"] =
+            json!({"scale": {"specReplicasPath": ".replicas", "statusReplicasPath": ".status.replicas"}});
+        assert!(messages(&validate(&scaled)).contains(
+            &"spec.subresources.scale.specReplicasPath: Invalid value: \".replicas\": should be a json path under .spec".to_string()
+        ));
         let mut no_schema = crd(json!(null));
         no_schema["spec"]["versions"][0]["schema"] = json!(null);
         assert!(messages(&validate(&no_schema))

@@ -61,6 +61,10 @@ struct CustomStrategy {
     published: Option<Value>,
     /// The same as the server reads it (`structural`).
     schema: Option<Value>,
+    /// The definition is being deleted: no creates.
+    terminating: bool,
+    /// The scale subresource's paths (dotted, no leading dot).
+    scale: Option<(String, String, Option<String>)>,
 }
 
 /// A published schema as the store's schema walks read it: an object with
@@ -131,7 +135,7 @@ fn known(list: &[&'static str], v: &str) -> &'static str {
 }
 
 impl CustomStrategy {
-    fn new(version: &Value, group: &str, kind: &str) -> CustomStrategy {
+    fn new(version: &Value, group: &str, kind: &str, terminating: bool) -> CustomStrategy {
         let mut columns = vec![NAME];
         let mut paths = Vec::new();
         let given = version["additionalPrinterColumns"].as_array().cloned().unwrap_or_default();
@@ -173,7 +177,12 @@ impl CustomStrategy {
             .collect();
         let published = published_schema(version, group, kind);
         let schema = published.clone().map(structural);
-        CustomStrategy { columns, paths, fields, published, schema }
+        let scale = version.pointer("/subresources/scale").filter(|s| s.is_object()).map(|s| {
+            let path = |k: &str| s[k].as_str().unwrap_or("").trim_start_matches('.').to_string();
+            let selector = s["labelSelectorPath"].as_str().map(|p| p.trim_start_matches('.').to_string());
+            (path("specReplicasPath"), path("statusReplicasPath"), selector)
+        });
+        CustomStrategy { columns, paths, fields, published, schema, terminating, scale }
     }
 }
 
@@ -218,6 +227,14 @@ impl Strategy for CustomStrategy {
 
     fn schema(&self) -> Option<&Value> {
         self.schema.as_ref()
+    }
+
+    fn scale_paths(&self) -> Option<(&str, &str, Option<&str>)> {
+        self.scale.as_ref().map(|(spec, status, selector)| (spec.as_str(), status.as_str(), selector.as_deref()))
+    }
+
+    fn create_forbidden(&self) -> Option<&str> {
+        self.terminating.then_some("create not allowed while custom resource definition is terminating")
     }
 
     /// A status write changes no metadata (upstream's
@@ -301,7 +318,7 @@ fn resources_of(def: &Value) -> Vec<ResourceType> {
         .filter(|v| v["served"] == true)
         .map(|v| {
             let version = v["name"].as_str().unwrap_or("").to_string();
-            let strategy = CustomStrategy::new(v, &group, &kind);
+            let strategy = CustomStrategy::new(v, &group, &kind, is_terminating(def));
             let stored_as = (version != storage).then(|| StoredAs {
                 group: Cow::Owned(group.clone()),
                 resource: Cow::Owned(plural.clone()),
@@ -320,7 +337,7 @@ fn resources_of(def: &Value) -> Vec<ResourceType> {
                 categories: strings(&names["categories"]),
                 verbs: Verb::STANDARD.to_vec(),
                 status_subresource: v.pointer("/subresources/status").is_some_and(|s| !s.is_null()),
-                scale_subresource: false,
+                scale_subresource: v.pointer("/subresources/scale").is_some_and(Value::is_object),
                 finalize_subresource: false,
                 side: &[],
                 name_rule: NameRule::Dns1123Subdomain,

@@ -196,7 +196,7 @@ impl<S: Storage> Registry<S> {
     ) -> Result<Written, Status> {
         let (_, current) = self.current(rt, namespace, name)?;
         let current = current.value();
-        let mut doc = super::scale::to_scale(&current);
+        let mut doc = super::scale::to_scale(rt, &current);
         let fv = opts.field_validation;
         let problems = match patch_type {
             PatchType::Merge | PatchType::Strategic => {

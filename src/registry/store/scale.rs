@@ -12,8 +12,12 @@ use super::{Body, Recorded, Registry, Written};
 use crate::api::{meta, FieldError, Status};
 use crate::storage::Storage;
 
+fn pointer(dotted: &str) -> String {
+    format!("/{}", dotted.replace('.', "/"))
+}
+
 /// The Scale view of an object.
-pub(super) fn to_scale(obj: &Value) -> Value {
+pub(super) fn to_scale(rt: &ResourceType, obj: &Value) -> Value {
     let m = |k: &str| obj.pointer(&format!("/metadata/{k}")).cloned().unwrap_or(Value::Null);
     let mut metadata = json!({
         "name": m("name"), "namespace": m("namespace"), "uid": m("uid"),
@@ -22,10 +26,21 @@ pub(super) fn to_scale(obj: &Value) -> Value {
     if let Value::Object(md) = &mut metadata {
         md.retain(|_, v| !v.is_null());
     }
-    let spec_replicas = obj.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1);
-    let status_replicas = obj.pointer("/status/replicas").and_then(Value::as_i64).unwrap_or(0);
+    let (spec_replicas, status_replicas, selector) = match rt.strategy.scale_paths() {
+        // A custom resource's: what is at its paths (0 where nothing is;
+        // the selector a string as stored).
+        Some((spec, status, selector)) => (
+            obj.pointer(&pointer(spec)).and_then(Value::as_i64).unwrap_or(0),
+            obj.pointer(&pointer(status)).and_then(Value::as_i64).unwrap_or(0),
+            selector.and_then(|p| obj.pointer(&pointer(p))).and_then(Value::as_str).unwrap_or("").to_string(),
+        ),
+        None => (
+            obj.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1),
+            obj.pointer("/status/replicas").and_then(Value::as_i64).unwrap_or(0),
+            crate::selector::label_selector_string(obj.pointer("/spec/selector")),
+        ),
+    };
     let mut status = json!({"replicas": status_replicas});
-    let selector = crate::selector::label_selector_string(obj.pointer("/spec/selector"));
     if !selector.is_empty() {
         status["selector"] = json!(selector);
     }
@@ -64,8 +79,13 @@ impl<S: Storage> Registry<S> {
             },
         };
         let mut parent = current;
-        if let Some(Value::Object(spec)) = parent.get_mut("spec") {
-            spec.insert("replicas".into(), json!(n));
+        match rt.strategy.scale_paths() {
+            Some((spec, _, _)) => set_path(&mut parent, spec, json!(n)),
+            None => {
+                if let Some(Value::Object(spec)) = parent.get_mut("spec") {
+                    spec.insert("replicas".into(), json!(n));
+                }
+            }
         }
         match meta::meta_str(wanted, "resourceVersion").filter(|s| !s.is_empty()) {
             Some(rv) => meta::metadata_mut(&mut parent).insert("resourceVersion".into(), json!(rv)),
@@ -74,7 +94,21 @@ impl<S: Storage> Registry<S> {
         let opts = WriteOptions { subresource: Subresource::None, ..opts.clone() };
         let written =
             self.update_value(rt, namespace, name, parent, &opts, Recorded::Update, meta::meta_str(wanted, "uid"))?;
-        Ok(Written { body: Body::Value(to_scale(&written.body.into_value())), created: false })
+        Ok(Written { body: Body::Value(to_scale(rt, &written.body.into_value())), created: false })
+    }
+}
+
+/// Sets a dotted path's value, making the objects on the way.
+fn set_path(obj: &mut Value, dotted: &str, value: Value) {
+    let mut cur = obj;
+    let parts: Vec<&str> = dotted.split('.').collect();
+    for (i, part) in parts.iter().enumerate() {
+        let Some(m) = cur.as_object_mut() else { return };
+        if i + 1 == parts.len() {
+            m.insert((*part).to_string(), value);
+            return;
+        }
+        cur = m.entry(*part).or_insert_with(|| json!({}));
     }
 }
 
@@ -86,7 +120,8 @@ mod tests {
     fn scales_read_replicas_and_the_selector() {
         let d = json!({"metadata": {"name": "web", "namespace": "default", "resourceVersion": "7"},
             "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}}, "status": {"replicas": 2}});
-        let s = to_scale(&d);
+        let rt = crate::registry::kinds::builtin_catalog().lookup("apps", "v1", "deployments").unwrap().clone();
+        let s = to_scale(&rt, &d);
         assert_eq!(s["spec"]["replicas"], 3);
         assert_eq!(s["status"], json!({"replicas": 2, "selector": "app=web"}));
         assert_eq!(s["metadata"]["resourceVersion"], "7");
