@@ -21,6 +21,7 @@
 
 pub mod api;
 pub mod apply;
+pub mod auth;
 pub mod clock;
 pub mod controllers;
 pub mod network;
