@@ -5,6 +5,8 @@
 //! caller polls. The server holds the registry and changes it only through
 //! the store's verbs, the clock and compaction; it never names storage.
 
+pub mod authz;
+mod bootstrap_rbac;
 pub mod discovery;
 mod list;
 pub mod logs;
@@ -39,16 +41,33 @@ pub struct Request {
     pub query: String,
     pub headers: Vec<(String, String)>,
     pub body: Vec<u8>,
+    /// An in-process client's identity (a controller's), trusted as it
+    /// is; None: the request authenticates by its headers (a door's
+    /// requests never carry one).
+    pub user: Option<crate::auth::UserInfo>,
 }
 
 impl Request {
     pub fn new(method: &str, target: &str) -> Request {
         let (path, query) = target.split_once('?').unwrap_or((target, ""));
-        Request { method: method.into(), path: path.into(), query: query.into(), headers: Vec::new(), body: Vec::new() }
+        Request {
+            method: method.into(),
+            path: path.into(),
+            query: query.into(),
+            headers: Vec::new(),
+            body: Vec::new(),
+            user: None,
+        }
     }
 
     pub fn with_body(mut self, body: impl Into<Vec<u8>>) -> Request {
         self.body = body.into();
+        self
+    }
+
+    /// The request of an in-process client authenticated as `user`.
+    pub fn as_user(mut self, user: crate::auth::UserInfo) -> Request {
+        self.user = Some(user);
         self
     }
 
@@ -131,6 +150,12 @@ pub struct ServerConfig {
     pub name_generator: NameGenerator,
     /// `--service-cluster-ip-range` and `--service-node-port-range`.
     pub services: crate::network::ServiceRanges,
+    /// `--token-auth-file`'s users by token (None: a request without a
+    /// known token is the administrator; Some: it is anonymous, and an
+    /// unknown token is a 401).
+    pub tokens: Option<std::collections::BTreeMap<String, crate::auth::UserInfo>>,
+    /// `--authorization-mode=RBAC` (else every request is allowed).
+    pub rbac: bool,
 }
 
 impl Default for ServerConfig {
@@ -142,6 +167,8 @@ impl Default for ServerConfig {
             watch_buffer: 100_000,
             name_generator: NameGenerator::default(),
             services: Default::default(),
+            tokens: None,
+            rbac: false,
         }
     }
 }
@@ -155,6 +182,8 @@ pub struct Server {
     audit: SeededRng,
     /// Protobuf encodings of stored objects, shared by lists and watchers.
     pub(crate) proto_cache: std::sync::Arc<std::sync::Mutex<crate::proto::EncodingCache>>,
+    /// Who the request being served acts as.
+    acting: crate::auth::UserInfo,
 }
 
 const JSON_ONLY: &str = "only the following media types are accepted: application/json";
@@ -165,7 +194,14 @@ impl Server {
         registry.set_name_generator(config.name_generator.clone());
         registry.set_service_ranges(config.services.clone());
         let audit = SeededRng::new(config.seed ^ 0xA0D1_7000);
-        let mut s = Server { registry, config, offset_ms: 0, audit, proto_cache: Default::default() };
+        let mut s = Server {
+            registry,
+            config,
+            offset_ms: 0,
+            audit,
+            proto_cache: Default::default(),
+            acting: crate::auth::UserInfo::admin(),
+        };
         s.bootstrap();
         s
     }
@@ -179,6 +215,18 @@ impl Server {
             )
             .unwrap_or_default();
             let _ = self.registry.create(&ns, "", RequestBody::json(&body), &Default::default(), &mut Vec::new());
+        }
+        if self.config.rbac {
+            let opts =
+                crate::registry::options::WriteOptions { field_manager: "kube-apiserver".into(), ..Default::default() };
+            for (resource, obj) in bootstrap_rbac::objects() {
+                let Some(rt) = self.registry.resources().lookup("rbac.authorization.k8s.io", "v1", resource).cloned()
+                else {
+                    continue;
+                };
+                let body = serde_json::to_vec(&obj).unwrap_or_default();
+                let _ = self.registry.create(&rt, "", RequestBody::json(&body), &opts, &mut Vec::new());
+            }
         }
     }
 
@@ -257,7 +305,13 @@ impl Server {
     }
 
     pub fn serve(&mut self, req: Request) -> Served {
-        let mut served = self.route(&req);
+        let mut served = match self.admit(&req) {
+            Ok(user) => {
+                self.acting = user;
+                self.route(&req)
+            }
+            Err(status) => Served::Response(Response::status(&status)),
+        };
         // The apiserver's own controllers for custom resources.
         self.registry.sync_custom_resources();
         let audit_id = self.audit.uuid();

@@ -96,7 +96,7 @@ impl Status {
         }
     }
 
-    fn with_details(mut self, group: &str, kind: &str, name: &str) -> Status {
+    pub fn with_details(mut self, group: &str, kind: &str, name: &str) -> Status {
         self.details =
             Some(StatusDetails { name: name.into(), group: group.into(), kind: kind.into(), ..Default::default() });
         self

@@ -143,7 +143,7 @@ async fn handle(shared: Arc<Shared>, req: hyper::Request<Incoming>) -> Result<hy
         }
         Err(e) => return Ok(status_response(&Status::bad_request(format!("error reading the request body: {e}")))),
     };
-    let request = Request { method: method.clone(), path, query, headers, body };
+    let request = Request { method: method.clone(), path, query, headers, body, user: None };
     let served = {
         let mut server = shared.lock();
         let served = guard_panics(|| server.serve(request));
@@ -268,12 +268,15 @@ struct Args {
     starter: bool,
     services: kubesim::network::ServiceRanges,
     pods: kubesim::network::PodRanges,
+    tokens: Option<std::collections::BTreeMap<String, kubesim::auth::UserInfo>>,
+    rbac: bool,
 }
 
 const USAGE: &str =
     "usage: kubesim serve [--listen 127.0.0.1:6443] [--kubeconfig PATH] [--seed N] [--history-window 5m] [--ui DIR] [--controllers all|none|LIST] [--starter default|none]
                      [--service-cluster-ip-range 10.96.0.0/12] [--service-node-port-range 30000-32767]
                      [--cluster-cidr 10.244.0.0/16] [--node-cidr-mask-size 24]
+                     [--token-auth-file FILE] [--authorization-mode AlwaysAllow|RBAC]
   --ui DIR  serve the built browser app (trunk build's dist/) at /ui/; default: ./dist when it holds index.html
   --controllers  which of the cluster's controllers run (clients of the API): all (default), none, or a
                  comma-separated list of nodeipam, namespace, garbage-collector, deployment,
@@ -284,7 +287,12 @@ const USAGE: &str =
   --service-cluster-ip-range, --service-node-port-range  where Services' cluster IPs and node ports
                  come from (kube-apiserver's flags; IPv4 only, /12 to /28)
   --cluster-cidr, --node-cidr-mask-size  the Pod range the nodeipam controller cuts into node ranges
-                 (kube-controller-manager's flags)";
+                 (kube-controller-manager's flags)
+  --token-auth-file  kube-apiserver's static tokens (token,user,uid,\"group,...\"): a bearer token
+                 names its user, an unknown one is refused (401), none is anonymous; without
+                 it every client is the administrator (system:masters)
+  --authorization-mode  AlwaysAllow (default) or RBAC: Roles, ClusterRoles and their bindings
+                 decide (the bootstrap roles are created at start)";
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
@@ -303,6 +311,8 @@ fn parse_args() -> Result<Args, String> {
         starter: true,
         services: Default::default(),
         pods: Default::default(),
+        tokens: None,
+        rbac: false,
     };
     while let Some(flag) = it.next() {
         let mut val = || it.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"));
@@ -331,6 +341,19 @@ fn parse_args() -> Result<Args, String> {
                     .ok_or("--node-cidr-mask-size takes 8 to 30")?;
             }
             "--seed" => a.seed = val()?.parse().map_err(|_| "--seed takes a number".to_string())?,
+            "--token-auth-file" => {
+                let path = val()?;
+                let text = std::fs::read_to_string(&path).map_err(|e| format!("--token-auth-file {path}: {e}"))?;
+                a.tokens =
+                    Some(kubesim::auth::parse_token_file(&text).map_err(|e| format!("--token-auth-file {path}: {e}"))?);
+            }
+            "--authorization-mode" => {
+                a.rbac = match val()?.as_str() {
+                    "AlwaysAllow" => false,
+                    "RBAC" => true,
+                    other => return Err(format!("--authorization-mode takes AlwaysAllow or RBAC, not {other:?}")),
+                }
+            }
             "--history-window" => {
                 let v = val()?;
                 a.window_ms = parse_duration_millis(&v).ok_or_else(|| format!("invalid duration {v:?}"))?
@@ -369,6 +392,8 @@ async fn main() {
         start_time: wall(),
         history_window_ms: args.window_ms,
         services: args.services.clone(),
+        tokens: args.tokens.clone(),
+        rbac: args.rbac,
         ..Default::default()
     };
     let ui = match &args.ui {

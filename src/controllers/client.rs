@@ -12,6 +12,9 @@ use crate::server::{Request, Response, Served, Server, WatchStream};
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Identity {
     pub user_agent: String,
+    /// Who it authenticates as (the server trusts an in-process client's
+    /// identity, as kube-apiserver trusts its components' credentials).
+    pub user: crate::auth::UserInfo,
 }
 
 impl Identity {
@@ -24,6 +27,10 @@ impl Identity {
             user_agent: format!(
                 "kube-controller-manager/v1.33.0 (linux/amd64) kubernetes/kubesim/system:serviceaccount:kube-system:{service_account}"
             ),
+            user: crate::auth::UserInfo::new(
+                &format!("system:serviceaccount:kube-system:{service_account}"),
+                &["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"],
+            ),
         }
     }
 }
@@ -33,7 +40,12 @@ impl Identity {
     /// default User-Agent for its binary, from which the server derives
     /// the field manager (the binary's name).
     pub fn component(binary: &str) -> Identity {
-        Identity { user_agent: format!("{binary}/v1.33.0 (linux/amd64) kubernetes/kubesim") }
+        let user = match binary {
+            "kube-scheduler" => crate::auth::UserInfo::new("system:kube-scheduler", &["system:authenticated"]),
+            "kubelet" => crate::auth::UserInfo::new("system:node", &["system:nodes", "system:authenticated"]),
+            other => crate::auth::UserInfo::new(other, &["system:authenticated"]),
+        };
+        Identity { user_agent: format!("{binary}/v1.33.0 (linux/amd64) kubernetes/kubesim"), user }
     }
 }
 
@@ -133,6 +145,7 @@ impl<'s> Client<'s> {
     /// Sends a request; a body is sent with its content type.
     pub fn send(&mut self, method: &str, target: &str, body: Option<(&str, Vec<u8>)>) -> Response {
         let mut req = Request::new(method, target)
+            .as_user(self.identity.user.clone())
             .with_header("User-Agent", &self.identity.user_agent)
             .with_header("Accept", "application/json");
         if let Some((content_type, bytes)) = body {
@@ -173,6 +186,7 @@ impl<'s> Client<'s> {
     /// Opens a watch (the target carries its query).
     pub fn watch(&mut self, target: &str) -> Result<WatchStream, Response> {
         let req = Request::new("GET", target)
+            .as_user(self.identity.user.clone())
             .with_header("User-Agent", &self.identity.user_agent)
             .with_header("Accept", "application/json");
         match self.server.serve(req) {
