@@ -21,12 +21,17 @@ impl Drop for Door {
 }
 
 fn start(name: &str) -> Door {
+    start_with(name, &[])
+}
+
+fn start_with(name: &str, extra: &[&str]) -> Door {
     let dir = std::env::temp_dir().join(format!("kubesim-e2e-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_kubesim"))
         .args(["serve", "--listen", "127.0.0.1:0", "--kubeconfig"])
         .arg(dir.join("kubeconfig"))
+        .args(extra)
         .stdout(Stdio::piped())
         .spawn()
         .expect("start kubesim");
@@ -630,4 +635,31 @@ fn kubectl_custom_resources() {
     assert!(out.contains("deleted"), "{out}");
     let (ok, out) = d.attempt(&["get", "crontabs.stable.example.com"], "");
     assert!(!ok, "{out}");
+}
+
+/// RBAC as a workshop shows it: a refusal with upstream's words, fixed by
+/// a RoleBinding, through kubectl's impersonation.
+#[test]
+fn kubectl_rbac_with_impersonation() {
+    if !kubectl_or_skip() {
+        return;
+    }
+    let d = &start_with("rbac", &["--authorization-mode", "RBAC", "--controllers", "none", "--starter", "none"]);
+    let (ok, out) = d.attempt(&["get", "pods", "--as", "alice"], "");
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("User \"alice\" cannot list resource \"pods\" in API group \"\" in the namespace \"default\""),
+        "{out}"
+    );
+    d.run(&["create", "rolebinding", "alice-view", "--clusterrole=view", "--user=alice"]);
+    let out = d.run(&["get", "pods", "--as", "alice"]);
+    assert!(out.contains("No resources found"), "{out}");
+    let (ok, out) = d.attempt(&["create", "configmap", "x", "--as", "alice"], "");
+    assert!(!ok && out.contains("cannot create resource \"configmaps\""), "{out}");
+    // A group's binding reaches its members.
+    d.run(&["create", "rolebinding", "devs-edit", "--clusterrole=edit", "--group=devs"]);
+    let out = d.run(&["create", "configmap", "y", "--as", "bob", "--as-group", "devs"]);
+    assert!(out.contains("configmap/y created"), "{out}");
+    let out = d.run(&["get", "clusterroles", "cluster-admin", "view"]);
+    assert!(out.contains("cluster-admin") && out.contains("view"), "{out}");
 }
