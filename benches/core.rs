@@ -144,6 +144,55 @@ fn bench_custom_resources() {
     );
 }
 
+/// Creates with RBAC deciding (as a user a RoleBinding lets edit) against
+/// RBAC off, in one run (alternating rounds, best of each).
+fn bench_rbac() {
+    let tokens = kubesim::auth::parse_token_file("alice-token,alice,2\n").unwrap();
+    let make = |rbac: bool| {
+        let mut s = Server::new(ServerConfig { tokens: Some(tokens.clone()), rbac, ..Default::default() });
+        let rb = json!({"metadata": {"name": "alice-edit"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "edit"},
+            "subjects": [{"kind": "User", "name": "alice", "apiGroup": "rbac.authorization.k8s.io"}]});
+        let r = s.handle(
+            Request::new("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings")
+                .as_user(kubesim::auth::UserInfo::admin())
+                .with_body(serde_json::to_vec(&rb).unwrap()),
+        );
+        assert_eq!(r.status, 201);
+        s
+    };
+    let (mut on, mut off) = (make(true), make(false));
+    let data: String = "x".repeat(900);
+    let n = 20_000;
+    let round = |s: &mut Server, from: usize| {
+        let bodies: Vec<Vec<u8>> = (from..from + n)
+            .map(|i| {
+                serde_json::to_vec(&json!({"metadata": {"name": format!("cm-{i}")}, "data": {"payload": data}}))
+                    .unwrap()
+            })
+            .collect();
+        let start = Instant::now();
+        for b in bodies {
+            let r = s.handle(
+                Request::new("POST", "/api/v1/namespaces/default/configmaps")
+                    .with_header("Authorization", "Bearer alice-token")
+                    .with_body(b),
+            );
+            assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+        }
+        n as f64 / start.elapsed().as_secs_f64()
+    };
+    let (mut a, mut b) = (0f64, 0f64);
+    for r in 0..3 {
+        a = a.max(round(&mut off, r * n));
+        b = b.max(round(&mut on, r * n));
+    }
+    println!(
+        "rbac: {b:.0} creates/s deciding by RBAC against {a:.0} with it off ({:.2}x; best of 3 rounds of 20k)",
+        b / a
+    );
+}
+
 fn bench_pages() {
     let mut s = Server::new(ServerConfig::default());
     for i in 0..100_000 {
@@ -463,6 +512,9 @@ fn main() {
     }
     if want("custom") {
         bench_custom_resources();
+    }
+    if want("rbac") {
+        bench_rbac();
     }
     if want("fanout") {
         bench_fanout();

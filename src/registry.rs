@@ -108,6 +108,19 @@ impl<S: Storage> Registry<S> {
         self.storage.revision()
     }
 
+    /// Whether any object of the API group was written after `after` (for
+    /// a cache of its objects; true when history no longer says).
+    pub fn group_written_since(&self, group: &str, after: Revision) -> bool {
+        if after == self.storage.revision() {
+            return false;
+        }
+        let prefix = keys::group_prefix(group);
+        match self.storage.watch(&prefix, after) {
+            Ok(mut c) => self.storage.poll(&mut c, 1).map(|e| !e.is_empty()).unwrap_or(true),
+            Err(_) => true,
+        }
+    }
+
     /// Reads below this revision answer 410.
     pub fn compacted(&self) -> Revision {
         self.storage.compacted()

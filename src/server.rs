@@ -184,6 +184,8 @@ pub struct Server {
     pub(crate) proto_cache: std::sync::Arc<std::sync::Mutex<crate::proto::EncodingCache>>,
     /// Who the request being served acts as.
     acting: crate::auth::UserInfo,
+    /// The RBAC objects the authorizer decides by.
+    rbac_cache: Option<authz::RbacCache>,
 }
 
 const JSON_ONLY: &str = "only the following media types are accepted: application/json";
@@ -201,6 +203,7 @@ impl Server {
             audit,
             proto_cache: Default::default(),
             acting: crate::auth::UserInfo::admin(),
+            rbac_cache: None,
         };
         s.bootstrap();
         s
@@ -305,6 +308,7 @@ impl Server {
     }
 
     pub fn serve(&mut self, req: Request) -> Served {
+        self.refresh_rbac();
         let mut served = match self.admit(&req) {
             Ok(user) => {
                 self.acting = user;

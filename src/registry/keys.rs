@@ -21,6 +21,11 @@ fn group_segment(group: &str) -> &str {
     }
 }
 
+/// Every object of every resource of an API group.
+pub fn group_prefix(group: &str) -> String {
+    format!("/{}/", group_segment(group))
+}
+
 /// Every object of the resource.
 pub fn resource_prefix(rt: &ResourceType) -> String {
     format!("/{}/{}/", group_segment(rt.storage_group()), rt.storage_resource())

@@ -33,6 +33,19 @@ fn cluster_role_rules(name: &str, cluster_roles: &[Value], depth: usize) -> Vec<
     rules
 }
 
+const RBAC_RESOURCES: &[&str] = &["roles", "rolebindings", "clusterroles", "clusterrolebindings"];
+
+/// The RBAC objects as of a revision.
+pub(super) struct RbacCache {
+    at: crate::api::Revision,
+    roles: Vec<Value>,
+    role_bindings: Vec<Value>,
+    cluster_roles: Vec<Value>,
+    cluster_role_bindings: Vec<Value>,
+    /// Each ClusterRole's rules, aggregation followed.
+    cluster_rules: std::collections::BTreeMap<String, Vec<Value>>,
+}
+
 /// What the authorizer decided, and why (RBAC's reason when it allowed).
 pub struct Decision {
     pub allowed: bool,
@@ -164,29 +177,77 @@ impl Server {
         Ok(as_user)
     }
 
-    fn stored_list(&self, resource: &str, namespace: Option<&str>) -> Vec<Value> {
-        let Some(rt) = self.registry.resources().lookup("rbac.authorization.k8s.io", "v1", resource).cloned() else {
-            return Vec::new();
+    /// Reads the RBAC objects again when any was written since they were
+    /// read (as upstream's authorizer reads them from informers, not per
+    /// request).
+    pub(super) fn refresh_rbac(&mut self) {
+        if !self.config.rbac {
+            return;
+        }
+        let head = self.registry.revision();
+        let stale = match &self.rbac_cache {
+            None => true,
+            Some(c) => self.registry.group_written_since("rbac.authorization.k8s.io", c.at),
         };
-        self.registry
-            .list(&rt, namespace, &ListOptions::default())
-            .map(|l| l.items.iter().map(|o| o.value()).collect())
-            .unwrap_or_default()
+        if !stale {
+            if let Some(c) = &mut self.rbac_cache {
+                c.at = head;
+            }
+            return;
+        }
+        let types: Vec<_> = RBAC_RESOURCES
+            .iter()
+            .filter_map(|r| self.registry.resources().lookup("rbac.authorization.k8s.io", "v1", r).cloned())
+            .collect();
+        let read = |rt: &crate::registry::ResourceType| -> Vec<Value> {
+            self.registry
+                .list(rt, None, &ListOptions::default())
+                .map(|l| l.items.iter().map(|o| o.value()).collect())
+                .unwrap_or_default()
+        };
+        let lists: Vec<Vec<Value>> = types.iter().map(|rt| read(rt)).collect();
+        let mut it = lists.into_iter();
+        let (roles, role_bindings, cluster_roles, cluster_role_bindings) = (
+            it.next().unwrap_or_default(),
+            it.next().unwrap_or_default(),
+            it.next().unwrap_or_default(),
+            it.next().unwrap_or_default(),
+        );
+        let cluster_rules = cluster_roles
+            .iter()
+            .filter_map(|r| r["metadata"]["name"].as_str())
+            .map(|n| (n.to_string(), cluster_role_rules(n, &cluster_roles, 0)))
+            .collect();
+        self.rbac_cache =
+            Some(RbacCache { at: head, roles, role_bindings, cluster_roles, cluster_role_bindings, cluster_rules });
     }
 
-    /// A role's rules; an aggregated ClusterRole's are those of every
-    /// ClusterRole its selectors pick (as the aggregation controller keeps
-    /// them, aggregated ones included), read here when deciding.
-    fn role_rules(&self, kind: &str, name: &str, namespace: &str, cluster_roles: &[Value]) -> Vec<Value> {
+    fn stored_list(&self, resource: &str, namespace: Option<&str>) -> Vec<&Value> {
+        let Some(c) = &self.rbac_cache else { return Vec::new() };
+        let all = match resource {
+            "roles" => &c.roles,
+            "rolebindings" => &c.role_bindings,
+            "clusterroles" => &c.cluster_roles,
+            _ => &c.cluster_role_bindings,
+        };
+        all.iter().filter(|o| namespace.is_none_or(|ns| o["metadata"]["namespace"].as_str() == Some(ns))).collect()
+    }
+
+    /// A role's rules (an aggregated ClusterRole's are those of every
+    /// ClusterRole its selectors pick, as the aggregation controller keeps
+    /// them, read through when the cache is made).
+    fn role_rules(&self, kind: &str, name: &str, namespace: &str) -> &[Value] {
+        let Some(c) = &self.rbac_cache else { return &[] };
         if kind == "Role" {
-            let roles = self.stored_list("roles", Some(namespace));
-            return roles
+            return c
+                .roles
                 .iter()
-                .find(|r| r["metadata"]["name"] == name)
-                .and_then(|r| r["rules"].as_array().cloned())
-                .unwrap_or_default();
+                .find(|r| r["metadata"]["name"] == name && r["metadata"]["namespace"] == namespace)
+                .and_then(|r| r["rules"].as_array())
+                .map(Vec::as_slice)
+                .unwrap_or(&[]);
         }
-        cluster_role_rules(name, cluster_roles, 0)
+        c.cluster_rules.get(name).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// RBAC's decision (every request is allowed when RBAC is off).
@@ -194,12 +255,11 @@ impl Server {
         if !self.config.rbac || user.in_group("system:masters") {
             return Decision { allowed: true, reason: String::new() };
         }
-        let cluster_roles = self.stored_list("clusterroles", None);
         for b in self.stored_list("clusterrolebindings", None) {
-            let subjects = b["subjects"].as_array().cloned().unwrap_or_default();
+            let subjects = b["subjects"].as_array().map(Vec::as_slice).unwrap_or(&[]);
             if let Some(s) = subjects.iter().find(|s| auth::subject_matches(s, user, "")) {
                 let role = b["roleRef"]["name"].as_str().unwrap_or("");
-                let rules = self.role_rules("ClusterRole", role, "", &cluster_roles);
+                let rules = self.role_rules("ClusterRole", role, "");
                 if rules.iter().any(|r| auth::rule_allows(r, a)) {
                     return Decision {
                         allowed: true,
@@ -215,11 +275,11 @@ impl Server {
         }
         if !a.namespace.is_empty() {
             for b in self.stored_list("rolebindings", Some(&a.namespace)) {
-                let subjects = b["subjects"].as_array().cloned().unwrap_or_default();
+                let subjects = b["subjects"].as_array().map(Vec::as_slice).unwrap_or(&[]);
                 if let Some(s) = subjects.iter().find(|s| auth::subject_matches(s, user, &a.namespace)) {
                     let kind = b["roleRef"]["kind"].as_str().unwrap_or("");
                     let role = b["roleRef"]["name"].as_str().unwrap_or("");
-                    let rules = self.role_rules(kind, role, &a.namespace, &cluster_roles);
+                    let rules = self.role_rules(kind, role, &a.namespace);
                     if rules.iter().any(|r| auth::rule_allows(r, a)) {
                         return Decision {
                             allowed: true,
