@@ -494,3 +494,26 @@ fn yaml_bodies_in_and_yaml_answers_out() {
     assert_eq!(r.status, 415);
     assert_eq!(reason(&r), "UnsupportedMediaType");
 }
+
+#[test]
+fn secret_string_data_is_written_into_data_and_never_stored() {
+    let mut s = server();
+    let secret = json!({"metadata": {"name": "s"}, "data": {"a": "b2xk", "keep": "eA=="}, "stringData": {"a": "new", "b": "hi"}});
+    let r = call(&mut s, "POST", "/api/v1/namespaces/default/secrets", Some(secret));
+    assert_eq!(r.status, 201);
+    let body = r.json_body();
+    assert_eq!(body["data"], json!({"a": "bmV3", "keep": "eA==", "b": "aGk="}));
+    assert!(body.get("stringData").is_none(), "{body}");
+    let fields = &body["metadata"]["managedFields"][0]["fieldsV1"];
+    assert!(fields["f:data"]["f:b"].is_object() && fields.get("f:stringData").is_none(), "{fields}");
+    // On update and patch too.
+    let patch = json!({"stringData": {"c": "x"}});
+    let r = s.handle(
+        Request::new("PATCH", "/api/v1/namespaces/default/secrets/s")
+            .with_header("Content-Type", "application/merge-patch+json")
+            .with_body(serde_json::to_vec(&patch).unwrap()),
+    );
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json_body()["data"]["c"], "eA==");
+    assert!(r.json_body().get("stringData").is_none());
+}

@@ -1,6 +1,6 @@
 //! The native door over real sockets: watches stream as chunked HTTP,
-//! flushed per event; oversized bodies get a Status; SIGINT shuts down
-//! cleanly.
+//! flushed per event; oversized bodies get a Status; a Secret's values
+//! never reach the door's output; SIGINT shuts down cleanly.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -14,6 +14,7 @@ fn start() -> (Child, String, BufReader<std::process::ChildStdout>) {
         .args(["serve", "--listen", "127.0.0.1:0", "--kubeconfig"])
         .arg(dir.join("kc"))
         .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
@@ -66,6 +67,14 @@ fn watch_streams_chunks_and_the_door_shuts_down_cleanly() {
     assert!(line.starts_with(r#"{"type":"ADDED","object":{"kind":"ConfigMap""#), "{line}");
     assert!(line.ends_with("}\n"));
 
+    // A Secret written and read back: its value is the API's to return,
+    // never the door's to print.
+    let secret = br#"{"metadata":{"name":"s"},"stringData":{"password":"hunter2-kubesim"}}"#;
+    let created = request(&addr, "POST", "/api/v1/namespaces/default/secrets", secret);
+    assert!(created.starts_with("HTTP/1.1 201"), "{created}");
+    let read = request(&addr, "GET", "/api/v1/namespaces/default/secrets/s", b"");
+    assert!(read.contains("aHVudGVyMi1rdWJlc2lt"), "{read}");
+
     let big = vec![b' '; 3 * 1024 * 1024 + 10];
     let resp = request(&addr, "POST", "/api/v1/namespaces/default/configmaps", &big);
     assert!(resp.starts_with("HTTP/1.1 413"), "{}", &resp[..resp.len().min(200)]);
@@ -74,7 +83,13 @@ fn watch_streams_chunks_and_the_door_shuts_down_cleanly() {
     Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
     let mut rest = String::new();
     let _ = stdout.read_to_string(&mut rest);
+    let mut errors = String::new();
+    let _ = child.stderr.take().unwrap().read_to_string(&mut errors);
     let status = child.wait().unwrap();
     assert!(status.success(), "exit status {status:?}");
     assert!(rest.contains("shutting down"), "{rest}");
+    for printed in [&rest, &errors] {
+        assert!(!printed.contains("hunter2") && !printed.contains("aHVudGVyMi1rdWJlc2lt"), "{printed}");
+    }
+    let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("kubesim-door-{}", std::process::id())));
 }

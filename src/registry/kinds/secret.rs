@@ -21,7 +21,23 @@ static COLUMNS: &[Column] = &[
 ];
 
 impl Strategy for Secret {
+    /// `stringData` is write-only: each of its values is stored in `data`
+    /// (base64 in JSON), over a `data` value of the same key, and
+    /// `stringData` itself is never stored (upstream folds it in while
+    /// converting to its internal form, before anything else looks).
     fn defaults(&self, o: &mut Map<String, Value>) {
+        if let Some(Value::Object(values)) = o.shift_remove("stringData") {
+            use base64::Engine;
+            if !o.get("data").is_some_and(Value::is_object) {
+                o.insert("data".into(), json!({}));
+            }
+            if let Some(Value::Object(data)) = o.get_mut("data") {
+                for (k, v) in values {
+                    let text = v.as_str().unwrap_or("");
+                    data.insert(k, json!(base64::engine::general_purpose::STANDARD.encode(text)));
+                }
+            }
+        }
         default(o, "type", json!("Opaque"));
     }
 
