@@ -64,6 +64,9 @@ enum Special {
     SchemaOrArray,
     SchemaOrBool,
     SchemaOrStrings,
+    /// A named string list (authorization's and authentication's
+    /// `ExtraValue`): repeated field 1 on the wire, a bare array in JSON.
+    StringList,
 }
 
 #[derive(Debug)]
@@ -150,6 +153,9 @@ fn layouts() -> &'static Layouts {
                     }
                     "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1.JsonSchemaPropsOrStringArray" => {
                         Special::SchemaOrStrings
+                    }
+                    "k8s.io.api.authorization.v1.ExtraValue" | "k8s.io.api.authentication.v1.ExtraValue" => {
+                        Special::StringList
                     }
                     _ => Special::None,
                 };
@@ -373,6 +379,13 @@ fn encode_special(special: Special, v: &Value, out: &mut Vec<u8>) -> Result<(), 
                 (_, obj) => one(1, obj, out)?,
             }
         }
+        Special::StringList => {
+            let items = v.as_array().ok_or_else(|| format!("expected a list of strings, got {v}"))?;
+            for item in items {
+                let s = item.as_str().ok_or_else(|| format!("expected a string, got {item}"))?;
+                len_delimited(out, 1, s.as_bytes());
+            }
+        }
         Special::None => {}
     }
     Ok(())
@@ -450,7 +463,7 @@ fn decode_message(msg: usize, data: &[u8], depth: usize) -> Result<Value, String
     let m = &layouts().messages[msg];
     match m.special {
         Special::None => {}
-        Special::SchemaOrArray | Special::SchemaOrBool | Special::SchemaOrStrings => {
+        Special::SchemaOrArray | Special::SchemaOrBool | Special::SchemaOrStrings | Special::StringList => {
             return decode_schema_or(m.special, data, depth)
         }
         special => return decode_special(special, data),
@@ -580,11 +593,11 @@ fn decode_schema_or(special: Special, data: &[u8], depth: usize) -> Result<Value
         let k = r.varint()?;
         match (special, k >> 3, (k & 7) as u32) {
             (Special::SchemaOrBool, 1, VARINT) => allows = r.varint()? != 0,
-            (Special::SchemaOrBool, 2, LEN) | (_, 1, LEN) => {
+            (Special::SchemaOrBool, 2, LEN) | (Special::SchemaOrArray | Special::SchemaOrStrings, 1, LEN) => {
                 schema = Some(decode_message(schema_props(), r.bytes()?, depth + 1)?)
             }
             (Special::SchemaOrArray, 2, LEN) => list.push(decode_message(schema_props(), r.bytes()?, depth + 1)?),
-            (Special::SchemaOrStrings, 2, LEN) => {
+            (Special::SchemaOrStrings, 2, LEN) | (Special::StringList, 1, LEN) => {
                 list.push(Value::String(String::from_utf8_lossy(r.bytes()?).into_owned()))
             }
             (_, _, w) => r.skip(w)?,
@@ -714,6 +727,17 @@ mod tests {
                 "volumes": [{"name": "v", "emptyDir": {}}]}});
         let b = encode_object(&pod).unwrap();
         assert_eq!(decode_object(&b).unwrap(), pod);
+    }
+
+    #[test]
+    fn extra_values_are_bare_string_lists() {
+        let sar = json!({"kind": "SubjectAccessReview", "apiVersion": "authorization.k8s.io/v1",
+            "metadata": {},
+            "spec": {"user": "alice", "groups": ["dev"], "extra": {"scopes": ["a", "b"], "none": []},
+                "resourceAttributes": {"verb": "get", "resource": "pods", "namespace": "default"}},
+            "status": {"allowed": true, "reason": "why"}});
+        let b = encode_object(&sar).unwrap();
+        assert_eq!(decode_object(&b).unwrap(), sar);
     }
 
     #[test]

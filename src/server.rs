@@ -16,6 +16,7 @@ pub mod openapi;
 pub mod openapi_v2_proto;
 pub mod params;
 pub mod represent;
+mod reviews;
 mod routing;
 pub mod watch;
 
@@ -108,7 +109,7 @@ impl Response {
         r
     }
 
-    fn text(status: u16, text: &str) -> Response {
+    pub(crate) fn text(status: u16, text: &str) -> Response {
         Response {
             status,
             headers: vec![("Content-Type".into(), "text/plain; charset=utf-8".into())],
@@ -314,7 +315,7 @@ impl Server {
                 self.acting = user;
                 self.route(&req)
             }
-            Err(status) => Served::Response(Response::status(&status)),
+            Err(refused) => Served::Response(refused),
         };
         // The apiserver's own controllers for custom resources.
         self.registry.sync_custom_resources();
@@ -657,6 +658,11 @@ impl Server {
                 }
                 let opts = GetOptions { resource_version: opts.resource_version, subresource };
                 return Ok(Served::Response(body_response(200, self.registry.get(&rt, &ns, name, &opts)?)));
+            }
+            ("POST", None) if reviews::is_review(&rt) => {
+                let opts = params::write_options(Verb::Create, q, user_agent, subresource, None)?;
+                let answer = self.review(&rt, &ns, body, opts.field_validation, warnings)?;
+                body_response(201, Body::Value(answer))
             }
             ("POST", None) => {
                 let opts = params::write_options(Verb::Create, q, user_agent, subresource, None)?;

@@ -158,3 +158,258 @@ fn without_rbac_everyone_may_and_without_tokens_everyone_is_the_administrator() 
         assert!(names.contains(&n), "{n} missing from {names:?}");
     }
 }
+
+fn review(s: &mut Server, token: &str, path: &str, body: Value, headers: &[(&str, &str)]) -> Response {
+    let mut req = Request::new("POST", path)
+        .with_header("Authorization", &format!("Bearer {token}"))
+        .with_header("Content-Type", "application/json")
+        .with_body(serde_json::to_vec(&body).unwrap());
+    for (k, v) in headers {
+        req = req.with_header(k, v);
+    }
+    s.handle(req)
+}
+
+const SSAR: &str = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+const SAR: &str = "/apis/authorization.k8s.io/v1/subjectaccessreviews";
+
+fn ssar(verb: &str, resource: &str, namespace: &str) -> Value {
+    json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+        "spec": {"resourceAttributes": {"verb": verb, "resource": resource, "namespace": namespace}}})
+}
+
+#[test]
+fn self_subject_access_reviews_answer_from_the_authorizer() {
+    let mut s = server();
+    // (token, verb, resource, namespace, allowed, reason)
+    let cases = [
+        (
+            "alice-token",
+            "create",
+            "pods",
+            "dev",
+            true,
+            "RBAC: allowed by RoleBinding \"alice-edit/dev\" of ClusterRole \"edit\" to User \"alice\"",
+        ),
+        (
+            "alice-token",
+            "list",
+            "pods",
+            "default",
+            true,
+            "RBAC: allowed by ClusterRoleBinding \"dev-view\" of ClusterRole \"view\" to Group \"dev\"",
+        ),
+        ("alice-token", "delete", "pods", "default", false, ""),
+        ("bob-token", "list", "pods", "default", false, ""),
+        ("admin-token", "delete", "nodes", "", true, ""),
+    ];
+    for (token, verb, resource, ns, allowed, reason) in cases {
+        let r = review(&mut s, token, SSAR, ssar(verb, resource, ns), &[]);
+        assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+        let body = r.json_body();
+        assert_eq!(body["status"]["allowed"], allowed, "{token} {verb} {resource} in {ns:?}");
+        assert_eq!(body["status"]["reason"].as_str().unwrap_or(""), reason, "{token} {verb} {resource}");
+        // The request comes back, with its answer.
+        assert_eq!(body["spec"]["resourceAttributes"]["verb"], verb);
+        assert_eq!(body["kind"], "SelfSubjectAccessReview");
+    }
+    // A non-resource URL: discovery is everyone's.
+    let body = json!({"kind": "SelfSubjectAccessReview", "apiVersion": "authorization.k8s.io/v1",
+        "spec": {"nonResourceAttributes": {"path": "/apis", "verb": "get"}}});
+    assert_eq!(review(&mut s, "bob-token", SSAR, body, &[]).json_body()["status"]["allowed"], true);
+    // Impersonated, the review is about whom the request acts as.
+    let r = review(&mut s, "admin-token", SSAR, ssar("list", "pods", "default"), &[("Impersonate-User", "bob")]);
+    assert_eq!(r.json_body()["status"]["allowed"], false);
+}
+
+#[test]
+fn subject_access_reviews_ask_about_someone_else_and_are_validated_as_upstream() {
+    let mut s = server();
+    let sar =
+        |spec: Value| json!({"kind": "SubjectAccessReview", "apiVersion": "authorization.k8s.io/v1", "spec": spec});
+    // About alice, by her groups only: dev may view.
+    let r = review(
+        &mut s,
+        "admin-token",
+        SAR,
+        sar(json!({"groups": ["dev"], "resourceAttributes": {"verb": "get", "resource": "pods", "namespace": "x"}})),
+        &[],
+    );
+    assert_eq!(r.status, 201);
+    assert_eq!(r.json_body()["status"]["allowed"], true);
+    // bob may not ask about others (only system:basic-user's self reviews).
+    let r = review(&mut s, "bob-token", SAR, sar(json!({"user": "alice", "resourceAttributes": {"verb": "get"}})), &[]);
+    assert_eq!(r.status, 403);
+    // (message, causes' fields) for invalid specs
+    let cases = [
+        (
+            sar(json!({"user": "alice"})),
+            ".authorization.k8s.io \"\" is invalid: spec.resourceAttributes: Invalid value: \"null\": exactly one of nonResourceAttributes or resourceAttributes must be specified",
+        ),
+        (
+            sar(json!({"resourceAttributes": {"verb": "get"}})),
+            ".authorization.k8s.io \"\" is invalid: spec.user: Invalid value: \"\": at least one of user or group must be specified",
+        ),
+        (
+            sar(json!({"user": "a", "resourceAttributes": {"verb": "get"}, "nonResourceAttributes": {"path": "/", "verb": "get"}})),
+            ".authorization.k8s.io \"\" is invalid: spec.nonResourceAttributes: Invalid value: authorization.NonResourceAttributes{Path:\"/\", Verb:\"get\"}: cannot be specified in combination with resourceAttributes",
+        ),
+    ];
+    for (body, message) in cases {
+        let r = review(&mut s, "admin-token", SAR, body, &[]);
+        assert_eq!(r.status, 422);
+        assert_eq!(r.json_body()["reason"], "Invalid");
+        assert_eq!(r.json_body()["message"], message);
+        assert_eq!(r.json_body()["details"]["group"], "authorization.k8s.io");
+    }
+    let r = review(
+        &mut s,
+        "admin-token",
+        SAR,
+        json!({"kind": "SubjectAccessReview", "apiVersion": "authorization.k8s.io/v1", "metadata": {"name": "x"},
+            "spec": {"user": "a", "resourceAttributes": {"verb": "get"}}}),
+        &[],
+    );
+    assert_eq!(r.status, 422);
+    assert_eq!(r.json_body()["details"]["causes"][0]["field"], "metadata");
+    assert!(r.json_body()["message"].as_str().unwrap().ends_with(": must be empty"));
+}
+
+#[test]
+fn local_subject_access_reviews_stay_in_their_namespace() {
+    let mut s = server();
+    let path = "/apis/authorization.k8s.io/v1/namespaces/dev/localsubjectaccessreviews";
+    let lsar = |ns: &str| {
+        json!({"kind": "LocalSubjectAccessReview", "apiVersion": "authorization.k8s.io/v1",
+            "spec": {"user": "alice", "resourceAttributes": {"verb": "create", "resource": "deployments", "group": "apps", "namespace": ns}}})
+    };
+    let r = review(&mut s, "admin-token", path, lsar("dev"), &[]);
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json_body()["status"]["allowed"], true);
+    assert_eq!(r.json_body()["metadata"]["namespace"], "dev");
+    let r = review(&mut s, "admin-token", path, lsar("default"), &[]);
+    assert_eq!(r.status, 422);
+    assert_eq!(
+        r.json_body()["message"],
+        ".authorization.k8s.io \"\" is invalid: spec.resourceAttributes.namespace: Invalid value: \"default\": must match metadata.namespace"
+    );
+    let mut other = lsar("dev");
+    other["metadata"] = json!({"namespace": "default"});
+    let r = review(&mut s, "admin-token", path, other, &[]);
+    assert_eq!(r.status, 400);
+    assert_eq!(
+        r.json_body()["message"],
+        "the namespace of the provided object does not match the namespace sent on the request"
+    );
+}
+
+#[test]
+fn rules_reviews_list_what_rbac_grants_in_a_namespace() {
+    let mut s = server();
+    let path = "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews";
+    let ssrr = |ns: &str| json!({"kind": "SelfSubjectRulesReview", "apiVersion": "authorization.k8s.io/v1", "spec": {"namespace": ns}});
+    let r = review(&mut s, "bob-token", path, ssrr("default"), &[]);
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let status = &r.json_body()["status"];
+    let rules = status["resourceRules"].as_array().unwrap();
+    // system:basic-user's, then bob's Role in default.
+    assert!(rules.iter().any(|r| r["resources"] == json!(["selfsubjectaccessreviews", "selfsubjectrulesreviews"])));
+    assert!(rules.iter().any(|r| r["resources"] == json!(["configmaps"]) && r["resourceNames"] == json!(["settings"])));
+    assert!(status["nonResourceRules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["nonResourceURLs"].as_array().unwrap().contains(&json!("/healthz"))));
+    assert_eq!(status["incomplete"], false);
+    assert_eq!(r.json_body()["spec"], json!({}));
+    // Elsewhere bob has only what every user has.
+    let r = review(&mut s, "bob-token", path, ssrr("dev"), &[]);
+    assert!(!r.json_body()["status"]["resourceRules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["resources"] == json!(["configmaps"])));
+    let r = review(&mut s, "bob-token", path, ssrr(""), &[]);
+    assert_eq!((r.status, r.json_body()["message"].clone()), (400, json!("no namespace on request")));
+    // A binding to a missing role: RBAC says so (in the refusal's reason too).
+    let binding = json!({"metadata": {"name": "bob-ghost"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "ghost"},
+        "subjects": [{"kind": "User", "name": "bob", "apiGroup": "rbac.authorization.k8s.io"}]});
+    let r = as_token(
+        &mut s,
+        "admin-token",
+        "POST",
+        "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+        Some(binding),
+    );
+    assert_eq!(r.status, 201);
+    let r = review(&mut s, "bob-token", path, ssrr("default"), &[]);
+    assert_eq!(r.json_body()["status"]["evaluationError"], "clusterrole.rbac.authorization.k8s.io \"ghost\" not found");
+    let r = review(&mut s, "bob-token", SSAR, ssar("list", "pods", "default"), &[]);
+    assert_eq!(r.json_body()["status"]["reason"], "RBAC: clusterrole.rbac.authorization.k8s.io \"ghost\" not found");
+}
+
+#[test]
+fn self_subject_reviews_say_who_the_request_acts_as() {
+    let mut s = server();
+    let path = "/apis/authentication.k8s.io/v1/selfsubjectreviews";
+    let body = || json!({"kind": "SelfSubjectReview", "apiVersion": "authentication.k8s.io/v1"});
+    let r = review(&mut s, "alice-token", path, body(), &[]);
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(
+        r.json_body()["status"]["userInfo"],
+        json!({"username": "alice", "uid": "2", "groups": ["dev", "system:authenticated"]})
+    );
+    assert!(r.json_body()["metadata"]["creationTimestamp"].is_string());
+    // Impersonating a service account: its groups come with it (when no
+    // group is asked for), and extras and uid as asked.
+    let headers = [
+        ("Impersonate-User", "system:serviceaccount:dev:builder"),
+        ("Impersonate-Uid", "u-1"),
+        ("Impersonate-Extra-Scopes", "read"),
+    ];
+    let r = review(&mut s, "admin-token", path, body(), &headers);
+    assert_eq!(
+        r.json_body()["status"]["userInfo"],
+        json!({"username": "system:serviceaccount:dev:builder", "uid": "u-1",
+            "groups": ["system:serviceaccounts", "system:serviceaccounts:dev", "system:authenticated"],
+            "extra": {"scopes": ["read"]}})
+    );
+    let r = review(
+        &mut s,
+        "admin-token",
+        path,
+        body(),
+        &[("Impersonate-User", "system:serviceaccount:dev:builder"), ("Impersonate-Group", "g")],
+    );
+    assert_eq!(r.json_body()["status"]["userInfo"]["groups"], json!(["g", "system:authenticated"]));
+    // alice may impersonate nobody: the uid check is in authentication.k8s.io.
+    let grant = json!({"metadata": {"name": "alice-imp"}, "rules": [{"apiGroups": [""], "resources": ["users"], "verbs": ["impersonate"]}]});
+    as_token(&mut s, "admin-token", "POST", "/apis/rbac.authorization.k8s.io/v1/clusterroles", Some(grant));
+    let bind = json!({"metadata": {"name": "alice-imp"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "alice-imp"},
+        "subjects": [{"kind": "User", "name": "alice", "apiGroup": "rbac.authorization.k8s.io"}]});
+    as_token(&mut s, "admin-token", "POST", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", Some(bind));
+    let r = review(&mut s, "alice-token", path, body(), &[("Impersonate-User", "bob")]);
+    assert_eq!(r.json_body()["status"]["userInfo"]["username"], "bob");
+    let r = review(&mut s, "alice-token", path, body(), &[("Impersonate-User", "bob"), ("Impersonate-Uid", "7")]);
+    assert_eq!(r.status, 403);
+    assert_eq!(
+        r.json_body()["message"],
+        "uids.authentication.k8s.io \"7\" is forbidden: User \"alice\" cannot impersonate resource \"uids\" in API group \"authentication.k8s.io\" at the cluster scope"
+    );
+}
+
+#[test]
+fn impersonating_a_group_without_a_user_is_a_plain_500() {
+    let mut s = server();
+    let r = s.handle(
+        Request::new("GET", "/api/v1/pods?limit=1")
+            .with_header("Authorization", "Bearer admin-token")
+            .with_header("Impersonate-Group", "devs"),
+    );
+    assert_eq!(r.status, 500);
+    assert_eq!(r.header("Content-Type"), Some("text/plain; charset=utf-8"));
+    assert_eq!(
+        String::from_utf8_lossy(&r.body),
+        "Internal Server Error: \"/api/v1/pods?limit=1\": requested [{Group  devs    }] without impersonating a user\n"
+    );
+}

@@ -662,4 +662,15 @@ fn kubectl_rbac_with_impersonation() {
     assert!(out.contains("configmap/y created"), "{out}");
     let out = d.run(&["get", "clusterroles", "cluster-admin", "view"]);
     assert!(out.contains("cluster-admin") && out.contains("view"), "{out}");
+    // Access reviews (kubectl sends them as protobuf): can-i, --list, whoami.
+    assert_eq!(d.run(&["auth", "can-i", "create", "configmaps", "--as", "bob", "--as-group", "devs"]).trim(), "yes");
+    let (ok, out) = d.attempt(&["auth", "can-i", "delete", "pods", "-n", "kube-system", "--as", "alice"], "");
+    assert!(!ok && out.trim() == "no", "{out}");
+    let out = d.run(&["auth", "can-i", "--list", "--as", "alice"]);
+    assert!(out.starts_with("Resources") && out.contains("Non-Resource URLs"), "{out}");
+    assert!(out.contains("selfsubjectaccessreviews.authorization.k8s.io"), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("pods ") && l.contains("[get list watch]")), "{out}");
+    let out = d.run(&["auth", "whoami", "--as", "bob", "--as-group", "devs"]);
+    assert!(out.lines().any(|l| l.starts_with("Username") && l.ends_with("bob")), "{out}");
+    assert!(out.contains("[devs system:authenticated]"), "{out}");
 }

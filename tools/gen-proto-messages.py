@@ -28,6 +28,12 @@ ROOTS = [
     "k8s.io.api.autoscaling.v1.Scale",
     "k8s.io.api.core.v1.Binding",
     "k8s.io.api.policy.v1.Eviction",
+    # Reviews: created, never listed.
+    "k8s.io.api.authorization.v1.SubjectAccessReview",
+    "k8s.io.api.authorization.v1.SelfSubjectAccessReview",
+    "k8s.io.api.authorization.v1.LocalSubjectAccessReview",
+    "k8s.io.api.authorization.v1.SelfSubjectRulesReview",
+    "k8s.io.api.authentication.v1.SelfSubjectReview",
 ]
 KINDS = {
     "k8s.io.api.core.v1": ["Namespace", "Pod", "Service", "ConfigMap", "Secret", "ServiceAccount", "Node", "Event",

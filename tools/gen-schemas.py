@@ -64,6 +64,8 @@ def served_kinds():
     found = re.findall(r'rt\(\s*"([^"]*)",\s*"([^"]*)",\s*"[^"]*",\s*"[^"]*",\s*"([^"]*)"', text)
     if len(found) < 10:
         sys.exit("could not read the kinds from src/registry/kinds.rs")
+    # Reviews (`review(group, resource, kind)`) are all v1.
+    found += [(g, "v1", k) for g, k in re.findall(r'review\(\s*"([^"]*)",\s*"[^"]*",\s*"([^"]*)"\)', text)]
     return {(g, v, k) for g, v, k in found}
 
 

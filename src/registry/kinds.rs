@@ -126,7 +126,21 @@ const fn rt(
     }
 }
 
+/// A review: cluster-scoped, created and answered, never stored.
+const fn review(group: &'static str, resource: &'static str, kind: &'static str) -> Builtin {
+    // (The singular name is the plural's stem, as upstream derives it.)
+    let singular = match resource.as_bytes() {
+        [stem @ .., b's'] => match std::str::from_utf8(stem) {
+            Ok(s) => s,
+            Err(_) => resource,
+        },
+        _ => resource,
+    };
+    Builtin { name_rule: NameRule::PathSegment, ..rt(group, "v1", resource, singular, kind, false) }
+}
+
 const ALL: &[&str] = &["all"];
+const CREATE_ONLY: &[Verb] = &[Verb::Create];
 const NO_COLLECTION_DELETE: &[Verb] =
     &[Verb::Create, Verb::Delete, Verb::Get, Verb::List, Verb::Patch, Verb::Update, Verb::Watch];
 
@@ -317,7 +331,25 @@ pub static BUILTIN: &[Builtin] = &[
             false,
         )
     },
-    // apiextensions.k8s.io/v1 (stored only for now)
+    // authorization.k8s.io/v1 and authentication.k8s.io/v1: reviews,
+    // answered by the server's authorizer and never stored (see
+    // `server/reviews.rs`).
+    Builtin { verbs: CREATE_ONLY, ..review("authorization.k8s.io", "subjectaccessreviews", "SubjectAccessReview") },
+    Builtin {
+        verbs: CREATE_ONLY,
+        ..review("authorization.k8s.io", "selfsubjectaccessreviews", "SelfSubjectAccessReview")
+    },
+    Builtin {
+        verbs: CREATE_ONLY,
+        namespaced: true,
+        ..review("authorization.k8s.io", "localsubjectaccessreviews", "LocalSubjectAccessReview")
+    },
+    Builtin {
+        verbs: CREATE_ONLY,
+        ..review("authorization.k8s.io", "selfsubjectrulesreviews", "SelfSubjectRulesReview")
+    },
+    Builtin { verbs: CREATE_ONLY, ..review("authentication.k8s.io", "selfsubjectreviews", "SelfSubjectReview") },
+    // apiextensions.k8s.io/v1
     Builtin {
         short_names: &["crd", "crds"],
         categories: &["api-extensions"],
@@ -357,7 +389,7 @@ mod tests {
     fn table_is_consistent() {
         let c = builtin_catalog();
         assert_eq!(c.iter().count(), BUILTIN.len(), "no entry collides with another");
-        assert_eq!(BUILTIN.len(), 26);
+        assert_eq!(BUILTIN.len(), 31);
         assert!(c.namespaces().is_some());
         for r in c.iter() {
             assert!(r.resource().ends_with('s'), "{}", r.resource());
@@ -371,7 +403,9 @@ mod tests {
             let name = s.name_of(rt.group(), rt.version(), rt.kind());
             assert!(name.is_some_and(|n| s.definition(n).is_some()), "{} has no schema", rt.kind());
             assert!(crate::proto::has_protobuf(rt.api_version(), rt.kind()), "{}", rt.kind());
-            assert!(crate::proto::has_protobuf(rt.api_version(), rt.list_kind()), "{}", rt.kind());
+            if rt.serves(Verb::List) {
+                assert!(crate::proto::has_protobuf(rt.api_version(), rt.list_kind()), "{}", rt.kind());
+            }
         }
     }
 

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::{Request, Server};
+use super::{Request, Response, Server};
 use crate::api::status::qualified_resource;
 use crate::api::Status;
 use crate::auth::{self, Attributes, UserInfo};
@@ -43,6 +43,53 @@ pub(super) struct RbacCache {
     cluster_role_bindings: Vec<Value>,
     /// Each ClusterRole's rules, aggregation followed.
     cluster_rules: std::collections::BTreeMap<String, Vec<Value>>,
+}
+
+/// A binding that applies to a user, and its role's rules.
+struct Grant<'a> {
+    binding: &'a Value,
+    /// The RoleBinding's namespace ("" for a ClusterRoleBinding).
+    namespace: &'a str,
+    subject: &'a Value,
+    role_kind: &'a str,
+    role: &'a str,
+    rules: Result<&'a [Value], String>,
+}
+
+impl Grant<'_> {
+    /// RBAC's reason for an allow this grant gave.
+    fn allow_reason(&self) -> String {
+        let name = self.binding["metadata"]["name"].as_str().unwrap_or("");
+        let (kind, binding) = if self.namespace.is_empty() {
+            ("ClusterRoleBinding", name.to_string())
+        } else {
+            ("RoleBinding", format!("{name}/{}", self.namespace))
+        };
+        format!(
+            "RBAC: allowed by {kind} {binding:?} of {} {:?} to {} {:?}",
+            self.role_kind,
+            self.role,
+            self.subject["kind"].as_str().unwrap_or(""),
+            self.subject["name"].as_str().unwrap_or("")
+        )
+    }
+}
+
+/// A missing role, as the lister's NotFound words it.
+fn subjects(binding: &Value) -> &[Value] {
+    binding["subjects"].as_array().map(Vec::as_slice).unwrap_or(&[])
+}
+
+fn role_not_found(resource: &str, name: &str) -> String {
+    format!("{resource}.rbac.authorization.k8s.io {name:?} not found")
+}
+
+/// Several errors as Go's aggregate prints them.
+pub(super) fn aggregate(errors: &[String]) -> String {
+    match errors {
+        [one] => one.clone(),
+        many => format!("[{}]", many.join(", ")),
+    }
 }
 
 /// What the authorizer decided, and why (RBAC's reason when it allowed).
@@ -112,65 +159,94 @@ impl Server {
     }
 
     /// The user a request acts as: its `Impersonate-*` headers' when the
-    /// authenticated user may impersonate them.
-    pub(super) fn impersonate(&self, user: UserInfo, req: &Request) -> Result<UserInfo, Status> {
-        let Some(name) = req.header("Impersonate-User").map(str::to_string) else {
-            if req.header("Impersonate-Group").is_some() {
-                return Err(Status::failure(
-                    500,
-                    "InternalError",
-                    "Internal error occurred: requested [{Group  authentication.k8s.io/v1  } ] without impersonating a user"
-                        .into(),
-                ));
-            }
-            return Ok(user);
+    /// authenticated user may impersonate each of them (one `impersonate`
+    /// check per user, group, uid and extra value, as upstream's filter
+    /// makes them).
+    pub(super) fn impersonate(&self, user: UserInfo, req: &Request) -> Result<UserInfo, Response> {
+        let values = |name: &str| -> Vec<String> {
+            req.headers.iter().filter(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone()).collect()
         };
-        let groups: Vec<String> = req
-            .headers
-            .iter()
-            .filter(|(k, _)| k.eq_ignore_ascii_case("Impersonate-Group"))
-            .map(|(_, v)| v.clone())
-            .collect();
-        let check = |a: Attributes| -> Result<(), Status> {
+        let groups = values("Impersonate-Group");
+        let uid = req.header("Impersonate-Uid").map(str::to_string);
+        const EXTRA: &str = "impersonate-extra-";
+        let mut extra: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+        for (k, v) in &req.headers {
+            if k.len() > EXTRA.len() && k[..EXTRA.len()].eq_ignore_ascii_case(EXTRA) {
+                let key = percent_decode(&k[EXTRA.len()..].to_ascii_lowercase());
+                extra.entry(key).or_default().push(v.clone());
+            }
+        }
+        let Some(name) = req.header("Impersonate-User").map(str::to_string) else {
+            if groups.is_empty() && uid.is_none() && extra.is_empty() {
+                return Ok(user);
+            }
+            // Upstream refuses before authorizing anything, with a plain
+            // 500 listing what was asked for as Go prints object references.
+            let reference = |kind: &str, name: &str| format!("{{{kind}  {name}    }}");
+            let mut asked: Vec<String> = groups.iter().map(|g| reference("Group", g)).collect();
+            for (k, vs) in &extra {
+                asked.extend(vs.iter().map(|v| format!("{{UserExtra  {v}  authentication.k8s.io/v1  {k}}}")));
+            }
+            if let Some(u) = &uid {
+                asked.push(format!("{{UID  {u}  authentication.k8s.io/v1  }}"));
+            }
+            let uri = if req.query.is_empty() { req.path.clone() } else { format!("{}?{}", req.path, req.query) };
+            let mut r = Response::text(
+                500,
+                &format!(
+                    "Internal Server Error: {uri:?}: requested [{}] without impersonating a user\n",
+                    asked.join(" ")
+                ),
+            );
+            r.headers.push(("X-Content-Type-Options".into(), "nosniff".into()));
+            return Err(r);
+        };
+        let check = |a: Attributes| -> Result<(), Response> {
             if self.decide(&user, &a, false).allowed {
                 Ok(())
             } else {
-                Err(forbidden(&a, &user.name, ""))
+                Err(Response::status(&forbidden(&a, &user.name, "")))
             }
+        };
+        let impersonate = |group: &str, resource: &str, namespace: &str, name: &str| Attributes {
+            verb: "impersonate".into(),
+            resource_request: true,
+            api_group: group.into(),
+            api_version: if group.is_empty() { String::new() } else { "v1".into() },
+            namespace: namespace.into(),
+            resource: resource.into(),
+            name: name.into(),
+            ..Default::default()
         };
         let sa = name.strip_prefix("system:serviceaccount:").and_then(|r| r.split_once(':'));
         match sa {
-            Some((ns, sa_name)) => check(Attributes {
-                verb: "impersonate".into(),
-                resource_request: true,
-                namespace: ns.into(),
-                resource: "serviceaccounts".into(),
-                name: sa_name.into(),
-                ..Default::default()
-            })?,
-            None => check(Attributes {
-                verb: "impersonate".into(),
-                resource_request: true,
-                resource: "users".into(),
-                name: name.clone(),
-                ..Default::default()
-            })?,
+            Some((ns, sa_name)) => check(impersonate("", "serviceaccounts", ns, sa_name))?,
+            None => check(impersonate("", "users", "", &name))?,
         }
         for g in &groups {
-            check(Attributes {
-                verb: "impersonate".into(),
-                resource_request: true,
-                resource: "groups".into(),
-                name: g.clone(),
-                ..Default::default()
-            })?;
+            check(impersonate("", "groups", "", g))?;
         }
-        let mut as_user = UserInfo { name: name.clone(), groups, ..Default::default() };
-        if let Some((ns, _)) = sa {
+        for (key, vs) in &extra {
+            for v in vs {
+                check(Attributes {
+                    subresource: key.clone(),
+                    ..impersonate("authentication.k8s.io", "userextras", "", v)
+                })?;
+            }
+        }
+        if let Some(u) = &uid {
+            check(impersonate("authentication.k8s.io", "uids", "", u))?;
+        }
+        let mut as_user = UserInfo { name: name.clone(), uid: uid.unwrap_or_default(), groups, extra };
+        if let (Some((ns, _)), true) = (sa, as_user.groups.is_empty()) {
             as_user.groups.push("system:serviceaccounts".into());
             as_user.groups.push(format!("system:serviceaccounts:{ns}"));
         }
-        if name != "system:anonymous" && !as_user.in_group("system:authenticated") {
+        if name == "system:anonymous" {
+            if !as_user.in_group("system:unauthenticated") {
+                as_user.groups.push("system:unauthenticated".into());
+            }
+        } else if !as_user.in_group("system:authenticated") && !as_user.in_group("system:unauthenticated") {
             as_user.groups.push("system:authenticated".into());
         }
         Ok(as_user)
@@ -220,21 +296,51 @@ impl Server {
         self.rbac_cache = Some(RbacCache { at: head, roles, role_bindings, cluster_role_bindings, cluster_rules });
     }
 
-    /// A role's rules (an aggregated ClusterRole's are those of every
-    /// ClusterRole its selectors pick, as the aggregation controller keeps
-    /// them, read through when the cache is made).
-    fn role_rules(&self, kind: &str, name: &str, namespace: &str) -> &[Value] {
-        let Some(c) = &self.rbac_cache else { return &[] };
-        if kind == "Role" {
-            return c
-                .roles
-                .iter()
-                .find(|r| r["metadata"]["name"] == name && r["metadata"]["namespace"] == namespace)
-                .and_then(|r| r["rules"].as_array())
-                .map(Vec::as_slice)
-                .unwrap_or(&[]);
+    /// Every binding that applies to `user` (the ClusterRoleBindings, then,
+    /// for a namespace, its RoleBindings), with its role's rules or, when
+    /// the role is missing, the lookup's error; until `visit` says stop.
+    /// (An aggregated ClusterRole's rules are those of every ClusterRole
+    /// its selectors pick, as the aggregation controller keeps them, read
+    /// through when the cache is made.)
+    fn visit_grants(&self, user: &UserInfo, namespace: &str, visit: &mut dyn FnMut(&Grant<'_>) -> bool) {
+        let Some(c) = &self.rbac_cache else { return };
+        for b in &c.cluster_role_bindings {
+            let Some(subject) = subjects(b).iter().find(|s| auth::subject_matches(s, user, "")) else { continue };
+            let role = b["roleRef"]["name"].as_str().unwrap_or("");
+            let grant = Grant {
+                binding: b,
+                namespace: "",
+                subject,
+                role_kind: "ClusterRole",
+                role,
+                rules: c.cluster_rules.get(role).map(Vec::as_slice).ok_or_else(|| role_not_found("clusterrole", role)),
+            };
+            if visit(&grant) {
+                return;
+            }
         }
-        c.cluster_rules.get(name).map(Vec::as_slice).unwrap_or(&[])
+        if namespace.is_empty() {
+            return;
+        }
+        for b in c.role_bindings.iter().filter(|b| b["metadata"]["namespace"].as_str() == Some(namespace)) {
+            let Some(subject) = subjects(b).iter().find(|s| auth::subject_matches(s, user, namespace)) else {
+                continue;
+            };
+            let role_kind = b["roleRef"]["kind"].as_str().unwrap_or("");
+            let role = b["roleRef"]["name"].as_str().unwrap_or("");
+            let rules = if role_kind == "Role" {
+                c.roles
+                    .iter()
+                    .find(|r| r["metadata"]["name"] == role && r["metadata"]["namespace"] == namespace)
+                    .map(|r| r["rules"].as_array().map(Vec::as_slice).unwrap_or(&[]))
+                    .ok_or_else(|| role_not_found("role", role))
+            } else {
+                c.cluster_rules.get(role).map(Vec::as_slice).ok_or_else(|| role_not_found("clusterrole", role))
+            };
+            if visit(&Grant { binding: b, namespace, subject, role_kind, role, rules }) {
+                return;
+            }
+        }
     }
 
     /// RBAC's decision (every request is allowed when RBAC is off).
@@ -242,65 +348,66 @@ impl Server {
         self.decide(user, a, true)
     }
 
-    /// RBAC's decision; its allow reason only when `explain` (the
-    /// request path does not need the text).
+    /// RBAC's decision; its reasons only when `explain` (the request path
+    /// does not need the text). A refusal's reason is empty unless some
+    /// binding's role was missing (RBAC then names the lookups that
+    /// failed).
     fn decide(&self, user: &UserInfo, a: &Attributes, explain: bool) -> Decision {
         if !self.config.rbac || user.in_group("system:masters") {
             return Decision { allowed: true, reason: String::new() };
         }
-        let Some(cache) = &self.rbac_cache else { return Decision { allowed: false, reason: String::new() } };
-        for b in &cache.cluster_role_bindings {
-            let subjects = b["subjects"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-            if let Some(s) = subjects.iter().find(|s| auth::subject_matches(s, user, "")) {
-                let role = b["roleRef"]["name"].as_str().unwrap_or("");
-                let rules = self.role_rules("ClusterRole", role, "");
-                if rules.iter().any(|r| auth::rule_allows(r, a)) {
-                    if !explain {
-                        return Decision { allowed: true, reason: String::new() };
-                    }
-                    return Decision {
-                        allowed: true,
-                        reason: format!(
-                            "RBAC: allowed by ClusterRoleBinding {:?} of ClusterRole {role:?} to {} {:?}",
-                            b["metadata"]["name"].as_str().unwrap_or(""),
-                            s["kind"].as_str().unwrap_or(""),
-                            s["name"].as_str().unwrap_or("")
-                        ),
-                    };
+        let mut decision = Decision { allowed: false, reason: String::new() };
+        let mut errors: Vec<String> = Vec::new();
+        self.visit_grants(user, &a.namespace, &mut |g| match &g.rules {
+            Err(e) => {
+                if explain && !errors.contains(e) {
+                    errors.push(e.clone());
                 }
+                false
             }
-        }
-        if !a.namespace.is_empty() {
-            for b in cache.role_bindings.iter().filter(|b| b["metadata"]["namespace"].as_str() == Some(&a.namespace)) {
-                let subjects = b["subjects"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-                if let Some(s) = subjects.iter().find(|s| auth::subject_matches(s, user, &a.namespace)) {
-                    let kind = b["roleRef"]["kind"].as_str().unwrap_or("");
-                    let role = b["roleRef"]["name"].as_str().unwrap_or("");
-                    let rules = self.role_rules(kind, role, &a.namespace);
-                    if rules.iter().any(|r| auth::rule_allows(r, a)) {
-                        if !explain {
-                            return Decision { allowed: true, reason: String::new() };
-                        }
-                        return Decision {
-                            allowed: true,
-                            reason: format!(
-                                "RBAC: allowed by RoleBinding {:?} of {kind} {role:?} to {} {:?}",
-                                format!("{}/{}", b["metadata"]["name"].as_str().unwrap_or(""), a.namespace),
-                                s["kind"].as_str().unwrap_or(""),
-                                s["name"].as_str().unwrap_or("")
-                            ),
-                        };
-                    }
+            Ok(rules) if rules.iter().any(|r| auth::rule_allows(r, a)) => {
+                decision.allowed = true;
+                if explain {
+                    decision.reason = g.allow_reason();
                 }
+                true
             }
+            Ok(_) => false,
+        });
+        if !decision.allowed && !errors.is_empty() {
+            decision.reason = format!("RBAC: {}", aggregate(&errors));
         }
-        Decision { allowed: false, reason: String::new() }
+        decision
+    }
+
+    /// What `user` may do in `namespace` (cluster-wide rules included), as
+    /// a SelfSubjectRulesReview lists it: the rules, and the lookups that
+    /// failed (the list is then incomplete).
+    pub fn rules_for(&self, user: &UserInfo, namespace: &str) -> (Vec<Value>, Vec<String>) {
+        if !self.config.rbac {
+            // (AlwaysAllow's rules; with RBAC on, system:masters sees the
+            // rules RBAC gives it, cluster-admin's among them.)
+            let everything = serde_json::json!([
+                {"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]},
+                {"verbs": ["*"], "nonResourceURLs": ["*"]},
+            ]);
+            return (everything.as_array().cloned().unwrap_or_default(), Vec::new());
+        }
+        let (mut rules, mut errors) = (Vec::new(), Vec::new());
+        self.visit_grants(user, namespace, &mut |g| {
+            match &g.rules {
+                Ok(r) => rules.extend(r.iter().cloned()),
+                Err(e) => errors.push(e.clone()),
+            }
+            false
+        });
+        (rules, errors)
     }
 
     /// Authentication, impersonation and authorization of a request: the
     /// user it acts as, or the Status that answers it.
-    pub(super) fn admit(&self, req: &Request) -> Result<UserInfo, Status> {
-        let (user, trusted) = self.authenticate(req)?;
+    pub(super) fn admit(&self, req: &Request) -> Result<UserInfo, Response> {
+        let (user, trusted) = self.authenticate(req).map_err(|s| Response::status(&s))?;
         let user = self.impersonate(user, req)?;
         if trusted && req.header("Impersonate-User").is_none() {
             return Ok(user);
@@ -309,7 +416,28 @@ impl Server {
         if self.decide(&user, &a, false).allowed {
             Ok(user)
         } else {
-            Err(forbidden(&a, &user.name, ""))
+            Err(Response::status(&forbidden(&a, &user.name, "")))
         }
     }
+}
+
+/// A header key's `%XX` escapes decoded (upstream unescapes extra keys).
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (c, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }

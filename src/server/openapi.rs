@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Map, Value};
 
+use crate::registry::options::Verb;
 use crate::registry::{Catalog, ResourceType};
 use crate::schema::schemas;
 
@@ -208,20 +209,32 @@ pub fn group_version(catalog: &Catalog, path: &str) -> Option<Value> {
         };
         let item = format!("{coll}/{{name}}");
         let k = rt.kind();
-        paths.insert(
-            coll.clone(),
-            json!({
-                "get": op(rt, "list", &format!("list{k}"), &list_params),
-                "post": op(rt, "post", &format!("create{k}"), &write_params),
-                "delete": op(rt, "deletecollection", &format!("deletecollection{k}"), &list_params),
-            }),
-        );
-        paths.insert(item.clone(), json!({
-            "get": op(rt, "get", &format!("read{k}"), &[param("resourceVersion", "string")]),
-            "put": op(rt, "put", &format!("replace{k}"), &write_params),
-            "patch": op(rt, "patch", &format!("patch{k}"), &patch_params),
-            "delete": op(rt, "delete", &format!("delete{k}"), &[param("dryRun", "string"), param("gracePeriodSeconds", "integer"), param("propagationPolicy", "string")]),
-        }));
+        // Only the verbs the resource serves (a review is created, nothing
+        // more).
+        let ops = |candidates: Vec<(Verb, &str, Value)>| -> Map<String, Value> {
+            candidates.into_iter().filter(|(verb, ..)| rt.serves(*verb)).map(|(_, m, o)| (m.to_string(), o)).collect()
+        };
+        let coll_ops = ops(vec![
+            (Verb::List, "get", op(rt, "list", &format!("list{k}"), &list_params)),
+            (Verb::Create, "post", op(rt, "post", &format!("create{k}"), &write_params)),
+            (
+                Verb::DeleteCollection,
+                "delete",
+                op(rt, "deletecollection", &format!("deletecollection{k}"), &list_params),
+            ),
+        ]);
+        paths.insert(coll.clone(), Value::Object(coll_ops));
+        let delete_params =
+            [param("dryRun", "string"), param("gracePeriodSeconds", "integer"), param("propagationPolicy", "string")];
+        let item_ops = ops(vec![
+            (Verb::Get, "get", op(rt, "get", &format!("read{k}"), &[param("resourceVersion", "string")])),
+            (Verb::Update, "put", op(rt, "put", &format!("replace{k}"), &write_params)),
+            (Verb::Patch, "patch", op(rt, "patch", &format!("patch{k}"), &patch_params)),
+            (Verb::Delete, "delete", op(rt, "delete", &format!("delete{k}"), &delete_params)),
+        ]);
+        if !item_ops.is_empty() {
+            paths.insert(item.clone(), Value::Object(item_ops));
+        }
         if rt.scale_subresource {
             let scale = |action: &str, id: &str, params: &[Value]| {
                 let mut o = op(rt, action, id, params);

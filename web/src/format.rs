@@ -4,6 +4,23 @@
 use base64::Engine;
 use serde_json::Value;
 
+/// Does this body carry a Secret's values (a Secret, a list of them, or
+/// a watch event of one)? The log then says that it shows them as the API
+/// returns them: base64, which is not encryption.
+pub fn carries_secret_values(body: &[u8]) -> bool {
+    let is_secret = |v: &Value| {
+        matches!(v.get("kind").and_then(Value::as_str), Some("Secret" | "SecretList"))
+            || v.pointer("/object/kind").and_then(Value::as_str) == Some("Secret")
+    };
+    match serde_json::from_slice::<Value>(body) {
+        Ok(v) => is_secret(&v),
+        // A watch stream: one event per line.
+        Err(_) => {
+            body.split(|b| *b == b'\n').filter_map(|l| serde_json::from_slice::<Value>(l).ok()).any(|v| is_secret(&v))
+        }
+    }
+}
+
 /// A body for reading: pretty JSON when it is JSON (each line of a watch
 /// stream on its own), the text otherwise.
 pub fn pretty_body(body: &[u8]) -> String {
@@ -222,6 +239,15 @@ pub fn build_query(pairs: &[(String, String)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secrets_are_recognised_in_objects_lists_and_watch_streams() {
+        assert!(carries_secret_values(br#"{"kind":"Secret","data":{"k":"dg=="}}"#));
+        assert!(carries_secret_values(br#"{"kind":"SecretList","items":[]}"#));
+        assert!(carries_secret_values(b"{\"type\":\"ADDED\",\"object\":{\"kind\":\"Secret\"}}\n{\"type\":\"DELETED\",\"object\":{\"kind\":\"Secret\"}}\n"));
+        assert!(!carries_secret_values(br#"{"kind":"ConfigMap","data":{"kind":"Secret"}}"#));
+        assert!(!carries_secret_values(b"not json"));
+    }
     use serde_json::json;
 
     #[test]

@@ -193,6 +193,30 @@ pub struct Session {
     next_id: u64,
     /// Bumped on every change the view may want to show.
     pub generation: u64,
+    /// Whom the page's own requests act as (as `kubectl --as` does: the
+    /// `Impersonate-User`/`Impersonate-Group` headers); None: the
+    /// cluster's administrator.
+    pub acting_as: Option<ActingAs>,
+}
+
+/// A user the page acts as, and the groups it claims.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ActingAs {
+    pub user: String,
+    pub groups: Vec<String>,
+}
+
+impl ActingAs {
+    /// From what the picker holds: a user name and comma-separated groups
+    /// (None for an empty name).
+    pub fn parse(user: &str, groups: &str) -> Option<ActingAs> {
+        let user = user.trim();
+        if user.is_empty() {
+            return None;
+        }
+        let groups = groups.split(',').map(str::trim).filter(|g| !g.is_empty()).map(str::to_string).collect();
+        Some(ActingAs { user: user.to_string(), groups })
+    }
 }
 
 impl Session {
@@ -207,7 +231,9 @@ impl Session {
     }
 
     fn empty(seed: u64, history_window_ms: i64) -> Session {
-        let config = ServerConfig { seed, history_window_ms, ..ServerConfig::default() };
+        // RBAC is on, as in a real cluster: the page's administrator is in
+        // system:masters, and the user picker shows what others may do.
+        let config = ServerConfig { seed, history_window_ms, rbac: true, ..ServerConfig::default() };
         let wall = config.start_time.0;
         let mut controllers = Controllers::new(ALL).unwrap_or_else(|_| Controllers::none());
         controllers.record(true);
@@ -221,6 +247,7 @@ impl Session {
             timeline: Timeline::default(),
             next_id: 1,
             generation: 0,
+            acting_as: None,
         }
     }
 
@@ -230,8 +257,18 @@ impl Session {
 
     /// Serves a request and logs it. Writes (anything but GET) are
     /// journaled. A watch is returned as its stream for the caller to own.
-    pub fn serve(&mut self, source: Source, req: Request) -> (LogEntry, Option<WatchStream>) {
+    pub fn serve(&mut self, source: Source, mut req: Request) -> (LogEntry, Option<WatchStream>) {
         self.server.sync_clock(SimTime(self.clock.wall));
+        if let (Some(a), false) =
+            (&self.acting_as, matches!(source, Source::Setup | Source::Controller | Source::Clock))
+        {
+            if req.header("Impersonate-User").is_none() {
+                req = req.with_header("Impersonate-User", &a.user);
+                for g in &a.groups {
+                    req = req.with_header("Impersonate-Group", g);
+                }
+            }
+        }
         if req.method != "GET" && req.method != "HEAD" {
             self.journal.push(JournalEntry::new(self.clock.wall, &req));
         }
@@ -492,6 +529,47 @@ mod tests {
         let node = body_json(&s.request(Source::Console, Request::new("GET", "/api/v1/nodes/worker-1")).response);
         assert_eq!(node["status"]["conditions"][0]["type"], "Ready");
         assert!(s.timeline.points.len() >= 10);
+    }
+
+    #[test]
+    fn acting_as_someone_else_shows_their_403_until_a_binding_lets_them() {
+        let mut s = Session::new(1);
+        let get_pods =
+            |s: &mut Session| s.request(Source::Console, Request::new("GET", "/api/v1/namespaces/default/pods"));
+        assert_eq!(get_pods(&mut s).response.status, 200);
+        s.acting_as = ActingAs::parse("alice", "");
+        let e = get_pods(&mut s);
+        assert_eq!(e.request.header("Impersonate-User"), Some("alice"));
+        assert_eq!(e.response.status, 403);
+        assert!(body_json(&e.response)["message"]
+            .as_str()
+            .unwrap()
+            .contains("User \"alice\" cannot list resource \"pods\""));
+        // The administrator binds alice to view; then she may list.
+        s.acting_as = None;
+        let binding = serde_json::json!({"metadata": {"name": "alice-view"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+            "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User", "name": "alice"}]});
+        let e = serve_json(
+            &mut s,
+            Source::Console,
+            "POST",
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+            Some(&binding),
+        );
+        assert_eq!(e.response.status, 201);
+        s.acting_as = ActingAs::parse("alice", "devs, qa");
+        let e = get_pods(&mut s);
+        assert_eq!(e.response.status, 200);
+        let groups: Vec<&str> =
+            e.request.headers.iter().filter(|(k, _)| k == "Impersonate-Group").map(|(_, v)| v.as_str()).collect();
+        assert_eq!(groups, ["devs", "qa"]);
+        // The cluster's own clients are not impersonated.
+        assert!(s
+            .log
+            .iter()
+            .filter(|e| e.source == Source::Setup)
+            .all(|e| e.request.header("Impersonate-User").is_none()));
     }
 
     #[test]

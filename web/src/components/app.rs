@@ -9,6 +9,7 @@ use super::{
 };
 use super::{
     owners::OwnersView, persist, request_log::RequestLog, timeline_view::TimelineView, watch_lanes::WatchLanes,
+    who_am_i::WhoAmI,
 };
 use crate::session::Session;
 
@@ -93,6 +94,7 @@ pub fn app() -> Html {
             <header class="topbar">
                 <h1>{ "kubesim" }<small>{ " the Kubernetes API, simulated in this tab" }</small></h1>
                 <ClockBar />
+                <WhoAmI />
             </header>
             { for notice }
             { for save_error }

@@ -20,6 +20,7 @@ mod response_view;
 mod timeline_view;
 mod virtual_list;
 mod watch_lanes;
+mod who_am_i;
 mod wire_lens;
 
 pub use app::{App, AppState, Ctx, ObjectRef};

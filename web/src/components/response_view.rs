@@ -7,7 +7,7 @@ use kubesim::server::{Request, Response};
 use yew::prelude::*;
 
 use super::WireLens;
-use crate::format::pretty_body;
+use crate::format::{carries_secret_values, pretty_body};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -64,6 +64,9 @@ pub fn response_view(p: &Props) -> Html {
                 let warn = k.eq_ignore_ascii_case("warning");
                 html!{ <div class={if warn { "mono header warning" } else { "mono header" }}>{ format!("{k}: {v}") }</div> }
             }) }
+            if carries_secret_values(&r.body) {
+                <div class="note" id="secret-note">{ "This shows the Secret's values as the API returns them: base64-encoded, not encrypted. Anyone who may read a Secret reads its values; the native door never logs them." }</div>
+            }
             <pre class="body">{ pretty_body(&r.body) }</pre>
             if r.status < 300 && r.header("Content-Type").is_some_and(|c| c.starts_with("application/json")) {
                 <WireLens body={Rc::new(r.body.clone())} at={p.at} />

@@ -1,0 +1,53 @@
+//! "Who am I": the user the page's requests act as. Picking someone adds
+//! `Impersonate-User` (and `Impersonate-Group`) to every request the page
+//! sends from then on, as `kubectl --as` does; the request log shows the
+//! headers and, when RBAC refuses, the 403. Empty: the administrator.
+
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+use super::app::Ctx;
+use crate::session::ActingAs;
+
+/// Users a workshop reaches for; any name can be typed.
+const SUGGESTED: &[&str] = &["alice", "bob", "system:serviceaccount:default:default", "system:anonymous"];
+
+fn input_value(id: &str) -> String {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok())
+        .map(|i| i.value())
+        .unwrap_or_default()
+}
+
+#[function_component(WhoAmI)]
+pub fn who_am_i() -> Html {
+    let ctx = use_context::<Ctx>().expect("context");
+    let acting = ctx.0.session.borrow().acting_as.clone();
+    let apply = {
+        let ctx = ctx.clone();
+        Callback::from(move |_: Event| {
+            let picked = ActingAs::parse(&input_value("acting-user"), &input_value("acting-groups"));
+            ctx.run(|s| s.acting_as = picked);
+        })
+    };
+    let (user, groups) = match &acting {
+        Some(a) => (a.user.clone(), a.groups.join(",")),
+        None => (String::new(), String::new()),
+    };
+    let title = match &acting {
+        Some(a) => format!("requests carry Impersonate-User: {}", a.user),
+        None => "the cluster's administrator (kubernetes-admin, in system:masters)".to_string(),
+    };
+    html! {
+        <div class="who" id="who-am-i" title={title}>
+            <label for="acting-user">{ "acting as" }</label>
+            <input id="acting-user" list="acting-users" placeholder="kubernetes-admin" value={user} onchange={apply.clone()} />
+            <datalist id="acting-users">
+                { for SUGGESTED.iter().map(|u| html! { <option value={*u} /> }) }
+            </datalist>
+            <input id="acting-groups" placeholder="groups, comma-separated" value={groups} onchange={apply} />
+        </div>
+    }
+}
