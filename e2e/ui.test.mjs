@@ -211,3 +211,24 @@ test('the owners view shows a Deployment down to its running pods, live', async 
   await page.waitForFunction(() => document.querySelector('#inspector-body')?.textContent.includes('kind: Deployment'));
   assert.deepEqual(errors, []);
 });
+
+test('acting as alice shows her 403 until the administrator binds her a role', async () => {
+  const { page, context, errors } = await openApp(browser, server.url);
+  const actAs = async (user) => {
+    await page.locator('#acting-user').fill(user);
+    await page.locator('#acting-user').blur();
+  };
+  await actAs('alice');
+  assert.match(await kubectl(page, 'kubectl get pods'), /User "alice" cannot list resource "pods" in API group "" in the namespace "default"/);
+  // The request log shows the impersonation header kubectl --as would send.
+  await page.locator('#log-list .logrow:has-text("403")').last().click();
+  await page.waitForSelector('.response .header:has-text("Impersonate-User: alice")');
+  await page.screenshot({ path: join(SHOTS, '12-acting-as-alice.png'), fullPage: true });
+  await actAs('');
+  const binding = 'apiVersion: rbac.authorization.k8s.io/v1\nkind: RoleBinding\nmetadata:\n  name: alice-view\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n  name: view\nsubjects:\n- apiGroup: rbac.authorization.k8s.io\n  kind: User\n  name: alice\n';
+  assert.equal(await kubectl(page, 'kubectl create -f -', binding), 'rolebinding.rbac.authorization.k8s.io/alice-view created\n');
+  await actAs('alice');
+  assert.doesNotMatch(await kubectl(page, 'kubectl get pods'), /forbidden/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -512,3 +512,40 @@ fn the_scale_subresource_reads_and_writes_the_definitions_paths() {
     let d = get(&mut s, "/apis/example.com/v1").json_body();
     assert!(d["resources"].as_array().unwrap().iter().any(|r| r["name"] == "widgets/scale"), "{d}");
 }
+
+#[test]
+fn cel_rules_are_kept_and_their_definition_warns_they_are_not_evaluated() {
+    let mut s = server();
+    let mut def = typed_crd();
+    def["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["properties"]["spec"]["x-kubernetes-validations"] =
+        json!([{"rule": "self.size >= 0", "message": "size must not be negative"}]);
+    let r = call(&mut s, "POST", CRDS, Some(def));
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let warning = r.header("Warning").unwrap_or("");
+    assert!(
+        warning.contains(
+            "spec.versions[1].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations: CEL validation rules are not evaluated by kubesim"
+        ),
+        "{warning}"
+    );
+    // The rule is stored as written.
+    let stored = get(&mut s, &format!("{CRDS}/widgets.example.com")).json_body();
+    assert_eq!(
+        stored["spec"]["versions"][1]["schema"]["openAPIV3Schema"]["properties"]["spec"]["x-kubernetes-validations"][0]
+            ["rule"],
+        "self.size >= 0"
+    );
+    // Without rules, no warning.
+    let r = call(
+        &mut s,
+        "POST",
+        CRDS,
+        Some(json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "gadgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "gadgets", "kind": "Gadget"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}})),
+    );
+    assert_eq!(r.status, 201);
+    assert!(r.header("Warning").is_none());
+}

@@ -252,8 +252,9 @@ impl<S: Storage> Registry<S> {
         opts: &WriteOptions,
         warnings: &mut Warnings,
     ) -> Result<Body, Status> {
-        let obj = decode::object(rt, body, opts.field_validation, warnings)?;
-        self.create_value(rt, namespace, Value::Object(obj), opts, Recorded::Update)
+        let obj = Value::Object(decode::object(rt, body, opts.field_validation, warnings)?);
+        warnings.extend(rt.strategy.warnings(&obj));
+        self.create_value(rt, namespace, obj, opts, Recorded::Update)
     }
 
     /// A create, retried with a fresh name when a generated one is taken
@@ -406,7 +407,9 @@ impl<S: Storage> Registry<S> {
         // A PUT's uid is a precondition on the stored object (a patch's is
         // not: changing it there is an immutable-field error).
         let uid = obj.get("metadata").and_then(|m| m.get("uid")).and_then(Value::as_str).map(str::to_string);
-        self.update_value(rt, namespace, name, Value::Object(obj), opts, Recorded::Update, uid.as_deref())
+        let obj = Value::Object(obj);
+        warnings.extend(rt.strategy.warnings(&obj));
+        self.update_value(rt, namespace, name, obj, opts, Recorded::Update, uid.as_deref())
     }
 
     /// The object an update starts from, if it exists.

@@ -66,6 +66,12 @@ pub trait Strategy: Send + Sync {
         Value::Object(Map::new())
     }
 
+    /// What a write of this object should tell its client (upstream's
+    /// `WarningsOnCreate`/`WarningsOnUpdate`): sent as `Warning` headers.
+    fn warnings(&self, _obj: &Value) -> Vec<String> {
+        Vec::new()
+    }
+
     /// Other fields set on create, after defaulting (`PrepareForCreate`).
     fn prepare_for_create(&self, _obj: &mut Map<String, Value>) {}
 

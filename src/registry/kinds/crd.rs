@@ -67,7 +67,50 @@ pub fn make_condition(kind: &str, status: &str, reason: &str, message: &str) -> 
     json!({"type": kind, "status": status, "lastTransitionTime": null, "reason": reason, "message": message})
 }
 
+/// The schema paths (as upstream names them in field errors) that carry
+/// CEL rules, under `at`.
+fn cel_rule_paths(schema: &Value, at: &str, out: &mut Vec<String>) {
+    let Some(o) = schema.as_object() else { return };
+    if o.get("x-kubernetes-validations").and_then(Value::as_array).is_some_and(|r| !r.is_empty()) {
+        out.push(format!("{at}.x-kubernetes-validations"));
+    }
+    for (key, value) in o {
+        match (key.as_str(), value) {
+            ("properties" | "patternProperties" | "definitions", Value::Object(props)) => {
+                for (name, sub) in props {
+                    cel_rule_paths(sub, &format!("{at}.{key}[{name}]"), out);
+                }
+            }
+            ("items" | "additionalProperties" | "not", sub) => cel_rule_paths(sub, &format!("{at}.{key}"), out),
+            ("allOf" | "anyOf" | "oneOf", Value::Array(subs)) => {
+                for (i, sub) in subs.iter().enumerate() {
+                    cel_rule_paths(sub, &format!("{at}.{key}[{i}]"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
 impl Strategy for CustomResourceDefinition {
+    /// CEL rules (`x-kubernetes-validations`) are stored and published but
+    /// not evaluated: each version that has them says so.
+    fn warnings(&self, obj: &Value) -> Vec<String> {
+        let mut out = Vec::new();
+        for (i, v) in obj.pointer("/spec/versions").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            let mut paths = Vec::new();
+            if let Some(schema) = v.pointer("/schema/openAPIV3Schema") {
+                cel_rule_paths(schema, &format!("spec.versions[{i}].schema.openAPIV3Schema"), &mut paths);
+            }
+            for p in paths {
+                out.push(format!(
+                    "{p}: CEL validation rules are not evaluated by kubesim: objects of this version are not checked against them"
+                ));
+            }
+        }
+        out
+    }
+
     /// Upstream's v1 defaults: the singular and list kind from the kind,
     /// conversion `None`.
     fn defaults(&self, obj: &mut Map<String, Value>) {

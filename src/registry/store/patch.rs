@@ -121,9 +121,9 @@ impl<S: Storage> Registry<S> {
             Some(patch) => go_map_string(patch),
             None => patched_json(patched),
         };
-        let obj = decode::patched_object(rt, doc, fv, problems, bad_value, warnings)?;
-        let written =
-            self.update_from(rt, namespace, name, Value::Object(obj), opts, Recorded::Update, None, Some(current))?;
+        let obj = Value::Object(decode::patched_object(rt, doc, fv, problems, bad_value, warnings)?);
+        warnings.extend(rt.strategy.warnings(&obj));
+        let written = self.update_from(rt, namespace, name, obj, opts, Recorded::Update, None, Some(current))?;
         Ok(Written { created: false, ..written })
     }
 
@@ -171,6 +171,7 @@ impl<S: Storage> Registry<S> {
         let result = crate::apply::apply(&writer, live.as_ref(), &config, opts.force)?;
         // Repeated keys are looked for only once the apply has succeeded.
         decode::apply_repeated_keys(opts.field_validation, repeats, warnings)?;
+        warnings.extend(rt.strategy.warnings(&result));
         match live {
             None => {
                 let body = self.create_value(rt, namespace, result, opts, Recorded::Applied)?;
