@@ -549,3 +549,32 @@ fn cel_rules_are_kept_and_their_definition_warns_they_are_not_evaluated() {
     assert_eq!(r.status, 201);
     assert!(r.header("Warning").is_none());
 }
+
+#[test]
+fn a_default_added_later_is_applied_when_objects_are_read() {
+    let mut s = server();
+    let schema = |color: Value| {
+        json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+            "size": {"type": "integer"}, "color": color}}}})
+    };
+    let mut def = widget_crd();
+    def["spec"]["versions"][1]["schema"]["openAPIV3Schema"] = schema(json!({"type": "string"}));
+    assert_eq!(call(&mut s, "POST", CRDS, Some(def)).status, 201);
+    let items = "/apis/example.com/v1/namespaces/default/widgets";
+    let w = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"size": 1}});
+    assert_eq!(call(&mut s, "POST", items, Some(w)).status, 201);
+    // The definition gains a default: the stored object does not have it,
+    // every read does.
+    let mut cur = get(&mut s, &format!("{CRDS}/widgets.example.com")).json_body();
+    cur["spec"]["versions"][1]["schema"]["openAPIV3Schema"] = schema(json!({"type": "string", "default": "red"}));
+    let r = call(&mut s, "PUT", &format!("{CRDS}/widgets.example.com"), Some(cur));
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(get(&mut s, &format!("{items}/w")).json_body()["spec"], json!({"size": 1, "color": "red"}));
+    assert_eq!(get(&mut s, items).json_body()["items"][0]["spec"]["color"], "red");
+    let r = get(&mut s, &format!("{items}?watch=1&resourceVersion=0"));
+    assert!(String::from_utf8_lossy(&r.body).contains(r#""color":"red""#), "{}", String::from_utf8_lossy(&r.body));
+    // The other version reads it defaulted by its own schema (none).
+    assert!(get(&mut s, "/apis/example.com/v1beta1/namespaces/default/widgets/w").json_body()["spec"]
+        .get("color")
+        .is_none());
+}

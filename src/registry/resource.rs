@@ -280,15 +280,34 @@ impl ResourceType {
     /// A stored object → in the client's form (the same `Arc` when the
     /// resource has its own storage: nothing is copied).
     pub fn served(&self, obj: Arc<StoredObject>) -> Arc<StoredObject> {
-        match &self.stored_as {
-            Some(s) => {
-                let mut scratch = Vec::new();
-                let value = s.conversion.to_served(obj.value());
-                crate::api::meta::write_canonical_json(&value, &mut scratch);
-                Arc::new(StoredObject::new(scratch.into_boxed_slice(), obj.attrs.clone()))
+        let encode = |value: &Value, attrs| {
+            let mut scratch = Vec::new();
+            crate::api::meta::write_canonical_json(value, &mut scratch);
+            Arc::new(StoredObject::new(scratch.into_boxed_slice(), attrs))
+        };
+        match (&self.stored_as, self.strategy.defaults_on_read()) {
+            (None, false) => obj,
+            (Some(s), false) => encode(&s.conversion.to_served(obj.value()), obj.attrs.clone()),
+            (stored_as, true) => {
+                let Some(read) = obj.parsed() else { return obj };
+                let mut value = match stored_as {
+                    Some(s) => s.conversion.to_served((*read).clone()),
+                    None => (*read).clone(),
+                };
+                if let Value::Object(o) = &mut value {
+                    self.strategy.defaults(o);
+                }
+                if stored_as.is_none() && value == *read {
+                    return obj;
+                }
+                encode(&value, obj.attrs.clone())
             }
-            None => obj,
         }
+    }
+
+    /// Does a read go through `served` (a conversion or read defaults)?
+    pub fn converts_on_read(&self) -> bool {
+        self.stored_as.is_some() || self.strategy.defaults_on_read()
     }
 
     /// A value as stored → in the client's form.

@@ -66,6 +66,12 @@ pub trait Strategy: Send + Sync {
         Value::Object(Map::new())
     }
 
+    /// Reads are defaulted too (`defaults` applied to what storage holds,
+    /// as upstream's decoding from etcd defaults custom resources).
+    fn defaults_on_read(&self) -> bool {
+        false
+    }
+
     /// What a write of this object should tell its client (upstream's
     /// `WarningsOnCreate`/`WarningsOnUpdate`): sent as `Warning` headers.
     fn warnings(&self, _obj: &Value) -> Vec<String> {

@@ -65,6 +65,18 @@ struct CustomStrategy {
     terminating: bool,
     /// The scale subresource's paths (dotted, no leading dot).
     scale: Option<(String, String, Option<String>)>,
+    /// The schema declares a `default` somewhere: objects are defaulted
+    /// when read too (one stored before the default was added gets it).
+    has_defaults: bool,
+}
+
+/// Does a schema declare a default anywhere?
+fn declares_default(node: &Value) -> bool {
+    match node {
+        Value::Object(m) => m.contains_key("default") || m.values().any(declares_default),
+        Value::Array(a) => a.iter().any(declares_default),
+        _ => false,
+    }
 }
 
 /// A published schema as the store's schema walks read it: an object with
@@ -182,7 +194,8 @@ impl CustomStrategy {
             let selector = s["labelSelectorPath"].as_str().map(|p| p.trim_start_matches('.').to_string());
             (path("specReplicasPath"), path("statusReplicasPath"), selector)
         });
-        CustomStrategy { columns, paths, fields, published, schema, terminating, scale }
+        let has_defaults = published.as_ref().is_some_and(declares_default);
+        CustomStrategy { columns, paths, fields, published, schema, terminating, scale, has_defaults }
     }
 }
 
@@ -248,6 +261,10 @@ impl Strategy for CustomStrategy {
         if let Some(schema) = &self.published {
             schema_validation::default_object(schema, obj);
         }
+    }
+
+    fn defaults_on_read(&self) -> bool {
+        self.has_defaults
     }
 
     /// The schema's value validations.

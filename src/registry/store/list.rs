@@ -88,9 +88,10 @@ impl<S: Storage> Registry<S> {
             revision: page.revision,
             continue_token: page.continue_at.as_deref().map(|k| continue_token::encode(page.revision, k)),
             remaining: if selective { None } else { page.remaining },
-            items: match rt.stored_as {
-                None => page.items,
-                Some(_) => page.items.into_iter().map(|o| rt.served(o)).collect(),
+            items: if rt.converts_on_read() {
+                page.items.into_iter().map(|o| rt.served(o)).collect()
+            } else {
+                page.items
             },
         })
     }
