@@ -173,6 +173,18 @@ fn definitions_are_validated_as_upstream() {
         .as_str()
         .unwrap()
         .contains("spec.names.plural: Invalid value: \"things\": field is immutable"));
+    // Conversion webhooks are refused, clearly.
+    let mut hooked = widget_crd();
+    hooked["metadata"]["name"] = json!("gadgets.example.com");
+    hooked["spec"]["names"] = json!({"plural": "gadgets", "kind": "Gadget"});
+    hooked["spec"]["conversion"] = json!({"strategy": "Webhook",
+        "webhook": {"clientConfig": {"url": "https://example.com/convert"}, "conversionReviewVersions": ["v1"]}});
+    let r = call(&mut s, "POST", CRDS, Some(hooked));
+    assert_eq!(r.status, 422);
+    assert_eq!(
+        r.json_body()["message"],
+        "CustomResourceDefinition.apiextensions.k8s.io \"gadgets.example.com\" is invalid: spec.conversion.strategy: Forbidden: kubesim does not call conversion webhooks: only \"None\" is supported (served versions differ only in apiVersion)"
+    );
 }
 
 #[test]

@@ -239,6 +239,16 @@ fn validate(crd: &Value) -> Vec<FieldError> {
         "Cluster" | "Namespaced" => {}
         other => errs.push(FieldError::not_supported("spec.scope", other, &["Cluster", "Namespaced"])),
     }
+    match str_at(crd, "/spec/conversion/strategy") {
+        "" | "None" => {}
+        // kubesim runs no webhooks: refused here, where upstream would
+        // call the webhook to convert between versions.
+        "Webhook" => errs.push(FieldError::forbidden(
+            "spec.conversion.strategy",
+            "kubesim does not call conversion webhooks: only \"None\" is supported (served versions differ only in apiVersion)",
+        )),
+        other => errs.push(FieldError::not_supported("spec.conversion.strategy", other, &["None", "Webhook"])),
+    }
     validate_versions(crd, &mut errs);
     validate_names(crd, &mut errs);
     validate_schemas(crd, &mut errs);
