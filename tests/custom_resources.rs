@@ -590,3 +590,51 @@ fn a_default_added_later_is_applied_when_objects_are_read() {
         .get("color")
         .is_none());
 }
+
+/// Definitions refused, one rule each, with upstream's field path and
+/// words (cases after upstream's apiextensions validation tests).
+#[test]
+fn definition_validation_table() {
+    let base = || {
+        json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+            "metadata": {"name": "widgets.example.com"},
+            "spec": {"group": "example.com", "scope": "Namespaced",
+                "names": {"plural": "widgets", "kind": "Widget"},
+                "versions": [{"name": "v1", "served": true, "storage": true,
+                    "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object"}}}}}]}})
+    };
+    type Change = Box<dyn Fn(&mut Value)>;
+    let cases: Vec<(&str, Change, &str)> = vec![
+        ("group without a dot", Box::new(|d| {
+            d["spec"]["group"] = json!("example");
+            d["metadata"]["name"] = json!("widgets.example");
+        }), "spec.group: Invalid value: \"example\": should be a domain with at least one dot"),
+        ("unknown scope", Box::new(|d| d["spec"]["scope"] = json!("Global")),
+            "spec.scope: Unsupported value: \"Global\": supported values: \"Cluster\", \"Namespaced\""),
+        ("no storage version", Box::new(|d| d["spec"]["versions"][0]["storage"] = json!(false)),
+            "must have exactly one version marked as storage version"),
+        // (One schema for every version is checked where upstream hoists
+        // it: `spec.validation`.)
+        ("a root that is not an object", Box::new(|d| d["spec"]["versions"][0]["schema"]["openAPIV3Schema"] = json!({"type": "string"})),
+            "spec.validation.openAPIV3Schema.type: Invalid value: \"string\": must be object at the root"),
+        ("a property without a type", Box::new(|d| d["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"] = json!({"properties": {}})),
+            "spec.validation.openAPIV3Schema.properties[spec].type: Required value: must not be empty for specified object fields"),
+        ("no schema", Box::new(|d| { d["spec"]["versions"][0].as_object_mut().unwrap().remove("schema"); }),
+            "spec.versions[0].schema.openAPIV3Schema: Required value: schemas are required"),
+        ("a kind that is not a kind", Box::new(|d| d["spec"]["names"]["kind"] = json!("wid get")),
+            "spec.names.kind: Invalid value: \"wid get\""),
+        ("webhook conversion", Box::new(|d| d["spec"]["conversion"] = json!({"strategy": "Webhook"})),
+            "spec.conversion.strategy: Forbidden: kubesim does not call conversion webhooks"),
+    ];
+    for (what, change, wanted) in cases {
+        let mut s = server();
+        let mut def = base();
+        change(&mut def);
+        let r = call(&mut s, "POST", CRDS, Some(def));
+        let message = r.json_body()["message"].as_str().unwrap_or("").to_string();
+        assert_eq!(r.status, 422, "{what}: {message}");
+        assert!(message.contains(wanted), "{what}: {message}");
+    }
+    let mut s = server();
+    assert_eq!(call(&mut s, "POST", CRDS, Some(base())).status, 201, "the base case is valid");
+}

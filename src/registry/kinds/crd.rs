@@ -368,7 +368,7 @@ fn validate_schemas(crd: &Value, errs: &mut Vec<FieldError>) {
         .any(|v| v.pointer("/subresources/status").is_some_and(|s| !s.is_null()));
     for (path, schema) in schema_paths(crd) {
         let Some(schema) = schema else {
-            errs.push(FieldError::required(&path, ""));
+            errs.push(FieldError::required(&path, "schemas are required"));
             continue;
         };
         let mut found = Vec::new();
@@ -557,7 +557,7 @@ mod tests {
         let mut no_schema = crd(json!(null));
         no_schema["spec"]["versions"][0]["schema"] = json!(null);
         assert!(messages(&validate(&no_schema))
-            .contains(&"spec.versions[0].schema.openAPIV3Schema: Required value".to_string()));
+            .contains(&"spec.versions[0].schema.openAPIV3Schema: Required value: schemas are required".to_string()));
     }
 
     #[test]
