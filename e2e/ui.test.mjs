@@ -127,6 +127,12 @@ test('a panic shows a banner and a restart that brings the cluster back', async 
 
 test('export then import gives back the same cluster', async () => {
   const { page, context } = await openApp(browser, server.url);
+  // reset asks first: declined, nothing happens; accepted, a new session.
+  page.once('dialog', (d) => d.dismiss());
+  await kubectl(page, 'kubectl create -f -', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kept\n');
+  await page.click('#reset');
+  assert.match(await kubectl(page, 'kubectl get cm kept -o name'), /configmap\/kept/);
+  page.on('dialog', (d) => d.accept());
   await page.click('#reset');
   await kubectl(page, 'kubectl create -f -', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  generateName: exported-\n');
   const before = await kubectl(page, 'kubectl get cm -o json');

@@ -10,6 +10,7 @@ use crate::resources::{ApiResource, Discovery, AGGREGATED_ACCEPT};
 use crate::session::{body_json, LogEntry, Session, Source};
 use kubesim::server::Request;
 
+mod auth;
 mod delete;
 mod get;
 mod label;
@@ -128,6 +129,8 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
         }
         Verb::Delete => delete::delete(s, &d, &cmd, &mut out),
         Verb::Label | Verb::Annotate => label::label(s, &d, &cmd, &mut out),
+        Verb::Auth if cmd.types[0] == "whoami" => auth::whoami(s, &mut out),
+        Verb::Auth => auth::can_i(s, &d, &cmd, &mut out),
     }
     // kubectl prints the server's warnings (to stderr) ahead of its output.
     let warnings: String = s.log[from..]
@@ -344,6 +347,41 @@ mod tests {
         assert!(run(&mut s, "delete cm nope", "")
             .text
             .contains("Error from server (NotFound): configmaps \"nope\" not found"));
+    }
+
+    #[test]
+    fn auth_can_i_and_whoami_ask_the_server() {
+        let mut s = session();
+        assert_eq!(run(&mut s, "auth can-i create deployments.apps", "").text, "yes\n");
+        s.acting_as = crate::session::ActingAs::parse("alice", "devs");
+        let out = run(&mut s, "kubectl auth can-i get pods -n kube-system", "");
+        assert_eq!((out.text.as_str(), out.failed), ("no\n", true));
+        let out = run(&mut s, "auth whoami", "");
+        assert!(out.text.starts_with("ATTRIBUTE   VALUE\n"), "{}", out.text);
+        assert!(out.text.contains("Username    alice\n"), "{}", out.text);
+        assert!(out.text.contains("Groups      [devs system:authenticated]\n"), "{}", out.text);
+        // The page's requests went out as alice.
+        let review = s.log.iter().rev().find(|e| e.request.path.ends_with("selfsubjectreviews")).unwrap();
+        assert_eq!(review.request.header("Impersonate-User"), Some("alice"));
+        assert!(run(&mut s, "auth can-i --list", "").text.contains("unknown flag: --list"));
+        assert!(run(&mut s, "auth frobnicate", "").text.contains("knows auth can-i and auth whoami"));
+    }
+
+    #[test]
+    fn a_missing_named_object_prints_only_its_error() {
+        let mut s = session();
+        let not_found = "Error from server (NotFound): configmaps \"nosuch\" not found";
+        for line in ["get cm nosuch", "get cm nosuch -o yaml", "get cm nosuch -o json"] {
+            let out = run(&mut s, line, "");
+            let all = out.text.clone();
+            assert!(all.contains(not_found), "{line}: {all}");
+            assert!(
+                !all.contains("No resources found") && !all.contains("kind: List") && !all.contains("\"List\""),
+                "{line}: {all}"
+            );
+        }
+        // A list that finds nothing still says so.
+        assert!(run(&mut s, "get cm -l none=here", "").text.starts_with("No resources found in default namespace."));
     }
 
     #[test]

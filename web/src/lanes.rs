@@ -145,7 +145,8 @@ impl Lane {
         }
         let rv = v.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or("").to_string();
         let n = v.get("items").and_then(Value::as_array).map_or(0, Vec::len);
-        self.note(format!("listed {n} items at resourceVersion {rv}"));
+        let items = if n == 1 { "item" } else { "items" };
+        self.note(format!("listed {n} {items} at resourceVersion {rv}"));
         self.last_rv = Some(rv.clone());
         let mut q = set_query_param(&self.query, "watch", "true");
         q = set_query_param(&q, "resourceVersion", &rv);
@@ -305,6 +306,18 @@ pub fn row_of(event_type: &str, object_json: &[u8]) -> LaneRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_list_note_counts_in_words() {
+        let mut s = Session::new(1);
+        let mut lane = Lane::new(1, "/api/v1/namespaces", "fieldSelector=metadata.name%3Ddefault", true);
+        lane.start(&mut s);
+        assert!(
+            lane.rows.iter().any(|r| r.detail.starts_with("listed 1 item at")),
+            "{:?}",
+            lane.rows.iter().map(|r| &r.detail).collect::<Vec<_>>()
+        );
+    }
 
     #[test]
     fn a_resume_into_compacted_history_relists_on_the_status_code() {

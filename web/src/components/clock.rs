@@ -78,6 +78,18 @@ pub fn clock_bar() -> Html {
     let reset = {
         let ctx = ctx.clone();
         Callback::from(move |_| {
+            // Everything made so far goes: ask first.
+            let sure = web_sys::window()
+                .and_then(|w| {
+                    w.confirm_with_message(
+                        "Start a new session? This cluster and its history are discarded (export first to keep them).",
+                    )
+                    .ok()
+                })
+                .unwrap_or(false);
+            if !sure {
+                return;
+            }
             persist::clear();
             ctx.dispatch(Action::Replace(Box::new(Session::new(1)), "Started a new session.".into()));
         })

@@ -94,7 +94,8 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
         match cmd.output {
             Output::Table | Output::Wide => {
                 if items.is_empty() {
-                    if !several {
+                    // Named objects that were not found said so already.
+                    if !several && cmd.names.is_empty() {
                         match &ns {
                             Some(n) if r.namespaced => out.line(format!("No resources found in {n} namespace.")),
                             _ => out.line("No resources found"),
@@ -127,7 +128,8 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
             })),
         }
     }
-    if matches!(cmd.output, Output::Yaml | Output::Json) {
+    // (Named objects none of which was found: only their errors.)
+    if matches!(cmd.output, Output::Yaml | Output::Json) && (cmd.names.is_empty() || !printed.is_empty()) {
         let doc = if printed.len() == 1 && !cmd.names.is_empty() {
             printed.remove(0)
         } else {

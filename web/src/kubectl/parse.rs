@@ -20,6 +20,9 @@ pub enum Verb {
     Delete,
     Label,
     Annotate,
+    /// `auth can-i VERB TYPE[/NAME] [NAME]` and `auth whoami`: `types`
+    /// holds the sub-command, then the words after it.
+    Auth,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -108,9 +111,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "delete" => Verb::Delete,
         "label" => Verb::Label,
         "annotate" => Verb::Annotate,
+        "auth" => Verb::Auth,
         other => {
             return Err(format!(
-                "unknown command \"{other}\" for \"kubectl\"; this command bar knows get, create, apply, replace, delete, label and annotate"
+                "unknown command \"{other}\" for \"kubectl\"; this command bar knows get, create, apply, replace, delete, label, annotate and auth (can-i, whoami)"
             ))
         }
     };
@@ -237,6 +241,21 @@ pub fn parse(line: &str) -> Result<Command, String> {
         }
     }
     match c.verb {
+        Verb::Auth => {
+            match positional.first().map(String::as_str) {
+                Some("can-i") if positional.len() >= 3 => {}
+                Some("can-i") => return Err("error: you must specify two arguments: verb resource or verb resource/resourceName.".into()),
+                Some("whoami") if positional.len() == 1 => {}
+                Some("whoami") => return Err(format!("error: unexpected arguments: {}", positional[1..].join(" "))),
+                Some(other) => {
+                    return Err(format!(
+                        "error: unknown command \"{other}\" for \"kubectl auth\"; this command bar knows auth can-i and auth whoami"
+                    ))
+                }
+                None => return Err("error: kubectl auth needs a sub-command: can-i or whoami".into()),
+            }
+            c.types = positional;
+        }
         Verb::Create | Verb::Apply | Verb::Replace => {
             if c.filename.is_none() {
                 return Err("error: must specify one of -f and -k".into());
