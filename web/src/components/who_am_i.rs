@@ -1,4 +1,5 @@
-//! "Who am I": the user the page's requests act as. Picking someone adds
+//! "Who am I": the user the page's requests act as (whatever the box
+//! holds, as it is typed). Picking someone adds
 //! `Impersonate-User` (and `Impersonate-Group`) to every request the page
 //! sends from then on, as `kubectl --as` does; the request log shows the
 //! headers and, when RBAC refuses, the 403. Empty: the administrator.
@@ -27,7 +28,7 @@ pub fn who_am_i() -> Html {
     let acting = ctx.0.session.borrow().acting_as.clone();
     let apply = {
         let ctx = ctx.clone();
-        Callback::from(move |_: Event| {
+        Callback::from(move |_: InputEvent| {
             let picked = ActingAs::parse(&input_value("acting-user"), &input_value("acting-groups"));
             ctx.run(|s| s.acting_as = picked);
         })
@@ -43,11 +44,11 @@ pub fn who_am_i() -> Html {
     html! {
         <div class="who" id="who-am-i" title={title}>
             <label for="acting-user">{ "acting as" }</label>
-            <input id="acting-user" list="acting-users" placeholder="kubernetes-admin" value={user} onchange={apply.clone()} />
+            <input id="acting-user" list="acting-users" placeholder="kubernetes-admin" value={user} oninput={apply.clone()} />
             <datalist id="acting-users">
                 { for SUGGESTED.iter().map(|u| html! { <option value={*u} /> }) }
             </datalist>
-            <input id="acting-groups" placeholder="groups, comma-separated" value={groups} onchange={apply} />
+            <input id="acting-groups" placeholder="groups, comma-separated" value={groups} oninput={apply} />
         </div>
     }
 }
