@@ -286,16 +286,19 @@ pub fn apply(w: &Writer, live: Option<&Value>, config: &Value, force: bool) -> R
     let empty = json!({});
     let live_v = live.unwrap_or(&empty);
     let mut list = live.map(managers).unwrap_or_default();
-    let config_set = strip(&typed::to_set(s, schema, config), false, w.has_status_subresource);
+    // An apply to `/status` owns status fields only; to the object, all
+    // but the status (when it has a status subresource).
+    let status_write = w.subresource == "status";
+    let config_set = strip(&typed::to_set(s, schema, config), status_write, w.has_status_subresource);
     let mut merged = typed::merge(s, schema, live_v, config);
     let cmp = typed::compare(s, schema, live, Some(&merged));
-    let changed = strip(&cmp.changed(), false, w.has_status_subresource);
+    let changed = strip(&cmp.changed(), status_write, w.has_status_subresource);
     let me = Manager {
         manager: w.manager.to_string(),
         operation: "Apply".into(),
         api_version: w.api_version.to_string(),
         time: Some(w.now.to_string()),
-        subresource: String::new(),
+        subresource: w.subresource.to_string(),
         set: config_set.clone(),
     };
     // Conflicts: fields this apply changes that others own.

@@ -5,6 +5,7 @@
 //! caller polls. The server holds the registry and changes it only through
 //! the store's verbs, the clock and compaction; it never names storage.
 
+mod apf_config;
 pub mod authz;
 mod bootstrap_rbac;
 pub mod discovery;
@@ -187,6 +188,8 @@ pub struct Server {
     acting: crate::auth::UserInfo,
     /// The RBAC objects the authorizer decides by.
     rbac_cache: Option<authz::RbacCache>,
+    /// The API Priority and Fairness configuration's upkeep.
+    apf: apf_config::ApfState,
 }
 
 const JSON_ONLY: &str = "only the following media types are accepted: application/json";
@@ -205,8 +208,10 @@ impl Server {
             proto_cache: Default::default(),
             acting: crate::auth::UserInfo::admin(),
             rbac_cache: None,
+            apf: Default::default(),
         };
         s.bootstrap();
+        s.maintain_apf();
         s
     }
 
@@ -264,10 +269,12 @@ impl Server {
         self.compact_by_time();
     }
 
-    /// Compacts everything older than the history window.
+    /// Compacts everything older than the history window; the time-driven
+    /// upkeep that is due runs.
     fn compact_by_time(&mut self) {
         let horizon = self.registry.now().plus_millis(-self.config.history_window_ms);
         self.registry.compact_before(horizon);
+        self.maintain_apf();
     }
 
     /// Compacts history up to `rev` (or the newest revision).
@@ -288,6 +295,18 @@ impl Server {
                 }
                 head
             }
+        }
+    }
+
+    /// A request from the apiserver itself (its own controllers): routed
+    /// as any other, without admission or the after-request upkeep.
+    fn handle_loopback(&mut self, req: Request) -> Response {
+        let user = req.user.clone().unwrap_or_else(crate::auth::UserInfo::admin);
+        let acting = std::mem::replace(&mut self.acting, user);
+        let served = self.route(&req);
+        self.acting = acting;
+        match served {
+            Served::Response(r) | Served::Log(r, _) | Served::Watch(r, _) => r,
         }
     }
 
@@ -319,6 +338,7 @@ impl Server {
         };
         // The apiserver's own controllers for custom resources.
         self.registry.sync_custom_resources();
+        self.maintain_apf();
         let audit_id = self.audit.uuid();
         let (Served::Response(r) | Served::Watch(r, _) | Served::Log(r, _)) = &mut served;
         r.headers.push(("Audit-Id".into(), audit_id));

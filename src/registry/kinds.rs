@@ -20,6 +20,7 @@ mod deployment;
 mod endpoint_slice;
 mod endpoints;
 mod event;
+mod flow_control;
 mod job;
 mod lease;
 mod namespace;
@@ -331,6 +332,26 @@ pub static BUILTIN: &[Builtin] = &[
             false,
         )
     },
+    // flowcontrol.apiserver.k8s.io/v1: API Priority and Fairness.
+    Builtin {
+        status_subresource: true,
+        tracks_generation: true,
+        strategy: &flow_control::FlowSchema,
+        ..rt("flowcontrol.apiserver.k8s.io", "v1", "flowschemas", "flowschema", "FlowSchema", false)
+    },
+    Builtin {
+        status_subresource: true,
+        tracks_generation: true,
+        strategy: &flow_control::PriorityLevelConfiguration,
+        ..rt(
+            "flowcontrol.apiserver.k8s.io",
+            "v1",
+            "prioritylevelconfigurations",
+            "prioritylevelconfiguration",
+            "PriorityLevelConfiguration",
+            false,
+        )
+    },
     // authorization.k8s.io/v1 and authentication.k8s.io/v1: reviews,
     // answered by the server's authorizer and never stored (see
     // `server/reviews.rs`).
@@ -389,7 +410,7 @@ mod tests {
     fn table_is_consistent() {
         let c = builtin_catalog();
         assert_eq!(c.iter().count(), BUILTIN.len(), "no entry collides with another");
-        assert_eq!(BUILTIN.len(), 31);
+        assert_eq!(BUILTIN.len(), 33);
         assert!(c.namespaces().is_some());
         for r in c.iter() {
             assert!(r.resource().ends_with('s'), "{}", r.resource());

@@ -164,7 +164,7 @@ impl<S: Storage> Registry<S> {
             schema: rt.schema(),
             api_version: rt.api_version().to_string(),
             manager: &opts.field_manager,
-            subresource: "",
+            subresource: if opts.subresource == Subresource::Status { "status" } else { "" },
             has_status_subresource: rt.status_subresource,
             now: &now,
         };

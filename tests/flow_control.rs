@@ -1,0 +1,180 @@
+//! API Priority and Fairness objects: served as built-ins, validated, the
+//! mandatory and suggested configuration kept as upstream's config
+//! producer keeps it (every simulated minute), and each FlowSchema's
+//! `Dangling` condition as the config consumer writes it.
+
+mod common;
+use common::*;
+use kubesim::server::Server;
+use serde_json::{json, Value};
+
+const FS: &str = "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas";
+const PL: &str = "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations";
+
+fn names(s: &mut Server, path: &str) -> Vec<String> {
+    let list = get(s, path).json_body();
+    list["items"].as_array().unwrap().iter().map(|i| i["metadata"]["name"].as_str().unwrap().to_string()).collect()
+}
+
+fn dangling(s: &mut Server, name: &str) -> Value {
+    let fs = get(s, &format!("{FS}/{name}")).json_body();
+    fs["status"]["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "Dangling").cloned().unwrap()
+}
+
+#[test]
+fn the_mandatory_and_suggested_configuration_exists_at_start() {
+    let mut s = server();
+    let fs = names(&mut s, FS);
+    assert_eq!(fs.len(), 13, "{fs:?}");
+    for n in ["exempt", "catch-all", "probes", "system-nodes", "global-default", "service-accounts"] {
+        assert!(fs.contains(&n.to_string()), "{n}");
+    }
+    assert_eq!(
+        names(&mut s, PL),
+        [
+            "catch-all",
+            "exempt",
+            "global-default",
+            "leader-election",
+            "node-high",
+            "system",
+            "workload-high",
+            "workload-low"
+        ]
+    );
+    let exempt = get(&mut s, &format!("{FS}/exempt")).json_body();
+    assert_eq!(exempt["metadata"]["annotations"]["apf.kubernetes.io/autoupdate-spec"], "true");
+    assert_eq!(exempt["spec"]["matchingPrecedence"], 1);
+    let managers: Vec<&str> =
+        exempt["metadata"]["managedFields"].as_array().unwrap().iter().filter_map(|m| m["manager"].as_str()).collect();
+    assert_eq!(
+        managers,
+        ["api-priority-and-fairness-config-producer-v1", "api-priority-and-fairness-config-consumer-v1"]
+    );
+    let c = dangling(&mut s, "exempt");
+    assert_eq!((c["status"].as_str(), c["reason"].as_str()), (Some("False"), Some("Found")));
+    assert_eq!(
+        c["message"],
+        "This FlowSchema references the PriorityLevelConfiguration object named \"exempt\" and it exists"
+    );
+    let catch_all = get(&mut s, &format!("{PL}/catch-all")).json_body();
+    assert_eq!(
+        catch_all["spec"],
+        json!({"type": "Limited", "limited": {"nominalConcurrencyShares": 5, "limitResponse": {"type": "Reject"}, "lendablePercent": 0}})
+    );
+}
+
+#[test]
+fn the_producer_puts_back_what_was_removed_or_changed_a_minute_later() {
+    let mut s = server();
+    assert_eq!(call(&mut s, "DELETE", &format!("{FS}/exempt"), None).status, 200);
+    assert_eq!(call(&mut s, "DELETE", &format!("{FS}/service-accounts"), None).status, 200);
+    // A mandatory spec edited; the exempt level's shares edited (allowed).
+    let mut catch_all = get(&mut s, &format!("{PL}/catch-all")).json_body();
+    catch_all["spec"]["limited"]["nominalConcurrencyShares"] = json!(50);
+    assert_eq!(call(&mut s, "PUT", &format!("{PL}/catch-all"), Some(catch_all)).status, 200);
+    let mut exempt = get(&mut s, &format!("{PL}/exempt")).json_body();
+    exempt["spec"]["exempt"]["nominalConcurrencyShares"] = json!(7);
+    assert_eq!(call(&mut s, "PUT", &format!("{PL}/exempt"), Some(exempt)).status, 200);
+    // A suggested one edited, opting out; another edited without opting out.
+    let mut system = get(&mut s, &format!("{PL}/system")).json_body();
+    system["spec"]["limited"]["nominalConcurrencyShares"] = json!(99);
+    system["metadata"]["annotations"]["apf.kubernetes.io/autoupdate-spec"] = json!("false");
+    assert_eq!(call(&mut s, "PUT", &format!("{PL}/system"), Some(system)).status, 200);
+    let mut node_high = get(&mut s, &format!("{PL}/node-high")).json_body();
+    node_high["spec"]["limited"]["nominalConcurrencyShares"] = json!(1);
+    assert_eq!(call(&mut s, "PUT", &format!("{PL}/node-high"), Some(node_high)).status, 200);
+    // Not yet: the producer looks once a minute.
+    assert_eq!(get(&mut s, &format!("{FS}/exempt")).status, 404);
+    s.advance(61_000);
+    assert_eq!(get(&mut s, &format!("{FS}/exempt")).status, 200);
+    assert_eq!(get(&mut s, &format!("{FS}/service-accounts")).status, 200, "suggested objects come back too");
+    let shares = |s: &mut Server, n: &str, ptr: &str| get(s, &format!("{PL}/{n}")).json_body().pointer(ptr).cloned();
+    assert_eq!(shares(&mut s, "catch-all", "/spec/limited/nominalConcurrencyShares"), Some(json!(5)));
+    assert_eq!(shares(&mut s, "exempt", "/spec/exempt/nominalConcurrencyShares"), Some(json!(7)));
+    assert_eq!(shares(&mut s, "system", "/spec/limited/nominalConcurrencyShares"), Some(json!(99)));
+    assert_eq!(shares(&mut s, "node-high", "/spec/limited/nominalConcurrencyShares"), Some(json!(40)));
+}
+
+#[test]
+fn an_unreadable_annotation_is_decided_by_generation_and_strays_are_removed() {
+    let mut s = server();
+    let mut wl = get(&mut s, &format!("{PL}/workload-low")).json_body();
+    wl["spec"]["limited"]["nominalConcurrencyShares"] = json!(3);
+    wl["metadata"]["annotations"]["apf.kubernetes.io/autoupdate-spec"] = json!("maybe");
+    assert_eq!(call(&mut s, "PUT", &format!("{PL}/workload-low"), Some(wl)).status, 200);
+    let stray = json!({"metadata": {"name": "stray", "annotations": {"apf.kubernetes.io/autoupdate-spec": "true"}},
+        "spec": {"type": "Limited", "limited": {"limitResponse": {"type": "Reject"}}}});
+    assert_eq!(call(&mut s, "POST", PL, Some(stray)).status, 201);
+    let mine = json!({"metadata": {"name": "mine"}, "spec": {"type": "Limited", "limited": {"limitResponse": {"type": "Reject"}}}});
+    assert_eq!(call(&mut s, "POST", PL, Some(mine)).status, 201);
+    s.advance(61_000);
+    let wl = get(&mut s, &format!("{PL}/workload-low")).json_body();
+    assert_eq!(wl["metadata"]["annotations"]["apf.kubernetes.io/autoupdate-spec"], "false", "generation 2: left alone");
+    assert_eq!(wl["spec"]["limited"]["nominalConcurrencyShares"], 3);
+    assert_eq!(get(&mut s, &format!("{PL}/stray")).status, 404);
+    assert_eq!(get(&mut s, &format!("{PL}/mine")).status, 200);
+    // Defaults as v1's.
+    let mine = get(&mut s, &format!("{PL}/mine")).json_body();
+    assert_eq!(mine["spec"]["limited"]["nominalConcurrencyShares"], 30);
+    assert_eq!(mine["spec"]["limited"]["lendablePercent"], 0);
+}
+
+#[test]
+fn a_flow_schema_naming_a_missing_level_is_dangling_until_it_exists() {
+    let mut s = server();
+    let fs = json!({"metadata": {"name": "tenant-a"}, "spec": {"priorityLevelConfiguration": {"name": "tenant"},
+        "distinguisherMethod": {"type": "ByUser"},
+        "rules": [{"subjects": [{"kind": "Group", "group": {"name": "tenant-a"}}],
+            "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"], "namespaces": ["*"]}]}]}});
+    let r = call(&mut s, "POST", FS, Some(fs));
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json_body()["spec"]["matchingPrecedence"], 1000);
+    let c = dangling(&mut s, "tenant-a");
+    assert_eq!((c["status"].as_str(), c["reason"].as_str()), (Some("True"), Some("NotFound")));
+    assert_eq!(
+        c["message"],
+        "This FlowSchema references the PriorityLevelConfiguration object named \"tenant\" but there is no such object"
+    );
+    let pl = json!({"metadata": {"name": "tenant"}, "spec": {"type": "Limited", "limited": {"nominalConcurrencyShares": 1,
+        "limitResponse": {"type": "Queue", "queuing": {"queues": 4, "handSize": 2}}}}});
+    assert_eq!(call(&mut s, "POST", PL, Some(pl)).status, 201);
+    assert_eq!(dangling(&mut s, "tenant-a")["status"], "False");
+    // kubectl's columns.
+    let table = s.handle(
+        kubesim::server::Request::new("GET", &format!("{PL}/tenant"))
+            .with_header("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io"),
+    );
+    let t = table.json_body();
+    let cols: Vec<&str> =
+        t["columnDefinitions"].as_array().unwrap().iter().filter_map(|c| c["name"].as_str()).collect();
+    assert_eq!(cols, ["Name", "Type", "NominalConcurrencyShares", "Queues", "HandSize", "QueueLengthLimit", "Age"]);
+    assert_eq!(
+        t["rows"][0]["cells"].as_array().unwrap()[..6],
+        [json!("tenant"), json!("Limited"), json!(1), json!(4), json!(2), json!(50)]
+    );
+}
+
+#[test]
+fn invalid_objects_are_refused_with_their_fields() {
+    let mut s = server();
+    let cases = [
+        (FS, json!({"metadata": {"name": "a"}, "spec": {"priorityLevelConfiguration": {"name": "x"}, "matchingPrecedence": 20000}}),
+            "spec.matchingPrecedence: Invalid value: 20000: must be between 1 and 10000 inclusively"),
+        (FS, json!({"metadata": {"name": "a"}, "spec": {"priorityLevelConfiguration": {"name": ""}}}),
+            "spec.priorityLevelConfiguration.name: Required value: must reference a priority level"),
+        (FS, json!({"metadata": {"name": "a"}, "spec": {"priorityLevelConfiguration": {"name": "x"}, "rules": [{"subjects": [{"kind": "User", "user": {"name": "u"}}],
+            "resourceRules": [{"verbs": ["get"], "apiGroups": [""], "resources": ["pods"]}]}]}}),
+            "spec.rules[0].resourceRules[0].namespaces: Required value: resource rules that are not cluster scoped must supply at least one namespace"),
+        (PL, json!({"metadata": {"name": "a"}, "spec": {"type": "Limited"}}),
+            "spec.limited: Required value: must not be empty when type is Limited"),
+        (PL, json!({"metadata": {"name": "a"}, "spec": {"type": "Limited", "limited": {"limitResponse": {"type": "Queue", "queuing": {"queues": 2, "handSize": 4}}}}}),
+            "spec.limited.limitResponse.queuing.handSize: Invalid value: 4: should not be greater than queues (2)"),
+    ];
+    for (path, body, wanted) in cases {
+        let r = call(&mut s, "POST", path, Some(body));
+        let message = r.json_body()["message"].as_str().unwrap_or("").to_string();
+        assert_eq!(r.status, 422, "{message}");
+        assert!(message.contains(wanted), "{message}");
+    }
+}
