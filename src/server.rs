@@ -5,6 +5,7 @@
 //! caller polls. The server holds the registry and changes it only through
 //! the store's verbs, the clock and compaction; it never names storage.
 
+pub mod apf;
 mod apf_config;
 pub mod authz;
 mod bootstrap_rbac;
@@ -329,10 +330,20 @@ impl Server {
 
     pub fn serve(&mut self, req: Request) -> Served {
         self.refresh_rbac();
-        let mut served = match self.admit(&req) {
-            Ok(user) => {
-                self.acting = user;
-                self.route(&req)
+        // Upstream's filter order: authentication and impersonation, then
+        // API Priority and Fairness, then authorization.
+        let mut flow = None;
+        let mut served = match self.identify(&req) {
+            Ok((user, trusted)) => {
+                let a = crate::auth::attributes(&req.method, &req.path, &req.query);
+                flow = self.apf.config.classify(&user, &a);
+                match self.admit(&user, trusted, &a) {
+                    Ok(()) => {
+                        self.acting = user;
+                        self.route(&req)
+                    }
+                    Err(refused) => Served::Response(refused),
+                }
             }
             Err(refused) => Served::Response(refused),
         };
@@ -343,6 +354,10 @@ impl Server {
         let (Served::Response(r) | Served::Watch(r, _) | Served::Log(r, _)) = &mut served;
         r.headers.push(("Audit-Id".into(), audit_id));
         r.headers.push(("Cache-Control".into(), "no-cache, private".into()));
+        if let Some(c) = flow {
+            r.headers.push(("X-Kubernetes-Pf-Flowschema-Uid".into(), c.flow_schema_uid));
+            r.headers.push(("X-Kubernetes-Pf-Prioritylevel-Uid".into(), c.priority_level_uid));
+        }
         served
     }
 

@@ -178,3 +178,70 @@ fn invalid_objects_are_refused_with_their_fields() {
         assert!(message.contains(wanted), "{message}");
     }
 }
+
+fn uid(s: &mut Server, path: &str) -> String {
+    get(s, path).json_body()["metadata"]["uid"].as_str().unwrap().to_string()
+}
+
+/// The (FlowSchema, PriorityLevel) uids a request's answer names.
+fn matched(s: &mut Server, path: &str, user: Option<(&str, &[&str])>) -> (String, String) {
+    let mut req = kubesim::server::Request::new("GET", path);
+    if let Some((name, groups)) = user {
+        req = req.with_header("Impersonate-User", name);
+        for g in groups {
+            req = req.with_header("Impersonate-Group", g);
+        }
+    }
+    let r = s.handle(req);
+    (
+        r.header("X-Kubernetes-Pf-Flowschema-Uid").unwrap_or("-").to_string(),
+        r.header("X-Kubernetes-Pf-Prioritylevel-Uid").unwrap_or("-").to_string(),
+    )
+}
+
+#[test]
+fn requests_are_classified_by_precedence_then_name_and_answers_say_how() {
+    let mut s = server();
+    let fs = |s: &mut Server, n: &str| uid(s, &format!("{FS}/{n}"));
+    let pl = |s: &mut Server, n: &str| uid(s, &format!("{PL}/{n}"));
+    let pods = "/api/v1/namespaces/default/pods";
+    // The administrator is in system:masters: exempt.
+    let want = (fs(&mut s, "exempt"), pl(&mut s, "exempt"));
+    assert_eq!(matched(&mut s, pods, None), want);
+    // An ordinary user: global-default.
+    let want = (fs(&mut s, "global-default"), pl(&mut s, "global-default"));
+    assert_eq!(matched(&mut s, pods, Some(("alice", &[]))), want);
+    // A kube-system service account: kube-system-service-accounts.
+    let want = (fs(&mut s, "kube-system-service-accounts"), pl(&mut s, "workload-high"));
+    assert_eq!(matched(&mut s, pods, Some(("system:serviceaccount:kube-system:robot", &[]))), want);
+    // Health checks from anyone: probes, at the exempt level.
+    let want = (fs(&mut s, "probes"), pl(&mut s, "exempt"));
+    assert_eq!(matched(&mut s, "/healthz", Some(("alice", &[]))), want);
+    // A tenant's FlowSchema at a lower precedence wins for its group
+    // once its level exists (a dangling schema is skipped).
+    let tenant = json!({"metadata": {"name": "tenant-a"}, "spec": {"priorityLevelConfiguration": {"name": "tenant"},
+        "matchingPrecedence": 500, "distinguisherMethod": {"type": "ByUser"},
+        "rules": [{"subjects": [{"kind": "Group", "group": {"name": "tenant-a"}}],
+            "resourceRules": [{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"], "namespaces": ["*"]}]}]}});
+    assert_eq!(call(&mut s, "POST", FS, Some(tenant)).status, 201);
+    let global = (fs(&mut s, "global-default"), pl(&mut s, "global-default"));
+    assert_eq!(matched(&mut s, pods, Some(("bob", &["tenant-a"]))), global, "dangling: skipped");
+    let level = json!({"metadata": {"name": "tenant"}, "spec": {"type": "Limited", "limited": {"limitResponse": {"type": "Reject"}}}});
+    assert_eq!(call(&mut s, "POST", PL, Some(level)).status, 201);
+    let want = (fs(&mut s, "tenant-a"), pl(&mut s, "tenant"));
+    assert_eq!(matched(&mut s, pods, Some(("bob", &["tenant-a"]))), want);
+    // Cluster-scoped requests are not in a namespace rule.
+    assert_eq!(matched(&mut s, "/api/v1/nodes", Some(("bob", &["tenant-a"]))), global);
+}
+
+#[test]
+fn a_refused_request_is_classified_an_unauthenticated_one_is_not() {
+    let tokens = kubesim::auth::parse_token_file("t,alice,1\n").unwrap();
+    let mut s = Server::new(kubesim::server::ServerConfig { tokens: Some(tokens), rbac: true, ..Default::default() });
+    let r = s.handle(kubesim::server::Request::new("GET", "/api/v1/nodes").with_header("Authorization", "Bearer t"));
+    assert_eq!(r.status, 403);
+    assert!(r.header("X-Kubernetes-Pf-Flowschema-Uid").is_some());
+    let r = s.handle(kubesim::server::Request::new("GET", "/api/v1/nodes").with_header("Authorization", "Bearer nope"));
+    assert_eq!(r.status, 401);
+    assert!(r.header("X-Kubernetes-Pf-Flowschema-Uid").is_none());
+}

@@ -53,13 +53,17 @@ fn bootstrap() -> &'static Bootstrap {
     })
 }
 
-/// Where the producer and consumer are.
+/// Where the producer and consumer are, and what the classifier reads.
 #[derive(Default)]
 pub(super) struct ApfState {
     /// The revision the consumer last looked at.
     consumed_at: Option<Revision>,
     /// When the producer runs next (simulated ms).
     next_produce: i64,
+    /// The usable FlowSchemas in matching order (the mandatory ones
+    /// imagined from the bootstrap configuration when missing), and the
+    /// levels' uids.
+    pub(super) config: super::apf::Config,
 }
 
 fn name_of(v: &Value) -> &str {
@@ -156,10 +160,20 @@ impl Server {
 
     /// One pass of the consumer: each FlowSchema's `Dangling` condition.
     fn consume_apf(&mut self) {
-        let levels: Vec<String> =
-            self.apf_objects("prioritylevelconfigurations").iter().map(|l| name_of(l).to_string()).collect();
+        let level_objects = self.apf_objects("prioritylevelconfigurations");
+        let levels: Vec<String> = level_objects.iter().map(|l| name_of(l).to_string()).collect();
         let now = self.now().rfc3339();
-        for fs in self.apf_objects("flowschemas") {
+        let schemas = self.apf_objects("flowschemas");
+        let mandatory = |resource: &str| -> Vec<Value> {
+            bootstrap().objects.iter().filter(|(r, _, m)| *r == resource && *m).map(|(_, o, _)| o.clone()).collect()
+        };
+        self.apf.config = super::apf::Config::new(
+            &schemas,
+            &level_objects,
+            &mandatory("flowschemas"),
+            &mandatory("prioritylevelconfigurations"),
+        );
+        for fs in schemas {
             let name = name_of(&fs).to_string();
             let pl = fs.pointer("/spec/priorityLevelConfiguration/name").and_then(Value::as_str).unwrap_or("");
             let (status, reason, message) = if levels.iter().any(|l| l == pl) {

@@ -404,19 +404,22 @@ impl Server {
         (rules, errors)
     }
 
-    /// Authentication, impersonation and authorization of a request: the
-    /// user it acts as, or the Status that answers it.
-    pub(super) fn admit(&self, req: &Request) -> Result<UserInfo, Response> {
+    /// Authentication and impersonation of a request: the user it acts
+    /// as and whether that user is trusted (an in-process component acting
+    /// as itself), or the answer that refuses it.
+    pub(super) fn identify(&self, req: &Request) -> Result<(UserInfo, bool), Response> {
         let (user, trusted) = self.authenticate(req).map_err(|s| Response::status(&s))?;
         let user = self.impersonate(user, req)?;
-        if trusted && req.header("Impersonate-User").is_none() {
-            return Ok(user);
-        }
-        let a = auth::attributes(&req.method, &req.path, &req.query);
-        if self.decide(&user, &a, false).allowed {
-            Ok(user)
+        Ok((user, trusted && req.header("Impersonate-User").is_none()))
+    }
+
+    /// Authorization of a request's attributes for its user: nothing, or
+    /// the 403 that answers it.
+    pub(super) fn admit(&self, user: &UserInfo, trusted: bool, a: &Attributes) -> Result<(), Response> {
+        if trusted || self.decide(user, a, false).allowed {
+            Ok(())
         } else {
-            Err(Response::status(&forbidden(&a, &user.name, "")))
+            Err(Response::status(&forbidden(a, &user.name, "")))
         }
     }
 }

@@ -1,0 +1,161 @@
+//! API Priority and Fairness classification, as upstream's filter does it
+//! between impersonation and authorization: the first FlowSchema (by
+//! `matchingPrecedence`, then name) whose rules match the request's user
+//! and attributes picks its priority level; the schema's distinguisher
+//! method names the flow. FlowSchemas naming a missing level are skipped;
+//! missing mandatory objects are imagined from the bootstrap
+//! configuration. Every classified response says what it matched in the
+//! `X-Kubernetes-PF-FlowSchema-UID` and `X-Kubernetes-PF-PriorityLevel-UID`
+//! headers. (Dispatching — seats, queues, 429s — is not simulated yet.)
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::auth::{Attributes, UserInfo};
+
+/// A FlowSchema as the classifier reads it.
+#[derive(Clone, Debug)]
+struct Schema {
+    name: String,
+    uid: String,
+    precedence: i64,
+    level: String,
+    /// `ByUser`, `ByNamespace`, or None.
+    distinguisher: Option<String>,
+    rules: Vec<Value>,
+}
+
+/// What the classifier decides by: usable schemas in matching order and
+/// each level's uid.
+#[derive(Clone, Debug, Default)]
+pub struct Config {
+    schemas: Vec<Schema>,
+    levels: BTreeMap<String, String>,
+}
+
+/// What a request was classified as.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Classification {
+    pub flow_schema: String,
+    pub flow_schema_uid: String,
+    pub priority_level: String,
+    pub priority_level_uid: String,
+    /// The flow distinguisher (user name, namespace, or empty).
+    pub flow: String,
+}
+
+fn text<'a>(v: &'a Value, ptr: &str) -> &'a str {
+    v.pointer(ptr).and_then(Value::as_str).unwrap_or("")
+}
+
+fn schema_of(fs: &Value) -> Schema {
+    Schema {
+        name: text(fs, "/metadata/name").to_string(),
+        uid: text(fs, "/metadata/uid").to_string(),
+        precedence: fs.pointer("/spec/matchingPrecedence").and_then(Value::as_i64).unwrap_or(1000),
+        level: text(fs, "/spec/priorityLevelConfiguration/name").to_string(),
+        distinguisher: fs.pointer("/spec/distinguisherMethod/type").and_then(Value::as_str).map(str::to_string),
+        rules: fs.pointer("/spec/rules").and_then(Value::as_array).cloned().unwrap_or_default(),
+    }
+}
+
+impl Config {
+    /// From the stored objects and the mandatory bootstrap ones.
+    pub fn new(schemas: &[Value], levels: &[Value], mandatory_schemas: &[Value], mandatory_levels: &[Value]) -> Config {
+        let mut level_uids: BTreeMap<String, String> = levels
+            .iter()
+            .map(|l| (text(l, "/metadata/name").to_string(), text(l, "/metadata/uid").to_string()))
+            .collect();
+        for l in mandatory_levels {
+            level_uids.entry(text(l, "/metadata/name").to_string()).or_default();
+        }
+        let mut usable: Vec<Schema> =
+            schemas.iter().map(schema_of).filter(|s| level_uids.contains_key(&s.level)).collect();
+        for m in mandatory_schemas {
+            let m = schema_of(m);
+            if !usable.iter().any(|s| s.name == m.name) {
+                usable.push(Schema { uid: String::new(), ..m });
+            }
+        }
+        usable.sort_by(|a, b| a.precedence.cmp(&b.precedence).then_with(|| a.name.cmp(&b.name)));
+        Config { schemas: usable, levels: level_uids }
+    }
+
+    /// The first schema matching, and the flow it names.
+    pub fn classify(&self, user: &UserInfo, a: &Attributes) -> Option<Classification> {
+        let s = self.schemas.iter().find(|s| s.rules.iter().any(|r| rule_matches(r, user, a)))?;
+        let flow = match s.distinguisher.as_deref() {
+            Some("ByUser") => user.name.clone(),
+            Some("ByNamespace") => a.namespace.clone(),
+            _ => String::new(),
+        };
+        Some(Classification {
+            flow_schema: s.name.clone(),
+            flow_schema_uid: s.uid.clone(),
+            priority_level: s.level.clone(),
+            priority_level_uid: self.levels.get(&s.level).cloned().unwrap_or_default(),
+            flow,
+        })
+    }
+}
+
+fn listed(v: &Value, key: &str, wanted: &str) -> bool {
+    v[key].as_array().into_iter().flatten().filter_map(Value::as_str).any(|x| x == "*" || x == wanted)
+}
+
+fn subject_matches(s: &Value, user: &UserInfo) -> bool {
+    match s["kind"].as_str().unwrap_or("") {
+        "User" => matches!(text(s, "/user/name"), "*") || text(s, "/user/name") == user.name,
+        "Group" => {
+            let g = text(s, "/group/name");
+            g == "*" || user.in_group(g)
+        }
+        "ServiceAccount" => {
+            let (ns, name) = (text(s, "/serviceAccount/namespace"), text(s, "/serviceAccount/name"));
+            match user.name.strip_prefix("system:serviceaccount:").and_then(|r| r.split_once(':')) {
+                Some((user_ns, user_sa)) => user_ns == ns && (name == "*" || name == user_sa),
+                None => false,
+            }
+        }
+        _ => false,
+    }
+}
+
+fn url_matches(pattern: &str, path: &str) -> bool {
+    pattern == "*"
+        || pattern == path
+        || pattern.strip_suffix('*').is_some_and(|prefix| prefix.ends_with('/') && path.starts_with(prefix))
+}
+
+/// One `PolicyRulesWithSubjects`: a subject names the user, and a
+/// resource rule (verb, group, resource, namespace or cluster scope) or a
+/// non-resource rule (verb, URL) covers the request.
+fn rule_matches(rule: &Value, user: &UserInfo, a: &Attributes) -> bool {
+    let subjects = rule["subjects"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    if !subjects.iter().any(|s| subject_matches(s, user)) {
+        return false;
+    }
+    if a.resource_request {
+        rule["resourceRules"].as_array().into_iter().flatten().any(|r| {
+            listed(r, "verbs", &a.verb)
+                && listed(r, "apiGroups", &a.api_group)
+                && listed(r, "resources", &a.resource)
+                && if a.namespace.is_empty() {
+                    r["clusterScope"] == true
+                } else {
+                    listed(r, "namespaces", &a.namespace)
+                }
+        })
+    } else {
+        rule["nonResourceRules"].as_array().into_iter().flatten().any(|r| {
+            listed(r, "verbs", &a.verb)
+                && r["nonResourceURLs"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .any(|p| url_matches(p, &a.path))
+        })
+    }
+}
