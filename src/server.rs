@@ -12,6 +12,7 @@ mod bootstrap_rbac;
 pub mod discovery;
 mod list;
 pub mod logs;
+mod metrics;
 pub mod negotiation;
 mod node_proxy;
 pub mod openapi;
@@ -191,6 +192,8 @@ pub struct Server {
     rbac_cache: Option<authz::RbacCache>,
     /// The API Priority and Fairness configuration's upkeep.
     apf: apf_config::ApfState,
+    /// What `/metrics` reports.
+    metrics: metrics::Metrics,
 }
 
 const JSON_ONLY: &str = "only the following media types are accepted: application/json";
@@ -210,6 +213,7 @@ impl Server {
             acting: crate::auth::UserInfo::admin(),
             rbac_cache: None,
             apf: Default::default(),
+            metrics: Default::default(),
         };
         s.bootstrap();
         s.maintain_apf();
@@ -333,10 +337,13 @@ impl Server {
         // Upstream's filter order: authentication and impersonation, then
         // API Priority and Fairness, then authorization.
         let mut flow = None;
+        let a = crate::auth::attributes(&req.method, &req.path, &req.query);
         let mut served = match self.identify(&req) {
             Ok((user, trusted)) => {
-                let a = crate::auth::attributes(&req.method, &req.path, &req.query);
                 flow = self.apf.config.classify(&user, &a);
+                if let Some(c) = &flow {
+                    self.metrics.dispatched(&c.flow_schema, &c.priority_level);
+                }
                 match self.admit(&user, trusted, &a) {
                     Ok(()) => {
                         self.acting = user;
@@ -358,6 +365,8 @@ impl Server {
             r.headers.push(("X-Kubernetes-Pf-Flowschema-Uid".into(), c.flow_schema_uid));
             r.headers.push(("X-Kubernetes-Pf-Prioritylevel-Uid".into(), c.priority_level_uid));
         }
+        let content_type = req.header("Content-Type").unwrap_or("");
+        self.metrics.record(&req.method, &req.query, content_type, &a, r.status);
         served
     }
 
@@ -366,6 +375,14 @@ impl Server {
         let route = self.resolve(&req.path);
         let resp = match route {
             Route::Text(t) => Response::text(200, t),
+            Route::Metrics => {
+                let text = self.metrics.render(&self.object_counts());
+                Response {
+                    status: 200,
+                    headers: vec![("Content-Type".into(), metrics::CONTENT_TYPE.into())],
+                    body: text,
+                }
+            }
             Route::Version => Response::value(200, &discovery::version()),
             Route::OpenApiV2 => {
                 const PROTO: &str = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";

@@ -245,3 +245,36 @@ fn a_refused_request_is_classified_an_unauthenticated_one_is_not() {
     assert_eq!(r.status, 401);
     assert!(r.header("X-Kubernetes-Pf-Flowschema-Uid").is_none());
 }
+
+#[test]
+fn metrics_count_requests_dispatches_and_stored_objects_in_prometheus_text() {
+    let mut s = server();
+    create_cm(&mut s, "a", json!({}));
+    get(&mut s, "/api/v1/namespaces/default/configmaps");
+    get(&mut s, "/api/v1/namespaces/default/configmaps/nope");
+    get(&mut s, "/healthz");
+    let r = get(&mut s, "/metrics");
+    assert_eq!(r.status, 200);
+    assert_eq!(r.header("Content-Type"), Some("text/plain; version=0.0.4; charset=utf-8; escaping=underscores"));
+    let text = String::from_utf8(r.body.clone()).unwrap();
+    let line = |prefix: &str| text.lines().find(|l| l.starts_with(prefix)).map(str::to_string);
+    assert!(text.contains("# HELP apiserver_request_total [STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.\n# TYPE apiserver_request_total counter\n"));
+    assert_eq!(
+        line(r#"apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="configmaps",scope="namespace",subresource="",verb="POST",version="v1"}"#).as_deref().map(|l| l.rsplit(' ').next().unwrap()),
+        Some("1")
+    );
+    assert!(line(r#"apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="configmaps",scope="namespace",subresource="",verb="LIST",version="v1"}"#).is_some(), "{text}");
+    assert!(line(r#"apiserver_request_total{code="404",component="apiserver",dry_run="",group="",resource="configmaps",scope="resource",subresource="",verb="GET",version="v1"}"#).is_some(), "{text}");
+    assert!(line(r#"apiserver_request_total{code="200",component="apiserver",dry_run="",group="",resource="",scope="",subresource="/healthz",verb="GET",version=""}"#).is_some(), "{text}");
+    assert!(
+        line(r#"apiserver_flowcontrol_dispatched_requests_total{flow_schema="exempt",priority_level="exempt"}"#)
+            .is_some(),
+        "{text}"
+    );
+    assert_eq!(
+        line(r#"apiserver_storage_objects{resource="flowschemas.flowcontrol.apiserver.k8s.io"}"#).as_deref(),
+        Some(r#"apiserver_storage_objects{resource="flowschemas.flowcontrol.apiserver.k8s.io"} 13"#)
+    );
+    let cms = line(r#"apiserver_storage_objects{resource="configmaps"}"#).unwrap();
+    assert!(cms.ends_with(" 1"), "{cms}");
+}

@@ -62,6 +62,8 @@ impl Target {
 
 pub(crate) enum Route {
     Text(&'static str),
+    /// `/metrics`, in Prometheus' text format.
+    Metrics,
     Value(Value),
     Aggregated(bool),
     Version,
@@ -83,6 +85,7 @@ impl Server {
         match segs.as_slice() {
             ["version"] => Route::Version,
             ["healthz"] | ["livez"] | ["readyz"] => Route::Text("ok"),
+            ["metrics"] => Route::Metrics,
             ["api"] => Route::Aggregated(true),
             ["apis"] => Route::Aggregated(false),
             ["api", "v1"] => {
