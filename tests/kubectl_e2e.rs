@@ -424,6 +424,20 @@ fn kubectl_flows() {
     }
     let versions = d.run(&["api-versions"]);
     assert!(versions.lines().any(|l| l == "v1") && versions.contains("apps/v1"), "{versions}");
+    for r in ["flowschemas", "prioritylevelconfigurations", "selfsubjectaccessreviews", "selfsubjectreviews"] {
+        assert!(res.contains(r), "api-resources misses {r}:\n{res}");
+    }
+
+    // API Priority and Fairness: the bootstrap configuration, and what
+    // /metrics counts.
+    let levels = d.run(&["get", "prioritylevelconfigurations"]);
+    assert!(levels.starts_with("NAME") && levels.contains("NOMINALCONCURRENCYSHARES"), "{levels}");
+    assert!(levels.lines().any(|l| l.starts_with("workload-low ") && l.contains(" 100 ")), "{levels}");
+    let schemas = d.run(&["get", "flowschemas", "exempt", "probes"]);
+    assert!(schemas.contains("MISSINGPL") && schemas.contains("exempt"), "{schemas}");
+    let metrics = d.run(&["get", "--raw", "/metrics"]);
+    assert!(metrics.contains("# TYPE apiserver_request_total counter"), "{}", &metrics[..metrics.len().min(500)]);
+    assert!(metrics.contains(r#"resource="prioritylevelconfigurations""#), "the list just made is counted");
 
     // the debug clock makes history expire
     d.curl_post("/debug/kubesim/clock?advance=10m");
