@@ -93,9 +93,14 @@ test('finalizers, watch lanes, the inspector and a 410 on a late resume', async 
 test('the session survives a reload, and object text is never HTML', async () => {
   const { page, context, errors } = await openApp(browser, server.url);
   assert.equal(await kubectl(page, 'kubectl create -f -', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keepme\n  annotations:\n    note: "<img src=x onerror=window.__xss=1>"\n'), 'configmap/keepme created\n');
+  // Let the clock run past the last write: a reload must not take it back.
+  await page.waitForTimeout(2500);
+  const before = await page.textContent('.clock-now');
   await page.reload();
   await page.waitForSelector('body[data-ready="1"]');
   await page.waitForSelector('#notice:has-text("Restored")');
+  const after = await page.textContent('.clock-now');
+  assert.ok(after >= before, `the clock went back on reload: ${before} -> ${after}`);
   const out = await kubectl(page, 'kubectl get cm keepme -o yaml');
   assert.match(out, /<img src=x onerror=window.__xss=1>/);
   assert.equal(await page.locator('#kubectl-output img').count(), 0);

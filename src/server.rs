@@ -160,6 +160,9 @@ pub struct ServerConfig {
     pub tokens: Option<std::collections::BTreeMap<String, crate::auth::UserInfo>>,
     /// `--authorization-mode=RBAC` (else every request is allowed).
     pub rbac: bool,
+    /// `--enable-priority-and-fairness` (upstream's default: on): every
+    /// request is classified, its answer naming the FlowSchema and level.
+    pub apf: bool,
 }
 
 impl Default for ServerConfig {
@@ -173,6 +176,7 @@ impl Default for ServerConfig {
             services: Default::default(),
             tokens: None,
             rbac: false,
+            apf: true,
         }
     }
 }
@@ -340,7 +344,9 @@ impl Server {
         let a = crate::auth::attributes(&req.method, &req.path, &req.query);
         let mut served = match self.identify(&req) {
             Ok((user, trusted)) => {
-                flow = self.apf.config.classify(&user, &a);
+                if self.config.apf {
+                    flow = self.apf.config.classify(&user, &a);
+                }
                 if let Some(c) = &flow {
                     self.metrics.dispatched(&c.flow_schema, &c.priority_level);
                 }

@@ -270,6 +270,7 @@ struct Args {
     pods: kubesim::network::PodRanges,
     tokens: Option<std::collections::BTreeMap<String, kubesim::auth::UserInfo>>,
     rbac: bool,
+    apf: bool,
 }
 
 const USAGE: &str =
@@ -277,6 +278,7 @@ const USAGE: &str =
                      [--service-cluster-ip-range 10.96.0.0/12] [--service-node-port-range 30000-32767]
                      [--cluster-cidr 10.244.0.0/16] [--node-cidr-mask-size 24]
                      [--token-auth-file FILE] [--authorization-mode AlwaysAllow|RBAC]
+                     [--enable-priority-and-fairness=true|false]
   --ui DIR  serve the built browser app (trunk build's dist/) at /ui/; default: ./dist when it holds index.html
   --controllers  which of the cluster's controllers run (clients of the API): all (default), none, or a
                  comma-separated list of nodeipam, namespace, garbage-collector, deployment,
@@ -292,7 +294,10 @@ const USAGE: &str =
                  names its user, an unknown one is refused (401), none is anonymous; without
                  it every client is the administrator (system:masters)
   --authorization-mode  AlwaysAllow (default) or RBAC: Roles, ClusterRoles and their bindings
-                 decide (the bootstrap roles are created at start)";
+                 decide (the bootstrap roles are created at start)
+  --enable-priority-and-fairness  classify every request by FlowSchema (default true); false: no
+                 classification and no X-Kubernetes-Pf-* headers (the objects are still served)
+  Flags take their value as --flag value or --flag=value.";
 
 fn parse_args() -> Result<Args, String> {
     let mut it = std::env::args().skip(1);
@@ -313,10 +318,29 @@ fn parse_args() -> Result<Args, String> {
         pods: Default::default(),
         tokens: None,
         rbac: false,
+        apf: true,
     };
-    while let Some(flag) = it.next() {
-        let mut val = || it.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}"));
+    while let Some(raw) = it.next() {
+        // `--flag value` or `--flag=value`, as kube-apiserver's flags take them.
+        let (flag, inline) = match raw.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => (f.to_string(), Some(v.to_string())),
+            _ => (raw, None),
+        };
+        let inline_bool = inline.clone();
+        let mut val = || match inline.clone() {
+            Some(v) => Ok(v),
+            None => it.next().ok_or_else(|| format!("{flag} needs a value\n{USAGE}")),
+        };
         match flag.as_str() {
+            "--enable-priority-and-fairness" => {
+                a.apf = match inline_bool.as_deref() {
+                    None | Some("true") => true,
+                    Some("false") => false,
+                    Some(other) => {
+                        return Err(format!("--enable-priority-and-fairness takes true or false, not {other:?}"))
+                    }
+                }
+            }
             "--listen" => a.listen = val()?,
             "--kubeconfig" => a.kubeconfig = val()?,
             "--ui" => a.ui = Some(val()?),
@@ -394,6 +418,7 @@ async fn main() {
         services: args.services.clone(),
         tokens: args.tokens.clone(),
         rbac: args.rbac,
+        apf: args.apf,
         ..Default::default()
     };
     let ui = match &args.ui {

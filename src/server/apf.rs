@@ -14,7 +14,8 @@ use serde_json::Value;
 
 use crate::auth::{Attributes, UserInfo};
 
-/// A FlowSchema as the classifier reads it.
+/// A FlowSchema as the classifier reads it (read once, when the
+/// configuration changes: a request's matching touches no JSON).
 #[derive(Clone, Debug)]
 struct Schema {
     name: String,
@@ -23,7 +24,52 @@ struct Schema {
     level: String,
     /// `ByUser`, `ByNamespace`, or None.
     distinguisher: Option<String>,
-    rules: Vec<Value>,
+    rules: Vec<Rule>,
+}
+
+#[derive(Clone, Debug)]
+enum Subject {
+    User(String),
+    Group(String),
+    /// (namespace, name or `*`)
+    ServiceAccount(String, String),
+    Unknown,
+}
+
+/// A list of names where `*` is every name.
+#[derive(Clone, Debug, Default)]
+struct Names(Vec<String>);
+
+impl Names {
+    fn of(v: &Value) -> Names {
+        Names(v.as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect())
+    }
+    fn has(&self, wanted: &str) -> bool {
+        self.0.iter().any(|x| x == "*" || x == wanted)
+    }
+}
+
+#[derive(Clone, Debug)]
+struct ResourceRule {
+    verbs: Names,
+    groups: Names,
+    resources: Names,
+    cluster_scope: bool,
+    namespaces: Names,
+}
+
+#[derive(Clone, Debug)]
+struct NonResourceRule {
+    verbs: Names,
+    urls: Vec<String>,
+}
+
+/// One `PolicyRulesWithSubjects`.
+#[derive(Clone, Debug)]
+struct Rule {
+    subjects: Vec<Subject>,
+    resource_rules: Vec<ResourceRule>,
+    non_resource_rules: Vec<NonResourceRule>,
 }
 
 /// What the classifier decides by: usable schemas in matching order and
@@ -49,6 +95,38 @@ fn text<'a>(v: &'a Value, ptr: &str) -> &'a str {
     v.pointer(ptr).and_then(Value::as_str).unwrap_or("")
 }
 
+fn items<'a>(v: &'a Value, key: &str) -> impl Iterator<Item = &'a Value> {
+    v.get(key).and_then(Value::as_array).into_iter().flatten()
+}
+
+fn rule_of(r: &Value) -> Rule {
+    Rule {
+        subjects: items(r, "subjects")
+            .map(|s| match s["kind"].as_str().unwrap_or("") {
+                "User" => Subject::User(text(s, "/user/name").to_string()),
+                "Group" => Subject::Group(text(s, "/group/name").to_string()),
+                "ServiceAccount" => Subject::ServiceAccount(
+                    text(s, "/serviceAccount/namespace").to_string(),
+                    text(s, "/serviceAccount/name").to_string(),
+                ),
+                _ => Subject::Unknown,
+            })
+            .collect(),
+        resource_rules: items(r, "resourceRules")
+            .map(|rr| ResourceRule {
+                verbs: Names::of(&rr["verbs"]),
+                groups: Names::of(&rr["apiGroups"]),
+                resources: Names::of(&rr["resources"]),
+                cluster_scope: rr["clusterScope"] == true,
+                namespaces: Names::of(&rr["namespaces"]),
+            })
+            .collect(),
+        non_resource_rules: items(r, "nonResourceRules")
+            .map(|nr| NonResourceRule { verbs: Names::of(&nr["verbs"]), urls: Names::of(&nr["nonResourceURLs"]).0 })
+            .collect(),
+    }
+}
+
 fn schema_of(fs: &Value) -> Schema {
     Schema {
         name: text(fs, "/metadata/name").to_string(),
@@ -56,7 +134,7 @@ fn schema_of(fs: &Value) -> Schema {
         precedence: fs.pointer("/spec/matchingPrecedence").and_then(Value::as_i64).unwrap_or(1000),
         level: text(fs, "/spec/priorityLevelConfiguration/name").to_string(),
         distinguisher: fs.pointer("/spec/distinguisherMethod/type").and_then(Value::as_str).map(str::to_string),
-        rules: fs.pointer("/spec/rules").and_then(Value::as_array).cloned().unwrap_or_default(),
+        rules: fs.pointer("/spec/rules").and_then(Value::as_array).into_iter().flatten().map(rule_of).collect(),
     }
 }
 
@@ -100,25 +178,17 @@ impl Config {
     }
 }
 
-fn listed(v: &Value, key: &str, wanted: &str) -> bool {
-    v[key].as_array().into_iter().flatten().filter_map(Value::as_str).any(|x| x == "*" || x == wanted)
-}
-
-fn subject_matches(s: &Value, user: &UserInfo) -> bool {
-    match s["kind"].as_str().unwrap_or("") {
-        "User" => matches!(text(s, "/user/name"), "*") || text(s, "/user/name") == user.name,
-        "Group" => {
-            let g = text(s, "/group/name");
-            g == "*" || user.in_group(g)
-        }
-        "ServiceAccount" => {
-            let (ns, name) = (text(s, "/serviceAccount/namespace"), text(s, "/serviceAccount/name"));
+fn subject_matches(s: &Subject, user: &UserInfo) -> bool {
+    match s {
+        Subject::User(name) => name == "*" || *name == user.name,
+        Subject::Group(g) => g == "*" || user.in_group(g),
+        Subject::ServiceAccount(ns, name) => {
             match user.name.strip_prefix("system:serviceaccount:").and_then(|r| r.split_once(':')) {
                 Some((user_ns, user_sa)) => user_ns == ns && (name == "*" || name == user_sa),
                 None => false,
             }
         }
-        _ => false,
+        Subject::Unknown => false,
     }
 }
 
@@ -131,31 +201,18 @@ fn url_matches(pattern: &str, path: &str) -> bool {
 /// One `PolicyRulesWithSubjects`: a subject names the user, and a
 /// resource rule (verb, group, resource, namespace or cluster scope) or a
 /// non-resource rule (verb, URL) covers the request.
-fn rule_matches(rule: &Value, user: &UserInfo, a: &Attributes) -> bool {
-    let subjects = rule["subjects"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-    if !subjects.iter().any(|s| subject_matches(s, user)) {
+fn rule_matches(rule: &Rule, user: &UserInfo, a: &Attributes) -> bool {
+    if !rule.subjects.iter().any(|s| subject_matches(s, user)) {
         return false;
     }
     if a.resource_request {
-        rule["resourceRules"].as_array().into_iter().flatten().any(|r| {
-            listed(r, "verbs", &a.verb)
-                && listed(r, "apiGroups", &a.api_group)
-                && listed(r, "resources", &a.resource)
-                && if a.namespace.is_empty() {
-                    r["clusterScope"] == true
-                } else {
-                    listed(r, "namespaces", &a.namespace)
-                }
+        rule.resource_rules.iter().any(|r| {
+            r.verbs.has(&a.verb)
+                && r.groups.has(&a.api_group)
+                && r.resources.has(&a.resource)
+                && if a.namespace.is_empty() { r.cluster_scope } else { r.namespaces.has(&a.namespace) }
         })
     } else {
-        rule["nonResourceRules"].as_array().into_iter().flatten().any(|r| {
-            listed(r, "verbs", &a.verb)
-                && r["nonResourceURLs"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .any(|p| url_matches(p, &a.path))
-        })
+        rule.non_resource_rules.iter().any(|r| r.verbs.has(&a.verb) && r.urls.iter().any(|p| url_matches(p, &a.path)))
     }
 }

@@ -37,6 +37,8 @@ pub struct AppState {
     /// Bumped when the session is replaced (import, reset).
     pub epoch: u64,
     saved_journal: usize,
+    /// The simulated clock when last saved.
+    saved_wall: i64,
     saver: Saver,
 }
 
@@ -54,6 +56,7 @@ impl AppState {
     pub fn new(mut session: Session, notice: Option<String>, saver: Saver) -> AppState {
         let discovery = Rc::new(discover(&mut session, Source::Setup));
         let saved_journal = session.journal_len();
+        let saved_wall = session.clock.wall;
         AppState {
             generation: session.generation,
             session: Rc::new(RefCell::new(session)),
@@ -64,27 +67,38 @@ impl AppState {
             notice,
             epoch: 0,
             saved_journal,
+            saved_wall,
             saver,
         }
     }
 
-    /// Saves when the journal grew: every acknowledged write is kept. A
-    /// refused save is reported and tried again after the next change.
+    /// Saves when the journal grew (every acknowledged write is kept) or
+    /// the simulated clock moved on by `CLOCK_SAVE_MS` (so a reload does
+    /// not take the clock back; the page also saves when it is hidden).
+    /// A refused save is reported and tried again after the next change.
     fn save_if_needed(&mut self) {
-        let (len, text) = {
+        let (len, wall, text) = {
             let s = self.session.borrow();
-            if s.journal_len() == self.saved_journal {
+            let clock_moved = s.clock.wall - self.saved_wall >= CLOCK_SAVE_MS;
+            if s.journal_len() == self.saved_journal && !clock_moved {
                 return;
             }
-            (s.journal_len(), s.export_json())
+            (s.journal_len(), s.clock.wall, s.export_json())
         };
         match (self.saver)(&text) {
             Ok(()) => {
                 self.saved_journal = len;
+                self.saved_wall = wall;
                 self.save_error = None;
             }
             Err(e) => self.save_error = Some(e),
         }
+    }
+
+    /// Saves now (the page is being hidden or closed).
+    pub fn save_now(&self) -> Result<(), String> {
+        let text = self.session.borrow().export_json();
+        (self.saver)(&text)
     }
 
     pub fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
@@ -125,10 +139,33 @@ impl PartialEq for AppState {
     }
 }
 
+/// How far the simulated clock may move before the session is saved
+/// without a write.
+pub const CLOCK_SAVE_MS: i64 = 5_000;
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use kubesim::server::Request;
+
+    #[test]
+    fn the_clock_is_saved_as_it_moves_so_a_reload_never_goes_back() {
+        let (fail, saved) = (Rc::new(RefCell::new(false)), Rc::new(RefCell::new(Vec::new())));
+        let st = state(fail, saved.clone());
+        // Real time passing moves the clock (no request, nothing journaled).
+        st.session.borrow_mut().tick(10_000.0);
+        st.session.borrow_mut().tick(11_000.0);
+        let st = st.reduce(Action::Changed);
+        assert!(saved.borrow().is_empty(), "a second is not worth a save");
+        st.session.borrow_mut().tick(16_000.0);
+        let st = st.reduce(Action::Changed);
+        assert_eq!(saved.borrow().len(), 1);
+        let wall = st.session.borrow().clock.wall;
+        let restored = Session::import_json(&saved.borrow()[0]).unwrap();
+        assert_eq!(restored.clock.wall, wall);
+        assert!(st.save_now().is_ok());
+        assert_eq!(saved.borrow().len(), 2);
+    }
 
     fn state(fail: Rc<RefCell<bool>>, saved: Rc<RefCell<Vec<String>>>) -> Rc<AppState> {
         let saver: Saver = Rc::new(move |text: &str| {

@@ -65,6 +65,7 @@ pub fn app() -> Html {
     {
         let ctx = ctx.clone();
         use_effect_with((), move |_| {
+            let leaving = ctx.0.clone();
             let interval = gloo::timers::callback::Interval::new(100, move || {
                 let changed = {
                     let mut s = ctx.0.session.borrow_mut();
@@ -76,12 +77,22 @@ pub fn app() -> Html {
                     ctx.dispatch(Action::Changed);
                 }
             });
+            // Leaving the page saves it (the clock where it stands).
+            let hide = web_sys::window().map(|w| {
+                let state = leaving.clone();
+                gloo::events::EventListener::new(&w, "pagehide", move |_| {
+                    let _ = state.save_now();
+                })
+            });
             if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
                 let _ = body.set_attribute("data-ready", "1");
                 // When the page became interactive (ms since navigation), for the benchmark.
                 let _ = body.set_attribute("data-ready-at", &format!("{:.0}", super::real_now()));
             }
-            move || drop(interval)
+            move || {
+                drop(interval);
+                drop(hide);
+            }
         });
     }
     let notice = state.notice.clone().map(|n| {
