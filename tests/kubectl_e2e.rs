@@ -658,7 +658,8 @@ fn kubectl_rbac_with_impersonation() {
     if !kubectl_or_skip() {
         return;
     }
-    let d = &start_with("rbac", &["--authorization-mode", "RBAC", "--controllers", "none", "--starter", "none"]);
+    // (Flags as `--flag=value` too, as kube-apiserver takes them.)
+    let d = &start_with("rbac", &["--authorization-mode=RBAC", "--controllers=none", "--starter", "none"]);
     let (ok, out) = d.attempt(&["get", "pods", "--as", "alice"], "");
     assert!(!ok, "{out}");
     assert!(
