@@ -413,3 +413,15 @@ fn impersonating_a_group_without_a_user_is_a_plain_500() {
         "Internal Server Error: \"/api/v1/pods?limit=1\": requested [{Group  devs    }] without impersonating a user\n"
     );
 }
+
+#[test]
+fn header_names_that_are_not_ascii_are_not_impersonation() {
+    let mut s = server();
+    let r = s.handle(
+        Request::new("GET", "/api/v1/namespaces/default/pods")
+            .with_header("Authorization", "Bearer admin-token")
+            .with_header("Impersonate-Exträ-x", "y")
+            .with_header("Impersonate-Extra€x", "y"),
+    );
+    assert_eq!(r.status, 200);
+}

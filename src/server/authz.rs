@@ -171,8 +171,10 @@ impl Server {
         const EXTRA: &str = "impersonate-extra-";
         let mut extra: std::collections::BTreeMap<String, Vec<String>> = Default::default();
         for (k, v) in &req.headers {
-            if k.len() > EXTRA.len() && k[..EXTRA.len()].eq_ignore_ascii_case(EXTRA) {
-                let key = percent_decode(&k[EXTRA.len()..].to_ascii_lowercase());
+            // (`get`: a name that is not ASCII cannot split mid-character.)
+            let (Some(head), Some(rest)) = (k.get(..EXTRA.len()), k.get(EXTRA.len()..)) else { continue };
+            if !rest.is_empty() && head.eq_ignore_ascii_case(EXTRA) {
+                let key = percent_decode(&rest.to_ascii_lowercase());
                 extra.entry(key).or_default().push(v.clone());
             }
         }
