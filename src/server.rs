@@ -283,7 +283,11 @@ impl Server {
     fn compact_by_time(&mut self) {
         let horizon = self.registry.now().plus_millis(-self.config.history_window_ms);
         self.registry.compact_before(horizon);
-        self.maintain_apf();
+        // (Only the producer's minute: the consumer already runs after
+        // every request.)
+        if self.apf_producer_due() {
+            self.maintain_apf();
+        }
     }
 
     /// Compacts history up to `rev` (or the newest revision).

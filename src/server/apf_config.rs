@@ -211,6 +211,11 @@ impl Server {
         }
     }
 
+    /// Is the producer's minute up?
+    pub(super) fn apf_producer_due(&self) -> bool {
+        self.now().0 >= self.apf.next_produce
+    }
+
     /// The producer when its minute is up, then the consumer when the
     /// group changed: after every request, and at start.
     pub(super) fn maintain_apf(&mut self) {

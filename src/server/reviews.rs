@@ -63,21 +63,21 @@ fn is_zero(v: &Value) -> bool {
     }
 }
 
+/// A JSON field's Go struct field name (`generateName` → `GenerateName`).
+fn go_field(json_name: &str) -> String {
+    let mut chars = json_name.chars();
+    chars.next().map(|c| c.to_ascii_uppercase().to_string() + chars.as_str()).unwrap_or_default()
+}
+
 /// Metadata as Go's `%#v` would name what is set in it (abbreviated: the
 /// fields left at their zero values are not listed).
 fn go_object_meta(meta: &Map<String, Value>) -> String {
     let fields: Vec<String> = meta
         .iter()
         .filter(|(k, v)| !is_zero(v) && k.as_str() != "managedFields")
-        .map(|(k, v)| {
-            let mut name = k.clone();
-            if let Some(first) = name.get(..1) {
-                name.replace_range(..1, &first.to_ascii_uppercase());
-            }
-            match v {
-                Value::String(s) => format!("{name}:{s:?}"),
-                other => format!("{name}:{other}"),
-            }
+        .map(|(k, v)| match v {
+            Value::String(s) => format!("{}:{s:?}", go_field(k)),
+            other => format!("{}:{other}", go_field(k)),
         })
         .collect();
     format!("v1.ObjectMeta{{{}}}", fields.join(", "))
@@ -93,13 +93,7 @@ fn go_attributes(kind: &str, v: &Value) -> String {
         .into_iter()
         .flatten()
         .filter_map(|(k, v)| Some((k, v.as_str()?)))
-        .map(|(k, s)| {
-            let mut name = k.clone();
-            if let Some(first) = name.get(..1) {
-                name.replace_range(..1, &first.to_ascii_uppercase());
-            }
-            format!("{name}:{s:?}")
-        })
+        .map(|(k, s)| format!("{}:{s:?}", go_field(k)))
         .collect();
     format!("authorization.{kind}{{{}}}", fields.join(", "))
 }
