@@ -223,6 +223,49 @@ fn bench_apf() {
     );
 }
 
+/// The dispatcher alone: a request arriving and finishing on a level like
+/// `global-default` (128 queues, hands of 6), 1000 users taking turns, 50
+/// requests executing at a time, so requests hash, deal, queue and start.
+fn bench_dispatcher() {
+    use kubesim::flowcontrol::{Arrive, Dispatcher, LevelSpec, Queuing};
+    let mut d = Dispatcher::new(600, 15_000_000_000);
+    let level = LevelSpec {
+        name: "global-default".into(),
+        uid: String::new(),
+        exempt: false,
+        shares: 20,
+        lendable_percent: 50,
+        borrowing_limit_percent: Some(50),
+        queuing: Some(Queuing { queues: 128, hand_size: 6, queue_length_limit: 50 }),
+    };
+    d.configure(0, &[level]);
+    let users: Vec<String> = (0..1000).map(|i| format!("user-{i}")).collect();
+    let n = 1_000_000u64;
+    let mut running = std::collections::VecDeque::new();
+    let start = Instant::now();
+    for i in 0..n {
+        let now = i * 1_000; // a request every microsecond
+        let a = Arrive {
+            level: "global-default".into(),
+            flow_schema: "global-default".into(),
+            flow: users[(i % 1000) as usize].clone(),
+            ..Default::default()
+        };
+        let (id, _) = d.arrive(now, a);
+        running.push_back(id);
+        if running.len() > 50 {
+            if let Some(done) = running.pop_front() {
+                d.finish(now, done, true);
+            }
+        }
+        if i % 1024 == 0 {
+            d.take_events();
+        }
+    }
+    let per = start.elapsed().as_secs_f64() / n as f64 * 1e9;
+    println!("dispatcher: {per:.0} ns per request (arrive + finish; 1M requests, 1000 flows, 128 queues, hands of 6)");
+}
+
 fn bench_pages() {
     let mut s = Server::new(ServerConfig::default());
     for i in 0..100_000 {
@@ -548,6 +591,9 @@ fn main() {
     }
     if want("apf") {
         bench_apf();
+    }
+    if want("dispatcher") {
+        bench_dispatcher();
     }
     if want("fanout") {
         bench_fanout();

@@ -24,6 +24,7 @@ pub mod apply;
 pub mod auth;
 pub mod clock;
 pub mod controllers;
+pub mod flowcontrol;
 pub mod network;
 pub mod patch;
 pub mod proto;

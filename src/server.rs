@@ -10,9 +10,10 @@ mod apf_config;
 pub mod authz;
 mod bootstrap_rbac;
 pub mod discovery;
+pub mod dispatch;
 mod list;
 pub mod logs;
-mod metrics;
+pub mod metrics;
 pub mod negotiation;
 mod node_proxy;
 pub mod openapi;
@@ -163,6 +164,13 @@ pub struct ServerConfig {
     /// `--enable-priority-and-fairness` (upstream's default: on): every
     /// request is classified, its answer naming the FlowSchema and level.
     pub apf: bool,
+    /// `--max-requests-inflight` and `--max-mutating-requests-inflight`:
+    /// together, the seats API Priority and Fairness shares out.
+    pub max_requests_inflight: u32,
+    pub max_mutating_requests_inflight: u32,
+    /// `--show-hidden-metrics-for-version`, `--disabled-metrics`,
+    /// `--allow-metric-labels`.
+    pub metrics: metrics::MetricsOptions,
 }
 
 impl Default for ServerConfig {
@@ -177,6 +185,9 @@ impl Default for ServerConfig {
             tokens: None,
             rbac: false,
             apf: true,
+            max_requests_inflight: 400,
+            max_mutating_requests_inflight: 200,
+            metrics: Default::default(),
         }
     }
 }
@@ -198,6 +209,13 @@ pub struct Server {
     apf: apf_config::ApfState,
     /// What `/metrics` reports.
     metrics: metrics::Metrics,
+    /// The dispatcher's clock, when the door gives it one (`dispatch.rs`).
+    apf_clock: Option<Box<dyn Fn() -> u64 + Send>>,
+    /// One token per open watch, by what it watches (the count is the
+    /// token's holders, less this one).
+    watchers: std::collections::BTreeMap<WatchKey, std::sync::Arc<()>>,
+    /// Requests executing now, by ticket: whether each is a write.
+    executing: std::collections::BTreeMap<u64, bool>,
 }
 
 const JSON_ONLY: &str = "only the following media types are accepted: application/json";
@@ -210,14 +228,17 @@ impl Server {
         let audit = SeededRng::new(config.seed ^ 0xA0D1_7000);
         let mut s = Server {
             registry,
-            config,
             offset_ms: 0,
             audit,
             proto_cache: Default::default(),
             acting: crate::auth::UserInfo::admin(),
             rbac_cache: None,
-            apf: Default::default(),
-            metrics: Default::default(),
+            apf: apf_config::ApfState::new(&config),
+            metrics: metrics::Metrics::new(config.metrics.clone()),
+            apf_clock: None,
+            watchers: Default::default(),
+            executing: Default::default(),
+            config,
         };
         s.bootstrap();
         s.maintain_apf();
@@ -340,59 +361,22 @@ impl Server {
         }
     }
 
-    pub fn serve(&mut self, req: Request) -> Served {
-        self.refresh_rbac();
-        // Upstream's filter order: authentication and impersonation, then
-        // API Priority and Fairness, then authorization.
-        let mut flow = None;
-        let a = crate::auth::attributes(&req.method, &req.path, &req.query);
-        let mut served = match self.identify(&req) {
-            Ok((user, trusted)) => {
-                if self.config.apf {
-                    flow = self.apf.config.classify(&user, &a);
-                }
-                if let Some(c) = &flow {
-                    self.metrics.dispatched(&c.flow_schema, &c.priority_level);
-                }
-                match self.admit(&user, trusted, &a) {
-                    Ok(()) => {
-                        self.acting = user;
-                        self.route(&req)
-                    }
-                    Err(refused) => Served::Response(refused),
-                }
-            }
-            Err(refused) => Served::Response(refused),
-        };
-        // The apiserver's own controllers for custom resources.
-        self.registry.sync_custom_resources();
-        self.maintain_apf();
-        let audit_id = self.audit.uuid();
-        let (Served::Response(r) | Served::Watch(r, _) | Served::Log(r, _)) = &mut served;
-        r.headers.push(("Audit-Id".into(), audit_id));
-        r.headers.push(("Cache-Control".into(), "no-cache, private".into()));
-        if let Some(c) = flow {
-            r.headers.push(("X-Kubernetes-Pf-Flowschema-Uid".into(), c.flow_schema_uid));
-            r.headers.push(("X-Kubernetes-Pf-Prioritylevel-Uid".into(), c.priority_level_uid));
-        }
-        let content_type = req.header("Content-Type").unwrap_or("");
-        self.metrics.record(&req.method, &req.query, content_type, &a, r.status);
-        served
-    }
-
     fn route(&mut self, req: &Request) -> Served {
         let query = Query::parse(&req.query);
         let route = self.resolve(&req.path);
         let resp = match route {
             Route::Text(t) => Response::text(200, t),
             Route::Metrics => {
-                let text = self.metrics.render(&self.object_counts());
+                let second = self.apf_now() as i64 / 1_000_000_000;
+                let text =
+                    self.metrics.render(&self.object_counts(), &self.apf.dispatcher, &self.long_running(), second);
                 Response {
                     status: 200,
                     headers: vec![("Content-Type".into(), metrics::CONTENT_TYPE.into())],
                     body: text,
                 }
             }
+            Route::ApfDump(what) => self.apf_dump(what, &req.query),
             Route::Version => Response::value(200, &discovery::version()),
             Route::OpenApiV2 => {
                 const PROTO: &str = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
@@ -770,10 +754,48 @@ impl Server {
         name: Option<&str>,
         opts: crate::registry::options::ListOptions,
     ) -> Result<Served, Status> {
+        // (A kubelet's watch of its own node's pods is not counted, as
+        // upstream's tracker leaves out watches its index serves.)
+        let own_pods = rt.group().is_empty()
+            && rt.resource() == "pods"
+            && opts.field_selector.split(',').any(|t| t.strip_prefix("spec.nodeName=").is_some_and(|v| !v.is_empty()));
         let watcher = self.registry.watch(rt, namespace, name, opts, self.config.watch_buffer)?;
         let mut head = Response::json(200, Vec::new());
         head.headers.push(("Transfer-Encoding".into(), "chunked".into()));
-        Ok(Served::Watch(head, WatchStream::new(watcher)))
+        let mut stream = WatchStream::new(watcher);
+        if !own_pods {
+            self.watchers.retain(|_, t| std::sync::Arc::strong_count(t) > 1);
+            let key = WatchKey {
+                group: rt.group().to_string(),
+                resource: rt.resource().to_string(),
+                namespace: namespace.unwrap_or("").to_string(),
+                name: name.unwrap_or("").to_string(),
+                version: rt.version().to_string(),
+            };
+            stream.registered = Some(self.watchers.entry(key).or_default().clone());
+        }
+        Ok(Served::Watch(head, stream))
+    }
+
+    /// The open watches a write to an object is sent to, as upstream's
+    /// watch tracker counts them: those of the whole resource, of the
+    /// object's namespace, and of the object by name.
+    pub(crate) fn watcher_count(&self, group: &str, resource: &str, namespace: &str, name: &str) -> u64 {
+        let count = |ns: &str, n: &str| -> u64 {
+            self.watchers
+                .iter()
+                .filter(|(k, _)| k.group == group && k.resource == resource && k.namespace == ns && k.name == n)
+                .map(|(_, t)| std::sync::Arc::strong_count(t) as u64 - 1)
+                .sum()
+        };
+        let mut total = count("", "");
+        if !namespace.is_empty() {
+            total += count(namespace, "");
+        }
+        if !name.is_empty() {
+            total += count(namespace, name);
+        }
+        total
     }
 }
 
@@ -987,4 +1009,14 @@ mod tests {
             (Some("Status"), Some("InternalError"), Some(500))
         );
     }
+}
+
+/// What a watch watches (namespace and name may be empty).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct WatchKey {
+    group: String,
+    resource: String,
+    namespace: String,
+    name: String,
+    version: String,
 }

@@ -258,7 +258,7 @@ fn metrics_count_requests_dispatches_and_stored_objects_in_prometheus_text() {
     assert_eq!(r.header("Content-Type"), Some("text/plain; version=0.0.4; charset=utf-8; escaping=underscores"));
     let text = String::from_utf8(r.body.clone()).unwrap();
     let line = |prefix: &str| text.lines().find(|l| l.starts_with(prefix)).map(str::to_string);
-    assert!(text.contains("# HELP apiserver_request_total [STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.\n# TYPE apiserver_request_total counter\n"));
+    assert!(text.contains("# HELP apiserver_request_total [STABLE] Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.\n# TYPE apiserver_request_total counter\n"), "{text}");
     assert_eq!(
         line(r#"apiserver_request_total{code="201",component="apiserver",dry_run="",group="",resource="configmaps",scope="namespace",subresource="",verb="POST",version="v1"}"#).as_deref().map(|l| l.rsplit(' ').next().unwrap()),
         Some("1")
@@ -277,4 +277,84 @@ fn metrics_count_requests_dispatches_and_stored_objects_in_prometheus_text() {
     );
     let cms = line(r#"apiserver_storage_objects{resource="configmaps"}"#).unwrap();
     assert!(cms.ends_with(" 1"), "{cms}");
+}
+
+#[test]
+fn metric_flags_hide_disable_and_bound_label_values() {
+    let text = |options: kubesim::server::metrics::MetricsOptions| {
+        let mut s = Server::new(kubesim::server::ServerConfig { metrics: options, ..Default::default() });
+        get(&mut s, "/api/v1/namespaces/default/configmaps");
+        String::from_utf8(get(&mut s, "/metrics").body.clone()).unwrap()
+    };
+    // Deprecated before 1.33: hidden unless asked for by the previous minor.
+    let plain = text(Default::default());
+    assert!(!plain.contains("apiserver_flowcontrol_request_concurrency_limit"), "{plain}");
+    assert!(plain.contains("# HELP apiserver_flowcontrol_nominal_limit_seats [BETA] Nominal number of execution seats configured for each priority level\n"));
+    assert!(
+        plain.contains("apiserver_flowcontrol_nominal_limit_seats{priority_level=\"global-default\"} 49\n"),
+        "{plain}"
+    );
+    let mut shown = kubesim::server::metrics::MetricsOptions::default();
+    assert_eq!(
+        shown.show_hidden_for("1.31").unwrap_err(),
+        "--show-hidden-metrics-for-version must be omitted or have the value '1.32'. Only the previous minor version is allowed"
+    );
+    shown.show_hidden_for("1.32").unwrap();
+    let all = text(shown);
+    assert!(all.contains("# HELP apiserver_flowcontrol_request_concurrency_limit [ALPHA] (Deprecated since 1.30.0) Nominal number of execution seats configured for each priority level\n"), "{all}");
+    // Disabled: gone.
+    let mut disabled = kubesim::server::metrics::MetricsOptions::default();
+    disabled.disabled.insert("apiserver_request_total".into());
+    let less = text(disabled);
+    assert!(!less.contains("apiserver_request_total"));
+    assert!(less.contains("apiserver_request_duration_seconds_bucket{"));
+    // Only LIST and GET verbs kept; the rest is "unexpected".
+    let mut bounded = kubesim::server::metrics::MetricsOptions::default();
+    bounded.allow_labels("apiserver_request_total,verb=GET").unwrap();
+    assert!(bounded.allow_labels("no-dashes-allowed,verb=GET").is_err());
+    let b = text(bounded);
+    assert!(b.contains(r#"scope="namespace",subresource="",verb="unexpected",version="v1"} 1"#), "{b}");
+    assert!(!b.lines().any(|l| l.starts_with("apiserver_request_total") && l.contains(r#"verb="LIST""#)), "{b}");
+}
+
+#[test]
+fn debug_dumps_show_levels_queues_and_requests_as_upstream_prints_them() {
+    let mut s = server();
+    get(&mut s, "/api/v1/namespaces/default/configmaps");
+    let levels =
+        String::from_utf8(get(&mut s, "/debug/api_priority_and_fairness/dump_priority_levels").body.clone()).unwrap();
+    let lines: Vec<&str> = levels.lines().collect();
+    assert_eq!(lines[0], "PriorityLevelName, ActiveQueues, IsIdle, IsQuiescing, WaitingRequests, ExecutingRequests, DispatchedRequests, RejectedRequests, TimedoutRequests, CancelledRequests");
+    let names: Vec<&str> = lines[1..].iter().map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(
+        names,
+        [
+            "catch-all",
+            "exempt",
+            "global-default",
+            "leader-election",
+            "node-high",
+            "system",
+            "workload-high",
+            "workload-low"
+        ]
+    );
+    assert!(
+        lines.iter().any(|l| l.starts_with("catch-all,         0,            true,   false,       0,")),
+        "{levels}"
+    );
+    let queues = String::from_utf8(get(&mut s, "/debug/api_priority_and_fairness/dump_queues").body.clone()).unwrap();
+    assert!(queues.starts_with("PriorityLevelName, Index,  PendingRequests, ExecutingRequests, SeatsInUse, NextDispatchR, InitialSeatsSum, MaxSeatsSum, TotalWorkSum\n"), "{queues}");
+    // 128 queues for global-default, none for exempt.
+    assert_eq!(queues.lines().filter(|l| l.starts_with("global-default,")).count(), 128);
+    assert!(!queues.lines().any(|l| l.starts_with("exempt,")));
+    let requests = String::from_utf8(
+        get(&mut s, "/debug/api_priority_and_fairness/dump_requests?includeRequestDetails=1").body.clone(),
+    )
+    .unwrap();
+    // The dump's own request is the one executing.
+    let mine = requests.lines().find(|l| l.starts_with("exempt,")).unwrap_or_else(|| panic!("{requests}"));
+    assert!(mine.contains("kubernetes-admin"), "{mine}");
+    assert!(mine.contains("/debug/api_priority_and_fairness/dump_requests"), "{mine}");
+    assert_eq!(get(&mut s, "/debug/api_priority_and_fairness/dump_nothing").status, 404);
 }

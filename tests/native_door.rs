@@ -1,18 +1,21 @@
 //! The native door over real sockets: watches stream as chunked HTTP,
 //! flushed per event; oversized bodies get a Status; a Secret's values
-//! never reach the door's output; SIGINT shuts down cleanly.
+//! never reach the door's output; SIGINT shuts down cleanly; API Priority
+//! and Fairness refuses a flooding user's concurrent requests (429 with
+//! Retry-After) and nobody else's.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-fn start() -> (Child, String, BufReader<std::process::ChildStdout>) {
-    let dir = std::env::temp_dir().join(format!("kubesim-door-{}", std::process::id()));
+fn start(flags: &[&str]) -> (Child, String, BufReader<std::process::ChildStdout>) {
+    let dir = std::env::temp_dir().join(format!("kubesim-door-{}-{}", std::process::id(), flags.len()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_kubesim"))
         .args(["serve", "--listen", "127.0.0.1:0", "--kubeconfig"])
         .arg(dir.join("kc"))
+        .args(flags)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -25,8 +28,13 @@ fn start() -> (Child, String, BufReader<std::process::ChildStdout>) {
 }
 
 fn request(addr: &str, method: &str, path: &str, body: &[u8]) -> String {
+    request_as(addr, "", method, path, body)
+}
+
+/// A request with extra header lines (each ending in CRLF).
+fn request_as(addr: &str, headers: &str, method: &str, path: &str, body: &[u8]) -> String {
     let mut s = TcpStream::connect(addr).unwrap();
-    write!(s, "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len()).unwrap();
+    write!(s, "{method} {path} HTTP/1.1\r\nHost: {addr}\r\n{headers}Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len()).unwrap();
     let _ = s.write_all(body);
     let mut resp = String::new();
     let _ = s.read_to_string(&mut resp);
@@ -35,7 +43,7 @@ fn request(addr: &str, method: &str, path: &str, body: &[u8]) -> String {
 
 #[test]
 fn watch_streams_chunks_and_the_door_shuts_down_cleanly() {
-    let (mut child, addr, mut stdout) = start();
+    let (mut child, addr, mut stdout) = start(&[]);
 
     let mut w = TcpStream::connect(&addr).unwrap();
     w.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
@@ -92,4 +100,90 @@ fn watch_streams_chunks_and_the_door_shuts_down_cleanly() {
         assert!(!printed.contains("hunter2") && !printed.contains("aHVudGVyMi1rdWJlc2lt"), "{printed}");
     }
     let _ = std::fs::remove_dir_all(std::env::temp_dir().join(format!("kubesim-door-{}", std::process::id())));
+}
+
+/// A priority level with one seat and no borrowing, a FlowSchema sending
+/// one user to it, and that user flooding the door from many connections
+/// at once: some of the flood is refused with APF's 429, the others'
+/// requests are not, and `/metrics` and the dump say so.
+#[test]
+fn a_flooding_user_is_refused_and_nobody_else_is() {
+    // Ten seats in all: the new level's share rounds up to one.
+    let (mut child, addr, _stdout) = start(&["--max-requests-inflight", "10", "--max-mutating-requests-inflight=0"]);
+    let level = br#"{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"PriorityLevelConfiguration",
+        "metadata":{"name":"one-seat"},"spec":{"type":"Limited","limited":{"nominalConcurrencyShares":1,
+        "borrowingLimitPercent":0,"limitResponse":{"type":"Reject"}}}}"#;
+    let schema = br#"{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"FlowSchema",
+        "metadata":{"name":"flooder"},"spec":{"priorityLevelConfiguration":{"name":"one-seat"},
+        "matchingPrecedence":100,"distinguisherMethod":{"type":"ByUser"},
+        "rules":[{"subjects":[{"kind":"User","user":{"name":"flooder"}}],
+        "resourceRules":[{"verbs":["*"],"apiGroups":["*"],"resources":["*"],"clusterScope":true,"namespaces":["*"]}]}]}}"#;
+    let base = "/apis/flowcontrol.apiserver.k8s.io/v1";
+    let r = request(&addr, "POST", &format!("{base}/prioritylevelconfigurations"), level);
+    assert!(r.starts_with("HTTP/1.1 201"), "{r}");
+    let r = request(&addr, "POST", &format!("{base}/flowschemas"), schema);
+    assert!(r.starts_with("HTTP/1.1 201"), "{r}");
+
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let refused = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let flood: Vec<_> = (0..24)
+        .map(|_| {
+            let (addr, refused) = (addr.clone(), refused.clone());
+            std::thread::spawn(move || {
+                let mut answers = Vec::new();
+                while refused.load(std::sync::atomic::Ordering::Relaxed) < 5 && std::time::Instant::now() < deadline {
+                    let r = request_as(
+                        &addr,
+                        "Impersonate-User: flooder\r\n",
+                        "GET",
+                        "/api/v1/namespaces/kube-system/configmaps",
+                        b"",
+                    );
+                    if r.starts_with("HTTP/1.1 429") {
+                        refused.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    answers.push(r);
+                }
+                answers
+            })
+        })
+        .collect();
+    let mut others = Vec::new();
+    while refused.load(std::sync::atomic::Ordering::Relaxed) < 5 && std::time::Instant::now() < deadline {
+        others.push(request_as(
+            &addr,
+            "Impersonate-User: bob\r\n",
+            "GET",
+            "/api/v1/namespaces/default/configmaps",
+            b"",
+        ));
+    }
+    let answers: Vec<String> = flood.into_iter().flat_map(|t| t.join().unwrap()).collect();
+    let too_many: Vec<&String> = answers.iter().filter(|r| r.starts_with("HTTP/1.1 429")).collect();
+    assert!(!too_many.is_empty(), "no 429 in {} answers", answers.len());
+    let one = too_many[0].to_ascii_lowercase();
+    assert!(one.contains("\r\nretry-after: "), "{one}");
+    assert!(one.contains("\r\ncontent-type: text/plain; charset=utf-8\r\n"), "{one}");
+    assert!(one.contains("\r\nx-kubernetes-pf-prioritylevel-uid: "), "{one}");
+    assert!(one.ends_with("\r\n\r\ntoo many requests, please try again later.\n"), "{one}");
+    assert!(answers.iter().all(|r| r.starts_with("HTTP/1.1 200") || r.starts_with("HTTP/1.1 429")));
+    assert!(
+        others.iter().all(|r| r.starts_with("HTTP/1.1 200")),
+        "{:?}",
+        others.iter().find(|r| !r.starts_with("HTTP/1.1 200"))
+    );
+
+    let metrics = request(&addr, "GET", "/metrics", b"");
+    let line = metrics
+        .lines()
+        .find(|l| l.starts_with(r#"apiserver_flowcontrol_rejected_requests_total{flow_schema="flooder",priority_level="one-seat",reason="concurrency-limit"}"#))
+        .unwrap_or_else(|| panic!("{metrics}"));
+    let counted: usize = line.rsplit(' ').next().unwrap().parse().unwrap();
+    assert_eq!(counted, too_many.len());
+    let dump = request(&addr, "GET", "/debug/api_priority_and_fairness/dump_priority_levels", b"");
+    let row = dump.lines().find(|l| l.starts_with("one-seat,")).unwrap_or_else(|| panic!("{dump}"));
+    let cells: Vec<&str> = row.split(',').map(str::trim).collect();
+    assert_eq!(cells[7], too_many.len().to_string(), "RejectedRequests: {row}");
+    child.kill().unwrap();
+    child.wait().unwrap();
 }

@@ -15,7 +15,9 @@ use hyper_util::rt::TokioIo;
 use kubesim::api::Status;
 use kubesim::clock::{parse_duration_millis, SimTime};
 use kubesim::controllers::{Config, Controllers};
+use kubesim::flowcontrol::TicketState;
 use kubesim::network;
+use kubesim::server::dispatch::{Gated, Pending};
 use kubesim::server::{guard_panics, guard_poll, Request, Response, Served, Server, ServerConfig, WatchStream};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, Notify};
@@ -37,6 +39,70 @@ struct Shared {
     controllers: Mutex<Controllers>,
     /// Woken after every request that may have written.
     written: Notify,
+    /// Woken when API Priority and Fairness' dispatcher may have let a
+    /// waiting request start, or refused it.
+    apf_moved: Notify,
+    /// Woken when the dispatcher has something new to time (a seat held
+    /// for a while, a request waiting).
+    apf_changed: Notify,
+}
+
+/// A dispatched request's seats, given back when its answer has been sent
+/// (or the client went away).
+struct Seats {
+    shared: Arc<Shared>,
+    ticket: u64,
+}
+
+impl Drop for Seats {
+    fn drop(&mut self) {
+        let mut server = self.shared.lock();
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.apf_finish(self.ticket)));
+        drop(server);
+        self.shared.apf_moved.notify_waiters();
+        self.shared.apf_changed.notify_one();
+    }
+}
+
+/// A request waiting in a queue; a client that goes away gives its place
+/// up.
+struct Queued {
+    shared: Arc<Shared>,
+    ticket: Option<u64>,
+}
+
+impl Drop for Queued {
+    fn drop(&mut self) {
+        if let Some(t) = self.ticket.take() {
+            let mut server = self.shared.lock();
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.apf_cancel(t)));
+            drop(server);
+            self.shared.apf_moved.notify_waiters();
+        }
+    }
+}
+
+/// A response body that holds the request's seats until it is sent.
+struct Holding {
+    body: Body,
+    _seats: Seats,
+}
+
+impl hyper::body::Body for Holding {
+    type Data = Bytes;
+    type Error = Infallible;
+    fn poll_frame(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        std::pin::Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
+    }
 }
 
 fn wall() -> SimTime {
@@ -144,9 +210,28 @@ async fn handle(shared: Arc<Shared>, req: hyper::Request<Incoming>) -> Result<hy
         Err(e) => return Ok(status_response(&Status::bad_request(format!("error reading the request body: {e}")))),
     };
     let request = Request { method: method.clone(), path, query, headers, body, user: None };
+    // API Priority and Fairness first: the request runs now, waits for a
+    // seat (without holding the core), or is refused.
+    let gated = {
+        let mut server = shared.lock();
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.gate(request)))
+    };
+    let pending = match gated {
+        Ok(Gated::Done(served)) => return Ok(respond(&shared, served, None)),
+        Ok(Gated::Run(p)) => p,
+        Ok(Gated::Wait(p)) => match wait_for_seat(&shared, p).await {
+            Ok(p) => p,
+            Err(served) => return Ok(respond(&shared, served, None)),
+        },
+        Err(_) => {
+            let s = Status::internal_error("the simulator panicked while serving this request");
+            return Ok(status_response(&s));
+        }
+    };
+    let seats = pending.ticket.map(|ticket| Seats { shared: shared.clone(), ticket });
     let served = {
         let mut server = shared.lock();
-        let served = guard_panics(|| server.serve(request));
+        let served = guard_panics(|| server.serve_gated(pending));
         if method != "GET" && method != "HEAD" {
             let mut controllers = shared.controllers.lock().unwrap_or_else(|p| p.into_inner());
             // A controller that panics must not take the door down; what
@@ -158,23 +243,82 @@ async fn handle(shared: Arc<Shared>, req: hyper::Request<Incoming>) -> Result<hy
     if method != "GET" && method != "HEAD" {
         shared.written.notify_waiters();
     }
+    Ok(respond(&shared, served, seats))
+}
+
+/// Waits (without holding the core) until the dispatcher lets the request
+/// start, or refuses it.
+async fn wait_for_seat(shared: &Arc<Shared>, p: Pending) -> Result<Pending, Served> {
+    let mut queued = Queued { shared: shared.clone(), ticket: p.ticket };
+    shared.apf_changed.notify_one();
+    loop {
+        let moved = shared.apf_moved.notified();
+        tokio::pin!(moved);
+        moved.as_mut().enable();
+        let state = p.ticket.and_then(|t| shared.lock().apf_state(t));
+        match state {
+            Some(TicketState::Waiting) => moved.await,
+            Some(TicketState::Rejected { .. }) => {
+                queued.ticket = None;
+                let mut server = shared.lock();
+                return Err(guard_panics(|| server.apf_refusal(p)));
+            }
+            Some(TicketState::Executing) | None => {
+                queued.ticket = None;
+                return Ok(p);
+            }
+        }
+    }
+}
+
+/// The HTTP answer; a plain response keeps its seats until it is sent, a
+/// watch or a followed log gives them back once it has started (upstream
+/// counts only a watch's initialization).
+fn respond(shared: &Arc<Shared>, served: Served, seats: Option<Seats>) -> hyper::Response<Body> {
     match served {
         Served::Response(r) => {
-            let body = r.body.clone();
-            Ok(to_http(r, full(body)))
+            let body = full(r.body.clone());
+            match seats {
+                Some(seats) => to_http(r, Holding { body, _seats: seats }.boxed()),
+                None => to_http(r, body),
+            }
         }
         Served::Watch(head, stream) => {
+            drop(seats);
             let (tx, rx) = mpsc::channel::<Result<Frame<Bytes>, Infallible>>(16);
             tokio::spawn(pump_watch(shared.clone(), stream, tx));
             let body = StreamBody::new(tokio_stream::wrappers::ReceiverStream::new(rx)).boxed();
-            Ok(to_http(head, body))
+            to_http(head, body)
         }
         Served::Log(mut head, follow) => {
+            drop(seats);
             let (tx, rx) = mpsc::channel::<Result<Frame<Bytes>, Infallible>>(16);
             let first = std::mem::take(&mut head.body);
             tokio::spawn(pump_log(shared.clone(), first, follow, tx));
             let body = StreamBody::new(tokio_stream::wrappers::ReceiverStream::new(rx)).boxed();
-            Ok(to_http(head, body))
+            to_http(head, body)
+        }
+    }
+}
+
+/// The dispatcher's time-driven work, on the door's real clock: seats held
+/// after a write are released and requests that waited too long are
+/// refused when their time comes.
+async fn apf_upkeep(shared: Arc<Shared>) {
+    loop {
+        let changed = shared.apf_changed.notified();
+        tokio::pin!(changed);
+        changed.as_mut().enable();
+        let (due, now) = {
+            let mut server = shared.lock();
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (server.apf_advance(), server.apf_clock_now())))
+                .unwrap_or((None, 0))
+        };
+        shared.apf_moved.notify_waiters();
+        let wait = due.map_or(Duration::from_secs(1), |d| Duration::from_nanos(d.saturating_sub(now)));
+        tokio::select! {
+            _ = &mut changed => {}
+            _ = tokio::time::sleep(wait.min(Duration::from_secs(1))) => {}
         }
     }
 }
@@ -271,6 +415,8 @@ struct Args {
     tokens: Option<std::collections::BTreeMap<String, kubesim::auth::UserInfo>>,
     rbac: bool,
     apf: bool,
+    inflight: (u32, u32),
+    metrics: kubesim::server::metrics::MetricsOptions,
 }
 
 const USAGE: &str =
@@ -278,7 +424,9 @@ const USAGE: &str =
                      [--service-cluster-ip-range 10.96.0.0/12] [--service-node-port-range 30000-32767]
                      [--cluster-cidr 10.244.0.0/16] [--node-cidr-mask-size 24]
                      [--token-auth-file FILE] [--authorization-mode AlwaysAllow|RBAC]
-                     [--enable-priority-and-fairness=true|false]
+                     [--enable-priority-and-fairness=true|false] [--max-requests-inflight 400]
+                     [--max-mutating-requests-inflight 200] [--show-hidden-metrics-for-version 1.32]
+                     [--disabled-metrics NAME,...] [--allow-metric-labels METRIC,LABEL=V1,V2]
   --ui DIR  serve the built browser app (trunk build's dist/) at /ui/; default: ./dist when it holds index.html
   --controllers  which of the cluster's controllers run (clients of the API): all (default), none, or a
                  comma-separated list of nodeipam, namespace, garbage-collector, deployment,
@@ -297,6 +445,12 @@ const USAGE: &str =
                  decide (the bootstrap roles are created at start)
   --enable-priority-and-fairness  classify every request by FlowSchema (default true); false: no
                  classification and no X-Kubernetes-Pf-* headers (the objects are still served)
+  --max-requests-inflight, --max-mutating-requests-inflight  together, the seats API Priority and
+                 Fairness shares among the priority levels (kube-apiserver's defaults: 400 and 200)
+  --show-hidden-metrics-for-version 1.32  /metrics shows the deprecated (hidden) metrics again
+  --disabled-metrics  metrics /metrics leaves out (comma-separated names; may repeat)
+  --allow-metric-labels  METRIC,LABEL=V1,V2: any other value of that label is reported as
+                 \"unexpected\" (may repeat)
   Flags take their value as --flag value or --flag=value.";
 
 fn parse_args() -> Result<Args, String> {
@@ -319,6 +473,8 @@ fn parse_args() -> Result<Args, String> {
         tokens: None,
         rbac: false,
         apf: true,
+        inflight: (400, 200),
+        metrics: Default::default(),
     };
     while let Some(raw) = it.next() {
         // `--flag value` or `--flag=value`, as kube-apiserver's flags take them.
@@ -341,6 +497,21 @@ fn parse_args() -> Result<Args, String> {
                     }
                 }
             }
+            "--max-requests-inflight" | "--max-mutating-requests-inflight" => {
+                let v = val()?;
+                let n: u32 = v.parse().map_err(|_| format!("{flag} takes a whole number, not {v:?}"))?;
+                if flag == "--max-requests-inflight" {
+                    a.inflight.0 = n;
+                } else {
+                    a.inflight.1 = n;
+                }
+            }
+            "--show-hidden-metrics-for-version" => a.metrics.show_hidden_for(&val()?)?,
+            "--disabled-metrics" => a
+                .metrics
+                .disabled
+                .extend(val()?.split(',').map(str::trim).filter(|n| !n.is_empty()).map(str::to_string)),
+            "--allow-metric-labels" => a.metrics.allow_labels(&val()?)?,
             "--listen" => a.listen = val()?,
             "--kubeconfig" => a.kubeconfig = val()?,
             "--ui" => a.ui = Some(val()?),
@@ -419,6 +590,9 @@ async fn main() {
         tokens: args.tokens.clone(),
         rbac: args.rbac,
         apf: args.apf,
+        max_requests_inflight: args.inflight.0,
+        max_mutating_requests_inflight: args.inflight.1,
+        metrics: args.metrics.clone(),
         ..Default::default()
     };
     let ui = match &args.ui {
@@ -440,6 +614,8 @@ async fn main() {
         }
     };
     let mut server = Server::new(config);
+    let started = std::time::Instant::now();
+    server.set_apf_clock(Box::new(move || started.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64));
     if args.starter {
         for req in kubesim::starter::requests(&args.services) {
             server.handle(req.with_header("User-Agent", "kubesim/starter"));
@@ -451,7 +627,10 @@ async fn main() {
         server: Mutex::new(server),
         controllers: Mutex::new(controllers),
         written: Notify::new(),
+        apf_moved: Notify::new(),
+        apf_changed: Notify::new(),
     });
+    tokio::spawn(apf_upkeep(shared.clone()));
     if let Err(e) = std::fs::write(&args.kubeconfig, kubeconfig(addr)) {
         eprintln!("kubesim: cannot write kubeconfig {}: {e}", args.kubeconfig);
     }

@@ -54,7 +54,6 @@ fn bootstrap() -> &'static Bootstrap {
 }
 
 /// Where the producer and consumer are, and what the classifier reads.
-#[derive(Default)]
 pub(super) struct ApfState {
     /// The revision the consumer last looked at.
     consumed_at: Option<Revision>,
@@ -64,6 +63,24 @@ pub(super) struct ApfState {
     /// imagined from the bootstrap configuration when missing), and the
     /// levels' uids.
     pub(super) config: super::apf::Config,
+    /// Seats and queues (`crate::flowcontrol`).
+    pub(super) dispatcher: crate::flowcontrol::Dispatcher,
+}
+
+/// How long a request may wait in a queue: a quarter of upstream's
+/// default request timeout (60 s).
+const WAIT_LIMIT_NANOS: u64 = 15_000_000_000;
+
+impl ApfState {
+    pub(super) fn new(config: &super::ServerConfig) -> ApfState {
+        let seats = config.max_requests_inflight.saturating_add(config.max_mutating_requests_inflight);
+        ApfState {
+            consumed_at: None,
+            next_produce: 0,
+            config: Default::default(),
+            dispatcher: crate::flowcontrol::Dispatcher::new(seats, WAIT_LIMIT_NANOS),
+        }
+    }
 }
 
 fn name_of(v: &Value) -> &str {
@@ -173,6 +190,14 @@ impl Server {
             &mandatory("flowschemas"),
             &mandatory("prioritylevelconfigurations"),
         );
+        let mut specs: Vec<_> = level_objects.iter().map(super::dispatch::level_spec).collect();
+        for m in mandatory("prioritylevelconfigurations") {
+            if !specs.iter().any(|s| s.name == name_of(&m)) {
+                specs.push(super::dispatch::level_spec(&m));
+            }
+        }
+        let at = self.apf_clock_now();
+        self.apf.dispatcher.configure(at, &specs);
         for fs in schemas {
             let name = name_of(&fs).to_string();
             let pl = fs.pointer("/spec/priorityLevelConfiguration/name").and_then(Value::as_str).unwrap_or("");

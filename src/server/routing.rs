@@ -69,6 +69,8 @@ pub(crate) enum Route {
     Version,
     Resource(Target),
     Debug(String),
+    /// `/debug/api_priority_and_fairness/dump_*`.
+    ApfDump(&'static str),
     /// `/openapi/v2`: JSON or gnostic protobuf, by Accept.
     OpenApiV2,
     NotFoundStatus,
@@ -96,6 +98,12 @@ impl Server {
                 discovery::api_resource_list(catalog, g, v).map(Route::Value).unwrap_or(Route::NotFoundPage)
             }
             ["debug", "kubesim", what] => Route::Debug(what.to_string()),
+            ["debug", "api_priority_and_fairness", what] if self.config.apf => {
+                match ["dump_priority_levels", "dump_queues", "dump_requests"].into_iter().find(|w| w == what) {
+                    Some(w) => Route::ApfDump(w),
+                    None => Route::NotFoundPage,
+                }
+            }
             ["openapi", "v2"] => Route::OpenApiV2,
             ["openapi", "v3"] => Route::Value(openapi::index(catalog)),
             ["openapi", "v3", rest @ ..] => {

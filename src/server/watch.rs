@@ -27,11 +27,13 @@ pub struct WatchStream {
     pub(crate) table_headers_sent: bool,
     /// The server's shared protobuf encodings (protobuf streams only).
     pub(crate) proto_cache: Option<Arc<Mutex<crate::proto::EncodingCache>>>,
+    /// Held while the stream is open: the server counts its watchers by it.
+    pub(crate) registered: Option<Arc<()>>,
 }
 
 impl WatchStream {
     pub(crate) fn new(watcher: Watcher) -> WatchStream {
-        WatchStream { watcher, rendering: None, table_headers_sent: false, proto_cache: None }
+        WatchStream { watcher, rendering: None, table_headers_sent: false, proto_cache: None, registered: None }
     }
 
     pub fn is_done(&self) -> bool {
@@ -110,6 +112,10 @@ impl Server {
     /// stream's negotiated conversion.
     pub fn poll_watch(&mut self, w: &mut WatchStream, max: usize) -> Vec<WatchEvent> {
         let mut out = self.registry.poll_watch(&mut w.watcher, max);
+        if !out.is_empty() {
+            let rt = &w.watcher.rt;
+            self.metrics.watch_events(rt.group(), rt.version(), rt.kind(), out.len() as u64);
+        }
         if let Some(r) = &mut w.rendering {
             r.now = self.now();
         }

@@ -1,0 +1,106 @@
+//! Shuffle sharding as upstream deals it: a flow's hash picks a hand of
+//! distinct queues out of a level's deck, the same hand for the same flow
+//! on every server, so one noisy flow fills only its own few queues.
+
+use sha2::{Digest, Sha256};
+
+/// The largest deck upstream accepts (2^26 queues).
+pub const MAX_DECK: u32 = 1 << 26;
+
+/// Why a deck and hand cannot be dealt, in upstream's words.
+pub fn check(deck: u32, hand: u32) -> Result<(), String> {
+    if deck == 0 || hand == 0 {
+        return Err(format!("deckSize {deck} or handSize {hand} is not positive"));
+    }
+    if deck > MAX_DECK {
+        return Err(format!("deckSize {deck} should be at most {MAX_DECK}"));
+    }
+    if hand > deck {
+        return Err(format!("handSize {hand} is greater than deckSize {deck}"));
+    }
+    if (f64::from(deck).log2() * f64::from(hand)).ceil() > 60.0 {
+        return Err(format!("required entropy bits of deckSize {deck} and handSize {hand} is greater than 60"));
+    }
+    Ok(())
+}
+
+/// The hand for `hash`: `hand` distinct queue indices in [0, deck), in
+/// dealing order. The hash is read as mixed-radix digits (base deck, then
+/// deck−1, …); each digit is then moved past the cards already dealt.
+/// (Callers check the sizes first; a hand larger than the deck is cut.)
+pub fn deal(mut hash: u64, deck: u32, hand: u32) -> Vec<u32> {
+    let hand = hand.min(deck);
+    let mut digits = Vec::with_capacity(hand as usize);
+    for i in 0..hand {
+        let base = u64::from(deck - i);
+        digits.push((hash % base) as u32);
+        hash /= base;
+    }
+    (0..digits.len())
+        .map(|i| {
+            let mut card = digits[i];
+            for j in (1..=i).rev() {
+                if card >= digits[j - 1] {
+                    card += 1;
+                }
+            }
+            card
+        })
+        .collect()
+}
+
+/// A flow's hash: the first eight bytes (little-endian) of SHA-256 over the
+/// FlowSchema's name, a zero byte, and the flow distinguisher.
+pub fn flow_hash(flow_schema: &str, distinguisher: &str) -> u64 {
+    let mut h = Sha256::new();
+    h.update(flow_schema.as_bytes());
+    h.update([0u8]);
+    h.update(distinguisher.as_bytes());
+    let d = h.finalize();
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&d[..8]);
+    u64::from_le_bytes(first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hands_are_distinct_and_in_the_deck() {
+        for hash in [0u64, 1, 7, 12345678901234567890, u64::MAX] {
+            for (deck, hand) in [(1, 1), (2, 2), (64, 6), (128, 8), (15, 15)] {
+                let h = deal(hash, deck, hand);
+                assert_eq!(h.len(), hand as usize);
+                let mut sorted = h.clone();
+                sorted.sort();
+                sorted.dedup();
+                assert_eq!(sorted.len(), h.len(), "{hash} {deck} {hand}: {h:?}");
+                assert!(h.iter().all(|c| *c < deck));
+            }
+        }
+    }
+
+    #[test]
+    fn hands_as_upstream_deals_them() {
+        // Digits 0,0,0,… each step past the cards already dealt.
+        assert_eq!(deal(0, 64, 6), [0, 1, 2, 3, 4, 5]);
+        // Worked by hand: 12345678901234567890 in bases 128,127,…,123 gives
+        // the digits 82,107,122,105,89,52, which deal as below.
+        assert_eq!(deal(12345678901234567890, 128, 6), [82, 108, 124, 106, 90, 52]);
+        assert_eq!(flow_hash("global-default", "alice"), 0xf4de3bd42ccdf6b7);
+        assert_eq!(deal(0xf4de3bd42ccdf6b7, 128, 6), [55, 62, 126, 125, 105, 1]);
+    }
+
+    #[test]
+    fn sizes_are_checked_in_upstreams_words() {
+        assert!(check(64, 8).is_ok());
+        assert!(check(128, 8).is_ok());
+        assert_eq!(check(0, 1).unwrap_err(), "deckSize 0 or handSize 1 is not positive");
+        assert_eq!(check(4, 5).unwrap_err(), "handSize 5 is greater than deckSize 4");
+        assert_eq!(
+            check(1 << 20, 4).unwrap_err(),
+            "required entropy bits of deckSize 1048576 and handSize 4 is greater than 60"
+        );
+    }
+}
