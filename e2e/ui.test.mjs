@@ -243,3 +243,32 @@ test('acting as alice shows her 403 until the administrator binds her a role', a
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('the fairness panel shows a noisy tenant starving alice, and the fix', async () => {
+  const { page, context, errors } = await openApp(browser, server.url);
+  // The levels as the dispatcher holds them: global-default has 49 seats of 600.
+  await page.waitForSelector('#fairness-levels tr:has-text("global-default")');
+  assert.match(await page.textContent('#fairness-levels tr:has-text("global-default")'), /global-default\s*49/);
+  const row = async (name) => (await page.locator(`#fairness-flows tr:has(td:text-is("${name}"))`).locator('td').allTextContents());
+  // One noisy user: its own queues overflow, alice is served.
+  await page.click('#fairness-preset-0');
+  let noisy = await row('noisy');
+  assert.ok(Number(noisy[4]) > 0, `noisy refused: ${noisy}`);
+  assert.equal((await row('alice'))[4], '0');
+  // A hundred batch users cover every queue: alice times out.
+  await page.click('#fairness-preset-1');
+  let alice = await row('alice');
+  assert.match(alice[1], /global-default → global-default/);
+  assert.ok(Number(alice[4]) > 0, `alice refused: ${alice}`);
+  await page.locator('#fairness-panel').screenshot({ path: join(SHOTS, '13-fairness-starved.png') });
+  // The fix: a level of batch-jobs' own, by two requests the log shows.
+  await page.click('#fairness-isolate');
+  await page.waitForSelector('#fairness-levels tr:has-text("batch")');
+  await page.click('#fairness-preset-1');
+  alice = await row('alice');
+  assert.equal(alice[4], '0', `alice after the fix: ${alice}`);
+  assert.match((await row('batch-jobs'))[1], /batch-jobs → batch/);
+  await page.locator('#fairness-panel').screenshot({ path: join(SHOTS, '14-fairness-fixed.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});

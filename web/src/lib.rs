@@ -12,6 +12,7 @@ pub mod owners;
 pub mod pager;
 pub mod paths;
 pub mod resources;
+pub mod samples;
 pub mod session;
 pub mod state;
 pub mod timeline;

@@ -36,6 +36,8 @@ pub enum Source {
     Controller,
     /// The owners view's reads.
     Owners,
+    /// The fairness panel's writes.
+    Fairness,
 }
 
 impl Source {
@@ -51,6 +53,7 @@ impl Source {
             Source::Setup => "setup",
             Source::Controller => "controller",
             Source::Owners => "owners view",
+            Source::Fairness => "fairness panel",
         }
     }
 }
@@ -197,6 +200,8 @@ pub struct Session {
     /// `Impersonate-User`/`Impersonate-Group` headers); None: the
     /// cluster's administrator.
     pub acting_as: Option<ActingAs>,
+    /// The metrics panel's readings (not saved).
+    pub history: crate::samples::History,
 }
 
 /// A user the page acts as, and the groups it claims.
@@ -248,6 +253,7 @@ impl Session {
             next_id: 1,
             generation: 0,
             acting_as: None,
+            history: Default::default(),
         }
     }
 
@@ -356,6 +362,9 @@ impl Session {
             }
         }
         self.pump_lanes();
+        if self.history.maybe_sample(&self.server) {
+            self.generation += 1;
+        }
         if self.server.revision().0 > self.timeline.last_revision
             || self.server.compacted().0 != self.timeline.compacted
         {

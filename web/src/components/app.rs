@@ -5,7 +5,8 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::{
-    chunked_list::ChunkedList, clock::ClockBar, command_bar::CommandBar, console::Console, inspector::Inspector,
+    chunked_list::ChunkedList, clock::ClockBar, command_bar::CommandBar, console::Console, fairness::Fairness,
+    inspector::Inspector, metrics_chart::MetricsChart,
 };
 use super::{
     owners::OwnersView, persist, request_log::RequestLog, timeline_view::TimelineView, watch_lanes::WatchLanes,
@@ -118,6 +119,8 @@ pub fn app() -> Html {
                 <section class="panel" id="log-panel"><h2>{ "Request log" }</h2><RequestLog /></section>
                 <section class="panel" id="timeline-panel"><h2>{ "Revision timeline" }</h2><TimelineView /></section>
                 <section class="panel" id="pager-panel"><h2>{ "Chunked list" }</h2><ChunkedList /></section>
+                <section class="panel" id="fairness-panel"><h2>{ "Fairness" }</h2><Fairness /></section>
+                <section class="panel" id="metrics-panel"><h2>{ "Metrics" }</h2><MetricsChart /></section>
             </main>
         </ContextProvider<Ctx>>
     }
