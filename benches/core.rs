@@ -240,14 +240,16 @@ fn bench_dispatcher() {
     };
     d.configure(0, &[level]);
     let users: Vec<String> = (0..1000).map(|i| format!("user-{i}")).collect();
+    // (As the classifier hands them over: shared names.)
+    let name: kubesim::flowcontrol::Name = "global-default".into();
     let n = 1_000_000u64;
     let mut running = std::collections::VecDeque::new();
     let start = Instant::now();
     for i in 0..n {
         let now = i * 1_000; // a request every microsecond
         let a = Arrive {
-            level: "global-default".into(),
-            flow_schema: "global-default".into(),
+            level: name.clone(),
+            flow_schema: name.clone(),
             flow: users[(i % 1000) as usize].clone(),
             ..Default::default()
         };

@@ -269,6 +269,22 @@ test('the fairness panel shows a noisy tenant starving alice, and the fix', asyn
   assert.equal(alice[4], '0', `alice after the fix: ${alice}`);
   assert.match((await row('batch-jobs'))[1], /batch-jobs → batch/);
   await page.locator('#fairness-panel').screenshot({ path: join(SHOTS, '14-fairness-fixed.png') });
+  // A scenario of one's own: carol, 50 lists a second; her hand of queues shows.
+  await page.click('#load-builder summary');
+  await page.click('#load-clear');
+  await page.fill('#load-user', 'carol');
+  await page.click('#load-add');
+  await page.click('#load-run');
+  const carol = await row('carol');
+  assert.match(carol[1], /global-default → global-default/);
+  assert.match(carol[6], /^\d+( \d+){5}$/, `a hand of six queues: ${carol}`);
+  // The metrics panel charts the page's own requests over simulated time.
+  await page.click('button:has-text("+1 min")');
+  await page.waitForFunction(() => document.querySelectorAll('#metrics-chart polyline').length > 0);
+  assert.match(await page.textContent('#metrics-chart'), /POST \d/);
+  await page.click('#metrics-chart button:has-text("requests/s by code")');
+  assert.match(await page.textContent('#metrics-chart'), /201 \d/);
+  await page.locator('#metrics-panel').screenshot({ path: join(SHOTS, '15-metrics.png') });
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -22,6 +22,10 @@ use queue_set::{Arrival, QueueSet, Waiting};
 
 pub const NANOS_PER_SECOND: f64 = 1e9;
 
+/// A level's or FlowSchema's name, shared rather than copied: every
+/// request carries both.
+pub type Name = std::sync::Arc<str>;
+
 /// How often borrowing is reconsidered (upstream: every 10 s).
 pub const BORROWING_PERIOD: u64 = 10_000_000_000;
 
@@ -115,8 +119,8 @@ pub enum TicketState {
 /// A request arriving, classified.
 #[derive(Clone, Debug, Default)]
 pub struct Arrive {
-    pub level: String,
-    pub flow_schema: String,
+    pub level: Name,
+    pub flow_schema: Name,
     /// The flow distinguisher (user name, namespace, or empty).
     pub flow: String,
     pub details: Details,
@@ -143,8 +147,8 @@ pub enum Event {
     /// `queued`: the level queues (only then is the wait measured).
     Dispatched {
         id: u64,
-        level: String,
-        flow_schema: String,
+        level: Name,
+        flow_schema: Name,
         waited: u64,
         seats: u32,
         queued: bool,
@@ -153,16 +157,16 @@ pub enum Event {
     /// waiting (`time-out`; `queued` is then true).
     Rejected {
         id: u64,
-        level: String,
-        flow_schema: String,
+        level: Name,
+        flow_schema: Name,
         reason: &'static str,
         waited: u64,
         queued: bool,
     },
     Finished {
         id: u64,
-        level: String,
-        flow_schema: String,
+        level: Name,
+        flow_schema: Name,
         executed: u64,
         watch: bool,
     },
@@ -170,8 +174,8 @@ pub enum Event {
 
 #[derive(Clone, Debug)]
 struct Ticket {
-    level: String,
-    flow_schema: String,
+    level: Name,
+    flow_schema: Name,
     arrived: u64,
     width: Width,
     watch: bool,
@@ -197,6 +201,8 @@ pub struct Dispatcher {
     /// The fair fraction of the last borrowing period.
     pub fair_fraction: f64,
     events: Vec<Event>,
+    /// A buffer for the ids of requests started, reused.
+    scratch: Vec<u64>,
 }
 
 impl Dispatcher {
@@ -211,6 +217,7 @@ impl Dispatcher {
             next_borrowing: 0,
             fair_fraction: 0.0,
             events: Vec::new(),
+            scratch: Vec::new(),
         }
     }
 
@@ -278,7 +285,7 @@ impl Dispatcher {
             }
         }
         self.levels.retain(|_, l| l.configured || !l.idle());
-        let mut started = Vec::new();
+        let mut started = std::mem::take(&mut self.scratch);
         for l in self.levels.values_mut() {
             l.set.dispatch(now, &mut started);
         }
@@ -290,7 +297,7 @@ impl Dispatcher {
         self.advance(now);
         let id = self.next_id;
         self.next_id += 1;
-        let Some(level) = self.levels.get_mut(&a.level) else {
+        let Some(level) = self.levels.get_mut(&*a.level) else {
             // (A level that vanished between classification and here: the
             // request is not held back.)
             return (id, Decision::Execute);
@@ -312,9 +319,9 @@ impl Dispatcher {
             width,
             flow_schema: a.flow_schema.clone(),
             flow,
-            details: a.details,
+            details: Box::new(a.details),
         };
-        let mut started = Vec::new();
+        let mut started = std::mem::take(&mut self.scratch);
         let arrival = level.set.arrive(now, hash, w, &mut started);
         level.demand.set(now, f64::from(level.set.demand()));
         let ticket = Ticket {
@@ -358,12 +365,12 @@ impl Dispatcher {
     }
 
     /// Marks requests started and reports them.
-    fn started(&mut self, now: u64, ids: Vec<u64>) {
-        for id in ids {
+    fn started(&mut self, now: u64, mut ids: Vec<u64>) {
+        for id in ids.drain(..) {
             let Some(t) = self.tickets.get_mut(&id) else { continue };
             t.state = TicketState::Executing;
             let mut queued = false;
-            if let Some(l) = self.levels.get_mut(&t.level) {
+            if let Some(l) = self.levels.get_mut(&*t.level) {
                 l.dispatched += 1;
                 queued = l.set.queuing.is_some();
             }
@@ -376,6 +383,7 @@ impl Dispatcher {
                 queued,
             });
         }
+        self.scratch = ids;
     }
 
     /// The request finished executing; its final seats, if any, are held
@@ -383,9 +391,9 @@ impl Dispatcher {
     /// concurrency releases them at once).
     pub fn finish(&mut self, now: u64, id: u64, hold: bool) {
         let Some(t) = self.tickets.remove(&id) else { return };
-        let Some(level) = self.levels.get_mut(&t.level) else { return };
+        let Some(level) = self.levels.get_mut(&*t.level) else { return };
         let started_at = level.set.executing.get(&id).map_or(now, |e| e.started);
-        let mut started = Vec::new();
+        let mut started = std::mem::take(&mut self.scratch);
         let width = if hold { t.width } else { Width { additional_latency: 0, ..t.width } };
         level.set.finish(now, id, width, &mut started);
         level.demand.set(now, f64::from(level.set.demand()));
@@ -422,8 +430,8 @@ impl Dispatcher {
     fn refuse_waiting(&mut self, now: u64, id: u64) {
         let reason = "time-out";
         let Some(t) = self.tickets.get_mut(&id) else { return };
-        let Some(level) = self.levels.get_mut(&t.level) else { return };
-        let mut started = Vec::new();
+        let Some(level) = self.levels.get_mut(&*t.level) else { return };
+        let mut started = std::mem::take(&mut self.scratch);
         level.set.remove_waiting(now, id, t.queue, &mut started);
         level.demand.set(now, f64::from(level.set.demand()));
         level.cancelled += 1;
@@ -445,7 +453,7 @@ impl Dispatcher {
     /// Time passes: held seats are released, requests that waited too long
     /// time out, and borrowing is reconsidered when its period is up.
     pub fn advance(&mut self, now: u64) {
-        let mut started = Vec::new();
+        let mut started = std::mem::take(&mut self.scratch);
         for level in self.levels.values_mut() {
             level.set.release_due(now, &mut started);
             level.set.sync(now);
@@ -520,7 +528,7 @@ impl Dispatcher {
             self.fair_fraction = fraction;
             shares
         };
-        let mut started = Vec::new();
+        let mut started = std::mem::take(&mut self.scratch);
         for (name, limit) in names.iter().zip(limits) {
             if let Some(l) = self.levels.get_mut(name) {
                 l.set.limit = limit.round().max(0.0) as u32;
@@ -549,6 +557,11 @@ impl Dispatcher {
         let waits =
             self.deadlines.iter().find(|(_, id)| self.state(*id) == Some(&TicketState::Waiting)).map(|(d, _)| *d);
         holds.chain(waits).min()
+    }
+
+    /// Whether any level holds seats past a request's end.
+    pub fn holding(&self) -> bool {
+        self.levels.values().any(|l| l.set.next_due().is_some())
     }
 
     /// What happened since the last call.

@@ -216,6 +216,9 @@ pub struct Server {
     watchers: std::collections::BTreeMap<WatchKey, std::sync::Arc<()>>,
     /// Requests executing now, by ticket: whether each is a write.
     executing: std::collections::BTreeMap<u64, bool>,
+    /// Stored objects by (group, resource), and when they were counted
+    /// (the dispatcher's clock), for the work estimator.
+    object_count_cache: std::collections::BTreeMap<(String, String), (i64, u64)>,
 }
 
 const JSON_ONLY: &str = "only the following media types are accepted: application/json";
@@ -238,6 +241,7 @@ impl Server {
             apf_clock: None,
             watchers: Default::default(),
             executing: Default::default(),
+            object_count_cache: Default::default(),
             config,
         };
         s.bootstrap();

@@ -57,10 +57,13 @@ struct Seats {
 impl Drop for Seats {
     fn drop(&mut self) {
         let mut server = self.shared.lock();
-        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.apf_finish(self.ticket)));
+        let held = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.apf_finish(self.ticket)));
         drop(server);
         self.shared.apf_moved.notify_waiters();
-        self.shared.apf_changed.notify_one();
+        // Seats held a while longer: the upkeep must release them in time.
+        if held.unwrap_or(true) {
+            self.shared.apf_changed.notify_one();
+        }
     }
 }
 
@@ -212,38 +215,58 @@ async fn handle(shared: Arc<Shared>, req: hyper::Request<Incoming>) -> Result<hy
     let request = Request { method: method.clone(), path, query, headers, body, user: None };
     // API Priority and Fairness first: the request runs now, waits for a
     // seat (without holding the core), or is refused.
-    let gated = {
+    // A request that may run now is served under the same lock.
+    let waiting = {
         let mut server = shared.lock();
-        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.gate(request)))
-    };
-    let pending = match gated {
-        Ok(Gated::Done(served)) => return Ok(respond(&shared, served, None)),
-        Ok(Gated::Run(p)) => p,
-        Ok(Gated::Wait(p)) => match wait_for_seat(&shared, p).await {
-            Ok(p) => p,
-            Err(served) => return Ok(respond(&shared, served, None)),
-        },
-        Err(_) => {
-            let s = Status::internal_error("the simulator panicked while serving this request");
-            return Ok(status_response(&s));
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.gate(request))) {
+            Ok(Gated::Done(served)) => {
+                drop(server);
+                return Ok(respond(&shared, served, None));
+            }
+            Ok(Gated::Run(p)) => {
+                let (served, seats) = serve_now(&shared, &mut server, p, &method);
+                drop(server);
+                return Ok(finish_write(&shared, served, seats, &method));
+            }
+            Ok(Gated::Wait(p)) => p,
+            Err(_) => {
+                drop(server);
+                let s = Status::internal_error("the simulator panicked while serving this request");
+                return Ok(status_response(&s));
+            }
         }
     };
+    let pending = match wait_for_seat(&shared, waiting).await {
+        Ok(p) => p,
+        Err(served) => return Ok(respond(&shared, served, None)),
+    };
+    let (served, seats) = {
+        let mut server = shared.lock();
+        serve_now(&shared, &mut server, pending, &method)
+    };
+    Ok(finish_write(&shared, served, seats, &method))
+}
+
+/// Serves a request the dispatcher let start, then settles the controllers
+/// after a write; its seats go with the answer.
+fn serve_now(shared: &Arc<Shared>, server: &mut Server, pending: Pending, method: &str) -> (Served, Option<Seats>) {
     let seats = pending.ticket.map(|ticket| Seats { shared: shared.clone(), ticket });
-    let served = {
-        let mut server = shared.lock();
-        let served = guard_panics(|| server.serve_gated(pending));
-        if method != "GET" && method != "HEAD" {
-            let mut controllers = shared.controllers.lock().unwrap_or_else(|p| p.into_inner());
-            // A controller that panics must not take the door down; what
-            // it wrote before stays, and the next write runs it again.
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| controllers.settle(&mut server)));
-        }
-        served
-    };
+    let served = guard_panics(|| server.serve_gated(pending));
+    if method != "GET" && method != "HEAD" {
+        let mut controllers = shared.controllers.lock().unwrap_or_else(|p| p.into_inner());
+        // A controller that panics must not take the door down; what
+        // it wrote before stays, and the next write runs it again.
+        let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| controllers.settle(server)));
+    }
+    (served, seats)
+}
+
+/// Wakes the streams after a write, and answers.
+fn finish_write(shared: &Arc<Shared>, served: Served, seats: Option<Seats>, method: &str) -> hyper::Response<Body> {
     if method != "GET" && method != "HEAD" {
         shared.written.notify_waiters();
     }
-    Ok(respond(&shared, served, seats))
+    respond(shared, served, seats)
 }
 
 /// Waits (without holding the core) until the dispatcher lets the request

@@ -6,7 +6,7 @@
 //! work (seat-seconds), and the queue whose next request finishes first is
 //! served first.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::{Width, NANOS_PER_SECOND};
 
@@ -21,21 +21,29 @@ pub struct Waiting {
     /// Virtual time at arrival (set when queued).
     pub arrival_r: f64,
     pub width: Width,
-    pub flow_schema: String,
+    pub flow_schema: super::Name,
     pub flow: String,
-    /// Who asked and what, for `dump_requests`.
-    pub details: super::Details,
+    /// Who asked and what, for `dump_requests` (boxed: requests move
+    /// between queues and the executing set).
+    pub details: Box<super::Details>,
 }
 
 impl Waiting {
     /// Seat-seconds: the initial seats for the estimated service time,
     /// then the final seats for the additional latency.
     pub fn work(&self) -> f64 {
-        f64::from(self.width.initial) * ESTIMATED_SERVICE_NANOS as f64 / NANOS_PER_SECOND
-            + f64::from(self.width.final_seats) * self.width.additional_latency as f64 / NANOS_PER_SECOND
+        self.work_ns() as f64 / NANOS_PER_SECOND
+    }
+
+    /// The same in seat-nanoseconds (exact, for running sums).
+    fn work_ns(&self) -> u64 {
+        u64::from(self.width.initial) * ESTIMATED_SERVICE_NANOS
+            + u64::from(self.width.final_seats).saturating_mul(self.width.additional_latency)
     }
 }
 
+/// A queue. (Read its fields freely; the queue set alone changes them,
+/// keeping the sums.)
 #[derive(Clone, Debug, Default)]
 pub struct Queue {
     pub waiting: VecDeque<Waiting>,
@@ -43,14 +51,14 @@ pub struct Queue {
     pub seats_in_use: u32,
     /// Virtual time at which the queue's next request may start.
     pub next_r: f64,
+    /// The waiting requests' seats and work (seat-nanoseconds).
+    waiting_seats: u32,
+    waiting_work_ns: u64,
 }
 
 impl Queue {
     pub fn waiting_work(&self) -> f64 {
-        self.waiting.iter().map(Waiting::work).sum()
-    }
-    fn waiting_seats(&self) -> u32 {
-        self.waiting.iter().map(|w| w.width.max_seats()).sum()
+        self.waiting_work_ns as f64 / NANOS_PER_SECOND
     }
     pub fn idle(&self) -> bool {
         self.waiting.is_empty() && self.executing == 0
@@ -66,9 +74,9 @@ pub struct Executing {
     pub arrived: u64,
     pub started: u64,
     pub width: Width,
-    pub flow_schema: String,
+    pub flow_schema: super::Name,
     pub flow: String,
-    pub details: super::Details,
+    pub details: Box<super::Details>,
     /// Set when the request has finished and its final seats are held
     /// for the additional latency, until this time.
     pub release_at: Option<u64>,
@@ -104,6 +112,16 @@ pub struct QueueSet {
     robin: usize,
     pub seats_in_use: u32,
     pub executing: BTreeMap<u64, Executing>,
+    /// Held seats by release time.
+    holds: BTreeSet<(u64, u64)>,
+    /// Requests in their main phase (not just holding seats).
+    running: u32,
+    /// Requests and seats waiting, and queues not idle.
+    waiting_total: usize,
+    waiting_seats_total: u32,
+    active: u32,
+    /// Queues with a request waiting.
+    nonempty: BTreeSet<usize>,
 }
 
 impl QueueSet {
@@ -136,11 +154,49 @@ impl QueueSet {
     }
 
     pub fn waiting(&self) -> usize {
-        self.queues.iter().map(|q| q.waiting.len()).sum()
+        self.waiting_total
     }
 
     pub fn waiting_seats(&self) -> u32 {
-        self.queues.iter().map(Queue::waiting_seats).sum()
+        self.waiting_seats_total
+    }
+
+    /// Changes queue `i`, keeping the count of active queues.
+    fn change<R>(&mut self, i: usize, f: impl FnOnce(&mut Queue) -> R) -> R {
+        let was_idle = self.queues[i].idle();
+        let r = f(&mut self.queues[i]);
+        match (was_idle, self.queues[i].idle()) {
+            (true, false) => self.active += 1,
+            (false, true) => self.active = self.active.saturating_sub(1),
+            _ => {}
+        }
+        r
+    }
+
+    fn push_waiting(&mut self, i: usize, w: Waiting) {
+        self.waiting_total += 1;
+        self.waiting_seats_total += w.width.max_seats();
+        self.change(i, |q| {
+            q.waiting_seats += w.width.max_seats();
+            q.waiting_work_ns += w.work_ns();
+            q.waiting.push_back(w);
+        });
+        self.nonempty.insert(i);
+    }
+
+    fn take_waiting(&mut self, i: usize, pos: usize) -> Option<Waiting> {
+        let w = self.change(i, |q| {
+            let w = q.waiting.remove(pos)?;
+            q.waiting_seats -= w.width.max_seats().min(q.waiting_seats);
+            q.waiting_work_ns -= w.work_ns().min(q.waiting_work_ns);
+            Some(w)
+        })?;
+        self.waiting_total -= 1;
+        self.waiting_seats_total -= w.width.max_seats().min(self.waiting_seats_total);
+        if self.queues[i].waiting.is_empty() {
+            self.nonempty.remove(&i);
+        }
+        Some(w)
     }
 
     /// Virtual time now.
@@ -155,16 +211,9 @@ impl QueueSet {
         }
         let elapsed = (now - self.last_sync) as f64 / NANOS_PER_SECOND;
         self.last_sync = now;
-        let mut active = 0u32;
-        let mut requested = 0u64;
-        for q in &self.queues {
-            requested += u64::from(q.seats_in_use) + u64::from(q.waiting_seats());
-            if !q.idle() {
-                active += 1;
-            }
-        }
-        if active > 0 {
-            self.r += elapsed * (requested.min(u64::from(self.limit)) as f64) / f64::from(active);
+        if self.active > 0 {
+            let requested = u64::from(self.seats_in_use) + u64::from(self.waiting_seats_total);
+            self.r += elapsed * (requested.min(u64::from(self.limit)) as f64) / f64::from(self.active);
         }
     }
 
@@ -173,7 +222,7 @@ impl QueueSet {
     /// request finished do not count).
     fn fits(&self, seats: u32) -> bool {
         if seats > self.limit {
-            return self.executing.values().all(|e| e.release_at.is_some());
+            return self.running == 0;
         }
         self.seats_in_use + seats <= self.limit
     }
@@ -189,7 +238,9 @@ impl QueueSet {
             self.start(now, None, w, started);
             return Arrival::Executing;
         };
-        let hand = super::shuffle::deal(hash, q.queues, q.hand_size);
+        let mut cards = [0u32; super::shuffle::MAX_HAND];
+        let n = super::shuffle::deal_into(hash, q.queues, q.hand_size, &mut cards);
+        let hand = &cards[..n];
         let offset = (self.enqueues % hand.len().max(1) as u64) as usize;
         self.enqueues += 1;
         let mut best: Option<(usize, f64)> = None;
@@ -206,11 +257,10 @@ impl QueueSet {
         }
         let id = w.id;
         let r = self.r;
-        let queue = &mut self.queues[idx];
-        if queue.idle() {
-            queue.next_r = r;
+        if self.queues[idx].idle() {
+            self.queues[idx].next_r = r;
         }
-        queue.waiting.push_back(Waiting { arrival_r: r, ..w });
+        self.push_waiting(idx, Waiting { arrival_r: r, ..w });
         self.bound(idx);
         self.dispatch(now, started);
         if started.contains(&id) {
@@ -223,11 +273,14 @@ impl QueueSet {
     fn start(&mut self, now: u64, queue: Option<usize>, w: Waiting, started: &mut Vec<u64>) {
         let seats = w.width.max_seats();
         self.seats_in_use += seats;
+        self.running += 1;
         if let Some(i) = queue {
-            let q = &mut self.queues[i];
-            q.seats_in_use += seats;
-            q.executing += 1;
-            q.next_r += w.work();
+            let work = w.work();
+            self.change(i, |q| {
+                q.seats_in_use += seats;
+                q.executing += 1;
+                q.next_r += work;
+            });
             self.bound(i);
         }
         started.push(w.id);
@@ -265,11 +318,12 @@ impl QueueSet {
     /// stops dispatching (a wide request is not overtaken by narrow ones).
     pub fn dispatch(&mut self, now: u64, started: &mut Vec<u64>) {
         self.sync(now);
-        while self.seats_in_use < self.limit || self.limit == 0 {
-            let n = self.queues.len();
+        while self.waiting_total > 0 && (self.seats_in_use < self.limit || self.limit == 0) {
+            // (Only queues with a request waiting are visited, in the same
+            // round-robin order a visit of them all would take.)
             let mut best: Option<(usize, f64)> = None;
-            for k in 1..=n {
-                let i = (self.robin + k) % n;
+            let after = self.nonempty.range(self.robin + 1..).chain(self.nonempty.range(..=self.robin));
+            for &i in after {
                 if let Some(head) = self.queues[i].waiting.front() {
                     let finish = self.queues[i].next_r + head.work();
                     if best.is_none_or(|(_, b)| finish < b) {
@@ -283,7 +337,8 @@ impl QueueSet {
                 return;
             }
             self.robin = i;
-            let Some(w) = self.queues[i].waiting.pop_front() else { return };
+            let Some(w) = self.take_waiting(i, 0) else { return };
+            self.bound(i);
             self.start(now, Some(i), w, started);
         }
     }
@@ -300,6 +355,7 @@ impl QueueSet {
         // estimate missed.
         let hold = (width.additional_latency > 0).then(|| now + width.additional_latency);
         e.release_at = hold;
+        self.running = self.running.saturating_sub(1);
         let (queue, started_at, initial) = (e.queue, e.started, e.initial);
         if let Some(i) = queue {
             let actual = now.saturating_sub(started_at) as f64 / NANOS_PER_SECOND;
@@ -307,7 +363,8 @@ impl QueueSet {
             self.queues[i].next_r += f64::from(initial) * (actual - estimated);
             self.bound(i);
         }
-        if hold.is_some() {
+        if let Some(at) = hold {
+            self.holds.insert((at, id));
             return hold;
         }
         self.release(now, id, started);
@@ -318,11 +375,18 @@ impl QueueSet {
     pub fn release(&mut self, now: u64, id: u64, started: &mut Vec<u64>) {
         self.sync(now);
         let Some(e) = self.executing.remove(&id) else { return };
+        if let Some(at) = e.release_at {
+            self.holds.remove(&(at, id));
+        } else {
+            // (Released without finishing first: it was still running.)
+            self.running = self.running.saturating_sub(1);
+        }
         self.seats_in_use -= e.seats.min(self.seats_in_use);
         if let Some(i) = e.queue {
-            let q = &mut self.queues[i];
-            q.seats_in_use -= e.seats.min(q.seats_in_use);
-            q.executing = q.executing.saturating_sub(1);
+            self.change(i, |q| {
+                q.seats_in_use -= e.seats.min(q.seats_in_use);
+                q.executing = q.executing.saturating_sub(1);
+            });
         }
         self.dispatch(now, started);
         self.trim();
@@ -330,9 +394,11 @@ impl QueueSet {
 
     /// Releases the held seats whose time has come.
     pub fn release_due(&mut self, now: u64, started: &mut Vec<u64>) {
-        let due: Vec<u64> =
-            self.executing.iter().filter(|(_, e)| e.release_at.is_some_and(|t| t <= now)).map(|(id, _)| *id).collect();
-        for id in due {
+        while let Some(&(at, id)) = self.holds.first() {
+            if at > now {
+                break;
+            }
+            self.holds.remove(&(at, id));
             self.release(now, id, started);
         }
     }
@@ -342,7 +408,7 @@ impl QueueSet {
         self.sync(now);
         let qi = queue;
         let pos = self.queues.get(qi)?.waiting.iter().position(|w| w.id == id)?;
-        let w = self.queues[qi].waiting.remove(pos);
+        let w = self.take_waiting(qi, pos);
         self.bound(qi);
         // A removed head may unblock the queue behind it.
         self.dispatch(now, started);
@@ -352,7 +418,7 @@ impl QueueSet {
 
     /// The earliest time something here is due (a held seat's release).
     pub fn next_due(&self) -> Option<u64> {
-        self.executing.values().filter_map(|e| e.release_at).min()
+        self.holds.first().map(|(at, _)| *at)
     }
 
     /// Seats demanded now: in use and waiting.

@@ -15,8 +15,8 @@ const MS: u64 = 1_000_000;
 pub struct Flow {
     /// What the view calls it.
     pub name: String,
-    pub level: String,
-    pub flow_schema: String,
+    pub level: super::Name,
+    pub flow_schema: super::Name,
     /// The flow distinguisher (user or namespace).
     pub distinguisher: String,
     /// Requests per second.
@@ -138,7 +138,7 @@ pub fn run(base: &Dispatcher, flows: &[Flow], duration_ms: u64, frame_ms: u64) -
                 levels: d
                     .levels
                     .iter()
-                    .filter(|(name, _)| flows.iter().any(|f| &f.level == *name))
+                    .filter(|(name, _)| flows.iter().any(|f| *f.level == ***name))
                     .map(|(name, l)| LevelFrame {
                         level: name.clone(),
                         limit: l.limit(),

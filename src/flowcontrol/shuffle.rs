@@ -28,25 +28,35 @@ pub fn check(deck: u32, hand: u32) -> Result<(), String> {
 /// dealing order. The hash is read as mixed-radix digits (base deck, then
 /// deck−1, …); each digit is then moved past the cards already dealt.
 /// (Callers check the sizes first; a hand larger than the deck is cut.)
-pub fn deal(mut hash: u64, deck: u32, hand: u32) -> Vec<u32> {
-    let hand = hand.min(deck);
-    let mut digits = Vec::with_capacity(hand as usize);
-    for i in 0..hand {
-        let base = u64::from(deck - i);
-        digits.push((hash % base) as u32);
+pub fn deal(hash: u64, deck: u32, hand: u32) -> Vec<u32> {
+    let mut cards = [0u32; MAX_HAND];
+    let n = deal_into(hash, deck, hand, &mut cards);
+    cards[..n].to_vec()
+}
+
+/// The most cards a checked hand holds (60 bits of entropy allow no more
+/// than 15; a hand is cut to this).
+pub const MAX_HAND: usize = 16;
+
+/// `deal` without allocating: the hand goes into `cards`; returns its size.
+pub fn deal_into(mut hash: u64, deck: u32, hand: u32, cards: &mut [u32; MAX_HAND]) -> usize {
+    let hand = hand.min(deck).min(MAX_HAND as u32) as usize;
+    let mut digits = [0u32; MAX_HAND];
+    for (i, digit) in digits.iter_mut().enumerate().take(hand) {
+        let base = u64::from(deck - i as u32);
+        *digit = (hash % base) as u32;
         hash /= base;
     }
-    (0..digits.len())
-        .map(|i| {
-            let mut card = digits[i];
-            for j in (1..=i).rev() {
-                if card >= digits[j - 1] {
-                    card += 1;
-                }
+    for i in 0..hand {
+        let mut card = digits[i];
+        for j in (1..=i).rev() {
+            if card >= digits[j - 1] {
+                card += 1;
             }
-            card
-        })
-        .collect()
+        }
+        cards[i] = card;
+    }
+    hand
 }
 
 /// A flow's hash: the first eight bytes (little-endian) of SHA-256 over the

@@ -18,10 +18,10 @@ use crate::auth::{Attributes, UserInfo};
 /// configuration changes: a request's matching touches no JSON).
 #[derive(Clone, Debug)]
 struct Schema {
-    name: String,
+    name: crate::flowcontrol::Name,
     uid: String,
     precedence: i64,
-    level: String,
+    level: crate::flowcontrol::Name,
     /// `ByUser`, `ByNamespace`, or None.
     distinguisher: Option<String>,
     rules: Vec<Rule>,
@@ -83,9 +83,9 @@ pub struct Config {
 /// What a request was classified as.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Classification {
-    pub flow_schema: String,
+    pub flow_schema: crate::flowcontrol::Name,
     pub flow_schema_uid: String,
-    pub priority_level: String,
+    pub priority_level: crate::flowcontrol::Name,
     pub priority_level_uid: String,
     /// The flow distinguisher (user name, namespace, or empty).
     pub flow: String,
@@ -129,10 +129,10 @@ fn rule_of(r: &Value) -> Rule {
 
 fn schema_of(fs: &Value) -> Schema {
     Schema {
-        name: text(fs, "/metadata/name").to_string(),
+        name: text(fs, "/metadata/name").into(),
         uid: text(fs, "/metadata/uid").to_string(),
         precedence: fs.pointer("/spec/matchingPrecedence").and_then(Value::as_i64).unwrap_or(1000),
-        level: text(fs, "/spec/priorityLevelConfiguration/name").to_string(),
+        level: text(fs, "/spec/priorityLevelConfiguration/name").into(),
         distinguisher: fs.pointer("/spec/distinguisherMethod/type").and_then(Value::as_str).map(str::to_string),
         rules: fs.pointer("/spec/rules").and_then(Value::as_array).into_iter().flatten().map(rule_of).collect(),
     }
@@ -149,7 +149,7 @@ impl Config {
             level_uids.entry(text(l, "/metadata/name").to_string()).or_default();
         }
         let mut usable: Vec<Schema> =
-            schemas.iter().map(schema_of).filter(|s| level_uids.contains_key(&s.level)).collect();
+            schemas.iter().map(schema_of).filter(|s| level_uids.contains_key(&*s.level)).collect();
         for m in mandatory_schemas {
             let m = schema_of(m);
             if !usable.iter().any(|s| s.name == m.name) {
@@ -172,7 +172,7 @@ impl Config {
             flow_schema: s.name.clone(),
             flow_schema_uid: s.uid.clone(),
             priority_level: s.level.clone(),
-            priority_level_uid: self.levels.get(&s.level).cloned().unwrap_or_default(),
+            priority_level_uid: self.levels.get(&*s.level).cloned().unwrap_or_default(),
             flow,
         })
     }

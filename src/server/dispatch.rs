@@ -187,10 +187,11 @@ impl Server {
         served
     }
 
-    /// A dispatched request finished (its final seats may stay held a
-    /// little longer: `apf_next_due`).
-    pub fn apf_finish(&mut self, ticket: u64) {
+    /// A dispatched request finished; says whether its final seats stay
+    /// held a little longer (then `apf_advance` must run when they are due).
+    pub fn apf_finish(&mut self, ticket: u64) -> bool {
         self.finish_ticket(ticket, true);
+        self.apf.dispatcher.holding()
     }
 
     fn finish_ticket(&mut self, ticket: u64, hold: bool) {
@@ -287,8 +288,30 @@ impl Server {
         }
     }
 
+    /// How many objects of a resource are stored, as upstream's object
+    /// count tracker knows it: counted again when a minute (on the
+    /// dispatcher's clock) has passed since the last count.
+    fn stored_count(&mut self, group: &str, version: &str, resource: &str) -> Option<i64> {
+        const REFRESH: u64 = 60_000_000_000;
+        let now = self.apf_now();
+        let key = (group.to_string(), resource.to_string());
+        if let Some((n, at)) = self.object_count_cache.get(&key) {
+            if now.saturating_sub(*at) < REFRESH {
+                return Some(*n);
+            }
+        }
+        let rt = self.registry.resources().lookup(group, version, resource).cloned()?;
+        let opts = ListOptions { limit: Some(1), ..Default::default() };
+        let n = match self.registry.list(&rt, None, &opts) {
+            Ok(l) => l.items.len() as i64 + l.remaining.unwrap_or(0) as i64,
+            Err(_) => return None,
+        };
+        self.object_count_cache.insert(key, (n, now));
+        Some(n)
+    }
+
     /// Seats for a request, as upstream's work estimator guesses them.
-    fn estimate_width(&self, req: &Request, a: &Attributes) -> Width {
+    fn estimate_width(&mut self, req: &Request, a: &Attributes) -> Width {
         if !a.resource_request {
             return Width::default();
         }
@@ -324,15 +347,8 @@ impl Server {
     }
 
     /// A list's seats: the objects it goes through, 100 a seat.
-    fn list_seats(&self, req: &Request, a: &Attributes) -> u32 {
-        let Some(rt) = self.registry.resources().lookup(&a.api_group, &a.api_version, &a.resource).cloned() else {
-            return 1;
-        };
-        let opts = ListOptions { limit: Some(1), ..Default::default() };
-        let stored = match self.registry.list(&rt, None, &opts) {
-            Ok(l) => l.items.len() as i64 + l.remaining.unwrap_or(0) as i64,
-            Err(_) => return 1,
-        };
+    fn list_seats(&mut self, req: &Request, a: &Attributes) -> u32 {
+        let Some(stored) = self.stored_count(&a.api_group, &a.api_version, &a.resource) else { return 1 };
         let q: Vec<(String, String)> = form_urlencoded::parse(req.query.as_bytes()).into_owned().collect();
         let get = |k: &str| q.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str()).unwrap_or("");
         let limit = get("limit").parse::<i64>().ok().filter(|l| *l > 0 && *l < stored).unwrap_or(stored);
@@ -390,9 +406,9 @@ pub struct LoadFlow {
 /// A scenario's flows as classified, and how they fared.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoadRun {
-    /// Per flow: (FlowSchema, priority level), or None when nothing
-    /// classifies it (APF off).
-    pub classified: Vec<Option<(String, String)>>,
+    /// Per flow: (FlowSchema, priority level, flow distinguisher), or
+    /// None when nothing classifies it (APF off).
+    pub classified: Vec<Option<(String, String, String)>>,
     pub report: crate::flowcontrol::scenario::Report,
 }
 
@@ -424,7 +440,8 @@ impl Server {
                 ..Default::default()
             };
             let c = if self.config.apf { self.apf.config.classify(&user, &attrs) } else { None };
-            classified.push(c.as_ref().map(|c| (c.flow_schema.clone(), c.priority_level.clone())));
+            classified
+                .push(c.as_ref().map(|c| (c.flow_schema.to_string(), c.priority_level.to_string(), c.flow.clone())));
             let Some(c) = c else { continue };
             run.push(crate::flowcontrol::scenario::Flow {
                 name: f.name.clone(),

@@ -14,6 +14,8 @@ use kubesim::server::Request;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
+use kubesim::flowcontrol::{shuffle, Dispatcher};
+
 use super::app::Ctx;
 use crate::session::Source;
 
@@ -64,23 +66,89 @@ const PRESETS: &[Preset] = &[
     },
 ];
 
-/// Totals by flow name: (schema → level, sent, executed, rejected, summed wait ms).
-type Summary = BTreeMap<String, (String, u64, u64, u64, u64)>;
+/// Totals by flow name.
+#[derive(Default)]
+struct Row {
+    route: String,
+    /// The queues its requests are dealt to (one hand per distinct flow).
+    hands: Vec<Vec<u32>>,
+    sent: u64,
+    executed: u64,
+    rejected: u64,
+    waited_ms: u64,
+}
 
-fn summarize(flows: &[LoadFlow], run: &LoadRun) -> Summary {
-    let mut out: Summary = BTreeMap::new();
-    let classified = flows.iter().zip(&run.classified).filter(|(_, c)| c.is_some());
-    for ((f, c), t) in classified.zip(&run.report.totals) {
+fn summarize(flows: &[LoadFlow], run: &LoadRun, d: &Dispatcher) -> BTreeMap<String, Row> {
+    let mut out: BTreeMap<String, Row> = BTreeMap::new();
+    let classified = flows.iter().zip(&run.classified).filter_map(|(f, c)| c.as_ref().map(|c| (f, c)));
+    for ((f, (schema, level, distinguisher)), t) in classified.zip(&run.report.totals) {
         let e = out.entry(f.name.clone()).or_default();
-        if let Some((schema, level)) = c {
-            e.0 = format!("{schema} → {level}");
+        e.route = format!("{schema} → {level}");
+        let queuing = d.levels.get(level).and_then(|l| l.spec.queuing).filter(|q| q.queues > 1);
+        if let Some(q) = queuing {
+            let hand = shuffle::deal(shuffle::flow_hash(schema, distinguisher), q.queues, q.hand_size);
+            if !e.hands.contains(&hand) {
+                e.hands.push(hand);
+            }
         }
-        e.1 += t.sent;
-        e.2 += t.executed;
-        e.3 += t.rejected;
-        e.4 += t.waited_ms;
+        e.sent += t.sent;
+        e.executed += t.executed;
+        e.rejected += t.rejected;
+        e.waited_ms += t.waited_ms;
     }
     out
+}
+
+/// A hand as the table shows it.
+fn hands_text(hands: &[Vec<u32>]) -> String {
+    match hands {
+        [] => "—".into(),
+        [one] => one.iter().map(u32::to_string).collect::<Vec<_>>().join(" "),
+        many => format!("{} hands", many.len()),
+    }
+}
+
+fn input_value(id: &str) -> String {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok())
+        .map(|i| i.value())
+        .unwrap_or_default()
+}
+
+/// The builder's flow: `count` users (`user-0`, `user-1`, … when more
+/// than one) each sending at `rate`.
+fn built_flow() -> Result<Vec<LoadFlow>, String> {
+    let user = input_value("load-user").trim().to_string();
+    if user.is_empty() {
+        return Err("a flow needs a user".into());
+    }
+    let number = |id: &str, what: &str| -> Result<f64, String> {
+        input_value(id)
+            .trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|n| n.is_finite() && *n > 0.0)
+            .ok_or(format!("{what} must be a positive number"))
+    };
+    let rate = number("load-rate", "the rate")?.min(5000.0);
+    let cost = number("load-cost", "the cost")?.min(60_000.0) as u64;
+    let count = number("load-count", "the number of users")?.min(200.0) as usize;
+    let groups: Vec<&str> = Vec::new();
+    let namespace = input_value("load-namespace").trim().to_string();
+    let group = input_value("load-group").trim().to_string();
+    Ok((0..count)
+        .map(|i| {
+            let name = if count > 1 { format!("{user}-{i}") } else { user.clone() };
+            let mut f = flow(&user, &name, &groups, &namespace, rate);
+            if !group.is_empty() {
+                f.groups.push(group.clone());
+            }
+            f.cost_ms = cost.max(1);
+            f
+        })
+        .collect())
 }
 
 /// The requests that give batch-jobs its own priority level.
@@ -107,8 +175,10 @@ fn isolate_batch() -> Vec<Request> {
 #[function_component(Fairness)]
 pub fn fairness() -> Html {
     let ctx = use_context::<Ctx>().expect("context");
-    // (preset, its flows, the run)
-    let result = use_state(|| None::<(usize, Vec<LoadFlow>, LoadRun)>);
+    // (what it was, its flows, the run)
+    let result = use_state(|| None::<(String, Vec<LoadFlow>, LoadRun)>);
+    let built = use_state(Vec::<LoadFlow>::new);
+    let problem = use_state(|| None::<String>);
     let frame = use_state(|| 0usize);
     let levels: Vec<Html> = {
         let session = ctx.0.session.borrow();
@@ -120,6 +190,13 @@ pub fn fairness() -> Html {
             .filter(|(_, l)| l.configured)
             .map(|(name, l)| {
                 let limit = if l.spec.exempt { "∞".to_string() } else { l.limit().to_string() };
+                // Seats borrowed (+) from, or lent (−) to, other levels.
+                let moved = if l.spec.exempt { 0 } else { i64::from(l.limit()) - i64::from(l.nominal) };
+                let moved = match moved {
+                    0 => "0".to_string(),
+                    n if n > 0 => format!("+{n}"),
+                    n => format!("−{}", -n),
+                };
                 let queues = l.spec.queuing.map_or("—".to_string(), |q| {
                     format!("{} × {} (hand {})", q.queues, q.queue_length_limit, q.hand_size)
                 });
@@ -127,20 +204,61 @@ pub fn fairness() -> Html {
                     <tr>
                         <td class="mono">{ name.clone() }</td>
                         <td>{ l.nominal }</td><td>{ l.lower }</td><td>{ l.upper }</td>
-                        <td>{ limit }</td><td>{ l.set.seats_in_use }</td><td class="small">{ queues }</td>
+                        <td>{ limit }</td><td>{ moved }</td><td>{ l.set.seats_in_use }</td><td class="small">{ queues }</td>
                     </tr>
                 }
             })
             .collect()
     };
-    let run_preset = |i: usize| {
+    let run_flows = {
         let (ctx, result, frame) = (ctx.clone(), result.clone(), frame.clone());
-        Callback::from(move |_: MouseEvent| {
-            let flows = (PRESETS[i].flows)();
+        move |what: String, flows: Vec<LoadFlow>| {
             let run = ctx.0.session.borrow().server.apf_scenario(&flows, DURATION_MS, FRAME_MS);
             frame.set(run.report.frames.len().saturating_sub(1));
-            result.set(Some((i, flows, run)));
+            result.set(Some((what, flows, run)));
+        }
+    };
+    let run_preset = |i: usize| {
+        let (run_flows, built) = (run_flows.clone(), built.clone());
+        Callback::from(move |_: MouseEvent| {
+            let flows = (PRESETS[i].flows)();
+            built.set(flows.clone());
+            run_flows(PRESETS[i].blurb.to_string(), flows);
         })
+    };
+    let add_flow = {
+        let (built, problem) = (built.clone(), problem.clone());
+        Callback::from(move |_: MouseEvent| match built_flow() {
+            Ok(more) => {
+                let mut all = (*built).clone();
+                all.extend(more);
+                built.set(all);
+                problem.set(None);
+            }
+            Err(e) => problem.set(Some(e)),
+        })
+    };
+    let run_built = {
+        let (run_flows, built) = (run_flows.clone(), built.clone());
+        Callback::from(move |_: MouseEvent| run_flows("Your flows.".to_string(), (*built).clone()))
+    };
+    let clear_built = {
+        let built = built.clone();
+        Callback::from(move |_: MouseEvent| built.set(Vec::new()))
+    };
+    let built_rows = {
+        let mut by_name: BTreeMap<String, (usize, f64, u64, String)> = BTreeMap::new();
+        for f in built.iter() {
+            let e = by_name.entry(f.name.clone()).or_insert((0, f.rate, f.cost_ms, f.namespace.clone()));
+            e.0 += 1;
+        }
+        by_name
+            .into_iter()
+            .map(|(name, (n, rate, cost, ns))| {
+                let who = if n > 1 { format!("{n} users") } else { "1 user".into() };
+                html! { <li class="small mono">{ format!("{name}: {who} × {rate}/s, {cost} ms each, namespace {ns}") }</li> }
+            })
+            .collect::<Html>()
     };
     let isolate = {
         let ctx = ctx.clone();
@@ -160,18 +278,22 @@ pub fn fairness() -> Html {
             }
         })
     };
-    let shown = result.as_ref().map(|(preset, flows, run)| {
-        let summary = summarize(flows, run);
+    let shown = result.as_ref().map(|(what, flows, run)| {
+        let summary = {
+            let session = ctx.0.session.borrow();
+            summarize(flows, run, session.server.apf_dispatcher())
+        };
         let last = run.report.frames.len().saturating_sub(1);
         let at = (*frame).min(last);
         let f = run.report.frames.get(at);
-        let rows = summary.iter().map(|(name, (route, sent, executed, rejected, waited))| {
-            let mean = if *executed > 0 { format!("{} ms", waited / executed) } else { "—".into() };
-            let class = if *rejected > 0 { "error" } else { "" };
+        let rows = summary.iter().map(|(name, r)| {
+            let mean = r.waited_ms.checked_div(r.executed).map_or("—".into(), |ms| format!("{ms} ms"));
+            let class = if r.rejected > 0 { "error" } else { "" };
             html! {
                 <tr>
-                    <td class="mono">{ name.clone() }</td><td class="mono small">{ route.clone() }</td>
-                    <td>{ sent }</td><td>{ executed }</td><td class={class}>{ rejected }</td><td>{ mean }</td>
+                    <td class="mono">{ name.clone() }</td><td class="mono small">{ r.route.clone() }</td>
+                    <td>{ r.sent }</td><td>{ r.executed }</td><td class={class}>{ r.rejected }</td><td>{ mean }</td>
+                    <td class="mono small" title="the queues its requests are dealt to (shuffle sharding)">{ hands_text(&r.hands) }</td>
                 </tr>
             }
         });
@@ -194,9 +316,9 @@ pub fn fairness() -> Html {
         });
         html! {
             <div id="fairness-result">
-                <div class="small muted">{ PRESETS[*preset].blurb }</div>
+                <div class="small muted">{ what.clone() }</div>
                 <table class="apf-table" id="fairness-flows">
-                    <tr><th>{ "flow" }</th><th>{ "FlowSchema → level" }</th><th>{ "sent" }</th><th>{ "served" }</th><th>{ "429" }</th><th>{ "mean wait" }</th></tr>
+                    <tr><th>{ "flow" }</th><th>{ "FlowSchema → level" }</th><th>{ "sent" }</th><th>{ "served" }</th><th>{ "429" }</th><th>{ "mean wait" }</th><th>{ "hand" }</th></tr>
                     { for rows }
                 </table>
                 <div class="row">
@@ -210,7 +332,7 @@ pub fn fairness() -> Html {
     html! {
         <div id="fairness">
             <table class="apf-table" id="fairness-levels">
-                <tr><th>{ "priority level" }</th><th>{ "nominal" }</th><th>{ "lower" }</th><th>{ "upper" }</th><th>{ "limit" }</th><th>{ "in use" }</th><th>{ "queues × length" }</th></tr>
+                <tr><th>{ "priority level" }</th><th>{ "nominal" }</th><th>{ "lower" }</th><th>{ "upper" }</th><th>{ "limit" }</th><th title="borrowed (+) or lent (−)">{ "±" }</th><th>{ "in use" }</th><th>{ "queues × length" }</th></tr>
                 { for levels }
             </table>
             <div class="row">
@@ -220,6 +342,24 @@ pub fn fairness() -> Html {
                 }) }
                 <button id="fairness-isolate" onclick={isolate} title="creates a PriorityLevelConfiguration and a FlowSchema for the batch-jobs group">{ "Give batch-jobs its own level" }</button>
             </div>
+            <details id="load-builder">
+                <summary class="small">{ format!("Build a scenario ({} flows)", built.len()) }</summary>
+                <div class="row small">
+                    <input id="load-user" class="narrow-wide" placeholder="user" value="carol" />
+                    <input id="load-count" class="narrow" type="number" min="1" max="200" value="1" title="how many users (user-0, user-1, …)" />
+                    <input id="load-group" class="narrow-wide" placeholder="group (optional)" />
+                    <input id="load-namespace" class="narrow-wide" placeholder="namespace" value="default" />
+                    <input id="load-rate" class="narrow" type="number" min="1" value="50" title="requests per second, each" />
+                    <span>{ "/s ×" }</span>
+                    <input id="load-cost" class="narrow" type="number" min="1" value="300" title="milliseconds each request executes" />
+                    <span>{ "ms" }</span>
+                    <button id="load-add" onclick={add_flow}>{ "add flow" }</button>
+                    <button id="load-run" onclick={run_built} disabled={built.is_empty()}>{ "run" }</button>
+                    <button id="load-clear" onclick={clear_built}>{ "clear" }</button>
+                </div>
+                { for problem.as_ref().map(|p| html! { <div class="error small">{ p.clone() }</div> }) }
+                <ul class="load-flows">{ built_rows }</ul>
+            </details>
             { for shown }
         </div>
     }
