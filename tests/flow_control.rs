@@ -358,3 +358,52 @@ fn debug_dumps_show_levels_queues_and_requests_as_upstream_prints_them() {
     assert!(mine.contains("/debug/api_priority_and_fairness/dump_requests"), "{mine}");
     assert_eq!(get(&mut s, "/debug/api_priority_and_fairness/dump_nothing").status, 404);
 }
+
+/// The seats the work estimator gives a request, read as upstream's
+/// `apiserver_flowcontrol_work_estimated_seats` histogram adds them up (the
+/// administrator's requests are exempt, yet estimated).
+#[test]
+fn the_work_estimator_counts_seats_as_upstream_does() {
+    let mut s = server();
+    for i in 0..250 {
+        create_cm(&mut s, &format!("cm-{i:03}"), json!({"app": "x"}));
+    }
+    let stored = serde_json::from_slice::<Value>(&get(&mut s, "/api/v1/configmaps").body).unwrap()["items"]
+        .as_array()
+        .unwrap()
+        .len() as f64;
+    let sum = |s: &mut Server| -> f64 {
+        let text = String::from_utf8(get(s, "/metrics").body.clone()).unwrap();
+        let prefix = r#"apiserver_flowcontrol_work_estimated_seats_sum{flow_schema="exempt",priority_level="exempt"} "#;
+        text.lines().find_map(|l| l.strip_prefix(prefix)).unwrap().parse().unwrap()
+    };
+    // The seats one request is given (the scrape after it counts itself: one).
+    let seats = |s: &mut Server, req: kubesim::server::Request| -> f64 {
+        let before = sum(s);
+        let _kept = s.serve(req);
+        sum(s) - before - 1.0
+    };
+    let list = |q: &str| kubesim::server::Request::new("GET", &format!("/api/v1/configmaps{q}"));
+    // A consistent list goes through twice the objects: 100 a seat.
+    assert_eq!(seats(&mut s, list("")), (2.0 * stored / 100.0).ceil());
+    // From the watch cache: each object once.
+    assert_eq!(seats(&mut s, list("?resourceVersion=0")), (stored / 100.0).ceil());
+    // With a selector: all of them, and the page.
+    assert_eq!(seats(&mut s, list("?labelSelector=app%3Dx&limit=100")), ((stored + 100.0) / 100.0).ceil());
+    // A small page: twice the page.
+    assert_eq!(seats(&mut s, list("?limit=50")), 1.0);
+    // A write seen by 25 watchers holds ceil(25 / 10) seats after it.
+    let mut watches = Vec::new();
+    for _ in 0..25 {
+        watches.push(s.serve(kubesim::server::Request::new("GET", "/api/v1/namespaces/default/configmaps?watch=1")));
+    }
+    let create = kubesim::server::Request::new("POST", "/api/v1/namespaces/default/configmaps")
+        .with_header("Content-Type", "application/json")
+        .with_body(br#"{"metadata":{"name":"watched"}}"#.to_vec());
+    assert_eq!(seats(&mut s, create), 3.0);
+    drop(watches);
+    let create = kubesim::server::Request::new("POST", "/api/v1/namespaces/default/configmaps")
+        .with_header("Content-Type", "application/json")
+        .with_body(br#"{"metadata":{"name":"unwatched"}}"#.to_vec());
+    assert_eq!(seats(&mut s, create), 1.0);
+}

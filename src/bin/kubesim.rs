@@ -43,8 +43,11 @@ struct Shared {
     /// waiting request start, or refused it.
     apf_moved: Notify,
     /// Woken when the dispatcher has something new to time (a seat held
-    /// for a while, a request waiting).
+    /// for a while, a request waiting, seats to give back).
     apf_changed: Notify,
+    /// Requests answered whose seats are not given back yet (the core was
+    /// busy when they were).
+    finished: Mutex<Vec<u64>>,
 }
 
 /// A dispatched request's seats, given back when its answer has been sent
@@ -56,14 +59,32 @@ struct Seats {
 
 impl Drop for Seats {
     fn drop(&mut self) {
-        let mut server = self.shared.lock();
-        let held = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.apf_finish(self.ticket)));
-        drop(server);
-        self.shared.apf_moved.notify_waiters();
-        // Seats held a while longer: the upkeep must release them in time.
-        if held.unwrap_or(true) {
-            self.shared.apf_changed.notify_one();
+        self.shared.finished.lock().unwrap_or_else(|p| p.into_inner()).push(self.ticket);
+        // Given back at once when the core is free; else by whoever holds
+        // it next (a request at the gate, or the upkeep, woken here): an
+        // answered request never waits for the core.
+        match self.shared.server.try_lock() {
+            Ok(mut server) => settle_finished(&self.shared, &mut server),
+            Err(std::sync::TryLockError::Poisoned(p)) => settle_finished(&self.shared, &mut p.into_inner()),
+            Err(std::sync::TryLockError::WouldBlock) => self.shared.apf_changed.notify_one(),
         }
+    }
+}
+
+/// Gives the dispatcher back the seats of requests answered since the last
+/// call, and wakes what that may have let start.
+fn settle_finished(shared: &Shared, server: &mut Server) {
+    let done = std::mem::take(&mut *shared.finished.lock().unwrap_or_else(|p| p.into_inner()));
+    if done.is_empty() {
+        return;
+    }
+    let held = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        done.iter().fold(false, |held, t| server.apf_finish(*t) || held)
+    }));
+    shared.apf_moved.notify_waiters();
+    // Seats held a while longer: the upkeep must release them in time.
+    if held.unwrap_or(true) {
+        shared.apf_changed.notify_one();
     }
 }
 
@@ -218,6 +239,7 @@ async fn handle(shared: Arc<Shared>, req: hyper::Request<Incoming>) -> Result<hy
     // A request that may run now is served under the same lock.
     let waiting = {
         let mut server = shared.lock();
+        settle_finished(&shared, &mut server);
         match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.gate(request))) {
             Ok(Gated::Done(served)) => {
                 drop(server);
@@ -334,6 +356,7 @@ async fn apf_upkeep(shared: Arc<Shared>) {
         changed.as_mut().enable();
         let (due, now) = {
             let mut server = shared.lock();
+            settle_finished(&shared, &mut server);
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| (server.apf_advance(), server.apf_clock_now())))
                 .unwrap_or((None, 0))
         };
@@ -652,6 +675,7 @@ async fn main() {
         written: Notify::new(),
         apf_moved: Notify::new(),
         apf_changed: Notify::new(),
+        finished: Mutex::new(Vec::new()),
     });
     tokio::spawn(apf_upkeep(shared.clone()));
     if let Err(e) = std::fs::write(&args.kubeconfig, kubeconfig(addr)) {
