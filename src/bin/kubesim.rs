@@ -78,8 +78,13 @@ fn settle_finished(shared: &Shared, server: &mut Server) {
     if done.is_empty() {
         return;
     }
+    // (Every one is finished: no short-circuit.)
     let held = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        done.iter().fold(false, |held, t| server.apf_finish(*t) || held)
+        let mut held = false;
+        for t in &done {
+            held |= server.apf_finish(*t);
+        }
+        held
     }));
     shared.apf_moved.notify_waiters();
     // Seats held a while longer: the upkeep must release them in time.
