@@ -334,9 +334,8 @@ fn respond(shared: &Arc<Shared>, served: Served, seats: Option<Seats>) -> hyper:
             }
         }
         Served::Watch(head, stream) => {
-            drop(seats);
             let (tx, rx) = mpsc::channel::<Result<Frame<Bytes>, Infallible>>(16);
-            tokio::spawn(pump_watch(shared.clone(), stream, tx));
+            tokio::spawn(pump_watch(shared.clone(), stream, tx, seats));
             let body = StreamBody::new(tokio_stream::wrappers::ReceiverStream::new(rx)).boxed();
             to_http(head, body)
         }
@@ -413,7 +412,16 @@ async fn pump_log(
 
 /// Feeds a watch's events to the client, one flushed chunk per batch, until
 /// the stream ends or the client goes away.
-async fn pump_watch(shared: Arc<Shared>, mut stream: WatchStream, tx: mpsc::Sender<Result<Frame<Bytes>, Infallible>>) {
+/// The watch's seats are held until its initial events have been handed
+/// over (a poll that leaves nothing behind), as upstream counts a watch's
+/// initialization.
+async fn pump_watch(
+    shared: Arc<Shared>,
+    mut stream: WatchStream,
+    tx: mpsc::Sender<Result<Frame<Bytes>, Infallible>>,
+    mut seats: Option<Seats>,
+) {
+    const BATCH: usize = 1000;
     loop {
         let notified = shared.written.notified();
         tokio::pin!(notified);
@@ -422,7 +430,7 @@ async fn pump_watch(shared: Arc<Shared>, mut stream: WatchStream, tx: mpsc::Send
             let mut server = shared.lock();
             // A failure while polling ends the stream with an ERROR event
             // carrying its Status, never a silent close.
-            let events = guard_poll(&mut stream, |st| server.poll_watch(st, 1000));
+            let events = guard_poll(&mut stream, |st| server.poll_watch(st, BATCH));
             (events, stream.is_done())
         };
         if !events.is_empty() {
@@ -433,6 +441,9 @@ async fn pump_watch(shared: Arc<Shared>, mut stream: WatchStream, tx: mpsc::Send
             if tx.send(Ok(Frame::data(Bytes::from(buf)))).await.is_err() {
                 return;
             }
+        }
+        if events.len() < BATCH {
+            seats.take();
         }
         if done {
             return;
