@@ -260,6 +260,8 @@ test('the fairness panel shows a noisy tenant starving alice, and the fix', asyn
   let alice = await row('alice');
   assert.match(alice[1], /global-default → global-default/);
   assert.ok(Number(alice[4]) > 0, `alice refused: ${alice}`);
+  // Each queue's bar says whose requests wait in it.
+  assert.ok(await page.locator('.apf-bar[title*="waiting, from batch-"]').count() > 0);
   await page.locator('#fairness-panel').screenshot({ path: join(SHOTS, '13-fairness-starved.png') });
   // The fix: a level of batch-jobs' own, by two requests the log shows.
   await page.click('#fairness-isolate');

@@ -45,6 +45,8 @@ pub struct LevelFrame {
     pub seats_in_use: u32,
     /// Requests waiting in each queue.
     pub queues: Vec<u32>,
+    /// The flows (indices into the run's flows) waiting in each queue.
+    pub queue_flows: Vec<Vec<u16>>,
 }
 
 /// The state every `frame_ms`.
@@ -144,6 +146,18 @@ pub fn run(base: &Dispatcher, flows: &[Flow], duration_ms: u64, frame_ms: u64) -
                         limit: l.limit(),
                         seats_in_use: l.set.seats_in_use,
                         queues: l.set.queues.iter().map(|q| q.waiting.len() as u32).collect(),
+                        queue_flows: l
+                            .set
+                            .queues
+                            .iter()
+                            .map(|q| {
+                                let mut f: Vec<u16> =
+                                    q.waiting.iter().filter_map(|w| owner.get(&w.id)).map(|i| *i as u16).collect();
+                                f.sort_unstable();
+                                f.dedup();
+                                f
+                            })
+                            .collect(),
                     })
                     .collect(),
                 executed: totals.iter().map(|x| x.executed).collect(),
@@ -203,5 +217,9 @@ mod tests {
         assert_eq!(run(&d, &flows, 3_000, 100), r);
         assert_eq!(r.frames.len(), 31);
         assert!(r.frames.iter().all(|f| f.levels[0].seats_in_use <= 10));
+        // The noisy tenant's backlog is its own: its queue holds only it.
+        let last = &r.frames.last().unwrap().levels[0];
+        let backlog = last.queues.iter().position(|n| *n > 0).unwrap();
+        assert_eq!(last.queue_flows[backlog], [0]);
     }
 }

@@ -297,6 +297,13 @@ pub fn fairness() -> Html {
                 </tr>
             }
         });
+        // The users of the flows that ran (in the run's order).
+        let users: Vec<&str> = flows
+            .iter()
+            .zip(&run.classified)
+            .filter(|(_, c)| c.is_some())
+            .map(|(f, _)| f.user.as_str())
+            .collect();
         let queues = f.map(|f| {
             f.levels.iter().map(|l| {
                 let deepest = l.queues.iter().copied().max().unwrap_or(0).max(1);
@@ -305,9 +312,16 @@ pub fn fairness() -> Html {
                         <div class="small"><span class="mono">{ l.level.clone() }</span>
                             { format!(" · seats {}/{} · waiting {}", l.seats_in_use, l.limit, l.queues.iter().sum::<u32>()) }</div>
                         <div class="apf-queues" title="requests waiting in each queue">
-                            { for l.queues.iter().map(|n| {
+                            { for l.queues.iter().enumerate().map(|(qi, n)| {
                                 let h = (f64::from(*n) / f64::from(deepest) * 100.0).round();
-                                html! { <span class="apf-bar" style={format!("height:{h}%")} title={n.to_string()}></span> }
+                                let who: Vec<&str> = l.queue_flows.get(qi).into_iter().flatten()
+                                    .filter_map(|i| users.get(usize::from(*i)).copied()).collect();
+                                let title = if who.is_empty() {
+                                    format!("queue {qi}: empty")
+                                } else {
+                                    format!("queue {qi}: {n} waiting, from {}", who.join(", "))
+                                };
+                                html! { <span class="apf-bar" style={format!("height:{h}%")} title={title}></span> }
                             }) }
                         </div>
                     </div>
