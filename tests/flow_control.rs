@@ -8,6 +8,18 @@ use common::*;
 use kubesim::server::Server;
 use serde_json::{json, Value};
 
+/// The bootstrap priority levels, in name order.
+const LEVELS: [&str; 8] = [
+    "catch-all",
+    "exempt",
+    "global-default",
+    "leader-election",
+    "node-high",
+    "system",
+    "workload-high",
+    "workload-low",
+];
+
 const FS: &str = "/apis/flowcontrol.apiserver.k8s.io/v1/flowschemas";
 const PL: &str = "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations";
 
@@ -29,19 +41,7 @@ fn the_mandatory_and_suggested_configuration_exists_at_start() {
     for n in ["exempt", "catch-all", "probes", "system-nodes", "global-default", "service-accounts"] {
         assert!(fs.contains(&n.to_string()), "{n}");
     }
-    assert_eq!(
-        names(&mut s, PL),
-        [
-            "catch-all",
-            "exempt",
-            "global-default",
-            "leader-election",
-            "node-high",
-            "system",
-            "workload-high",
-            "workload-low"
-        ]
-    );
+    assert_eq!(names(&mut s, PL), LEVELS);
     let exempt = get(&mut s, &format!("{FS}/exempt")).json_body();
     assert_eq!(exempt["metadata"]["annotations"]["apf.kubernetes.io/autoupdate-spec"], "true");
     assert_eq!(exempt["spec"]["matchingPrecedence"], 1);
@@ -326,19 +326,7 @@ fn debug_dumps_show_levels_queues_and_requests_as_upstream_prints_them() {
     let lines: Vec<&str> = levels.lines().collect();
     assert_eq!(lines[0], "PriorityLevelName, ActiveQueues, IsIdle, IsQuiescing, WaitingRequests, ExecutingRequests, DispatchedRequests, RejectedRequests, TimedoutRequests, CancelledRequests");
     let names: Vec<&str> = lines[1..].iter().map(|l| l.split(',').next().unwrap()).collect();
-    assert_eq!(
-        names,
-        [
-            "catch-all",
-            "exempt",
-            "global-default",
-            "leader-election",
-            "node-high",
-            "system",
-            "workload-high",
-            "workload-low"
-        ]
-    );
+    assert_eq!(names, LEVELS);
     assert!(
         lines.iter().any(|l| l.starts_with("catch-all,         0,            true,   false,       0,")),
         "{levels}"

@@ -11,12 +11,12 @@ use std::collections::BTreeMap;
 
 use kubesim::server::dispatch::{LoadFlow, LoadRun};
 use kubesim::server::Request;
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use kubesim::flowcontrol::{shuffle, Dispatcher};
 
 use super::app::Ctx;
+use super::{input_by_id, input_value};
 use crate::session::Source;
 
 const DURATION_MS: u64 = 20_000;
@@ -108,24 +108,15 @@ fn hands_text(hands: &[Vec<u32>]) -> String {
     }
 }
 
-fn input_value(id: &str) -> String {
-    web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id(id))
-        .and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok())
-        .map(|i| i.value())
-        .unwrap_or_default()
-}
-
 /// The builder's flow: `count` users (`user-0`, `user-1`, … when more
 /// than one) each sending at `rate`.
 fn built_flow() -> Result<Vec<LoadFlow>, String> {
-    let user = input_value("load-user").trim().to_string();
+    let user = input_by_id("load-user").trim().to_string();
     if user.is_empty() {
         return Err("a flow needs a user".into());
     }
     let number = |id: &str, what: &str| -> Result<f64, String> {
-        input_value(id)
+        input_by_id(id)
             .trim()
             .parse::<f64>()
             .ok()
@@ -136,8 +127,8 @@ fn built_flow() -> Result<Vec<LoadFlow>, String> {
     let cost = number("load-cost", "the cost")?.min(60_000.0) as u64;
     let count = number("load-count", "the number of users")?.min(200.0) as usize;
     let groups: Vec<&str> = Vec::new();
-    let namespace = input_value("load-namespace").trim().to_string();
-    let group = input_value("load-group").trim().to_string();
+    let namespace = input_by_id("load-namespace").trim().to_string();
+    let group = input_by_id("load-group").trim().to_string();
     Ok((0..count)
         .map(|i| {
             let name = if count > 1 { format!("{user}-{i}") } else { user.clone() };
@@ -273,9 +264,7 @@ pub fn fairness() -> Html {
     let scrub = {
         let frame = frame.clone();
         Callback::from(move |e: InputEvent| {
-            if let Some(i) = e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) {
-                frame.set(i.value().parse().unwrap_or(0));
-            }
+            frame.set(input_value(&e).parse().unwrap_or(0));
         })
     };
     let shown = result.as_ref().map(|(what, flows, run)| {

@@ -71,6 +71,17 @@ pub fn input_value(e: &yew::InputEvent) -> String {
     e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).map(|i| i.value()).unwrap_or_default()
 }
 
+/// The value of the input with this id (empty when there is none): for a
+/// callback that reads several fields at once.
+pub fn input_by_id(id: &str) -> String {
+    web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id))
+        .and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok())
+        .map(|i| i.value())
+        .unwrap_or_default()
+}
+
 pub fn textarea_value(e: &yew::InputEvent) -> String {
     e.target().and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok()).map(|i| i.value()).unwrap_or_default()
 }

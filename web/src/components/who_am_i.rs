@@ -4,23 +4,14 @@
 //! sends from then on, as `kubectl --as` does; the request log shows the
 //! headers and, when RBAC refuses, the 403. Empty: the administrator.
 
-use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::app::Ctx;
+use super::input_by_id;
 use crate::session::ActingAs;
 
 /// Users a workshop reaches for; any name can be typed.
 const SUGGESTED: &[&str] = &["alice", "bob", "system:serviceaccount:default:default", "system:anonymous"];
-
-fn input_value(id: &str) -> String {
-    web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id(id))
-        .and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok())
-        .map(|i| i.value())
-        .unwrap_or_default()
-}
 
 #[function_component(WhoAmI)]
 pub fn who_am_i() -> Html {
@@ -29,7 +20,7 @@ pub fn who_am_i() -> Html {
     let apply = {
         let ctx = ctx.clone();
         Callback::from(move |_: InputEvent| {
-            let picked = ActingAs::parse(&input_value("acting-user"), &input_value("acting-groups"));
+            let picked = ActingAs::parse(&input_by_id("acting-user"), &input_by_id("acting-groups"));
             ctx.run(|s| s.acting_as = picked);
         })
     };
