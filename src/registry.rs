@@ -121,6 +121,11 @@ impl<S: Storage> Registry<S> {
         }
     }
 
+    /// The bytes storage holds.
+    pub fn storage_size(&self) -> crate::storage::StorageSize {
+        self.storage.size()
+    }
+
     /// Reads below this revision answer 410.
     pub fn compacted(&self) -> Revision {
         self.storage.compacted()

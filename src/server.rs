@@ -371,9 +371,7 @@ impl Server {
         let resp = match route {
             Route::Text(t) => Response::text(200, t),
             Route::Metrics => {
-                let second = self.apf_now() as i64 / 1_000_000_000;
-                let text =
-                    self.metrics.render(&self.object_counts(), &self.apf.dispatcher, &self.long_running(), second);
+                let text = self.metrics.render(&self.scrape(true));
                 Response {
                     status: 200,
                     headers: vec![("Content-Type".into(), metrics::CONTENT_TYPE.into())],

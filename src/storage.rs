@@ -123,6 +123,29 @@ pub struct ListPage {
     pub remaining: Option<u64>,
 }
 
+/// How many bytes storage holds. etcd's database file grows with the
+/// history it keeps and does not shrink when history is compacted (only a
+/// defragmentation, which kubesim does not simulate, gives pages back):
+/// `allocated` is the most `in_use` has been, in whole 4 KiB pages (the
+/// page size of etcd's bbolt on Linux).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StorageSize {
+    /// Keys and values of every retained version (a tombstone: its key).
+    pub in_use: u64,
+    pub allocated: u64,
+}
+
+impl StorageSize {
+    /// bbolt's page size.
+    pub const PAGE: u64 = 4096;
+
+    fn grow(&mut self, bytes: u64) {
+        self.in_use += bytes;
+        let pages = self.in_use.div_ceil(Self::PAGE) * Self::PAGE;
+        self.allocated = self.allocated.max(pages);
+    }
+}
+
 /// A watch position: the next revision to deliver, within one key prefix.
 #[derive(Clone, Debug)]
 pub struct WatchCursor {
@@ -171,6 +194,8 @@ pub trait Storage {
     /// Drops history older than `rev` (clamped to the newest revision);
     /// reads at `rev` itself still succeed, as in etcd.
     fn compact(&mut self, rev: Revision);
+    /// The bytes history holds (for `apiserver_storage_size_bytes`).
+    fn size(&self) -> StorageSize;
     /// The newest revision written at or before `t` (for time-based compaction).
     fn revision_at_time(&self, t: SimTime) -> Option<Revision>;
     /// Starts a watch that delivers events after `after`.

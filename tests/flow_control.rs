@@ -280,6 +280,34 @@ fn metrics_count_requests_dispatches_and_stored_objects_in_prometheus_text() {
 }
 
 #[test]
+fn storage_size_grows_with_writes_and_does_not_shrink_when_compacted() {
+    let mut s = server();
+    let size = |s: &mut Server| -> u64 {
+        let text = String::from_utf8(get(s, "/metrics").body.clone()).unwrap();
+        assert!(text.contains("# HELP apiserver_storage_size_bytes [STABLE] Size of the storage database file physically allocated in bytes.\n# TYPE apiserver_storage_size_bytes gauge\n"), "{text}");
+        let line =
+            text.lines().find(|l| l.starts_with(r#"apiserver_storage_size_bytes{storage_cluster_id="etcd-0"} "#));
+        line.and_then(|l| l.rsplit(' ').next()?.parse().ok()).unwrap_or_else(|| panic!("{text}"))
+    };
+    let start = size(&mut s);
+    assert!(start > 0 && start % 4096 == 0, "the bootstrap objects, in whole pages: {start}");
+    for i in 0..40 {
+        let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": format!("big-{i}")}, "data": {"blob": "x".repeat(1000)}});
+        assert_eq!(call(&mut s, "POST", "/api/v1/namespaces/default/configmaps", Some(cm)).status, 201);
+    }
+    let grown = size(&mut s);
+    assert!(grown >= start + 40_000, "{start} -> {grown}");
+    for i in 0..40 {
+        let r = call(&mut s, "DELETE", &format!("/api/v1/namespaces/default/configmaps/big-{i}"), None);
+        assert_eq!(r.status, 200);
+    }
+    let deleted = size(&mut s);
+    assert!(deleted >= grown, "a delete writes a tombstone: {grown} -> {deleted}");
+    s.compact(None);
+    assert_eq!(size(&mut s), deleted, "compaction frees pages inside the file, it does not shrink it");
+}
+
+#[test]
 fn metric_flags_hide_disable_and_bound_label_values() {
     let text = |options: kubesim::server::metrics::MetricsOptions| {
         let mut s = Server::new(kubesim::server::ServerConfig { metrics: options, ..Default::default() });

@@ -3,7 +3,7 @@
 
 use kubesim::api::Revision;
 use kubesim::clock::SimTime;
-use kubesim::storage::{EventKind, ListStart, MemStorage, ObjectAttrs, Storage, StorageError};
+use kubesim::storage::{EventKind, ListStart, MemStorage, ObjectAttrs, Storage, StorageError, StorageSize};
 use serde_json::{json, Value};
 
 fn obj(name: &str, v: i64) -> Value {
@@ -147,6 +147,27 @@ pub fn watch_is_ordered_and_carries_prev<S: Storage>(mut s: S) {
     assert!(s.poll(&mut c, 10).unwrap().is_empty());
 }
 
+pub fn size_grows_with_history_and_stays_allocated<S: Storage>(mut s: S) {
+    assert_eq!(s.size(), StorageSize::default());
+    let a = s.create("/cm/ns/a", obj("a", 1), attrs("x"), t(1)).unwrap();
+    let one = "/cm/ns/a".len() as u64 + a.json.len() as u64;
+    assert_eq!(s.size().in_use, one);
+    assert_eq!(s.size().allocated, StorageSize::PAGE, "allocated in whole pages");
+    let b = s.update("/cm/ns/a", None, obj("a", 2), attrs("x"), t(2)).unwrap();
+    s.delete("/cm/ns/a", None, t(3)).unwrap();
+    let history = 3 * "/cm/ns/a".len() as u64 + a.json.len() as u64 + b.json.len() as u64;
+    assert_eq!(s.size().in_use, history, "every retained version counts, a tombstone by its key");
+    for i in 0..200 {
+        s.create(&format!("/cm/ns/n{i:03}"), obj("n", i), attrs("x"), t(4)).unwrap();
+    }
+    let before = s.size();
+    assert!(before.allocated >= before.in_use && before.allocated > StorageSize::PAGE);
+    s.compact(s.revision());
+    let after = s.size();
+    assert_eq!(after.in_use, before.in_use - history, "compaction drops the deleted key's whole history");
+    assert_eq!(after.allocated, before.allocated, "the file does not shrink without a defragmentation");
+}
+
 macro_rules! conformance {
     ($($name:ident),* $(,)?) => {
         mod mem {
@@ -164,6 +185,7 @@ conformance!(
     prefixes_do_not_leak,
     compaction_expires_old_reads_and_watches,
     watch_is_ordered_and_carries_prev,
+    size_grows_with_history_and_stays_allocated,
 );
 
 #[allow(dead_code)]

@@ -15,6 +15,7 @@ use prometheus::{
 use crate::auth::Attributes;
 use crate::flowcontrol::{Dispatcher, Event};
 use crate::registry::options::ListOptions;
+use crate::storage::StorageSize;
 
 pub(super) const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8; escaping=underscores";
 
@@ -177,6 +178,13 @@ const STORED: Desc = Desc {
     stability: "STABLE",
     help: "Number of stored objects at the time of last check split by kind. In case of a fetching error, the value will be -1.",
     labels: &["resource"],
+    deprecated: None,
+};
+const STORAGE_SIZE: Desc = Desc {
+    name: "apiserver_storage_size_bytes",
+    stability: "STABLE",
+    help: "Size of the storage database file physically allocated in bytes.",
+    labels: &["storage_cluster_id"],
     deprecated: None,
 };
 const INFLIGHT: Desc = Desc {
@@ -390,6 +398,17 @@ fn scope(a: &Attributes) -> &'static str {
 /// `apiserver_longrunning_requests`.
 pub(super) type LongRunning = Vec<(String, String, String, &'static str, u64)>;
 
+/// What a scrape reads from the server at the moment it is made.
+pub(super) struct Scrape<'a> {
+    /// Stored objects by resource (left empty when not asked for: counting
+    /// them lists every resource).
+    objects: Vec<(String, i64)>,
+    storage: StorageSize,
+    apf: &'a Dispatcher,
+    long: LongRunning,
+    second: i64,
+}
+
 impl Metrics {
     /// One request answered, `seconds` after it arrived.
     pub(super) fn record(
@@ -468,30 +487,23 @@ impl Metrics {
     /// The text of a scrape: the counters and histograms, with the gauges
     /// read now (stored objects, executing requests, open watches, the
     /// dispatcher's levels and queues).
-    pub(super) fn render(
-        &self,
-        objects: &[(String, i64)],
-        apf: &Dispatcher,
-        long: &LongRunning,
-        second: i64,
-    ) -> Vec<u8> {
-        let families = self.families(objects, apf, long, second);
+    pub(super) fn render(&self, scrape: &Scrape) -> Vec<u8> {
+        let families = self.families(scrape);
         let mut out = Vec::new();
         let _ = TextEncoder::new().encode(&families, &mut out);
         out
     }
 
     /// Every family a scrape shows, sorted by name.
-    fn families(
-        &self,
-        objects: &[(String, i64)],
-        apf: &Dispatcher,
-        long: &LongRunning,
-        second: i64,
-    ) -> Vec<MetricFamily> {
+    fn families(&self, scrape: &Scrape) -> Vec<MetricFamily> {
+        let Scrape { objects, storage, apf, long, second } = scrape;
+        let second = *second;
         let mut families = self.registry.gather();
         let stored: Vec<(Vec<&str>, i64)> = objects.iter().map(|(r, n)| (vec![r.as_str()], *n)).collect();
         families.extend(self.gauge(&STORED, &stored));
+        // (One storage cluster: upstream names them by position.)
+        let size = [(vec!["etcd-0"], i64::try_from(storage.allocated).unwrap_or(i64::MAX))];
+        families.extend(self.gauge(&STORAGE_SIZE, &size));
         let inflight = [
             (vec!["mutating"], i64::from(self.watermarks[1].shown(second))),
             (vec!["readOnly"], i64::from(self.watermarks[0].shown(second))),
@@ -641,9 +653,7 @@ impl super::Server {
     /// (for the page's charts, which sample them over simulated time
     /// without sending requests of their own).
     pub fn metric_series(&self, name: &str) -> Vec<Series> {
-        let second = self.apf_now() as i64 / 1_000_000_000;
-        let objects = if name == STORED.name { self.object_counts() } else { Vec::new() };
-        let families = self.metrics.families(&objects, &self.apf.dispatcher, &self.long_running(), second);
+        let families = self.metrics.families(&self.scrape(name == STORED.name));
         let Some(f) = families.into_iter().find(|f| f.name() == name) else { return Vec::new() };
         f.get_metric()
             .iter()
@@ -658,6 +668,18 @@ impl super::Server {
                 (labels, value)
             })
             .collect()
+    }
+
+    /// The figures a scrape reads now (`objects`: with the stored object
+    /// counts).
+    pub(super) fn scrape(&self, objects: bool) -> Scrape<'_> {
+        Scrape {
+            objects: if objects { self.object_counts() } else { Vec::new() },
+            storage: self.registry.storage_size(),
+            apf: &self.apf.dispatcher,
+            long: self.long_running(),
+            second: self.apf_now() as i64 / 1_000_000_000,
+        }
     }
 
     /// Open watches by group, version, resource and scope.

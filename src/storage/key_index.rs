@@ -35,15 +35,18 @@ impl KeyHistory {
         self.versions.last().and_then(|(r, v)| v.as_ref().map(|v| (*r, v)))
     }
 
-    /// Drops versions no read at or after `compacted` can see. Returns true
-    /// when nothing is left, so the key can be forgotten.
-    pub fn compact(&mut self, compacted: Revision) -> bool {
+    /// Drops versions no read at or after `compacted` can see. Returns how
+    /// many versions went and their values' bytes; when nothing is left
+    /// the key can be forgotten.
+    pub fn compact(&mut self, compacted: Revision) -> (usize, u64) {
         let idx = self.versions.partition_point(|(r, _)| *r <= compacted);
-        if idx > 0 {
-            let keep_from = if self.versions[idx - 1].1.is_some() { idx - 1 } else { idx };
-            self.versions.drain(..keep_from);
+        if idx == 0 {
+            return (0, 0);
         }
-        self.versions.is_empty()
+        let keep_from = if self.versions[idx - 1].1.is_some() { idx - 1 } else { idx };
+        let bytes = self.versions[..keep_from].iter().flat_map(|(_, v)| v).map(|v| v.json.len() as u64).sum();
+        self.versions.drain(..keep_from);
+        (keep_from, bytes)
     }
 }
 

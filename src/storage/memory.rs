@@ -7,7 +7,9 @@ use std::sync::{Arc, Weak};
 use serde_json::Value;
 
 use super::key_index::{KeyHistory, RankedSet};
-use super::{Event, EventKind, ListPage, ListStart, ObjectAttrs, Storage, StorageError, StoredObject, WatchCursor};
+use super::{
+    Event, EventKind, ListPage, ListStart, ObjectAttrs, Storage, StorageError, StorageSize, StoredObject, WatchCursor,
+};
 use crate::api::Revision;
 use crate::clock::SimTime;
 
@@ -27,6 +29,9 @@ pub struct MemStorage {
     /// The most recent writes, which keep their parsed objects (a watcher
     /// or the next patch reads them soon after); older ones forget theirs.
     recent: VecDeque<Weak<StoredObject>>,
+    /// What the retained versions hold (keys and values), and the most
+    /// it has ever held.
+    size: StorageSize,
 }
 
 /// How many recent writes keep their parsed object: enough to span most
@@ -97,6 +102,7 @@ impl MemStorage {
         let versions = &mut self.keys.entry(key.clone()).or_default().versions;
         // Histories are short: grow them exactly rather than by doubling.
         versions.reserve_exact(1);
+        self.size.grow(key.len() as u64 + value.as_ref().map_or(0, |v| v.json.len() as u64));
         versions.push((rev, value));
         self.events.push_back(Event::new(rev, kind, key, event_obj, prev));
         // One entry per distinct time, holding the newest revision written then.
@@ -256,12 +262,18 @@ impl Storage for MemStorage {
         touched.sort();
         touched.dedup();
         for key in touched {
-            let empty = self.keys.get_mut(&key).map(|h| h.compact(rev)).unwrap_or(false);
-            if empty {
+            let Some(h) = self.keys.get_mut(&key) else { continue };
+            let (versions, bytes) = h.compact(rev);
+            self.size.in_use -= (versions * key.len()) as u64 + bytes;
+            if h.versions.is_empty() {
                 self.keys.remove(&key);
             }
         }
         self.compacted = rev;
+    }
+
+    fn size(&self) -> StorageSize {
+        self.size
     }
 
     fn revision_at_time(&self, t: SimTime) -> Option<Revision> {
