@@ -198,6 +198,8 @@ pub struct Dispatcher {
     deadlines: std::collections::VecDeque<(u64, u64)>,
     next_id: u64,
     next_borrowing: u64,
+    /// Some level is no longer configured and is left to drain.
+    draining: bool,
     /// The fair fraction of the last borrowing period.
     pub fair_fraction: f64,
     events: Vec<Event>,
@@ -215,6 +217,7 @@ impl Dispatcher {
             deadlines: Default::default(),
             next_id: 1,
             next_borrowing: 0,
+            draining: false,
             fair_fraction: 0.0,
             events: Vec::new(),
             scratch: Vec::new(),
@@ -252,6 +255,7 @@ impl Dispatcher {
                     l.upper = upper;
                     l.max_seats = max_seats;
                     l.configured = true;
+                    l.set.sync(now);
                     l.set.set_queuing(queuing);
                     if spec.exempt {
                         l.set.limit = u32::MAX;
@@ -285,6 +289,7 @@ impl Dispatcher {
             }
         }
         self.levels.retain(|_, l| l.configured || !l.idle());
+        self.draining = self.levels.values().any(|l| !l.configured);
         let mut started = std::mem::take(&mut self.scratch);
         for l in self.levels.values_mut() {
             l.set.dispatch(now, &mut started);
@@ -294,7 +299,7 @@ impl Dispatcher {
 
     /// A request arrives at `now`: it executes, waits or is refused.
     pub fn arrive(&mut self, now: u64, a: Arrive) -> (u64, Decision) {
-        self.advance(now);
+        self.tick(now);
         let id = self.next_id;
         self.next_id += 1;
         let Some(level) = self.levels.get_mut(&*a.level) else {
@@ -405,7 +410,7 @@ impl Dispatcher {
             watch: t.watch,
         });
         self.started(now, started);
-        self.advance(now);
+        self.tick(now);
     }
 
     /// The client gave up waiting (a waiting request leaves its queue; an
@@ -451,13 +456,29 @@ impl Dispatcher {
     }
 
     /// Time passes: held seats are released, requests that waited too long
-    /// time out, and borrowing is reconsidered when its period is up.
+    /// time out, and borrowing is reconsidered when its period is up; every
+    /// level's virtual clock and demand are brought up to `now` (for
+    /// whoever looks at them next).
     pub fn advance(&mut self, now: u64) {
-        let mut started = std::mem::take(&mut self.scratch);
         for level in self.levels.values_mut() {
-            level.set.release_due(now, &mut started);
             level.set.sync(now);
             level.demand.set(now, f64::from(level.set.demand()));
+        }
+        self.tick(now);
+    }
+
+    /// What time passing changes: held seats due are released, waits past
+    /// their deadline refused, borrowing reconsidered when its period is up.
+    /// A level's virtual clock and demand are kept lazily: brought up to
+    /// date before each change to it (its rate is constant in between), so
+    /// a level nothing happens to costs nothing here.
+    fn tick(&mut self, now: u64) {
+        let mut started = std::mem::take(&mut self.scratch);
+        for level in self.levels.values_mut() {
+            if level.set.next_due().is_some_and(|due| due <= now) {
+                level.set.release_due(now, &mut started);
+                level.demand.set(now, f64::from(level.set.demand()));
+            }
         }
         self.started(now, started);
         while let Some(&(deadline, id)) = self.deadlines.front() {
@@ -477,7 +498,10 @@ impl Dispatcher {
             }
             self.next_borrowing = now + BORROWING_PERIOD;
         }
-        self.levels.retain(|_, l| l.configured || !l.idle());
+        if self.draining {
+            self.levels.retain(|_, l| l.configured || !l.idle());
+            self.draining = self.levels.values().any(|l| !l.configured);
+        }
     }
 
     /// Shares the seats out again by each level's demand (`borrowing.rs`):
@@ -531,6 +555,7 @@ impl Dispatcher {
         let mut started = std::mem::take(&mut self.scratch);
         for (name, limit) in names.iter().zip(limits) {
             if let Some(l) = self.levels.get_mut(name) {
+                l.set.sync(now);
                 l.set.limit = limit.round().max(0.0) as u32;
                 l.set.dispatch(now, &mut started);
             }
@@ -567,6 +592,14 @@ impl Dispatcher {
     /// What happened since the last call.
     pub fn take_events(&mut self) -> Vec<Event> {
         std::mem::take(&mut self.events)
+    }
+
+    /// Hands what happened since the last call to `f`, keeping the
+    /// buffer (a request's arrival and finish need no allocation for it).
+    pub fn drain_events(&mut self, mut f: impl FnMut(&Event)) {
+        for e in self.events.drain(..) {
+            f(&e);
+        }
     }
 }
 

@@ -187,3 +187,66 @@ fn a_flooding_user_is_refused_and_nobody_else_is() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+/// The same one-seat level, but queuing: a flood from one user waits its
+/// turn instead of being refused. Every request is let in as a seat comes
+/// free (an answered request hands its seat to the next one waiting), and
+/// the metrics show that requests waited.
+#[test]
+fn a_queuing_level_lets_waiting_requests_in_as_seats_come_free() {
+    let (mut child, addr, _stdout) = start(&["--max-requests-inflight", "10", "--max-mutating-requests-inflight=0"]);
+    let level = br#"{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"PriorityLevelConfiguration",
+        "metadata":{"name":"one-seat"},"spec":{"type":"Limited","limited":{"nominalConcurrencyShares":1,
+        "borrowingLimitPercent":0,"limitResponse":{"type":"Queue",
+        "queuing":{"queues":1,"handSize":1,"queueLengthLimit":100}}}}}"#;
+    let schema = br#"{"apiVersion":"flowcontrol.apiserver.k8s.io/v1","kind":"FlowSchema",
+        "metadata":{"name":"patient"},"spec":{"priorityLevelConfiguration":{"name":"one-seat"},
+        "matchingPrecedence":100,"distinguisherMethod":{"type":"ByUser"},
+        "rules":[{"subjects":[{"kind":"User","user":{"name":"patient"}}],
+        "resourceRules":[{"verbs":["*"],"apiGroups":["*"],"resources":["*"],"clusterScope":true,"namespaces":["*"]}]}]}}"#;
+    let base = "/apis/flowcontrol.apiserver.k8s.io/v1";
+    assert!(request(&addr, "POST", &format!("{base}/prioritylevelconfigurations"), level).starts_with("HTTP/1.1 201"));
+    assert!(request(&addr, "POST", &format!("{base}/flowschemas"), schema).starts_with("HTTP/1.1 201"));
+
+    const CLIENTS: usize = 12;
+    const EACH: usize = 10;
+    let flood: Vec<_> = (0..CLIENTS)
+        .map(|_| {
+            let addr = addr.clone();
+            std::thread::spawn(move || {
+                (0..EACH)
+                    .map(|_| {
+                        let h = "Impersonate-User: patient\r\n";
+                        request_as(&addr, h, "GET", "/api/v1/namespaces/kube-system/configmaps", b"")
+                    })
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let answers: Vec<String> = flood.into_iter().flat_map(|t| t.join().unwrap()).collect();
+    assert_eq!(answers.len(), CLIENTS * EACH);
+    assert!(
+        answers.iter().all(|r| r.starts_with("HTTP/1.1 200")),
+        "{:?}",
+        answers.iter().find(|r| !r.starts_with("HTTP/1.1 200"))
+    );
+
+    let metrics = request(&addr, "GET", "/metrics", b"");
+    let value = |prefix: &str| -> Option<f64> {
+        metrics.lines().find(|l| l.starts_with(prefix)).and_then(|l| l.rsplit(' ').next()?.parse().ok())
+    };
+    let dispatched = value(r#"apiserver_flowcontrol_dispatched_requests_total{flow_schema="patient",priority_level="one-seat"}"#);
+    assert_eq!(dispatched, Some((CLIENTS * EACH) as f64), "{metrics}");
+    // Requests that went through the queue (one seat, twelve clients: most).
+    let queued = value(
+        r#"apiserver_flowcontrol_request_wait_duration_seconds_count{execute="true",flow_schema="patient",priority_level="one-seat"}"#,
+    );
+    let at_once = value(
+        r#"apiserver_flowcontrol_request_wait_duration_seconds_bucket{execute="true",flow_schema="patient",priority_level="one-seat",le="0"}"#,
+    );
+    assert_eq!(queued, dispatched, "{metrics}");
+    assert!(at_once.is_some_and(|n| n < (CLIENTS * EACH) as f64), "some waited for a seat: {metrics}");
+    assert!(!metrics.contains(r#"apiserver_flowcontrol_rejected_requests_total{flow_schema="patient""#), "{metrics}");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}

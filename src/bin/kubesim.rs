@@ -3,8 +3,9 @@
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use http_body_util::{combinators::BoxBody, BodyExt, Full, Limited, StreamBody};
@@ -45,9 +46,22 @@ struct Shared {
     /// Woken when the dispatcher has something new to time (a seat held
     /// for a while, a request waiting, seats to give back).
     apf_changed: Notify,
-    /// Requests answered whose seats are not given back yet (the core was
-    /// busy when they were).
-    finished: Mutex<Vec<u64>>,
+    /// Requests answered whose seats are not given back yet, each with
+    /// when it was (on the dispatcher's clock): given back by the next
+    /// holder of the core, which every request at the gate is.
+    finished: Mutex<Vec<(u64, u64)>>,
+    /// Requests waiting for a seat: only while there are some does an
+    /// answered request see that its seats are given back at once.
+    waiting: AtomicUsize,
+    /// The dispatcher's clock's origin (the server reads the same one).
+    started: Instant,
+}
+
+impl Shared {
+    /// The dispatcher's clock now.
+    fn apf_now(&self) -> u64 {
+        self.started.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64
+    }
 }
 
 /// A dispatched request's seats, given back when its answer has been sent
@@ -59,10 +73,16 @@ struct Seats {
 
 impl Drop for Seats {
     fn drop(&mut self) {
-        self.shared.finished.lock().unwrap_or_else(|p| p.into_inner()).push(self.ticket);
-        // Given back at once when the core is free; else by whoever holds
-        // it next (a request at the gate, or the upkeep, woken here): an
-        // answered request never waits for the core.
+        let now = self.shared.apf_now();
+        self.shared.finished.lock().unwrap_or_else(|p| p.into_inner()).push((self.ticket, now));
+        // The next request at the gate gives them back before it is
+        // dispatched. A request already waiting may be let in by them:
+        // then they are given back at once when the core is free, else by
+        // whoever holds it next (the upkeep, woken here). An answered
+        // request never waits for the core.
+        if self.shared.waiting.load(Ordering::SeqCst) == 0 {
+            return;
+        }
         match self.shared.server.try_lock() {
             Ok(mut server) => settle_finished(&self.shared, &mut server),
             Err(std::sync::TryLockError::Poisoned(p)) => settle_finished(&self.shared, &mut p.into_inner()),
@@ -81,8 +101,8 @@ fn settle_finished(shared: &Shared, server: &mut Server) {
     // (Every one is finished: no short-circuit.)
     let held = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         let mut held = false;
-        for t in &done {
-            held |= server.apf_finish(*t);
+        for (t, at) in &done {
+            held |= server.apf_finish(*t, *at);
         }
         held
     }));
@@ -102,6 +122,7 @@ struct Queued {
 
 impl Drop for Queued {
     fn drop(&mut self) {
+        self.shared.waiting.fetch_sub(1, Ordering::SeqCst);
         if let Some(t) = self.ticket.take() {
             let mut server = self.shared.lock();
             let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| server.apf_cancel(t)));
@@ -300,6 +321,7 @@ fn finish_write(shared: &Arc<Shared>, served: Served, seats: Option<Seats>, meth
 /// start, or refuses it.
 async fn wait_for_seat(shared: &Arc<Shared>, p: Pending) -> Result<Pending, Served> {
     let mut queued = Queued { shared: shared.clone(), ticket: p.ticket };
+    shared.waiting.fetch_add(1, Ordering::SeqCst);
     shared.apf_changed.notify_one();
     loop {
         let moved = shared.apf_moved.notified();
@@ -676,7 +698,7 @@ async fn main() {
         }
     };
     let mut server = Server::new(config);
-    let started = std::time::Instant::now();
+    let started = Instant::now();
     server.set_apf_clock(Box::new(move || started.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64));
     if args.starter {
         for req in kubesim::starter::requests(&args.services) {
@@ -692,6 +714,8 @@ async fn main() {
         apf_moved: Notify::new(),
         apf_changed: Notify::new(),
         finished: Mutex::new(Vec::new()),
+        waiting: AtomicUsize::new(0),
+        started,
     });
     tokio::spawn(apf_upkeep(shared.clone()));
     if let Err(e) = std::fs::write(&args.kubeconfig, kubeconfig(addr)) {

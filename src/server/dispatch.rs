@@ -189,13 +189,15 @@ impl Server {
 
     /// A dispatched request finished; says whether its final seats stay
     /// held a little longer (then `apf_advance` must run when they are due).
-    pub fn apf_finish(&mut self, ticket: u64) -> bool {
-        self.finish_ticket(ticket, true);
+    pub fn apf_finish(&mut self, ticket: u64, at: u64) -> bool {
+        self.finish_ticket(ticket, true, Some(at));
         self.apf.dispatcher.holding()
     }
 
-    fn finish_ticket(&mut self, ticket: u64, hold: bool) {
-        let now = self.apf_now();
+    /// Ends a request's execution, now or (`at`, on the dispatcher's
+    /// clock) when its answer was sent.
+    fn finish_ticket(&mut self, ticket: u64, hold: bool, at: Option<u64>) {
+        let now = at.unwrap_or_else(|| self.apf_now());
         if let Some(mutating) = self.executing.remove(&ticket) {
             self.metrics.executing(mutating, false, now as i64 / 1_000_000_000);
         }
@@ -259,9 +261,9 @@ impl Server {
     }
 
     fn record_apf_events(&mut self) {
-        for e in self.apf.dispatcher.take_events() {
-            self.metrics.flowcontrol(&e);
-        }
+        let dispatcher = &mut self.apf.dispatcher;
+        let metrics = &self.metrics;
+        dispatcher.drain_events(|e| metrics.flowcontrol(e));
     }
 
     /// Serves a request at once: a caller that cannot wait gives up a
@@ -274,7 +276,7 @@ impl Server {
                 let ticket = p.ticket;
                 let served = self.serve_gated(p);
                 if let Some(t) = ticket {
-                    self.finish_ticket(t, false);
+                    self.finish_ticket(t, false, None);
                 }
                 served
             }

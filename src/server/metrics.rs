@@ -308,19 +308,28 @@ impl Metrics {
             .collect()
     }
 
-    fn count(&self, c: &Option<IntCounterVec>, d: &Desc, values: &[&str], n: u64) {
-        if let Some(c) = c {
+    /// Calls `f` with the label values as recorded: as given, unless
+    /// `--allow-metric-labels` bounds some (the common case allocates
+    /// nothing).
+    fn with_values(&self, d: &Desc, values: &[&str], f: impl FnOnce(&[&str])) {
+        if self.options.allowed_labels.is_empty() {
+            f(values);
+        } else {
             let v = self.values(d, values);
             let refs: Vec<&str> = v.iter().map(String::as_str).collect();
-            c.with_label_values(&refs).inc_by(n);
+            f(&refs);
+        }
+    }
+
+    fn count(&self, c: &Option<IntCounterVec>, d: &Desc, values: &[&str], n: u64) {
+        if let Some(c) = c {
+            self.with_values(d, values, |v| c.with_label_values(v).inc_by(n));
         }
     }
 
     fn observe(&self, h: &Option<HistogramVec>, d: &Desc, values: &[&str], x: f64) {
         if let Some(h) = h {
-            let v = self.values(d, values);
-            let refs: Vec<&str> = v.iter().map(String::as_str).collect();
-            h.with_label_values(&refs).observe(x);
+            self.with_values(d, values, |v| h.with_label_values(v).observe(x));
         }
     }
 
