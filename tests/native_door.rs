@@ -235,7 +235,8 @@ fn a_queuing_level_lets_waiting_requests_in_as_seats_come_free() {
     let value = |prefix: &str| -> Option<f64> {
         metrics.lines().find(|l| l.starts_with(prefix)).and_then(|l| l.rsplit(' ').next()?.parse().ok())
     };
-    let dispatched = value(r#"apiserver_flowcontrol_dispatched_requests_total{flow_schema="patient",priority_level="one-seat"}"#);
+    let dispatched =
+        value(r#"apiserver_flowcontrol_dispatched_requests_total{flow_schema="patient",priority_level="one-seat"}"#);
     assert_eq!(dispatched, Some((CLIENTS * EACH) as f64), "{metrics}");
     // Requests that went through the queue (one seat, twelve clients: most).
     let queued = value(

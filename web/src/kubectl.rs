@@ -13,6 +13,7 @@ use kubesim::server::Request;
 mod auth;
 mod delete;
 mod get;
+mod imperative;
 mod label;
 mod parse;
 mod print;
@@ -131,6 +132,12 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
         Verb::Label | Verb::Annotate => label::label(s, &d, &cmd, &mut out),
         Verb::Auth if cmd.types[0] == "whoami" => auth::whoami(s, &mut out),
         Verb::Auth => auth::can_i(s, &d, &cmd, &mut out),
+        Verb::CreateFrom => imperative::create(s, &d, &cmd, &mut out),
+        Verb::Run => imperative::run(s, &d, &cmd, &mut out),
+        Verb::Scale => imperative::scale(s, &d, &cmd, &mut out),
+        Verb::SetImage => imperative::set_image(s, &d, &cmd, &mut out),
+        Verb::Logs => imperative::logs(s, &cmd, &mut out),
+        Verb::ApiResources => imperative::api_resources(&d, &mut out),
     }
     // kubectl prints the server's warnings (to stderr) ahead of its output.
     let warnings: String = s.log[from..]
@@ -144,7 +151,8 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
             .text
             .lines()
             .map(|l| {
-                let done = ["created", "deleted", "replaced", "configured", "labeled", "annotated"];
+                let done =
+                    ["created", "deleted", "replaced", "configured", "labeled", "annotated", "scaled", "image updated"];
                 if done.iter().any(|d| l.ends_with(&format!(" {d}"))) {
                     format!("{l} (server dry run)\n")
                 } else {
@@ -209,6 +217,10 @@ mod tests {
         Session::new(7)
     }
 
+    fn body_json_request(e: &LogEntry) -> Value {
+        serde_json::from_slice(&e.request.body).unwrap_or(Value::Null)
+    }
+
     fn requests_since(s: &Session, from: usize) -> Vec<String> {
         s.log[from..]
             .iter()
@@ -244,6 +256,175 @@ mod tests {
         assert!(parse("delete pods").unwrap_err().contains("no name was specified"));
         assert!(parse("get 'pods").unwrap_err().contains("unterminated quote"));
         assert!(parse("").is_err());
+    }
+
+    fn live(s: &mut Session, path: &str) -> Value {
+        body_json(&s.request(Source::Console, Request::new("GET", path)).response)
+    }
+
+    #[test]
+    fn imperative_creates_send_what_kubectl_generators_build() {
+        let mut s = session();
+        let from = s.log.len();
+        let out = run(&mut s, "kubectl create deployment web --image=nginx:1.25 --replicas=2 --port=80", "");
+        assert_eq!(out.text, "deployment.apps/web created\n");
+        assert_eq!(
+            requests_since(&s, from),
+            vec!["POST /apis/apps/v1/namespaces/default/deployments?fieldManager=kubectl-create&fieldValidation=Strict 201"]
+        );
+        let d = live(&mut s, "/apis/apps/v1/namespaces/default/deployments/web");
+        assert_eq!(d.pointer("/spec/replicas"), Some(&json!(2)));
+        assert_eq!(d.pointer("/spec/selector/matchLabels"), Some(&json!({"app": "web"})));
+        let c = d.pointer("/spec/template/spec/containers/0").unwrap();
+        assert_eq!((c["name"].as_str(), c["image"].as_str()), (Some("nginx"), Some("nginx:1.25")));
+        assert_eq!(c["ports"], json!([{"containerPort": 80, "protocol": "TCP"}]));
+
+        let out = run(&mut s, "create configmap x --from-literal=a=b --from-literal=c=d=e", "");
+        assert_eq!(out.text, "configmap/x created\n");
+        assert_eq!(live(&mut s, "/api/v1/namespaces/default/configmaps/x")["data"], json!({"a": "b", "c": "d=e"}));
+        let dup = run(&mut s, "create cm y --from-literal=a=1 --from-literal=a=2", "");
+        assert!(
+            dup.failed
+                && dup
+                    .text
+                    .contains("cannot add key a, another key by that name already exists in Data for ConfigMap \"y\""),
+            "{}",
+            dup.text
+        );
+        assert!(run(&mut s, "create cm y --from-literal=nokey", "")
+            .text
+            .contains("invalid literal source nokey, expected key=value"));
+
+        let out = run(&mut s, "create secret generic pw --from-literal=password=hunter2", "");
+        assert_eq!(out.text, "secret/pw created\n");
+        let secret = live(&mut s, "/api/v1/namespaces/default/secrets/pw");
+        assert_eq!(
+            (secret["data"]["password"].as_str(), secret["type"].as_str()),
+            (Some("aHVudGVyMg=="), Some("Opaque"))
+        );
+
+        assert_eq!(run(&mut s, "create namespace team-a", "").text, "namespace/team-a created\n");
+        assert_eq!(
+            run(&mut s, "create job once -n team-a --image=busybox -- echo hi", "").text,
+            "job.batch/once created\n"
+        );
+        let job = live(&mut s, "/apis/batch/v1/namespaces/team-a/jobs/once");
+        let c = job.pointer("/spec/template/spec/containers/0").unwrap();
+        assert_eq!((c["name"].as_str(), &c["command"]), (Some("once"), &json!(["echo", "hi"])));
+        assert_eq!(job.pointer("/spec/template/spec/restartPolicy"), Some(&json!("Never")));
+
+        assert_eq!(run(&mut s, "create service clusterip web --tcp=80:8080", "").text, "service/web created\n");
+        let svc = live(&mut s, "/api/v1/namespaces/default/services/web");
+        assert_eq!(svc.pointer("/spec/ports/0/name"), Some(&json!("80-8080")));
+        assert_eq!(svc.pointer("/spec/ports/0/targetPort"), Some(&json!(8080)));
+        assert_eq!(svc.pointer("/spec/selector"), Some(&json!({"app": "web"})));
+        assert!(run(&mut s, "create service clusterip bare", "")
+            .text
+            .contains("at least one tcp port specifier must be provided"));
+        assert!(run(&mut s, "create deployment noimage", "").text.contains("required flag(s) \"image\" not set"));
+        assert!(run(&mut s, "create deployment web --image=nginx", "")
+            .text
+            .contains("Error from server (AlreadyExists)"));
+    }
+
+    #[test]
+    fn run_scale_set_image_and_logs_as_kubectl_sends_them() {
+        let mut s = session();
+        let from = s.log.len();
+        let out = run(&mut s, "run sleeper --image=busybox --restart=Never -- sleep 3600", "");
+        assert_eq!(out.text, "pod/sleeper created\n");
+        assert_eq!(requests_since(&s, from), vec!["POST /api/v1/namespaces/default/pods?fieldManager=kubectl-run 201"]);
+        let pod = live(&mut s, "/api/v1/namespaces/default/pods/sleeper");
+        assert_eq!(pod.pointer("/metadata/labels"), Some(&json!({"run": "sleeper"})));
+        assert_eq!(pod.pointer("/spec/containers/0/args"), Some(&json!(["sleep", "3600"])));
+        assert_eq!(pod.pointer("/spec/restartPolicy"), Some(&json!("Never")));
+
+        run(&mut s, "create deployment web --image=nginx", "");
+        let from = s.log.len();
+        assert_eq!(run(&mut s, "scale deployment web --replicas=3", "").text, "deployment.apps/web scaled\n");
+        assert_eq!(
+            requests_since(&s, from),
+            vec![
+                "GET /apis/apps/v1/namespaces/default/deployments/web 200",
+                "PATCH /apis/apps/v1/namespaces/default/deployments/web/scale 200"
+            ]
+        );
+        let ct = s
+            .log
+            .iter()
+            .rev()
+            .find(|e| e.request.method == "PATCH" && e.source == Source::Kubectl)
+            .unwrap()
+            .request
+            .header("Content-Type")
+            .unwrap()
+            .to_string();
+        assert_eq!(ct, "application/merge-patch+json");
+        assert_eq!(
+            live(&mut s, "/apis/apps/v1/namespaces/default/deployments/web").pointer("/spec/replicas"),
+            Some(&json!(3))
+        );
+        assert_eq!(run(&mut s, "scale deploy/web --replicas=1", "").text, "deployment.apps/web scaled\n");
+        assert!(run(&mut s, "scale deploy/nope --replicas=1", "").text.contains("Error from server (NotFound)"));
+        assert!(run(&mut s, "scale deploy/web", "").text.contains("required flag(s) \"replicas\" not set"));
+
+        let from = s.log.len();
+        assert_eq!(
+            run(&mut s, "set image deployment/web nginx=nginx:1.26", "").text,
+            "deployment.apps/web image updated\n"
+        );
+        let reqs = requests_since(&s, from);
+        assert_eq!(reqs[1], "PATCH /apis/apps/v1/namespaces/default/deployments/web?fieldManager=kubectl-set 200");
+        let patch = body_json_request(
+            s.log.iter().rev().find(|e| e.request.method == "PATCH" && e.source == Source::Kubectl).unwrap(),
+        );
+        assert_eq!(
+            patch,
+            json!({"spec": {"template": {"spec": {"$setElementOrder/containers": [{"name": "nginx"}], "containers": [{"image": "nginx:1.26", "name": "nginx"}]}}}})
+        );
+        let image = live(&mut s, "/apis/apps/v1/namespaces/default/deployments/web");
+        assert_eq!(image.pointer("/spec/template/spec/containers/0/image"), Some(&json!("nginx:1.26")));
+        assert!(run(&mut s, "set image deployment/web nosuch=x", "")
+            .text
+            .contains("unable to find container named \"nosuch\""));
+
+        // The pod runs once the scheduler and its kubelet have had it.
+        for _ in 0..20 {
+            s.tick(500.0);
+        }
+        let from = s.log.len();
+        let out = run(&mut s, "logs sleeper --tail=5", "");
+        assert!(!out.failed, "{}", out.text);
+        let reqs = requests_since(&s, from);
+        assert_eq!(reqs[0], "GET /api/v1/namespaces/default/pods/sleeper 200");
+        assert!(
+            reqs[1].starts_with("GET /api/v1/namespaces/default/pods/sleeper/log?container=sleeper&tailLines=5 200"),
+            "{reqs:?}"
+        );
+        assert!(run(&mut s, "logs nosuch", "")
+            .text
+            .contains("Error from server (NotFound): pods \"nosuch\" not found"));
+    }
+
+    #[test]
+    fn generator_flags_belong_to_their_commands_and_the_rest_is_named() {
+        assert_eq!(
+            parse("get pods --image=nginx").unwrap_err(),
+            "error: unknown flag: --image\nSee 'kubectl get --help' for usage."
+        );
+        assert!(parse("create configmap x --image=nginx")
+            .unwrap_err()
+            .contains("See 'kubectl create configmap --help'"));
+        assert!(parse("rollout status deploy/web --watch")
+            .unwrap_err()
+            .starts_with("\"kubectl rollout\" is not simulated in this command bar"));
+        assert!(parse("describe pod x").unwrap_err().contains("is not simulated"));
+        let mut s = session();
+        assert!(run(&mut s, "create quota q", "").text.contains("\"kubectl create quota\" is not simulated"));
+        let out = run(&mut s, "api-resources", "");
+        let row = out.text.lines().find(|l| l.starts_with("deployments ")).unwrap_or_else(|| panic!("{}", out.text));
+        assert!(row.split_whitespace().eq(["deployments", "deploy", "apps/v1", "true", "Deployment"]), "{row}");
+        assert!(out.text.starts_with("NAME"), "{}", out.text);
     }
 
     #[test]

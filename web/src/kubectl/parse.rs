@@ -23,7 +23,57 @@ pub enum Verb {
     /// `auth can-i VERB TYPE[/NAME] [NAME]` and `auth whoami`: `types`
     /// holds the sub-command, then the words after it.
     Auth,
+    /// `create KIND NAME …` without `-f` (the generators: namespace,
+    /// configmap, secret generic, deployment, job, service): `args` holds
+    /// the words after `create`.
+    CreateFrom,
+    /// `run NAME --image=IMAGE [-- COMMAND ARGS…]`.
+    Run,
+    /// `scale TYPE NAME --replicas=N` (or `TYPE/NAME`).
+    Scale,
+    /// `set image TYPE/NAME CONTAINER=IMAGE…`.
+    SetImage,
+    /// `logs POD [-c CONTAINER] [--tail=N]`.
+    Logs,
+    ApiResources,
 }
+
+/// The verbs this command bar knows, for messages.
+const KNOWN: &str = "get, create, apply, replace, delete, label, annotate, run, scale, set image, logs, api-resources and auth (can-i, whoami)";
+
+/// kubectl commands the command bar does not simulate (yet): named as such
+/// rather than failing on a flag.
+const NOT_SIMULATED: &[&str] = &[
+    "rollout",
+    "expose",
+    "describe",
+    "explain",
+    "edit",
+    "exec",
+    "port-forward",
+    "attach",
+    "cp",
+    "top",
+    "patch",
+    "wait",
+    "diff",
+    "drain",
+    "cordon",
+    "uncordon",
+    "taint",
+    "autoscale",
+    "proxy",
+    "config",
+    "version",
+    "cluster-info",
+    "certificate",
+    "debug",
+    "events",
+    "kustomize",
+    "plugin",
+    "completion",
+    "api-versions",
+];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Command {
@@ -52,6 +102,27 @@ pub struct Command {
     pub force_conflicts: bool,
     /// `--show-managed-fields` (kubectl hides them by default).
     pub show_managed_fields: bool,
+    /// The words of an imperative command after its verb (`create`'s
+    /// generators, `run`, `scale`, `set image`, `logs`).
+    pub args: Vec<String>,
+    /// The words after `--` (a container's command).
+    pub command: Vec<String>,
+    pub image: Option<String>,
+    pub replicas: Option<i64>,
+    pub port: Option<i64>,
+    /// `--from-literal=k=v`, in order.
+    pub literals: Vec<String>,
+    /// `--tcp=port:targetPort`, in order.
+    pub tcp: Vec<String>,
+    /// `logs -c`.
+    pub container: Option<String>,
+    pub tail: Option<i64>,
+    /// `run --restart`.
+    pub restart: Option<String>,
+    /// `run -l/--labels`.
+    pub labels: Option<String>,
+    /// The generator flags given, to refuse them where kubectl would.
+    given: Vec<&'static str>,
 }
 
 /// Splits a command line like a shell: whitespace separates, quotes group.
@@ -112,11 +183,15 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "label" => Verb::Label,
         "annotate" => Verb::Annotate,
         "auth" => Verb::Auth,
-        other => {
-            return Err(format!(
-                "unknown command \"{other}\" for \"kubectl\"; this command bar knows get, create, apply, replace, delete, label, annotate and auth (can-i, whoami)"
-            ))
+        "run" => Verb::Run,
+        "scale" => Verb::Scale,
+        "set" => Verb::SetImage,
+        "logs" => Verb::Logs,
+        "api-resources" => Verb::ApiResources,
+        other if NOT_SIMULATED.contains(&other) => {
+            return Err(format!("\"kubectl {other}\" is not simulated in this command bar; it knows {KNOWN}"))
         }
+        other => return Err(format!("unknown command \"{other}\" for \"kubectl\"; this command bar knows {KNOWN}")),
     };
     let mut c = Command {
         verb,
@@ -138,12 +213,28 @@ pub fn parse(line: &str) -> Result<Command, String> {
         server_side: false,
         force_conflicts: false,
         show_managed_fields: false,
+        args: Vec::new(),
+        command: Vec::new(),
+        image: None,
+        replicas: None,
+        port: None,
+        literals: Vec::new(),
+        tcp: Vec::new(),
+        container: None,
+        tail: None,
+        restart: None,
+        labels: None,
+        given: Vec::new(),
     };
     let mut positional = Vec::new();
     let mut i = 1;
     while i < words.len() {
         let w = words[i].clone();
         i += 1;
+        if w == "--" {
+            c.command = words[i..].to_vec();
+            break;
+        }
         if !w.starts_with('-') || w == "-" {
             positional.push(w);
             continue;
@@ -172,7 +263,50 @@ pub fn parse(line: &str) -> Result<Command, String> {
                 Some(o) => Err(format!("invalid argument \"{o}\" for \"{flag}\" flag: expected true or false")),
             }
         };
+        let int = |flag: &str, v: String| -> Result<i64, String> {
+            v.parse().map_err(|_| {
+                format!(
+                    "invalid argument \"{v}\" for \"{flag}\" flag: strconv.ParseInt: parsing \"{v}\": invalid syntax"
+                )
+            })
+        };
         match flag.as_str() {
+            "-l" | "--labels" if c.verb == Verb::Run => {
+                c.labels = Some(value("'-l'")?);
+                c.given.push("--labels");
+            }
+            "--image" => {
+                c.image = Some(value("'--image'")?);
+                c.given.push("--image");
+            }
+            "--replicas" => {
+                c.replicas = Some(int("--replicas", value("'--replicas'")?)?);
+                c.given.push("--replicas");
+            }
+            "--port" => {
+                c.port = Some(int("--port", value("'--port'")?)?);
+                c.given.push("--port");
+            }
+            "--from-literal" => {
+                c.literals.push(value("'--from-literal'")?);
+                c.given.push("--from-literal");
+            }
+            "--tcp" => {
+                c.tcp.extend(value("'--tcp'")?.split(',').map(str::to_string));
+                c.given.push("--tcp");
+            }
+            "-c" | "--container" => {
+                c.container = Some(value("'-c'")?);
+                c.given.push("--container");
+            }
+            "--tail" => {
+                c.tail = Some(int("--tail", value("'--tail'")?)?);
+                c.given.push("--tail");
+            }
+            "--restart" => {
+                c.restart = Some(value("'--restart'")?);
+                c.given.push("--restart");
+            }
             "-n" | "--namespace" => c.namespace = Some(value("'-n'")?),
             "-A" | "--all-namespaces" => c.all_namespaces = boolean(&inline)?,
             "-l" | "--selector" => c.selector = Some(value("'-l'")?),
@@ -237,10 +371,39 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                 };
             }
-            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate)")),
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --image, --replicas, --port, --from-literal, --tcp, --restart, -c, --tail where kubectl takes them)")),
         }
     }
+    if c.verb == Verb::Create && c.filename.is_none() && !positional.is_empty() {
+        c.verb = Verb::CreateFrom;
+    }
+    // The generator flags belong to their commands: elsewhere kubectl
+    // does not know them.
+    let allowed: &[&str] = match (&c.verb, positional.first().map(String::as_str)) {
+        (Verb::CreateFrom, Some("deployment" | "deploy")) => &["--image", "--replicas", "--port"],
+        (Verb::CreateFrom, Some("job")) => &["--image"],
+        (Verb::CreateFrom, Some("configmap" | "cm" | "secret")) => &["--from-literal"],
+        (Verb::CreateFrom, Some("service" | "svc")) => &["--tcp"],
+        (Verb::Run, _) => &["--image", "--port", "--restart", "--labels"],
+        (Verb::Scale, _) => &["--replicas"],
+        (Verb::Logs, _) => &["--container", "--tail"],
+        _ => &[],
+    };
+    if let Some(f) = c.given.iter().find(|f| !allowed.contains(f)) {
+        let verb = match &c.verb {
+            Verb::CreateFrom => format!("create {}", positional.first().map(String::as_str).unwrap_or("")),
+            Verb::SetImage => "set image".into(),
+            _ => verb_word.clone(),
+        };
+        return Err(format!("error: unknown flag: {f}\nSee 'kubectl {verb} --help' for usage."));
+    }
+    if !c.command.is_empty() && !matches!(c.verb, Verb::Run | Verb::CreateFrom) {
+        return Err(format!("error: unexpected arguments: {}", c.command.join(" ")));
+    }
     match c.verb {
+        Verb::CreateFrom | Verb::Run | Verb::Scale | Verb::SetImage | Verb::Logs | Verb::ApiResources => {
+            c.args = positional;
+        }
         Verb::Auth => {
             match positional.first().map(String::as_str) {
                 Some("can-i") if positional.len() >= 3 => {}

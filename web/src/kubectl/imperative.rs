@@ -1,0 +1,469 @@
+//! The imperative commands a workshop types: `create`'s generators
+//! (namespace, configmap, secret generic, deployment, job, service), `run`,
+//! `scale`, `set image`, `logs` and `api-resources`, each sent as kubectl
+//! 1.33 sends it (the objects its generators build, its field managers,
+//! its patches) and answered as it prints.
+
+use base64::Engine;
+
+use super::*;
+
+/// A new object's metadata as kubectl's generators serialize it.
+fn meta(name: &str, labels: Option<Value>) -> Value {
+    let mut m = json!({"name": name, "creationTimestamp": null});
+    if let Some(l) = labels {
+        m["labels"] = l;
+    }
+    m
+}
+
+/// The container name `create deployment` derives from an image: its last
+/// path segment without tag or digest (kubectl adds a random suffix when
+/// it had to replace `.` or `_`; the simulator's is fixed, to stay
+/// deterministic).
+fn container_name(image: &str) -> String {
+    let last = image.rsplit('/').next().unwrap_or(image);
+    let name = last.split('@').next().unwrap_or(last);
+    let name = name.split(':').next().unwrap_or(name);
+    if name.contains(['_', '.']) {
+        format!("{}-x7k2q", name.replace(['_', '.'], "-"))
+    } else {
+        name.to_string()
+    }
+}
+
+/// `k=v` pairs of `--from-literal`, refused as kubectl refuses them.
+fn literals(cmd: &Command, kind: &str, name: &str, encode: bool) -> Result<Map<String, Value>, String> {
+    let mut data = Map::new();
+    for l in &cmd.literals {
+        let Some((k, v)) = l.split_once('=').filter(|(k, _)| !k.is_empty()) else {
+            return Err(format!("error: invalid literal source {l}, expected key=value"));
+        };
+        if data.contains_key(k) {
+            let field = if kind == "Secret" { "data" } else { "Data" };
+            return Err(format!(
+                "error: cannot add key {k}, another key by that name already exists in {field} for {kind} \"{name}\""
+            ));
+        }
+        let v = if encode { base64::engine::general_purpose::STANDARD.encode(v) } else { v.to_string() };
+        data.insert(k.to_string(), json!(v));
+    }
+    Ok(data)
+}
+
+/// `--tcp=port[:targetPort]` as a Service port.
+fn service_port(spec: &str) -> Result<Value, String> {
+    let (port, target) = spec.split_once(':').unwrap_or((spec, spec));
+    let port: i64 = port.parse().map_err(|_| format!("error: invalid port {spec}"))?;
+    let target = match target.parse::<i64>() {
+        Ok(n) => json!(n),
+        Err(_) => json!(target),
+    };
+    Ok(json!({"name": spec.replace(':', "-"), "protocol": "TCP", "port": port, "targetPort": target}))
+}
+
+/// The object a `create` generator builds, and the resource it is sent to.
+fn generated(cmd: &Command) -> Result<(&'static str, Value), String> {
+    let (kind_word, rest) = cmd.args.split_first().ok_or("error: unknown create generator")?;
+    // `create secret generic NAME`, `create service clusterip NAME`.
+    let (what, names) = match kind_word.as_str() {
+        "secret" => match rest.split_first() {
+            Some((t, n)) if t == "generic" => ("secret", n),
+            Some((t, _)) => return Err(format!("\"kubectl create secret {t}\" is not simulated in this command bar; it knows create secret generic")),
+            None => return Err("error: must specify generic, docker-registry or tls".into()),
+        },
+        "service" | "svc" => match rest.split_first() {
+            Some((t, n)) if t == "clusterip" || t == "nodeport" => {
+                (if t == "clusterip" { "service-clusterip" } else { "service-nodeport" }, n)
+            }
+            Some((t, _)) => return Err(format!("\"kubectl create service {t}\" is not simulated in this command bar; it knows create service clusterip and nodeport")),
+            None => return Err("error: must specify clusterip, externalname, loadbalancer or nodeport".into()),
+        },
+        "namespace" | "ns" => ("namespace", rest),
+        "configmap" | "cm" => ("configmap", rest),
+        "deployment" | "deploy" => ("deployment", rest),
+        "job" => ("job", rest),
+        other => {
+            return Err(format!(
+                "\"kubectl create {other}\" is not simulated in this command bar; it knows create -f and create namespace, configmap, secret generic, deployment, job, service clusterip|nodeport"
+            ))
+        }
+    };
+    let name = match names {
+        [n] => n.as_str(),
+        [] => return Err("error: exactly one NAME is required, got 0".into()),
+        more => return Err(format!("error: exactly one NAME is required, got {}", more.len())),
+    };
+    let require_image = || cmd.image.clone().ok_or_else(|| "error: required flag(s) \"image\" not set".to_string());
+    let object = match what {
+        "namespace" => {
+            json!({"kind": "Namespace", "apiVersion": "v1", "metadata": meta(name, None), "spec": {}, "status": {}})
+        }
+        "configmap" => {
+            let data = literals(cmd, "ConfigMap", name, false)?;
+            let mut o = json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": meta(name, None)});
+            if !data.is_empty() {
+                o["data"] = Value::Object(data);
+            }
+            o
+        }
+        "secret" => {
+            let data = literals(cmd, "Secret", name, true)?;
+            let mut o = json!({"kind": "Secret", "apiVersion": "v1", "metadata": meta(name, None)});
+            if !data.is_empty() {
+                o["data"] = Value::Object(data);
+            }
+            o
+        }
+        "deployment" => {
+            let image = require_image()?;
+            let labels = json!({"app": name});
+            let mut container = json!({"name": container_name(&image), "image": image, "resources": {}});
+            if let Some(p) = cmd.port {
+                container["ports"] = json!([{"containerPort": p}]);
+            }
+            if !cmd.command.is_empty() {
+                container["command"] = json!(cmd.command);
+            }
+            json!({
+                "kind": "Deployment", "apiVersion": "apps/v1", "metadata": meta(name, Some(labels.clone())),
+                "spec": {
+                    "replicas": cmd.replicas.unwrap_or(1),
+                    "selector": {"matchLabels": labels},
+                    "template": {"metadata": meta_template(Some(json!({"app": name}))), "spec": {"containers": [container]}},
+                    "strategy": {}
+                },
+                "status": {}
+            })
+        }
+        "job" => {
+            let image = cmd.image.clone().ok_or("error: either --image or --from must be specified")?;
+            let mut container = json!({"name": name, "image": image, "resources": {}});
+            if !cmd.command.is_empty() {
+                container["command"] = json!(cmd.command);
+            }
+            json!({
+                "kind": "Job", "apiVersion": "batch/v1", "metadata": meta(name, None),
+                "spec": {"template": {"metadata": meta_template(None), "spec": {"containers": [container], "restartPolicy": "Never"}}},
+                "status": {}
+            })
+        }
+        _ => {
+            if cmd.tcp.is_empty() {
+                return Err("error: at least one tcp port specifier must be provided".into());
+            }
+            let ports = cmd.tcp.iter().map(|t| service_port(t)).collect::<Result<Vec<_>, _>>()?;
+            let kind = if what == "service-clusterip" { "ClusterIP" } else { "NodePort" };
+            json!({
+                "kind": "Service", "apiVersion": "v1", "metadata": meta(name, Some(json!({"app": name}))),
+                "spec": {"ports": ports, "selector": {"app": name}, "type": kind},
+                "status": {"loadBalancer": {}}
+            })
+        }
+    };
+    Ok((what, object))
+}
+
+/// A pod template's metadata as the generators serialize it.
+fn meta_template(labels: Option<Value>) -> Value {
+    let mut m = json!({"creationTimestamp": null});
+    if let Some(l) = labels {
+        m["labels"] = l;
+    }
+    m
+}
+
+/// Sends a generated object as kubectl's create does, and prints the result.
+fn post(
+    s: &mut Session,
+    d: &Discovery,
+    cmd: &Command,
+    object: Value,
+    manager: &str,
+    validate: bool,
+    out: &mut Outcome,
+) {
+    let r = match write_target(d, &object) {
+        Some(r) => r,
+        None => {
+            out.error("error: the server does not serve this kind");
+            return;
+        }
+    };
+    let ns = cmd.namespace.clone().unwrap_or_else(|| "default".into());
+    let mut target = format!("{}?fieldManager={manager}", r.collection(Some(&ns)));
+    if validate {
+        target.push_str(&format!("&fieldValidation={}", cmd.field_validation));
+    }
+    let e = send(s, "POST", &dry(cmd, target), Some("application/json"), Some(&object), "application/json");
+    if e.response.status == 201 || e.response.status == 200 {
+        let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+        out.line(format!("{} created", name_ref(&r, name)));
+    } else {
+        out.error(server_error(&e));
+    }
+}
+
+fn write_target(d: &Discovery, object: &Value) -> Option<ApiResource> {
+    let api_version = object.get("apiVersion").and_then(Value::as_str)?;
+    let kind = object.get("kind").and_then(Value::as_str)?;
+    let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+    d.resources.iter().find(|r| r.group == group && r.version == version && r.kind == kind).cloned()
+}
+
+/// `create namespace|configmap|secret generic|deployment|job|service …`.
+pub(super) fn create(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
+    match generated(cmd) {
+        Ok((_, object)) => post(s, d, cmd, object, "kubectl-create", true, out),
+        Err(e) => out.error(e),
+    }
+}
+
+/// `run NAME --image=IMAGE [--port] [--restart] [-l] [-- ARGS…]`: a Pod.
+pub(super) fn run(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
+    let name = match cmd.args.as_slice() {
+        [n] => n.clone(),
+        [] => return out.error("error: NAME is required for run"),
+        more => return out.error(format!("error: unexpected arguments: {}", more[1..].join(" "))),
+    };
+    let Some(image) = cmd.image.clone() else {
+        return out.error("error: required flag(s) \"image\" not set");
+    };
+    let restart = cmd.restart.clone().unwrap_or_else(|| "Always".into());
+    if !matches!(restart.as_str(), "Always" | "OnFailure" | "Never") {
+        return out.error(format!("error: invalid restart policy: {restart}"));
+    }
+    let labels = match &cmd.labels {
+        None => json!({"run": name}),
+        Some(l) => {
+            let mut m = Map::new();
+            for pair in l.split(',') {
+                let Some((k, v)) = pair.split_once('=') else {
+                    return out.error(format!("error: invalid label spec: {pair}"));
+                };
+                m.insert(k.to_string(), json!(v));
+            }
+            Value::Object(m)
+        }
+    };
+    let mut container = json!({"name": name, "image": image, "resources": {}});
+    if !cmd.command.is_empty() {
+        container["args"] = json!(cmd.command);
+    }
+    if let Some(p) = cmd.port {
+        container["ports"] = json!([{"containerPort": p}]);
+    }
+    let pod = json!({
+        "kind": "Pod", "apiVersion": "v1", "metadata": meta(&name, Some(labels)),
+        "spec": {"containers": [container], "restartPolicy": restart, "dnsPolicy": "ClusterFirst"},
+        "status": {}
+    });
+    post(s, d, cmd, pod, "kubectl-run", false, out);
+}
+
+/// `TYPE NAME` or `TYPE/NAME` pairs, resolved (kubectl's builder).
+fn targets(d: &Discovery, args: &[String], out: &mut Outcome) -> Option<Vec<(ApiResource, String)>> {
+    let mut found = Vec::new();
+    match args {
+        [] => {
+            out.error("error: the server doesn't have a resource type \"\"");
+            return None;
+        }
+        [one] if !one.contains('/') => {
+            out.error("error: resource(s) were provided, but no name was specified");
+            return None;
+        }
+        [first, rest @ ..] if !first.contains('/') => {
+            let r = resolve(d, first, out)?;
+            found.extend(rest.iter().map(|n| (r.clone(), n.clone())));
+        }
+        all => {
+            for a in all {
+                let Some((t, n)) = a.split_once('/') else {
+                    out.error("error: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'");
+                    return None;
+                };
+                let r = resolve(d, t, out)?;
+                found.push((r, n.to_string()));
+            }
+        }
+    }
+    Some(found)
+}
+
+/// `scale TYPE NAME --replicas=N`: read, then a merge patch of the scale
+/// subresource.
+pub(super) fn scale(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
+    let Some(replicas) = cmd.replicas else {
+        return out.error("error: required flag(s) \"replicas\" not set");
+    };
+    if replicas < 0 {
+        return out.error("error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0");
+    }
+    let Some(targets) = targets(d, &cmd.args, out) else { return };
+    let ns = cmd.namespace.clone().unwrap_or_else(|| "default".into());
+    for (r, name) in targets {
+        let item = r.item(Some(&ns), &name);
+        let live = send(s, "GET", &item, None, None, "application/json");
+        if live.response.status != 200 {
+            out.error(server_error(&live));
+            continue;
+        }
+        let patch = json!({"spec": {"replicas": replicas}});
+        let e = send(
+            s,
+            "PATCH",
+            &dry(cmd, format!("{item}/scale")),
+            Some("application/merge-patch+json"),
+            Some(&patch),
+            "application/json",
+        );
+        if e.response.status == 200 {
+            out.line(format!("{} scaled", name_ref(&r, &name)));
+        } else {
+            out.error(server_error(&e));
+        }
+    }
+}
+
+/// Where a workload keeps its pod spec.
+fn pod_spec_path(kind: &str) -> Option<&'static str> {
+    match kind {
+        "Pod" => Some("/spec"),
+        "CronJob" => Some("/spec/jobTemplate/spec/template/spec"),
+        "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet" | "Job" | "ReplicationController" => {
+            Some("/spec/template/spec")
+        }
+        _ => None,
+    }
+}
+
+/// `set image TYPE/NAME CONTAINER=IMAGE…`: read, then the strategic merge
+/// patch kubectl computes (containers by name, with their order).
+pub(super) fn set_image(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
+    if cmd.args.first().map(String::as_str) != Some("image") {
+        let sub = cmd.args.first().cloned().unwrap_or_default();
+        return out.error(format!("\"kubectl set {sub}\" is not simulated in this command bar; it knows set image"));
+    }
+    let words = &cmd.args[1..];
+    let split = words.iter().position(|w| w.contains('=')).unwrap_or(words.len());
+    let (objects, pairs) = words.split_at(split);
+    if pairs.is_empty() {
+        return out.error("error: at least one image update is required");
+    }
+    let Some(targets) = targets(d, objects, out) else { return };
+    let ns = cmd.namespace.clone().unwrap_or_else(|| "default".into());
+    for (r, name) in targets {
+        let Some(path) = pod_spec_path(&r.kind) else {
+            out.error(format!("error: {} is not a workload with containers", name_ref(&r, &name)));
+            continue;
+        };
+        let item = r.item(Some(&ns), &name);
+        let live = send(s, "GET", &item, None, None, "application/json");
+        if live.response.status != 200 {
+            out.error(server_error(&live));
+            continue;
+        }
+        let live = body_json(&live.response);
+        let containers: Vec<String> = live
+            .pointer(&format!("{path}/containers"))
+            .and_then(Value::as_array)
+            .map(|cs| cs.iter().filter_map(|c| c.get("name")?.as_str().map(str::to_string)).collect())
+            .unwrap_or_default();
+        let mut changed = Vec::new();
+        for pair in pairs {
+            let (container, image) = pair.split_once('=').unwrap_or((pair, ""));
+            let hits: Vec<&String> = containers.iter().filter(|c| container == "*" || *c == container).collect();
+            if hits.is_empty() {
+                out.error(format!("error: unable to find container named \"{container}\""));
+                return;
+            }
+            changed.extend(hits.into_iter().map(|c| json!({"image": image, "name": c})));
+        }
+        let mut patch = json!({"$setElementOrder/containers": containers.iter().map(|c| json!({"name": c})).collect::<Vec<_>>(), "containers": changed});
+        for segment in path.trim_start_matches('/').split('/').rev() {
+            patch = json!({ segment: patch });
+        }
+        let target = dry(cmd, format!("{item}?fieldManager=kubectl-set"));
+        let e =
+            send(s, "PATCH", &target, Some("application/strategic-merge-patch+json"), Some(&patch), "application/json");
+        if e.response.status == 200 {
+            out.line(format!("{} image updated", name_ref(&r, &name)));
+        } else {
+            out.error(server_error(&e));
+        }
+    }
+}
+
+/// `logs POD [-c CONTAINER] [--tail=N]`: the pod read first (its
+/// containers), then its log.
+pub(super) fn logs(s: &mut Session, cmd: &Command, out: &mut Outcome) {
+    let name = match cmd.args.as_slice() {
+        [n] => n.strip_prefix("pod/").or_else(|| n.strip_prefix("pods/")).unwrap_or(n).to_string(),
+        [] => return out.error("error: expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\nPOD or TYPE/NAME is a required argument for the logs command"),
+        more => return out.error(format!("error: unexpected arguments: {}", more[1..].join(" "))),
+    };
+    if name.contains('/') {
+        return out.error("\"kubectl logs TYPE/NAME\" for workloads is not simulated in this command bar; name a pod");
+    }
+    let ns = cmd.namespace.clone().unwrap_or_else(|| "default".into());
+    let pod_path = format!("/api/v1/namespaces/{ns}/pods/{name}");
+    let pod = send(s, "GET", &pod_path, None, None, "application/json");
+    if pod.response.status != 200 {
+        return out.error(server_error(&pod));
+    }
+    let pod = body_json(&pod.response);
+    let names: Vec<String> = pod
+        .pointer("/spec/containers")
+        .and_then(Value::as_array)
+        .map(|cs| cs.iter().filter_map(|c| c.get("name")?.as_str().map(str::to_string)).collect())
+        .unwrap_or_default();
+    let container = match &cmd.container {
+        Some(c) => c.clone(),
+        None => {
+            let default = pod
+                .pointer("/metadata/annotations/kubectl.kubernetes.io~1default-container")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            let Some(first) = default.or_else(|| names.first().cloned()) else {
+                return out.error(format!("error: pod {name} has no containers"));
+            };
+            if names.len() > 1 {
+                out.line(format!("Defaulted container \"{first}\" out of: {}", names.join(", ")));
+            }
+            first
+        }
+    };
+    let mut query = vec![("container".to_string(), container)];
+    if let Some(t) = cmd.tail {
+        query.push(("tailLines".into(), t.to_string()));
+    }
+    let e = send(s, "GET", &format!("{pod_path}/log?{}", build_query(&query)), None, None, "application/json, */*");
+    if e.response.status == 200 {
+        out.text.push_str(&String::from_utf8_lossy(&e.response.body));
+    } else {
+        out.error(server_error(&e));
+    }
+}
+
+/// `api-resources`: what discovery serves, as kubectl prints it.
+pub(super) fn api_resources(d: &Discovery, out: &mut Outcome) {
+    let mut rows = vec![vec!["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]
+        .into_iter()
+        .map(String::from)
+        .collect::<Vec<_>>()];
+    let mut resources: Vec<&ApiResource> = d.resources.iter().filter(|r| !r.resource.contains('/')).collect();
+    // kubectl sorts by group, then by name (the core group first).
+    resources.sort_by(|a, b| (a.group.as_str(), a.resource.as_str()).cmp(&(b.group.as_str(), b.resource.as_str())));
+    resources.dedup_by(|a, b| a.group == b.group && a.resource == b.resource);
+    for r in resources {
+        rows.push(vec![
+            r.resource.clone(),
+            r.short_names.join(","),
+            r.group_version(),
+            r.namespaced.to_string(),
+            r.kind.clone(),
+        ]);
+    }
+    out.text.push_str(&columns(&rows));
+}
