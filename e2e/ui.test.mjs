@@ -223,6 +223,34 @@ test('the owners view shows a Deployment down to its running pods, live', async 
   assert.deepEqual(errors, []);
 });
 
+test('a workshop types imperative kubectl: create deployment, scale, run, logs', async () => {
+  const { page, errors } = await openApp(browser, server.url);
+  assert.equal(await kubectl(page, 'kubectl create deployment web --image=nginx --replicas=2'), 'deployment.apps/web created\n');
+  assert.equal(await kubectl(page, 'kubectl scale deployment web --replicas=3'), 'deployment.apps/web scaled\n');
+  assert.equal(await kubectl(page, 'kubectl run hello --image=busybox --restart=Never -- echo hello from kubesim'), 'pod/hello created\n');
+  // The scheduler and the kubelets bring the pods up as the page's clock runs.
+  await page.fill('#owners-namespace', 'default');
+  await page.waitForFunction(() => /web3\/3 ready/.test(document.querySelector('#owners')?.textContent ?? ''));
+  let logs = '';
+  for (let i = 0; i < 40 && !logs.includes('hello from kubesim'); i++) {
+    logs = await kubectl(page, 'kubectl logs hello');
+    if (!logs.includes('hello from kubesim')) await page.waitForTimeout(250);
+  }
+  assert.equal(logs, 'hello from kubesim\n');
+  // Its program printed and ended: the pod completed (restartPolicy Never).
+  await page.waitForFunction(() => /hello\s*Completed 0\/1/.test(document.querySelector('#owners')?.textContent ?? ''));
+  assert.match(await kubectl(page, 'kubectl get pod hello'), /hello\s+0\/1\s+Completed\s+0/);
+  const pods = await kubectl(page, 'kubectl get pods -l app=web');
+  assert.equal(pods.trim().split('\n').length, 4, pods);
+  assert.match(await kubectl(page, 'kubectl create configmap settings --from-literal=mode=demo'), /^configmap\/settings created\n$/);
+  // A flag from another command, and a command not simulated, say so.
+  assert.match(await kubectl(page, 'kubectl get pods --image=nginx'), /^error: unknown flag: --image\nSee 'kubectl get --help' for usage\./);
+  assert.match(await kubectl(page, 'kubectl rollout status deploy/web'), /"kubectl rollout" is not simulated in this command bar/);
+  await kubectl(page, 'kubectl get deploy,pods');
+  await page.screenshot({ path: join(SHOTS, '16-imperative.png'), fullPage: false });
+  assert.deepEqual(errors, []);
+});
+
 test('acting as alice shows her 403 until the administrator binds her a role', async () => {
   const { page, context, errors } = await openApp(browser, server.url);
   const actAs = async (user) => {

@@ -468,6 +468,20 @@ const SHELL_IMAGES: &[&str] = &["busybox", "alpine", "ubuntu", "debian", "centos
 const ONE_SHOT: &[&str] =
     &["echo", "true", "printf", "date", "env", "ls", "perl", "hostname", "uname", "cat", "whoami"];
 
+/// The program a container starts: its `command`'s first word, or, for
+/// an image with no entrypoint of its own (busybox and the like, whose
+/// default command is a shell), its `args`' first word, which then
+/// replace that shell (as `kubectl run NAME --image=busybox -- echo hi`
+/// sends them).
+fn program(c: &Value) -> Option<&str> {
+    let first = |field: &str| c[field].as_array().and_then(|a| a.first()).and_then(Value::as_str);
+    match first("command") {
+        Some(p) => Some(p),
+        None if SHELL_IMAGES.contains(&image_name(c)) => first("args"),
+        None => None,
+    }
+}
+
 fn image_name(c: &Value) -> &str {
     let image = c["image"].as_str().unwrap_or("");
     let repo = image.rsplit('/').next().unwrap_or(image);
@@ -506,8 +520,7 @@ pub fn lifetime(c: &Value) -> Option<(i64, i64)> {
         return Some((ms, first_exit.unwrap_or(0)));
     }
     let words = command_words(c);
-    let command = c["command"].as_array().and_then(|a| a.first()).and_then(Value::as_str);
-    match command {
+    match program(c) {
         Some(first) => {
             let program = first.rsplit('/').next().unwrap_or(first);
             match program {
@@ -535,8 +548,7 @@ pub fn stops_on_sigterm(c: &Value) -> bool {
     if shell_script(c).is_some() {
         return false;
     }
-    let command: Vec<&str> = c["command"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-    match command.first() {
+    match program(c) {
         Some(first) => !matches!(first.rsplit('/').next(), Some("sleep" | "tail" | "sh" | "bash" | "cat")),
         None => true,
     }
@@ -624,6 +636,20 @@ mod tests {
                 "i=0; while true; do echo \"$i: $(date)\" >> /var/log/1.log; echo \"$(date) INFO $i\" >> /var/log/2.log; i=$((i+1)); sleep 1; done"]},
             {"name": "count-log-1", "image": "busybox:1.28", "args": ["/bin/sh", "-c", "tail -n+1 -F /var/log/1.log"]},
             {"name": "count-log-2", "image": "busybox:1.28", "args": ["/bin/sh", "-c", "tail -n+1 -F /var/log/2.log"]}]}})
+    }
+
+    #[test]
+    fn args_replace_a_shell_images_default_command() {
+        // `kubectl run hello --image=busybox -- echo hi` sends args only.
+        let echo = json!({"name": "hello", "image": "busybox", "args": ["echo", "hi"]});
+        assert_eq!(lifetime(&echo), Some((0, 0)));
+        let sleep = json!({"name": "s", "image": "busybox:1.36", "args": ["sleep", "30"]});
+        assert_eq!(lifetime(&sleep), Some((30_000, 0)));
+        assert!(!stops_on_sigterm(&sleep), "sleep as the first process ignores SIGTERM");
+        // An image with an entrypoint of its own runs it, args or not.
+        let nginx = json!({"name": "web", "image": "nginx", "args": ["echo", "hi"]});
+        assert_eq!(lifetime(&nginx), None);
+        assert!(stops_on_sigterm(&nginx));
     }
 
     #[test]
