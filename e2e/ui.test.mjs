@@ -246,8 +246,47 @@ test('a workshop types imperative kubectl: create deployment, scale, run, logs',
   // A flag from another command, and a command not simulated, say so.
   assert.match(await kubectl(page, 'kubectl get pods --image=nginx'), /^error: unknown flag: --image\nSee 'kubectl get --help' for usage\./);
   assert.match(await kubectl(page, 'kubectl rollout status deploy/web'), /"kubectl rollout" is not simulated in this command bar/);
+  // Long output wraps as a terminal's does: nothing is cut off to the side.
+  const clipped = await page.evaluate(() => { const o = document.querySelector('#kubectl-output'); return o.scrollWidth > o.clientWidth; });
+  assert.equal(clipped, false);
   await kubectl(page, 'kubectl get deploy,pods');
   await page.screenshot({ path: join(SHOTS, '16-imperative.png'), fullPage: false });
+  assert.deepEqual(errors, []);
+});
+
+test('after a reload, history compacted before the page read it is named, not shown as empty revisions', async () => {
+  const { page, errors } = await openApp(browser, server.url);
+  assert.equal(await kubectl(page, 'kubectl create configmap early'), 'configmap/early created\n');
+  await page.click('#advance-5m');
+  await page.click('#advance-1m');
+  await page.click('#compact');
+  await page.reload();
+  await page.waitForFunction(() => document.querySelector('#timeline-head'));
+  const head = await page.textContent('#timeline-head');
+  const compacted = Number(/compacted ≤ (\d+)/.exec(head)[1]);
+  assert.ok(compacted > 1, head);
+  assert.match(head, new RegExp(`revisions 1–${compacted} were compacted before this page read them`));
+  assert.match(await page.textContent('#timeline-empty'), /Nothing left to show: every write up to revision \d+ was compacted/);
+  // A new write shows, and the note stays.
+  assert.equal(await kubectl(page, 'kubectl create configmap later-on'), 'configmap/later-on created\n');
+  await page.waitForFunction(() => document.querySelector('#timeline-list')?.textContent.includes('ConfigMap/default/later-on'));
+  assert.equal(await page.locator('#timeline-empty').count(), 0);
+  assert.match(await page.textContent('#timeline-head'), /were compacted before this page read them/);
+  assert.deepEqual(errors, []);
+});
+
+test('a console request that cannot be built clears the previous answer', async () => {
+  const { page, errors } = await openApp(browser, server.url);
+  const panel = page.locator('#console-body').locator('xpath=..');
+  await page.fill('#console-path', '/api/v1/namespaces/default/configmaps');
+  await page.click('#console-send');
+  await page.waitForFunction(() => document.querySelector('#console-body')?.parentElement.querySelector('.response'));
+  assert.match(await panel.locator('.response').first().textContent(), /HTTP\/1\.1 200 OK/);
+  await page.selectOption('#console-method', 'POST');
+  await page.fill('#console-body', 'metadata: {name: [unclosed');
+  await page.click('#console-send');
+  await page.waitForFunction(() => document.querySelector('#console-body')?.parentElement.querySelector('.error'));
+  assert.equal(await panel.locator('.response').count(), 0, 'the old 200 is not shown under the new error');
   assert.deepEqual(errors, []);
 });
 

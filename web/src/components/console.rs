@@ -136,7 +136,11 @@ pub fn console() -> Html {
                 last.set(Some(id));
                 ctx.dispatch(Action::SelectLog(id));
             }
-            Err(e) => error.set(Some(e)),
+            Err(e) => {
+                // The previous answer goes: it is not this attempt's.
+                error.set(Some(e));
+                last.set(None);
+            }
         })
     };
     let response = (*last).and_then(|id| {

@@ -120,10 +120,19 @@ pub fn timeline_view() -> Html {
     };
     let count = t.points.len();
     let (compacted, now, window) = (t.compacted, t.now.clone(), t.history_window_seconds);
+    // Revisions compacted before this page read them (after a reload, or
+    // a long pause): said, not shown as an empty stretch.
+    let unseen = match t.points.first() {
+        Some(p) if p.revision > 1 => Some(p.revision - 1),
+        None if compacted > 0 => Some(compacted),
+        _ => None,
+    };
+    let unseen_note =
+        unseen.map(|u| format!(" · revisions 1–{u} were compacted before this page read them")).unwrap_or_default();
     drop(s);
     html! {
         <div class="timeline">
-            <div class="muted">{ format!("now {now} · head {head} · compacted ≤ {compacted} · window {window}s · showing revisions {lo}–{hi}") }</div>
+            <div class="muted" id="timeline-head">{ format!("now {now} · head {head} · compacted ≤ {compacted} · window {window}s · showing revisions {lo}–{hi}{unseen_note}") }</div>
             <svg id="timeline-axis" width={WIDTH.to_string()} height="60" viewBox={format!("0 0 {WIDTH} 60")}>
                 { horizon }
                 <line x1="10" y1="30" x2={(WIDTH - 10.0).to_string()} y2="30" class="axis" />
@@ -132,6 +141,9 @@ pub fn timeline_view() -> Html {
                 <text x={(WIDTH - 40.0).to_string()} y="58" class="tick">{ hi }</text>
             </svg>
             <input type="range" min="1" max={head.to_string()} value={hi.to_string()} oninput={on_end} title="scroll the axis" />
+            if count == 0 && compacted > 0 {
+                <div class="muted" id="timeline-empty">{ format!("Nothing left to show: every write up to revision {compacted} was compacted (history is kept for {window}s). New writes appear here as they happen.") }</div>
+            }
             <VirtualList id="timeline-list" count={count} row_height={20.0} height={160.0} render={list_render} />
             { for snap }
         </div>
