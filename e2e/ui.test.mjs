@@ -245,7 +245,9 @@ test('a workshop types imperative kubectl: create deployment, scale, run, logs',
   assert.match(await kubectl(page, 'kubectl create configmap settings --from-literal=mode=demo'), /^configmap\/settings created\n$/);
   // A flag from another command, and a command not simulated, say so.
   assert.match(await kubectl(page, 'kubectl get pods --image=nginx'), /^error: unknown flag: --image\nSee 'kubectl get --help' for usage\./);
-  assert.match(await kubectl(page, 'kubectl rollout status deploy/web'), /"kubectl rollout" is not simulated in this command bar/);
+  assert.equal(await kubectl(page, 'kubectl rollout status deploy/web'), 'deployment "web" successfully rolled out\n');
+  assert.equal(await kubectl(page, 'kubectl expose deployment web --port=80'), 'service/web exposed\n');
+  assert.match(await kubectl(page, 'kubectl top pods'), /"kubectl top" is not simulated in this command bar; it knows get, create, .*rollout \(status, restart, history\)/);
   // Long output wraps as a terminal's does: nothing is cut off to the side.
   const clipped = await page.evaluate(() => { const o = document.querySelector('#kubectl-output'); return o.scrollWidth > o.clientWidth; });
   assert.equal(clipped, false);

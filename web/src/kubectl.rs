@@ -138,6 +138,8 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
         Verb::SetImage => imperative::set_image(s, &d, &cmd, &mut out),
         Verb::Logs => imperative::logs(s, &cmd, &mut out),
         Verb::ApiResources => imperative::api_resources(&d, &mut out),
+        Verb::Rollout => imperative::rollout(s, &d, &cmd, &mut out),
+        Verb::Expose => imperative::expose(s, &d, &cmd, &mut out),
     }
     // kubectl prints the server's warnings (to stderr) ahead of its output.
     let warnings: String = s.log[from..]
@@ -151,8 +153,18 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
             .text
             .lines()
             .map(|l| {
-                let done =
-                    ["created", "deleted", "replaced", "configured", "labeled", "annotated", "scaled", "image updated"];
+                let done = [
+                    "created",
+                    "deleted",
+                    "replaced",
+                    "configured",
+                    "labeled",
+                    "annotated",
+                    "scaled",
+                    "image updated",
+                    "restarted",
+                    "exposed",
+                ];
                 if done.iter().any(|d| l.ends_with(&format!(" {d}"))) {
                     format!("{l} (server dry run)\n")
                 } else {
@@ -407,6 +419,68 @@ mod tests {
     }
 
     #[test]
+    fn rollout_and_expose_as_kubectl_sends_them() {
+        let mut s = session();
+        run(&mut s, "create deployment web --image=nginx --replicas=2 --port=80", "");
+        for _ in 0..20 {
+            s.tick(500.0);
+        }
+        let from = s.log.len();
+        assert_eq!(
+            run(&mut s, "rollout status deployment/web", "").text,
+            "deployment \"web\" successfully rolled out\n"
+        );
+        assert_eq!(
+            requests_since(&s, from),
+            vec!["GET /apis/apps/v1/namespaces/default/deployments?fieldSelector=metadata.name%3Dweb 200"]
+        );
+        let from = s.log.len();
+        assert_eq!(run(&mut s, "rollout restart deploy/web", "").text, "deployment.apps/web restarted\n");
+        assert_eq!(
+            requests_since(&s, from),
+            vec!["PATCH /apis/apps/v1/namespaces/default/deployments/web?fieldManager=kubectl-rollout 200"]
+        );
+        let d = live(&mut s, "/apis/apps/v1/namespaces/default/deployments/web");
+        assert!(d.pointer("/spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt").is_some(), "{d}");
+        for _ in 0..40 {
+            s.tick(500.0);
+        }
+        assert_eq!(
+            run(&mut s, "rollout status deployment/web", "").text,
+            "deployment \"web\" successfully rolled out\n"
+        );
+        let history = run(&mut s, "rollout history deployment/web", "").text;
+        assert_eq!(history, "deployment.apps/web \nREVISION  CHANGE-CAUSE\n1         <none>\n2         <none>\n\n");
+        assert!(run(&mut s, "rollout undo deployment/web", "")
+            .text
+            .contains("\"kubectl rollout undo\" is not simulated"));
+
+        let from = s.log.len();
+        assert_eq!(run(&mut s, "expose deployment web", "").text, "service/web exposed\n");
+        assert_eq!(
+            requests_since(&s, from),
+            vec![
+                "GET /apis/apps/v1/namespaces/default/deployments/web 200",
+                "POST /api/v1/namespaces/default/services?fieldManager=kubectl-expose&fieldValidation=Strict 201"
+            ]
+        );
+        let svc = live(&mut s, "/api/v1/namespaces/default/services/web");
+        assert_eq!(svc.pointer("/spec/selector"), Some(&json!({"app": "web"})));
+        assert_eq!(svc.pointer("/spec/ports/0/port"), Some(&json!(80)), "the container's port, found by introspection");
+        let out = run(&mut s, "expose deploy web --port=8080 --target-port=80 --name=web-alt --type=NodePort", "");
+        assert_eq!(out.text, "service/web-alt exposed\n");
+        let alt = live(&mut s, "/api/v1/namespaces/default/services/web-alt");
+        assert_eq!(
+            (alt.pointer("/spec/type"), alt.pointer("/spec/ports/0/targetPort")),
+            (Some(&json!("NodePort")), Some(&json!(80)))
+        );
+        run(&mut s, "create deployment noport --image=nginx", "");
+        assert!(run(&mut s, "expose deployment noport", "")
+            .text
+            .contains("couldn't find port via --port flag or introspection"));
+    }
+
+    #[test]
     fn generator_flags_belong_to_their_commands_and_the_rest_is_named() {
         assert_eq!(
             parse("get pods --image=nginx").unwrap_err(),
@@ -415,9 +489,7 @@ mod tests {
         assert!(parse("create configmap x --image=nginx")
             .unwrap_err()
             .contains("See 'kubectl create configmap --help'"));
-        assert!(parse("rollout status deploy/web --watch")
-            .unwrap_err()
-            .starts_with("\"kubectl rollout\" is not simulated in this command bar"));
+        assert!(parse("top pods").unwrap_err().starts_with("\"kubectl top\" is not simulated in this command bar"));
         assert!(parse("describe pod x").unwrap_err().contains("is not simulated"));
         let mut s = session();
         assert!(run(&mut s, "create quota q", "").text.contains("\"kubectl create quota\" is not simulated"));

@@ -467,3 +467,199 @@ pub(super) fn api_resources(d: &Discovery, out: &mut Outcome) {
     }
     out.text.push_str(&columns(&rows));
 }
+
+/// `rollout status|restart|history TYPE/NAME` for Deployments.
+pub(super) fn rollout(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
+    let (sub, rest) = match cmd.args.split_first() {
+        Some((sub, rest)) => (sub.as_str(), rest),
+        None => return out.error("error: kubectl rollout needs a sub-command: status, restart or history"),
+    };
+    if !matches!(sub, "status" | "restart" | "history") {
+        return out.error(format!(
+            "\"kubectl rollout {sub}\" is not simulated in this command bar; it knows rollout status, restart and history"
+        ));
+    }
+    let Some(targets) = targets(d, rest, out) else { return };
+    let ns = cmd.namespace.clone().unwrap_or_else(|| "default".into());
+    for (r, name) in targets {
+        if r.kind != "Deployment" {
+            out.error(format!("\"kubectl rollout {sub}\" of a {} is not simulated here; name a Deployment", r.kind));
+            continue;
+        }
+        match sub {
+            "status" => rollout_status(s, &r, &ns, &name, out),
+            "restart" => {
+                let at = kubesim::clock::SimTime(s.clock.wall).rfc3339();
+                let patch = json!({"spec": {"template": {"metadata": {"annotations": {"kubectl.kubernetes.io/restartedAt": at}}}}});
+                let target = dry(cmd, format!("{}?fieldManager=kubectl-rollout", r.item(Some(&ns), &name)));
+                let e = send(
+                    s,
+                    "PATCH",
+                    &target,
+                    Some("application/strategic-merge-patch+json"),
+                    Some(&patch),
+                    "application/json",
+                );
+                if e.response.status == 200 {
+                    out.line(format!("{} restarted", name_ref(&r, &name)));
+                } else {
+                    out.error(server_error(&e));
+                }
+            }
+            _ => rollout_history(s, d, &r, &ns, &name, out),
+        }
+    }
+}
+
+/// The Deployment read as `rollout status` first reads it (a list by
+/// name); its state in kubectl's words. kubectl then watches until the
+/// rollout is done; the command bar answers at once.
+fn rollout_status(s: &mut Session, r: &ApiResource, ns: &str, name: &str, out: &mut Outcome) {
+    let query = build_query(&[("fieldSelector".into(), format!("metadata.name={name}"))]);
+    let e = send(s, "GET", &format!("{}?{query}", r.collection(Some(ns))), None, None, "application/json");
+    if e.response.status != 200 {
+        return out.error(server_error(&e));
+    }
+    let list = body_json(&e.response);
+    let Some(dep) = list.get("items").and_then(Value::as_array).and_then(|i| i.first()) else {
+        return out.error(format!("Error from server (NotFound): deployments.apps \"{name}\" not found"));
+    };
+    let n = |p: &str| dep.pointer(p).and_then(Value::as_i64).unwrap_or(0);
+    let replicas = dep.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1);
+    if n("/metadata/generation") > n("/status/observedGeneration") {
+        return out.line("Waiting for deployment spec update to be observed...");
+    }
+    let stalled = dep
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .is_some_and(|cs| cs.iter().any(|c| c["type"] == "Progressing" && c["reason"] == "ProgressDeadlineExceeded"));
+    let (updated, current, available) =
+        (n("/status/updatedReplicas"), n("/status/replicas"), n("/status/availableReplicas"));
+    let line = if stalled {
+        return out.error(format!("error: deployment \"{name}\" exceeded its progress deadline"));
+    } else if updated < replicas {
+        format!("Waiting for deployment \"{name}\" rollout to finish: {updated} out of {replicas} new replicas have been updated...")
+    } else if current > updated {
+        format!(
+            "Waiting for deployment \"{name}\" rollout to finish: {} old replicas are pending termination...",
+            current - updated
+        )
+    } else if available < updated {
+        format!("Waiting for deployment \"{name}\" rollout to finish: {available} of {updated} updated replicas are available...")
+    } else {
+        return out.line(format!("deployment \"{name}\" successfully rolled out"));
+    };
+    out.line(line);
+    out.line("(kubectl would keep watching until the rollout is done; here, run it again as the clock moves.)");
+}
+
+/// `rollout history`: the Deployment's ReplicaSets by their revision.
+fn rollout_history(s: &mut Session, d: &Discovery, r: &ApiResource, ns: &str, name: &str, out: &mut Outcome) {
+    let live = send(s, "GET", &r.item(Some(ns), name), None, None, "application/json");
+    if live.response.status != 200 {
+        return out.error(server_error(&live));
+    }
+    let uid = body_json(&live.response).pointer("/metadata/uid").and_then(Value::as_str).unwrap_or("").to_string();
+    let Ok(rs) = d.resolve("replicasets.apps").cloned() else { return out.error("error: replicasets are not served") };
+    let e = send(s, "GET", &rs.collection(Some(ns)), None, None, "application/json");
+    if e.response.status != 200 {
+        return out.error(server_error(&e));
+    }
+    let mut revisions: Vec<(i64, String)> = body_json(&e.response)["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|o| {
+            o.pointer("/metadata/ownerReferences")
+                .and_then(Value::as_array)
+                .is_some_and(|refs| refs.iter().any(|x| x["uid"] == uid.as_str()))
+        })
+        .filter_map(|o| {
+            let a = o.pointer("/metadata/annotations")?;
+            let rev = a.get("deployment.kubernetes.io/revision")?.as_str()?.parse().ok()?;
+            let cause = a.get("kubernetes.io/change-cause").and_then(Value::as_str).unwrap_or("<none>").to_string();
+            Some((rev, cause))
+        })
+        .collect();
+    revisions.sort();
+    // kubectl's history table: a tabwriter padded by two, then the name
+    // printer's own line break (hence the blank line at the end).
+    out.line(format!("{} ", name_ref(r, name)));
+    let width = revisions.iter().map(|(rev, _)| rev.to_string().len()).max().unwrap_or(0).max("REVISION".len()) + 2;
+    out.line(format!("{:width$}CHANGE-CAUSE", "REVISION"));
+    for (rev, cause) in revisions {
+        out.line(format!("{:width$}{cause}", rev.to_string()));
+    }
+    out.line("");
+}
+
+/// `expose TYPE/NAME [--port] [--target-port] [--type] [--name]`: a
+/// Service selecting what the workload's selector selects.
+pub(super) fn expose(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
+    let Some(targets) = targets(d, &cmd.args, out) else { return };
+    let ns = cmd.namespace.clone().unwrap_or_else(|| "default".into());
+    for (r, name) in targets {
+        let live = send(s, "GET", &r.item(Some(&ns), &name), None, None, "application/json");
+        if live.response.status != 200 {
+            out.error(server_error(&live));
+            continue;
+        }
+        let live = body_json(&live.response);
+        let (selector, spec_path) = match r.kind.as_str() {
+            "Pod" => (live.pointer("/metadata/labels").cloned(), "/spec"),
+            "Deployment" | "ReplicaSet" => (live.pointer("/spec/selector/matchLabels").cloned(), "/spec/template/spec"),
+            "Service" => (live.pointer("/spec/selector").cloned(), ""),
+            other => {
+                out.error(format!("error: cannot expose a {other}"));
+                continue;
+            }
+        };
+        let Some(selector) = selector.filter(|s| s.as_object().is_some_and(|m| !m.is_empty())) else {
+            out.error(format!("error: couldn't retrieve selectors via --selector flag or introspection: the {} has no labels to select", r.kind));
+            continue;
+        };
+        let port = match cmd.port {
+            Some(p) => p,
+            None => {
+                let found = live
+                    .pointer(&format!("{spec_path}/containers"))
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .flat_map(|c| c["ports"].as_array().cloned().unwrap_or_default())
+                    .find_map(|p| p["containerPort"].as_i64());
+                match found {
+                    Some(p) => p,
+                    None => {
+                        out.error("error: couldn't find port via --port flag or introspection");
+                        continue;
+                    }
+                }
+            }
+        };
+        let target = match &cmd.target_port {
+            Some(t) => t.parse::<i64>().map(|n| json!(n)).unwrap_or_else(|_| json!(t)),
+            None => json!(port),
+        };
+        let service_name = cmd.service_name.clone().unwrap_or_else(|| name.clone());
+        let labels = live.pointer("/metadata/labels").cloned().filter(|l| l.as_object().is_some_and(|m| !m.is_empty()));
+        let mut spec =
+            json!({"ports": [{"protocol": "TCP", "port": port, "targetPort": target}], "selector": selector});
+        if let Some(t) = &cmd.service_type {
+            spec["type"] = json!(t);
+        }
+        let service = json!({"kind": "Service", "apiVersion": "v1", "metadata": meta(&service_name, labels), "spec": spec, "status": {"loadBalancer": {}}});
+        let Some(svc) = write_target(d, &service) else { return out.error("error: services are not served") };
+        let url = format!(
+            "{}?fieldManager=kubectl-expose&fieldValidation={}",
+            svc.collection(Some(&ns)),
+            cmd.field_validation
+        );
+        let e = send(s, "POST", &dry(cmd, url), Some("application/json"), Some(&service), "application/json");
+        if e.response.status == 201 {
+            out.line(format!("service/{service_name} exposed"));
+        } else {
+            out.error(server_error(&e));
+        }
+    }
+}

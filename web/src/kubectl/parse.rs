@@ -36,10 +36,14 @@ pub enum Verb {
     /// `logs POD [-c CONTAINER] [--tail=N]`.
     Logs,
     ApiResources,
+    /// `rollout status|restart|history TYPE/NAME`.
+    Rollout,
+    /// `expose TYPE/NAME [--port] [--target-port] [--type] [--name]`.
+    Expose,
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace, delete, label, annotate, run, scale, set image, logs, api-resources and auth (can-i, whoami)";
+const KNOWN: &str = "get, create, apply, replace, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), logs, api-resources and auth (can-i, whoami)";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
@@ -121,6 +125,10 @@ pub struct Command {
     pub restart: Option<String>,
     /// `run -l/--labels`.
     pub labels: Option<String>,
+    /// `expose --target-port`, `--type`, `--name`.
+    pub target_port: Option<String>,
+    pub service_type: Option<String>,
+    pub service_name: Option<String>,
     /// The generator flags given, to refuse them where kubectl would.
     given: Vec<&'static str>,
 }
@@ -188,6 +196,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "set" => Verb::SetImage,
         "logs" => Verb::Logs,
         "api-resources" => Verb::ApiResources,
+        "rollout" => Verb::Rollout,
+        "expose" => Verb::Expose,
         other if NOT_SIMULATED.contains(&other) => {
             return Err(format!("\"kubectl {other}\" is not simulated in this command bar; it knows {KNOWN}"))
         }
@@ -224,6 +234,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
         tail: None,
         restart: None,
         labels: None,
+        target_port: None,
+        service_type: None,
+        service_name: None,
         given: Vec::new(),
     };
     let mut positional = Vec::new();
@@ -302,6 +315,18 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--tail" => {
                 c.tail = Some(int("--tail", value("'--tail'")?)?);
                 c.given.push("--tail");
+            }
+            "--target-port" => {
+                c.target_port = Some(value("'--target-port'")?);
+                c.given.push("--target-port");
+            }
+            "--type" => {
+                c.service_type = Some(value("'--type'")?);
+                c.given.push("--type");
+            }
+            "--name" => {
+                c.service_name = Some(value("'--name'")?);
+                c.given.push("--name");
             }
             "--restart" => {
                 c.restart = Some(value("'--restart'")?);
@@ -387,6 +412,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         (Verb::Run, _) => &["--image", "--port", "--restart", "--labels"],
         (Verb::Scale, _) => &["--replicas"],
         (Verb::Logs, _) => &["--container", "--tail"],
+        (Verb::Expose, _) => &["--port", "--target-port", "--type", "--name"],
         _ => &[],
     };
     if let Some(f) = c.given.iter().find(|f| !allowed.contains(f)) {
@@ -401,7 +427,14 @@ pub fn parse(line: &str) -> Result<Command, String> {
         return Err(format!("error: unexpected arguments: {}", c.command.join(" ")));
     }
     match c.verb {
-        Verb::CreateFrom | Verb::Run | Verb::Scale | Verb::SetImage | Verb::Logs | Verb::ApiResources => {
+        Verb::CreateFrom
+        | Verb::Run
+        | Verb::Scale
+        | Verb::SetImage
+        | Verb::Logs
+        | Verb::ApiResources
+        | Verb::Rollout
+        | Verb::Expose => {
             c.args = positional;
         }
         Verb::Auth => {
