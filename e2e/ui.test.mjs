@@ -223,6 +223,30 @@ test('the owners view shows a Deployment down to its running pods, live', async 
   assert.deepEqual(errors, []);
 });
 
+test('a newcomer starts from the welcome: a starter fills in a command, runs it and says where to look', async () => {
+  const { page, errors } = await openApp(browser, server.url);
+  assert.match(await page.textContent('#welcome'), /Kubernetes API simulated in this tab/);
+  assert.equal(await page.getAttribute('#welcome a', 'href'), 'https://kubernetes.io/docs/reference/using-api/api-concepts/');
+  await page.click('#try-deployment');
+  await page.waitForFunction(() => document.querySelector('#kubectl-output')?.textContent === 'deployment.apps/web created\n');
+  assert.equal(await page.inputValue('#kubectl-line'), 'kubectl create deployment web --image=nginx --replicas=3');
+  assert.match(await page.textContent('#welcome-look'), /^Owners shows the Deployment/);
+  await page.waitForFunction(() => /web3\/3 ready/.test(document.querySelector('#owners')?.textContent ?? ''));
+  await page.screenshot({ path: join(SHOTS, '00-welcome.png') });
+  // The watch starter opens a lane through the command bar's -w.
+  await page.click('#try-watch');
+  await page.waitForFunction(() => document.querySelectorAll('.lane').length >= 1);
+  // Hidden on request, and it stays hidden after a reload.
+  await page.click('#welcome-hide');
+  assert.equal(await page.locator('#welcome').count(), 0);
+  await page.reload();
+  await page.waitForSelector('#welcome-show');
+  assert.equal(await page.locator('#welcome').count(), 0);
+  await page.click('#welcome-show');
+  await page.waitForSelector('#welcome');
+  assert.deepEqual(errors, []);
+});
+
 test('a workshop types imperative kubectl: create deployment, scale, run, logs', async () => {
   const { page, errors } = await openApp(browser, server.url);
   assert.equal(await kubectl(page, 'kubectl create deployment web --image=nginx --replicas=2'), 'deployment.apps/web created\n');

@@ -36,6 +36,9 @@ pub struct AppState {
     pub notice: Option<String>,
     /// Bumped when the session is replaced (import, reset).
     pub epoch: u64,
+    /// A command a starter asked the kubectl panel to run, numbered so the
+    /// same one can be asked for twice.
+    pub try_command: Option<(u64, String)>,
     saved_journal: usize,
     /// The simulated clock when last saved.
     saved_wall: i64,
@@ -50,6 +53,8 @@ pub enum Action {
     /// Import or reset: the new session and what to tell the user.
     Replace(Box<Session>, String),
     Notice(Option<String>),
+    /// Fill in and run a kubectl command (the newcomer's starters).
+    Try(String),
 }
 
 impl AppState {
@@ -66,6 +71,7 @@ impl AppState {
             save_error: None,
             notice,
             epoch: 0,
+            try_command: None,
             saved_journal,
             saved_wall,
             saver,
@@ -119,6 +125,10 @@ impl AppState {
                 next.notice = Some(why);
             }
             Action::Notice(n) => next.notice = n,
+            Action::Try(line) => {
+                let n = next.try_command.as_ref().map_or(0, |(n, _)| n + 1);
+                next.try_command = Some((n, line));
+            }
         }
         next.save_if_needed();
         Rc::new(next)
@@ -136,6 +146,7 @@ impl PartialEq for AppState {
             && self.inspect == other.inspect
             && self.save_error == other.save_error
             && self.notice == other.notice
+            && self.try_command == other.try_command
     }
 }
 

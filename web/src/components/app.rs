@@ -10,7 +10,7 @@ use super::{
 };
 use super::{
     owners::OwnersView, persist, request_log::RequestLog, timeline_view::TimelineView, watch_lanes::WatchLanes,
-    who_am_i::WhoAmI,
+    welcome::Welcome, who_am_i::WhoAmI,
 };
 use crate::session::Session;
 
@@ -110,6 +110,7 @@ pub fn app() -> Html {
             </header>
             { for notice }
             { for save_error }
+            <Welcome />
             <main class="grid">
                 <section class="panel" id="command-panel"><h2>{ "kubectl" }</h2><CommandBar /></section>
                 <section class="panel" id="lanes-panel"><h2>{ "Watch lanes" }</h2><WatchLanes /></section>

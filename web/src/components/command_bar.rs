@@ -14,9 +14,10 @@ pub fn command_bar() -> Html {
     let line = use_state(|| "kubectl get pods,svc -A".to_string());
     let file = use_state(String::new);
     let output = use_state(|| None::<kubectl::Outcome>);
-    let run = {
-        let (ctx, line, file, output) = (ctx.clone(), line.clone(), file.clone(), output.clone());
-        Callback::from(move |_: ()| {
+    // Runs a command line (the one typed, or a starter's).
+    let run_line = {
+        let (ctx, file, output) = (ctx.clone(), file.clone(), output.clone());
+        Callback::from(move |line: String| {
             let out = ctx.run(|s| {
                 let out = kubectl::run(s, &line, &file);
                 if let Some((path, query)) = &out.watch {
@@ -29,6 +30,21 @@ pub fn command_bar() -> Html {
             output.set(Some(out));
         })
     };
+    let run = {
+        let (run_line, line) = (run_line.clone(), line.clone());
+        Callback::from(move |_: ()| run_line.emit((*line).clone()))
+    };
+    // A starter's command: shown in the line, then run.
+    {
+        let (line, run_line) = (line.clone(), run_line.clone());
+        let asked = ctx.0.try_command.clone();
+        use_effect_with(asked, move |asked| {
+            if let Some((_, cmd)) = asked {
+                line.set(cmd.clone());
+                run_line.emit(cmd.clone());
+            }
+        });
+    }
     let onkeydown = {
         let run = run.clone();
         Callback::from(move |e: KeyboardEvent| {

@@ -22,6 +22,7 @@ mod response_view;
 mod timeline_view;
 mod virtual_list;
 mod watch_lanes;
+mod welcome;
 mod who_am_i;
 mod wire_lens;
 
