@@ -247,6 +247,31 @@ test('a newcomer starts from the welcome: a starter fills in a command, runs it 
   assert.deepEqual(errors, []);
 });
 
+test('the kubectl panel behaves like a terminal: echo, scroll-back, history, Ctrl-L', async () => {
+  const { page, errors } = await openApp(browser, server.url);
+  assert.equal(await kubectl(page, 'kubectl create configmap one'), 'configmap/one created\n');
+  assert.equal(await kubectl(page, 'kubectl get cm one -o name'), 'configmap/one\n');
+  assert.equal(await page.textContent('#kubectl-echo'), '$ kubectl get cm one -o name');
+  assert.match(await page.textContent('#kubectl-scrollback'), /\$ kubectl create configmap one\s*configmap\/one created/);
+  await page.fill('#kubectl-line', '');
+  await page.focus('#kubectl-line');
+  await page.keyboard.press('ArrowUp');
+  assert.equal(await page.inputValue('#kubectl-line'), 'kubectl get cm one -o name');
+  await page.keyboard.press('ArrowUp');
+  assert.equal(await page.inputValue('#kubectl-line'), 'kubectl create configmap one');
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await page.inputValue('#kubectl-line'), 'kubectl get cm one -o name');
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await page.inputValue('#kubectl-line'), '');
+  await page.keyboard.press('ArrowUp');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelectorAll('#kubectl-scrollback .echo').length === 2);
+  await page.keyboard.press('Control+l');
+  assert.equal(await page.locator('#kubectl-scrollback').count(), 0);
+  assert.equal(await page.locator('#kubectl-output').count(), 0);
+  assert.deepEqual(errors, []);
+});
+
 test('a workshop types imperative kubectl: create deployment, scale, run, logs', async () => {
   const { page, errors } = await openApp(browser, server.url);
   assert.equal(await kubectl(page, 'kubectl create deployment web --image=nginx --replicas=2'), 'deployment.apps/web created\n');

@@ -26,6 +26,8 @@ pub mod strategy;
 pub mod table;
 pub mod validation;
 
+/// What storage holds, in bytes (read by the server for its metrics).
+pub use crate::storage::StorageSize;
 use std::sync::Arc;
 
 use crate::api::{Revision, WatchEventType};
@@ -122,7 +124,7 @@ impl<S: Storage> Registry<S> {
     }
 
     /// The bytes storage holds.
-    pub fn storage_size(&self) -> crate::storage::StorageSize {
+    pub fn storage_size(&self) -> StorageSize {
         self.storage.size()
     }
 

@@ -15,7 +15,7 @@ use prometheus::{
 use crate::auth::Attributes;
 use crate::flowcontrol::{Dispatcher, Event};
 use crate::registry::options::ListOptions;
-use crate::storage::StorageSize;
+use crate::registry::StorageSize;
 
 pub(super) const CONTENT_TYPE: &str = "text/plain; version=0.0.4; charset=utf-8; escaping=underscores";
 

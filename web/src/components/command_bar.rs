@@ -1,5 +1,8 @@
 //! The kubectl-style command bar: commands become the requests kubectl
-//! sends (they show in the request log); `get -w` opens a watch lane.
+//! sends (they show in the request log); `get -w` opens a watch lane. It
+//! behaves like a terminal: each command is echoed above its output, the
+//! earlier ones stay in a scroll-back, ↑/↓ recall past commands and Ctrl-L
+//! clears the screen.
 
 use yew::prelude::*;
 
@@ -8,15 +11,24 @@ use super::{input_value, textarea_value};
 use crate::kubectl;
 use crate::lanes::Lane;
 
+/// How many earlier commands the scroll-back keeps.
+const SCROLLBACK: usize = 50;
+
 #[function_component(CommandBar)]
 pub fn command_bar() -> Html {
     let ctx = use_context::<Ctx>().expect("context");
     let line = use_state(|| "kubectl get pods,svc -A".to_string());
     let file = use_state(String::new);
-    let output = use_state(|| None::<kubectl::Outcome>);
+    // The latest command and what it printed; the ones before it.
+    let output = use_state(|| None::<(String, kubectl::Outcome)>);
+    let scrollback = use_state(Vec::<(String, kubectl::Outcome)>::new);
+    // Every command run, oldest first, and where ↑/↓ stand in it.
+    let commands = use_state(Vec::<String>::new);
+    let recall = use_state(|| None::<usize>);
     // Runs a command line (the one typed, or a starter's).
     let run_line = {
         let (ctx, file, output) = (ctx.clone(), file.clone(), output.clone());
+        let (scrollback, commands, recall) = (scrollback.clone(), commands.clone(), recall.clone());
         Callback::from(move |line: String| {
             let out = ctx.run(|s| {
                 let out = kubectl::run(s, &line, &file);
@@ -27,7 +39,20 @@ pub fn command_bar() -> Html {
                 }
                 out
             });
-            output.set(Some(out));
+            if let Some(previous) = (*output).clone() {
+                let mut back = (*scrollback).clone();
+                back.push(previous);
+                let excess = back.len().saturating_sub(SCROLLBACK);
+                back.drain(..excess);
+                scrollback.set(back);
+            }
+            let mut past = (*commands).clone();
+            if past.last() != Some(&line) {
+                past.push(line.clone());
+            }
+            commands.set(past);
+            recall.set(None);
+            output.set(Some((line, out)));
         })
     };
     let run = {
@@ -47,11 +72,31 @@ pub fn command_bar() -> Html {
     }
     let onkeydown = {
         let run = run.clone();
-        Callback::from(move |e: KeyboardEvent| {
-            if e.key() == "Enter" {
+        let (line, commands, recall) = (line.clone(), commands.clone(), recall.clone());
+        let (output, scrollback) = (output.clone(), scrollback.clone());
+        Callback::from(move |e: KeyboardEvent| match e.key().as_str() {
+            "Enter" => {
                 e.prevent_default();
                 run.emit(());
             }
+            "ArrowUp" | "ArrowDown" if !commands.is_empty() => {
+                e.prevent_default();
+                let last = commands.len() - 1;
+                let at = match (e.key().as_str(), *recall) {
+                    ("ArrowUp", None) => Some(last),
+                    ("ArrowUp", Some(i)) => Some(i.saturating_sub(1)),
+                    ("ArrowDown", Some(i)) if i < last => Some(i + 1),
+                    _ => None,
+                };
+                line.set(at.map(|i| commands[i].clone()).unwrap_or_default());
+                recall.set(at);
+            }
+            "l" | "L" if e.ctrl_key() => {
+                e.prevent_default();
+                output.set(None);
+                scrollback.set(Vec::new());
+            }
+            _ => {}
         })
     };
     let oninput = {
@@ -62,19 +107,37 @@ pub fn command_bar() -> Html {
         let file = file.clone();
         Callback::from(move |e: InputEvent| file.set(textarea_value(&e)))
     };
-    let out = (*output).clone().map(|o| {
-        html! { <pre id="kubectl-output" class={if o.failed { "output failed" } else { "output" }}>{ o.text }</pre> }
+    let out = (*output).clone().map(|(line, o)| {
+        html! {
+            <>
+                <div class="echo mono" id="kubectl-echo">{ format!("$ {line}") }</div>
+                <pre id="kubectl-output" class={if o.failed { "output failed" } else { "output" }} aria-live="polite">{ o.text }</pre>
+            </>
+        }
+    });
+    let back = (!scrollback.is_empty()).then(|| {
+        html! {
+            <div class="scrollback" id="kubectl-scrollback" aria-label="earlier commands">
+                { for scrollback.iter().map(|(line, o)| html! {
+                    <>
+                        <div class="echo mono">{ format!("$ {line}") }</div>
+                        <pre class={if o.failed { "output failed" } else { "output" }}>{ o.text.clone() }</pre>
+                    </>
+                }) }
+            </div>
+        }
     });
     html! {
         <div class="command-bar">
             <div class="row">
                 <span class="prompt">{ "$" }</span>
                 <input id="kubectl-line" class="grow mono" value={(*line).clone()} {oninput} {onkeydown}
-                    placeholder="kubectl get pods -A" spellcheck="false" />
+                    placeholder="kubectl get pods -A" spellcheck="false" aria-label="kubectl command (↑/↓ recall, Ctrl-L clears)" />
                 <button id="kubectl-run" onclick={move |_| run.emit(())}>{ "run" }</button>
             </div>
             <textarea id="kubectl-file" class="mono" rows="5" value={(*file).clone()} oninput={onfile} spellcheck="false"
                 placeholder="-f - reads this box: paste YAML here for create -f -, apply -f -, replace -f - (several documents separated by ---)" />
+            { for back }
             { for out }
         </div>
     }
