@@ -26,13 +26,14 @@ pub mod strategy;
 pub mod table;
 pub mod validation;
 
-/// What storage holds, in bytes (read by the server for its metrics).
-pub use crate::storage::StorageSize;
 use std::sync::Arc;
 
 use crate::api::{Revision, WatchEventType};
 use crate::clock::{NameGenerator, SeededRng, SimTime};
 use crate::storage::{EventKind, MemStorage, Storage};
+
+/// What storage holds, in bytes (read by the server for its metrics).
+pub use crate::storage::StorageSize;
 
 pub use resource::{Catalog, ResourceType, Side};
 

@@ -60,8 +60,14 @@ struct Shared {
 impl Shared {
     /// The dispatcher's clock now.
     fn apf_now(&self) -> u64 {
-        self.started.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64
+        nanos_since(self.started)
     }
+}
+
+/// The door's clock for API Priority and Fairness: nanoseconds since it
+/// started (the server and the door read the same one).
+fn nanos_since(started: Instant) -> u64 {
+    started.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64
 }
 
 /// A dispatched request's seats, given back when its answer has been sent
@@ -699,7 +705,7 @@ async fn main() {
     };
     let mut server = Server::new(config);
     let started = Instant::now();
-    server.set_apf_clock(Box::new(move || started.elapsed().as_nanos().min(u128::from(u64::MAX)) as u64));
+    server.set_apf_clock(Box::new(move || nanos_since(started)));
     if args.starter {
         for req in kubesim::starter::requests(&args.services) {
             server.handle(req.with_header("User-Agent", "kubesim/starter"));

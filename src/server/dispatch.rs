@@ -14,7 +14,6 @@ use super::apf::Classification;
 use super::{Request, Response, Served, Server};
 use crate::auth::{Attributes, UserInfo};
 use crate::flowcontrol::{Arrive, Decision, Details, TicketState, Width};
-use crate::registry::options::ListOptions;
 
 /// Upstream's work estimator: one seat per 100 objects a list goes
 /// through; one final seat per 10 watchers a write notifies, each held
@@ -303,11 +302,7 @@ impl Server {
             }
         }
         let rt = self.registry.resources().lookup(group, version, resource).cloned()?;
-        let opts = ListOptions { limit: Some(1), ..Default::default() };
-        let n = match self.registry.list(&rt, None, &opts) {
-            Ok(l) => l.items.len() as i64 + l.remaining.unwrap_or(0) as i64,
-            Err(_) => return None,
-        };
+        let n = self.count_stored(&rt)?;
         self.object_count_cache.insert(key, (n, now));
         Some(n)
     }

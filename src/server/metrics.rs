@@ -726,13 +726,16 @@ impl super::Server {
             if !seen.insert(name.clone()) {
                 continue;
             }
-            let opts = ListOptions { limit: Some(1), ..Default::default() };
-            let n = match self.registry.list(rt, None, &opts) {
-                Ok(l) => l.items.len() as i64 + l.remaining.unwrap_or(0) as i64,
-                Err(_) => -1,
-            };
-            out.push((name, n));
+            out.push((name, self.count_stored(rt).unwrap_or(-1)));
         }
         out
+    }
+
+    /// How many objects of a resource are stored: a one-item list and
+    /// the count of those after it (None if storage cannot say).
+    pub(super) fn count_stored(&self, rt: &crate::registry::ResourceType) -> Option<i64> {
+        let opts = ListOptions { limit: Some(1), ..Default::default() };
+        let l = self.registry.list(rt, None, &opts).ok()?;
+        Some(l.items.len() as i64 + l.remaining.unwrap_or(0) as i64)
     }
 }

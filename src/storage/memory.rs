@@ -264,7 +264,7 @@ impl Storage for MemStorage {
         for key in touched {
             let Some(h) = self.keys.get_mut(&key) else { continue };
             let (versions, bytes) = h.compact(rev);
-            self.size.in_use -= (versions * key.len()) as u64 + bytes;
+            self.size.in_use = self.size.in_use.saturating_sub((versions * key.len()) as u64 + bytes);
             if h.versions.is_empty() {
                 self.keys.remove(&key);
             }

@@ -1,12 +1,47 @@
 //! The imperative commands a workshop types: `create`'s generators
 //! (namespace, configmap, secret generic, deployment, job, service), `run`,
-//! `scale`, `set image`, `logs` and `api-resources`, each sent as kubectl
-//! 1.33 sends it (the objects its generators build, its field managers,
-//! its patches) and answered as it prints.
+//! `expose`, `scale`, `set image`, `rollout`, `logs` and `api-resources`,
+//! each sent as kubectl 1.33 sends it (the objects its generators build,
+//! its field managers, its patches) and answered as it prints.
 
 use base64::Engine;
 
+use super::write::resource_for_doc;
 use super::*;
+
+/// The namespace a command works in (these take no `-A`).
+fn namespace(cmd: &Command) -> String {
+    cmd.namespace.clone().unwrap_or_else(|| "default".into())
+}
+
+/// Reads an object as kubectl's builder does before changing it; a
+/// failure is printed and gives None.
+fn read(s: &mut Session, path: &str, out: &mut Outcome) -> Option<Value> {
+    let e = send(s, "GET", path, None, None, "application/json");
+    if e.response.status != 200 {
+        out.error(server_error(&e));
+        return None;
+    }
+    Some(body_json(&e.response))
+}
+
+/// Sends a write and prints kubectl's line for it (`<kind>/<name> <done>`)
+/// or the server's error.
+fn change(s: &mut Session, method: &str, target: String, ct: &str, body: &Value, done: String, out: &mut Outcome) {
+    let e = send(s, method, &target, Some(ct), Some(body), "application/json");
+    if matches!(e.response.status, 200 | 201) {
+        out.line(done);
+    } else {
+        out.error(server_error(&e));
+    }
+}
+
+/// The names of the containers under a pod spec.
+fn container_names(spec: Option<&Value>) -> Vec<String> {
+    spec.and_then(|s| s["containers"].as_array())
+        .map(|cs| cs.iter().filter_map(|c| c.get("name")?.as_str().map(str::to_string)).collect())
+        .unwrap_or_default()
+}
 
 /// A new object's metadata as kubectl's generators serialize it.
 fn meta(name: &str, labels: Option<Value>) -> Value {
@@ -62,8 +97,8 @@ fn service_port(spec: &str) -> Result<Value, String> {
     Ok(json!({"name": spec.replace(':', "-"), "protocol": "TCP", "port": port, "targetPort": target}))
 }
 
-/// The object a `create` generator builds, and the resource it is sent to.
-fn generated(cmd: &Command) -> Result<(&'static str, Value), String> {
+/// The object a `create` generator builds.
+fn generated(cmd: &Command) -> Result<Value, String> {
     let (kind_word, rest) = cmd.args.split_first().ok_or("error: unknown create generator")?;
     // `create secret generic NAME`, `create service clusterip NAME`.
     let (what, names) = match kind_word.as_str() {
@@ -99,17 +134,11 @@ fn generated(cmd: &Command) -> Result<(&'static str, Value), String> {
         "namespace" => {
             json!({"kind": "Namespace", "apiVersion": "v1", "metadata": meta(name, None), "spec": {}, "status": {}})
         }
-        "configmap" => {
-            let data = literals(cmd, "ConfigMap", name, false)?;
-            let mut o = json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": meta(name, None)});
-            if !data.is_empty() {
-                o["data"] = Value::Object(data);
-            }
-            o
-        }
-        "secret" => {
-            let data = literals(cmd, "Secret", name, true)?;
-            let mut o = json!({"kind": "Secret", "apiVersion": "v1", "metadata": meta(name, None)});
+        "configmap" | "secret" => {
+            // (A Secret's values are base64, a ConfigMap's as given.)
+            let kind = if what == "secret" { "Secret" } else { "ConfigMap" };
+            let data = literals(cmd, kind, name, what == "secret")?;
+            let mut o = json!({"kind": kind, "apiVersion": "v1", "metadata": meta(name, None)});
             if !data.is_empty() {
                 o["data"] = Value::Object(data);
             }
@@ -161,7 +190,7 @@ fn generated(cmd: &Command) -> Result<(&'static str, Value), String> {
             })
         }
     };
-    Ok((what, object))
+    Ok(object)
 }
 
 /// A pod template's metadata as the generators serialize it.
@@ -173,48 +202,38 @@ fn meta_template(labels: Option<Value>) -> Value {
     m
 }
 
-/// Sends a generated object as kubectl's create does, and prints the result.
-fn post(
-    s: &mut Session,
-    d: &Discovery,
-    cmd: &Command,
-    object: Value,
-    manager: &str,
+/// How a command creates: its field manager, whether it sends
+/// `fieldValidation`, and the word it prints.
+struct Creates {
+    manager: &'static str,
     validate: bool,
-    out: &mut Outcome,
-) {
-    let r = match write_target(d, &object) {
-        Some(r) => r,
-        None => {
-            out.error("error: the server does not serve this kind");
-            return;
-        }
-    };
-    let ns = cmd.namespace.clone().unwrap_or_else(|| "default".into());
-    let mut target = format!("{}?fieldManager={manager}", r.collection(Some(&ns)));
-    if validate {
-        target.push_str(&format!("&fieldValidation={}", cmd.field_validation));
-    }
-    let e = send(s, "POST", &dry(cmd, target), Some("application/json"), Some(&object), "application/json");
-    if e.response.status == 201 || e.response.status == 200 {
-        let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
-        out.line(format!("{} created", name_ref(&r, name)));
-    } else {
-        out.error(server_error(&e));
-    }
+    done: &'static str,
 }
 
-fn write_target(d: &Discovery, object: &Value) -> Option<ApiResource> {
-    let api_version = object.get("apiVersion").and_then(Value::as_str)?;
-    let kind = object.get("kind").and_then(Value::as_str)?;
-    let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
-    d.resources.iter().find(|r| r.group == group && r.version == version && r.kind == kind).cloned()
+const CREATE: Creates = Creates { manager: "kubectl-create", validate: true, done: "created" };
+const RUN: Creates = Creates { manager: "kubectl-run", validate: false, done: "created" };
+const EXPOSE: Creates = Creates { manager: "kubectl-expose", validate: true, done: "exposed" };
+
+/// Creates a built object as the command does, and prints
+/// `<kind>/<name> <done>`.
+fn post(s: &mut Session, d: &Discovery, cmd: &Command, object: Value, how: &Creates, out: &mut Outcome) {
+    let r = match resource_for_doc(d, &object) {
+        Ok(r) => r.clone(),
+        Err(e) => return out.error(e),
+    };
+    let mut target = format!("{}?fieldManager={}", r.collection(Some(&namespace(cmd))), how.manager);
+    if how.validate {
+        target.push_str(&format!("&fieldValidation={}", cmd.field_validation));
+    }
+    let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
+    let line = format!("{} {}", name_ref(&r, name), how.done);
+    change(s, "POST", dry(cmd, target), "application/json", &object, line, out);
 }
 
 /// `create namespace|configmap|secret generic|deployment|job|service …`.
 pub(super) fn create(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
     match generated(cmd) {
-        Ok((_, object)) => post(s, d, cmd, object, "kubectl-create", true, out),
+        Ok(object) => post(s, d, cmd, object, &CREATE, out),
         Err(e) => out.error(e),
     }
 }
@@ -258,7 +277,7 @@ pub(super) fn run(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
         "spec": {"containers": [container], "restartPolicy": restart, "dnsPolicy": "ClusterFirst"},
         "status": {}
     });
-    post(s, d, cmd, pod, "kubectl-run", false, out);
+    post(s, d, cmd, pod, &RUN, out);
 }
 
 /// `TYPE NAME` or `TYPE/NAME` pairs, resolved (kubectl's builder).
@@ -301,28 +320,15 @@ pub(super) fn scale(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Out
         return out.error("error: The --replicas=COUNT flag is required, and COUNT must be greater than or equal to 0");
     }
     let Some(targets) = targets(d, &cmd.args, out) else { return };
-    let ns = cmd.namespace.clone().unwrap_or_else(|| "default".into());
+    let ns = namespace(cmd);
     for (r, name) in targets {
         let item = r.item(Some(&ns), &name);
-        let live = send(s, "GET", &item, None, None, "application/json");
-        if live.response.status != 200 {
-            out.error(server_error(&live));
+        if read(s, &item, out).is_none() {
             continue;
         }
         let patch = json!({"spec": {"replicas": replicas}});
-        let e = send(
-            s,
-            "PATCH",
-            &dry(cmd, format!("{item}/scale")),
-            Some("application/merge-patch+json"),
-            Some(&patch),
-            "application/json",
-        );
-        if e.response.status == 200 {
-            out.line(format!("{} scaled", name_ref(&r, &name)));
-        } else {
-            out.error(server_error(&e));
-        }
+        let done = format!("{} scaled", name_ref(&r, &name));
+        change(s, "PATCH", dry(cmd, format!("{item}/scale")), "application/merge-patch+json", &patch, done, out);
     }
 }
 
@@ -352,24 +358,15 @@ pub(super) fn set_image(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut
         return out.error("error: at least one image update is required");
     }
     let Some(targets) = targets(d, objects, out) else { return };
-    let ns = cmd.namespace.clone().unwrap_or_else(|| "default".into());
+    let ns = namespace(cmd);
     for (r, name) in targets {
         let Some(path) = pod_spec_path(&r.kind) else {
             out.error(format!("error: {} is not a workload with containers", name_ref(&r, &name)));
             continue;
         };
         let item = r.item(Some(&ns), &name);
-        let live = send(s, "GET", &item, None, None, "application/json");
-        if live.response.status != 200 {
-            out.error(server_error(&live));
-            continue;
-        }
-        let live = body_json(&live.response);
-        let containers: Vec<String> = live
-            .pointer(&format!("{path}/containers"))
-            .and_then(Value::as_array)
-            .map(|cs| cs.iter().filter_map(|c| c.get("name")?.as_str().map(str::to_string)).collect())
-            .unwrap_or_default();
+        let Some(live) = read(s, &item, out) else { continue };
+        let containers = container_names(live.pointer(path));
         let mut changed = Vec::new();
         for pair in pairs {
             let (container, image) = pair.split_once('=').unwrap_or((pair, ""));
@@ -385,13 +382,8 @@ pub(super) fn set_image(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut
             patch = json!({ segment: patch });
         }
         let target = dry(cmd, format!("{item}?fieldManager=kubectl-set"));
-        let e =
-            send(s, "PATCH", &target, Some("application/strategic-merge-patch+json"), Some(&patch), "application/json");
-        if e.response.status == 200 {
-            out.line(format!("{} image updated", name_ref(&r, &name)));
-        } else {
-            out.error(server_error(&e));
-        }
+        let done = format!("{} image updated", name_ref(&r, &name));
+        change(s, "PATCH", target, "application/strategic-merge-patch+json", &patch, done, out);
     }
 }
 
@@ -406,18 +398,9 @@ pub(super) fn logs(s: &mut Session, cmd: &Command, out: &mut Outcome) {
     if name.contains('/') {
         return out.error("\"kubectl logs TYPE/NAME\" for workloads is not simulated in this command bar; name a pod");
     }
-    let ns = cmd.namespace.clone().unwrap_or_else(|| "default".into());
-    let pod_path = format!("/api/v1/namespaces/{ns}/pods/{name}");
-    let pod = send(s, "GET", &pod_path, None, None, "application/json");
-    if pod.response.status != 200 {
-        return out.error(server_error(&pod));
-    }
-    let pod = body_json(&pod.response);
-    let names: Vec<String> = pod
-        .pointer("/spec/containers")
-        .and_then(Value::as_array)
-        .map(|cs| cs.iter().filter_map(|c| c.get("name")?.as_str().map(str::to_string)).collect())
-        .unwrap_or_default();
+    let pod_path = format!("/api/v1/namespaces/{}/pods/{name}", namespace(cmd));
+    let Some(pod) = read(s, &pod_path, out) else { return };
+    let names = container_names(pod.get("spec"));
     let container = match &cmd.container {
         Some(c) => c.clone(),
         None => {
@@ -480,7 +463,7 @@ pub(super) fn rollout(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut O
         ));
     }
     let Some(targets) = targets(d, rest, out) else { return };
-    let ns = cmd.namespace.clone().unwrap_or_else(|| "default".into());
+    let ns = namespace(cmd);
     for (r, name) in targets {
         if r.kind != "Deployment" {
             out.error(format!("\"kubectl rollout {sub}\" of a {} is not simulated here; name a Deployment", r.kind));
@@ -492,19 +475,8 @@ pub(super) fn rollout(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut O
                 let at = kubesim::clock::SimTime(s.clock.wall).rfc3339();
                 let patch = json!({"spec": {"template": {"metadata": {"annotations": {"kubectl.kubernetes.io/restartedAt": at}}}}});
                 let target = dry(cmd, format!("{}?fieldManager=kubectl-rollout", r.item(Some(&ns), &name)));
-                let e = send(
-                    s,
-                    "PATCH",
-                    &target,
-                    Some("application/strategic-merge-patch+json"),
-                    Some(&patch),
-                    "application/json",
-                );
-                if e.response.status == 200 {
-                    out.line(format!("{} restarted", name_ref(&r, &name)));
-                } else {
-                    out.error(server_error(&e));
-                }
+                let done = format!("{} restarted", name_ref(&r, &name));
+                change(s, "PATCH", target, "application/strategic-merge-patch+json", &patch, done, out);
             }
             _ => rollout_history(s, d, &r, &ns, &name, out),
         }
@@ -555,17 +527,11 @@ fn rollout_status(s: &mut Session, r: &ApiResource, ns: &str, name: &str, out: &
 
 /// `rollout history`: the Deployment's ReplicaSets by their revision.
 fn rollout_history(s: &mut Session, d: &Discovery, r: &ApiResource, ns: &str, name: &str, out: &mut Outcome) {
-    let live = send(s, "GET", &r.item(Some(ns), name), None, None, "application/json");
-    if live.response.status != 200 {
-        return out.error(server_error(&live));
-    }
-    let uid = body_json(&live.response).pointer("/metadata/uid").and_then(Value::as_str).unwrap_or("").to_string();
+    let Some(live) = read(s, &r.item(Some(ns), name), out) else { return };
+    let uid = live.pointer("/metadata/uid").and_then(Value::as_str).unwrap_or("").to_string();
     let Ok(rs) = d.resolve("replicasets.apps").cloned() else { return out.error("error: replicasets are not served") };
-    let e = send(s, "GET", &rs.collection(Some(ns)), None, None, "application/json");
-    if e.response.status != 200 {
-        return out.error(server_error(&e));
-    }
-    let mut revisions: Vec<(i64, String)> = body_json(&e.response)["items"]
+    let Some(sets) = read(s, &rs.collection(Some(ns)), out) else { return };
+    let mut revisions: Vec<(i64, String)> = sets["items"]
         .as_array()
         .into_iter()
         .flatten()
@@ -597,14 +563,9 @@ fn rollout_history(s: &mut Session, d: &Discovery, r: &ApiResource, ns: &str, na
 /// Service selecting what the workload's selector selects.
 pub(super) fn expose(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
     let Some(targets) = targets(d, &cmd.args, out) else { return };
-    let ns = cmd.namespace.clone().unwrap_or_else(|| "default".into());
+    let ns = namespace(cmd);
     for (r, name) in targets {
-        let live = send(s, "GET", &r.item(Some(&ns), &name), None, None, "application/json");
-        if live.response.status != 200 {
-            out.error(server_error(&live));
-            continue;
-        }
-        let live = body_json(&live.response);
+        let Some(live) = read(s, &r.item(Some(&ns), &name), out) else { continue };
         let (selector, spec_path) = match r.kind.as_str() {
             "Pod" => (live.pointer("/metadata/labels").cloned(), "/spec"),
             "Deployment" | "ReplicaSet" => (live.pointer("/spec/selector/matchLabels").cloned(), "/spec/template/spec"),
@@ -649,17 +610,20 @@ pub(super) fn expose(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
             spec["type"] = json!(t);
         }
         let service = json!({"kind": "Service", "apiVersion": "v1", "metadata": meta(&service_name, labels), "spec": spec, "status": {"loadBalancer": {}}});
-        let Some(svc) = write_target(d, &service) else { return out.error("error: services are not served") };
-        let url = format!(
-            "{}?fieldManager=kubectl-expose&fieldValidation={}",
-            svc.collection(Some(&ns)),
-            cmd.field_validation
-        );
-        let e = send(s, "POST", &dry(cmd, url), Some("application/json"), Some(&service), "application/json");
-        if e.response.status == 201 {
-            out.line(format!("service/{service_name} exposed"));
-        } else {
-            out.error(server_error(&e));
-        }
+        post(s, d, cmd, service, &EXPOSE, out);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::container_name;
+
+    #[test]
+    fn container_names_derive_from_the_image_as_create_deployment_derives_them() {
+        assert_eq!(container_name("nginx"), "nginx");
+        assert_eq!(container_name("registry.k8s.io/pause:3.9"), "pause");
+        assert_eq!(container_name("busybox@sha256:abc"), "busybox");
+        // kubectl adds a random suffix after replacing `.`/`_`; the page's is fixed.
+        assert_eq!(container_name("ghcr.io/me/my_app.v2:1"), "my-app-v2-x7k2q");
     }
 }

@@ -48,8 +48,6 @@ const KNOWN: &str = "get, create, apply, replace, delete, label, annotate, run, 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
 const NOT_SIMULATED: &[&str] = &[
-    "rollout",
-    "expose",
     "describe",
     "explain",
     "edit",
@@ -131,6 +129,27 @@ pub struct Command {
     pub service_name: Option<String>,
     /// The generator flags given, to refuse them where kubectl would.
     given: Vec<&'static str>,
+}
+
+/// A generator flag's long name (`-c` is `--container`; `-l` is `run`'s
+/// `--labels`), recorded so that `parse` can refuse it where kubectl's
+/// command does not take it.
+fn generator_flag(flag: &str, verb: &Verb) -> Option<&'static str> {
+    Some(match flag {
+        "-l" | "--labels" if *verb == Verb::Run => "--labels",
+        "--image" => "--image",
+        "--replicas" => "--replicas",
+        "--port" => "--port",
+        "--from-literal" => "--from-literal",
+        "--tcp" => "--tcp",
+        "-c" | "--container" => "--container",
+        "--tail" => "--tail",
+        "--target-port" => "--target-port",
+        "--type" => "--type",
+        "--name" => "--name",
+        "--restart" => "--restart",
+        _ => return None,
+    })
 }
 
 /// Splits a command line like a shell: whitespace separates, quotes group.
@@ -276,6 +295,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
                 Some(o) => Err(format!("invalid argument \"{o}\" for \"{flag}\" flag: expected true or false")),
             }
         };
+        if let Some(name) = generator_flag(&flag, &c.verb) {
+            c.given.push(name);
+        }
         let int = |flag: &str, v: String| -> Result<i64, String> {
             v.parse().map_err(|_| {
                 format!(
@@ -284,54 +306,18 @@ pub fn parse(line: &str) -> Result<Command, String> {
             })
         };
         match flag.as_str() {
-            "-l" | "--labels" if c.verb == Verb::Run => {
-                c.labels = Some(value("'-l'")?);
-                c.given.push("--labels");
-            }
-            "--image" => {
-                c.image = Some(value("'--image'")?);
-                c.given.push("--image");
-            }
-            "--replicas" => {
-                c.replicas = Some(int("--replicas", value("'--replicas'")?)?);
-                c.given.push("--replicas");
-            }
-            "--port" => {
-                c.port = Some(int("--port", value("'--port'")?)?);
-                c.given.push("--port");
-            }
-            "--from-literal" => {
-                c.literals.push(value("'--from-literal'")?);
-                c.given.push("--from-literal");
-            }
-            "--tcp" => {
-                c.tcp.extend(value("'--tcp'")?.split(',').map(str::to_string));
-                c.given.push("--tcp");
-            }
-            "-c" | "--container" => {
-                c.container = Some(value("'-c'")?);
-                c.given.push("--container");
-            }
-            "--tail" => {
-                c.tail = Some(int("--tail", value("'--tail'")?)?);
-                c.given.push("--tail");
-            }
-            "--target-port" => {
-                c.target_port = Some(value("'--target-port'")?);
-                c.given.push("--target-port");
-            }
-            "--type" => {
-                c.service_type = Some(value("'--type'")?);
-                c.given.push("--type");
-            }
-            "--name" => {
-                c.service_name = Some(value("'--name'")?);
-                c.given.push("--name");
-            }
-            "--restart" => {
-                c.restart = Some(value("'--restart'")?);
-                c.given.push("--restart");
-            }
+            "-l" | "--labels" if c.verb == Verb::Run => c.labels = Some(value("'-l'")?),
+            "--image" => c.image = Some(value("'--image'")?),
+            "--replicas" => c.replicas = Some(int("--replicas", value("'--replicas'")?)?),
+            "--port" => c.port = Some(int("--port", value("'--port'")?)?),
+            "--from-literal" => c.literals.push(value("'--from-literal'")?),
+            "--tcp" => c.tcp.extend(value("'--tcp'")?.split(',').map(str::to_string)),
+            "-c" | "--container" => c.container = Some(value("'-c'")?),
+            "--tail" => c.tail = Some(int("--tail", value("'--tail'")?)?),
+            "--target-port" => c.target_port = Some(value("'--target-port'")?),
+            "--type" => c.service_type = Some(value("'--type'")?),
+            "--name" => c.service_name = Some(value("'--name'")?),
+            "--restart" => c.restart = Some(value("'--restart'")?),
             "-n" | "--namespace" => c.namespace = Some(value("'-n'")?),
             "-A" | "--all-namespaces" => c.all_namespaces = boolean(&inline)?,
             "-l" | "--selector" => c.selector = Some(value("'-l'")?),
@@ -396,7 +382,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                 };
             }
-            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --image, --replicas, --port, --from-literal, --tcp, --restart, -c, --tail where kubectl takes them)")),
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --image, --replicas, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name where kubectl takes them)")),
         }
     }
     if c.verb == Verb::Create && c.filename.is_none() && !positional.is_empty() {

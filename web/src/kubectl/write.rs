@@ -18,7 +18,7 @@ are the ways you can resolve this warning:
   value; in this case, you'll become the manager if the other manager(s)
   stop managing the field (remove it from their configuration).";
 
-fn resource_for_doc<'a>(d: &'a Discovery, doc: &Value) -> Result<&'a ApiResource, String> {
+pub(super) fn resource_for_doc<'a>(d: &'a Discovery, doc: &Value) -> Result<&'a ApiResource, String> {
     let api_version = doc.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     let kind = doc.get("kind").and_then(Value::as_str).unwrap_or("");
     if api_version.is_empty() || kind.is_empty() {
