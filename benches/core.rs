@@ -612,4 +612,9 @@ fn main() {
     if want("rollout") {
         bench_rollout();
     }
+    // One rollout alone, for counting instructions (this machine's timings
+    // vary by ±20%; `valgrind --tool=cachegrind --cache-sim=no` does not).
+    if which.iter().any(|w| w == "rollout-once") {
+        println!("rollout once: {:.3} s", rollout(false).0);
+    }
 }

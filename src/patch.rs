@@ -79,11 +79,8 @@ fn strip_directives(p: &Map<String, Value>) -> Map<String, Value> {
 
 /// The schema of a field of an object schema, with `$ref`s followed.
 fn field<'a>(s: &'a Schemas, schema: Option<&'a Value>, name: &str) -> Option<&'a Value> {
-    let schema = s.resolve(schema?);
-    schema
-        .get("properties")
-        .and_then(|p| p.get(name))
-        .or_else(|| schema.get("additionalProperties").filter(|a| a.is_object()))
+    let facts = s.facts(schema?);
+    facts.properties.and_then(|p| p.get(name)).or(facts.additional)
 }
 
 fn merge_map(

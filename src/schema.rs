@@ -18,9 +18,68 @@ static DOCUMENT: &str = include_str!("schema/k8s-v1.33.json");
 static DOCUMENT: &str = include_str!("schema/k8s-v1.33.nodoc.json");
 
 pub struct Schemas {
-    defs: Map<String, Value>,
+    defs: &'static Map<String, Value>,
     /// kind → [(group, version, definition name)]
     by_kind: HashMap<String, Vec<(String, String, String)>>,
+    /// The facts of every schema node of `defs`, by the node's address.
+    facts: HashMap<usize, Facts<'static>, foldhash::fast::FixedState>,
+}
+
+/// What decoding and type checks read of one schema node (its `$ref`s
+/// followed). Found once for each node of the built-in schemas (reading a
+/// node's keys costs a hash of each key name, many times per request), and
+/// on each use for any other schema (a custom resource's).
+#[derive(Clone, Copy)]
+pub struct Facts<'s> {
+    /// The node with its `$ref`s followed.
+    pub resolved: &'s Value,
+    /// The definition the node's own `$ref` names.
+    pub ref_name: Option<&'s str>,
+    /// `type`, a string or a list of them.
+    pub ty: Option<&'s Value>,
+    pub properties: Option<&'s Map<String, Value>>,
+    /// `additionalProperties`, when it is a schema.
+    pub additional: Option<&'s Value>,
+    pub items: Option<&'s Value>,
+    /// `x-kubernetes-preserve-unknown-fields: true`.
+    pub preserve_unknown: bool,
+    /// The list and map extensions server-side apply reads, from the node
+    /// itself or else from what it resolves to: `x-kubernetes-list-type`,
+    /// `-list-map-keys`, `-map-type`, `-patch-strategy`; and the node's own
+    /// `x-kubernetes-patch-merge-key`.
+    pub list_type: Option<&'s str>,
+    pub list_map_keys: Option<&'s Value>,
+    pub map_type: Option<&'s str>,
+    pub patch_strategy: Option<&'s str>,
+    pub patch_merge_key: Option<&'s Value>,
+}
+
+impl<'s> Facts<'s> {
+    fn find(defs: &'s Map<String, Value>, raw: &'s Value) -> Facts<'s> {
+        let mut resolved = raw;
+        for _ in 0..16 {
+            match resolved.get("$ref").and_then(Value::as_str).and_then(|r| defs.get(r)) {
+                Some(d) => resolved = d,
+                None => break,
+            }
+        }
+        let either = |k: &str| raw.get(k).or_else(|| resolved.get(k));
+        Facts {
+            list_type: either("x-kubernetes-list-type").and_then(Value::as_str),
+            list_map_keys: either("x-kubernetes-list-map-keys"),
+            map_type: either("x-kubernetes-map-type").and_then(Value::as_str),
+            patch_strategy: either("x-kubernetes-patch-strategy").and_then(Value::as_str),
+            patch_merge_key: raw.get("x-kubernetes-patch-merge-key"),
+            resolved,
+            ref_name: raw.get("$ref").and_then(Value::as_str),
+            ty: resolved.get("type"),
+            properties: resolved.get("properties").and_then(Value::as_object),
+            additional: resolved.get("additionalProperties").filter(|a| a.is_object()),
+            items: resolved.get("items"),
+            preserve_unknown: resolved.get("x-kubernetes-preserve-unknown-fields").and_then(Value::as_bool)
+                == Some(true),
+        }
+    }
 }
 
 /// The schemas, parsed on first use.
@@ -28,19 +87,45 @@ pub fn schemas() -> &'static Schemas {
     static LOADED: OnceLock<Schemas> = OnceLock::new();
     LOADED.get_or_init(|| {
         let doc: Value = serde_json::from_str(DOCUMENT).unwrap_or(Value::Null);
-        let defs = match doc.get("definitions") {
+        let defs: &'static Map<String, Value> = Box::leak(Box::new(match doc.get("definitions") {
             Some(Value::Object(m)) => m.clone(),
             _ => Map::new(),
-        };
+        }));
         let mut by_kind: HashMap<String, Vec<(String, String, String)>> = HashMap::new();
-        for (name, d) in &defs {
+        for (name, d) in defs {
             for gvk in d.get("x-kubernetes-group-version-kind").and_then(Value::as_array).into_iter().flatten() {
                 let s = |k: &str| gvk.get(k).and_then(Value::as_str).unwrap_or("").to_string();
                 by_kind.entry(s("kind")).or_default().push((s("group"), s("version"), name.clone()));
             }
         }
-        Schemas { defs, by_kind }
+        let mut facts = HashMap::with_hasher(foldhash::fast::FixedState::default());
+        fn visit(
+            defs: &'static Map<String, Value>,
+            node: &'static Value,
+            out: &mut HashMap<usize, Facts<'static>, foldhash::fast::FixedState>,
+        ) {
+            if !node.is_object() || out.contains_key(&address(node)) {
+                return;
+            }
+            out.insert(address(node), Facts::find(defs, node));
+            for child in node.get("properties").and_then(Value::as_object).into_iter().flat_map(|p| p.values()) {
+                visit(defs, child, out);
+            }
+            for key in ["additionalProperties", "items"] {
+                if let Some(child) = node.get(key) {
+                    visit(defs, child, out);
+                }
+            }
+        }
+        for d in defs.values() {
+            visit(defs, d, &mut facts);
+        }
+        Schemas { defs, by_kind, facts }
     })
+}
+
+fn address(v: &Value) -> usize {
+    v as *const Value as usize
 }
 
 impl Schemas {
@@ -49,7 +134,16 @@ impl Schemas {
     }
 
     pub fn definitions(&self) -> &Map<String, Value> {
-        &self.defs
+        self.defs
+    }
+
+    /// A schema node's facts: found when the schemas were loaded for a
+    /// node of theirs, found now for any other.
+    pub fn facts<'a>(&'a self, raw: &'a Value) -> Facts<'a> {
+        match self.facts.get(&address(raw)) {
+            Some(f) => *f,
+            None => Facts::find(self.defs, raw),
+        }
     }
 
     /// The definition name of a kind (`io.k8s.api.core.v1.ConfigMap`).
@@ -58,14 +152,8 @@ impl Schemas {
     }
 
     /// Follows `$ref`s to the schema that describes a value.
-    pub fn resolve<'a>(&'a self, mut node: &'a Value) -> &'a Value {
-        for _ in 0..16 {
-            match node.get("$ref").and_then(Value::as_str).and_then(|r| self.defs.get(r)) {
-                Some(d) => node = d,
-                None => break,
-            }
-        }
-        node
+    pub fn resolve<'a>(&'a self, node: &'a Value) -> &'a Value {
+        self.facts(node).resolved
     }
 
     /// The first value whose JSON type the schema's type cannot take, as
@@ -81,7 +169,7 @@ impl Schemas {
         if value.is_null() {
             return None;
         }
-        let schema = self.resolve(raw);
+        let facts = self.facts(raw);
         let json_kind = match value {
             Value::String(_) => "string",
             Value::Bool(_) => "bool",
@@ -90,7 +178,7 @@ impl Schemas {
             Value::Object(_) => "object",
             Value::Null => return None,
         };
-        let fits = match schema.get("type") {
+        let fits = match facts.ty {
             None => true,
             Some(Value::Array(types)) => types.iter().any(|t| match t.as_str() {
                 Some("integer") => value.is_i64() || value.is_u64(),
@@ -111,9 +199,7 @@ impl Schemas {
         };
         if !fits {
             let shown = match value {
-                Value::Number(n)
-                    if !path.is_empty() && schema.get("type").and_then(Value::as_str) == Some("integer") =>
-                {
+                Value::Number(n) if !path.is_empty() && facts.ty.and_then(Value::as_str) == Some("integer") => {
                     format!("number {n}")
                 }
                 _ => json_kind.to_string(),
@@ -125,9 +211,8 @@ impl Schemas {
         }
         match value {
             Value::Object(m) => {
-                let props = schema.get("properties").and_then(Value::as_object);
-                let extra = schema.get("additionalProperties").filter(|a| a.is_object());
-                let here = raw.get("$ref").and_then(Value::as_str).map(type_name).unwrap_or(parent);
+                let (props, extra) = (facts.properties, facts.additional);
+                let here = facts.ref_name.map(type_name).unwrap_or(parent);
                 for (k, v) in m {
                     let child = props.and_then(|p| p.get(k)).or(extra);
                     if let Some(c) = child {
@@ -150,7 +235,7 @@ impl Schemas {
                 None
             }
             Value::Array(items) => {
-                let s = schema.get("items")?;
+                let s = facts.items?;
                 items.iter().find_map(|v| self.check_types(s, v, path, parent))
             }
             _ => None,

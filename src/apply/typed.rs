@@ -30,21 +30,18 @@ fn shape<'a>(s: &'a Schemas, schema: Option<&'a Value>, value: &Value) -> Shape<
         // No schema (an unknown field): a leaf.
         return Shape::Leaf;
     };
-    let resolved = s.resolve(raw);
-    let ext = |k: &str| raw.get(k).or_else(|| resolved.get(k)).and_then(Value::as_str);
+    let facts = s.facts(raw);
     match value {
         Value::Array(_) => {
-            let items = resolved.get("items");
-            let kind = match ext("x-kubernetes-list-type") {
-                Some("map") => {
-                    match raw.get("x-kubernetes-list-map-keys").or_else(|| resolved.get("x-kubernetes-list-map-keys")) {
-                        Some(Value::Array(keys)) => ListKind::Map(keys),
-                        _ => ListKind::Atomic,
-                    }
-                }
+            let items = facts.items;
+            let kind = match facts.list_type {
+                Some("map") => match facts.list_map_keys {
+                    Some(Value::Array(keys)) => ListKind::Map(keys),
+                    _ => ListKind::Atomic,
+                },
                 Some("set") => ListKind::Set,
                 Some(_) => ListKind::Atomic,
-                None => match (ext("x-kubernetes-patch-strategy"), raw.get("x-kubernetes-patch-merge-key")) {
+                None => match (facts.patch_strategy, facts.patch_merge_key) {
                     (Some(st), Some(k @ Value::String(_))) if st.split(',').any(|x| x == "merge") => {
                         ListKind::Map(std::slice::from_ref(k))
                     }
@@ -55,12 +52,12 @@ fn shape<'a>(s: &'a Schemas, schema: Option<&'a Value>, value: &Value) -> Shape<
             Shape::List(kind, items)
         }
         Value::Object(_) => {
-            if ext("x-kubernetes-map-type") == Some("atomic") {
+            if facts.map_type == Some("atomic") {
                 return Shape::Leaf;
             }
-            match (resolved.get("properties"), resolved.get("additionalProperties")) {
-                (Some(Value::Object(p)), _) => Shape::Struct(p),
-                (_, Some(ap @ Value::Object(_))) => Shape::Map(Some(ap)),
+            match (facts.properties, facts.additional) {
+                (Some(p), _) => Shape::Struct(p),
+                (_, Some(ap)) => Shape::Map(Some(ap)),
                 _ => Shape::Leaf,
             }
         }
@@ -350,7 +347,7 @@ pub fn added_fields_v1(
     keep: &dyn Fn(&str, Option<&str>) -> bool,
 ) -> Value {
     let Value::Object(m) = value else { return Value::Object(Map::new()) };
-    let props = schema.map(|sc| s.resolve(sc)).and_then(|r| r.get("properties")).and_then(Value::as_object);
+    let props = schema.and_then(|sc| s.facts(sc).properties);
     let mut out = std::collections::BTreeMap::new();
     for (k, v) in m {
         if !keep(k, None) {

@@ -24,6 +24,8 @@ use std::str::FromStr as _;
 
 use chrono::{DateTime, Utc};
 use croner::Cron;
+use std::sync::Arc;
+
 use serde_json::{json, Map, Value};
 
 use super::client::Client;
@@ -118,7 +120,7 @@ impl Controller for CronJobController {
         let due = self.wake.is_some_and(|w| w.0 <= client.now_millis());
         if changed || due {
             self.wake = None;
-            let cron_jobs: Vec<Value> = self.cron_jobs.objects().cloned().collect();
+            let cron_jobs: Vec<Arc<Value>> = self.cron_jobs.shared().cloned().collect();
             for cj in cron_jobs {
                 if let Some(next) = self.sync(client, &cj) {
                     self.wake = Some(self.wake.map_or(next, |w| SimTime(w.0.min(next.0))));

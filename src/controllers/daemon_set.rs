@@ -22,13 +22,15 @@
 
 use std::collections::BTreeMap;
 
+use std::sync::Arc;
+
 use serde_json::{json, Map, Value};
 
 use super::client::Client;
 use super::events::{EventType, Recorder};
 use super::informer::Informer;
 use super::object::{
-    collection, controller_of, is_active, is_available, is_ready, meta_str, pod_from_template, template_hash,
+    collection, controller_of, is_active, is_available, is_ready, meta_str, name_in, pod_from_template, template_hash,
 };
 use super::scheduler::tolerated;
 use super::{Controller, Progress};
@@ -121,7 +123,7 @@ impl Controller for DaemonSetController {
         let before = client.writes;
         let changed = self.daemon_sets.sync(client) | self.pods.sync(client) | self.nodes.sync(client);
         if changed {
-            let sets: Vec<Value> = self.daemon_sets.objects().cloned().collect();
+            let sets: Vec<Arc<Value>> = self.daemon_sets.shared().cloned().collect();
             for ds in sets {
                 if ds["metadata"]["deletionTimestamp"].is_null() {
                     self.sync(client, &ds);
@@ -141,7 +143,7 @@ impl DaemonSetController {
         let (ns, uid) = (meta_str(ds, "namespace"), meta_str(ds, "uid"));
         let hash = template_hash(&ds["spec"]["template"], ds["status"]["collisionCount"].as_i64());
         let spec = daemon_spec(ds);
-        let nodes: Vec<Value> = self.nodes.objects().cloned().collect();
+        let nodes: Vec<Arc<Value>> = self.nodes.shared().cloned().collect();
         let mut by_node: BTreeMap<String, Vec<Value>> = BTreeMap::new();
         for pod in self.pods.objects().filter(|p| meta_str(p, "namespace") == ns) {
             if controller_of(pod).is_some_and(|c| c["uid"].as_str() == Some(uid)) && is_active(pod) {
@@ -173,7 +175,7 @@ impl DaemonSetController {
                     pod["spec"] = pod_spec;
                     let r = client.write("POST", &pods_path, "application/json", &pod);
                     if r.status == 201 {
-                        let message = format!("Created pod: {}", meta_str(&r.json_body(), "name"));
+                        let message = format!("Created pod: {}", name_in(&r.body));
                         self.event(client, ds, "SuccessfulCreate", message);
                     }
                 } else {

@@ -38,6 +38,8 @@
 //! upstream hashes a dump of its Go struct, so names differ from a real
 //! cluster's (docs/fidelity.md).
 
+use std::sync::Arc;
+
 use serde_json::{json, Value};
 
 use super::client::Client;
@@ -105,13 +107,13 @@ impl Controller for DeploymentController {
         let d_changed = self.deployments.sync(client);
         let rs_changed = self.replica_sets.sync(client);
         let pods_changed = self.pods.sync(client);
-        let deployments: Vec<Value> = self.deployments.objects().cloned().collect();
+        let deployments: Vec<Arc<Value>> = self.deployments.shared().cloned().collect();
         // Pods matter only to Recreate (it waits for the old ones to go).
         let recreating = || deployments.iter().any(|d| d["spec"]["strategy"]["type"] == "Recreate");
         let due = self.wake.is_some_and(|w| w.0 <= client.now_millis());
         if d_changed || rs_changed || due || (pods_changed && recreating()) {
             for d in deployments {
-                self.sync_deployment(client, d);
+                self.sync_deployment(client, Value::clone(&d));
             }
         }
         self.wake = self.deployments.objects().filter_map(progress_check).min();
@@ -259,7 +261,8 @@ impl DeploymentController {
         if is_rolling(&s.d) {
             s.rollout_rolling();
         } else {
-            let pods: Vec<Value> = self.pods.objects().filter(|p| meta_str(p, "namespace") == ns).cloned().collect();
+            let pods: Vec<Arc<Value>> =
+                self.pods.shared().filter(|p| meta_str(p, "namespace") == ns).cloned().collect();
             s.rollout_recreate(&pods);
         }
     }
@@ -746,7 +749,7 @@ impl Sync<'_, '_> {
         cleaned + down_total > 0
     }
 
-    fn rollout_recreate(&mut self, pods: &[Value]) {
+    fn rollout_recreate(&mut self, pods: &[Arc<Value>]) {
         let (mut new, old) = self.new_and_old(false);
         let mut scaled_down = false;
         for rs in old.iter().filter(|rs| replicas(rs) > 0) {
@@ -769,7 +772,7 @@ impl Sync<'_, '_> {
         self.sync_rollout_status(Some(self.fresh(&n)), self.fresh_all(&old));
     }
 
-    fn old_pods_running(&self, new: Option<&Value>, old: &[Value], pods: &[Value]) -> bool {
+    fn old_pods_running(&self, new: Option<&Value>, old: &[Value], pods: &[Arc<Value>]) -> bool {
         if old.iter().map(|rs| int(rs, "/status/replicas")).sum::<i64>() > 0 {
             return true;
         }

@@ -17,6 +17,8 @@
 //! when a percentage or maxUnavailable is used; here from the pods
 //! themselves (docs/fidelity.md).
 
+use std::sync::Arc;
+
 use serde_json::{json, Map, Value};
 
 use super::client::Client;
@@ -51,7 +53,7 @@ impl Controller for DisruptionController {
     fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
         let before = client.writes;
         if self.budgets.sync(client) | self.pods.sync(client) {
-            let budgets: Vec<Value> = self.budgets.objects().cloned().collect();
+            let budgets: Vec<Arc<Value>> = self.budgets.shared().cloned().collect();
             for pdb in budgets {
                 self.sync(client, &pdb);
             }

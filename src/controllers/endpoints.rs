@@ -21,6 +21,8 @@
 //! in no fixed order; here ports keep the Service's order and endpoints
 //! are in pod name order (docs/fidelity.md).
 
+use std::sync::Arc;
+
 use serde_json::{json, Map, Value};
 
 use super::client::Client;
@@ -147,14 +149,14 @@ impl Controller for EndpointsController {
         let before = client.writes;
         let changed = self.services.sync(client) | self.pods.sync(client) | self.endpoints.sync(client);
         if changed {
-            let services: Vec<Value> = self.services.objects().cloned().collect();
+            let services: Vec<Arc<Value>> = self.services.shared().cloned().collect();
             for svc in services {
                 self.sync_service(client, &svc);
             }
             // Endpoints this controller kept for a Service that is gone.
-            let orphans: Vec<Value> = self
+            let orphans: Vec<Arc<Value>> = self
                 .endpoints
-                .objects()
+                .shared()
                 .filter(|e| e["metadata"]["labels"]["endpointslice.kubernetes.io/skip-mirror"] == "true")
                 .filter(|e| self.services.get(&super::informer::key_of(e)).is_none())
                 .cloned()
@@ -285,7 +287,7 @@ impl Controller for EndpointSliceController {
         let before = client.writes;
         let changed = self.services.sync(client) | self.pods.sync(client) | self.slices.sync(client);
         if changed {
-            let services: Vec<Value> = self.services.objects().cloned().collect();
+            let services: Vec<Arc<Value>> = self.services.shared().cloned().collect();
             for svc in services {
                 self.sync_service(client, &svc);
             }

@@ -103,6 +103,12 @@ impl Informer {
         self.objects.values().map(|v| &**v)
     }
 
+    /// The cached objects as shared values, for a controller that keeps
+    /// them while it sends requests (a copy is a reference count).
+    pub fn shared(&self) -> impl Iterator<Item = &Arc<Value>> {
+        self.objects.values()
+    }
+
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.objects.get(key).map(|v| &**v)
     }

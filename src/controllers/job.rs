@@ -20,12 +20,14 @@
 //! and the `batch.kubernetes.io/job-tracking` finalizer on pods
 //! (docs/fidelity.md).
 
+use std::sync::Arc;
+
 use serde_json::{json, Map, Value};
 
 use super::client::Client;
 use super::events::{EventType, Recorder};
 use super::informer::Informer;
-use super::object::{collection, controller_of, int, is_ready, meta_str, pod_from_template};
+use super::object::{collection, controller_of, int, is_ready, meta_str, name_in, pod_from_template};
 use super::{Controller, Progress};
 
 pub struct JobController {
@@ -68,7 +70,7 @@ impl Controller for JobController {
         let before = client.writes;
         let changed = self.jobs.sync(client) | self.pods.sync(client);
         if changed {
-            let jobs: Vec<Value> = self.jobs.objects().cloned().collect();
+            let jobs: Vec<Arc<Value>> = self.jobs.shared().cloned().collect();
             for job in jobs {
                 let finished = has_condition(&job, "Complete") || has_condition(&job, "Failed");
                 if job["metadata"]["deletionTimestamp"].is_null() && !finished {
@@ -87,17 +89,20 @@ impl JobController {
 
     fn sync(&mut self, client: &mut Client<'_>, job: &Value) {
         let (ns, uid) = (meta_str(job, "namespace"), meta_str(job, "uid"));
-        let pods: Vec<Value> = self
+        let pods: Vec<Arc<Value>> = self
             .pods
-            .objects()
+            .shared()
             .filter(|p| meta_str(p, "namespace") == ns)
             .filter(|p| controller_of(p).is_some_and(|c| c["uid"].as_str() == Some(uid)))
             .cloned()
             .collect();
         let phase = |p: &Value| p["status"]["phase"].as_str().unwrap_or("").to_string();
         let terminal = |p: &Value| matches!(phase(p).as_str(), "Succeeded" | "Failed");
-        let active: Vec<&Value> =
-            pods.iter().filter(|p| !terminal(p) && p["metadata"]["deletionTimestamp"].is_null()).collect();
+        let active: Vec<&Value> = pods
+            .iter()
+            .map(|p| &**p)
+            .filter(|p| !terminal(p) && p["metadata"]["deletionTimestamp"].is_null())
+            .collect();
         let succeeded = pods.iter().filter(|p| phase(p) == "Succeeded").count() as i64;
         let failed = pods.iter().filter(|p| phase(p) == "Failed").count() as i64;
         let completions = job["spec"]["completions"].as_i64();
@@ -133,7 +138,7 @@ impl JobController {
                     break;
                 }
                 active_count += 1;
-                let message = format!("Created pod: {}", meta_str(&r.json_body(), "name"));
+                let message = format!("Created pod: {}", name_in(&r.body));
                 self.event(client, job, EventType::Normal, "SuccessfulCreate", &message);
             }
         }

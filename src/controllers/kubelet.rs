@@ -23,6 +23,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use std::sync::Arc;
+
 use serde_json::{json, Value};
 
 use super::client::{Client, Identity};
@@ -150,7 +152,7 @@ impl Controller for Kubelets {
         if !(pods_changed || nodes_changed || leases_changed || due) {
             return Progress::default();
         }
-        let nodes: Vec<Value> = self.nodes.objects().cloned().collect();
+        let nodes: Vec<Arc<Value>> = self.nodes.shared().cloned().collect();
         for node in &nodes {
             self.heartbeat(client, node);
         }
@@ -161,9 +163,9 @@ impl Controller for Kubelets {
                 taken.entry(node.to_string()).or_default().insert(ip.to_string());
             }
         }
-        let bound: Vec<Value> = self
+        let bound: Vec<Arc<Value>> = self
             .pods
-            .objects()
+            .shared()
             .filter(|p| p["spec"]["nodeName"].as_str().is_some_and(|n| !n.is_empty()))
             .filter(|p| p["metadata"]["deletionTimestamp"].is_null())
             .filter(|p| matches!(p["status"]["phase"].as_str(), None | Some("Pending")))
@@ -176,9 +178,9 @@ impl Controller for Kubelets {
             self.start(client, &pod, node, used);
         }
         // Pods being deleted: stopped, then removed.
-        let stopping: Vec<Value> = self
+        let stopping: Vec<Arc<Value>> = self
             .pods
-            .objects()
+            .shared()
             .filter(|p| !p["metadata"]["deletionTimestamp"].is_null())
             .filter(|p| p["spec"]["nodeName"].as_str().is_some_and(|n| nodes.iter().any(|x| meta_str(x, "name") == n)))
             .cloned()
@@ -190,9 +192,9 @@ impl Controller for Kubelets {
             }
         }
         // Running pods whose containers end or restart as time passes.
-        let running: Vec<Value> = self
+        let running: Vec<Arc<Value>> = self
             .pods
-            .objects()
+            .shared()
             .filter(|p| p["metadata"]["deletionTimestamp"].is_null() && p["status"]["phase"] == "Running")
             .filter(|p| p["spec"]["nodeName"].as_str().is_some_and(|n| nodes.iter().any(|x| meta_str(x, "name") == n)))
             .cloned()

@@ -9,6 +9,8 @@
 
 use std::collections::BTreeSet;
 
+use std::sync::Arc;
+
 use serde_json::{json, Value};
 
 use super::client::Client;
@@ -71,7 +73,7 @@ impl Controller for NodeIpamController {
         if !self.nodes.sync(client) {
             return Progress::default();
         }
-        let nodes: Vec<Value> = self.nodes.objects().cloned().collect();
+        let nodes: Vec<Arc<Value>> = self.nodes.shared().cloned().collect();
         let mut taken: BTreeSet<u32> =
             nodes.iter().filter_map(|n| n["spec"]["podCIDR"].as_str()).filter_map(|c| self.index_of(c)).collect();
         let total = self.ranges.node_ranges();

@@ -5,6 +5,21 @@ use serde_json::{json, Map, Value};
 
 use crate::selector::LabelSelector;
 
+/// The name of the object a response carries, read without building the
+/// object (a created pod's name, for its event).
+pub fn name_in(body: &[u8]) -> String {
+    #[derive(serde::Deserialize)]
+    struct Meta {
+        #[serde(default)]
+        name: String,
+    }
+    #[derive(serde::Deserialize)]
+    struct Object {
+        metadata: Meta,
+    }
+    serde_json::from_slice::<Object>(body).map(|o| o.metadata.name).unwrap_or_default()
+}
+
 pub fn meta_str<'a>(v: &'a Value, f: &str) -> &'a str {
     v["metadata"][f].as_str().unwrap_or("")
 }

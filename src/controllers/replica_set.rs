@@ -20,13 +20,15 @@
 //! - events `SuccessfulCreate` ("Created pod: X") and `SuccessfulDelete`
 //!   ("Deleted pod: X") are recorded on the ReplicaSet.
 
+use std::sync::Arc;
+
 use serde_json::{json, Map, Value};
 
 use super::client::Client;
 use super::events::{EventType, Recorder};
 use super::informer::Informer;
 use super::object::{
-    controller_of, is_active, is_ready, meta_str, owner_reference, pod_from_template, selects, spec_selector,
+    controller_of, is_active, is_ready, meta_str, name_in, owner_reference, pod_from_template, selects, spec_selector,
 };
 use super::{Controller, Progress};
 
@@ -63,7 +65,7 @@ impl Controller for ReplicaSetController {
         let rs_changed = self.replica_sets.sync(client);
         let pods_changed = self.pods.sync(client);
         if rs_changed || pods_changed {
-            let sets: Vec<Value> = self.replica_sets.objects().cloned().collect();
+            let sets: Vec<Arc<Value>> = self.replica_sets.shared().cloned().collect();
             for rs in sets {
                 self.sync_replica_set(client, &rs);
             }
@@ -96,8 +98,9 @@ impl ReplicaSetController {
         let (ns, uid) = (meta_str(rs, "namespace"), meta_str(rs, "uid"));
         let Some(selector) = spec_selector(rs) else { return };
         let pods_path = format!("/api/v1/namespaces/{ns}/pods");
-        let mut owned: Vec<Value> = Vec::new();
-        let candidates: Vec<Value> = self.pods.objects().filter(|p| meta_str(p, "namespace") == ns).cloned().collect();
+        let mut owned: Vec<Arc<Value>> = Vec::new();
+        let candidates: Vec<Arc<Value>> =
+            self.pods.shared().filter(|p| meta_str(p, "namespace") == ns).cloned().collect();
         for pod in candidates {
             let matches = selects(&selector, &pod);
             let pod_uid = meta_str(&pod, "uid").to_string();
@@ -116,13 +119,13 @@ impl ReplicaSetController {
                     let body = json!({"metadata": {"ownerReferences": [owner_reference(rs, "apps/v1", "ReplicaSet")], "uid": pod_uid}});
                     let r = client.write("PATCH", &pod_path, "application/strategic-merge-patch+json", &body);
                     if r.status == 200 {
-                        owned.push(r.json_body());
+                        owned.push(Arc::new(r.json_body()));
                     }
                 }
                 None => {}
             }
         }
-        let active: Vec<&Value> = owned.iter().filter(|p| is_active(p)).collect();
+        let active: Vec<&Value> = owned.iter().map(|p| &**p).filter(|p| is_active(p)).collect();
         let want = rs["spec"]["replicas"].as_i64().unwrap_or(1).max(0) as usize;
         let mut created = 0usize;
         if active.len() < want {
@@ -139,7 +142,7 @@ impl ReplicaSetController {
                     if r.status != 201 {
                         break 'slow_start;
                     }
-                    let message = format!("Created pod: {}", meta_str(&r.json_body(), "name"));
+                    let message = format!("Created pod: {}", name_in(&r.body));
                     self.event(client, rs, "SuccessfulCreate", &message);
                     created += 1;
                 }
@@ -172,8 +175,8 @@ impl ReplicaSetController {
 
     /// The status from what the informer holds (as upstream computes it
     /// from its cache), written when it differs.
-    fn write_status(&self, client: &mut Client<'_>, rs: &Value, owned: &[Value]) {
-        let active: Vec<&Value> = owned.iter().filter(|p| is_active(p)).collect();
+    fn write_status(&self, client: &mut Client<'_>, rs: &Value, owned: &[Arc<Value>]) {
+        let active: Vec<&Value> = owned.iter().map(|p| &**p).filter(|p| is_active(p)).collect();
         let template_labels = rs["spec"]["template"]["metadata"]["labels"].as_object().cloned().unwrap_or_default();
         let fully = active
             .iter()

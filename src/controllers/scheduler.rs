@@ -23,6 +23,8 @@
 
 use std::collections::BTreeMap;
 
+use std::sync::Arc;
+
 use serde_json::{json, Value};
 
 use super::client::{Client, Identity};
@@ -254,7 +256,7 @@ impl Controller for Scheduler {
         if !(pods_changed || nodes_changed || retry_due) {
             return Progress { writes: client.writes - before };
         }
-        let nodes: Vec<Value> = self.nodes.objects().cloned().collect();
+        let nodes: Vec<Arc<Value>> = self.nodes.shared().cloned().collect();
         let mut used: BTreeMap<String, Used> = BTreeMap::new();
         let mut pending: Vec<Value> = Vec::new();
         for pod in self.pods.objects() {
@@ -287,7 +289,13 @@ impl Controller for Scheduler {
 }
 
 impl Scheduler {
-    fn schedule(&mut self, client: &mut Client<'_>, pod: &Value, nodes: &[Value], used: &mut BTreeMap<String, Used>) {
+    fn schedule(
+        &mut self,
+        client: &mut Client<'_>,
+        pod: &Value,
+        nodes: &[Arc<Value>],
+        used: &mut BTreeMap<String, Used>,
+    ) {
         let demand = requests(&pod["spec"]);
         let scored = requests_of(&pod["spec"], true);
         let mut reasons: BTreeMap<String, usize> = BTreeMap::new();

@@ -23,6 +23,8 @@
 //! No ControllerRevisions are served: the revision is the set's name and
 //! the template hash (docs/fidelity.md).
 
+use std::sync::Arc;
+
 use serde_json::{json, Map, Value};
 
 use super::client::Client;
@@ -64,7 +66,7 @@ impl Controller for StatefulSetController {
         let before = client.writes;
         let changed = self.sets.sync(client) | self.pods.sync(client) | self.claims.sync(client);
         if changed {
-            let sets: Vec<Value> = self.sets.objects().cloned().collect();
+            let sets: Vec<Arc<Value>> = self.sets.shared().cloned().collect();
             for set in sets {
                 if set["metadata"]["deletionTimestamp"].is_null() {
                     self.sync(client, &set);

@@ -191,21 +191,21 @@ const SELF_DECODING: &[&str] = &[
 impl<'s> Shape<'s> {
     fn of(schemas: &'s crate::schema::Schemas, raw: Option<&'s Value>) -> Shape<'s> {
         let Some(raw) = raw else { return Shape::FreeForm };
-        if raw.get("$ref").and_then(Value::as_str).is_some_and(|r| SELF_DECODING.contains(&r)) {
+        let facts = schemas.facts(raw);
+        if facts.ref_name.is_some_and(|r| SELF_DECODING.contains(&r)) {
             return Shape::Opaque;
         }
-        let node = schemas.resolve(raw);
-        if node.get("x-kubernetes-preserve-unknown-fields").and_then(Value::as_bool) == Some(true) {
+        if facts.preserve_unknown {
             return Shape::FreeForm;
         }
-        if let Some(Value::Object(props)) = node.get("properties") {
+        if let Some(props) = facts.properties {
             return Shape::Struct(props);
         }
-        if let Some(ap @ Value::Object(_)) = node.get("additionalProperties") {
+        if let Some(ap) = facts.additional {
             return Shape::Map(ap);
         }
-        match node.get("type").and_then(Value::as_str) {
-            Some("array") => Shape::List(node.get("items")),
+        match facts.ty.and_then(Value::as_str) {
+            Some("array") => Shape::List(facts.items),
             Some("object") | None => Shape::FreeForm,
             Some(_) => Shape::Opaque,
         }
