@@ -226,33 +226,41 @@ pub fn record_update(w: &Writer, old: Option<&Value>, new: &mut Value) {
     for raw in old.and_then(|o| o.pointer("/metadata/managedFields")).and_then(Value::as_array).into_iter().flatten() {
         let Some(mut m) = manager_of(raw, false) else { continue };
         let fields = raw.get("fieldsV1").unwrap_or(&Value::Null);
-        if !m.same_identity(&me) && !touched.iter().any(|p| Set::fields_v1_contains(fields, p)) {
+        if m.same_identity(&me) {
+            // The writer's own entry: its FieldsV1 gains what changed and
+            // loses what was removed in place (no set decoded and written
+            // again); its time moves only when its set changed.
+            let mut fields = fields.clone();
+            let mut grew_or_shrank = false;
+            for p in changed.iter() {
+                grew_or_shrank |= Set::fields_v1_add(&mut fields, p);
+            }
+            for p in removed.iter() {
+                grew_or_shrank |= Set::fields_v1_remove(&mut fields, p);
+            }
+            Set::sort_fields_v1(&mut fields);
+            if grew_or_shrank {
+                m.time = Some(w.now.to_string());
+            }
+            entries.push(Entry::Mine(m, fields));
+            continue;
+        }
+        if !touched.iter().any(|p| Set::fields_v1_contains(fields, p)) {
             if !Set::fields_v1_is_empty(fields) {
                 entries.push(Entry::Kept(raw.clone()));
             }
             continue;
         }
-        m.set = Set::from_fields_v1(fields);
-        if !m.same_identity(&me) {
-            m.set = m.set.difference(&changed).difference(&removed);
-        }
+        m.set = Set::from_fields_v1(fields).difference(&changed).difference(&removed);
         entries.push(Entry::Decoded(m));
     }
-    let mine = entries.iter().position(|e| matches!(e, Entry::Decoded(m) if m.same_identity(&me)));
+    let mine = entries.iter().any(|e| matches!(e, Entry::Mine(..)));
     match mine {
-        Some(i) => {
-            if let Entry::Decoded(m) = &mut entries[i] {
-                let set = m.set.union(&changed).difference(&removed);
-                if set != m.set {
-                    m.set = set;
-                    m.time = Some(w.now.to_string());
-                }
-            }
-        }
-        None if !changed.is_empty() => {
+        true => {}
+        false if !changed.is_empty() => {
             entries.push(Entry::Decoded(Manager { set: changed, time: Some(w.now.to_string()), ..me }));
         }
-        None => {}
+        false => {}
     }
     let list: Vec<Value> = entries
         .into_iter()
@@ -260,6 +268,12 @@ pub fn record_update(w: &Writer, old: Option<&Value>, new: &mut Value) {
             Entry::Kept(raw) => Some(raw),
             Entry::Decoded(m) if !m.set.is_empty() => Some(m.to_json()),
             Entry::Decoded(_) => None,
+            Entry::Mine(_, fields) if Set::fields_v1_is_empty(&fields) => None,
+            Entry::Mine(m, fields) => {
+                let mut json = m.to_json();
+                json["fieldsV1"] = fields;
+                Some(json)
+            }
         })
         .collect();
     if let Some(m) = new.get_mut("metadata").and_then(Value::as_object_mut) {
@@ -271,10 +285,12 @@ pub fn record_update(w: &Writer, old: Option<&Value>, new: &mut Value) {
     }
 }
 
-/// A `managedFields` entry through an Update: kept as stored, or decoded.
+/// A `managedFields` entry through an Update: kept as stored, decoded, or
+/// the writer's own with its FieldsV1 edited in place.
 enum Entry {
     Kept(Value),
     Decoded(Manager),
+    Mine(Manager, Value),
 }
 
 /// Server-side apply of `config` onto `live` (None: the object does not

@@ -160,6 +160,80 @@ impl Set {
         }
     }
 
+    /// Adds `path` to a `FieldsV1` document in place (its keys left in
+    /// insertion order until `sort_fields_v1`); whether the document's set
+    /// grew. Gives what decoding it, adding the path and rendering it
+    /// again gives, for a document in the canonical encoding this module
+    /// writes.
+    pub fn fields_v1_add(doc: &mut Value, path: &Path) -> bool {
+        let Value::Object(root) = doc else { return false };
+        let mut node = root;
+        if path.is_empty() {
+            return false;
+        }
+        let mut created = false;
+        for (depth, e) in path.iter().enumerate() {
+            // A member leaf (`{}`) that gains a child stays a member.
+            if depth > 0 && node.is_empty() && !created {
+                node.insert(".".into(), Value::Object(Map::new()));
+            }
+            let child = node.entry(e.encode()).or_insert_with(|| {
+                created = true;
+                Value::Object(Map::new())
+            });
+            let Value::Object(m) = child else { return false };
+            node = m;
+        }
+        if created || node.is_empty() || node.contains_key(".") {
+            return created;
+        }
+        node.insert(".".into(), Value::Object(Map::new()));
+        true
+    }
+
+    /// Removes `path` from a `FieldsV1` document in place (nodes left
+    /// with nothing under them and not members themselves go too);
+    /// whether the document's set shrank.
+    pub fn fields_v1_remove(doc: &mut Value, path: &Path) -> bool {
+        fn remove(node: &mut Map<String, Value>, path: &[PathElement]) -> bool {
+            let Some((first, rest)) = path.split_first() else { return false };
+            let key = first.encode();
+            let Some(Value::Object(child)) = node.get_mut(&key) else { return false };
+            let removed = if rest.is_empty() {
+                if child.is_empty() {
+                    node.shift_remove(&key);
+                    return true;
+                }
+                child.shift_remove(".").is_some()
+            } else {
+                remove(child, rest)
+            };
+            if removed {
+                if child.is_empty() && !rest.is_empty() {
+                    // Not a member, and nothing under it any more.
+                    node.shift_remove(&key);
+                } else if child.len() == 1 && child.contains_key(".") {
+                    // A member with nothing under it: a leaf.
+                    child.clear();
+                }
+            }
+            removed
+        }
+        match doc {
+            Value::Object(m) => remove(m, path),
+            _ => false,
+        }
+    }
+
+    /// Puts every node's keys of a `FieldsV1` document in the order
+    /// `to_fields_v1` writes them (sorted; `.` sorts first).
+    pub fn sort_fields_v1(doc: &mut Value) {
+        if let Value::Object(m) = doc {
+            m.sort_keys();
+            m.values_mut().for_each(Set::sort_fields_v1);
+        }
+    }
+
     /// Whether a `FieldsV1` document holds no path at all (what
     /// `from_fields_v1` would find, stopping at the first).
     pub fn fields_v1_is_empty(v: &Value) -> bool {
@@ -203,6 +277,53 @@ impl Set {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_fields_v1_document_is_edited_in_place_as_its_set_would_be() {
+        let f = |s: &str| PathElement::Field(s.into());
+        let key = |k: &str, v: &str| PathElement::Key(vec![(k.into(), format!("{v:?}"))]);
+        let paths: Vec<Path> = vec![
+            vec![f("metadata"), f("labels")],
+            vec![f("metadata"), f("labels"), f("app")],
+            vec![f("metadata"), f("labels"), f("tier")],
+            vec![f("spec"), f("nodeName")],
+            vec![f("status"), f("conditions"), key("type", "Ready")],
+            vec![f("status"), f("conditions"), key("type", "Ready"), f("status")],
+            vec![f("status"), f("conditions"), key("type", "Ready"), f("lastTransitionTime")],
+            vec![f("status"), f("conditions"), key("type", "PodScheduled"), f("status")],
+            vec![f("status"), f("podIP")],
+            vec![f("status"), f("podIPs"), PathElement::Value("{\"ip\":\"10.0.0.1\"}".into())],
+            vec![f("status"), f("podIPs"), PathElement::Index(0)],
+        ];
+        // Every start (a subset of the paths) with every later addition
+        // and removal of one or two of them.
+        let subset = |bits: u32| {
+            Set(paths.iter().enumerate().filter(|(i, _)| bits >> i & 1 == 1).map(|(_, p)| p.clone()).collect())
+        };
+        let n = paths.len() as u32;
+        let mut checked = 0;
+        for start in (0..1u32 << n).step_by(13) {
+            for (i, j) in [(0, 1), (2, 4), (5, 6), (3, 9), (7, 10), (1, 5)] {
+                let before = subset(start);
+                let change = Set([paths[i].clone(), paths[j].clone()].into_iter().collect());
+                for adding in [true, false] {
+                    let want = if adding { before.union(&change) } else { before.difference(&change) };
+                    let mut doc = before.to_fields_v1();
+                    let mut changed = false;
+                    for p in change.iter() {
+                        changed |=
+                            if adding { Set::fields_v1_add(&mut doc, p) } else { Set::fields_v1_remove(&mut doc, p) };
+                    }
+                    Set::sort_fields_v1(&mut doc);
+                    assert_eq!(doc, want.to_fields_v1(), "start {start:b} {} {i} {j}", if adding { "+" } else { "-" });
+                    assert_eq!(Set::from_fields_v1(&doc), want);
+                    assert_eq!(changed, want != before);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000);
+    }
 
     #[test]
     fn a_fields_v1_document_is_read_in_place() {

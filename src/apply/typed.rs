@@ -8,6 +8,7 @@
 use serde_json::{Map, Value};
 
 use super::fieldpath::{key_element, Path, PathElement, Set};
+use crate::api::meta::same;
 use crate::schema::Schemas;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -217,7 +218,7 @@ fn leaf(old: Option<&Value>, new: Option<&Value>, path: &Path, c: &mut Compariso
     match (old, new) {
         (None, Some(_)) => c.added.insert(path.clone()),
         (Some(_), None) => c.removed.insert(path.clone()),
-        (Some(a), Some(b)) if a != b => c.modified.insert(path.clone()),
+        (Some(a), Some(b)) if !same(a, b) => c.modified.insert(path.clone()),
         _ => {}
     }
 }
@@ -236,7 +237,7 @@ fn walk_cmp(
 ) {
     // Equal subtrees hold no change (a status write leaves the spec be).
     if let (Some(a), Some(b)) = (old, new) {
-        if a == b {
+        if same(a, b) {
             return;
         }
     }
@@ -254,10 +255,9 @@ fn walk_cmp(
         Shape::Struct(props) => {
             struct_node = true;
             let (om, nm) = (old.and_then(Value::as_object), new.and_then(Value::as_object));
-            for k in union_keys(om, nm) {
+            for (k, o, n) in union_entries(om, nm) {
                 path.push(PathElement::Field(k.clone()));
                 let child = props.get(k.as_str());
-                let (o, n) = (om.and_then(|m| m.get(k.as_str())), nm.and_then(|m| m.get(k.as_str())));
                 if child.is_none() {
                     leaf(o, n, path, c);
                 } else {
@@ -268,17 +268,9 @@ fn walk_cmp(
         }
         Shape::Map(elem) => {
             let (om, nm) = (old.and_then(Value::as_object), new.and_then(Value::as_object));
-            for k in union_keys(om, nm) {
+            for (k, o, n) in union_entries(om, nm) {
                 path.push(PathElement::Field(k.clone()));
-                walk_cmp(
-                    s,
-                    elem,
-                    om.and_then(|m| m.get(k.as_str())),
-                    nm.and_then(|m| m.get(k.as_str())),
-                    path,
-                    false,
-                    c,
-                );
+                walk_cmp(s, elem, o, n, path, false, c);
                 path.pop();
             }
         }
@@ -326,14 +318,35 @@ fn walk_cmp(
     }
 }
 
-fn union_keys<'a>(a: Option<&'a Map<String, Value>>, b: Option<&'a Map<String, Value>>) -> Vec<&'a String> {
-    let mut keys: Vec<&String> = a.map(|m| m.keys().collect()).unwrap_or_default();
-    for k in b.into_iter().flat_map(|m| m.keys()) {
-        if !a.is_some_and(|a| a.contains_key(k)) {
-            keys.push(k);
-        }
+/// Every key of `a` then every other key of `b`, with its value in each.
+/// While the two keep their keys in the same order (a new version of an
+/// object usually does), values are paired by position, not looked up.
+#[allow(clippy::type_complexity)]
+fn union_entries<'a>(
+    a: Option<&'a Map<String, Value>>,
+    b: Option<&'a Map<String, Value>>,
+) -> Vec<(&'a String, Option<&'a Value>, Option<&'a Value>)> {
+    let mut out = Vec::with_capacity(a.map_or(0, Map::len).max(b.map_or(0, Map::len)));
+    let mut aligned = true;
+    let mut in_b = b.into_iter().flatten();
+    for (k, v) in a.into_iter().flatten() {
+        let other = match in_b.next() {
+            Some((kb, vb)) if aligned && kb == k => Some(vb),
+            _ => {
+                aligned = false;
+                b.and_then(|b| b.get(k.as_str()))
+            }
+        };
+        out.push((k, Some(v), other));
     }
-    keys
+    if aligned {
+        // b began with a's keys in a's order: the rest are b's alone.
+        out.extend(in_b.map(|(k, v)| (k, None, Some(v))));
+    } else {
+        let only_b = b.into_iter().flatten().filter(|(k, _)| !a.is_some_and(|a| a.contains_key(k.as_str())));
+        out.extend(only_b.map(|(k, v)| (k, None, Some(v))));
+    }
+    out
 }
 
 /// The FieldsV1 document of everything `value` sets when it is new (a
@@ -513,6 +526,24 @@ mod tests {
 
     fn shown(set: &Set) -> Vec<String> {
         set.iter().map(display).collect()
+    }
+
+    #[test]
+    fn a_comparison_does_not_depend_on_key_order() {
+        let old = json!({"metadata": {"labels": {"a": "1", "b": "2"}}, "spec": {"replicas": 1, "paused": false}});
+        let orders = [
+            json!({"metadata": {"labels": {"a": "1", "b": "3", "c": "4"}}, "spec": {"replicas": 2, "paused": false}}),
+            json!({"spec": {"paused": false, "replicas": 2}, "metadata": {"labels": {"c": "4", "b": "3", "a": "1"}}}),
+            json!({"metadata": {"labels": {"b": "3", "a": "1", "c": "4"}}, "spec": {"replicas": 2, "paused": false}}),
+        ];
+        for new in orders {
+            let c = compare(schemas(), deploy_schema(), Some(&old), Some(&new));
+            assert_eq!(shown(&c.modified), [".metadata.labels.b", ".spec.replicas"], "{new}");
+            assert_eq!(shown(&c.added), [".metadata.labels.c"], "{new}");
+            assert!(c.removed.is_empty());
+            let back = compare(schemas(), deploy_schema(), Some(&new), Some(&old));
+            assert_eq!(shown(&back.removed), [".metadata.labels.c"], "{new}");
+        }
     }
 
     #[test]

@@ -180,14 +180,19 @@ pub(super) fn is_terminating(obj: &Value) -> bool {
 
 /// The fields that belong to the main resource rather than its status.
 fn spec_changed(old: &Value, new: &Value) -> bool {
-    let strip = |v: &Value| -> Value {
-        let mut m = v.as_object().cloned().unwrap_or_default();
-        for k in ["metadata", "status", "kind", "apiVersion"] {
-            m.remove(k);
-        }
-        Value::Object(m)
-    };
-    strip(old) != strip(new)
+    fn rest(v: &Value) -> Vec<(&String, &Value)> {
+        let fields = v.as_object().into_iter().flatten();
+        fields.filter(|(k, _)| !matches!(k.as_str(), "metadata" | "status" | "kind" | "apiVersion")).collect()
+    }
+    let (a, b) = (rest(old), rest(new));
+    if a.len() != b.len() {
+        return true;
+    }
+    if a.iter().zip(&b).all(|((ka, va), (kb, vb))| ka == kb && meta::same(va, vb)) {
+        return false;
+    }
+    // Another order: field by field.
+    !a.iter().all(|(k, v)| new.get(k.as_str()).is_some_and(|w| meta::same(v, w)))
 }
 
 /// The stored object an update starts from: as stored, as its resource
@@ -625,8 +630,8 @@ impl<S: Storage> Registry<S> {
         // object answers.
         let new = rt.to_storage(new);
         let same = match rt.stored_as {
-            None => new == *old,
-            Some(_) => new == stored.value(),
+            None => meta::same(&new, old),
+            Some(_) => meta::same(&new, &stored.value()),
         };
         if same {
             return unchanged(Body::Object(current));
