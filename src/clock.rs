@@ -25,7 +25,27 @@ impl SimTime {
         let days = secs.div_euclid(86_400);
         let rem = secs.rem_euclid(86_400);
         let (y, m, d) = civil_from_days(days);
-        format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, (rem / 60) % 60, rem % 60)
+        if !(0..=9999).contains(&y) {
+            return format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, (rem / 60) % 60, rem % 60);
+        }
+        // Written digit by digit: timestamps are formatted several times
+        // per write, and `format!` was a percent of a rollout.
+        fn two(out: &mut String, n: u32, then: char) {
+            out.push(char::from(b'0' + (n / 10 % 10) as u8));
+            out.push(char::from(b'0' + (n % 10) as u8));
+            out.push(then);
+        }
+        let mut out = String::with_capacity(20);
+        let (y, rem) = (y as u32, rem as u32);
+        out.push(char::from(b'0' + (y / 1000) as u8));
+        out.push(char::from(b'0' + (y / 100 % 10) as u8));
+        two(&mut out, y % 100, '-');
+        two(&mut out, m, '-');
+        two(&mut out, d, 'T');
+        two(&mut out, rem / 3600, ':');
+        two(&mut out, rem / 60 % 60, ':');
+        two(&mut out, rem % 60, 'Z');
+        out
     }
 }
 
@@ -269,6 +289,17 @@ mod tests {
     fn formats_rfc3339() {
         assert_eq!(SimTime(0).rfc3339(), "1970-01-01T00:00:00Z");
         assert_eq!(SimTime(1_622_731_252_000).rfc3339(), "2021-06-03T14:40:52Z");
+        assert_eq!(SimTime(253_402_300_799_999).rfc3339(), "9999-12-31T23:59:59Z");
+        assert_eq!(SimTime(-62_135_596_800_000).rfc3339(), "0001-01-01T00:00:00Z");
+        assert_eq!(SimTime(253_402_300_800_000).rfc3339(), "10000-01-01T00:00:00Z");
+        // Every second of a day and a day of every month, as format! writes them.
+        for t in (0..86_400_000i64).step_by(997_000).chain((0..400).map(|d| 1_700_000_000_000 + d * 86_400_000)) {
+            let secs = t / 1000;
+            let (y, m, d) = civil_from_days(secs.div_euclid(86_400));
+            let rem = secs.rem_euclid(86_400);
+            let want = format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, (rem / 60) % 60, rem % 60);
+            assert_eq!(SimTime(t).rfc3339(), want);
+        }
     }
 
     #[test]

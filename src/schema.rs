@@ -37,7 +37,7 @@ pub struct Facts<'s> {
     pub ref_name: Option<&'s str>,
     /// `type`, a string or a list of them.
     pub ty: Option<&'s Value>,
-    pub properties: Option<&'s Map<String, Value>>,
+    pub properties: Option<Props<'s>>,
     /// `additionalProperties`, when it is a schema.
     pub additional: Option<&'s Value>,
     pub items: Option<&'s Value>,
@@ -52,6 +52,30 @@ pub struct Facts<'s> {
     pub map_type: Option<&'s str>,
     pub patch_strategy: Option<&'s str>,
     pub patch_merge_key: Option<&'s Value>,
+}
+
+/// A struct's declared fields, by name: through an index hashed with
+/// foldhash for the built-in schemas (found once), by the schema's own map
+/// otherwise.
+#[derive(Clone, Copy)]
+pub struct Props<'s> {
+    map: &'s Map<String, Value>,
+    index: Option<&'s PropIndex>,
+}
+
+type PropIndex = HashMap<&'static str, &'static Value, foldhash::fast::FixedState>;
+
+impl<'s> Props<'s> {
+    pub fn get(&self, name: &str) -> Option<&'s Value> {
+        match self.index {
+            Some(index) => index.get(name).copied(),
+            None => self.map.get(name),
+        }
+    }
+
+    pub fn contains_key(&self, name: &str) -> bool {
+        self.get(name).is_some()
+    }
 }
 
 impl<'s> Facts<'s> {
@@ -73,7 +97,7 @@ impl<'s> Facts<'s> {
             resolved,
             ref_name: raw.get("$ref").and_then(Value::as_str),
             ty: resolved.get("type"),
-            properties: resolved.get("properties").and_then(Value::as_object),
+            properties: resolved.get("properties").and_then(Value::as_object).map(|map| Props { map, index: None }),
             additional: resolved.get("additionalProperties").filter(|a| a.is_object()),
             items: resolved.get("items"),
             preserve_unknown: resolved.get("x-kubernetes-preserve-unknown-fields").and_then(Value::as_bool)
@@ -103,22 +127,33 @@ pub fn schemas() -> &'static Schemas {
             defs: &'static Map<String, Value>,
             node: &'static Value,
             out: &mut HashMap<usize, Facts<'static>, foldhash::fast::FixedState>,
+            indexes: &mut HashMap<usize, &'static PropIndex>,
         ) {
             if !node.is_object() || out.contains_key(&address(node)) {
                 return;
             }
-            out.insert(address(node), Facts::find(defs, node));
+            let mut facts = Facts::find(defs, node);
+            if let Some(p) = &mut facts.properties {
+                // One index per declared map, however many nodes refer to it.
+                let at = p.map as *const Map<String, Value> as usize;
+                p.index = Some(*indexes.entry(at).or_insert_with(|| {
+                    let index: PropIndex = p.map.iter().map(|(k, v)| (k.as_str(), v)).collect();
+                    &*Box::leak(Box::new(index))
+                }));
+            }
+            out.insert(address(node), facts);
             for child in node.get("properties").and_then(Value::as_object).into_iter().flat_map(|p| p.values()) {
-                visit(defs, child, out);
+                visit(defs, child, out, indexes);
             }
             for key in ["additionalProperties", "items"] {
                 if let Some(child) = node.get(key) {
-                    visit(defs, child, out);
+                    visit(defs, child, out, indexes);
                 }
             }
         }
+        let mut indexes = HashMap::new();
         for d in defs.values() {
-            visit(defs, d, &mut facts);
+            visit(defs, d, &mut facts, &mut indexes);
         }
         Schemas { defs, by_kind, facts }
     })

@@ -26,7 +26,12 @@ impl PathElement {
     /// The key in `FieldsV1`.
     pub fn encode(&self) -> String {
         match self {
-            PathElement::Field(f) => format!("f:{f}"),
+            PathElement::Field(f) => {
+                let mut key = String::with_capacity(f.len() + 2);
+                key.push_str("f:");
+                key.push_str(f);
+                key
+            }
             PathElement::Key(kv) => {
                 let body: Vec<String> =
                     kv.iter().map(|(k, v)| format!("{}:{v}", serde_json::to_string(k).unwrap_or_default())).collect();

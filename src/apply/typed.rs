@@ -21,7 +21,7 @@ enum ListKind<'a> {
 /// What a schema node is.
 enum Shape<'a> {
     Leaf,
-    Struct(&'a Map<String, Value>),
+    Struct(crate::schema::Props<'a>),
     Map(Option<&'a Value>),
     List(ListKind<'a>, Option<&'a Value>),
 }

@@ -297,7 +297,7 @@ impl ResourceType {
                 if let Value::Object(o) = &mut value {
                     self.strategy.defaults(o);
                 }
-                if stored_as.is_none() && value == *read {
+                if stored_as.is_none() && crate::api::meta::same(&value, &read) {
                     return obj;
                 }
                 encode(&value, obj.attrs.clone())

@@ -166,7 +166,7 @@ fn walk(
 #[derive(Clone, Copy)]
 enum Shape<'s> {
     /// Declared fields (a Go struct).
-    Struct(&'s Map<String, Value>),
+    Struct(crate::schema::Props<'s>),
     /// Keys of one value type (a Go map).
     Map(&'s Value),
     /// Items of one type.
