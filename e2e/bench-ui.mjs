@@ -99,7 +99,11 @@ async function frames(page, seconds, work) {
 // controller running in the page (ten nodes with room for 110 pods each,
 // as the native benchmark's): the core time of the one POST, which
 // settles the controllers before it answers.
+// Three times, each in a fresh page (this machine's timings vary by ±20%):
+// the best and the median.
 {
+  const runs = [];
+  for (let run = 0; run < 3; run++) {
   const { page, context } = await openApp(browser, server.url);
   const result = await page.evaluate(() => {
     const req = (m, path, body, ct) => window.wasmBindings.kubesimRequest(m, path, JSON.stringify(body), ct);
@@ -117,8 +121,12 @@ async function frames(page, seconds, work) {
     const got = JSON.parse(req('GET', '/apis/apps/v1/namespaces/default/deployments/big').body);
     return { status: r.status, ms, available: got.status.availableReplicas };
   });
-  console.log(`rollout: 1,000 replicas Ready (${result.available} available, POST ${result.status}) in ${(result.ms / 1000).toFixed(2)} s of page time (goal <= 2 s)`);
+  if (result.available !== 1000 || result.status !== 201) throw new Error(`rollout: ${JSON.stringify(result)}`);
+  runs.push(result.ms / 1000);
   await context.close();
+  }
+  runs.sort((a, b) => a - b);
+  console.log(`rollout: 1,000 replicas Ready in ${runs[0].toFixed(2)} s of page time, best of 3 (median ${runs[1].toFixed(2)} s; goal <= 2 s)`);
 }
 
 await browser.close();
