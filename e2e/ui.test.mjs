@@ -326,6 +326,23 @@ test('after a reload, history compacted before the page read it is named, not sh
   assert.deepEqual(errors, []);
 });
 
+test('empty panels say what will appear in them, and the hint goes once it does', async () => {
+  const { page, errors } = await openApp(browser, server.url);
+  for (const id of ['#lanes-empty', '#pager-empty', '#console-empty']) {
+    assert.ok(await page.isVisible(id), `${id} is shown on a fresh page`);
+  }
+  assert.match(await page.textContent('#lanes-empty'), /open watch/);
+  await page.fill('#lane-path', '/api/v1/namespaces/default/configmaps');
+  await page.click('#lane-open');
+  await page.waitForSelector('#lane-1-state');
+  assert.equal(await page.locator('#lanes-empty').count(), 0, 'an open lane replaces the hint');
+  await page.click('#pager-first');
+  await page.waitForFunction(() => !document.querySelector('#pager-empty'));
+  await page.click('#console-send');
+  await page.waitForFunction(() => !document.querySelector('#console-empty'));
+  assert.deepEqual(errors, []);
+});
+
 test('a console request that cannot be built clears the previous answer', async () => {
   const { page, errors } = await openApp(browser, server.url);
   const panel = page.locator('#console-body').locator('xpath=..');

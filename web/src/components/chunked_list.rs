@@ -49,6 +49,9 @@ pub fn chunked_list() -> Html {
                 <button id="pager-first" onclick={first}>{ "first page" }</button>
                 <button id="pager-next" onclick={next} disabled={!pager.has_next()}>{ "next page" }</button>
             </div>
+            if pager.pages.is_empty() {
+                <div class="muted empty-hint" id="pager-empty">{ "No page read yet. \"first page\" lists the collection `limit` items at a time: each page shows its items, its continue token and remainingItemCount, and \"next page\" sends the token back for the next one, all from the first page's snapshot." }</div>
+            }
             <div id="pages">{ for pages }</div>
         </div>
     }

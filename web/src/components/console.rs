@@ -208,6 +208,9 @@ pub fn console() -> Html {
                 placeholder="request body, JSON or YAML"
                 oninput={Callback::from(move |e: InputEvent| set_body(textarea_value(&e)))} />
             if let Some(e) = (*error).clone() { <div class="error">{ e }</div> }
+            if response.is_none() && error.is_none() {
+                <div class="muted empty-hint" id="console-empty">{ "The response appears here: its status line, headers and body as the API server sends them. Try GET on the path above, or pick POST and give a body." }</div>
+            }
             { for response }
         </div>
     }

@@ -68,6 +68,9 @@ pub fn request_log() -> Html {
             <label class="flag"><input type="checkbox" checked={*show_polls} onchange={toggle} />{ "show the timeline's and owners view's reads" }</label>
             <label class="flag"><input type="checkbox" id="show-controllers" checked={*show_controllers} onchange={toggle_controllers} />{ "show the controllers' requests" }</label>
             <span class="muted">{ format!(" {count} requests") }</span>
+            if count == 0 {
+                <div class="muted empty-hint" id="log-empty">{ "No requests to show yet. Every request the page sends — from kubectl, the console, the watch lanes and the pager — appears here with its status and resourceVersion (the controllers' behind the checkbox above); click one to see it in full." }</div>
+            }
             <VirtualList id="log-list" count={count} row_height={22.0} height={260.0} render={render} follow=true />
             { for detail }
         </div>

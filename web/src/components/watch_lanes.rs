@@ -24,6 +24,7 @@ pub fn watch_lanes() -> Html {
         })
     };
     let ids: Vec<u64> = ctx.0.session.borrow().lanes.iter().map(|l| l.id).collect();
+    let none_open = ids.is_empty();
     let lanes = ids.into_iter().map(|id| html! { <LaneView key={id} {id} /> });
     html! {
         <div class="lanes">
@@ -34,6 +35,9 @@ pub fn watch_lanes() -> Html {
                 <label class="flag"><input type="checkbox" id="lane-list-first" checked={*list_first} onchange={{ let l = list_first.clone(); move |e: Event| l.set(checked(&e)) }} />{ "list first" }</label>
                 <button id="lane-open" onclick={open}>{ "open watch" }</button>
             </div>
+            if none_open {
+                <div class="muted empty-hint" id="lanes-empty">{ "No watch is open. Give a collection's path above and press \"open watch\": a lane shows what the watch delivers (with \"list first\", the list and then a watch from its resourceVersion) — every ADDED, MODIFIED, DELETED and BOOKMARK event as it arrives. Click an event to inspect its object." }</div>
+            }
             <div class="lane-row">{ for lanes }</div>
         </div>
     }
