@@ -254,13 +254,9 @@ pub fn record_update(w: &Writer, old: Option<&Value>, new: &mut Value) {
         m.set = Set::from_fields_v1(fields).difference(&changed).difference(&removed);
         entries.push(Entry::Decoded(m));
     }
-    let mine = entries.iter().any(|e| matches!(e, Entry::Mine(..)));
-    match mine {
-        true => {}
-        false if !changed.is_empty() => {
-            entries.push(Entry::Decoded(Manager { set: changed, time: Some(w.now.to_string()), ..me }));
-        }
-        false => {}
+    // A writer without an entry yet gets one for what it changed.
+    if !changed.is_empty() && !entries.iter().any(|e| matches!(e, Entry::Mine(..))) {
+        entries.push(Entry::Decoded(Manager { set: changed, time: Some(w.now.to_string()), ..me }));
     }
     let list: Vec<Value> = entries
         .into_iter()
