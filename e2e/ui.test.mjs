@@ -211,9 +211,14 @@ test('the owners view shows a Deployment down to its running pods, live', async 
   const rows = await page.locator('#owners .owner-row .kind').allTextContents();
   assert.deepEqual(rows, ['Deployment', 'ReplicaSet', 'Pod', 'Pod']);
   await page.fill('#owners-namespace', 'default');
+  // A first visit finds workloads running in default: the starter's
+  // Deployment (two pods) and spec 002's counter pod.
+  await page.waitForFunction(() => document.querySelectorAll('#owners .owner-row').length === 5);
+  assert.match(await page.textContent('#owners'), /hello2\/2 ready/);
+  assert.match(await page.textContent('#owners'), /counterRunning 1\/1 on worker-/);
   const yaml = 'apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {app: web}\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: nginx\n        image: nginx:1.27\n';
   assert.equal(await kubectl(page, 'kubectl create -f -', yaml), 'deployment.apps/web created\n');
-  await page.waitForFunction(() => document.querySelectorAll('#owners .owner-row').length === 4);
+  await page.waitForFunction(() => document.querySelectorAll('#owners .owner-row').length === 9);
   assert.match(await page.textContent('#owners'), /web2\/2 ready, 2 up-to-date, NewReplicaSetAvailable/);
   assert.match(await page.textContent('#owners'), /Running 1\/1 on worker-/);
   await page.locator('#owners-panel').screenshot({ path: join(SHOTS, 'owners.png') });

@@ -3,9 +3,11 @@
 //! ordinary requests (in the page they are the first entries of the
 //! request log and of the journal): three Ready nodes (their Pod ranges
 //! come from the nodeipam controller), the `kubernetes` and `kube-dns`
-//! Services (the first and tenth addresses of the Service range), CoreDNS as a Deployment (which the
-//! controllers, scheduler and kubelets bring up), and the
-//! `kube-root-ca.crt` ConfigMaps. The namespaces default, kube-system,
+//! Services (the first and tenth addresses of the Service range), CoreDNS
+//! as a Deployment (which the controllers, scheduler and kubelets bring
+//! up), the `kube-root-ca.crt` ConfigMaps, and in `default` a few running
+//! workloads: a Deployment `hello` (two nginx pods) behind a Service, and
+//! spec 002's `counter` pod. The namespaces default, kube-system,
 //! kube-public and kube-node-lease come with the server.
 
 use crate::network::ServiceRanges;
@@ -103,6 +105,31 @@ pub fn requests(services: &ServiceRanges) -> Vec<Request> {
                                               "containers": [{"name": "coredns",
                                               "image": "registry.k8s.io/coredns/coredns:v1.12.0",
                                               "args": ["-conf", "/etc/coredns/Corefile"]}]}}}}),
+    ));
+    // A few workloads in `default`, so a first visit shows a cluster that
+    // lives: a Deployment behind a Service, and spec 002's `counter` pod
+    // (its logging example), whose log `kubectl logs counter` reads.
+    reqs.push(post(
+        "/apis/apps/v1/namespaces/default/deployments",
+        json!({"apiVersion": "apps/v1", "kind": "Deployment",
+               "metadata": {"name": "hello", "labels": {"app": "hello"}},
+               "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "hello"}},
+                        "template": {"metadata": {"labels": {"app": "hello"}},
+                                     "spec": {"containers": [{"name": "nginx", "image": "nginx:1.27",
+                                                              "ports": [{"containerPort": 80}]}]}}}}),
+    ));
+    reqs.push(post(
+        "/api/v1/namespaces/default/services",
+        json!({"apiVersion": "v1", "kind": "Service",
+               "metadata": {"name": "hello", "labels": {"app": "hello"}},
+               "spec": {"selector": {"app": "hello"},
+                        "ports": [{"port": 80, "protocol": "TCP", "targetPort": 80}]}}),
+    ));
+    reqs.push(post(
+        "/api/v1/namespaces/default/pods",
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "counter"},
+               "spec": {"containers": [{"name": "count", "image": "busybox:1.28",
+                        "args": ["/bin/sh", "-c", "i=0; while true; do echo \"$i: $(date)\"; i=$((i+1)); sleep 1; done"]}]}}),
     ));
     for ns in ["default", "kube-system", "kube-public"] {
         reqs.push(post(

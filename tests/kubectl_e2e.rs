@@ -470,7 +470,11 @@ fn kubectl_on_a_living_cluster() {
     d.run(&["rollout", "status", "deployment/web", "--timeout=30s"]);
     let image = d.run(&["get", "deploy", "web", "-o", "jsonpath={.spec.template.spec.containers[0].image}"]);
     assert_eq!(image, "nginx:1.26");
-    assert_eq!(d.run(&["get", "rs", "-o", "name"]).lines().count(), 2, "undo reuses the first ReplicaSet");
+    assert_eq!(
+        d.run(&["get", "rs", "-l", "app=web", "-o", "name"]).lines().count(),
+        2,
+        "undo reuses the first ReplicaSet"
+    );
     assert!(d.run(&["scale", "deployment", "web", "--replicas=4"]).contains("scaled"));
     d.run(&["rollout", "status", "deployment/web", "--timeout=30s"]);
     assert_eq!(d.run(&["get", "pods", "-l", "app=web", "-o", "name"]).lines().count(), 4);

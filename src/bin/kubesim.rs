@@ -523,7 +523,7 @@ const USAGE: &str =
                  replicaset, daemonset, statefulset, job, cronjob, disruption, endpoint,
                  endpointslice, scheduler, kubelet
   --starter      default: start with the browser app's starter cluster (three nodes, CoreDNS, the
-                 kubernetes Service); none: only the four namespaces every cluster has
+                 kubernetes Service, a Deployment hello and the counter pod); none: only the four namespaces every cluster has
   --service-cluster-ip-range, --service-node-port-range  where Services' cluster IPs and node ports
                  come from (kube-apiserver's flags; IPv4 only, /12 to /28)
   --cluster-cidr, --node-cidr-mask-size  the Pod range the nodeipam controller cuts into node ranges

@@ -529,7 +529,18 @@ mod tests {
             let v = body_json(&s.request(Source::Console, Request::new("GET", path)).response);
             v["items"].as_array().unwrap().iter().map(|i| i["metadata"]["name"].as_str().unwrap().to_string()).collect()
         };
-        assert_eq!(names(&mut s, "/api/v1/services"), vec!["kubernetes", "kube-dns"]);
+        assert_eq!(names(&mut s, "/api/v1/services"), vec!["hello", "kubernetes", "kube-dns"]);
+        // A first visit finds workloads running in `default`.
+        let mut pods = names(&mut s, "/api/v1/namespaces/default/pods");
+        pods.sort();
+        assert_eq!(pods.len(), 3, "{pods:?}");
+        assert_eq!(pods[0], "counter");
+        assert!(pods[1].starts_with("hello-") && pods[2].starts_with("hello-"), "{pods:?}");
+        let phases =
+            body_json(&s.request(Source::Console, Request::new("GET", "/api/v1/namespaces/default/pods")).response);
+        for p in phases["items"].as_array().unwrap() {
+            assert_eq!(p["status"]["phase"], "Running", "{}", p["metadata"]["name"]);
+        }
         assert_eq!(names(&mut s, "/api/v1/nodes").len(), 3);
         let ns = names(&mut s, "/api/v1/namespaces");
         for want in ["default", "kube-system", "kube-public"] {

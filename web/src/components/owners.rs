@@ -46,7 +46,7 @@ pub fn owners_view() -> Html {
         <div id="owners">
             <label>{ "namespace " }<input class="mono" id="owners-namespace" value={(*namespace).clone()} {oninput} /></label>
             if list.is_empty() {
-                <div class="muted empty-hint" id="owners-empty">{ "No workloads or pods in this namespace. Try kubectl create deployment web --image=nginx --replicas=3 (or the other namespaces: kube-system runs CoreDNS): each Deployment shows here with its ReplicaSets and their pods, live." }</div>
+                <div class="muted empty-hint" id="owners-empty">{ "No workloads or pods in this namespace. Try kubectl create deployment web --image=nginx --replicas=3 (or another namespace: kube-system runs CoreDNS): each Deployment shows here with its ReplicaSets and their pods, live." }</div>
             } else {
                 <div class="owner-rows">{ for list }</div>
             }
