@@ -430,3 +430,54 @@ test('the fairness panel shows a noisy tenant starving alice, and the fix', asyn
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('a projector: text size, focus layout and theme are the reader\'s choice, kept across a reload, and nothing overflows sideways at 1024 px', async () => {
+  const { context, page, errors } = await openApp(browser, server.url, { width: 1024, height: 768 });
+  const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  const rootSize = () => page.evaluate(() => getComputedStyle(document.documentElement).fontSize);
+  const background = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(await rootSize(), '13px');
+  assert.equal(await overflow(), 0, 'no sideways scrolling at 1024 px');
+  const light = await background();
+  // Larger text scales every size, the virtual lists' rows too.
+  for (const size of ['16', '18']) {
+    await page.selectOption('#view-text', size);
+    assert.equal(await rootSize(), `${size}px`);
+    assert.equal(await overflow(), 0, `no sideways scrolling at ${size} px`);
+  }
+  const row = await page.locator('#log-list .vrow').first().evaluate((e) => e.getBoundingClientRect().height);
+  assert.ok(Math.abs(row - 22 * 18 / 13) < 0.5, `a request-log row grows with the text (${row})`);
+  // The focus layout keeps kubectl, the lanes and the inspector.
+  await page.selectOption('#view-layout', 'focus');
+  for (const id of ['#command-panel', '#lanes-panel', '#inspector-panel']) {
+    assert.ok(await page.isVisible(id), `${id} stays`);
+  }
+  for (const id of ['#log-panel', '#owners-panel', '#console-panel', '#timeline-panel', '#welcome']) {
+    assert.ok(!(await page.isVisible(id)), `${id} goes`);
+  }
+  await page.selectOption('#view-theme', 'dark');
+  const dark = await background();
+  assert.notEqual(dark, light);
+  await page.screenshot({ path: join(SHOTS, 'projector-dark-18px-focus.png') });
+  // A reload keeps all three.
+  await page.reload();
+  await page.waitForSelector('body[data-ready="1"]');
+  assert.equal(await rootSize(), '18px');
+  assert.equal(await page.inputValue('#view-text'), '18');
+  assert.equal(await page.inputValue('#view-layout'), 'focus');
+  assert.equal(await page.inputValue('#view-theme'), 'dark');
+  assert.equal(await background(), dark);
+  assert.ok(!(await page.isVisible('#log-panel')));
+  assert.deepEqual(errors, []);
+  await context.close();
+  // "As the system" follows prefers-color-scheme; "light" overrides it.
+  const sys = await browser.newContext({ viewport: { width: 1024, height: 768 }, colorScheme: 'dark' });
+  const p2 = await sys.newPage();
+  await p2.goto(server.url);
+  await p2.waitForSelector('body[data-ready="1"]');
+  assert.equal(await p2.inputValue('#view-theme'), 'system');
+  assert.equal(await p2.evaluate(() => getComputedStyle(document.body).backgroundColor), dark);
+  await p2.selectOption('#view-theme', 'light');
+  assert.equal(await p2.evaluate(() => getComputedStyle(document.body).backgroundColor), light);
+  await sys.close();
+});

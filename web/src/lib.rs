@@ -16,6 +16,7 @@ pub mod samples;
 pub mod session;
 pub mod state;
 pub mod timeline;
+pub mod view;
 pub mod virtual_window;
 pub mod wire;
 

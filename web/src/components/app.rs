@@ -9,8 +9,8 @@ use super::{
     inspector::Inspector, metrics_chart::MetricsChart,
 };
 use super::{
-    owners::OwnersView, persist, request_log::RequestLog, timeline_view::TimelineView, watch_lanes::WatchLanes,
-    welcome::Welcome, who_am_i::WhoAmI,
+    owners::OwnersView, persist, request_log::RequestLog, timeline_view::TimelineView, view_settings::ViewSettings,
+    watch_lanes::WatchLanes, welcome::Welcome, who_am_i::WhoAmI,
 };
 use crate::session::Session;
 
@@ -62,6 +62,13 @@ impl Ctx {
 pub fn app() -> Html {
     let state = use_reducer(initial_state);
     let ctx = Ctx(state.clone());
+    // How the reader chose to see the page (text size, layout, theme).
+    let view = use_state(super::view_settings::load);
+    use_effect_with(*view, super::view_settings::apply);
+    let on_view = {
+        let view = view.clone();
+        Callback::from(move |v| view.set(v))
+    };
     super::embed::attach(state.session.clone());
     {
         let ctx = ctx.clone();
@@ -103,10 +110,12 @@ pub fn app() -> Html {
     let save_error = state.save_error.clone().map(|e| html! { <div class="save-error" id="save-error">{ e }</div> });
     html! {
         <ContextProvider<Ctx> context={ctx}>
+        <ContextProvider<crate::view::ViewPrefs> context={*view}>
             <header class="topbar">
                 <h1>{ "kubesim" }<small>{ " the Kubernetes API, simulated in this tab" }</small></h1>
                 <ClockBar />
                 <WhoAmI />
+                <ViewSettings prefs={*view} on_change={on_view} />
             </header>
             { for notice }
             { for save_error }
@@ -123,6 +132,7 @@ pub fn app() -> Html {
                 <section class="panel" id="fairness-panel"><h2>{ "Fairness" }</h2><Fairness /></section>
                 <section class="panel" id="metrics-panel"><h2>{ "Metrics" }</h2><MetricsChart /></section>
             </main>
+        </ContextProvider<crate::view::ViewPrefs>>
         </ContextProvider<Ctx>>
     }
 }

@@ -101,7 +101,7 @@ pub fn metrics_chart() -> Html {
             </div>
             <svg class="chart" viewBox={format!("0 0 {W} {H}")} preserveAspectRatio="none" role="img"
                 aria-label="the chosen series over the last two minutes of simulated time">
-                <line x1="0" y1={H.to_string()} x2={W.to_string()} y2={H.to_string()} stroke="#dfe3ec" />
+                <line x1="0" y1={H.to_string()} x2={W.to_string()} y2={H.to_string()} class="axis" />
                 { for polylines }
             </svg>
             <div class="row small">{ format!("max {y_max:.1} · last {x_max:.0} s of simulated time · ") }{ for legend }</div>

@@ -20,6 +20,7 @@ mod persist;
 mod request_log;
 mod response_view;
 mod timeline_view;
+mod view_settings;
 mod virtual_list;
 mod watch_lanes;
 mod welcome;

@@ -22,8 +22,11 @@ pub fn virtual_list(p: &Props) -> Html {
     let scroll = use_state(|| 0.0f64);
     let pinned = use_state(|| true);
     let node = use_node_ref();
-    let total = p.count as f64 * p.row_height;
-    let at_bottom_top = (total - p.height).max(0.0);
+    // Rows grow with the reader's text size.
+    let scale = use_context::<crate::view::ViewPrefs>().map_or(1.0, |v| v.scale());
+    let (row_height, height) = (p.row_height * scale, p.height * scale);
+    let total = p.count as f64 * row_height;
+    let at_bottom_top = (total - height).max(0.0);
     let top = if p.follow && *pinned { at_bottom_top } else { *scroll };
     {
         let node = node.clone();
@@ -47,14 +50,13 @@ pub fn virtual_list(p: &Props) -> Html {
             }
         })
     };
-    let (start, end) = visible_rows(top, p.height, p.row_height, p.count, 10);
+    let (start, end) = visible_rows(top, height, row_height, p.count, 10);
     let rows = (start..end).map(|i| {
-        let style =
-            format!("position:absolute;top:{}px;left:0;right:0;height:{}px", i as f64 * p.row_height, p.row_height);
+        let style = format!("position:absolute;top:{}px;left:0;right:0;height:{}px", i as f64 * row_height, row_height);
         html! { <div class="vrow" key={i} {style}>{ p.render.emit(i) }</div> }
     });
     html! {
-        <div class="vlist" id={p.id.clone()} ref={node} style={format!("height:{}px", p.height)} {onscroll}>
+        <div class="vlist" id={p.id.clone()} ref={node} style={format!("height:{}px", height)} {onscroll}>
             <div style={format!("position:relative;height:{total}px")}>{ for rows }</div>
         </div>
     }
