@@ -481,3 +481,69 @@ test('a projector: text size, focus layout and theme are the reader\'s choice, k
   assert.equal(await p2.evaluate(() => getComputedStyle(document.body).backgroundColor), light);
   await sys.close();
 });
+
+// Moves the focus with Tab (Shift+Tab when the target comes earlier in the
+// page) until `selector` matches the focused element: proof that a
+// keyboard reaches it.
+async function tabTo(page, selector, max = 400) {
+  const back = await page.evaluate((s) => {
+    const t = document.querySelector(s);
+    const a = document.activeElement;
+    return !!(t && a && a !== document.body && (t.compareDocumentPosition(a) & Node.DOCUMENT_POSITION_FOLLOWING));
+  }, selector);
+  for (let i = 0; i < max; i++) {
+    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
+    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+  }
+  throw new Error(`Tab never reached ${selector}`);
+}
+
+async function axeViolations(page) {
+  await page.addScriptTag({ path: join(ROOT, 'node_modules/axe-core/axe.min.js') });
+  const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+test('keyboard only: create with a finalizer, watch, delete, remove the finalizer; no serious accessibility violations in either theme', async () => {
+  const { context, page, errors } = await openApp(browser, server.url, { width: 1440, height: 900 });
+  assert.deepEqual(await axeViolations(page), [], 'the page as it opens');
+  const type = async (selector, text) => {
+    await tabTo(page, selector);
+    await page.keyboard.press('Control+A');
+    await page.keyboard.insertText(text);
+  };
+  // Create a ConfigMap held by a finalizer: the YAML box, then the command and Enter.
+  await type('#kubectl-file', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keyed\n  finalizers:\n  - example.com/hold\n');
+  await type('#kubectl-line', 'kubectl create -f -');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('#kubectl-output')?.textContent === 'configmap/keyed created\n');
+  // Watch configmaps: the path, then Enter opens the lane.
+  await type('#lane-path', '/api/v1/namespaces/default/configmaps');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#lane-1-state:text("watching")');
+  // Delete it: the finalizer holds it, the lane gets MODIFIED.
+  await type('#kubectl-line', 'kubectl delete cm keyed');
+  await page.keyboard.press('Enter');
+  await page.locator('#lane-1-events .event.modified').last().waitFor();
+  // The lane's newest event is announced.
+  assert.match(await page.textContent('#lane-1-live'), /^MODIFIED default\/keyed \d+$/);
+  // Into the lane's list, down to the last event, Enter: the inspector.
+  await tabTo(page, '#lane-1-events .vrow');
+  for (let i = 0; i < 10; i++) await page.keyboard.press('ArrowDown');
+  assert.ok(await page.evaluate(() => document.activeElement.matches('#lane-1-events .vrow:last-child')));
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.phase.on[data-phase="terminating"][aria-current="step"]');
+  // Remove the finalizer with the keyboard: DELETED, and the removed phase.
+  await tabTo(page, '.remove-finalizer[data-finalizer="example.com/hold"]');
+  await page.keyboard.press('Enter');
+  await page.locator('#lane-1-events .event.deleted').last().waitFor();
+  await page.waitForSelector('.phase.on[data-phase="removed"]');
+  // The import control is reachable too.
+  await tabTo(page, '#import');
+  assert.deepEqual(await axeViolations(page), [], 'with a lane, an answer and the inspector open');
+  await page.selectOption('#view-theme', 'dark');
+  assert.deepEqual(await axeViolations(page), [], 'the same in the dark theme');
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -24,8 +24,8 @@ if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERS
   cargo install wasm-bindgen-cli --version "=$WASM_BINDGEN_VERSION"
 fi
 
-# wasm-opt (npm binaryen, pinned in package.json) and playwright-core.
-if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ]; then
+# wasm-opt (npm binaryen, pinned in package.json), playwright-core and axe-core.
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
   command -v npm >/dev/null || { echo "npm is required (Node 20)"; exit 1; }
   npm ci --no-audit --no-fund
 fi

@@ -44,7 +44,9 @@ pub fn chunked_list() -> Html {
     html! {
         <div class="pager">
             <div class="row">
-                <input id="pager-path" class="grow mono" value={(*path).clone()} oninput={{ let p = path.clone(); move |e: InputEvent| p.set(input_value(&e)) }} />
+                <label for="pager-path" class="sr-only">{ "collection to list" }</label>
+                <input id="pager-path" class="grow mono" value={(*path).clone()} oninput={{ let p = path.clone(); move |e: InputEvent| p.set(input_value(&e)) }}
+                    onkeydown={super::enter_clicks("pager-first")} />
                 <label>{ "limit " }<input id="pager-limit" class="narrow" type="number" min="1" value={(*limit).clone()} oninput={{ let l = limit.clone(); move |e: InputEvent| l.set(input_value(&e)) }} /></label>
                 <button id="pager-first" onclick={first}>{ "first page" }</button>
                 <button id="pager-next" onclick={next} disabled={!pager.has_next()}>{ "next page" }</button>

@@ -186,11 +186,14 @@ pub fn console() -> Html {
     html! {
         <div class="console">
             <div class="row">
+                <label for="console-method" class="sr-only">{ "method" }</label>
                 <select id="console-method" onchange={Callback::from(move |e: Event| set_method(select_value(&e)))}>
                     { for ["GET", "POST", "PUT", "PATCH", "DELETE"].iter().map(|m| html!{ <option selected={form.method == *m}>{ *m }</option> }) }
                 </select>
+                <label for="console-path" class="sr-only">{ "path" }</label>
                 <input id="console-path" class="grow mono" list="console-paths" value={form.path.clone()}
-                    oninput={Callback::from(move |e: InputEvent| set_path(input_value(&e)))} spellcheck="false" />
+                    oninput={Callback::from(move |e: InputEvent| set_path(input_value(&e)))} spellcheck="false"
+                    onkeydown={super::enter_clicks("console-send")} />
                 <datalist id="console-paths">{ for paths.iter().map(|p| html!{ <option value={p.clone()} /> }) }</datalist>
                 <button id="console-send" onclick={send}>{ "send" }</button>
             </div>

@@ -130,7 +130,10 @@ pub fn inspector() -> Html {
     });
     let phase_box = |p: Phase, label: &str| {
         let on = phase == p;
-        html! { <span class={if on { "phase on" } else { "phase" }} data-phase={label.to_string()}>{ label.to_string() }</span> }
+        html! {
+            <span class={if on { "phase on" } else { "phase" }} data-phase={label.to_string()}
+                aria-current={on.then_some("step")}>{ label.to_string() }</span>
+        }
     };
     let rows = history.iter().enumerate().rev().map(|(i, (rev, verb))| {
         let prev = i.checked_sub(1).map(|j| history[j].0);
@@ -176,7 +179,7 @@ pub fn inspector() -> Html {
     html! {
         <div class="inspector">
             <div class="mono"><b>{ format!("{} {}", target.resource, if target.namespace.is_empty() { target.name.clone() } else { format!("{}/{}", target.namespace, target.name) }) }</b></div>
-            <div class="phases" id="phases">
+            <div class="phases" id="phases" aria-live="polite" aria-label="lifecycle phase">
                 { phase_box(Phase::Live, "live") }<span class="arrow">{ "→" }</span>
                 { phase_box(Phase::Terminating, "terminating") }<span class="arrow">{ "→" }</span>
                 { phase_box(Phase::Removed, "removed") }

@@ -69,6 +69,23 @@ pub fn real_now() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
 }
 
+/// For a text field: Enter presses the button with this id (the field's
+/// "submit"), as it would in a form.
+pub fn enter_clicks(button_id: &'static str) -> yew::Callback<yew::KeyboardEvent> {
+    yew::Callback::from(move |e: yew::KeyboardEvent| {
+        if e.key() == "Enter" && !e.shift_key() {
+            e.prevent_default();
+            if let Some(b) = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.get_element_by_id(button_id))
+                .and_then(|b| b.dyn_into::<web_sys::HtmlElement>().ok())
+            {
+                b.click();
+            }
+        }
+    })
+}
+
 pub fn input_value(e: &yew::InputEvent) -> String {
     e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).map(|i| i.value()).unwrap_or_default()
 }

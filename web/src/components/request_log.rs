@@ -71,7 +71,7 @@ pub fn request_log() -> Html {
             if count == 0 {
                 <div class="muted empty-hint" id="log-empty">{ "No requests to show yet. Every request the page sends — from kubectl, the console, the watch lanes and the pager — appears here with its status and resourceVersion (the controllers' behind the checkbox above); click one to see it in full." }</div>
             }
-            <VirtualList id="log-list" count={count} row_height={22.0} height={260.0} render={render} follow=true />
+            <VirtualList id="log-list" label="requests (Enter opens one)" count={count} row_height={22.0} height={260.0} render={render} follow=true />
             { for detail }
         </div>
     }

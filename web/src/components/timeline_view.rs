@@ -94,7 +94,7 @@ pub fn timeline_view() -> Html {
             let (pick, ctx2) = (pick.clone(), ctx.clone());
             html! {
                 <div class={if gone { "point gone" } else { "point" }}>
-                    <a class="rv" onclick={move |_| pick.emit(rev)}>{ rev }</a>
+                    <a class="rv" data-enter="1" onclick={move |_| pick.emit(rev)}>{ rev }</a>
                     <span class={format!("ev {}", p.event.to_ascii_lowercase())}>{ p.verb() }</span>
                     <a class="mono" onclick={move |_| ctx2.dispatch(Action::Inspect(obj.clone()))}>{ p.object_label() }</a>
                 </div>
@@ -140,11 +140,11 @@ pub fn timeline_view() -> Html {
                 <text x="10" y="58" class="tick">{ lo }</text>
                 <text x={(WIDTH - 40.0).to_string()} y="58" class="tick">{ hi }</text>
             </svg>
-            <input type="range" min="1" max={head.to_string()} value={hi.to_string()} oninput={on_end} title="scroll the axis" />
+            <input type="range" min="1" max={head.to_string()} value={hi.to_string()} oninput={on_end} title="scroll the axis" aria-label="the newest revision the axis shows" />
             if count == 0 && compacted > 0 {
                 <div class="muted" id="timeline-empty">{ format!("Nothing left to show: every write up to revision {compacted} was compacted (history is kept for {window}s). New writes appear here as they happen.") }</div>
             }
-            <VirtualList id="timeline-list" count={count} row_height={20.0} height={160.0} render={list_render} />
+            <VirtualList id="timeline-list" label="revisions (Enter shows the cluster at one)" count={count} row_height={20.0} height={160.0} render={list_render} />
             { for snap }
         </div>
     }

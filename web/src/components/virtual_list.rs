@@ -15,6 +15,34 @@ pub struct Props {
     pub follow: bool,
     #[prop_or_default]
     pub id: Option<AttrValue>,
+    /// What the list holds, for a screen reader.
+    #[prop_or_default]
+    pub label: Option<AttrValue>,
+}
+
+/// A row's keys: Enter (or Space) does what a click on it does; the arrows
+/// move to the row above or below.
+fn row_keys(e: KeyboardEvent) {
+    use wasm_bindgen::JsCast;
+    let Some(row) = e.target_dyn_into::<web_sys::HtmlElement>() else { return };
+    match e.key().as_str() {
+        "Enter" | " " => {
+            e.prevent_default();
+            // The row's own action, or the one it marks `data-enter`.
+            let target = row.query_selector("[data-enter]").ok().flatten().or_else(|| row.first_element_child());
+            if let Some(inner) = target.and_then(|c| c.dyn_into::<web_sys::HtmlElement>().ok()) {
+                inner.click();
+            }
+        }
+        "ArrowDown" | "ArrowUp" => {
+            e.prevent_default();
+            let next = if e.key() == "ArrowDown" { row.next_element_sibling() } else { row.previous_element_sibling() };
+            if let Some(n) = next.and_then(|n| n.dyn_into::<web_sys::HtmlElement>().ok()) {
+                let _ = n.focus();
+            }
+        }
+        _ => {}
+    }
 }
 
 #[function_component(VirtualList)]
@@ -53,10 +81,11 @@ pub fn virtual_list(p: &Props) -> Html {
     let (start, end) = visible_rows(top, height, row_height, p.count, 10);
     let rows = (start..end).map(|i| {
         let style = format!("position:absolute;top:{}px;left:0;right:0;height:{}px", i as f64 * row_height, row_height);
-        html! { <div class="vrow" key={i} {style}>{ p.render.emit(i) }</div> }
+        html! { <div class="vrow" key={i} {style} tabindex="0" role="listitem" onkeydown={row_keys}>{ p.render.emit(i) }</div> }
     });
     html! {
-        <div class="vlist" id={p.id.clone()} ref={node} style={format!("height:{}px", height)} {onscroll}>
+        <div class="vlist" id={p.id.clone()} ref={node} style={format!("height:{}px", height)} {onscroll}
+            tabindex="0" role="list" aria-label={p.label.clone()}>
             <div style={format!("position:relative;height:{total}px")}>{ for rows }</div>
         </div>
     }

@@ -4,7 +4,7 @@
 use yew::prelude::*;
 
 use super::app::{Action, Ctx, ObjectRef};
-use super::{checked, input_value, VirtualList};
+use super::{checked, enter_clicks, input_value, VirtualList};
 use crate::lanes::{Lane, LaneState, RowKind};
 
 #[function_component(WatchLanes)]
@@ -29,9 +29,12 @@ pub fn watch_lanes() -> Html {
     html! {
         <div class="lanes">
             <div class="row">
-                <input id="lane-path" class="grow mono" value={(*path).clone()} oninput={{ let p = path.clone(); move |e: InputEvent| p.set(input_value(&e)) }} />
+                <label for="lane-path" class="sr-only">{ "collection to watch" }</label>
+                <input id="lane-path" class="grow mono" value={(*path).clone()} oninput={{ let p = path.clone(); move |e: InputEvent| p.set(input_value(&e)) }}
+                    onkeydown={enter_clicks("lane-open")} />
+                <label for="lane-query" class="sr-only">{ "watch query parameters" }</label>
                 <input id="lane-query" class="mono" value={(*query).clone()} placeholder="labelSelector=…&timeoutSeconds=…"
-                    oninput={{ let q = query.clone(); move |e: InputEvent| q.set(input_value(&e)) }} />
+                    oninput={{ let q = query.clone(); move |e: InputEvent| q.set(input_value(&e)) }} onkeydown={enter_clicks("lane-open")} />
                 <label class="flag"><input type="checkbox" id="lane-list-first" checked={*list_first} onchange={{ let l = list_first.clone(); move |e: Event| l.set(checked(&e)) }} />{ "list first" }</label>
                 <button id="lane-open" onclick={open}>{ "open watch" }</button>
             </div>
@@ -61,6 +64,11 @@ fn lane_view(p: &LaneProps) -> Html {
         lane.is_open(),
         lane.last_rv.clone(),
     );
+    // The newest event, said to a screen reader as it arrives.
+    let newest = lane.rows.last().map(|r| {
+        let name = if r.namespace.is_empty() { r.name.clone() } else { format!("{}/{}", r.namespace, r.name) };
+        format!("{} {} {}", r.kind.label(), name, r.resource_version).trim().to_string()
+    });
     let (group, version, resource) = crate::paths::group_version_resource(&lane.path);
     drop(s);
     let state_class = match state {
@@ -126,7 +134,8 @@ fn lane_view(p: &LaneProps) -> Html {
                 else { <button class="lane-resume" onclick={resume}>{ "resume" }</button> }
                 <button class="lane-close" onclick={close}>{ "×" }</button>
             </div>
-            <VirtualList id={format!("lane-{id}-events")} count={count} row_height={20.0} height={220.0} render={render} follow=true />
+            <VirtualList id={format!("lane-{id}-events")} label="watch events (Enter inspects one)" count={count} row_height={20.0} height={220.0} render={render} follow=true />
+            <div class="sr-only" aria-live="polite" id={format!("lane-{id}-live")}>{ newest.unwrap_or_default() }</div>
         </div>
     }
 }
