@@ -257,7 +257,7 @@ test('the kubectl panel behaves like a terminal: echo, scroll-back, history, Ctr
   assert.equal(await kubectl(page, 'kubectl create configmap one'), 'configmap/one created\n');
   assert.equal(await kubectl(page, 'kubectl get cm one -o name'), 'configmap/one\n');
   assert.equal(await page.textContent('#kubectl-echo'), '$ kubectl get cm one -o name');
-  assert.match(await page.textContent('#kubectl-scrollback'), /\$ kubectl create configmap one\s*configmap\/one created/);
+  assert.match(await page.textContent('#kubectl-scrollback'), /\$ kubectl create configmap one\s*copy\s*configmap\/one created/);
   await page.fill('#kubectl-line', '');
   await page.focus('#kubectl-line');
   await page.keyboard.press('ArrowUp');
@@ -546,4 +546,59 @@ test('keyboard only: create with a finalizer, watch, delete, remove the finalize
   assert.deepEqual(await axeViolations(page), [], 'the same in the dark theme');
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+test('a list-first lane shows what it listed, each item opens in the inspector; outputs and objects have copy buttons', async () => {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(server.url);
+  await page.waitForSelector('body[data-ready="1"]');
+  const clipboard = () => page.evaluate(() => navigator.clipboard.readText());
+  const out = await kubectl(page, 'kubectl get ns');
+  assert.match(out, /kube-system/);
+  await page.click('#kubectl-copy');
+  assert.equal(await page.textContent('#kubectl-copy'), 'copied');
+  assert.equal(await clipboard(), out);
+  // The lane lists first: the listed ConfigMap is a row of its own.
+  await page.click('#lane-open');
+  const listed = page.locator('#lane-1-events .event.listed');
+  await listed.first().waitFor();
+  assert.equal(await listed.count(), 1);
+  assert.match(await listed.first().textContent(), /^LISTED\d+default\/kube-root-ca\.crt/);
+  await listed.first().click();
+  await page.waitForFunction(() => document.querySelector('#inspector-body')?.textContent.includes('name: kube-root-ca.crt'));
+  await page.click('#inspector-copy');
+  assert.match(await clipboard(), /^kind: ConfigMap[\s\S]*name: kube-root-ca\.crt/m);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the inspector opens any object by type, namespace and name, with completion', async () => {
+  const { page, errors } = await openApp(browser, server.url);
+  // Completion: the types discovery lists, and the names once the name field has focus.
+  const options = (id) => page.$$eval(`#${id} option`, (os) => os.map((o) => o.value));
+  assert.ok((await options('open-kinds')).includes('deployments'));
+  await page.fill('#open-kind', 'deploy');
+  await page.fill('#open-namespace', 'kube-system');
+  await page.focus('#open-name');
+  await page.waitForFunction(() => document.querySelectorAll('#open-names option').length > 0);
+  assert.deepEqual(await options('open-names'), ['coredns']);
+  assert.ok((await options('open-namespaces')).includes('kube-node-lease'));
+  await page.fill('#open-name', 'coredns');
+  await page.press('#open-name', 'Enter');
+  await page.waitForFunction(() => document.querySelector('#inspector-body')?.textContent.includes('kind: Deployment'));
+  assert.match(await page.textContent('#inspector-body'), /name: coredns/);
+  // A cluster-scoped type needs no namespace.
+  await page.fill('#open-kind', 'no');
+  assert.ok(await page.isDisabled('#open-namespace'));
+  await page.fill('#open-name', 'worker-1');
+  await page.click('#open-go');
+  await page.waitForFunction(() => document.querySelector('#inspector-body')?.textContent.includes('kind: Node'));
+  // What cannot be opened says why.
+  await page.fill('#open-kind', 'flurb');
+  await page.click('#open-go');
+  assert.equal(await page.textContent('#open-error'), 'the server doesn\'t have a resource type "flurb"');
+  assert.deepEqual(errors, []);
 });

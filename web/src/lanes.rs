@@ -42,6 +42,9 @@ pub enum RowKind {
     Deleted,
     Bookmark,
     Error,
+    /// An item of the list a list-first lane started from (not an event:
+    /// what the informer's cache starts with).
+    Listed,
     /// A note from the lane itself (listed N items, resumed from RV…).
     Note,
 }
@@ -54,6 +57,7 @@ impl RowKind {
             RowKind::Deleted => "DELETED",
             RowKind::Bookmark => "BOOKMARK",
             RowKind::Error => "ERROR",
+            RowKind::Listed => "LISTED",
             RowKind::Note => "·",
         }
     }
@@ -144,9 +148,16 @@ impl Lane {
             return;
         }
         let rv = v.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or("").to_string();
-        let n = v.get("items").and_then(Value::as_array).map_or(0, Vec::len);
+        let listed = v.get("items").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+        let n = listed.len();
         let items = if n == 1 { "item" } else { "items" };
         self.note(format!("listed {n} {items} at resourceVersion {rv}"));
+        // The items themselves, each openable in the inspector.
+        for item in listed {
+            let mut row = row_of("ADDED", &serde_json::to_vec(item).unwrap_or_default());
+            row.kind = RowKind::Listed;
+            self.rows.push(row);
+        }
         self.last_rv = Some(rv.clone());
         let mut q = set_query_param(&self.query, "watch", "true");
         q = set_query_param(&q, "resourceVersion", &rv);
@@ -317,6 +328,11 @@ mod tests {
             "{:?}",
             lane.rows.iter().map(|r| &r.detail).collect::<Vec<_>>()
         );
+        // The listed item follows the note, as a row of its own.
+        let listed: Vec<&LaneRow> = lane.rows.iter().filter(|r| r.kind == RowKind::Listed).collect();
+        assert_eq!(listed.len(), 1);
+        assert_eq!(listed[0].name, "default");
+        assert!(!listed[0].resource_version.is_empty());
     }
 
     #[test]

@@ -110,6 +110,28 @@ impl Discovery {
         hits.first().copied().ok_or_else(|| format!("the server doesn't have a resource type \"{typed}\""))
     }
 
+    /// The resource types an object can be read from, for completion:
+    /// plural names (qualified by group where a plural is in several
+    /// groups), each once, sorted.
+    pub fn readable_types(&self) -> Vec<String> {
+        let readable: Vec<&ApiResource> =
+            self.resources.iter().filter(|r| r.verbs.iter().any(|v| v == "get")).collect();
+        let mut out: Vec<String> = readable
+            .iter()
+            .map(|r| {
+                let shared = readable.iter().any(|o| o.resource == r.resource && o.group != r.group);
+                if shared && !r.group.is_empty() {
+                    format!("{}.{}", r.resource, r.group)
+                } else {
+                    r.resource.clone()
+                }
+            })
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// Resources in a category (`all`).
     pub fn category(&self, category: &str) -> Vec<&ApiResource> {
         self.resources.iter().filter(|r| r.categories.iter().any(|c| c == category)).collect()

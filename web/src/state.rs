@@ -20,6 +20,30 @@ pub struct ObjectRef {
     pub name: String,
 }
 
+impl ObjectRef {
+    /// The object a user named in the inspector's box: a resource type as
+    /// kubectl takes it (plural, singular, short name or kind), a
+    /// namespace (not used for cluster-scoped types) and a name.
+    pub fn named(d: &Discovery, kind: &str, namespace: &str, name: &str) -> Result<ObjectRef, String> {
+        let r = d.resolve(kind.trim())?;
+        let name = name.trim();
+        if name.is_empty() {
+            return Err(format!("give the name of the {} to open", r.singular));
+        }
+        let namespace = if r.namespaced { namespace.trim() } else { "" };
+        if r.namespaced && namespace.is_empty() {
+            return Err(format!("{} live in a namespace: give one", r.resource));
+        }
+        Ok(ObjectRef {
+            group: r.group.clone(),
+            version: r.version.clone(),
+            resource: r.resource.clone(),
+            namespace: namespace.to_string(),
+            name: name.to_string(),
+        })
+    }
+}
+
 /// Where the session is saved (the browser's localStorage in the page).
 pub type Saver = Rc<dyn Fn(&str) -> Result<(), String>>;
 
@@ -158,6 +182,29 @@ pub const CLOCK_SAVE_MS: i64 = 5_000;
 mod tests {
     use super::*;
     use kubesim::server::Request;
+
+    #[test]
+    fn the_inspector_box_names_objects_as_kubectl_takes_types() {
+        let mut s = Session::new(1);
+        let d = discover(&mut s, Source::Setup);
+        let deploy = ObjectRef::named(&d, "deploy", "kube-system", "coredns").unwrap();
+        assert_eq!((deploy.group.as_str(), deploy.version.as_str()), ("apps", "v1"));
+        assert_eq!((deploy.resource.as_str(), deploy.namespace.as_str()), ("deployments", "kube-system"));
+        // A cluster-scoped type drops the namespace.
+        let node = ObjectRef::named(&d, "Node", "default", " worker-1 ").unwrap();
+        assert_eq!((node.resource.as_str(), node.namespace.as_str(), node.name.as_str()), ("nodes", "", "worker-1"));
+        assert_eq!(ObjectRef::named(&d, "cm", "default", "").unwrap_err(), "give the name of the configmap to open");
+        assert_eq!(ObjectRef::named(&d, "cm", "", "x").unwrap_err(), "configmaps live in a namespace: give one");
+        assert_eq!(
+            ObjectRef::named(&d, "flurb", "default", "x").unwrap_err(),
+            "the server doesn't have a resource type \"flurb\""
+        );
+        let types = d.readable_types();
+        for t in ["configmaps", "deployments", "nodes", "pods", "events", "events.events.k8s.io"] {
+            assert!(types.contains(&t.to_string()), "{t}: {types:?}");
+        }
+        assert!(!types.contains(&"bindings".to_string()), "bindings cannot be read");
+    }
 
     #[test]
     fn the_clock_is_saved_as_it_moves_so_a_reload_never_goes_back() {

@@ -9,8 +9,8 @@ use super::{
     inspector::Inspector, metrics_chart::MetricsChart,
 };
 use super::{
-    owners::OwnersView, persist, request_log::RequestLog, timeline_view::TimelineView, view_settings::ViewSettings,
-    watch_lanes::WatchLanes, welcome::Welcome, who_am_i::WhoAmI,
+    open_object::OpenObject, owners::OwnersView, persist, request_log::RequestLog, timeline_view::TimelineView,
+    view_settings::ViewSettings, watch_lanes::WatchLanes, welcome::Welcome, who_am_i::WhoAmI,
 };
 use crate::session::Session;
 
@@ -123,7 +123,7 @@ pub fn app() -> Html {
             <main class="grid">
                 <section class="panel" id="command-panel"><h2>{ "kubectl" }</h2><CommandBar /></section>
                 <section class="panel" id="lanes-panel"><h2>{ "Watch lanes" }</h2><WatchLanes /></section>
-                <section class="panel" id="inspector-panel"><h2>{ "Object inspector" }</h2><Inspector /></section>
+                <section class="panel" id="inspector-panel"><h2>{ "Object inspector" }</h2><OpenObject /><Inspector /></section>
                 <section class="panel" id="owners-panel"><h2>{ "Owners" }</h2><OwnersView /></section>
                 <section class="panel" id="console-panel"><h2>{ "Request console" }</h2><Console /></section>
                 <section class="panel" id="log-panel"><h2>{ "Request log" }</h2><RequestLog /></section>

@@ -7,7 +7,7 @@
 use yew::prelude::*;
 
 use super::app::Ctx;
-use super::{input_value, textarea_value};
+use super::{input_value, textarea_value, CopyButton};
 use crate::kubectl;
 use crate::lanes::Lane;
 
@@ -110,7 +110,10 @@ pub fn command_bar() -> Html {
     let out = (*output).clone().map(|(line, o)| {
         html! {
             <>
-                <div class="echo mono" id="kubectl-echo">{ format!("$ {line}") }</div>
+                <div class="echo mono">
+                    <span id="kubectl-echo">{ format!("$ {line}") }</span>
+                    <CopyButton id="kubectl-copy" text={o.text.clone()} label="copy the output" />
+                </div>
                 <pre id="kubectl-output" class={if o.failed { "output failed" } else { "output" }} aria-live="polite">{ o.text }</pre>
             </>
         }
@@ -120,7 +123,10 @@ pub fn command_bar() -> Html {
             <div class="scrollback" id="kubectl-scrollback" aria-label="earlier commands">
                 { for scrollback.iter().map(|(line, o)| html! {
                     <>
-                        <div class="echo mono">{ format!("$ {line}") }</div>
+                        <div class="echo mono">
+                            <span>{ format!("$ {line}") }</span>
+                            <CopyButton text={o.text.clone()} label="copy this output" />
+                        </div>
                         <pre class={if o.failed { "output failed" } else { "output" }}>{ o.text.clone() }</pre>
                     </>
                 }) }

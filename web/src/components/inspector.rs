@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use yew::prelude::*;
 
 use super::app::{Ctx, ObjectRef};
-use super::WireLens;
+use super::{CopyButton, WireLens};
 use crate::format::{diff_lines, field_ownership, to_pretty_json, to_yaml};
 use crate::session::{body_json, Session, Source};
 
@@ -94,7 +94,7 @@ pub fn inspector() -> Html {
         });
     }
     if target.name.is_empty() {
-        return html! { <div class="muted">{ "Click an object in a watch lane or on the timeline to inspect it." }</div> };
+        return html! { <div class="muted">{ "Name an object above (type, namespace, name — each completes), or click one in a watch lane, the owners view or the timeline." }</div> };
     }
     let (status, obj) = (*current).clone().unwrap_or((0, Value::Null));
     let deleted_on_timeline = history.last().is_some_and(|h| h.1 == "delete");
@@ -192,7 +192,10 @@ pub fn inspector() -> Html {
             } else if !finalizers.is_empty() {
                 <div class="muted">{ format!("finalizers: {}", finalizers.join(", ")) }</div>
             }
-            <div class="row"><button onclick={toggle}>{ if *as_yaml { "show JSON" } else { "show YAML" } }</button></div>
+            <div class="row">
+                <button onclick={toggle}>{ if *as_yaml { "show JSON" } else { "show YAML" } }</button>
+                <CopyButton id="inspector-copy" text={body.clone()} label="copy the object" />
+            </div>
             <pre class="body" id="inspector-body">{ body }</pre>
             if status == 200 {
                 <WireLens body={std::rc::Rc::new(serde_json::to_vec(&obj).unwrap_or_default())} at={ctx.0.session.borrow().server.now()} />
