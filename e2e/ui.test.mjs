@@ -602,3 +602,25 @@ test('the inspector opens any object by type, namespace and name, with completio
   assert.equal(await page.textContent('#open-error'), 'the server doesn\'t have a resource type "flurb"');
   assert.deepEqual(errors, []);
 });
+
+test('where the page differs from a cluster, it says so when it matters, linking the docs', async () => {
+  const { page, errors } = await openApp(browser, server.url);
+  // Nothing to say for an ordinary create while the controllers run.
+  await kubectl(page, 'kubectl create deployment live --image=nginx');
+  assert.equal(await page.locator('#kubectl-differs').count(), 0);
+  await page.click('#pause-controllers');
+  await kubectl(page, 'kubectl create deployment held --image=nginx --replicas=2');
+  assert.match(await page.textContent('#kubectl-differs'), /controllers are paused in this page/);
+  assert.match(await page.textContent('#owners-differs'), /controllers are paused in this page/);
+  // The link opens the docs' account of every difference.
+  const href = await page.getAttribute('#kubectl-differs a', 'href');
+  const doc = await page.request.get(new URL(href, page.url()).href);
+  assert.equal(doc.status(), 200);
+  assert.match(await doc.text(), /^# /);
+  await page.click('#pause-controllers');
+  assert.equal(await page.locator('#owners-differs').count(), 0);
+  // A Service: nothing answers on its address here.
+  await kubectl(page, 'kubectl expose deployment live --port=80');
+  assert.match(await page.textContent('#kubectl-differs'), /nothing answers on them/);
+  assert.deepEqual(errors, []);
+});

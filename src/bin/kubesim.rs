@@ -230,6 +230,9 @@ fn serve_ui(dir: &std::path::Path, method: &str, path: &str) -> hyper::Response<
         "css" => "text/css; charset=utf-8",
         "svg" => "image/svg+xml",
         "json" => "application/json",
+        // The docs the page links to, readable as they are.
+        "md" => "text/plain; charset=utf-8",
+        "png" => "image/png",
         _ => "application/octet-stream",
     };
     let body = if method == "HEAD" { Vec::new() } else { bytes };

@@ -36,6 +36,16 @@ pub struct Outcome {
     pub failed: bool,
     /// (collection path, query) for `get -w`.
     pub watch: Option<(String, String)>,
+    /// Where what this command shows differs from a real cluster, said
+    /// when it matters (one line; the page links it to the docs).
+    pub differs: Option<&'static str>,
+}
+
+/// The one-line notes on where the page differs from a real cluster.
+pub mod differs {
+    pub const PAUSED: &str = "The controllers are paused in this page, so nothing reconciles this until you resume or step them; a real cluster's controllers never pause.";
+    pub const LOG_MODEL: &str = "Container output here is a model: nginx and CoreDNS print their start-up lines and shell loops their echo lines; other programs print nothing, where a real container would.";
+    pub const NO_NETWORK: &str = "The Service has its cluster IP and endpoints, but nothing answers on them: no kube-proxy, CNI or DNS runs here.";
 }
 
 impl Outcome {
@@ -97,6 +107,34 @@ fn send(
     s.request(Source::Kubectl, req)
 }
 
+/// The note, if any, a command's outcome needs about where the page
+/// differs from a real cluster.
+fn differs_note(s: &Session, cmd: &parse::Command, out: &Outcome) -> Option<&'static str> {
+    if out.failed || cmd.server_dry_run {
+        return None;
+    }
+    // Kinds only the controllers, the scheduler or the kubelets carry on
+    // (kubectl names what it wrote `kind.group/name`, `kind/name` or
+    // `kind "name"`).
+    const LIVING: [&str; 8] =
+        ["deployment", "replicaset", "statefulset", "daemonset", "job", "cronjob", "pod", "namespace"];
+    let living = |l: &str| {
+        LIVING
+            .iter()
+            .any(|k| l.strip_prefix(k).is_some_and(|rest| rest.starts_with(['.', '/']) || rest.starts_with(" \"")))
+    };
+    let reconciles =
+        matches!(cmd.verb, Verb::Scale | Verb::SetImage | Verb::Run | Verb::Rollout) || out.text.lines().any(living);
+    match cmd.verb {
+        _ if reconciles && s.controllers.is_paused() => Some(differs::PAUSED),
+        Verb::Logs if !out.text.lines().any(|l| !l.starts_with("Defaulted container ")) => Some(differs::LOG_MODEL),
+        Verb::Expose | Verb::CreateFrom if out.text.lines().any(|l| l.starts_with("service/")) => {
+            Some(differs::NO_NETWORK)
+        }
+        _ => None,
+    }
+}
+
 pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
     let mut out = Outcome::default();
     let cmd = match parse(line) {
@@ -141,6 +179,7 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
         Verb::Rollout => imperative::rollout(s, &d, &cmd, &mut out),
         Verb::Expose => imperative::expose(s, &d, &cmd, &mut out),
     }
+    out.differs = differs_note(s, &cmd, &out);
     // kubectl prints the server's warnings (to stderr) ahead of its output.
     let warnings: String = s.log[from..]
         .iter()
@@ -416,6 +455,46 @@ mod tests {
         assert!(run(&mut s, "logs nosuch", "")
             .text
             .contains("Error from server (NotFound): pods \"nosuch\" not found"));
+    }
+
+    #[test]
+    fn where_the_page_differs_from_a_cluster_is_said_when_it_matters() {
+        let mut s = session();
+        // A ConfigMap needs nothing from the controllers: no note.
+        assert_eq!(run(&mut s, "create configmap plain --from-literal=a=b", "").differs, None);
+        assert_eq!(run(&mut s, "create deployment web --image=nginx", "").differs, None);
+        s.set_controllers_paused(true);
+        let yaml = "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\nspec:\n  template:\n    spec:\n      restartPolicy: Never\n      containers:\n      - name: c\n        image: busybox\n";
+        for (line, file) in [
+            ("create deployment paused --image=nginx", ""),
+            ("scale deployment web --replicas=2", ""),
+            ("create -f -", yaml),
+            ("delete deployment web", ""),
+        ] {
+            let out = run(&mut s, line, file);
+            assert!(!out.failed, "{line}: {}", out.text);
+            assert_eq!(out.differs, Some(differs::PAUSED), "{line}: {}", out.text);
+        }
+        assert_eq!(run(&mut s, "create configmap still-plain", "").differs, None);
+        assert_eq!(run(&mut s, "get deploy", "").differs, None);
+        s.set_controllers_paused(false);
+        // A program the log model does not know prints nothing: said so.
+        run(&mut s, "run sleeper --image=busybox --restart=Never -- sleep 3600", "");
+        run(&mut s, "create deployment shown --image=nginx", "");
+        for _ in 0..20 {
+            s.tick(500.0);
+        }
+        let quiet = run(&mut s, "logs sleeper", "");
+        assert_eq!((quiet.text.as_str(), quiet.differs), ("", Some(differs::LOG_MODEL)));
+        let pod = live(&mut s, "/api/v1/namespaces/default/pods?labelSelector=app%3Dshown");
+        let name = pod.pointer("/items/0/metadata/name").and_then(Value::as_str).unwrap().to_string();
+        let nginx = run(&mut s, &format!("logs {name}"), "");
+        assert!(!nginx.text.is_empty() && nginx.differs.is_none(), "{}", nginx.text);
+        // A Service: nothing answers on its address here.
+        assert_eq!(run(&mut s, "expose deployment shown --port=80", "").differs, Some(differs::NO_NETWORK));
+        assert_eq!(run(&mut s, "create service clusterip other --tcp=80:80", "").differs, Some(differs::NO_NETWORK));
+        // A refused command needs no note.
+        assert_eq!(run(&mut s, "expose deployment nosuch --port=80", "").differs, None);
     }
 
     #[test]

@@ -38,6 +38,9 @@ pub enum Source {
     Owners,
     /// The fairness panel's writes.
     Fairness,
+    /// Reads the page makes to offer completion (the console's
+    /// namespaces, the inspector box's names): the page's, not the user's.
+    Completion,
 }
 
 impl Source {
@@ -54,6 +57,7 @@ impl Source {
             Source::Controller => "controller",
             Source::Owners => "owners view",
             Source::Fairness => "fairness panel",
+            Source::Completion => "completion",
         }
     }
 }

@@ -7,7 +7,7 @@
 use yew::prelude::*;
 
 use super::app::Ctx;
-use super::{input_value, textarea_value, CopyButton};
+use super::{input_value, textarea_value, CopyButton, Differs};
 use crate::kubectl;
 use crate::lanes::Lane;
 
@@ -115,6 +115,7 @@ pub fn command_bar() -> Html {
                     <CopyButton id="kubectl-copy" text={o.text.clone()} label="copy the output" />
                 </div>
                 <pre id="kubectl-output" class={if o.failed { "output failed" } else { "output" }} aria-live="polite">{ o.text }</pre>
+                if let Some(note) = o.differs { <Differs id="kubectl-differs" {note} /> }
             </>
         }
     });

@@ -78,7 +78,7 @@ fn build(f: &Form) -> Result<Request, String> {
 }
 
 fn namespaces(s: &mut Session) -> Vec<String> {
-    let e = s.request(Source::Console, Request::new("GET", "/api/v1/namespaces"));
+    let e = s.request(Source::Completion, Request::new("GET", "/api/v1/namespaces"));
     let v = crate::session::body_json(&e.response);
     v["items"]
         .as_array()

@@ -12,6 +12,7 @@ mod clock;
 mod command_bar;
 mod console;
 mod copy_button;
+mod differs;
 mod embed;
 mod fairness;
 mod inspector;
@@ -31,6 +32,7 @@ mod wire_lens;
 
 pub use app::{App, AppState, Ctx, ObjectRef};
 pub use copy_button::CopyButton;
+pub use differs::Differs;
 pub use response_view::ResponseView;
 pub use virtual_list::VirtualList;
 pub use wire_lens::WireLens;

@@ -1,6 +1,7 @@
 //! The inspector's box: open any object by type, namespace and name, each
 //! with completion (the types discovery lists, the namespaces, and the
-//! names in the chosen collection, read when the name field gets focus).
+//! names in the chosen collection, read when the name field gets focus;
+//! the request log calls those reads "completion").
 
 use kubesim::server::Request;
 use yew::prelude::*;
@@ -11,7 +12,7 @@ use crate::session::{body_json, Session, Source};
 
 /// The names in a collection (empty when it cannot be listed).
 fn names(s: &mut Session, path: &str) -> Vec<String> {
-    let e = s.request(Source::Inspector, Request::new("GET", path).with_header("Accept", "application/json"));
+    let e = s.request(Source::Completion, Request::new("GET", path).with_header("Accept", "application/json"));
     let v = body_json(&e.response);
     v["items"]
         .as_array()

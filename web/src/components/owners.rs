@@ -42,12 +42,14 @@ pub fn owners_view() -> Html {
             }
         })
         .collect();
+    let paused = ctx.0.session.borrow().controllers.is_paused();
     html! {
         <div id="owners">
             <label>{ "namespace " }<input class="mono" id="owners-namespace" value={(*namespace).clone()} {oninput} /></label>
             if list.is_empty() {
                 <div class="muted empty-hint" id="owners-empty">{ "No workloads or pods in this namespace. Try kubectl create deployment web --image=nginx --replicas=3 (or another namespace: kube-system runs CoreDNS): each Deployment shows here with its ReplicaSets and their pods, live." }</div>
             } else {
+                if paused { <super::Differs id="owners-differs" note={crate::kubectl::differs::PAUSED} /> }
                 <div class="owner-rows">{ for list }</div>
             }
         </div>

@@ -13,11 +13,11 @@ pub fn request_log() -> Html {
     let show_polls = use_state(|| false);
     let show_controllers = use_state(|| false);
     let s = ctx.0.session.borrow();
-    // The timeline's own polling and the controllers' requests are hidden
-    // unless asked for.
+    // The page's own reads (the timeline's polling, the owners view,
+    // completion) and the controllers' requests are hidden unless asked for.
     let ids: Vec<usize> = (0..s.log.len())
         .filter(|i| match s.log[*i].source {
-            Source::Timeline | Source::Owners => *show_polls,
+            Source::Timeline | Source::Owners | Source::Completion => *show_polls,
             Source::Controller => *show_controllers,
             _ => true,
         })
@@ -65,7 +65,7 @@ pub fn request_log() -> Html {
     drop(s);
     html! {
         <div class="request-log">
-            <label class="flag"><input type="checkbox" checked={*show_polls} onchange={toggle} />{ "show the timeline's and owners view's reads" }</label>
+            <label class="flag"><input type="checkbox" checked={*show_polls} onchange={toggle} />{ "show the page's own reads (timeline, owners view, completion)" }</label>
             <label class="flag"><input type="checkbox" id="show-controllers" checked={*show_controllers} onchange={toggle_controllers} />{ "show the controllers' requests" }</label>
             <span class="muted">{ format!(" {count} requests") }</span>
             if count == 0 {
