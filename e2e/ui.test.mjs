@@ -298,6 +298,12 @@ test('a workshop types imperative kubectl: create deployment, scale, run, logs',
   assert.equal(pods.trim().split('\n').length, 4, pods);
   assert.match(await kubectl(page, 'kubectl create configmap settings --from-literal=mode=demo'), /^configmap\/settings created\n$/);
   // A flag from another command, and a command not simulated, say so.
+  // describe: the pod with its events, as kubectl lays it out.
+  const described = await kubectl(page, `kubectl describe pod ${pods.split('\n')[1].split(' ')[0]}`);
+  assert.match(described, /^Name:\s+web-[a-z0-9]+-[a-z0-9]{5}\nNamespace:\s+default\n/);
+  assert.match(described, /Controlled By:\s+ReplicaSet\/web-/);
+  assert.match(described, /Events:\n  Type    Reason     Age   From               Message\n/);
+  assert.match(described, /Normal  Scheduled  \d+s\s+default-scheduler  Successfully assigned default\/web-/);
   assert.match(await kubectl(page, 'kubectl get pods --image=nginx'), /^error: unknown flag: --image\nSee 'kubectl get --help' for usage\./);
   assert.equal(await kubectl(page, 'kubectl rollout status deploy/web'), 'deployment "web" successfully rolled out\n');
   assert.equal(await kubectl(page, 'kubectl expose deployment web --port=80'), 'service/web exposed\n');

@@ -49,6 +49,23 @@ impl SimTime {
     }
 }
 
+impl SimTime {
+    /// Go's RFC 1123 with a numeric zone, in UTC, as `kubectl describe`
+    /// prints times: `Tue, 14 Nov 2023 22:13:20 +0000`.
+    pub fn rfc1123z(self) -> String {
+        const DAYS: [&str; 7] = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"];
+        const MONTHS: [&str; 12] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+        let secs = self.0.div_euclid(1000);
+        let days = secs.div_euclid(86_400);
+        let rem = secs.rem_euclid(86_400);
+        let (y, m, d) = civil_from_days(days);
+        // 1970-01-01 was a Thursday.
+        let weekday = DAYS[(days + 4).rem_euclid(7) as usize];
+        let month = MONTHS[(m as usize).saturating_sub(1).min(11)];
+        format!("{weekday}, {d:02} {month} {y:04} {:02}:{:02}:{:02} +0000", rem / 3600, (rem / 60) % 60, rem % 60)
+    }
+}
+
 // Howard Hinnant's days-to-civil algorithm (public domain arithmetic).
 fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
@@ -257,6 +274,16 @@ impl NameGenerator {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn rfc1123z_names_the_weekday_and_month() {
+        use super::{parse_rfc3339, SimTime};
+        let t = |s: &str| SimTime(parse_rfc3339(s).unwrap()).rfc1123z();
+        assert_eq!(t("2023-11-14T22:13:20Z"), "Tue, 14 Nov 2023 22:13:20 +0000");
+        assert_eq!(t("1970-01-01T00:00:00Z"), "Thu, 01 Jan 1970 00:00:00 +0000");
+        assert_eq!(t("2024-02-29T09:05:01Z"), "Thu, 29 Feb 2024 09:05:01 +0000");
+        assert_eq!(t("1969-12-31T23:59:59Z"), "Wed, 31 Dec 1969 23:59:59 +0000");
+    }
+
     #[test]
     fn human_durations_follow_the_printers_thresholds() {
         use super::human_duration as h;

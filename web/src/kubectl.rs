@@ -12,6 +12,7 @@ use kubesim::server::Request;
 
 mod auth;
 mod delete;
+mod describe;
 mod get;
 mod imperative;
 mod label;
@@ -178,6 +179,7 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
         Verb::ApiResources => imperative::api_resources(&d, &mut out),
         Verb::Rollout => imperative::rollout(s, &d, &cmd, &mut out),
         Verb::Expose => imperative::expose(s, &d, &cmd, &mut out),
+        Verb::Describe => describe::describe(s, &d, &cmd, &mut out),
     }
     out.differs = differs_note(s, &cmd, &out);
     // kubectl prints the server's warnings (to stderr) ahead of its output.
@@ -569,7 +571,7 @@ mod tests {
             .unwrap_err()
             .contains("See 'kubectl create configmap --help'"));
         assert!(parse("top pods").unwrap_err().starts_with("\"kubectl top\" is not simulated in this command bar"));
-        assert!(parse("describe pod x").unwrap_err().contains("is not simulated"));
+        assert!(parse("explain pods").unwrap_err().contains("is not simulated"));
         let mut s = session();
         assert!(run(&mut s, "create quota q", "").text.contains("\"kubectl create quota\" is not simulated"));
         let out = run(&mut s, "api-resources", "");

@@ -40,15 +40,17 @@ pub enum Verb {
     Rollout,
     /// `expose TYPE/NAME [--port] [--target-port] [--type] [--name]`.
     Expose,
+    /// `describe TYPE NAME…` (or `TYPE/NAME`): pods, deployments,
+    /// configmaps.
+    Describe,
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), logs, api-resources and auth (can-i, whoami)";
+const KNOWN: &str = "get, create, apply, replace, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), logs, describe (pods, deployments, configmaps), api-resources and auth (can-i, whoami)";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
 const NOT_SIMULATED: &[&str] = &[
-    "describe",
     "explain",
     "edit",
     "exec",
@@ -217,6 +219,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "api-resources" => Verb::ApiResources,
         "rollout" => Verb::Rollout,
         "expose" => Verb::Expose,
+        "describe" => Verb::Describe,
         other if NOT_SIMULATED.contains(&other) => {
             return Err(format!("\"kubectl {other}\" is not simulated in this command bar; it knows {KNOWN}"))
         }

@@ -1,0 +1,876 @@
+//! `kubectl describe` for pods, deployments and configmaps: the requests
+//! kubectl 1.33 sends (the object read by the resource builder, again by
+//! the describer, its events by field selector, a Deployment's ReplicaSets
+//! by its selector) and its text, laid out as its describers lay it out
+//! (Go's tabwriter: minimum width 0, padding 2, spaces; the events table
+//! aligned on its own).
+
+use serde_json::{Map, Value};
+
+use super::parse::Command;
+use super::{namespace_of, resolve, send, server_error, Outcome};
+use crate::format::encode_component;
+use crate::resources::Discovery;
+use crate::session::{body_json, Session};
+use kubesim::clock::{parse_rfc3339, SimTime};
+
+/// Go's `text/tabwriter` as kubectl's describers use it: cells end at a
+/// tab; a column is as wide as its widest cell plus two in each block of
+/// consecutive lines that have a cell there; a line's last cell is not
+/// padded. `flush` lays out what was written so far on its own.
+#[derive(Default)]
+pub(crate) struct TabWriter {
+    out: String,
+    pending: String,
+}
+
+impl TabWriter {
+    /// Writes at an indentation level (two spaces each), as kubectl's
+    /// prefix writer does.
+    fn w(&mut self, level: usize, text: &str) {
+        for _ in 0..level {
+            self.pending.push_str("  ");
+        }
+        self.pending.push_str(text);
+    }
+
+    fn flush(&mut self) {
+        let lines: Vec<Vec<&str>> = self.pending.split_terminator('\n').map(|l| l.split('\t').collect()).collect();
+        let mut widths = Vec::new();
+        let mut out = String::new();
+        layout(&lines, 0, lines.len(), &mut widths, &mut out);
+        self.out.push_str(&out);
+        self.pending.clear();
+    }
+
+    pub(crate) fn finish(mut self) -> String {
+        self.flush();
+        self.out
+    }
+}
+
+fn layout(lines: &[Vec<&str>], mut line0: usize, line1: usize, widths: &mut Vec<usize>, out: &mut String) {
+    let column = widths.len();
+    let mut this = line0;
+    while this < line1 {
+        // A cell in this column ends with a tab: the line has more cells.
+        if column + 1 >= lines[this].len() {
+            this += 1;
+            continue;
+        }
+        write_lines(lines, line0, this, widths, out);
+        line0 = this;
+        let mut width = 0;
+        while this < line1 && column + 1 < lines[this].len() {
+            width = width.max(lines[this][column].chars().count() + 2);
+            this += 1;
+        }
+        widths.push(width);
+        layout(lines, line0, this, widths, out);
+        widths.pop();
+        line0 = this;
+    }
+    write_lines(lines, line0, line1, widths, out);
+}
+
+fn write_lines(lines: &[Vec<&str>], from: usize, to: usize, widths: &[usize], out: &mut String) {
+    for line in &lines[from..to] {
+        for (j, cell) in line.iter().enumerate() {
+            out.push_str(cell);
+            if j < widths.len() {
+                out.push_str(&" ".repeat(widths[j].saturating_sub(cell.chars().count())));
+            }
+        }
+        out.push('\n');
+    }
+}
+
+/// The annotation kubectl leaves out of `describe`.
+const SKIPPED_ANNOTATION: &str = "kubectl.kubernetes.io/last-applied-configuration";
+const MAX_ANNOTATION_LEN: usize = 140;
+
+fn text<'v>(v: &'v Value, pointer: &str) -> &'v str {
+    v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+}
+
+fn items<'v>(v: &'v Value, pointer: &str) -> &'v [Value] {
+    v.pointer(pointer).and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default()
+}
+
+fn int(v: &Value, pointer: &str) -> i64 {
+    v.pointer(pointer).and_then(Value::as_i64).unwrap_or(0)
+}
+
+fn when(v: &Value, pointer: &str) -> Option<i64> {
+    v.pointer(pointer).and_then(Value::as_str).and_then(parse_rfc3339)
+}
+
+fn rfc1123z(v: &Value, pointer: &str) -> String {
+    when(v, pointer).map(|t| SimTime(t).rfc1123z()).unwrap_or_default()
+}
+
+fn sorted(map: Option<&Value>) -> Vec<(&String, String)> {
+    let mut kv: Vec<(&String, String)> = map
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| (k, v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())))
+        .collect();
+    kv.sort();
+    kv
+}
+
+fn labels(w: &mut TabWriter, indent: &str, title: &str, map: Option<&Value>) {
+    w.w(0, &format!("{indent}{title}:\t"));
+    let kv = sorted(map);
+    if kv.is_empty() {
+        w.w(0, "<none>\n");
+    }
+    for (i, (k, v)) in kv.iter().enumerate() {
+        if i > 0 {
+            w.w(0, &format!("{indent}\t"));
+        }
+        w.w(0, &format!("{k}={v}\n"));
+    }
+}
+
+fn annotations(w: &mut TabWriter, title: &str, map: Option<&Value>) {
+    w.w(0, &format!("{title}:\t"));
+    let kv: Vec<_> = sorted(map).into_iter().filter(|(k, _)| k.as_str() != SKIPPED_ANNOTATION).collect();
+    if kv.is_empty() {
+        w.w(0, "<none>\n");
+    }
+    for (i, (k, v)) in kv.iter().enumerate() {
+        if i > 0 {
+            w.w(0, "\t");
+        }
+        let v = v.strip_suffix('\n').unwrap_or(v);
+        if v.len() + k.len() + 2 > MAX_ANNOTATION_LEN || v.contains('\n') {
+            w.w(0, &format!("{k}:\n"));
+            for line in v.split('\n') {
+                let short = match line.char_indices().nth(MAX_ANNOTATION_LEN - 2) {
+                    Some((at, _)) => format!("{}...", &line[..at]),
+                    None => line.to_string(),
+                };
+                w.w(0, &format!("\t  {short}\n"));
+            }
+        } else {
+            w.w(0, &format!("{k}: {v}\n"));
+        }
+    }
+}
+
+fn tolerations(w: &mut TabWriter, indent: &str, list: &[Value]) {
+    w.w(0, &format!("{indent}Tolerations:\t"));
+    if list.is_empty() {
+        w.w(0, "<none>\n");
+    }
+    let mut list: Vec<&Value> = list.iter().collect();
+    list.sort_by(|a, b| text(a, "/key").cmp(text(b, "/key")));
+    for (i, t) in list.iter().enumerate() {
+        if i > 0 {
+            w.w(0, &format!("{indent}\t"));
+        }
+        let (key, value, effect) = (text(t, "/key"), text(t, "/value"), text(t, "/effect"));
+        let mut line = key.to_string();
+        if !value.is_empty() {
+            line.push_str(&format!("={value}"));
+        }
+        if !effect.is_empty() {
+            line.push_str(&format!(":{effect}"));
+        }
+        if text(t, "/operator") == "Exists" && value.is_empty() {
+            line.push_str(if key.is_empty() && effect.is_empty() { "op=Exists" } else { " op=Exists" });
+        }
+        if let Some(s) = t.get("tolerationSeconds").and_then(Value::as_i64) {
+            line.push_str(&format!(" for {s}s"));
+        }
+        w.w(0, &format!("{line}\n"));
+    }
+}
+
+/// A probe as kubectl describes it.
+fn probe(p: &Value) -> String {
+    let attrs = format!(
+        "delay={}s timeout={}s period={}s #success={} #failure={}",
+        int(p, "/initialDelaySeconds"),
+        int(p, "/timeoutSeconds"),
+        int(p, "/periodSeconds"),
+        int(p, "/successThreshold"),
+        int(p, "/failureThreshold")
+    );
+    let port = |v: Option<&Value>| match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(n) => n.to_string(),
+        None => String::new(),
+    };
+    if let Some(e) = p.get("exec") {
+        let cmd: Vec<&str> = items(e, "/command").iter().filter_map(Value::as_str).collect();
+        return format!("exec [{}] {attrs}", cmd.join(" "));
+    }
+    if let Some(h) = p.get("httpGet") {
+        let scheme = text(h, "/scheme").to_ascii_lowercase();
+        let host = format!("{}:{}", text(h, "/host"), port(h.get("port")));
+        return format!("http-get {scheme}://{host}{} {attrs}", text(h, "/path"));
+    }
+    if let Some(t) = p.get("tcpSocket") {
+        return format!("tcp-socket {}:{} {attrs}", text(t, "/host"), port(t.get("port")));
+    }
+    format!("unknown {attrs}")
+}
+
+fn container_state(w: &mut TabWriter, name: &str, state: &Value) {
+    if let Some(r) = state.get("running") {
+        w.w(2, &format!("{name}:\tRunning\n"));
+        w.w(3, &format!("Started:\t{}\n", rfc1123z(r, "/startedAt")));
+    } else if let Some(t) = state.get("terminated") {
+        w.w(2, &format!("{name}:\tTerminated\n"));
+        for (label, p) in [("Reason", "/reason"), ("Message", "/message")] {
+            if !text(t, p).is_empty() {
+                w.w(3, &format!("{label}:\t{}\n", text(t, p)));
+            }
+        }
+        w.w(3, &format!("Exit Code:\t{}\n", int(t, "/exitCode")));
+        if int(t, "/signal") > 0 {
+            w.w(3, &format!("Signal:\t{}\n", int(t, "/signal")));
+        }
+        w.w(3, &format!("Started:\t{}\n", rfc1123z(t, "/startedAt")));
+        w.w(3, &format!("Finished:\t{}\n", rfc1123z(t, "/finishedAt")));
+    } else {
+        w.w(2, &format!("{name}:\tWaiting\n"));
+        let reason = text(state, "/waiting/reason");
+        if !reason.is_empty() {
+            w.w(3, &format!("Reason:\t{reason}\n"));
+        }
+    }
+}
+
+fn resources(w: &mut TabWriter, r: Option<&Value>) {
+    for (title, key) in [("Limits", "limits"), ("Requests", "requests")] {
+        let kv = sorted(r.and_then(|r| r.get(key)));
+        if !kv.is_empty() {
+            w.w(2, &format!("{title}:\n"));
+        }
+        for (k, v) in kv {
+            w.w(3, &format!("{k}:\t{v}\n"));
+        }
+    }
+}
+
+/// The value an env var's `valueFrom` stands for, as kubectl shows it.
+fn env_from(pod: Option<&Value>, e: &Value) -> String {
+    let from = e.get("valueFrom").unwrap_or(&Value::Null);
+    if let Some(f) = from.get("fieldRef") {
+        let path = text(f, "/fieldPath");
+        let value = pod
+            .and_then(|p| {
+                let pointer = format!("/{}", path.replace('.', "/"));
+                p.pointer(&pointer).and_then(Value::as_str).map(str::to_string)
+            })
+            .unwrap_or_default();
+        return format!("{value} ({}:{path})", text(f, "/apiVersion"));
+    }
+    if let Some(r) = from.get("resourceFieldRef") {
+        return format!("{} ({})", text(r, "/containerName"), text(r, "/resource"));
+    }
+    for (key, what) in [("configMapKeyRef", "config map"), ("secretKeyRef", "secret")] {
+        if let Some(r) = from.get(key) {
+            let optional = r.get("optional").and_then(Value::as_bool).unwrap_or(false);
+            return format!(
+                "<set to the key '{}' of {what} '{}'>\tOptional: {optional}",
+                text(r, "/key"),
+                text(r, "/name")
+            );
+        }
+    }
+    String::new()
+}
+
+/// Containers (with their statuses for a pod; none for a template),
+/// `space` the template's extra indentation.
+fn containers(w: &mut TabWriter, pod: Option<&Value>, list: &[Value], statuses: &[Value], space: &str) {
+    w.w(0, &format!("{space}Containers:{}\n", if list.is_empty() { " <none>" } else { "" }));
+    let indent = if space.is_empty() { "" } else { " " };
+    for c in list {
+        let name = text(c, "/name");
+        let status = statuses.iter().find(|s| text(s, "/name") == name);
+        w.w(1, &format!("{indent}{name}:\n"));
+        if let Some(s) = status {
+            w.w(2, &format!("Container ID:\t{}\n", text(s, "/containerID")));
+        }
+        w.w(2, &format!("Image:\t{}\n", text(c, "/image")));
+        if let Some(s) = status {
+            w.w(2, &format!("Image ID:\t{}\n", text(s, "/imageID")));
+        }
+        let ports = items(c, "/ports");
+        let list = |f: &dyn Fn(&Value) -> i64| -> String {
+            ports
+                .iter()
+                .map(|p| format!("{}/{}", f(p), p.get("protocol").and_then(Value::as_str).unwrap_or("TCP")))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let (container_ports, host_ports) = (list(&|p| int(p, "/containerPort")), list(&|p| int(p, "/hostPort")));
+        for (one, many, v) in [("Port", "Ports", container_ports), ("Host Port", "Host Ports", host_ports)] {
+            if v.contains(',') {
+                w.w(2, &format!("{many}:\t{v}\n"));
+            } else {
+                w.w(2, &format!("{one}:\t{}\n", if v.is_empty() { "<none>" } else { &v }));
+            }
+        }
+        for (title, key) in [("Command", "/command"), ("Args", "/args")] {
+            let words = items(c, key);
+            if !words.is_empty() {
+                w.w(2, &format!("{title}:\n"));
+                for line in words.iter().filter_map(Value::as_str).flat_map(|s| s.split('\n')) {
+                    w.w(3, &format!("{line}\n"));
+                }
+            }
+        }
+        if let Some(s) = status {
+            container_state(w, "State", s.get("state").unwrap_or(&Value::Null));
+            if let Some(last) = s.pointer("/lastState").filter(|l| l.get("terminated").is_some()) {
+                container_state(w, "Last State", last);
+            }
+            let ready = s.get("ready").and_then(Value::as_bool).unwrap_or(false);
+            w.w(2, &format!("Ready:\t{}\n", if ready { "True" } else { "False" }));
+            w.w(2, &format!("Restart Count:\t{}\n", int(s, "/restartCount")));
+        }
+        resources(w, c.get("resources"));
+        for (title, key) in
+            [("Liveness", "livenessProbe"), ("Readiness", "readinessProbe"), ("Startup", "startupProbe")]
+        {
+            if let Some(p) = c.get(key) {
+                w.w(2, &format!("{title}:\t{}\n", probe(p)));
+            }
+        }
+        let env = items(c, "/env");
+        w.w(2, &format!("Environment:{}\n", if env.is_empty() { "\t<none>" } else { "" }));
+        for e in env {
+            let name = text(e, "/name");
+            if e.get("valueFrom").is_some() {
+                w.w(3, &format!("{name}:\t{}\n", env_from(pod, e)));
+                continue;
+            }
+            for (i, line) in text(e, "/value").split('\n').enumerate() {
+                if i == 0 {
+                    w.w(3, &format!("{name}:\t{line}\n"));
+                } else {
+                    w.w(3, &format!("\t{line}\n"));
+                }
+            }
+        }
+        let mut mounts: Vec<&Value> = items(c, "/volumeMounts").iter().collect();
+        mounts.sort_by(|a, b| text(a, "/mountPath").cmp(text(b, "/mountPath")));
+        w.w(2, &format!("Mounts:{}\n", if mounts.is_empty() { "\t<none>" } else { "" }));
+        for m in mounts {
+            let mut flags =
+                vec![if m.get("readOnly").and_then(Value::as_bool).unwrap_or(false) { "ro" } else { "rw" }.to_string()];
+            if !text(m, "/subPath").is_empty() {
+                flags.push(format!("path={:?}", text(m, "/subPath")));
+            }
+            w.w(3, &format!("{} from {} ({})\n", text(m, "/mountPath"), text(m, "/name"), flags.join(",")));
+        }
+    }
+}
+
+fn volumes(w: &mut TabWriter, list: &[Value], space: &str) {
+    if list.is_empty() {
+        w.w(0, &format!("{space}Volumes:\t<none>\n"));
+        return;
+    }
+    w.w(0, &format!("{space}Volumes:\n"));
+    let indent = if space.is_empty() { "" } else { " " };
+    for v in list {
+        w.w(1, &format!("{indent}{}:\n", text(v, "/name")));
+        if let Some(e) = v.get("emptyDir") {
+            w.w(2, "Type:\tEmptyDir (a temporary directory that shares a pod's lifetime)\n");
+            w.w(2, &format!("Medium:\t{}\n", text(e, "/medium")));
+            let limit = e.get("sizeLimit").and_then(Value::as_str).unwrap_or("<unset>");
+            w.w(2, &format!("SizeLimit:\t{limit}\n"));
+        } else if let Some(c) = v.get("configMap") {
+            w.w(2, "Type:\tConfigMap (a volume populated by a ConfigMap)\n");
+            w.w(2, &format!("Name:\t{}\n", text(c, "/name")));
+            w.w(2, &format!("Optional:\t{}\n", c.get("optional").and_then(Value::as_bool).unwrap_or(false)));
+        } else if let Some(s) = v.get("secret") {
+            w.w(2, "Type:\tSecret (a volume populated by a Secret)\n");
+            w.w(2, &format!("SecretName:\t{}\n", text(s, "/secretName")));
+            w.w(2, &format!("Optional:\t{}\n", s.get("optional").and_then(Value::as_bool).unwrap_or(false)));
+        } else if let Some(h) = v.get("hostPath") {
+            w.w(2, "Type:\tHostPath (bare host directory volume)\n");
+            w.w(2, &format!("Path:\t{}\n", text(h, "/path")));
+            w.w(2, &format!("HostPathType:\t{}\n", text(h, "/type")));
+        } else {
+            w.w(2, "Type:\t<unknown>\n");
+        }
+    }
+}
+
+/// Upstream's QoS class: Guaranteed when every container's requests
+/// equal its cpu and memory limits, BestEffort when none sets any.
+fn qos_class(pod: &Value) -> &'static str {
+    let containers: Vec<&Value> =
+        items(pod, "/spec/containers").iter().chain(items(pod, "/spec/initContainers").iter()).collect();
+    let any = containers.iter().any(|c| {
+        ["requests", "limits"]
+            .iter()
+            .any(|k| c.pointer(&format!("/resources/{k}")).and_then(Value::as_object).is_some_and(|m| !m.is_empty()))
+    });
+    if !any {
+        return "BestEffort";
+    }
+    let guaranteed = containers.iter().all(|c| {
+        let limits = c.pointer("/resources/limits");
+        let requests = c.pointer("/resources/requests");
+        ["cpu", "memory"].iter().all(|r| {
+            let limit = limits.and_then(|l| l.get(*r));
+            limit.is_some() && requests.and_then(|q| q.get(*r)).is_none_or(|q| Some(q) == limit)
+        })
+    });
+    if guaranteed {
+        "Guaranteed"
+    } else {
+        "Burstable"
+    }
+}
+
+/// The object's events, read as kubectl reads them (one field selector on
+/// the involved object, 500 a page) and laid out as its events table.
+fn events(s: &mut Session, w: &mut TabWriter, obj: &Value, kind: &str, namespace: &str) {
+    let selector = format!(
+        "involvedObject.kind={kind},involvedObject.name={},involvedObject.namespace={namespace},involvedObject.uid={}",
+        text(obj, "/metadata/name"),
+        text(obj, "/metadata/uid")
+    );
+    let path = format!("/api/v1/namespaces/{namespace}/events?fieldSelector={}&limit=500", encode_component(&selector));
+    let e = send(s, "GET", &path, None, None, "application/json");
+    let list = body_json(&e.response);
+    let mut evs: Vec<&Value> = items(&list, "/items").iter().collect();
+    if evs.is_empty() {
+        w.w(0, "Events:\t<none>\n");
+        return;
+    }
+    w.flush();
+    evs.sort_by_key(|e| when(e, "/lastTimestamp").unwrap_or(i64::MIN));
+    let now = s.server.now().0;
+    let since = |t: Option<i64>| t.map(|t| crate::format::age(now, t)).unwrap_or_else(|| "<unknown>".into());
+    w.w(0, "Events:\n  Type\tReason\tAge\tFrom\tMessage\n");
+    w.w(1, "----\t------\t----\t----\t-------\n");
+    for e in evs {
+        let first = match when(e, "/eventTime") {
+            Some(t) => since(Some(t)),
+            None => since(when(e, "/firstTimestamp")),
+        };
+        let count = int(e, "/count");
+        let interval = if e.get("series").is_some_and(|v| !v.is_null()) {
+            format!("{} (x{} over {first})", since(when(e, "/series/lastObservedTime")), int(e, "/series/count"))
+        } else if count > 1 {
+            format!("{} (x{count} over {first})", since(when(e, "/lastTimestamp")))
+        } else {
+            first
+        };
+        let source = match text(e, "/source/component") {
+            "" => text(e, "/reportingComponent"),
+            c => c,
+        };
+        w.w(
+            1,
+            &format!(
+                "{}\t{}\t{interval}\t{source}\t{}\n",
+                text(e, "/type"),
+                text(e, "/reason"),
+                text(e, "/message").trim()
+            ),
+        );
+    }
+}
+
+fn pod(s: &mut Session, w: &mut TabWriter, p: &Value, namespace: &str) {
+    w.w(0, &format!("Name:\t{}\n", text(p, "/metadata/name")));
+    w.w(0, &format!("Namespace:\t{}\n", text(p, "/metadata/namespace")));
+    if let Some(prio) = p.pointer("/spec/priority").and_then(Value::as_i64) {
+        w.w(0, &format!("Priority:\t{prio}\n"));
+    }
+    for (label, ptr) in
+        [("Priority Class Name", "/spec/priorityClassName"), ("Service Account", "/spec/serviceAccountName")]
+    {
+        if !text(p, ptr).is_empty() {
+            w.w(0, &format!("{label}:\t{}\n", text(p, ptr)));
+        }
+    }
+    match text(p, "/spec/nodeName") {
+        "" => w.w(0, "Node:\t<none>\n"),
+        node => w.w(0, &format!("Node:\t{node}/{}\n", text(p, "/status/hostIP"))),
+    }
+    if when(p, "/status/startTime").is_some() {
+        w.w(0, &format!("Start Time:\t{}\n", rfc1123z(p, "/status/startTime")));
+    }
+    labels(w, "", "Labels", p.pointer("/metadata/labels"));
+    annotations(w, "Annotations", p.pointer("/metadata/annotations"));
+    let phase = text(p, "/status/phase");
+    match when(p, "/metadata/deletionTimestamp") {
+        Some(t) if phase != "Failed" && phase != "Succeeded" => {
+            w.w(0, &format!("Status:\tTerminating (lasts {})\n", crate::format::age(s.server.now().0, t)));
+            w.w(0, &format!("Termination Grace Period:\t{}s\n", int(p, "/metadata/deletionGracePeriodSeconds")));
+        }
+        _ => w.w(0, &format!("Status:\t{phase}\n")),
+    }
+    for (label, ptr) in [("Reason", "/status/reason"), ("Message", "/status/message")] {
+        if !text(p, ptr).is_empty() {
+            w.w(0, &format!("{label}:\t{}\n", text(p, ptr)));
+        }
+    }
+    w.w(0, &format!("IP:\t{}\n", text(p, "/status/podIP")));
+    let ips = items(p, "/status/podIPs");
+    if ips.is_empty() {
+        w.w(0, "IPs:\t<none>\n");
+    } else {
+        w.w(0, "IPs:\n");
+        for ip in ips {
+            w.w(1, &format!("IP:\t{}\n", text(ip, "/ip")));
+        }
+    }
+    if let Some(owner) =
+        items(p, "/metadata/ownerReferences").iter().find(|o| o.get("controller") == Some(&Value::Bool(true)))
+    {
+        w.w(0, &format!("Controlled By:\t{}/{}\n", text(owner, "/kind"), text(owner, "/name")));
+    }
+    if !text(p, "/status/nominatedNodeName").is_empty() {
+        w.w(0, &format!("NominatedNodeName:\t{}\n", text(p, "/status/nominatedNodeName")));
+    }
+    containers(w, Some(p), items(p, "/spec/containers"), items(p, "/status/containerStatuses"), "");
+    let conditions = items(p, "/status/conditions");
+    if !conditions.is_empty() {
+        w.w(0, "Conditions:\n  Type\tStatus\n");
+        for c in conditions {
+            w.w(1, &format!("{} \t{} \n", text(c, "/type"), text(c, "/status")));
+        }
+    }
+    volumes(w, items(p, "/spec/volumes"), "");
+    w.w(0, &format!("QoS Class:\t{}\n", qos_class(p)));
+    labels(w, "", "Node-Selectors", p.pointer("/spec/nodeSelector"));
+    tolerations(w, "", items(p, "/spec/tolerations"));
+    events(s, w, p, "Pod", namespace);
+}
+
+/// A label selector as `LabelSelectorAsSelector(...).String()` prints it.
+fn selector_string(sel: &Value) -> String {
+    let mut parts: Vec<(String, String)> =
+        sorted(sel.get("matchLabels")).into_iter().map(|(k, v)| (k.clone(), format!("{k}={v}"))).collect();
+    for e in items(sel, "/matchExpressions") {
+        let key = text(e, "/key").to_string();
+        let values: Vec<&str> = items(e, "/values").iter().filter_map(Value::as_str).collect();
+        let p = match text(e, "/operator") {
+            "In" => format!("{key} in ({})", values.join(",")),
+            "NotIn" => format!("{key} notin ({})", values.join(",")),
+            "Exists" => key.clone(),
+            _ => format!("!{key}"),
+        };
+        parts.push((key, p));
+    }
+    parts.sort_by(|a, b| a.0.cmp(&b.0));
+    let joined: Vec<String> = parts.into_iter().map(|(_, p)| p).collect();
+    if joined.is_empty() {
+        "<none>".into()
+    } else {
+        joined.join(",")
+    }
+}
+
+fn int_or_string(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(n) if !n.is_null() => n.to_string(),
+        _ => String::new(),
+    }
+}
+
+fn deployment(s: &mut Session, w: &mut TabWriter, d: &Value, namespace: &str) {
+    w.w(0, &format!("Name:\t{}\n", text(d, "/metadata/name")));
+    w.w(0, &format!("Namespace:\t{}\n", text(d, "/metadata/namespace")));
+    w.w(0, &format!("CreationTimestamp:\t{}\n", rfc1123z(d, "/metadata/creationTimestamp")));
+    labels(w, "", "Labels", d.pointer("/metadata/labels"));
+    annotations(w, "Annotations", d.pointer("/metadata/annotations"));
+    let selector = selector_string(d.pointer("/spec/selector").unwrap_or(&Value::Null));
+    w.w(0, &format!("Selector:\t{selector}\n"));
+    w.w(
+        0,
+        &format!(
+            "Replicas:\t{} desired | {} updated | {} total | {} available | {} unavailable\n",
+            int(d, "/spec/replicas"),
+            int(d, "/status/updatedReplicas"),
+            int(d, "/status/replicas"),
+            int(d, "/status/availableReplicas"),
+            int(d, "/status/unavailableReplicas")
+        ),
+    );
+    w.w(0, &format!("StrategyType:\t{}\n", text(d, "/spec/strategy/type")));
+    w.w(0, &format!("MinReadySeconds:\t{}\n", int(d, "/spec/minReadySeconds")));
+    if let Some(ru) = d.pointer("/spec/strategy/rollingUpdate") {
+        w.w(
+            0,
+            &format!(
+                "RollingUpdateStrategy:\t{} max unavailable, {} max surge\n",
+                int_or_string(ru.get("maxUnavailable")),
+                int_or_string(ru.get("maxSurge"))
+            ),
+        );
+    }
+    let template = d.pointer("/spec/template").unwrap_or(&Value::Null);
+    w.w(0, "Pod Template:\n");
+    labels(w, "  ", "Labels", template.pointer("/metadata/labels"));
+    if template.pointer("/metadata/annotations").and_then(Value::as_object).is_some_and(|m| !m.is_empty()) {
+        annotations(w, "  Annotations", template.pointer("/metadata/annotations"));
+    }
+    if !text(template, "/spec/serviceAccountName").is_empty() {
+        w.w(1, &format!("Service Account:\t{}\n", text(template, "/spec/serviceAccountName")));
+    }
+    containers(w, None, items(template, "/spec/containers"), &[], "  ");
+    volumes(w, items(template, "/spec/volumes"), "  ");
+    if !text(template, "/spec/priorityClassName").is_empty() {
+        w.w(1, &format!("Priority Class Name:\t{}\n", text(template, "/spec/priorityClassName")));
+    }
+    labels(w, "  ", "Node-Selectors", template.pointer("/spec/nodeSelector"));
+    tolerations(w, "  ", items(template, "/spec/tolerations"));
+    let conditions = items(d, "/status/conditions");
+    if !conditions.is_empty() {
+        w.w(0, "Conditions:\n  Type\tStatus\tReason\n");
+        w.w(1, "----\t------\t------\n");
+        for c in conditions {
+            w.w(1, &format!("{} \t{}\t{}\n", text(c, "/type"), text(c, "/status"), text(c, "/reason")));
+        }
+    }
+    // Its ReplicaSets: those it controls among the ones its selector
+    // matches; the new one carries its revision.
+    let path = format!(
+        "/apis/apps/v1/namespaces/{namespace}/replicasets?labelSelector={}&limit=500",
+        encode_component(&selector)
+    );
+    let e = send(s, "GET", &path, None, None, "application/json");
+    let list = body_json(&e.response);
+    let uid = text(d, "/metadata/uid");
+    let revision = text(d, "/metadata/annotations/deployment.kubernetes.io~1revision");
+    let owned: Vec<&Value> = items(&list, "/items")
+        .iter()
+        .filter(|rs| items(rs, "/metadata/ownerReferences").iter().any(|o| text(o, "/uid") == uid))
+        .collect();
+    if !owned.is_empty() {
+        let show = |new: bool| -> String {
+            let names: Vec<String> = owned
+                .iter()
+                .filter(|rs| (text(rs, "/metadata/annotations/deployment.kubernetes.io~1revision") == revision) == new)
+                .map(|rs| {
+                    format!(
+                        "{} ({}/{} replicas created)",
+                        text(rs, "/metadata/name"),
+                        int(rs, "/status/replicas"),
+                        int(rs, "/spec/replicas")
+                    )
+                })
+                .collect();
+            if names.is_empty() {
+                "<none>".into()
+            } else {
+                names.join(", ")
+            }
+        };
+        w.w(0, &format!("OldReplicaSets:\t{}\n", show(false)));
+        w.w(0, &format!("NewReplicaSet:\t{}\n", show(true)));
+    }
+    events(s, w, d, "Deployment", namespace);
+}
+
+fn config_map(s: &mut Session, w: &mut TabWriter, c: &Value, namespace: &str) {
+    w.w(0, &format!("Name:\t{}\n", text(c, "/metadata/name")));
+    w.w(0, &format!("Namespace:\t{}\n", text(c, "/metadata/namespace")));
+    labels(w, "", "Labels", c.pointer("/metadata/labels"));
+    annotations(w, "Annotations", c.pointer("/metadata/annotations"));
+    w.w(0, "\nData\n====\n");
+    // Go prints a map in no particular order; sorted here, so it is stable.
+    for (k, v) in sorted(c.get("data")) {
+        w.w(0, &format!("{k}:\n----\n{v}\n\n"));
+    }
+    w.w(0, "\nBinaryData\n====\n");
+    let binary: Map<String, Value> = c.get("binaryData").and_then(Value::as_object).cloned().unwrap_or_default();
+    let mut keys: Vec<&String> = binary.keys().collect();
+    keys.sort();
+    for k in keys {
+        let len = binary[k].as_str().map_or(0, |b| b.len() / 4 * 3 - b.chars().rev().take_while(|c| *c == '=').count());
+        w.w(0, &format!("{k}: {len} bytes\n"));
+    }
+    w.w(0, "\n");
+    events(s, w, c, "ConfigMap", namespace);
+}
+
+/// `kubectl describe TYPE NAME...` (or `TYPE/NAME`).
+pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
+    let mut targets: Vec<(String, String)> = Vec::new();
+    for t in &cmd.types {
+        match t.split_once('/') {
+            Some((ty, name)) => targets.push((ty.to_string(), name.to_string())),
+            None if cmd.names.is_empty() => {
+                return out.error(format!(
+                    "\"kubectl describe {t}\" without a name is not simulated in this command bar; name the object"
+                ))
+            }
+            None => targets.extend(cmd.names.iter().map(|n| (t.clone(), n.clone()))),
+        }
+    }
+    let namespace = namespace_of(cmd).unwrap_or_else(|| "default".into());
+    let mut first = true;
+    for (ty, name) in targets {
+        let Some(r) = resolve(d, &ty, out) else { return };
+        let describer: fn(&mut Session, &mut TabWriter, &Value, &str) = match (r.group.as_str(), r.resource.as_str()) {
+            ("", "pods") => pod,
+            ("apps", "deployments") => deployment,
+            ("", "configmaps") => config_map,
+            _ => {
+                return out.error(format!(
+                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments and configmaps",
+                    r.resource
+                ))
+            }
+        };
+        let path = r.item(Some(&namespace), &name);
+        // The resource builder reads the object, then the describer again.
+        let e = send(s, "GET", &path, None, None, "application/json");
+        if e.response.status != 200 {
+            out.error(server_error(&e));
+            continue;
+        }
+        let e = send(s, "GET", &path, None, None, "application/json");
+        let obj = body_json(&e.response);
+        let mut w = TabWriter::default();
+        describer(s, &mut w, &obj, &namespace);
+        if !first {
+            out.text.push_str("\n\n");
+        }
+        first = false;
+        out.text.push_str(&w.finish());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kubectl::run;
+
+    /// The requests one command sent (method, path, status).
+    fn sent(s: &Session, from: usize) -> Vec<String> {
+        s.log[from..].iter().map(|e| format!("{} {} {}", e.request.method, e.url(), e.response.status)).collect()
+    }
+
+    #[test]
+    fn describe_pod_prints_what_kubectl_prints_from_the_requests_it_sends() {
+        let mut s = Session::new(7);
+        let from = s.log.len();
+        let out = run(&mut s, "describe pod counter", "");
+        assert!(!out.failed, "{}", out.text);
+        let reqs = sent(&s, from);
+        assert_eq!(reqs[reqs.len() - 3..], [
+            "GET /api/v1/namespaces/default/pods/counter 200".to_string(),
+            "GET /api/v1/namespaces/default/pods/counter 200".to_string(),
+            format!("GET /api/v1/namespaces/default/events?fieldSelector=involvedObject.kind%3DPod%2CinvolvedObject.name%3Dcounter%2CinvolvedObject.namespace%3Ddefault%2CinvolvedObject.uid%3D{}&limit=500 200",
+                text(&body_json(&s.log[s.log.len() - 2].response), "/metadata/uid")),
+        ]);
+        // Laid out as kubectl 1.33 lays out the same pod served by
+        // `kubesim serve` (times, IDs and the container's ID aside).
+        let container_id = out.text.lines().find_map(|l| l.strip_prefix("    Container ID:  ")).unwrap().to_string();
+        let expected = "Name:             counter
+Namespace:        default
+Priority:         0
+Service Account:  default
+Node:             worker-2/172.18.0.4
+Start Time:       Tue, 14 Nov 2023 22:13:20 +0000
+Labels:           <none>
+Annotations:      <none>
+Status:           Running
+IP:               10.244.2.3
+IPs:
+  IP:  10.244.2.3
+Containers:
+  count:
+    Container ID:  CID
+    Image:         busybox:1.28
+    Image ID:      docker.io/library/busybox@sha256:848f2f374fae1b29f6262e11e338f2fa7d14e7d512a04e5ac2522f3c8d5d482d
+    Port:          <none>
+    Host Port:     <none>
+    Args:
+      /bin/sh
+      -c
+      i=0; while true; do echo \"$i: $(date)\"; i=$((i+1)); sleep 1; done
+    State:          Running
+      Started:      Tue, 14 Nov 2023 22:13:20 +0000
+    Ready:          True
+    Restart Count:  0
+    Environment:    <none>
+    Mounts:         <none>
+Conditions:
+  Type                        Status
+  PodScheduled                True 
+  PodReadyToStartContainers   True 
+  Initialized                 True 
+  Ready                       True 
+  ContainersReady             True 
+Volumes:                      <none>
+QoS Class:                    BestEffort
+Node-Selectors:               <none>
+Tolerations:                  node.kubernetes.io/not-ready:NoExecute op=Exists for 300s
+                              node.kubernetes.io/unreachable:NoExecute op=Exists for 300s
+Events:
+  Type    Reason     Age   From               Message
+  ----    ------     ----  ----               -------
+  Normal  Scheduled  0s    default-scheduler  Successfully assigned default/counter to worker-2
+  Normal  Pulled     0s    kubelet            Container image \"busybox:1.28\" already present on machine
+  Normal  Created    0s    kubelet            Created container: count
+  Normal  Started    0s    kubelet            Started container count
+";
+        assert_eq!(out.text, expected.replace("CID", &container_id));
+    }
+
+    #[test]
+    fn describe_deployment_and_configmap_and_what_it_does_not_describe() {
+        let mut s = Session::new(7);
+        let out = run(&mut s, "describe deployment/hello", "");
+        assert!(!out.failed, "{}", out.text);
+        for line in [
+            "Replicas:               2 desired | 2 updated | 2 total | 2 available | 0 unavailable\n",
+            "RollingUpdateStrategy:  25% max unavailable, 25% max surge\nPod Template:\n  Labels:  app=hello\n  Containers:\n   nginx:\n    Image:         nginx:1.27\n    Port:          80/TCP\n    Host Port:     0/TCP\n",
+            "Conditions:\n  Type           Status  Reason\n  ----           ------  ------\n  Available      True    MinimumReplicasAvailable\n",
+            "OldReplicaSets:  <none>\nNewReplicaSet:   hello-",
+            "Normal  ScalingReplicaSet  0s    deployment-controller  Scaled up replica set hello-",
+        ] {
+            assert!(out.text.contains(line), "{line}\n---\n{}", out.text);
+        }
+        let cm = run(&mut s, "describe cm kube-root-ca.crt -n kube-public", "");
+        assert_eq!(
+            cm.text,
+            "Name:         kube-root-ca.crt\nNamespace:    kube-public\nLabels:       <none>\nAnnotations:  <none>\n\nData\n====\nca.crt:\n----\n-----BEGIN CERTIFICATE-----\n(simulated)\n-----END CERTIFICATE-----\n\n\n\nBinaryData\n====\n\nEvents:  <none>\n"
+        );
+        assert!(run(&mut s, "describe pod nosuch", "")
+            .text
+            .contains("Error from server (NotFound): pods \"nosuch\" not found"));
+        assert_eq!(
+            run(&mut s, "describe svc kubernetes", "").text,
+            "\"kubectl describe services\" is not simulated in this command bar; it describes pods, deployments and configmaps\n"
+        );
+    }
+
+    #[test]
+    fn the_tab_writer_aligns_blocks_as_go_does() {
+        let mut w = TabWriter::default();
+        w.w(0, "Name:\tweb\nNamespace:\tdefault\nIPs:\n");
+        w.w(1, "IP:\t10.244.1.4\n");
+        w.w(0, "Controlled By:\tReplicaSet/web\nContainers:\n");
+        w.w(0, "Conditions:\n  Type\tStatus\n");
+        w.w(1, "Ready \tTrue \n");
+        w.flush();
+        w.w(0, "Events:\n  Type\tReason\n");
+        w.w(1, "Normal\tScheduled\n");
+        assert_eq!(
+            w.finish(),
+            "Name:       web\nNamespace:  default\nIPs:\n  IP:           10.244.1.4\nControlled By:  ReplicaSet/web\n\
+             Containers:\nConditions:\n  Type    Status\n  Ready   True \nEvents:\n  Type    Reason\n  Normal  Scheduled\n"
+        );
+    }
+}
