@@ -223,14 +223,34 @@ pub fn record_update(w: &Writer, old: Option<&Value>, new: &mut Value) {
     // stored (read in place, never decoded and written again).
     let touched: Vec<&Path> = changed.iter().chain(removed.iter()).collect();
     let mut entries: Vec<Entry> = Vec::new();
-    for raw in old.and_then(|o| o.pointer("/metadata/managedFields")).and_then(Value::as_array).into_iter().flatten() {
-        let Some(mut m) = manager_of(raw, false) else { continue };
+    // The entries as stored: when the request carried them unchanged they
+    // are taken from it (moved, not copied), else read from the old object.
+    let sent_entries: Option<Vec<Value>> = if unchanged {
+        new.pointer_mut("/metadata/managedFields").and_then(Value::as_array_mut).map(std::mem::take)
+    } else {
+        None
+    };
+    let stored: Vec<std::borrow::Cow<Value>> = match sent_entries {
+        Some(list) => list.into_iter().map(std::borrow::Cow::Owned).collect(),
+        None => old
+            .and_then(|o| o.pointer("/metadata/managedFields"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .map(std::borrow::Cow::Borrowed)
+            .collect(),
+    };
+    for raw in stored {
+        let Some(mut m) = manager_of(&raw, false) else { continue };
         let fields = raw.get("fieldsV1").unwrap_or(&Value::Null);
         if m.same_identity(&me) {
             // The writer's own entry: its FieldsV1 gains what changed and
             // loses what was removed in place (no set decoded and written
             // again); its time moves only when its set changed.
-            let mut fields = fields.clone();
+            let mut fields = match raw {
+                std::borrow::Cow::Owned(mut v) => v.get_mut("fieldsV1").map(Value::take).unwrap_or(Value::Null),
+                std::borrow::Cow::Borrowed(v) => v.get("fieldsV1").cloned().unwrap_or(Value::Null),
+            };
             let mut grew_or_shrank = false;
             for p in changed.iter() {
                 grew_or_shrank |= Set::fields_v1_add(&mut fields, p);
@@ -247,7 +267,7 @@ pub fn record_update(w: &Writer, old: Option<&Value>, new: &mut Value) {
         }
         if !touched.iter().any(|p| Set::fields_v1_contains(fields, p)) {
             if !Set::fields_v1_is_empty(fields) {
-                entries.push(Entry::Kept(raw.clone()));
+                entries.push(Entry::Kept(raw.into_owned()));
             }
             continue;
         }

@@ -568,7 +568,10 @@ impl<S: Storage> Registry<S> {
             // As upstream's BeforeUpdate: an absent uid is the stored one (a
             // different one is refused below); the system's timestamps and
             // the generation are the stored ones.
-            let old_meta = meta::metadata(old).cloned().unwrap_or_default();
+            // Read in place (the stored object's metadata, managed fields
+            // and all, is not copied for the five fields taken from it).
+            let no_meta = Map::new();
+            let old_meta = meta::metadata(old).unwrap_or(&no_meta);
             let m = meta::metadata_mut(&mut new);
             if m.get("uid").and_then(Value::as_str).is_none_or(str::is_empty) {
                 match old_meta.get("uid") {
