@@ -195,6 +195,15 @@ impl Comparison {
     }
 }
 
+/// A FieldsV1 key for a field (`f:name`), without `format!` (a new
+/// object's managed fields write one per field it sets).
+fn field_key(name: &str) -> String {
+    let mut key = String::with_capacity(name.len() + 2);
+    key.push_str("f:");
+    key.push_str(name);
+    key
+}
+
 /// Compares `old` and `new` (either may be absent).
 pub fn compare(s: &Schemas, schema: Option<&Value>, old: Option<&Value>, new: Option<&Value>) -> Comparison {
     let mut c = Comparison::default();
@@ -376,7 +385,7 @@ pub fn added_fields_v1(
                 }
             }
         }
-        out.insert(format!("f:{k}"), node);
+        out.insert(field_key(k), node);
     }
     Value::Object(out.into_iter().collect())
 }
@@ -394,13 +403,13 @@ fn added_node(s: &Schemas, schema: Option<&Value>, value: &Value, list_item: boo
             for (k, v) in m {
                 let child = props.get(k);
                 let node = if child.is_none() { leaf() } else { added_node(s, child, v, false) };
-                out.insert(format!("f:{k}"), node);
+                out.insert(field_key(k), node);
             }
         }
         (Shape::Map(elem), Value::Object(m)) => {
             member = true;
             for (k, v) in m {
-                out.insert(format!("f:{k}"), added_node(s, elem, v, false));
+                out.insert(field_key(k), added_node(s, elem, v, false));
             }
         }
         (Shape::List(kind, items), Value::Array(list)) => {

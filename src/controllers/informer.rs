@@ -70,7 +70,14 @@ pub fn key_of(obj: &Value) -> String {
     let meta = &obj["metadata"];
     let name = meta["name"].as_str().unwrap_or("");
     match meta["namespace"].as_str().filter(|ns| !ns.is_empty()) {
-        Some(ns) => format!("{ns}/{name}"),
+        Some(ns) => {
+            // Concatenated by hand: a key per watch event.
+            let mut key = String::with_capacity(ns.len() + 1 + name.len());
+            key.push_str(ns);
+            key.push('/');
+            key.push_str(name);
+            key
+        }
         None => name.to_string(),
     }
 }

@@ -258,8 +258,9 @@ impl Controller for Scheduler {
         }
         let nodes: Vec<Arc<Value>> = self.nodes.shared().cloned().collect();
         let mut used: BTreeMap<String, Used> = BTreeMap::new();
-        let mut pending: Vec<Value> = Vec::new();
-        for pod in self.pods.objects() {
+        // Pending pods shared with the informer's cache, not copied.
+        let mut pending: Vec<Arc<Value>> = Vec::new();
+        for pod in self.pods.shared() {
             let finished = matches!(pod["status"]["phase"].as_str(), Some("Succeeded") | Some("Failed"));
             match pod["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) {
                 Some(node) if !finished => used.entry(node.to_string()).or_default().add(&pod["spec"]),
@@ -267,7 +268,7 @@ impl Controller for Scheduler {
                 None => {
                     let ours = pod["spec"]["schedulerName"].as_str().is_none_or(|s| s == "default-scheduler");
                     if ours && !finished && pod["metadata"]["deletionTimestamp"].is_null() {
-                        pending.push(pod.clone());
+                        pending.push(Arc::clone(pod));
                     }
                 }
             }
