@@ -1,6 +1,7 @@
 //! The inspector's box: open any object by type, namespace and name, each
 //! with completion (the types discovery lists, the namespaces, and the
-//! names in the chosen collection, read when the name field gets focus;
+//! names in the chosen collection, read when the namespace or name field
+//! gets focus;
 //! the request log calls those reads "completion").
 
 use kubesim::server::Request;
@@ -35,9 +36,16 @@ pub fn open_object() -> Html {
     });
     let resolved = ctx.0.discovery.resolve(kind.trim()).ok().cloned();
     let namespaced = resolved.as_ref().is_none_or(|r| r.namespaced);
+    // Read only once a field asks (no request when the page opens).
     let namespaces = use_memo((ctx.0.epoch, *asked), {
         let ctx = ctx.clone();
-        move |_| names(&mut ctx.0.session.borrow_mut(), "/api/v1/namespaces")
+        move |(_, asked): &(u64, u32)| {
+            if *asked > 0 {
+                names(&mut ctx.0.session.borrow_mut(), "/api/v1/namespaces")
+            } else {
+                Vec::new()
+            }
+        }
     });
     let candidates = use_memo((resolved.clone(), (*namespace).clone(), *asked), {
         let ctx = ctx.clone();
@@ -74,7 +82,7 @@ pub fn open_object() -> Html {
             <datalist id="open-kinds">{ options(&types) }</datalist>
             <label for="open-namespace" class="sr-only">{ "namespace" }</label>
             <input id="open-namespace" class="mono" list="open-namespaces" value={(*namespace).clone()}
-                oninput={field(&namespace)} onkeydown={enter_clicks("open-go")} disabled={!namespaced}
+                oninput={field(&namespace)} onkeydown={enter_clicks("open-go")} onfocus={onfocus.clone()} disabled={!namespaced}
                 placeholder={if namespaced { "namespace" } else { "(cluster-scoped)" }} spellcheck="false" />
             <datalist id="open-namespaces">{ options(&namespaces) }</datalist>
             <label for="open-name" class="sr-only">{ "name" }</label>
