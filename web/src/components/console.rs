@@ -7,7 +7,7 @@ use yew::prelude::*;
 use super::app::{Action, Ctx};
 use super::{checked, input_value, select_value, textarea_value, ResponseView};
 use crate::format::{build_query, parse_documents};
-use crate::session::{Session, Source};
+use crate::session::Source;
 
 const PARAMS: &[&str] = &[
     "resourceVersion",
@@ -77,15 +77,6 @@ fn build(f: &Form) -> Result<Request, String> {
     Ok(req)
 }
 
-fn namespaces(s: &mut Session) -> Vec<String> {
-    let e = s.request(Source::Completion, Request::new("GET", "/api/v1/namespaces"));
-    let v = crate::session::body_json(&e.response);
-    v["items"]
-        .as_array()
-        .map(|a| a.iter().filter_map(|i| i["metadata"]["name"].as_str().map(str::to_string)).collect())
-        .unwrap_or_default()
-}
-
 #[function_component(Console)]
 pub fn console() -> Html {
     let ctx = use_context::<Ctx>().expect("context");
@@ -105,7 +96,7 @@ pub fn console() -> Html {
     let paths = use_memo(ctx.0.epoch, {
         let ctx = ctx.clone();
         move |_| {
-            let ns = namespaces(&mut ctx.0.session.borrow_mut());
+            let ns = super::open_object::names(&mut ctx.0.session.borrow_mut(), "/api/v1/namespaces");
             ctx.0.discovery.paths(&ns)
         }
     });

@@ -11,8 +11,9 @@ use super::app::{Action, Ctx, ObjectRef};
 use super::{enter_clicks, input_value};
 use crate::session::{body_json, Session, Source};
 
-/// The names in a collection (empty when it cannot be listed).
-fn names(s: &mut Session, path: &str) -> Vec<String> {
+/// The names in a collection (empty when it cannot be listed), read as
+/// the page's own completion request.
+pub(super) fn names(s: &mut Session, path: &str) -> Vec<String> {
     let e = s.request(Source::Completion, Request::new("GET", path).with_header("Accept", "application/json"));
     let v = body_json(&e.response);
     v["items"]
