@@ -28,7 +28,6 @@ mod node;
 mod persistent_volume;
 mod persistent_volume_claim;
 mod pod;
-pub use pod::qos_class;
 mod pod_disruption_budget;
 mod replica_set;
 mod role;
