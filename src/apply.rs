@@ -11,6 +11,7 @@
 pub mod fieldpath;
 pub mod typed;
 
+use crate::sort::Order;
 use serde_json::{json, Map, Value};
 
 use crate::api::{Status, StatusCause};
@@ -369,7 +370,7 @@ fn conflict_status(conflicts: &[(String, Path)]) -> Status {
         format!("Apply failed with 1 conflict: conflict with {}: {}", conflicts[0].0, display(&conflicts[0].1))
     } else {
         let mut managers: Vec<&String> = conflicts.iter().map(|(m, _)| m).collect();
-        managers.sort();
+        managers.order();
         managers.dedup();
         let mut lines = Vec::new();
         for m in managers {

@@ -32,6 +32,7 @@ pub mod registry;
 pub mod schema;
 pub mod selector;
 pub mod server;
+pub mod sort;
 pub mod starter;
 pub mod storage;
 

@@ -10,6 +10,7 @@
 //! Written by hand: no maintained Rust crate implements Kubernetes'
 //! strategic merge patch (json-patch covers RFC 6902 and 7386 only).
 
+use crate::sort::Order;
 use serde_json::{Map, Value};
 
 use crate::schema::Schemas;
@@ -250,7 +251,7 @@ fn set_order(items: &mut Vec<Value>, order: &[Value], key: Option<&str>) {
             None => rest.push(item),
         }
     }
-    listed.sort_by_key(|(i, _)| *i);
+    listed.order_by_key(|(i, _)| *i);
     items.extend(listed.into_iter().map(|(_, v)| v));
     items.extend(rest);
 }
@@ -260,7 +261,7 @@ fn go_value(v: &Value) -> String {
     match v {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            keys.order();
             let parts: Vec<String> = keys.iter().map(|k| format!("{k}:{}", go_value(&m[*k]))).collect();
             format!("map[{}]", parts.join(" "))
         }

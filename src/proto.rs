@@ -17,6 +17,7 @@
 //! the layout does not say which fields are pointers). Decoders read both
 //! the same; see docs/fidelity.md.
 
+use crate::sort::Order;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -256,7 +257,7 @@ fn encode_message(msg: usize, v: &Value, out: &mut Vec<u8>) -> Result<(), String
     // written in field-number order.
     let mut present: Vec<(usize, &Value)> =
         obj.iter().filter(|(_, v)| !v.is_null()).filter_map(|(k, v)| Some((*m.by_json.get(k)?, v))).collect();
-    present.sort_unstable_by_key(|(i, _)| m.fields[*i].number);
+    present.order_by_key(|(i, _)| m.fields[*i].number);
     for (i, val) in present {
         encode_field(&m.fields[i], val, out)?;
     }
@@ -267,7 +268,7 @@ fn encode_field(f: &Field, val: &Value, out: &mut Vec<u8>) -> Result<(), String>
     if let Kind::Map(mv) = f.kind {
         let Some(map) = val.as_object() else { return Err(format!("{}: expected an object", f.json)) };
         let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-        entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        entries.order_by(|a, b| a.0.cmp(b.0));
         for (k, item) in entries {
             nested(out, f.number, |entry| {
                 len_delimited(entry, 1, k.as_bytes());

@@ -8,6 +8,7 @@
 
 /// A LabelSelector object (JSON) written as a selector string, requirements sorted by key
 /// (as upstream's `LabelSelectorAsSelector(...).String()`).
+use crate::sort::Order;
 pub fn label_selector_string(sel: Option<&serde_json::Value>) -> String {
     let Some(sel) = sel else { return String::new() };
     let mut reqs: Vec<(String, String)> = Vec::new();
@@ -25,7 +26,7 @@ pub fn label_selector_string(sel: Option<&serde_json::Value>) -> String {
             .flatten()
             .filter_map(serde_json::Value::as_str)
             .collect();
-        values.sort();
+        values.order();
         let text = match e.get("operator").and_then(serde_json::Value::as_str).unwrap_or("") {
             "In" => format!("{key} in ({})", values.join(",")),
             "NotIn" => format!("{key} notin ({})", values.join(",")),
@@ -35,7 +36,7 @@ pub fn label_selector_string(sel: Option<&serde_json::Value>) -> String {
         };
         reqs.push((key.to_string(), text));
     }
-    reqs.sort();
+    reqs.order();
     reqs.into_iter().map(|(_, t)| t).collect::<Vec<_>>().join(",")
 }
 

@@ -208,7 +208,7 @@ fn show(path: &[String]) -> String {
 /// The layers, bottom first; a module may name only its own layer and the
 /// ones below.
 const LAYERS: &[&[&str]] = &[
-    &["api", "auth", "clock", "flowcontrol", "network", "selector"],
+    &["api", "auth", "clock", "flowcontrol", "network", "selector", "sort"],
     &["storage"],
     &["schema", "patch", "apply", "proto"],
     &["registry"],
@@ -384,4 +384,42 @@ fn the_browser_app_renders_text_only() {
             assert!(!code.contains(banned), "{path} uses {banned}: the page renders text");
         }
     }
+}
+
+/// The standard library's sorts are compiled once per element type and
+/// comparison, which cost the page 200 KB of code; the core and the page
+/// sort through `kubesim::sort::Order`, which keeps one copy (src/sort.rs).
+#[test]
+fn the_core_and_the_page_sort_through_order() {
+    struct Sorts<'f> {
+        file: &'f str,
+        found: Vec<String>,
+    }
+    impl<'ast> Visit<'ast> for Sorts<'_> {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            const STD: [&str; 6] =
+                ["sort", "sort_by", "sort_by_key", "sort_unstable", "sort_unstable_by", "sort_unstable_by_key"];
+            let name = m.method.to_string();
+            if STD.contains(&name.as_str()) {
+                self.found.push(format!("{} calls .{name}(): use kubesim::sort::Order (.order…)", self.file));
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    let mut files = Vec::new();
+    rust_files(&root().join("src"), &mut files);
+    rust_files(&root().join("web/src"), &mut files);
+    let mut found = Vec::new();
+    for p in files {
+        let file = p.display().to_string();
+        if p.ends_with("src/sort.rs") || p.starts_with(root().join("src/bin")) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&p).unwrap();
+        let ast = syn::parse_file(&text).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let mut v = Sorts { file: &file, found: Vec::new() };
+        v.visit_file(&ast);
+        found.extend(v.found);
+    }
+    assert!(found.is_empty(), "\n{}", found.join("\n"));
 }

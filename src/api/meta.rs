@@ -1,6 +1,7 @@
 //! Metadata helpers over JSON objects, name validation, and the canonical
 //! field order kube-apiserver emits (kind, apiVersion, metadata, spec, …).
 
+use crate::sort::Order;
 use serde_json::{Map, Value};
 
 /// Whether two values are equal, as `==` decides, but without hashing
@@ -130,7 +131,7 @@ fn reorder(map: &mut Map<String, Value>, first: &[&str], last: &[&str]) {
     let mut entries: Vec<(usize, String, Value)> =
         std::mem::take(map).into_iter().map(|(k, v)| (rank(first, last, &k), k, v)).collect();
     // Stable: keys of equal rank keep the order they came in.
-    entries.sort_by_key(|(r, _, _)| *r);
+    entries.order_by_key(|(r, _, _)| *r);
     map.extend(entries.into_iter().map(|(_, k, v)| (k, v)));
 }
 
@@ -243,7 +244,7 @@ fn write_ordered(
 ) {
     let mut entries: Vec<(usize, &String, &Value)> = map.iter().map(|(k, v)| (rank(first, last, k), k, v)).collect();
     // Stable: keys of equal rank keep the order they came in.
-    entries.sort_by_key(|(r, _, _)| *r);
+    entries.order_by_key(|(r, _, _)| *r);
     out.push(b'{');
     for (i, (_, k, v)) in entries.into_iter().enumerate() {
         if i > 0 {

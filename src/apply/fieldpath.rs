@@ -2,6 +2,7 @@
 //! their `FieldsV1` encoding (`f:name`, `k:{...}`, `v:...`, `i:N`, with
 //! `.` marking a node that is itself a member).
 
+use crate::sort::Order;
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -63,7 +64,7 @@ impl PathElement {
 /// The element of an associative-list item, from its key fields.
 pub fn key_element(fields: &Map<String, Value>) -> PathElement {
     let mut kv: Vec<(String, String)> = fields.iter().map(|(k, v)| (k.clone(), v.to_string())).collect();
-    kv.sort();
+    kv.order();
     PathElement::Key(kv)
 }
 
@@ -131,7 +132,7 @@ impl Set {
                 children.push((e.encode(), render(&paths[i..end], depth + 1)));
                 i = end;
             }
-            children.sort_by(|a, b| a.0.cmp(&b.0));
+            children.order_by(|a, b| a.0.cmp(&b.0));
             let mut m = Map::new();
             if member && !children.is_empty() {
                 m.insert(".".into(), Value::Object(Map::new()));

@@ -5,6 +5,7 @@
 //! `x-kubernetes-list-type`/`-list-map-keys`/`-map-type` (falling back to
 //! the patch strategy and merge key, as upstream's converter does).
 
+use crate::sort::Order;
 use serde_json::{Map, Value};
 
 use super::fieldpath::{key_element, Path, PathElement, Set};
@@ -122,7 +123,7 @@ pub fn undeclared_fields(s: &Schemas, schema: Option<&Value>, value: &Value) -> 
     }
     let mut out = Vec::new();
     walk(s, schema, value, &mut Vec::new(), &mut out);
-    out.sort();
+    out.order();
     out
 }
 

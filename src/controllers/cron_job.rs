@@ -20,6 +20,7 @@
 //! It wakes at the next scheduled time (`next_wake`). `timeZone` other
 //! than UTC is not applied (docs/fidelity.md).
 
+use crate::sort::Order;
 use std::str::FromStr as _;
 
 use chrono::{DateTime, Utc};
@@ -151,7 +152,7 @@ impl CronJobController {
             .filter(|j| controller_of(j).is_some_and(|c| c["uid"].as_str() == Some(uid)))
             .cloned()
             .collect();
-        jobs.sort_by(|a, b| meta_str(a, "creationTimestamp").cmp(meta_str(b, "creationTimestamp")));
+        jobs.order_by(|a, b| meta_str(a, "creationTimestamp").cmp(meta_str(b, "creationTimestamp")));
         let mut status: Map<String, Value> = cj["status"].as_object().cloned().unwrap_or_default();
         // Active Jobs that finished leave the list.
         let mut active: Vec<Value> = status.get("active").and_then(Value::as_array).cloned().unwrap_or_default();

@@ -20,6 +20,7 @@
 //! kubesim serves no ControllerRevisions: the hash label is computed from
 //! the template as the Deployment controller's is (docs/fidelity.md).
 
+use crate::sort::Order;
 use std::collections::BTreeMap;
 
 use std::sync::Arc;
@@ -181,7 +182,7 @@ impl DaemonSetController {
                 } else {
                     // More than one on a node: keep the oldest.
                     let mut extra = pods.clone();
-                    extra.sort_by(|a, b| meta_str(a, "creationTimestamp").cmp(meta_str(b, "creationTimestamp")));
+                    extra.order_by(|a, b| meta_str(a, "creationTimestamp").cmp(meta_str(b, "creationTimestamp")));
                     for pod in extra.iter().skip(1) {
                         if delete(client, pod) {
                             self.event(

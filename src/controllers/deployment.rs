@@ -38,6 +38,7 @@
 //! upstream hashes a dump of its Go struct, so names differ from a real
 //! cluster's (docs/fidelity.md).
 
+use crate::sort::Order;
 use std::sync::Arc;
 
 use serde_json::{json, Value};
@@ -355,7 +356,7 @@ impl Sync<'_, '_> {
     /// The ReplicaSet of the current template (made if `create`), and the
     /// others; the revision annotations synced.
     fn new_and_old(&mut self, create: bool) -> (Option<Value>, Vec<Value>) {
-        self.sets.sort_by(by_creation);
+        self.sets.order_by(by_creation);
         let template = without_hash(&self.d["spec"]["template"]);
         let new_index = self.sets.iter().position(|rs| without_hash(&rs["spec"]["template"]) == template);
         let old: Vec<Value> =
@@ -587,7 +588,7 @@ impl Sync<'_, '_> {
     fn scale_all(&mut self, new: Option<&Value>, old: &[Value]) {
         let want = replicas(&self.d);
         let mut old_sorted = old.to_vec();
-        old_sorted.sort_by(by_creation);
+        old_sorted.order_by(by_creation);
         let active: Vec<Value> = old_sorted.iter().chain(new).filter(|rs| replicas(rs) > 0).cloned().collect();
         let single = match active.len() {
             0 => new.cloned().or_else(|| old_sorted.last().cloned()),
@@ -618,7 +619,7 @@ impl Sync<'_, '_> {
         let mut sets = active;
         // Largest first; on a tie the newer when adding, the older when
         // removing.
-        sets.sort_by(|a, b| {
+        sets.order_by(|a, b| {
             replicas(b).cmp(&replicas(a)).then_with(|| if to_add > 0 { by_creation(b, a) } else { by_creation(a, b) })
         });
         let mut sizes: Vec<i64> = Vec::with_capacity(sets.len());
@@ -712,7 +713,7 @@ impl Sync<'_, '_> {
             return false;
         }
         // Unhealthy replicas first.
-        active.sort_by(by_creation);
+        active.order_by(by_creation);
         let mut cleaned = 0;
         for rs in active.clone() {
             if cleaned >= max_down {
@@ -794,7 +795,7 @@ impl Sync<'_, '_> {
         if diff <= 0 {
             return;
         }
-        alive.sort_by(|a, b| revision_of(a).cmp(&revision_of(b)).then_with(|| by_creation(a, b)));
+        alive.order_by(|a, b| revision_of(a).cmp(&revision_of(b)).then_with(|| by_creation(a, b)));
         for rs in alive.into_iter().take(diff as usize) {
             if int(rs, "/status/replicas") != 0
                 || replicas(rs) != 0

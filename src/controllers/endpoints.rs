@@ -21,6 +21,7 @@
 //! in no fixed order; here ports keep the Service's order and endpoints
 //! are in pod name order (docs/fidelity.md).
 
+use crate::sort::Order;
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
@@ -200,8 +201,8 @@ impl EndpointsController {
             .into_iter()
             .map(|(ports, mut ready, mut not_ready)| {
                 let by_ip = |a: &Value, b: &Value| a["ip"].as_str().cmp(&b["ip"].as_str());
-                ready.sort_by(by_ip);
-                not_ready.sort_by(by_ip);
+                ready.order_by(by_ip);
+                not_ready.order_by(by_ip);
                 let mut s = Map::new();
                 if !ready.is_empty() {
                     s.insert("addresses".into(), json!(ready));
@@ -343,7 +344,7 @@ impl EndpointSliceController {
             .filter(|s| meta_str(s, "namespace") == ns && s["metadata"]["labels"][SERVICE_NAME] == name)
             .cloned()
             .collect();
-        owned.sort_by(|a, b| meta_str(a, "name").cmp(meta_str(b, "name")));
+        owned.order_by(|a, b| meta_str(a, "name").cmp(meta_str(b, "name")));
         let path = format!("/apis/discovery.k8s.io/v1/namespaces/{ns}/endpointslices");
         let now = client.now_rfc3339();
         for (i, chunk) in chunks.iter().enumerate() {

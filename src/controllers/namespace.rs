@@ -15,6 +15,7 @@
 //! once and visits resources sorted by group and name, so a scenario
 //! replays the same requests (`docs/fidelity.md`).
 
+use crate::sort::Order;
 use std::collections::BTreeMap;
 
 use serde_json::{json, Value};
@@ -119,7 +120,7 @@ impl NamespaceController {
             remaining = Remaining { errors: std::mem::take(&mut remaining.errors), ..Default::default() };
         } else {
             let mut rest = rest;
-            rest.sort_by(|a, b| (&a.group, &a.resource).cmp(&(&b.group, &b.resource)));
+            rest.order_by(|a, b| (&a.group, &a.resource).cmp(&(&b.group, &b.resource)));
             for r in rest {
                 delete_content(client, r, name, &mut remaining);
             }
@@ -136,7 +137,7 @@ impl NamespaceController {
             .filter(|f| *f != FINALIZER)
             .map(str::to_string)
             .collect();
-        finalizers.sort();
+        finalizers.order();
         finalizers.dedup();
         let body = json!({
             "kind": "Namespace", "apiVersion": "v1",
@@ -207,7 +208,7 @@ fn update_conditions(client: &mut Client<'_>, mut ns: Value, remaining: &Remaini
             ("False", "ContentDeleted", "All content successfully deleted, may be waiting on finalization".to_string())
         } else {
             let mut msgs = remaining.errors.clone();
-            msgs.sort();
+            msgs.order();
             (
                 "True",
                 "ContentDeletionFailed",

@@ -1,6 +1,7 @@
 //! Reading the objects controllers hold (JSON values from informers): the
 //! few questions every workload controller asks of them.
 
+use crate::sort::Order;
 use serde_json::{json, Map, Value};
 
 use crate::selector::LabelSelector;
@@ -110,7 +111,7 @@ pub fn canonical(v: &Value) -> Value {
     match v {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().filter(|k| !m[*k].is_null()).collect();
-            keys.sort();
+            keys.order();
             Value::Object(keys.into_iter().map(|k| (k.clone(), canonical(&m[k]))).collect())
         }
         Value::Array(a) => Value::Array(a.iter().map(canonical).collect()),

@@ -20,6 +20,7 @@
 //! - events `SuccessfulCreate` ("Created pod: X") and `SuccessfulDelete`
 //!   ("Deleted pod: X") are recorded on the ReplicaSet.
 
+use crate::sort::Order;
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
@@ -150,7 +151,7 @@ impl ReplicaSetController {
             }
         } else if active.len() > want {
             let mut doomed = active.clone();
-            doomed.sort_by_key(|p| deletion_rank(p));
+            doomed.order_by_key(|p| deletion_rank(p));
             for pod in doomed.into_iter().take(active.len() - want) {
                 let body = json!({"kind": "DeleteOptions", "apiVersion": "v1",
                     "preconditions": {"uid": meta_str(pod, "uid")}});

@@ -21,6 +21,7 @@
 //! at random (docs/fidelity.md). Pods are taken in priority order, then
 //! by creation, as upstream's active queue does.
 
+use crate::sort::Order;
 use std::collections::BTreeMap;
 
 use std::sync::Arc;
@@ -273,7 +274,7 @@ impl Controller for Scheduler {
                 }
             }
         }
-        pending.sort_by_key(|p| {
+        pending.order_by_key(|p| {
             (
                 std::cmp::Reverse(p["spec"]["priority"].as_i64().unwrap_or(0)),
                 meta_str(p, "creationTimestamp").to_string(),

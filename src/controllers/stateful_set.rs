@@ -23,6 +23,7 @@
 //! No ControllerRevisions are served: the revision is the set's name and
 //! the template hash (docs/fidelity.md).
 
+use crate::sort::Order;
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
@@ -158,7 +159,7 @@ impl StatefulSetController {
             .filter(|p| controller_of(p).is_some_and(|c| c["uid"].as_str() == Some(uid)))
             .filter_map(|p| meta_str(p, "name").strip_prefix(&prefix)?.parse::<i64>().ok().map(|o| (o, p.clone())))
             .collect();
-        pods.sort_by_key(|(o, _)| *o);
+        pods.order_by_key(|(o, _)| *o);
         let pods_path = collection("v1", ns, "pods");
         let wanted = start..start + replicas;
         let mut blocked = false;

@@ -4,6 +4,7 @@
 //! the same frames everywhere: the browser shows dealing, queuing and
 //! refusals as they happen, and tests check them.
 
+use crate::sort::Order;
 use std::collections::BTreeMap;
 
 use super::{Arrive, Decision, Dispatcher, Event, TicketState};
@@ -153,7 +154,7 @@ pub fn run(base: &Dispatcher, flows: &[Flow], duration_ms: u64, frame_ms: u64) -
                             .map(|q| {
                                 let mut f: Vec<u16> =
                                     q.waiting.iter().filter_map(|w| owner.get(&w.id)).map(|i| *i as u16).collect();
-                                f.sort_unstable();
+                                f.order();
                                 f.dedup();
                                 f
                             })

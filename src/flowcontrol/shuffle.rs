@@ -75,6 +75,7 @@ pub fn flow_hash(flow_schema: &str, distinguisher: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sort::Order;
 
     #[test]
     fn hands_are_distinct_and_in_the_deck() {
@@ -83,7 +84,7 @@ mod tests {
                 let h = deal(hash, deck, hand);
                 assert_eq!(h.len(), hand as usize);
                 let mut sorted = h.clone();
-                sorted.sort();
+                sorted.order();
                 sorted.dedup();
                 assert_eq!(sorted.len(), h.len(), "{hash} {deck} {hand}: {h:?}");
                 assert!(h.iter().all(|c| *c < deck));

@@ -5,6 +5,7 @@
 //! (Ignore/Warn/Strict), with upstream's messages. Each verb of the store
 //! calls one function here.
 
+use crate::sort::Order;
 use serde_json::{json, Map, Value};
 
 use super::options::FieldValidation;
@@ -164,7 +165,7 @@ pub fn object(
     if body.media_type == media_type::YAML {
         // Converted through a Go map upstream: the unknown fields come out
         // in sorted order (the object itself keeps the body's order here).
-        strict.0.sort();
+        strict.0.order();
     }
     let obj = typed(rt, value)?;
     body_problems(rt, fv, problems_of(&repeats, strict), warnings)?;
@@ -261,7 +262,7 @@ pub fn patched_object(
     if fv != FieldValidation::Ignore {
         // The patched object went through a Go map upstream: its unknown
         // fields come out sorted (the object keeps its order here).
-        strict.0.sort();
+        strict.0.order();
         problems.extend(strict.0);
     }
     patch_problems(fv, problems, || bad_value(&value), warnings)?;

@@ -4,6 +4,7 @@
 //! upstream's `pkg/apis/*/validation` words them; a kind's own rules live in
 //! its strategy (`registry/kinds/*.rs`).
 
+use crate::sort::Order;
 use serde_json::{Map, Value};
 
 use super::resource::ResourceType;
@@ -95,7 +96,7 @@ pub(crate) fn go_string_map(m: Option<&Map<String, Value>>) -> String {
         None => "map[string]string(nil)".into(),
         Some(m) => {
             let mut kv: Vec<(&String, &Value)> = m.iter().collect();
-            kv.sort_by(|a, b| a.0.cmp(b.0));
+            kv.order_by(|a, b| a.0.cmp(b.0));
             let parts: Vec<String> =
                 kv.iter().map(|(k, v)| format!("{}:{}", json_quote(k), json_quote(v.as_str().unwrap_or("")))).collect();
             format!("map[string]string{{{}}}", parts.join(", "))

@@ -3,6 +3,7 @@
 //! (`metadata.name`) in document order, keeping the last of repeated keys;
 //! and the line numbers of a YAML document's repeated keys.
 
+use crate::sort::Order;
 use std::fmt;
 
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
@@ -375,7 +376,7 @@ pub fn sorted_keys(v: Value) -> Value {
     match v {
         Value::Object(m) => {
             let mut entries: Vec<(String, Value)> = m.into_iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            entries.order_by(|a, b| a.0.cmp(&b.0));
             Value::Object(entries.into_iter().map(|(k, v)| (k, sorted_keys(v))).collect())
         }
         Value::Array(a) => Value::Array(a.into_iter().map(sorted_keys).collect()),

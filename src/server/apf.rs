@@ -8,6 +8,7 @@
 //! `X-Kubernetes-PF-FlowSchema-UID` and `X-Kubernetes-PF-PriorityLevel-UID`
 //! headers. (Dispatching — seats, queues, 429s — is not simulated yet.)
 
+use crate::sort::Order;
 use std::collections::BTreeMap;
 
 use serde_json::Value;
@@ -156,7 +157,7 @@ impl Config {
                 usable.push(Schema { uid: String::new(), ..m });
             }
         }
-        usable.sort_by(|a, b| a.precedence.cmp(&b.precedence).then_with(|| a.name.cmp(&b.name)));
+        usable.order_by(|a, b| a.precedence.cmp(&b.precedence).then_with(|| a.name.cmp(&b.name)));
         Config { schemas: usable, levels: level_uids }
     }
 

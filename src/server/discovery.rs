@@ -2,6 +2,7 @@
 //! per-group-version resource lists, and aggregated discovery
 //! (`apidiscovery.k8s.io/v2`).
 
+use crate::sort::Order;
 use serde_json::{json, Value};
 
 use crate::registry::options::Verb;
@@ -60,7 +61,7 @@ fn version_rank(v: &str) -> (u8, std::cmp::Reverse<u64>, std::cmp::Reverse<u64>,
 /// A group's versions, the preferred first.
 fn sorted_versions<'a>(catalog: &'a Catalog, group: &str) -> Vec<&'a str> {
     let mut versions = catalog.versions(group);
-    versions.sort_by_key(|v| version_rank(v));
+    versions.order_by_key(|v| version_rank(v));
     versions
 }
 
@@ -236,10 +237,12 @@ pub fn aggregated(catalog: &Catalog, core: bool) -> Value {
 
 #[cfg(test)]
 mod version_order {
+    use crate::sort::Order;
+
     #[test]
     fn kube_aware() {
         let mut v = vec!["v1alpha1", "v2beta1", "foo", "v1", "v1beta2", "v2", "v1beta1", "bar", "v10"];
-        v.sort_by_key(|x| super::version_rank(x));
+        v.order_by_key(|x| super::version_rank(x));
         assert_eq!(v, vec!["v10", "v2", "v1", "v2beta1", "v1beta2", "v1beta1", "v1alpha1", "bar", "foo"]);
     }
 }

@@ -4,6 +4,7 @@
 //! writes it. Kept per server (tests run many); the object counts are
 //! read at scrape time, as upstream's storage check reads them.
 
+use crate::sort::Order;
 use std::collections::{BTreeMap, BTreeSet};
 
 use prometheus::core::Collector;
@@ -529,7 +530,7 @@ impl Metrics {
         // (A family with no series yet is left out, as client_golang
         // leaves it; the encoder would stop at it.)
         families.retain(|f| !f.get_metric().is_empty());
-        families.sort_by(|a, b| a.name().cmp(b.name()));
+        families.order_by(|a, b| a.name().cmp(b.name()));
         families
     }
 

@@ -2,6 +2,7 @@
 //! parameters and q-values, and the first one we can serve chosen.
 
 use crate::api::media_type;
+use crate::sort::Order;
 
 /// What a discovery document can be rendered as (resources negotiate an
 /// `Output` instead).
@@ -54,7 +55,7 @@ pub fn parse_accept(header: Option<&str>) -> Vec<MediaRange> {
         })
         .filter(|r| r.q > 0.0)
         .collect();
-    out.sort_by(|a, b| b.q.partial_cmp(&a.q).unwrap_or(std::cmp::Ordering::Equal));
+    out.order_by(|a, b| b.q.partial_cmp(&a.q).unwrap_or(std::cmp::Ordering::Equal));
     out
 }
 

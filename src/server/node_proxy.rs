@@ -21,6 +21,7 @@
 //! DELETE`, and a line per event the kubelet recorded (it logs them at
 //! `--v=3`), each stamped with its simulated time (docs/fidelity.md).
 
+use crate::sort::Order;
 use serde_json::Value;
 
 use super::logs;
@@ -368,7 +369,7 @@ impl Node<'_> {
             );
             out.push(Entry { at, unit: "kubelet", message: self.klog(at, 'I', "event.go:389", &m) });
         }
-        out.sort_by_key(|e| e.at);
+        out.order_by_key(|e| e.at);
         out
     }
 
@@ -434,7 +435,7 @@ impl Node<'_> {
                 out.push((file, pod, c.to_string(), SimTime(started)));
             }
         }
-        out.sort_by(|a, b| a.0.cmp(&b.0));
+        out.order_by(|a, b| a.0.cmp(&b.0));
         out
     }
 

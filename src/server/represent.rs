@@ -3,6 +3,7 @@
 //! and then the encoding (JSON, YAML, protobuf). Responses are produced as
 //! JSON by the verbs; a plain JSON answer passes through untouched.
 
+use crate::sort::Order;
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
@@ -175,7 +176,7 @@ pub fn yaml_text(v: Value) -> Result<String, String> {
         match v {
             Value::Object(m) => {
                 let mut kv: Vec<(String, Value)> = m.into_iter().collect();
-                kv.sort_by(|a, b| a.0.cmp(&b.0));
+                kv.order_by(|a, b| a.0.cmp(&b.0));
                 Value::Object(kv.into_iter().map(|(k, v)| (k, sorted(v))).collect())
             }
             Value::Array(a) => Value::Array(a.into_iter().map(sorted).collect()),

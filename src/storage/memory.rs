@@ -1,5 +1,6 @@
 //! The in-memory MVCC store.
 
+use crate::sort::Order;
 use std::collections::{BTreeMap, VecDeque};
 use std::ops::Bound;
 use std::sync::{Arc, Weak};
@@ -126,7 +127,7 @@ impl MemStorage {
             let skip = (at.0 + 1).saturating_sub(first.0) as usize;
             let mut touched: Vec<&str> =
                 self.events.iter().skip(skip).map(|e| &*e.key).filter(|k| *k >= from && *k < to).collect();
-            touched.sort_unstable();
+            touched.order();
             touched.dedup();
             for k in touched {
                 if let Some(h) = self.keys.get(k) {
@@ -259,7 +260,7 @@ impl Storage for MemStorage {
         while self.times.front().is_some_and(|(r, _)| *r < rev) {
             self.times.pop_front();
         }
-        touched.sort();
+        touched.order();
         touched.dedup();
         for key in touched {
             let Some(h) = self.keys.get_mut(&key) else { continue };

@@ -4,6 +4,7 @@
 //! read through ordinary list requests as any client would.
 
 use kubesim::server::Request;
+use kubesim::sort::Order;
 use serde_json::Value;
 
 use crate::session::{body_json, Session, Source};
@@ -147,7 +148,7 @@ pub fn forest(s: &mut Session, namespace: &str) -> Vec<Row> {
         out.push(row);
         let mut children: Vec<usize> =
             (0..items.len()).filter(|j| items[*j].owner.as_deref() == Some(items[i].uid.as_str())).collect();
-        children.sort_by(|a, b| items[*a].row.name.cmp(&items[*b].row.name));
+        children.order_by(|a, b| items[*a].row.name.cmp(&items[*b].row.name));
         for c in children {
             if depth < 8 {
                 walk(items, c, depth + 1, out);

@@ -2,6 +2,7 @@
 //! kubectl reads it, and used to resolve `pods`, `po`, `pod`, `Pod` and
 //! `deployments.apps` to a resource, and to complete console paths.
 
+use kubesim::sort::Order;
 use serde_json::Value;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -106,7 +107,7 @@ impl Discovery {
             })
             .collect();
         // The core group wins a tie, as kubectl's priority order has it.
-        hits.sort_by_key(|r| !r.group.is_empty());
+        hits.order_by_key(|r| !r.group.is_empty());
         hits.first().copied().ok_or_else(|| format!("the server doesn't have a resource type \"{typed}\""))
     }
 
@@ -127,7 +128,7 @@ impl Discovery {
                 }
             })
             .collect();
-        out.sort();
+        out.order();
         out.dedup();
         out
     }
@@ -148,7 +149,7 @@ impl Discovery {
                 }
             }
         }
-        out.sort();
+        out.order();
         out.dedup();
         out
     }

@@ -508,6 +508,7 @@ pub fn body_json(r: &Response) -> Value {
 mod tests {
     use super::*;
     use crate::lanes::{Lane, LaneState, RowKind};
+    use kubesim::sort::Order;
 
     /// Everything a client can observe of the cluster: every collection at
     /// the head, the head and compacted revisions, and the clock.
@@ -536,7 +537,7 @@ mod tests {
         assert_eq!(names(&mut s, "/api/v1/services"), vec!["hello", "kubernetes", "kube-dns"]);
         // A first visit finds workloads running in `default`.
         let mut pods = names(&mut s, "/api/v1/namespaces/default/pods");
-        pods.sort();
+        pods.order();
         assert_eq!(pods.len(), 3, "{pods:?}");
         assert_eq!(pods[0], "counter");
         assert!(pods[1].starts_with("hello-") && pods[2].starts_with("hello-"), "{pods:?}");

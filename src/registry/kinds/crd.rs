@@ -7,6 +7,7 @@
 //! cleanup finalizer. What serving a definition means is in
 //! `registry/store/custom.rs`.
 
+use crate::sort::Order;
 use serde_json::{json, Map, Value};
 
 use super::super::strategy::Strategy;
@@ -383,7 +384,7 @@ fn validate_schemas(crd: &Value, errs: &mut Vec<FieldError>) {
             }
         }
         // Upstream sorts the structural errors by their text.
-        found.sort_by_key(|e| format!("{}: {}", e.field, e.body()));
+        found.order_by_key(|e| format!("{}: {}", e.field, e.body()));
         errs.extend(found);
     }
 }

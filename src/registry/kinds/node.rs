@@ -1,5 +1,6 @@
 //! Nodes: `spec.unschedulable` as a selectable field, kubectl's columns.
 
+use crate::sort::Order;
 use serde_json::Value;
 
 use super::super::strategy::{SelectableField, Strategy};
@@ -69,7 +70,7 @@ fn node_cells(o: &Value, now: SimTime) -> Vec<Value> {
                 .collect()
         })
         .unwrap_or_default();
-    roles.sort();
+    roles.order();
     roles.dedup();
     let addr = |ty: &str| {
         arr(o, "/status/addresses")

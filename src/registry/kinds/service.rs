@@ -3,6 +3,7 @@
 //! updates that leave them out, the fields selectors may name, and
 //! kubectl's columns.
 
+use crate::sort::Order;
 use std::collections::HashSet;
 
 use serde_json::{json, Map, Value};
@@ -280,7 +281,7 @@ fn service_cells(o: &Value, now: SimTime) -> Vec<Value> {
                 .map(|i| if s(i, "/ip").is_empty() { s(i, "/hostname") } else { s(i, "/ip") })
                 .filter(|x| !x.is_empty())
                 .collect();
-            ips.sort_unstable();
+            ips.order();
             ips.dedup();
             ips.extend(external.iter().copied());
             if ips.is_empty() {

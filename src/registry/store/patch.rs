@@ -5,6 +5,7 @@
 //! object when it is absent. The status subresource patches the status;
 //! the scale subresource patches the Scale view.
 
+use crate::sort::Order;
 use serde_json::{json, Value};
 
 use super::super::decode::{self, Warnings};
@@ -35,7 +36,7 @@ fn go_map_string(v: &Value) -> String {
     match v {
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
+            keys.order();
             let parts: Vec<String> = keys.iter().map(|k| format!("{k}:{}", go_map_string(&m[*k]))).collect();
             format!("map[{}]", parts.join(" "))
         }

@@ -1,6 +1,7 @@
 //! Cell helpers every printer shares, as upstream's printers compute them
 //! (each kind's own cells live in its file under `registry/kinds/`).
 
+use crate::sort::Order;
 use serde_json::Value;
 
 use crate::clock::{human_duration, parse_rfc3339, SimTime};
@@ -55,7 +56,7 @@ pub(crate) fn labels(m: Option<&Value>) -> String {
         return "<none>".into();
     }
     let mut kv: Vec<String> = m.iter().map(|(k, v)| format!("{k}={}", v.as_str().unwrap_or(""))).collect();
-    kv.sort();
+    kv.order();
     kv.join(",")
 }
 

@@ -1,6 +1,7 @@
 //! A request and its response, whole: status line, headers (Warning
 //! headers first and marked), the body pretty-printed.
 
+use kubesim::sort::Order;
 use std::rc::Rc;
 
 use kubesim::server::{Request, Response};
@@ -45,7 +46,7 @@ pub fn response_view(p: &Props) -> Html {
     let r = &p.response;
     let class = if r.status >= 400 { "status bad" } else { "status good" };
     let mut headers: Vec<&(String, String)> = r.headers.iter().collect();
-    headers.sort_by_key(|(k, _)| !k.eq_ignore_ascii_case("warning"));
+    headers.order_by_key(|(k, _)| !k.eq_ignore_ascii_case("warning"));
     let request = p.request.as_ref().map(|q| {
         let url = if q.query.is_empty() { q.path.clone() } else { format!("{}?{}", q.path, q.query) };
         html! {

@@ -2,6 +2,7 @@
 //! them: a SelfSubjectAccessReview or a SelfSubjectReview, answered by the
 //! server's authorizer (the page's "acting as" user, when one is chosen).
 
+use kubesim::sort::Order;
 use serde_json::{json, Value};
 
 use super::{send, server_error, Command, Outcome};
@@ -93,7 +94,7 @@ pub fn whoami(s: &mut Session, out: &mut Outcome) {
     }
     if let Some(extra) = user["extra"].as_object() {
         let mut keys: Vec<&String> = extra.keys().collect();
-        keys.sort();
+        keys.order();
         for k in keys {
             rows.push((format!("Extra: {k}"), list(&extra[k])));
         }

@@ -5,6 +5,7 @@
 //! (Go's tabwriter: minimum width 0, padding 2, spaces; the events table
 //! aligned on its own).
 
+use kubesim::sort::Order;
 use serde_json::{Map, Value};
 
 use super::parse::Command;
@@ -116,7 +117,7 @@ fn sorted(map: Option<&Value>) -> Vec<(&String, String)> {
         .flatten()
         .map(|(k, v)| (k, v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string())))
         .collect();
-    kv.sort();
+    kv.order();
     kv
 }
 
@@ -166,7 +167,7 @@ fn tolerations(w: &mut TabWriter, indent: &str, list: &[Value]) {
         w.w(0, "<none>\n");
     }
     let mut list: Vec<&Value> = list.iter().collect();
-    list.sort_by(|a, b| text(a, "/key").cmp(text(b, "/key")));
+    list.order_by(|a, b| text(a, "/key").cmp(text(b, "/key")));
     for (i, t) in list.iter().enumerate() {
         if i > 0 {
             w.w(0, &format!("{indent}\t"));
@@ -361,7 +362,7 @@ fn containers(w: &mut TabWriter, pod: Option<&Value>, list: &[Value], statuses: 
             }
         }
         let mut mounts: Vec<&Value> = items(c, "/volumeMounts").iter().collect();
-        mounts.sort_by(|a, b| text(a, "/mountPath").cmp(text(b, "/mountPath")));
+        mounts.order_by(|a, b| text(a, "/mountPath").cmp(text(b, "/mountPath")));
         w.w(2, &format!("Mounts:{}\n", if mounts.is_empty() { "\t<none>" } else { "" }));
         for m in mounts {
             let mut flags =
@@ -451,7 +452,7 @@ fn events(s: &mut Session, w: &mut TabWriter, obj: &Value, kind: &str, namespace
         return;
     }
     w.flush();
-    evs.sort_by_key(|e| when(e, "/lastTimestamp").unwrap_or(i64::MIN));
+    evs.order_by_key(|e| when(e, "/lastTimestamp").unwrap_or(i64::MIN));
     let now = s.server.now().0;
     let since = |t: Option<i64>| t.map(|t| crate::format::age(now, t)).unwrap_or_else(|| "<unknown>".into());
     w.w(0, "Events:\n  Type\tReason\tAge\tFrom\tMessage\n");
@@ -568,7 +569,7 @@ fn selector_string(sel: &Value) -> String {
         };
         parts.push((key, p));
     }
-    parts.sort_by(|a, b| a.0.cmp(&b.0));
+    parts.order_by(|a, b| a.0.cmp(&b.0));
     let joined: Vec<String> = parts.into_iter().map(|(_, p)| p).collect();
     if joined.is_empty() {
         "<none>".into()
@@ -693,7 +694,7 @@ fn config_map(s: &mut Session, w: &mut TabWriter, c: &Value, namespace: &str) {
     w.w(0, "\nBinaryData\n====\n");
     let binary: Map<String, Value> = c.get("binaryData").and_then(Value::as_object).cloned().unwrap_or_default();
     let mut keys: Vec<&String> = binary.keys().collect();
-    keys.sort();
+    keys.order();
     for k in keys {
         let len = binary[k].as_str().map_or(0, |b| b.len() / 4 * 3 - b.chars().rev().take_while(|c| *c == '=').count());
         w.w(0, &format!("{k}: {len} bytes\n"));

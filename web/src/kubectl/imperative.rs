@@ -5,6 +5,7 @@
 //! its field managers, its patches) and answered as it prints.
 
 use base64::Engine;
+use kubesim::sort::Order;
 
 use super::write::resource_for_doc;
 use super::*;
@@ -437,7 +438,7 @@ pub(super) fn api_resources(d: &Discovery, out: &mut Outcome) {
         .collect::<Vec<_>>()];
     let mut resources: Vec<&ApiResource> = d.resources.iter().filter(|r| !r.resource.contains('/')).collect();
     // kubectl sorts by group, then by name (the core group first).
-    resources.sort_by(|a, b| (a.group.as_str(), a.resource.as_str()).cmp(&(b.group.as_str(), b.resource.as_str())));
+    resources.order_by(|a, b| (a.group.as_str(), a.resource.as_str()).cmp(&(b.group.as_str(), b.resource.as_str())));
     resources.dedup_by(|a, b| a.group == b.group && a.resource == b.resource);
     for r in resources {
         rows.push(vec![
@@ -547,7 +548,7 @@ fn rollout_history(s: &mut Session, d: &Discovery, r: &ApiResource, ns: &str, na
             Some((rev, cause))
         })
         .collect();
-    revisions.sort();
+    revisions.order();
     // kubectl's history table: a tabwriter padded by two, then the name
     // printer's own line break (hence the blank line at the end).
     out.line(format!("{} ", name_ref(r, name)));
