@@ -304,6 +304,13 @@ test('a workshop types imperative kubectl: create deployment, scale, run, logs',
   assert.match(described, /Controlled By:\s+ReplicaSet\/web-/);
   assert.match(described, /Events:\n  Type    Reason     Age   From               Message\n/);
   assert.match(described, /Normal  Scheduled  \d+s\s+default-scheduler  Successfully assigned default\/web-/);
+  // explain: the first one loads the fields' descriptions kept next to the page.
+  await page.fill('#kubectl-line', 'kubectl explain deployments.spec.strategy');
+  await page.click('#kubectl-run');
+  await page.waitForFunction(() => /KIND:\s+Deployment/.test(document.querySelector('#kubectl-output')?.textContent ?? ''));
+  const explained = await page.textContent('#kubectl-output');
+  assert.match(explained, /^GROUP:      apps\nKIND:       Deployment\nVERSION:    v1\n\nFIELD: strategy <DeploymentStrategy>\n/);
+  assert.match(explained, /\n  rollingUpdate\t<RollingUpdateDeployment>\n    Rolling update config params\./);
   assert.match(await kubectl(page, 'kubectl get pods --image=nginx'), /^error: unknown flag: --image\nSee 'kubectl get --help' for usage\./);
   assert.equal(await kubectl(page, 'kubectl rollout status deploy/web'), 'deployment "web" successfully rolled out\n');
   assert.equal(await kubectl(page, 'kubectl expose deployment web --port=80'), 'service/web exposed\n');

@@ -13,6 +13,7 @@ use kubesim::server::Request;
 mod auth;
 mod delete;
 mod describe;
+mod explain;
 mod get;
 mod imperative;
 mod label;
@@ -20,6 +21,7 @@ mod parse;
 mod print;
 mod write;
 
+pub use explain::{has_docs, set_docs, wants_docs, DOCS_FILE};
 pub use parse::{parse, split_words, Command, Output, Verb};
 pub use print::columns;
 use print::{name_ref, server_table, table};
@@ -46,6 +48,7 @@ pub struct Outcome {
 pub mod differs {
     pub const PAUSED: &str = "The controllers are paused in this page, so nothing reconciles this until you resume or step them; a real cluster's controllers never pause.";
     pub const LOG_MODEL: &str = "Container output here is a model: nginx and CoreDNS print their start-up lines and shell loops their echo lines; other programs print nothing, where a real container would.";
+    pub const NO_DOCS: &str = "The fields' descriptions could not be loaded into this page (k8s-v1.33.json next to it), so explain shows their types only; kubesim serve and a real cluster print them.";
     pub const NO_NETWORK: &str = "The Service has its cluster IP and endpoints, but nothing answers on them: no kube-proxy, CNI or DNS runs here.";
 }
 
@@ -127,6 +130,7 @@ fn differs_note(s: &Session, cmd: &parse::Command, out: &Outcome) -> Option<&'st
     let reconciles =
         matches!(cmd.verb, Verb::Scale | Verb::SetImage | Verb::Run | Verb::Rollout) || out.text.lines().any(living);
     match cmd.verb {
+        Verb::Explain if !explain::has_docs() => Some(differs::NO_DOCS),
         _ if reconciles && s.controllers.is_paused() => Some(differs::PAUSED),
         Verb::Logs if !out.text.lines().any(|l| !l.starts_with("Defaulted container ")) => Some(differs::LOG_MODEL),
         Verb::Expose | Verb::CreateFrom if out.text.lines().any(|l| l.starts_with("service/")) => {
@@ -180,6 +184,7 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
         Verb::Rollout => imperative::rollout(s, &d, &cmd, &mut out),
         Verb::Expose => imperative::expose(s, &d, &cmd, &mut out),
         Verb::Describe => describe::describe(s, &d, &cmd, &mut out),
+        Verb::Explain => explain::explain(s, &d, &cmd, &mut out),
     }
     out.differs = differs_note(s, &cmd, &out);
     // kubectl prints the server's warnings (to stderr) ahead of its output.
@@ -571,7 +576,6 @@ mod tests {
             .unwrap_err()
             .contains("See 'kubectl create configmap --help'"));
         assert!(parse("top pods").unwrap_err().starts_with("\"kubectl top\" is not simulated in this command bar"));
-        assert!(parse("explain pods").unwrap_err().contains("is not simulated"));
         let mut s = session();
         assert!(run(&mut s, "create quota q", "").text.contains("\"kubectl create quota\" is not simulated"));
         let out = run(&mut s, "api-resources", "");

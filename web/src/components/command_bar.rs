@@ -26,7 +26,7 @@ pub fn command_bar() -> Html {
     let commands = use_state(Vec::<String>::new);
     let recall = use_state(|| None::<usize>);
     // Runs a command line (the one typed, or a starter's).
-    let run_line = {
+    let execute = {
         let (ctx, file, output) = (ctx.clone(), file.clone(), output.clone());
         let (scrollback, commands, recall) = (scrollback.clone(), commands.clone(), recall.clone());
         Callback::from(move |line: String| {
@@ -53,6 +53,22 @@ pub fn command_bar() -> Html {
             commands.set(past);
             recall.set(None);
             output.set(Some((line, out)));
+        })
+    };
+    // The first `explain` waits for the fields' descriptions, which the
+    // page loads only then (kubectl::explain).
+    let run_line = {
+        let execute = execute.clone();
+        Callback::from(move |line: String| {
+            if !kubectl::wants_docs(&line) {
+                execute.emit(line);
+                return;
+            }
+            let execute = execute.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                kubectl::set_docs(fetch_json(kubectl::DOCS_FILE).await);
+                execute.emit(line);
+            });
         })
     };
     let run = {
@@ -148,4 +164,18 @@ pub fn command_bar() -> Html {
             { for out }
         </div>
     }
+}
+
+/// A JSON file next to the page, or `None` when it cannot be had.
+async fn fetch_json(url: &str) -> Option<serde_json::Value> {
+    use wasm_bindgen::JsCast;
+    use wasm_bindgen_futures::JsFuture;
+    let window = web_sys::window()?;
+    let answer = JsFuture::from(window.fetch_with_str(url)).await.ok()?;
+    let answer: web_sys::Response = answer.dyn_into().ok()?;
+    if !answer.ok() {
+        return None;
+    }
+    let text = JsFuture::from(answer.text().ok()?).await.ok()?;
+    serde_json::from_str(&text.as_string()?).ok()
 }

@@ -43,15 +43,16 @@ pub enum Verb {
     /// `describe TYPE NAME…` (or `TYPE/NAME`): pods, deployments,
     /// configmaps.
     Describe,
+    /// `explain TYPE[.field…] [--recursive] [--api-version=G/V]`.
+    Explain,
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), logs, describe (pods, deployments, configmaps), api-resources and auth (can-i, whoami)";
+const KNOWN: &str = "get, create, apply, replace, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), logs, describe (pods, deployments, configmaps), explain, api-resources and auth (can-i, whoami)";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
 const NOT_SIMULATED: &[&str] = &[
-    "explain",
     "edit",
     "exec",
     "port-forward",
@@ -129,6 +130,9 @@ pub struct Command {
     pub target_port: Option<String>,
     pub service_type: Option<String>,
     pub service_name: Option<String>,
+    /// `explain --recursive` and `--api-version`.
+    pub recursive: bool,
+    pub api_version: Option<String>,
     /// The generator flags given, to refuse them where kubectl would.
     given: Vec<&'static str>,
 }
@@ -220,6 +224,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "rollout" => Verb::Rollout,
         "expose" => Verb::Expose,
         "describe" => Verb::Describe,
+        "explain" => Verb::Explain,
         other if NOT_SIMULATED.contains(&other) => {
             return Err(format!("\"kubectl {other}\" is not simulated in this command bar; it knows {KNOWN}"))
         }
@@ -259,6 +264,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         target_port: None,
         service_type: None,
         service_name: None,
+        recursive: false,
+        api_version: None,
         given: Vec::new(),
     };
     let mut positional = Vec::new();
@@ -331,6 +338,18 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--server-side" => c.server_side = boolean(&inline)?,
             "--force-conflicts" => c.force_conflicts = boolean(&inline)?,
             "--show-managed-fields" => c.show_managed_fields = boolean(&inline)?,
+            "--recursive" if c.verb == Verb::Explain => c.recursive = boolean(&inline)?,
+            "--api-version" if c.verb == Verb::Explain => c.api_version = Some(value("'--api-version'")?),
+            "-o" if c.verb == Verb::Explain => {
+                return Err("error: unknown shorthand flag: 'o' in -o\nSee 'kubectl explain --help' for usage.".into())
+            }
+            "--output" if c.verb == Verb::Explain => match value("'--output'")?.as_str() {
+                "plaintext" => {}
+                "plaintext-openapiv2" => {
+                    return Err("error: --output=plaintext-openapiv2 (the OpenAPI v2 explain) is not simulated here; the default, plaintext, is".into())
+                }
+                other => return Err(format!("error: unrecognized format: {other}")),
+            },
             "--validate" => {
                 c.field_validation = match inline.as_deref() {
                     None | Some("strict") | Some("true") => "Strict",
@@ -423,7 +442,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         | Verb::Logs
         | Verb::ApiResources
         | Verb::Rollout
-        | Verb::Expose => {
+        | Verb::Expose
+        | Verb::Explain => {
             c.args = positional;
         }
         Verb::Auth => {
