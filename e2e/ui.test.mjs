@@ -45,6 +45,8 @@ test('finalizers, watch lanes, the inspector and a 410 on a late resume', async 
 
   // 3. Delete: the finalizers hold it, the lane gets MODIFIED with a deletionTimestamp.
   assert.equal(await kubectl(page, 'kubectl delete cm held'), 'configmap "held" deleted\n');
+  // Its finalizers hold it: kubectl would keep waiting, and the page says so.
+  assert.match(await page.textContent('#kubectl-differs'), /kubectl would keep waiting here until the object is gone/);
   const modified = page.locator('#lane-1-events .event.modified').last();
   await modified.waitFor();
   assert.match(await modified.textContent(), /deletionTimestamp=.*finalizers=\[example.com\/one, example.com\/two\]/);

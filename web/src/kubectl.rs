@@ -48,6 +48,7 @@ pub struct Outcome {
 pub mod differs {
     pub const PAUSED: &str = "The controllers are paused in this page, so nothing reconciles this until you resume or step them; a real cluster's controllers never pause.";
     pub const LOG_MODEL: &str = "Container output here is a model: nginx and CoreDNS print their start-up lines and shell loops their echo lines; other programs print nothing, where a real container would.";
+    pub const WAITS: &str = "kubectl would keep waiting here until the object is gone (its finalizers removed, its grace period over, or its dependents deleted first); the page returns at once: watch it go in a lane or the inspector.";
     pub const NO_DOCS: &str = "The fields' descriptions could not be loaded into this page (k8s-v1.33.json next to it), so explain shows their types only; kubesim serve and a real cluster print them.";
     pub const NO_NETWORK: &str = "The Service has its cluster IP and endpoints, but nothing answers on them: no kube-proxy, CNI or DNS runs here.";
 }
@@ -186,7 +187,9 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
         Verb::Describe => describe::describe(s, &d, &cmd, &mut out),
         Verb::Explain => explain::explain(s, &d, &cmd, &mut out),
     }
-    out.differs = differs_note(s, &cmd, &out);
+    if out.differs.is_none() {
+        out.differs = differs_note(s, &cmd, &out);
+    }
     // kubectl prints the server's warnings (to stderr) ahead of its output.
     let warnings: String = s.log[from..]
         .iter()
@@ -673,7 +676,12 @@ mod tests {
         assert_eq!(out.text, "configmap/demo2 replaced\n");
 
         let from = s.log.len();
-        assert_eq!(run(&mut s, "delete cm demo", "").text, "configmap \"demo\" deleted\n");
+        // demo has a finalizer: kubectl would wait; the page says so.
+        let deleted = run(&mut s, "delete cm demo", "");
+        assert_eq!(deleted.text, "configmap \"demo\" deleted\n");
+        assert_eq!(deleted.differs, Some(differs::WAITS));
+        let gone = run(&mut s, "delete cm demo2", "");
+        assert_eq!((gone.text.as_str(), gone.differs), ("configmap \"demo2\" deleted\n", None));
         let del = s.log[from..].iter().find(|e| e.request.method == "DELETE").unwrap();
         assert_eq!(
             String::from_utf8_lossy(&del.request.body),

@@ -1,4 +1,7 @@
-//! `delete`: by name, with `--cascade` as a propagation policy.
+//! `delete`: by name, with `--cascade` as a propagation policy. kubectl
+//! then waits (`--wait`, on by default) until what it deleted is gone; the
+//! page cannot hold the command bar that long, so when something is left
+//! (finalizers, a grace period, dependents first) it says so instead.
 
 use super::*;
 
@@ -28,6 +31,10 @@ pub(super) fn delete(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
             );
             if e.response.status == 200 || e.response.status == 202 {
                 out.line(format!("{} \"{name}\" deleted", r.kind.to_ascii_lowercase()));
+                let left = !body_json(&e.response)["metadata"]["deletionTimestamp"].is_null();
+                if left && !cmd.server_dry_run {
+                    out.differs = Some(differs::WAITS);
+                }
             } else {
                 out.error(server_error(&e));
             }
