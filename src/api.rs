@@ -7,6 +7,7 @@ pub mod gvk;
 pub mod media_type;
 pub mod meta;
 pub mod object;
+pub mod pod;
 pub mod quantity;
 pub mod status;
 pub mod watch;

@@ -10,6 +10,7 @@ use super::super::table::cells::*;
 use super::super::table::{col, text, wide, Column, Desc, AGE, NAME};
 use super::super::validation::{port_problem, protocol, str_at};
 use crate::api::meta::{validate_name, NameRule};
+use crate::api::pod::qos_class;
 use crate::api::FieldError;
 use crate::clock::{human_duration, parse_rfc3339, SimTime};
 
@@ -171,36 +172,6 @@ fn admission(spec: &mut Map<String, Value>) {
         }
     }
     spec.insert("tolerations".into(), Value::Array(tolerations));
-}
-
-/// QoS class of a pod from its containers' requests and limits.
-pub fn qos_class(spec: &Value) -> &'static str {
-    let containers: Vec<&Value> = ["initContainers", "containers"]
-        .iter()
-        .filter_map(|k| spec.get(*k).and_then(Value::as_array))
-        .flatten()
-        .collect();
-    let res = |c: &Value, kind: &str, r: &str| c.pointer(&format!("/resources/{kind}/{r}")).cloned();
-    let any = containers.iter().any(|c| {
-        ["requests", "limits"]
-            .iter()
-            .any(|k| c.pointer(&format!("/resources/{k}")).and_then(Value::as_object).is_some_and(|m| !m.is_empty()))
-    });
-    if !any {
-        return "BestEffort";
-    }
-    let guaranteed = containers.iter().all(|c| {
-        ["cpu", "memory"].iter().all(|r| {
-            let limit = res(c, "limits", r);
-            let request = res(c, "requests", r).or_else(|| limit.clone());
-            limit.is_some() && request == limit
-        })
-    });
-    if guaranteed {
-        "Guaranteed"
-    } else {
-        "Burstable"
-    }
 }
 
 /// Validation of a pod spec at `path` (a pod's, or a template's).
@@ -405,15 +376,6 @@ mod tests {
         assert_eq!(c["imagePullPolicy"], "Always");
         assert_eq!(c["terminationMessagePath"], "/dev/termination-log");
         assert_eq!(c["ports"][0]["protocol"], "TCP");
-    }
-
-    #[test]
-    fn qos_classes() {
-        assert_eq!(qos_class(&json!({"containers": [{"name": "a"}]})), "BestEffort");
-        let g = json!({"containers": [{"resources": {"limits": {"cpu": "1", "memory": "1Gi"}}}]});
-        assert_eq!(qos_class(&g), "Guaranteed");
-        let b = json!({"containers": [{"resources": {"requests": {"cpu": "1"}}}]});
-        assert_eq!(qos_class(&b), "Burstable");
     }
 
     #[test]

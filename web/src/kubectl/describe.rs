@@ -407,34 +407,6 @@ fn volumes(w: &mut TabWriter, list: &[Value], space: &str) {
     }
 }
 
-/// Upstream's QoS class: Guaranteed when every container's requests
-/// equal its cpu and memory limits, BestEffort when none sets any.
-fn qos_class(pod: &Value) -> &'static str {
-    let containers: Vec<&Value> =
-        items(pod, "/spec/containers").iter().chain(items(pod, "/spec/initContainers").iter()).collect();
-    let any = containers.iter().any(|c| {
-        ["requests", "limits"]
-            .iter()
-            .any(|k| c.pointer(&format!("/resources/{k}")).and_then(Value::as_object).is_some_and(|m| !m.is_empty()))
-    });
-    if !any {
-        return "BestEffort";
-    }
-    let guaranteed = containers.iter().all(|c| {
-        let limits = c.pointer("/resources/limits");
-        let requests = c.pointer("/resources/requests");
-        ["cpu", "memory"].iter().all(|r| {
-            let limit = limits.and_then(|l| l.get(*r));
-            limit.is_some() && requests.and_then(|q| q.get(*r)).is_none_or(|q| Some(q) == limit)
-        })
-    });
-    if guaranteed {
-        "Guaranteed"
-    } else {
-        "Burstable"
-    }
-}
-
 /// The object's events, read as kubectl reads them (one field selector on
 /// the involved object, 500 a page) and laid out as its events table.
 fn events(s: &mut Session, w: &mut TabWriter, obj: &Value, kind: &str, namespace: &str) {
@@ -548,7 +520,9 @@ fn pod(s: &mut Session, w: &mut TabWriter, p: &Value, namespace: &str) {
         }
     }
     volumes(w, items(p, "/spec/volumes"), "");
-    w.w(0, &format!("QoS Class:\t{}\n", qos_class(p)));
+    // As kubectl: the class the pod's status records, else computed.
+    let qos = p["status"]["qosClass"].as_str().filter(|q| !q.is_empty());
+    w.w(0, &format!("QoS Class:\t{}\n", qos.unwrap_or_else(|| kubesim::api::pod::qos_class(&p["spec"]))));
     labels(w, "", "Node-Selectors", p.pointer("/spec/nodeSelector"));
     tolerations(w, "", items(p, "/spec/tolerations"));
     events(s, w, p, "Pod", namespace);
