@@ -95,20 +95,29 @@ impl Discovery {
             Some((n, g)) => (n.to_string(), Some(g.to_string())),
             None => (lower.clone(), None),
         };
+        let hit = self
+            .named(&name)
+            .into_iter()
+            .find(|r| group.as_deref().is_none_or(|g| r.group == g || r.group.starts_with(&format!("{g}."))));
+        hit.ok_or_else(|| format!("the server doesn't have a resource type \"{typed}\""))
+    }
+
+    /// The resources a lower-case name (plural, singular, short name or
+    /// kind) may mean, in every group: the core group's first, as
+    /// kubectl's priority order has it.
+    pub fn named(&self, name: &str) -> Vec<&ApiResource> {
         let mut hits: Vec<&ApiResource> = self
             .resources
             .iter()
-            .filter(|r| group.as_deref().is_none_or(|g| r.group == g || r.group.starts_with(&format!("{g}."))))
             .filter(|r| {
                 r.resource == name
                     || r.singular == name
                     || r.kind.to_ascii_lowercase() == name
-                    || r.short_names.contains(&name)
+                    || r.short_names.iter().any(|s| s == name)
             })
             .collect();
-        // The core group wins a tie, as kubectl's priority order has it.
         hits.order_by_key(|r| !r.group.is_empty());
-        hits.first().copied().ok_or_else(|| format!("the server doesn't have a resource type \"{typed}\""))
+        hits
     }
 
     /// The resource types an object can be read from, for completion:

@@ -103,19 +103,7 @@ pub(super) fn explain(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut O
 /// the group as part of the name; otherwise the first word is the resource
 /// (the core group's first).
 fn split_request<'d>(d: &'d Discovery, typed: &str) -> Option<(&'d ApiResource, Vec<String>)> {
-    let first = typed.split('.').next().unwrap_or("").to_ascii_lowercase();
-    let mut found: Vec<&ApiResource> = d
-        .resources
-        .iter()
-        .filter(|r| {
-            !r.resource.contains('/')
-                && (r.resource == first
-                    || r.singular == first
-                    || r.kind.to_ascii_lowercase() == first
-                    || r.short_names.contains(&first))
-        })
-        .collect();
-    found.order_by_key(|r| !r.group.is_empty());
+    let found = d.named(&typed.split('.').next().unwrap_or("").to_ascii_lowercase());
     for r in &found {
         let qualified = if r.group.is_empty() { r.resource.clone() } else { format!("{}.{}", r.resource, r.group) };
         if let Some(rest) = typed.strip_prefix(&qualified) {
@@ -456,6 +444,11 @@ impl<'d> Explainer<'d> {
     }
 }
 
+/// A schema's enum values, when it has some.
+fn enum_of(s: &Value) -> Option<&Vec<Value>> {
+    s.get("enum").and_then(Value::as_array).filter(|e| !e.is_empty())
+}
+
 /// An enum element as the template prints it (`""` for the empty string).
 fn enum_item(v: &Value) -> String {
     match v {
@@ -466,9 +459,7 @@ fn enum_item(v: &Value) -> String {
 
 /// The enum under a field's line: `enum: A, B, C, D, ....` (four at most).
 fn enum_short(s: &Value, pad: usize) -> String {
-    let Some(values) = s.get("enum").and_then(Value::as_array).filter(|e| !e.is_empty()) else {
-        return String::new();
-    };
+    let Some(values) = enum_of(s) else { return String::new() };
     let mut out = format!("\n{}enum: ", " ".repeat(pad));
     for (i, v) in values.iter().enumerate() {
         if i >= 4 {
@@ -485,9 +476,7 @@ fn enum_short(s: &Value, pad: usize) -> String {
 
 /// The enum of the field asked for: `ENUM:` and a value per line.
 fn enum_long(s: &Value) -> String {
-    let Some(values) = s.get("enum").and_then(Value::as_array).filter(|e| !e.is_empty()) else {
-        return String::new();
-    };
+    let Some(values) = enum_of(s) else { return String::new() };
     let mut out = "ENUM:".to_string();
     for v in values {
         out += "\n    ";
