@@ -3,34 +3,58 @@
 
 use serde_json::Value;
 
-/// QoS class of a pod from its containers' requests and limits.
+use super::quantity::milli_value;
+
+/// QoS class of a pod from its containers' requests and limits, as
+/// upstream computes it: only cpu and memory count, compared as
+/// quantities (`1` is `1000m`; `0` is unset). A container whose cpu and
+/// memory requests equal their limits is Guaranteed, one with neither is
+/// BestEffort, any other is Burstable; the pod is the class its
+/// containers share, else Burstable. A missing request counts as its
+/// limit, as the API's defaulting sets it.
 pub fn qos_class(spec: &Value) -> &'static str {
-    let containers: Vec<&Value> = ["initContainers", "containers"]
-        .iter()
-        .filter_map(|k| spec.get(*k).and_then(Value::as_array))
-        .flatten()
-        .collect();
-    let res = |c: &Value, kind: &str, r: &str| c.pointer(&format!("/resources/{kind}/{r}")).cloned();
-    let any = containers.iter().any(|c| {
-        ["requests", "limits"]
-            .iter()
-            .any(|k| c.pointer(&format!("/resources/{k}")).and_then(Value::as_object).is_some_and(|m| !m.is_empty()))
-    });
-    if !any {
-        return "BestEffort";
+    let containers = ["initContainers", "containers"].iter().filter_map(|k| spec.get(*k).and_then(Value::as_array));
+    let mut pod = None;
+    for container in containers.flatten() {
+        match (pod, container_qos(container.get("resources"))) {
+            (_, "Burstable") => return "Burstable",
+            (None, class) => pod = Some(class),
+            (Some(p), class) if p != class => return "Burstable",
+            _ => {}
+        }
     }
-    let guaranteed = containers.iter().all(|c| {
-        ["cpu", "memory"].iter().all(|r| {
-            let limit = res(c, "limits", r);
-            let request = res(c, "requests", r).or_else(|| limit.clone());
-            limit.is_some() && request == limit
+    pod.unwrap_or("BestEffort")
+}
+
+fn container_qos(resources: Option<&Value>) -> &'static str {
+    let amount = |kind: &str, resource: &str| {
+        resources.and_then(|r| r.get(kind)).and_then(|m| m.get(resource)).map(|q| match q {
+            Value::String(q) => milli_value(q).unwrap_or(0),
+            Value::Number(n) => n.as_f64().map_or(0, |n| (n * 1000.0).ceil() as i128),
+            _ => 0,
         })
-    });
-    if guaranteed {
-        "Guaranteed"
-    } else {
-        "Burstable"
+    };
+    let mut class = None;
+    for resource in ["cpu", "memory"] {
+        let limit = amount("limits", resource);
+        let request = amount("requests", resource).or(limit).unwrap_or(0);
+        let this = if request != limit.unwrap_or(0) {
+            "Burstable"
+        } else if request == 0 {
+            "BestEffort"
+        } else {
+            "Guaranteed"
+        };
+        match class {
+            None => class = Some(this),
+            Some(c) if c != this => return "Burstable",
+            _ => {}
+        }
+        if this == "Burstable" {
+            return this;
+        }
     }
+    class.unwrap_or("BestEffort")
 }
 
 #[cfg(test)]
@@ -45,5 +69,29 @@ mod tests {
         assert_eq!(qos_class(&g), "Guaranteed");
         let b = json!({"containers": [{"resources": {"requests": {"cpu": "1"}}}]});
         assert_eq!(qos_class(&b), "Burstable");
+    }
+
+    #[test]
+    fn only_cpu_and_memory_count_compared_as_quantities() {
+        let pod = |resources: Value| json!({"containers": [{"name": "a", "resources": resources}]});
+        // Other resources do not make a pod Burstable.
+        assert_eq!(qos_class(&pod(json!({"requests": {"ephemeral-storage": "1Gi"}}))), "BestEffort");
+        // Zero is unset.
+        assert_eq!(qos_class(&pod(json!({"requests": {"cpu": "0"}, "limits": {"cpu": "0"}}))), "BestEffort");
+        // Equal quantities written differently.
+        let g = json!({"requests": {"cpu": "1", "memory": "1Gi"}, "limits": {"cpu": "1000m", "memory": "1024Mi"}});
+        assert_eq!(qos_class(&pod(g)), "Guaranteed");
+        // cpu guaranteed, memory unset: some but not all.
+        assert_eq!(qos_class(&pod(json!({"limits": {"cpu": "1"}}))), "Burstable");
+        let limits = json!({"limits": {"cpu": "1", "memory": "1Gi", "nvidia.com/gpu": "1"}});
+        assert_eq!(qos_class(&pod(limits)), "Guaranteed");
+        // A Guaranteed container beside a BestEffort one.
+        let mixed = json!({"containers": [
+            {"name": "a", "resources": {"limits": {"cpu": "1", "memory": "1Gi"}}},
+            {"name": "b"}
+        ]});
+        assert_eq!(qos_class(&mixed), "Burstable");
+        let init = json!({"initContainers": [{"name": "i"}], "containers": [{"name": "a"}]});
+        assert_eq!(qos_class(&init), "BestEffort");
     }
 }
