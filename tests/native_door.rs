@@ -251,3 +251,45 @@ fn a_queuing_level_lets_waiting_requests_in_as_seats_come_free() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+#[test]
+fn idle_and_slow_clients_do_not_hold_the_door() {
+    let (mut child, addr, _stdout) = start(&["--read-header-timeout", "1s"]);
+    // Many idle connections, and some that sent half a request head.
+    let idle: Vec<TcpStream> = (0..300).map(|_| TcpStream::connect(&addr).unwrap()).collect();
+    let mut slow: Vec<TcpStream> = (0..20)
+        .map(|_| {
+            let mut s = TcpStream::connect(&addr).unwrap();
+            s.write_all(b"GET /api/v1/namespaces HTTP/1.1\r\nHost: x\r\n").unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            s
+        })
+        .collect();
+    let ready = request(&addr, "GET", "/readyz", b"");
+    assert!(ready.starts_with("HTTP/1.1 200"), "{ready}");
+    // The slow ones are closed once the header timeout passes (as Go's
+    // server closes them: no answer).
+    for s in &mut slow {
+        let mut rest = Vec::new();
+        // End of stream, not this side's 10 s read timeout.
+        assert_eq!(s.read_to_end(&mut rest).map_err(|e| e.kind()), Ok(0));
+    }
+    // An idle keep-alive connection is closed too.
+    let mut first = idle.into_iter().next().unwrap();
+    first.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    assert_eq!(first.read_to_end(&mut Vec::new()).map_err(|e| e.kind()), Ok(0));
+
+    // Headers up to upstream's 1 MiB are read; beyond it, 431.
+    let big = format!("X-Big: {}\r\n", "a".repeat(600 * 1024));
+    let answer = request_as(&addr, &big, "GET", "/readyz", b"");
+    assert!(answer.starts_with("HTTP/1.1 200"), "{}", &answer[..answer.len().min(200)]);
+    // (The door may answer and close before the head is all written.)
+    let mut s = TcpStream::connect(&addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let _ = write!(s, "GET /readyz HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n", "a".repeat(1100 * 1024));
+    let mut answer = String::new();
+    let _ = s.read_to_string(&mut answer);
+    assert!(answer.starts_with("HTTP/1.1 431"), "{}", &answer[..answer.len().min(200)]);
+    child.kill().unwrap();
+    let _ = child.wait();
+}

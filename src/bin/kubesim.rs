@@ -12,7 +12,7 @@ use http_body_util::{combinators::BoxBody, BodyExt, Full, Limited, StreamBody};
 use hyper::body::{Frame, Incoming};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use kubesim::api::Status;
 use kubesim::clock::{parse_duration_millis, SimTime};
 use kubesim::controllers::{Config, Controllers};
@@ -30,6 +30,12 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Upstream's limit on request bodies (3 MiB).
 const MAX_BODY: usize = 3 * 1024 * 1024;
+
+/// kube-apiserver's limit on a request's line and headers (Go's
+/// `MaxHeaderBytes` of 1 MiB, plus the 4 KiB of slack Go's server allows).
+/// A longer head is answered 431. (The request line alone is limited to
+/// 64 KiB by the `http` crate's URIs, answered 414.)
+const MAX_HEADER_BYTES: usize = (1 << 20) + 4096;
 
 struct Shared {
     /// The built browser app (Trunk's dist/), served under /ui/.
@@ -510,6 +516,10 @@ struct Args {
     apf: bool,
     inflight: (u32, u32),
     metrics: kubesim::server::metrics::MetricsOptions,
+    /// How long a client may take to send a request's line and headers
+    /// (upstream's `ReadHeaderTimeout`: 32 s); also how long an idle
+    /// keep-alive connection is kept.
+    read_header_timeout_ms: i64,
 }
 
 const USAGE: &str =
@@ -520,6 +530,7 @@ const USAGE: &str =
                      [--enable-priority-and-fairness=true|false] [--max-requests-inflight 400]
                      [--max-mutating-requests-inflight 200] [--show-hidden-metrics-for-version 1.32]
                      [--disabled-metrics NAME,...] [--allow-metric-labels METRIC,LABEL=V1,V2]
+                     [--read-header-timeout 32s]
   --ui DIR  serve the built browser app (trunk build's dist/) at /ui/; default: ./dist when it holds index.html
   --controllers  which of the cluster's controllers run (clients of the API): all (default), none, or a
                  comma-separated list of nodeipam, namespace, garbage-collector, deployment,
@@ -544,6 +555,9 @@ const USAGE: &str =
   --disabled-metrics  metrics /metrics leaves out (comma-separated names; may repeat)
   --allow-metric-labels  METRIC,LABEL=V1,V2: any other value of that label is reported as
                  \"unexpected\" (may repeat)
+  --read-header-timeout  how long a client may take to send a request's line and headers before its
+                 connection is closed, and how long an idle keep-alive connection is kept (default
+                 32s, kube-apiserver's ReadHeaderTimeout; kubesim's own flag)
   Flags take their value as --flag value or --flag=value.";
 
 fn parse_args() -> Result<Args, String> {
@@ -568,6 +582,7 @@ fn parse_args() -> Result<Args, String> {
         apf: true,
         inflight: (400, 200),
         metrics: Default::default(),
+        read_header_timeout_ms: 32_000,
     };
     while let Some(raw) = it.next() {
         // `--flag value` or `--flag=value`, as kube-apiserver's flags take them.
@@ -645,6 +660,11 @@ fn parse_args() -> Result<Args, String> {
             "--history-window" => {
                 let v = val()?;
                 a.window_ms = parse_duration_millis(&v).ok_or_else(|| format!("invalid duration {v:?}"))?
+            }
+            "--read-header-timeout" => {
+                let v = val()?;
+                a.read_header_timeout_ms =
+                    parse_duration_millis(&v).filter(|ms| *ms > 0).ok_or_else(|| format!("invalid duration {v:?}"))?
             }
             other => return Err(format!("unknown flag {other:?}\n{USAGE}")),
         }
@@ -759,6 +779,7 @@ async fn main() {
             }
         });
     }
+    let header_timeout = Duration::from_millis(args.read_header_timeout_ms.unsigned_abs());
     loop {
         tokio::select! {
             accepted = listener.accept() => {
@@ -766,7 +787,13 @@ async fn main() {
                 let shared = shared.clone();
                 tokio::spawn(async move {
                     let svc = service_fn(move |req| handle(shared.clone(), req));
-                    let _ = http1::Builder::new().serve_connection(TokioIo::new(tcp), svc).await;
+                    let _ = http1::Builder::new()
+                        .timer(TokioTimer::new())
+                        .header_read_timeout(header_timeout)
+                        .max_header_size(MAX_HEADER_BYTES)
+                        .max_buf_size(MAX_HEADER_BYTES)
+                        .serve_connection(TokioIo::new(tcp), svc)
+                        .await;
                 });
             }
             _ = shutdown_signal() => {
