@@ -293,3 +293,22 @@ fn idle_and_slow_clients_do_not_hold_the_door() {
     child.kill().unwrap();
     let _ = child.wait();
 }
+
+#[test]
+fn connections_over_the_cap_wait_for_one_to_close() {
+    let (mut child, addr, _stdout) = start(&["--max-connections", "3"]);
+    let held: Vec<TcpStream> = (0..3).map(|_| TcpStream::connect(&addr).unwrap()).collect();
+    // The fourth is in the backlog: connected, but not read yet.
+    let mut fourth = TcpStream::connect(&addr).unwrap();
+    write!(fourth, "GET /readyz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").unwrap();
+    fourth.set_read_timeout(Some(Duration::from_millis(700))).unwrap();
+    let mut answer = String::new();
+    assert!(fourth.read_to_string(&mut answer).is_err(), "answered over the cap: {answer}");
+    drop(held);
+    fourth.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let mut answer = String::new();
+    fourth.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    child.kill().unwrap();
+    let _ = child.wait();
+}

@@ -21,7 +21,7 @@ use kubesim::network;
 use kubesim::server::dispatch::{Gated, Pending};
 use kubesim::server::{guard_panics, guard_poll, Request, Response, Served, Server, ServerConfig, WatchStream};
 use tokio::net::TcpListener;
-use tokio::sync::{mpsc, Notify};
+use tokio::sync::{mpsc, Notify, OwnedSemaphorePermit, Semaphore};
 
 /// The core allocates and frees many small JSON nodes per request; mimalloc
 /// does that about a third faster than glibc's malloc (BENCHMARKS.md).
@@ -520,6 +520,8 @@ struct Args {
     /// (upstream's `ReadHeaderTimeout`: 32 s); also how long an idle
     /// keep-alive connection is kept.
     read_header_timeout_ms: i64,
+    /// Connections served at once; more wait to be accepted.
+    max_connections: usize,
 }
 
 const USAGE: &str =
@@ -530,7 +532,7 @@ const USAGE: &str =
                      [--enable-priority-and-fairness=true|false] [--max-requests-inflight 400]
                      [--max-mutating-requests-inflight 200] [--show-hidden-metrics-for-version 1.32]
                      [--disabled-metrics NAME,...] [--allow-metric-labels METRIC,LABEL=V1,V2]
-                     [--read-header-timeout 32s]
+                     [--read-header-timeout 32s] [--max-connections 4096]
   --ui DIR  serve the built browser app (trunk build's dist/) at /ui/; default: ./dist when it holds index.html
   --controllers  which of the cluster's controllers run (clients of the API): all (default), none, or a
                  comma-separated list of nodeipam, namespace, garbage-collector, deployment,
@@ -558,6 +560,8 @@ const USAGE: &str =
   --read-header-timeout  how long a client may take to send a request's line and headers before its
                  connection is closed, and how long an idle keep-alive connection is kept (default
                  32s, kube-apiserver's ReadHeaderTimeout; kubesim's own flag)
+  --max-connections  connections served at once (default 4096; kubesim's own flag): more wait in
+                 the listen backlog until one closes
   Flags take their value as --flag value or --flag=value.";
 
 fn parse_args() -> Result<Args, String> {
@@ -583,6 +587,7 @@ fn parse_args() -> Result<Args, String> {
         inflight: (400, 200),
         metrics: Default::default(),
         read_header_timeout_ms: 32_000,
+        max_connections: 4096,
     };
     while let Some(raw) = it.next() {
         // `--flag value` or `--flag=value`, as kube-apiserver's flags take them.
@@ -660,6 +665,14 @@ fn parse_args() -> Result<Args, String> {
             "--history-window" => {
                 let v = val()?;
                 a.window_ms = parse_duration_millis(&v).ok_or_else(|| format!("invalid duration {v:?}"))?
+            }
+            "--max-connections" => {
+                let v = val()?;
+                a.max_connections = v
+                    .parse()
+                    .ok()
+                    .filter(|n| *n > 0)
+                    .ok_or_else(|| format!("--max-connections takes a positive number, not {v:?}"))?
             }
             "--read-header-timeout" => {
                 let v = val()?;
@@ -780,12 +793,13 @@ async fn main() {
         });
     }
     let header_timeout = Duration::from_millis(args.read_header_timeout_ms.unsigned_abs());
+    let connections = Arc::new(Semaphore::new(args.max_connections));
     loop {
         tokio::select! {
-            accepted = listener.accept() => {
-                let Ok((tcp, _)) = accepted else { continue };
+            (tcp, permit) = accept(&listener, &connections) => {
                 let shared = shared.clone();
                 tokio::spawn(async move {
+                    let _permit = permit;
                     let svc = service_fn(move |req| handle(shared.clone(), req));
                     let _ = http1::Builder::new()
                         .timer(TokioTimer::new())
@@ -799,6 +813,29 @@ async fn main() {
             _ = shutdown_signal() => {
                 println!("kubesim: shutting down");
                 return;
+            }
+        }
+    }
+}
+
+/// The next connection, once fewer than `--max-connections` are open (the
+/// rest wait in the listen backlog). A failed accept (out of file
+/// descriptors, say) is retried after a pause that doubles from 5 ms up to
+/// 1 s, as Go's server does, rather than at once in a busy loop.
+async fn accept(listener: &TcpListener, connections: &Arc<Semaphore>) -> (tokio::net::TcpStream, OwnedSemaphorePermit) {
+    let permit = match connections.clone().acquire_owned().await {
+        Ok(p) => p,
+        // Never closed; if it were, wait for shutdown instead.
+        Err(_) => std::future::pending().await,
+    };
+    let mut pause = Duration::from_millis(5);
+    loop {
+        match listener.accept().await {
+            Ok((tcp, _)) => return (tcp, permit),
+            Err(e) => {
+                eprintln!("kubesim: accept: {e}; retrying in {pause:?}");
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(Duration::from_secs(1));
             }
         }
     }
