@@ -1,11 +1,13 @@
 // Browser app benchmarks (not tests: figures go to BENCHMARKS.md).
 //   node e2e/bench-ui.mjs        (after scripts/build-web.sh and cargo build --bin kubesim)
+//   node e2e/bench-ui.mjs rollout (only the named parts: interactive, lane,
+//                                  scroll, rollout; the bundle always)
 // Prints: bundle size (brotli, quality 11), time to interactive, a watch
 // lane under 1,000 events/s, and scrolling lists of 10,000 rows.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, constants } from 'node:zlib';
-import { ROOT, startServer, launch, openApp } from './harness.mjs';
+import { ROOT, startServer, launch, openApp, rolloutSeconds } from './harness.mjs';
 
 const dist = join(ROOT, 'dist');
 let raw = 0, br = 0;
@@ -19,10 +21,13 @@ console.log(`bundle: ${(raw / 1024).toFixed(0)} KB raw, ${(br / 1024).toFixed(0)
 
 const server = await startServer();
 const browser = await launch();
+const parts = process.argv.slice(2);
+const want = (part) => parts.length === 0 || parts.includes(part);
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(p * s.length))]; };
 
 // Time to interactive: navigation start to the app's first render with the
 // tick loop running (body[data-ready]), fresh storage each time.
+if (want('interactive')) {
 const ttis = [];
 for (let i = 0; i < 7; i++) {
   const { page, context } = await openApp(browser, server.url);
@@ -31,6 +36,7 @@ for (let i = 0; i < 7; i++) {
 }
 // The first run pays the compile of the wasm module; report the median.
 console.log(`interactive: median ${pct(ttis, 0.5).toFixed(0)} ms, max ${Math.max(...ttis).toFixed(0)} ms over ${ttis.length} loads (goal <= 500 ms)`);
+}
 
 // Frame sampler: rAF intervals and long tasks while `work` runs in the page.
 async function frames(page, seconds, work) {
@@ -51,7 +57,7 @@ async function frames(page, seconds, work) {
 }
 
 // A watch lane under 1,000 events/s for 5 s.
-{
+if (want('lane')) {
   const { page, context } = await openApp(browser, server.url);
   await page.uncheck('#lane-list-first');
   await page.click('#lane-open');
@@ -76,7 +82,7 @@ async function frames(page, seconds, work) {
 }
 
 // 10,000 rows: the request log and a lane, scrolled a screen per frame.
-{
+if (want('scroll')) {
   const { page, context } = await openApp(browser, server.url);
   await page.evaluate(() => {
     for (let n = 0; n < 10000; n++) {
@@ -101,29 +107,10 @@ async function frames(page, seconds, work) {
 // settles the controllers before it answers.
 // Three times, each in a fresh page (this machine's timings vary by ±20%):
 // the best and the median.
-{
+if (want('rollout')) {
   const runs = [];
   for (let run = 0; run < 3; run++) {
-  const { page, context } = await openApp(browser, server.url);
-  const result = await page.evaluate(() => {
-    const req = (m, path, body, ct) => window.wasmBindings.kubesimRequest(m, path, JSON.stringify(body), ct);
-    for (let i = 0; i < 10; i++) {
-      const name = `bench-${i}`;
-      req('POST', '/api/v1/nodes', { metadata: { name }, spec: { podCIDR: `10.250.${i}.0/24` } });
-      req('PATCH', `/api/v1/nodes/${name}/status`, { status: { allocatable: { cpu: '32', memory: '64Gi', pods: '110' },
-        conditions: [{ type: 'Ready', status: 'True' }] } }, 'application/merge-patch+json');
-    }
-    const d = { metadata: { name: 'big' }, spec: { replicas: 1000, selector: { matchLabels: { app: 'big' } },
-      template: { metadata: { labels: { app: 'big' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } };
-    const start = performance.now();
-    const r = req('POST', '/apis/apps/v1/namespaces/default/deployments', d);
-    const ms = performance.now() - start;
-    const got = JSON.parse(req('GET', '/apis/apps/v1/namespaces/default/deployments/big').body);
-    return { status: r.status, ms, available: got.status.availableReplicas };
-  });
-  if (result.available !== 1000 || result.status !== 201) throw new Error(`rollout: ${JSON.stringify(result)}`);
-  runs.push(result.ms / 1000);
-  await context.close();
+    runs.push(await rolloutSeconds(browser, server.url));
   }
   runs.sort((a, b) => a - b);
   console.log(`rollout: 1,000 replicas Ready in ${runs[0].toFixed(2)} s of page time, best of 3 (median ${runs[1].toFixed(2)} s; goal <= 2 s)`);

@@ -21,11 +21,11 @@ function freePort() {
   });
 }
 
-export async function startServer() {
+export async function startServer(ui = join(ROOT, 'dist')) {
   const port = await freePort();
   const bin = process.env.KUBESIM_BIN || join(ROOT, 'target/debug/kubesim');
   const dir = mkdtempSync(join(tmpdir(), 'kubesim-e2e-'));
-  const proc = spawn(bin, ['serve', '--listen', `127.0.0.1:${port}`, '--ui', join(ROOT, 'dist'),
+  const proc = spawn(bin, ['serve', '--listen', `127.0.0.1:${port}`, '--ui', ui,
     '--kubeconfig', join(dir, 'kubeconfig')], { stdio: ['ignore', 'pipe', 'inherit'] });
   await new Promise((resolve, reject) => {
     let out = '';
@@ -55,4 +55,30 @@ export async function openApp(browser, url, viewport = { width: 1400, height: 16
   await page.goto(url);
   await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
   return { context, page, errors };
+}
+
+// The page's 1,000-replica rollout (the benchmarks' figure): ten nodes with
+// room for 110 pods each, then one Deployment POST, which settles every
+// controller before it answers; its seconds, in a fresh page.
+export async function rolloutSeconds(browser, url) {
+  const { page, context } = await openApp(browser, url);
+  const result = await page.evaluate(() => {
+    const req = (m, path, body, ct) => window.wasmBindings.kubesimRequest(m, path, JSON.stringify(body), ct);
+    for (let i = 0; i < 10; i++) {
+      const name = `bench-${i}`;
+      req('POST', '/api/v1/nodes', { metadata: { name }, spec: { podCIDR: `10.250.${i}.0/24` } });
+      req('PATCH', `/api/v1/nodes/${name}/status`, { status: { allocatable: { cpu: '32', memory: '64Gi', pods: '110' },
+        conditions: [{ type: 'Ready', status: 'True' }] } }, 'application/merge-patch+json');
+    }
+    const d = { metadata: { name: 'big' }, spec: { replicas: 1000, selector: { matchLabels: { app: 'big' } },
+      template: { metadata: { labels: { app: 'big' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } } };
+    const start = performance.now();
+    const r = req('POST', '/apis/apps/v1/namespaces/default/deployments', d);
+    const ms = performance.now() - start;
+    const got = JSON.parse(req('GET', '/apis/apps/v1/namespaces/default/deployments/big').body);
+    return { status: r.status, ms, available: got.status.availableReplicas };
+  });
+  if (result.available !== 1000 || result.status !== 201) throw new Error(`rollout: ${JSON.stringify(result)}`);
+  await context.close();
+  return result.ms / 1000;
 }
