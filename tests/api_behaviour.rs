@@ -517,3 +517,39 @@ fn secret_string_data_is_written_into_data_and_never_stored() {
     assert_eq!(r.json_body()["data"]["c"], "eA==");
     assert!(r.json_body().get("stringData").is_none());
 }
+
+#[test]
+fn bodies_that_do_not_parse_are_unrecognized_objects_with_a_summary() {
+    let mut s = server();
+    let post = |s: &mut Server, ct: &str, body: &[u8]| {
+        let r = s.handle(
+            Request::new("POST", "/api/v1/namespaces/default/configmaps")
+                .with_header("Content-Type", ct)
+                .with_body(body.to_vec()),
+        );
+        assert_eq!((r.status, reason(&r)), (400, "BadRequest".to_string()));
+        r.json_body()["message"].as_str().unwrap().to_string()
+    };
+    // JSON: the body shown as text (30 bytes, then " ...").
+    assert_eq!(
+        post(&mut s, "application/json", br#"{"apiVersion":"v1","kind":"ConfigMap","#),
+        "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; \
+         json parse error: unexpected end of JSON input ({\"apiVersion\":\"v1\",\"kind\":\"Con ...)"
+    );
+    assert_eq!(
+        post(&mut s, "application/json", b""),
+        "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; \
+         json parse error: unexpected end of JSON input (<empty>)"
+    );
+    // YAML: go-yaml's words, the body in hex.
+    let laughs = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lol\ndata:\n  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n".to_string()
+        + &(1..10).map(|i| format!("  a{i}: &a{i} [{}]\n", vec![format!("*a{}", i - 1); 9].join(", "))).collect::<String>();
+    assert_eq!(
+        post(&mut s, "application/yaml", laughs.as_bytes()),
+        "the object provided is unrecognized (must be of type ConfigMap): error converting YAML to JSON: \
+         yaml: document contains excessive aliasing (61706956657273696f6e3a2076310a6b696e643a20436f6e6669674d6170 ...)"
+    );
+    let broken = post(&mut s, "application/yaml", b"a: b: c\n");
+    assert!(broken.starts_with("the object provided is unrecognized (must be of type ConfigMap): error converting YAML to JSON: yaml: line 1: "), "{broken}");
+    assert!(broken.ends_with(" (613a20623a20630a)"), "{broken}");
+}

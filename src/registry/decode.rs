@@ -144,10 +144,11 @@ pub fn object(
     let json = match body.media_type {
         "" | media_type::JSON | "*/*" => body.bytes,
         media_type::YAML => {
-            let text = std::str::from_utf8(body.bytes)
-                .map_err(|e| Status::bad_request(format!("couldn't get version/kind; yaml parse error: {e}")))?;
-            let (json, r) = yaml_to_json(text)
-                .map_err(|e| Status::bad_request(format!("couldn't get version/kind; yaml parse error: {e}")))?;
+            let yaml_error = |e: String| {
+                unrecognized(rt, &format!("error converting YAML to JSON: {}", go_yaml_error(&e)), body.bytes)
+            };
+            let text = std::str::from_utf8(body.bytes).map_err(|_| yaml_error("invalid leading UTF-8 octet".into()))?;
+            let (json, r) = yaml_to_json(text).map_err(yaml_error)?;
             repeats = r;
             converted = json;
             &converted
@@ -160,7 +161,9 @@ pub fn object(
         other => return Err(unknown_media_type(rt, other)),
     };
     let (value, mut strict) = decode_typed(rt, json)
-        .map_err(|e| Status::bad_request(format!("couldn't get version/kind; json parse error: {e}")))?
+        .map_err(|e| {
+            unrecognized(rt, &format!("couldn't get version/kind; json parse error: {}", go_json_error(&e)), body.bytes)
+        })?
         .map_err(|e| cannot_handle(rt, &e))?;
     if body.media_type == media_type::YAML {
         // Converted through a Go map upstream: the unknown fields come out
@@ -170,6 +173,49 @@ pub fn object(
     let obj = typed(rt, value)?;
     body_problems(rt, fv, problems_of(&repeats, strict), warnings)?;
     Ok(obj)
+}
+
+/// Upstream's answer to a create or update body it cannot parse at all
+/// (no kind known yet): the resource's kind, the decoder's error, and the
+/// body's first 30 bytes (as text when it looks like JSON, else in hex).
+fn unrecognized(rt: &ResourceType, error: &str, body: &[u8]) -> Status {
+    const SHOWN: usize = 30;
+    let shown = &body[..body.len().min(SHOWN)];
+    let more = if body.len() > SHOWN { " ..." } else { "" };
+    let summary = match body.first() {
+        None => "<empty>".to_string(),
+        Some(b'{') => format!("{}{more}", String::from_utf8_lossy(shown)),
+        Some(_) => format!("{}{more}", shown.iter().map(|b| format!("{b:02x}")).collect::<String>()),
+    };
+    Status::bad_request(format!(
+        "the object provided is unrecognized (must be of type {}): {error} ({summary})",
+        rt.kind()
+    ))
+}
+
+/// A JSON parse error in Go's words where they are known (the end of the
+/// input), else serde_json's.
+fn go_json_error(e: &serde_json::Error) -> String {
+    if e.is_eof() {
+        "unexpected end of JSON input".to_string()
+    } else {
+        e.to_string()
+    }
+}
+
+/// A YAML parse error as go-yaml words it: `yaml: line N: …`, and its
+/// refusal of alias bombs (serde_norway's repetition limit).
+fn go_yaml_error(e: &str) -> String {
+    if e.contains("repetition limit exceeded") {
+        return "yaml: document contains excessive aliasing".to_string();
+    }
+    // serde_norway: "<message> at line L column C".
+    if let Some((message, at)) = e.rsplit_once(" at line ") {
+        if let Some((line, _)) = at.split_once(" column ") {
+            return format!("yaml: line {line}: {message}");
+        }
+    }
+    format!("yaml: {e}")
 }
 
 /// An object's apiVersion and kind checked against the resource's, and
