@@ -541,6 +541,22 @@ fn bodies_that_do_not_parse_are_unrecognized_objects_with_a_summary() {
         "the object provided is unrecognized (must be of type ConfigMap): couldn't get version/kind; \
          json parse error: unexpected end of JSON input (<empty>)"
     );
+    // Syntax errors in the words of Go's JSON scanner.
+    for (body, error) in [
+        ("abc", "invalid character 'a' looking for beginning of value"),
+        (r#"{a:1}"#, "invalid character 'a' looking for beginning of object key string"),
+        (r#"{"a" 1}"#, "invalid character '1' after object key"),
+        (r#"{"a":1 "b":2}"#, "invalid character '\"' after object key:value pair"),
+        (r#"{"a":[1 2]}"#, "invalid character '2' after array element"),
+        (r#"{"a":1}x"#, "invalid character 'x' after top-level value"),
+        (r#"{"a":1,}"#, "invalid character '}' looking for beginning of object key string"),
+        (r#"{"a":[1,]}"#, "invalid character ']' looking for beginning of value"),
+        ("{\n  \"a\": 1,\n  'b': 2}", "invalid character '\\'' looking for beginning of object key string"),
+    ] {
+        let message = post(&mut s, "application/json", body.as_bytes());
+        let want = format!("couldn't get version/kind; json parse error: {error} (");
+        assert!(message.contains(&want), "{body}: {message}");
+    }
     // YAML: go-yaml's words, the body in hex.
     let laughs = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lol\ndata:\n  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n".to_string()
         + &(1..10).map(|i| format!("  a{i}: &a{i} [{}]\n", vec![format!("*a{}", i - 1); 9].join(", "))).collect::<String>();

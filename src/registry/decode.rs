@@ -162,7 +162,11 @@ pub fn object(
     };
     let (value, mut strict) = decode_typed(rt, json)
         .map_err(|e| {
-            unrecognized(rt, &format!("couldn't get version/kind; json parse error: {}", go_json_error(&e)), body.bytes)
+            unrecognized(
+                rt,
+                &format!("couldn't get version/kind; json parse error: {}", go_json_error(&e, json)),
+                body.bytes,
+            )
         })?
         .map_err(|e| cannot_handle(rt, &e))?;
     if body.media_type == media_type::YAML {
@@ -195,11 +199,59 @@ fn unrecognized(rt: &ResourceType, error: &str, body: &[u8]) -> Status {
 
 /// A JSON parse error in Go's words where they are known (the end of the
 /// input), else serde_json's.
-fn go_json_error(e: &serde_json::Error) -> String {
+fn go_json_error(e: &serde_json::Error, json: &[u8]) -> String {
     if e.is_eof() {
-        "unexpected end of JSON input".to_string()
+        return "unexpected end of JSON input".to_string();
+    }
+    let message = e.to_string();
+    // serde_json's syntax errors as Go's scanner words them: the byte it
+    // stopped at (serde_json's line and 1-based column), then where.
+    let at = json
+        .split(|b| *b == b'\n')
+        .nth(e.line().saturating_sub(1))
+        .and_then(|line| line.get(e.column().saturating_sub(1)).copied());
+    let (Some(c), true) = (at, e.is_syntax()) else {
+        return message;
+    };
+    let context = if message.starts_with("expected value") {
+        "looking for beginning of value"
+    } else if message.starts_with("key must be a string") {
+        "looking for beginning of object key string"
+    } else if message.starts_with("expected `:`") {
+        "after object key"
+    } else if message.starts_with("expected `,` or `}`") {
+        "after object key:value pair"
+    } else if message.starts_with("expected `,` or `]`") {
+        "after array element"
+    } else if message.starts_with("trailing characters") {
+        "after top-level value"
+    } else if message.starts_with("trailing comma") {
+        // A comma before `]` leaves Go looking for a value, before `}`
+        // for a key.
+        if c == b']' {
+            "looking for beginning of value"
+        } else {
+            "looking for beginning of object key string"
+        }
     } else {
-        e.to_string()
+        return message;
+    };
+    format!("invalid character {} {context}", go_quote_byte(c))
+}
+
+/// A byte quoted as Go's JSON scanner quotes it in errors: `'a'`, `'\''`,
+/// `'"'`, `'\n'`, `'\x01'`.
+fn go_quote_byte(c: u8) -> String {
+    match c {
+        b'\'' => "'\\''".to_string(),
+        b'"' => "'\"'".to_string(),
+        b'\n' => "'\\n'".to_string(),
+        b'\r' => "'\\r'".to_string(),
+        b'\t' => "'\\t'".to_string(),
+        b'\\' => "'\\\\'".to_string(),
+        0x20..=0x7e => format!("'{}'", c as char),
+        0x80.. => format!("'{}'", char::from(c)),
+        _ => format!("'\\x{c:02x}'"),
     }
 }
 
