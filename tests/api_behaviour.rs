@@ -569,3 +569,35 @@ fn bodies_that_do_not_parse_are_unrecognized_objects_with_a_summary() {
     assert!(broken.starts_with("the object provided is unrecognized (must be of type ConfigMap): error converting YAML to JSON: yaml: line 1: "), "{broken}");
     assert!(broken.ends_with(" (613a20623a20630a)"), "{broken}");
 }
+
+#[test]
+fn annotations_are_qualified_names_in_any_case_and_at_most_256_kib_in_all() {
+    let mut s = server();
+    let create = |s: &mut Server, name: &str, annotations: serde_json::Value| {
+        call(
+            s,
+            "POST",
+            "/api/v1/namespaces/default/configmaps",
+            Some(json!({"metadata": {"name": name, "annotations": annotations}})),
+        )
+    };
+    // Upper case is fine in annotation keys (not in label keys).
+    let ok = create(&mut s, "upper", json!({"Example.COM/Owner": "x"}));
+    assert_eq!(ok.status, 201, "{}", String::from_utf8_lossy(&ok.body));
+    // Exactly 256 KiB of keys and values is allowed; one byte more is not.
+    let key = "k";
+    let fits = create(&mut s, "fits", json!({key: "v".repeat(256 * 1024 - key.len())}));
+    assert_eq!(fits.status, 201);
+    let over = create(&mut s, "over", json!({key: "v".repeat(256 * 1024 - key.len() + 1)}));
+    assert_eq!(over.status, 422);
+    let body = over.json_body();
+    assert_eq!(
+        body["message"],
+        "ConfigMap \"over\" is invalid: metadata.annotations: Too long: may not be more than 262144 bytes"
+    );
+    assert_eq!(body["details"]["causes"][0]["reason"], "FieldValueTooLong");
+    let bad = create(&mut s, "bad", json!({"not a key!": "x"}));
+    assert_eq!(bad.status, 422);
+    let message = bad.json_body()["message"].as_str().unwrap().to_string();
+    assert!(message.starts_with("ConfigMap \"bad\" is invalid: metadata.annotations: Invalid value: \"not a key!\": name part must consist of alphanumeric characters"), "{message}");
+}

@@ -47,7 +47,28 @@ pub fn validate_meta(rt: &ResourceType, obj: &Value) -> Vec<FieldError> {
     if let Some(Value::Object(labels)) = meta::metadata(obj).and_then(|m| m.get("labels")) {
         validate_labels(labels, "metadata.labels", &mut errs);
     }
+    if let Some(Value::Object(annotations)) = meta::metadata(obj).and_then(|m| m.get("annotations")) {
+        validate_annotations(annotations, "metadata.annotations", &mut errs);
+    }
     errs
+}
+
+/// Upstream's limit on an object's annotations, keys and values together
+/// (`TotalAnnotationSizeLimitB`).
+pub const ANNOTATIONS_MAX_BYTES: usize = 256 * 1024;
+
+/// Annotation keys and their total size (`ValidateAnnotations`): a key is
+/// a qualified name in any case; keys and values together at most 256 KiB.
+pub fn validate_annotations(annotations: &Map<String, Value>, field: &str, errs: &mut Vec<FieldError>) {
+    for k in annotations.keys() {
+        if let Some(p) = crate::selector::label_key_problem(&k.to_ascii_lowercase()) {
+            errs.push(FieldError::invalid(field, k, &p));
+        }
+    }
+    let size: usize = annotations.iter().map(|(k, v)| k.len() + v.as_str().map_or(0, str::len)).sum();
+    if size > ANNOTATIONS_MAX_BYTES {
+        errs.push(FieldError::too_long(field, &format!("may not be more than {ANNOTATIONS_MAX_BYTES} bytes")));
+    }
 }
 
 /// Label keys and values (`ValidateLabels`): each problem on the map's own
