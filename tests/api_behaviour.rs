@@ -557,6 +557,18 @@ fn bodies_that_do_not_parse_are_unrecognized_objects_with_a_summary() {
         let want = format!("couldn't get version/kind; json parse error: {error} (");
         assert!(message.contains(&want), "{body}: {message}");
     }
+    // A DeleteOptions body: the same words, not wrapped (as upstream's
+    // delete handler answers).
+    let r = s.handle(
+        Request::new("DELETE", "/api/v1/namespaces/default/configmaps/x")
+            .with_header("Content-Type", "application/json")
+            .with_body(b"abc".to_vec()),
+    );
+    assert_eq!(r.status, 400);
+    assert_eq!(
+        r.json_body()["message"],
+        "couldn't get version/kind; json parse error: invalid character 'a' looking for beginning of value"
+    );
     // YAML: go-yaml's words, the body in hex.
     let laughs = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: lol\ndata:\n  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n".to_string()
         + &(1..10).map(|i| format!("  a{i}: &a{i} [{}]\n", vec![format!("*a{}", i - 1); 9].join(", "))).collect::<String>();

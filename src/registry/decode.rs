@@ -197,8 +197,9 @@ fn unrecognized(rt: &ResourceType, error: &str, body: &[u8]) -> Status {
     ))
 }
 
-/// A JSON parse error in Go's words where they are known (the end of the
-/// input), else serde_json's.
+/// A JSON parse error in the words of Go's `encoding/json` where they are
+/// known (the end of the input, and which byte the scanner stopped at and
+/// where), else serde_json's.
 fn go_json_error(e: &serde_json::Error, json: &[u8]) -> String {
     if e.is_eof() {
         return "unexpected end of JSON input".to_string();
@@ -237,6 +238,12 @@ fn go_json_error(e: &serde_json::Error, json: &[u8]) -> String {
         return message;
     };
     format!("invalid character {} {context}", go_quote_byte(c))
+}
+
+/// Upstream's decoder on a body that is not JSON, unwrapped (as the
+/// handlers of DeleteOptions and subresource bodies answer it).
+fn version_kind_error(e: &serde_json::Error, json: &[u8]) -> Status {
+    Status::bad_request(format!("couldn't get version/kind; json parse error: {}", go_json_error(e, json)))
 }
 
 /// A byte quoted as Go's JSON scanner quotes it in errors: `'a'`, `'\''`,
@@ -457,8 +464,7 @@ pub fn sub_object(body: RequestBody<'_>) -> Result<Value, Status> {
     if body.media_type == media_type::PROTOBUF {
         return crate::proto::decode_object(body.bytes).map_err(Status::bad_request);
     }
-    serde_json::from_slice::<Value>(body.bytes)
-        .map_err(|e| Status::bad_request(format!("couldn't get version/kind; json parse error: {e}")))
+    serde_json::from_slice::<Value>(body.bytes).map_err(|e| version_kind_error(&e, body.bytes))
 }
 
 /// A DELETE's body (DeleteOptions), when it has one: JSON, or protobuf as
@@ -470,7 +476,5 @@ pub fn delete_options(body: RequestBody<'_>) -> Result<Option<Value>, Status> {
     if body.bytes.iter().all(u8::is_ascii_whitespace) {
         return Ok(None);
     }
-    serde_json::from_slice(body.bytes)
-        .map(Some)
-        .map_err(|e| Status::bad_request(format!("couldn't get version/kind; json parse error: {e}")))
+    serde_json::from_slice(body.bytes).map(Some).map_err(|e| version_kind_error(&e, body.bytes))
 }
