@@ -14,16 +14,22 @@ use super::quantity::milli_value;
 /// limit, as the API's defaulting sets it.
 pub fn qos_class(spec: &Value) -> &'static str {
     let containers = ["initContainers", "containers"].iter().filter_map(|k| spec.get(*k).and_then(Value::as_array));
-    let mut pod = None;
-    for container in containers.flatten() {
-        match (pod, container_qos(container.get("resources"))) {
-            (_, "Burstable") => return "Burstable",
-            (None, class) => pod = Some(class),
-            (Some(p), class) if p != class => return "Burstable",
-            _ => {}
+    let classes = containers.flatten().map(|c| container_qos(c.get("resources")));
+    shared_class(classes)
+}
+
+/// The class every one of `classes` has (BestEffort for none), else
+/// Burstable: how upstream combines a container's resources, and then a
+/// pod's containers.
+fn shared_class(classes: impl Iterator<Item = &'static str>) -> &'static str {
+    let mut shared = None;
+    for class in classes {
+        if class == "Burstable" || shared.is_some_and(|s| s != class) {
+            return "Burstable";
         }
+        shared = Some(class);
     }
-    pod.unwrap_or("BestEffort")
+    shared.unwrap_or("BestEffort")
 }
 
 fn container_qos(resources: Option<&Value>) -> &'static str {
@@ -34,27 +40,17 @@ fn container_qos(resources: Option<&Value>) -> &'static str {
             _ => 0,
         })
     };
-    let mut class = None;
-    for resource in ["cpu", "memory"] {
+    shared_class(["cpu", "memory"].into_iter().map(|resource| {
         let limit = amount("limits", resource);
         let request = amount("requests", resource).or(limit).unwrap_or(0);
-        let this = if request != limit.unwrap_or(0) {
+        if request != limit.unwrap_or(0) {
             "Burstable"
         } else if request == 0 {
             "BestEffort"
         } else {
             "Guaranteed"
-        };
-        match class {
-            None => class = Some(this),
-            Some(c) if c != this => return "Burstable",
-            _ => {}
         }
-        if this == "Burstable" {
-            return this;
-        }
-    }
-    class.unwrap_or("BestEffort")
+    }))
 }
 
 #[cfg(test)]

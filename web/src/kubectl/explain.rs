@@ -501,16 +501,9 @@ fn wrap(s: &str, limit: usize) -> String {
     let (mut word_len, mut space_len) = (0usize, 0usize);
     for c in s.chars() {
         if c == '\n' {
-            if word.is_empty() {
-                if line + space_len <= limit {
-                    out += &space;
-                }
-            } else {
-                out += &space;
-                out += &word;
-                word.clear();
-                word_len = 0;
-            }
+            end_line(&mut out, line + space_len <= limit, &space, &word);
+            word.clear();
+            word_len = 0;
             space.clear();
             space_len = 0;
             out.push('\n');
@@ -538,15 +531,17 @@ fn wrap(s: &str, limit: usize) -> String {
             }
         }
     }
-    if word.is_empty() {
-        if line + space_len <= limit {
-            out += &space;
-        }
-    } else {
-        out += &space;
-        out += &word;
-    }
+    end_line(&mut out, line + space_len <= limit, &space, &word);
     out
+}
+
+/// The end of a line (a newline, or the end of the text): the pending
+/// word with the space before it; with no word, the space only if it fits.
+fn end_line(out: &mut String, space_fits: bool, space: &str, word: &str) {
+    if !word.is_empty() || space_fits {
+        out.push_str(space);
+    }
+    out.push_str(word);
 }
 
 #[cfg(test)]
