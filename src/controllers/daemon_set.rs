@@ -146,7 +146,7 @@ impl DaemonSetController {
         let spec = daemon_spec(ds);
         let nodes: Vec<Arc<Value>> = self.nodes.shared().cloned().collect();
         let mut by_node: BTreeMap<String, Vec<Value>> = BTreeMap::new();
-        for pod in self.pods.objects().filter(|p| meta_str(p, "namespace") == ns) {
+        for pod in self.pods.in_namespace(ns).map(|p| &**p) {
             if controller_of(pod).is_some_and(|c| c["uid"].as_str() == Some(uid)) && is_active(pod) {
                 by_node.entry(node_of(pod)).or_default().push(pod.clone());
             }

@@ -262,8 +262,7 @@ impl DeploymentController {
         if is_rolling(&s.d) {
             s.rollout_rolling();
         } else {
-            let pods: Vec<Arc<Value>> =
-                self.pods.shared().filter(|p| meta_str(p, "namespace") == ns).cloned().collect();
+            let pods: Vec<Arc<Value>> = self.pods.in_namespace(&ns).cloned().collect();
             s.rollout_recreate(&pods);
         }
     }

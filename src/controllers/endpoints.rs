@@ -76,11 +76,30 @@ struct Backend {
 
 /// The pods a Service selects, each with its resolved ports (pods with no
 /// address, finished or being deleted are not backends).
+/// The Services whose endpoints may have changed: every one when a Service
+/// or an endpoints object changed, else those in the namespaces where pods
+/// changed (a Service selects pods of its own namespace only).
+fn to_sync(services: &Informer, pods: &mut Informer, all: bool) -> Vec<Arc<Value>> {
+    let changes = pods.take_changes();
+    if all {
+        return services.shared().cloned().collect();
+    }
+    let namespaces: std::collections::BTreeSet<&str> = changes
+        .iter()
+        .filter_map(|(old, new)| old.as_ref().or(new.as_ref()))
+        .map(|p| meta_str(p, "namespace"))
+        .collect();
+    let mut out: Vec<Arc<Value>> = namespaces.into_iter().flat_map(|ns| services.in_namespace(ns).cloned()).collect();
+    // In the cache's order, as a pass over every Service would go.
+    out.sort_by_cached_key(|s| super::informer::key_of(s));
+    out
+}
+
 fn backends(svc: &Value, selector: &LabelSelector, pods: &Informer) -> Vec<Backend> {
     let ns = meta_str(svc, "namespace");
     let publish = svc["spec"]["publishNotReadyAddresses"].as_bool() == Some(true);
     let mut out = Vec::new();
-    for pod in pods.objects().filter(|p| meta_str(p, "namespace") == ns) {
+    for pod in pods.in_namespace(ns).map(|p| &**p) {
         let ip = pod["status"]["podIP"].as_str().unwrap_or("");
         let finished = matches!(pod["status"]["phase"].as_str(), Some("Succeeded") | Some("Failed"));
         if ip.is_empty() || finished || !pod["metadata"]["deletionTimestamp"].is_null() || !selects(selector, pod) {
@@ -131,7 +150,7 @@ impl Default for EndpointsController {
     fn default() -> Self {
         EndpointsController {
             services: Informer::new("/api/v1/services"),
-            pods: Informer::new("/api/v1/pods"),
+            pods: Informer::tracking("/api/v1/pods"),
             endpoints: Informer::new("/api/v1/endpoints"),
         }
     }
@@ -148,10 +167,10 @@ impl Controller for EndpointsController {
 
     fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
         let before = client.writes;
-        let changed = self.services.sync(client) | self.pods.sync(client) | self.endpoints.sync(client);
+        let all = self.services.sync(client) | self.endpoints.sync(client);
+        let changed = all | self.pods.sync(client);
         if changed {
-            let services: Vec<Arc<Value>> = self.services.shared().cloned().collect();
-            for svc in services {
+            for svc in to_sync(&self.services, &mut self.pods, all) {
                 self.sync_service(client, &svc);
             }
             // Endpoints this controller kept for a Service that is gone.
@@ -267,7 +286,7 @@ impl Default for EndpointSliceController {
     fn default() -> Self {
         EndpointSliceController {
             services: Informer::new("/api/v1/services"),
-            pods: Informer::new("/api/v1/pods"),
+            pods: Informer::tracking("/api/v1/pods"),
             slices: Informer::new(format!(
                 "/apis/discovery.k8s.io/v1/endpointslices?labelSelector={MANAGED_BY}%3D{SLICE_CONTROLLER}"
             )),
@@ -286,10 +305,9 @@ impl Controller for EndpointSliceController {
 
     fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
         let before = client.writes;
-        let changed = self.services.sync(client) | self.pods.sync(client) | self.slices.sync(client);
-        if changed {
-            let services: Vec<Arc<Value>> = self.services.shared().cloned().collect();
-            for svc in services {
+        let all = self.services.sync(client) | self.slices.sync(client);
+        if all | self.pods.sync(client) {
+            for svc in to_sync(&self.services, &mut self.pods, all) {
                 self.sync_service(client, &svc);
             }
         }

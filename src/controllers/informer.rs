@@ -116,6 +116,20 @@ impl Informer {
         self.objects.values()
     }
 
+    /// The cached objects of one namespace, in key order: a range of the
+    /// cache (keys are `namespace/name`), not a pass over every object.
+    pub fn in_namespace<'a>(&'a self, ns: &str) -> impl Iterator<Item = &'a Arc<Value>> + 'a {
+        let from = format!("{ns}/");
+        // '0' is the character after '/': the end of the namespace's keys.
+        let to = format!("{ns}0");
+        self.objects.range(from..to).map(|(_, v)| v)
+    }
+
+    /// One cached object as a shared value.
+    pub fn shared_get(&self, key: &str) -> Option<&Arc<Value>> {
+        self.objects.get(key)
+    }
+
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.objects.get(key).map(|v| &**v)
     }

@@ -29,7 +29,7 @@ use serde_json::{json, Value};
 
 use super::client::{Client, Identity};
 use super::events::{EventType, Recorder};
-use super::informer::Informer;
+use super::informer::{key_of, Informer};
 use super::object::{meta_str, path_of};
 use super::{Controller, Progress};
 use crate::clock::{parse_rfc3339, SimTime};
@@ -44,17 +44,25 @@ pub struct Kubelets {
     stopping: BTreeSet<String>,
     /// When the next grace period ends.
     wake: Option<SimTime>,
+    /// When each pod (by cache key) next needs its kubelet though nothing
+    /// changed: a grace period ending, a container ending or restarting.
+    wakes: BTreeMap<String, i64>,
+    /// The pod IPs in use on each node, kept up to date from the pod
+    /// informer's changes.
+    taken: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl Default for Kubelets {
     fn default() -> Self {
         Kubelets {
-            pods: Informer::new("/api/v1/pods"),
+            pods: Informer::tracking("/api/v1/pods"),
             nodes: Informer::new("/api/v1/nodes"),
             leases: Informer::new("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases"),
             recorders: BTreeMap::new(),
             stopping: BTreeSet::new(),
             wake: None,
+            wakes: BTreeMap::new(),
+            taken: BTreeMap::new(),
         }
     }
 }
@@ -156,16 +164,40 @@ impl Controller for Kubelets {
         for node in &nodes {
             self.heartbeat(client, node);
         }
-        // Addresses in use, per node.
-        let mut taken: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        for pod in self.pods.objects() {
-            if let (Some(node), Some(ip)) = (pod["spec"]["nodeName"].as_str(), pod["status"]["podIP"].as_str()) {
-                taken.entry(node.to_string()).or_default().insert(ip.to_string());
+        // The pods to look at: those that changed and those whose time has
+        // come (every pod when the nodes changed), not every pod each time.
+        let mut look: BTreeSet<String> = BTreeSet::new();
+        for (old, new) in self.pods.take_changes() {
+            if let Some(pod) = old.as_ref().or(new.as_ref()) {
+                look.insert(key_of(pod));
+            }
+            for (pod, add) in [(old, false), (new, true)] {
+                let Some(pod) = pod else { continue };
+                let (Some(node), Some(ip)) = (pod["spec"]["nodeName"].as_str(), pod["status"]["podIP"].as_str()) else {
+                    continue;
+                };
+                let ips = self.taken.entry(node.to_string()).or_default();
+                if add {
+                    ips.insert(ip.to_string());
+                } else {
+                    ips.remove(ip);
+                }
             }
         }
-        let bound: Vec<Arc<Value>> = self
-            .pods
-            .shared()
+        let now = client.now_millis();
+        look.extend(self.wakes.iter().filter(|(_, t)| **t <= now).map(|(k, _)| k.clone()));
+        if nodes_changed {
+            look.extend(self.pods.shared().map(|p| key_of(p)));
+        }
+        for key in &look {
+            self.wakes.remove(key);
+        }
+        let looked: Vec<Arc<Value>> = look.iter().filter_map(|k| self.pods.shared_get(k)).cloned().collect();
+        // Addresses in use on the nodes this round starts pods on, with
+        // the ones it gives out.
+        let mut taken: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let bound: Vec<Arc<Value>> = looked
+            .iter()
             .filter(|p| p["spec"]["nodeName"].as_str().is_some_and(|n| !n.is_empty()))
             .filter(|p| p["metadata"]["deletionTimestamp"].is_null())
             .filter(|p| matches!(p["status"]["phase"].as_str(), None | Some("Pending")))
@@ -174,36 +206,38 @@ impl Controller for Kubelets {
         for pod in bound {
             let node_name = pod["spec"]["nodeName"].as_str().unwrap_or("").to_string();
             let Some(node) = nodes.iter().find(|n| meta_str(n, "name") == node_name) else { continue };
-            let used = taken.entry(node_name.clone()).or_default();
+            let used = taken
+                .entry(node_name.clone())
+                .or_insert_with(|| self.taken.get(&node_name).cloned().unwrap_or_default());
             self.start(client, &pod, node, used);
         }
         // Pods being deleted: stopped, then removed.
-        let stopping: Vec<Arc<Value>> = self
-            .pods
-            .shared()
+        let stopping: Vec<Arc<Value>> = looked
+            .iter()
             .filter(|p| !p["metadata"]["deletionTimestamp"].is_null())
             .filter(|p| p["spec"]["nodeName"].as_str().is_some_and(|n| nodes.iter().any(|x| meta_str(x, "name") == n)))
             .cloned()
             .collect();
-        self.wake = None;
         for pod in stopping {
             if let Some(deadline) = self.stop(client, &pod) {
-                self.wake = Some(self.wake.map_or(deadline, |w| SimTime(w.0.min(deadline.0))));
+                self.wakes.insert(key_of(&pod), deadline.0);
             }
         }
         // Running pods whose containers end or restart as time passes.
-        let running: Vec<Arc<Value>> = self
-            .pods
-            .shared()
+        let running: Vec<Arc<Value>> = looked
+            .iter()
             .filter(|p| p["metadata"]["deletionTimestamp"].is_null() && p["status"]["phase"] == "Running")
             .filter(|p| p["spec"]["nodeName"].as_str().is_some_and(|n| nodes.iter().any(|x| meta_str(x, "name") == n)))
             .cloned()
             .collect();
         for pod in running {
             if let Some(when) = self.advance(client, &pod) {
-                self.wake = Some(self.wake.map_or(when, |w| SimTime(w.0.min(when.0))));
+                let key = key_of(&pod);
+                let at = self.wakes.get(&key).map_or(when.0, |t| (*t).min(when.0));
+                self.wakes.insert(key, at);
             }
         }
+        self.wake = self.wakes.values().min().map(|t| SimTime(*t));
         Progress { writes: client.writes - before }
     }
 

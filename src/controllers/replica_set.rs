@@ -100,8 +100,7 @@ impl ReplicaSetController {
         let Some(selector) = spec_selector(rs) else { return };
         let pods_path = format!("/api/v1/namespaces/{ns}/pods");
         let mut owned: Vec<Arc<Value>> = Vec::new();
-        let candidates: Vec<Arc<Value>> =
-            self.pods.shared().filter(|p| meta_str(p, "namespace") == ns).cloned().collect();
+        let candidates: Vec<Arc<Value>> = self.pods.in_namespace(ns).cloned().collect();
         for pod in candidates {
             let matches = selects(&selector, &pod);
             let pod_uid = meta_str(&pod, "uid").to_string();

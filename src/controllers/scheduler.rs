@@ -30,7 +30,7 @@ use serde_json::{json, Value};
 
 use super::client::{Client, Identity};
 use super::events::{EventType, SeriesRecorder};
-use super::informer::Informer;
+use super::informer::{key_of, Informer};
 use super::object::{meta_str, path_of};
 use super::{Controller, Progress};
 use crate::api::quantity::milli_value;
@@ -43,6 +43,11 @@ pub struct Scheduler {
     /// nothing changed: upstream moves a pod left unschedulable for five
     /// minutes back to its active queue, and records the failure again.
     retry_at: BTreeMap<String, i64>,
+    /// What the pods bound to each node use, kept up to date from the pod
+    /// informer's changes (a change costs O(1), not a pass over every pod).
+    used: BTreeMap<String, Used>,
+    /// The pods waiting for a node, by cache key.
+    pending: BTreeMap<String, Arc<Value>>,
 }
 
 /// How long a pod stays unschedulable before it is tried again
@@ -52,10 +57,12 @@ const UNSCHEDULABLE_RETRY_MS: i64 = 5 * 60_000;
 impl Default for Scheduler {
     fn default() -> Self {
         Scheduler {
-            pods: Informer::new("/api/v1/pods"),
+            pods: Informer::tracking("/api/v1/pods"),
             nodes: Informer::new("/api/v1/nodes"),
             recorder: SeriesRecorder::new("default-scheduler", "control-plane"),
             retry_at: BTreeMap::new(),
+            used: BTreeMap::new(),
+            pending: BTreeMap::new(),
         }
     }
 }
@@ -219,12 +226,41 @@ struct Used {
 
 impl Used {
     fn add(&mut self, spec: &Value) {
+        self.count(spec, 1);
+    }
+
+    /// Adds (`sign` 1) or takes away (-1) what a pod asks for.
+    fn count(&mut self, spec: &Value, sign: i128) {
         let (d, n) = (requests(spec), requests_of(spec, true));
-        self.cpu += d.cpu;
-        self.memory += d.memory;
-        self.pods += 1;
-        self.scored.cpu += n.cpu;
-        self.scored.memory += n.memory;
+        self.cpu += sign * d.cpu;
+        self.memory += sign * d.memory;
+        self.pods += sign;
+        self.scored.cpu += sign * n.cpu;
+        self.scored.memory += sign * n.memory;
+    }
+}
+
+/// Where a pod stands for the scheduler: bound to a node (and using it
+/// while it has not finished), or waiting for one.
+enum Standing<'a> {
+    Uses(&'a str),
+    Pending,
+    Neither,
+}
+
+fn standing(pod: &Value) -> Standing<'_> {
+    let finished = matches!(pod["status"]["phase"].as_str(), Some("Succeeded") | Some("Failed"));
+    match pod["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) {
+        Some(node) if !finished => Standing::Uses(node),
+        Some(_) => Standing::Neither,
+        None => {
+            let ours = pod["spec"]["schedulerName"].as_str().is_none_or(|s| s == "default-scheduler");
+            if ours && !finished && pod["metadata"]["deletionTimestamp"].is_null() {
+                Standing::Pending
+            } else {
+                Standing::Neither
+            }
+        }
     }
 }
 
@@ -257,23 +293,33 @@ impl Controller for Scheduler {
         if !(pods_changed || nodes_changed || retry_due) {
             return Progress { writes: client.writes - before };
         }
-        let nodes: Vec<Arc<Value>> = self.nodes.shared().cloned().collect();
-        let mut used: BTreeMap<String, Used> = BTreeMap::new();
-        // Pending pods shared with the informer's cache, not copied.
-        let mut pending: Vec<Arc<Value>> = Vec::new();
-        for pod in self.pods.shared() {
-            let finished = matches!(pod["status"]["phase"].as_str(), Some("Succeeded") | Some("Failed"));
-            match pod["spec"]["nodeName"].as_str().filter(|n| !n.is_empty()) {
-                Some(node) if !finished => used.entry(node.to_string()).or_default().add(&pod["spec"]),
-                Some(_) => {}
-                None => {
-                    let ours = pod["spec"]["schedulerName"].as_str().is_none_or(|s| s == "default-scheduler");
-                    if ours && !finished && pod["metadata"]["deletionTimestamp"].is_null() {
-                        pending.push(Arc::clone(pod));
+        for (old, new) in self.pods.take_changes() {
+            for (pod, sign) in [(old, -1), (new, 1)] {
+                let Some(pod) = pod else { continue };
+                match standing(&pod) {
+                    Standing::Uses(node) => {
+                        let u = self.used.entry(node.to_string()).or_default();
+                        u.count(&pod["spec"], sign);
+                        if u.pods == 0 {
+                            self.used.remove(node);
+                        }
                     }
+                    Standing::Pending if sign > 0 => {
+                        self.pending.insert(key_of(&pod), Arc::clone(&pod));
+                    }
+                    Standing::Pending => {
+                        self.pending.remove(&key_of(&pod));
+                    }
+                    Standing::Neither => {}
                 }
             }
         }
+        let nodes: Vec<Arc<Value>> = self.nodes.shared().cloned().collect();
+        // What this round binds counts at once; the informer's changes
+        // count it for later rounds.
+        let mut used = self.used.clone();
+        // Pending pods shared with the informer's cache, not copied.
+        let mut pending: Vec<Arc<Value>> = self.pending.values().cloned().collect();
         pending.order_by_key(|p| {
             (
                 std::cmp::Reverse(p["spec"]["priority"].as_i64().unwrap_or(0)),
