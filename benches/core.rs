@@ -530,7 +530,10 @@ fn bench_controllers() {
             assert_eq!(post(&mut s, "/api/v1/namespaces/test/pods", &body), 201);
             c.settle(&mut s);
         }
-        println!("controllers: {n} pods created with every controller settled after each in {:.3} s", start.elapsed().as_secs_f64());
+        println!(
+            "controllers: {n} pods created with every controller settled after each in {:.3} s",
+            start.elapsed().as_secs_f64()
+        );
     }
 }
 

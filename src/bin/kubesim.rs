@@ -236,6 +236,8 @@ fn serve_ui(dir: &std::path::Path, method: &str, path: &str) -> hyper::Response<
         "css" => "text/css; charset=utf-8",
         "svg" => "image/svg+xml",
         "json" => "application/json",
+        // The lessons, fetched by the page.
+        "yaml" => "application/yaml; charset=utf-8",
         // The docs the page links to, readable as they are.
         "md" => "text/plain; charset=utf-8",
         "png" => "image/png",

@@ -6,8 +6,10 @@
 //! page is a client of `Server::serve` like any other.
 
 pub mod format;
+pub mod i18n;
 pub mod kubectl;
 pub mod lanes;
+pub mod lessons;
 pub mod owners;
 pub mod pager;
 pub mod paths;

@@ -7,8 +7,19 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::kubectl::discover;
+use crate::lessons::{self, Lang, Lesson, Progress, Ran, Verdict};
 use crate::resources::Discovery;
 use crate::session::{Session, Source};
+
+/// The lesson the page is running: which, from what seed, where the
+/// learner is, and what "show me" ran last.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LessonRun {
+    pub lesson: Rc<Lesson>,
+    pub seed: u64,
+    pub progress: Progress,
+    pub shown: Vec<Ran>,
+}
 
 /// An object the inspector looks at.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -63,6 +74,12 @@ pub struct AppState {
     /// A command a starter asked the kubectl panel to run, numbered so the
     /// same one can be asked for twice.
     pub try_command: Option<(u64, String)>,
+    /// The lesson in progress, if any.
+    pub lesson: Option<Rc<LessonRun>>,
+    /// The language of the lessons and the lesson pane.
+    pub lang: Lang,
+    /// Show only the panels the lesson uses.
+    pub focus_panels: bool,
     saved_journal: usize,
     /// The simulated clock when last saved.
     saved_wall: i64,
@@ -79,6 +96,18 @@ pub enum Action {
     Notice(Option<String>),
     /// Fill in and run a kubectl command (the newcomer's starters).
     Try(String),
+    /// Open a lesson at a step (0-based) on a fresh cluster from a seed.
+    OpenLesson(Rc<Lesson>, usize, u64),
+    /// Go to a step of the running lesson: the next one carries on in the
+    /// learner's cluster; any other is opened afresh.
+    LessonStep(usize),
+    /// The step's start again, exactly (the lesson opened at it afresh).
+    ResetStep,
+    /// Run the step's reference solution, through the panels' paths.
+    ShowMe,
+    CloseLesson,
+    Language(Lang),
+    FocusPanels(bool),
 }
 
 impl AppState {
@@ -96,6 +125,9 @@ impl AppState {
             notice,
             epoch: 0,
             try_command: None,
+            lesson: None,
+            lang: Lang::En,
+            focus_panels: false,
             saved_journal,
             saved_wall,
             saver,
@@ -131,6 +163,23 @@ impl AppState {
         (self.saver)(&text)
     }
 
+    /// A new session in the same cell (the tick loop holds the cell).
+    fn replace(&mut self, s: Session, why: Option<String>) {
+        *self.session.borrow_mut() = s;
+        self.epoch += 1;
+        self.generation = self.session.borrow().generation;
+        self.saved_journal = usize::MAX;
+        self.selected_log = None;
+        self.inspect = None;
+        self.notice = why;
+    }
+
+    fn open_lesson(&mut self, lesson: Rc<Lesson>, step: usize, seed: u64) {
+        let (s, progress) = lessons::open(&lesson, step, seed);
+        self.replace(s, None);
+        self.lesson = Some(Rc::new(LessonRun { lesson, seed, progress, shown: Vec::new() }));
+    }
+
     pub fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut next = (*self).clone();
         next.generation = next.session.borrow().generation;
@@ -138,21 +187,55 @@ impl AppState {
             Action::Changed => {}
             Action::SelectLog(id) => next.selected_log = Some(id),
             Action::Inspect(o) => next.inspect = Some(o),
-            Action::Replace(s, why) => {
-                // The same cell, new contents: the tick loop holds the cell.
-                *next.session.borrow_mut() = *s;
-                next.epoch += 1;
-                next.generation = next.session.borrow().generation;
-                next.saved_journal = usize::MAX;
-                next.selected_log = None;
-                next.inspect = None;
-                next.notice = Some(why);
-            }
+            Action::Replace(s, why) => next.replace(*s, Some(why)),
             Action::Notice(n) => next.notice = n,
             Action::Try(line) => {
                 let n = next.try_command.as_ref().map_or(0, |(n, _)| n + 1);
                 next.try_command = Some((n, line));
             }
+            Action::OpenLesson(lesson, step, seed) => next.open_lesson(lesson, step, seed),
+            Action::LessonStep(step) => {
+                if let Some(run) = next.lesson.clone() {
+                    if step == run.progress.step + 1 && step < run.lesson.steps.len() {
+                        let mut s = next.session.borrow_mut();
+                        let current = &run.lesson.steps[run.progress.step];
+                        let caps = match lessons::evaluate(current, &s, &run.progress.start, &run.progress.captures) {
+                            Verdict::Passed(c) => c,
+                            Verdict::Waiting(_) => run.progress.captures.clone(),
+                        };
+                        let progress = lessons::begin(&run.lesson, step, &mut s, caps);
+                        next.lesson = Some(Rc::new(LessonRun { progress, shown: Vec::new(), ..(*run).clone() }));
+                    } else if step < run.lesson.steps.len() {
+                        next.open_lesson(run.lesson.clone(), step, run.seed);
+                    }
+                }
+            }
+            Action::ResetStep => {
+                if let Some(run) = next.lesson.clone() {
+                    next.open_lesson(run.lesson.clone(), run.progress.step, run.seed);
+                }
+            }
+            Action::ShowMe => {
+                if let Some(run) = next.lesson.clone() {
+                    let mut s = next.session.borrow_mut();
+                    let step = &run.lesson.steps[run.progress.step];
+                    let shown = step
+                        .actions
+                        .iter()
+                        .map(|a| lessons::run_act(&mut s, a, &run.progress.captures, None))
+                        .collect();
+                    s.pump_lanes();
+                    next.generation = s.generation;
+                    drop(s);
+                    next.lesson = Some(Rc::new(LessonRun { shown, ..(*run).clone() }));
+                }
+            }
+            Action::CloseLesson => {
+                next.lesson = None;
+                next.focus_panels = false;
+            }
+            Action::FocusPanels(on) => next.focus_panels = on,
+            Action::Language(lang) => next.lang = lang,
         }
         next.save_if_needed();
         Rc::new(next)
@@ -171,6 +254,9 @@ impl PartialEq for AppState {
             && self.save_error == other.save_error
             && self.notice == other.notice
             && self.try_command == other.try_command
+            && self.lesson == other.lesson
+            && self.lang == other.lang
+            && self.focus_panels == other.focus_panels
     }
 }
 
@@ -289,6 +375,43 @@ mod tests {
         assert_eq!((st.inspect.clone(), st.notice.as_deref(), st.epoch), (None, Some("Imported."), 1));
         assert_eq!(saved.borrow().len(), 1, "the new session is saved at once");
         assert_eq!(cell.borrow().server.config().seed, 2);
+    }
+
+    /// A learner's way through a lesson in the page's reducer: open it,
+    /// do the step, go on; "reset this step" and going back give the same
+    /// cluster as opening the lesson there.
+    #[test]
+    fn a_lesson_runs_in_the_reducer_as_a_learner_steps_through_it() {
+        let lesson = Rc::new(
+            lessons::parse("watch-from-rv", include_str!("../../lessons/watch-from-rv.yaml")).expect("the lesson"),
+        );
+        let st = state(Rc::default(), Rc::default());
+        let st = st.reduce(Action::OpenLesson(lesson.clone(), 0, 3));
+        let verdict = |st: &AppState| {
+            let run = st.lesson.clone().expect("a lesson");
+            let s = st.session.borrow();
+            lessons::evaluate(&run.lesson.steps[run.progress.step], &s, &run.progress.start, &run.progress.captures)
+        };
+        assert_eq!(verdict(&st), Verdict::Waiting(0));
+        // The learner types the command in the kubectl panel.
+        crate::kubectl::run(&mut st.session.borrow_mut(), "get configmaps", "");
+        let Verdict::Passed(caps) = verdict(&st) else { panic!("the step's check holds") };
+        let st = st.reduce(Action::LessonStep(1));
+        let run = st.lesson.clone().unwrap();
+        assert_eq!((run.progress.step, &run.progress.captures), (1, &caps));
+        // "Show me" runs the step's solution; the check holds.
+        let st = st.reduce(Action::ShowMe);
+        assert_eq!(st.lesson.as_ref().unwrap().shown.len(), 1);
+        assert!(matches!(verdict(&st), Verdict::Passed(_)));
+        let st = st.reduce(Action::LessonStep(2));
+        let at_two = st.session.borrow().export_json();
+        let st = st.reduce(Action::ShowMe).reduce(Action::ResetStep);
+        assert_eq!(st.session.borrow().export_json(), at_two, "reset gives the step's start again");
+        assert_eq!(verdict(&st), Verdict::Waiting(0));
+        let fresh = lessons::open(&lesson, 2, 3).0.export_json();
+        assert_eq!(at_two, fresh, "the learner's cluster at step 3 is the permalink's");
+        let st = st.reduce(Action::LessonStep(0)).reduce(Action::CloseLesson);
+        assert!(st.lesson.is_none());
     }
 
     #[test]

@@ -165,3 +165,84 @@ fn a_limit_wider_than_usize_is_clamped_on_wasm32() {
         assert!(v["metadata"].get("continue").is_none(), "limit={limit}");
     }
 }
+
+/// A lesson whose prose tries to inject markup, and whose one step a
+/// GET of the namespaces satisfies.
+const LESSON: &str = r#"
+title: {en: A lesson, zh: 一门课程}
+summary: {en: For the pane's test., zh: 用于测试。}
+panels: [console-panel]
+steps:
+  - title: {en: List the namespaces, zh: 检视名字空间}
+    prose:
+      en: "Send **one** `GET`. <img src=x onerror=alert(1)>"
+      zh: "发送 **一个** `GET`。"
+    do: [{request: {method: GET, path: /api/v1/namespaces}}]
+    check: [{method: GET, path: /api/v1/namespaces, status: 200, capture: {rv: /metadata/resourceVersion}}]
+    hint: {en: "GET /api/v1/namespaces", zh: "GET /api/v1/namespaces"}
+  - title: {en: Again, zh: 再来一次}
+    prose: {en: "The list was at ${rv}.", zh: "列表位于 ${rv}。"}
+    do: [{request: {method: GET, path: /api/v1/namespaces}}]
+    check: [{method: GET, path: /api/v1/namespaces, body: {/metadata/resourceVersion: {present: true}}}]
+    hint: {en: Again., zh: 再来一次。}
+"#;
+
+#[function_component(LessonHost)]
+fn lesson_host() -> Html {
+    use kubesim_web::components::Ctx;
+    use kubesim_web::state::{Action, AppState};
+    let state = use_reducer(|| {
+        AppState::new(kubesim_web::session::Session::new(1), None, Rc::new(|_: &str| Ok::<(), String>(())))
+    });
+    let ctx = Ctx(state.clone());
+    {
+        let ctx = ctx.clone();
+        use_effect_with((), move |_| {
+            let lesson = kubesim_web::lessons::parse("test-lesson", LESSON).expect("the lesson");
+            ctx.dispatch(Action::OpenLesson(Rc::new(lesson), 0, 1));
+        });
+    }
+    html! { <ContextProvider<Ctx> context={ctx}><kubesim_web::components::Lessons /></ContextProvider<Ctx>> }
+}
+
+#[wasm_bindgen_test]
+async fn the_lesson_pane_renders_prose_as_text_and_turns_green_when_the_check_holds() {
+    let root = mount_point();
+    yew::Renderer::<LessonHost>::with_root(root.clone()).render();
+    // Opening a lesson builds a fresh cluster (slow in a debug build).
+    for _ in 0..100 {
+        if root.query_selector("#lesson-pane").unwrap().is_some() {
+            break;
+        }
+        TimeoutFuture::new(100).await;
+    }
+    let pane = root.query_selector("#lesson-pane").unwrap().expect("the pane");
+    assert_eq!(pane.get_attribute("data-step").as_deref(), Some("1"));
+    let prose = root.query_selector("#lesson-prose").unwrap().unwrap();
+    assert_eq!(prose.query_selector("strong").unwrap().unwrap().text_content().as_deref(), Some("one"));
+    assert_eq!(root.query_selector_all("img").unwrap().length(), 0, "markup in prose stays text");
+    assert!(prose.text_content().unwrap().contains("<img src=x onerror=alert(1)>"));
+    let check = || root.query_selector("#lesson-check").unwrap().unwrap().class_name();
+    assert!(check().contains("waiting"), "{}", check());
+    let next = || root.query_selector("#lesson-next").unwrap().unwrap().has_attribute("disabled");
+    assert!(next(), "next waits for the check");
+    click(&root, "#lesson-show-me");
+    TimeoutFuture::new(100).await;
+    assert!(check().contains("passed"), "{}", check());
+    assert!(root.query_selector("#lesson-shown").unwrap().is_some());
+    click(&root, "#lesson-next");
+    TimeoutFuture::new(100).await;
+    let pane = root.query_selector("#lesson-pane").unwrap().unwrap();
+    assert_eq!(pane.get_attribute("data-step").as_deref(), Some("2"));
+    // The step's prose names what the learner's own list returned.
+    let prose = root.query_selector("#lesson-prose").unwrap().unwrap().text_content().unwrap();
+    assert!(prose.starts_with("The list was at ") && !prose.contains("${rv}"), "{prose}");
+    // The other language, the same lesson.
+    let select = root.query_selector("#lesson-lang").unwrap().unwrap();
+    let select: web_sys::HtmlSelectElement = wasm_bindgen::JsCast::dyn_into(select).unwrap();
+    select.set_value("zh");
+    select.dispatch_event(&web_sys::Event::new("change").unwrap()).unwrap();
+    TimeoutFuture::new(100).await;
+    let title = root.query_selector("#lesson-step-title").unwrap().unwrap().text_content().unwrap();
+    assert_eq!(title, "再来一次");
+}

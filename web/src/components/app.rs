@@ -6,7 +6,7 @@ use yew::prelude::*;
 
 use super::{
     chunked_list::ChunkedList, clock::ClockBar, command_bar::CommandBar, console::Console, fairness::Fairness,
-    inspector::Inspector, metrics_chart::MetricsChart,
+    inspector::Inspector, lessons::Lessons, metrics_chart::MetricsChart,
 };
 use super::{
     open_object::OpenObject, owners::OwnersView, persist, request_log::RequestLog, timeline_view::TimelineView,
@@ -107,6 +107,17 @@ pub fn app() -> Html {
         let ctx = ctx.clone();
         html! { <div class="notice" id="notice">{ n }<button onclick={move |_| ctx.dispatch(Action::Notice(None))}>{ "dismiss" }</button></div> }
     });
+    // The panels a lesson uses are highlighted; the others can be hidden.
+    let lesson_panels: Vec<String> = state.lesson.as_ref().map(|r| r.lesson.panels.clone()).unwrap_or_default();
+    let focus = state.focus_panels;
+    let panel = |id: &str| {
+        let used = lesson_panels.iter().any(|p| p == id);
+        classes!(
+            "panel",
+            used.then_some("lesson-used"),
+            (focus && !lesson_panels.is_empty() && !used).then_some("lesson-hidden")
+        )
+    };
     let save_error = state.save_error.clone().map(|e| html! { <div class="save-error" id="save-error">{ e }</div> });
     html! {
         <ContextProvider<Ctx> context={ctx}>
@@ -119,18 +130,19 @@ pub fn app() -> Html {
             </header>
             { for notice }
             { for save_error }
-            <Welcome />
+            <Lessons />
+            { for state.lesson.is_none().then(|| html! { <Welcome /> }) }
             <main class="grid">
-                <section class="panel" id="command-panel"><h2>{ "kubectl" }</h2><CommandBar /></section>
-                <section class="panel" id="lanes-panel"><h2>{ "Watch lanes" }</h2><WatchLanes /></section>
-                <section class="panel" id="inspector-panel"><h2>{ "Object inspector" }</h2><OpenObject /><Inspector /></section>
-                <section class="panel" id="owners-panel"><h2>{ "Owners" }</h2><OwnersView /></section>
-                <section class="panel" id="console-panel"><h2>{ "Request console" }</h2><Console /></section>
-                <section class="panel" id="log-panel"><h2>{ "Request log" }</h2><RequestLog /></section>
-                <section class="panel" id="timeline-panel"><h2>{ "Revision timeline" }</h2><TimelineView /></section>
-                <section class="panel" id="pager-panel"><h2>{ "Chunked list" }</h2><ChunkedList /></section>
-                <section class="panel" id="fairness-panel"><h2>{ "Fairness" }</h2><Fairness /></section>
-                <section class="panel" id="metrics-panel"><h2>{ "Metrics" }</h2><MetricsChart /></section>
+                <section class={panel("command-panel")} id="command-panel"><h2>{ "kubectl" }</h2><CommandBar /></section>
+                <section class={panel("lanes-panel")} id="lanes-panel"><h2>{ "Watch lanes" }</h2><WatchLanes /></section>
+                <section class={panel("inspector-panel")} id="inspector-panel"><h2>{ "Object inspector" }</h2><OpenObject /><Inspector /></section>
+                <section class={panel("owners-panel")} id="owners-panel"><h2>{ "Owners" }</h2><OwnersView /></section>
+                <section class={panel("console-panel")} id="console-panel"><h2>{ "Request console" }</h2><Console /></section>
+                <section class={panel("log-panel")} id="log-panel"><h2>{ "Request log" }</h2><RequestLog /></section>
+                <section class={panel("timeline-panel")} id="timeline-panel"><h2>{ "Revision timeline" }</h2><TimelineView /></section>
+                <section class={panel("pager-panel")} id="pager-panel"><h2>{ "Chunked list" }</h2><ChunkedList /></section>
+                <section class={panel("fairness-panel")} id="fairness-panel"><h2>{ "Fairness" }</h2><Fairness /></section>
+                <section class={panel("metrics-panel")} id="metrics-panel"><h2>{ "Metrics" }</h2><MetricsChart /></section>
             </main>
         </ContextProvider<crate::view::ViewPrefs>>
         </ContextProvider<Ctx>>
