@@ -843,6 +843,37 @@ mod tests {
         assert!(run(&mut s, "create -f x.yaml", "").text.contains("only -f -"));
     }
 
+    /// `delete -l`: the collection listed with the selector, each item
+    /// deleted by name, printed with its kind's group as kubectl prints it.
+    #[test]
+    fn delete_by_label_lists_then_deletes_each_match() {
+        let mut s = Session::new(1);
+        run(&mut s, "create deployment web --image=nginx", "");
+        run(&mut s, "create configmap a --from-literal=k=v", "");
+        run(&mut s, "label configmap a app=web", "");
+        let from = s.log.len();
+        let out = run(&mut s, "delete deployments,configmaps -l app=web", "");
+        assert_eq!(out.text, "deployment.apps \"web\" deleted\nconfigmap \"a\" deleted\n");
+        let sent: Vec<String> = s.log[from..]
+            .iter()
+            .filter(|e| e.source == Source::Kubectl)
+            .filter(|e| e.request.query.contains("labelSelector") || e.request.method == "DELETE")
+            .map(|e| format!("{} {}", e.request.method, e.url()))
+            .collect();
+        assert_eq!(
+            sent,
+            [
+                "GET /apis/apps/v1/namespaces/default/deployments?labelSelector=app%3Dweb",
+                "DELETE /apis/apps/v1/namespaces/default/deployments/web",
+                "GET /api/v1/namespaces/default/configmaps?labelSelector=app%3Dweb",
+                "DELETE /api/v1/namespaces/default/configmaps/a",
+            ]
+        );
+        assert_eq!(run(&mut s, "delete configmaps -l app=none", "").text, "No resources found\n");
+        let both = run(&mut s, "delete configmaps a -l app=web", "");
+        assert_eq!(both.text, "error: name cannot be provided when a selector is specified\n");
+    }
+
     #[test]
     fn columns_align_like_tabwriter() {
         let rows = vec![vec!["NAME".into(), "AGE".into()], vec!["kubernetes".into(), "5s".into()]];

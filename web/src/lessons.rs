@@ -269,9 +269,26 @@ pub fn parse(id: &str, text: &str) -> Result<Lesson, String> {
     Ok(lesson)
 }
 
+/// The page's panels, by element id: what a lesson's `panels` may name.
+pub const PANELS: &[&str] = &[
+    "command-panel",
+    "lanes-panel",
+    "inspector-panel",
+    "owners-panel",
+    "console-panel",
+    "log-panel",
+    "timeline-panel",
+    "pager-panel",
+    "fairness-panel",
+    "metrics-panel",
+];
+
 impl Lesson {
     fn validate(&self) -> Result<(), String> {
         let id = &self.id;
+        if let Some(p) = self.panels.iter().find(|p| !PANELS.contains(&p.as_str())) {
+            return Err(format!("lesson {id}: no panel {p:?} (one of {})", PANELS.join(", ")));
+        }
         let mut texts = vec![("title", &self.title), ("summary", &self.summary)];
         if self.steps.is_empty() {
             return Err(format!("lesson {id} has no steps"));
@@ -957,6 +974,15 @@ mod tests {
             assert_eq!(pa.captures, pb.captures);
             assert_eq!(pa.step, last);
         }
+    }
+
+    #[test]
+    fn the_panels_lessons_may_name_are_the_pages() {
+        let app = include_str!("components/app.rs");
+        for p in PANELS {
+            assert!(app.contains(&format!("id=\"{p}\"")), "app.rs has no panel {p}");
+        }
+        assert_eq!(app.matches("<section class={panel(").count(), PANELS.len(), "a panel lessons cannot name");
     }
 
     #[test]

@@ -1,4 +1,6 @@
-//! `delete`: by name, with `--cascade` as a propagation policy. kubectl
+//! `delete`: by name or by label selector (`-l`: the collection listed
+//! with it, then each item deleted by name, as kubectl's builder does),
+//! with `--cascade` as a propagation policy. kubectl
 //! then waits (`--wait`, on by default) until what it deleted is gone; the
 //! page cannot hold the command bar that long, so when something is left
 //! (finalizers, a grace period, dependents first) it says so instead.
@@ -7,6 +9,7 @@ use super::*;
 
 pub(super) fn delete(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
     let ns = namespace_of(cmd);
+    let mut found = 0;
     for t in &cmd.types {
         let Some(r) = resolve(d, t, out) else { return };
         let cascade = match cmd.cascade.as_str() {
@@ -20,7 +23,30 @@ pub(super) fn delete(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
         if cmd.server_dry_run {
             body["dryRun"] = json!(["All"]);
         }
-        for name in &cmd.names {
+        let names = match &cmd.selector {
+            Some(sel) => {
+                let path = format!(
+                    "{}?labelSelector={}",
+                    r.collection(ns.as_deref().or(Some("default"))),
+                    crate::format::encode_component(sel)
+                );
+                let e = send(s, "GET", &path, None, None, "application/json");
+                if e.response.status != 200 {
+                    out.error(server_error(&e));
+                    return;
+                }
+                let list = body_json(&e.response);
+                list["items"]
+                    .as_array()
+                    .map(|items| {
+                        items.iter().filter_map(|i| i["metadata"]["name"].as_str().map(str::to_string)).collect()
+                    })
+                    .unwrap_or_default()
+            }
+            None => cmd.names.clone(),
+        };
+        found += names.len();
+        for name in &names {
             let e = send(
                 s,
                 "DELETE",
@@ -30,7 +56,10 @@ pub(super) fn delete(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
                 "application/json",
             );
             if e.response.status == 200 || e.response.status == 202 {
-                out.line(format!("{} \"{name}\" deleted", r.kind.to_ascii_lowercase()));
+                // As kubectl: the kind with its group (`deployment.apps "web" deleted`).
+                let kind = r.kind.to_ascii_lowercase();
+                let kind = if r.group.is_empty() { kind } else { format!("{kind}.{}", r.group) };
+                out.line(format!("{kind} \"{name}\" deleted"));
                 let left = !body_json(&e.response)["metadata"]["deletionTimestamp"].is_null();
                 if left && !cmd.server_dry_run {
                     out.differs = Some(differs::WAITS);
@@ -39,5 +68,8 @@ pub(super) fn delete(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
                 out.error(server_error(&e));
             }
         }
+    }
+    if found == 0 {
+        out.line("No resources found");
     }
 }

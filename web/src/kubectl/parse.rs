@@ -481,7 +481,11 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     c.names.push(p.clone());
                 }
             }
-            if matches!(c.verb, Verb::Delete | Verb::Label | Verb::Annotate) && c.names.is_empty() {
+            if c.verb == Verb::Delete && c.selector.is_some() && !c.names.is_empty() {
+                return Err("error: name cannot be provided when a selector is specified".into());
+            }
+            let by_selector = c.verb == Verb::Delete && c.selector.is_some();
+            if matches!(c.verb, Verb::Delete | Verb::Label | Verb::Annotate) && c.names.is_empty() && !by_selector {
                 return Err("error: resource(s) were provided, but no name was specified".into());
             }
             if matches!(c.verb, Verb::Label | Verb::Annotate) && c.pairs.is_empty() {
