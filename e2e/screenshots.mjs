@@ -1,7 +1,7 @@
 // Screenshots of the page for docs/screenshots/ (light and dark, 1440 and
 // 1024 px wide, and the projector's focus layout at 18 px), each after the
 // same few steps: a Deployment created, a watch lane on pods, an object
-// open in the inspector. Run after `trunk build index.html --release` and
+// open in the inspector; and a lesson in progress. Run after `trunk build index.html --release` and
 // `cargo build --bin kubesim`:  node e2e/screenshots.mjs
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -35,6 +35,26 @@ try {
     await page.waitForFunction(() => document.querySelectorAll('#lane-1-events .event').length >= 8);
     await page.locator('#lane-1-events .event.added').first().click();
     await page.waitForFunction(() => document.querySelector('#inspector-body')?.textContent.includes('kind: Pod'));
+    await page.screenshot({ path: join(OUT, file) });
+    console.log(`docs/screenshots/${file}`);
+    await context.close();
+  }
+  // A lesson in progress: the chunked list's second step, answered from
+  // the console, with only the lesson's panels shown; then the same in
+  // presenter mode.
+  for (const [file, query] of [['lesson-chunked-lists.png', ''], ['lesson-presenter.png', '&present=1']]) {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    await page.goto(server.url + '?lesson=chunked-lists&step=2&seed=1' + query);
+    await page.waitForSelector('#lesson-pane[data-step="2"]', { timeout: 30000 });
+    await page.check('#lesson-focus');
+    const tried = await page.locator('.lesson-try code').last().textContent();
+    const token = new URL(tried.replace(/^GET /, 'http://x')).searchParams.get('continue');
+    await page.fill('#console-path', '/api/v1/namespaces/test/pods');
+    await page.fill('#q-limit', '500');
+    await page.fill('#q-continue', token);
+    await page.click('#console-send');
+    await page.waitForSelector('#lesson-check.passed');
     await page.screenshot({ path: join(OUT, file) });
     console.log(`docs/screenshots/${file}`);
     await context.close();
