@@ -157,3 +157,30 @@ test('a learner deletes a ConfigMap held by two finalizers, clicking the inspect
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('who owns this field: the inspector's tree shows both appliers, the conflict, and the shared field', async () => {
+  const { context, page, errors } = await openApp(browser, server.url);
+  await openLesson(page, 'who-owns-this-field');
+  await page.click('#lesson-show-me');
+  await passes(page, 1);
+  await page.fill('#open-kind', 'configmaps');
+  await page.fill('#open-namespace', 'default');
+  await page.fill('#open-name', 'shared');
+  await page.click('#open-go');
+  await page.waitForSelector('#ownership .fo-row[data-path=".data.colour"] .fo-badge');
+  await next(page, 2);
+  await page.click('#lesson-show-me');
+  await passes(page, 2);
+  // Bob's apply was refused: the tree marks the field alice holds.
+  await page.waitForSelector('#ownership .fo-row.fo-conflict[data-path=".data.colour"]');
+  assert.match(await page.textContent('#ownership .fo-conflict'), /alice/);
+  await next(page, 3);
+  await page.click('#lesson-show-me');
+  await passes(page, 3);
+  // Shared: both managers own data.size.
+  await page.waitForFunction(() =>
+    document.querySelectorAll('#ownership .fo-row[data-path=".data.size"] .fo-badge').length === 2);
+  await page.locator('#inspector-panel').screenshot({ path: join(SHOTS, 'field-ownership.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -56,7 +56,8 @@ test('finalizers, watch lanes, the inspector and a 410 on a late resume', async 
   await page.waitForSelector('.phase.on[data-phase="terminating"]');
   assert.equal(await page.locator('#finalizers li').count(), 2);
   // Field ownership: the command bar's create is recorded under kubectl-create.
-  assert.match(await page.textContent('#ownership'), /kubectl-create\s*Update[\s\S]*\.data\.k/);
+  assert.match(await page.textContent('#ownership .fo-legend'), /kubectl-create\s*Update/);
+  assert.match(await page.textContent('#ownership .fo-row[data-path=".data.k"]'), /kubectl-create/);
   await shot('03-terminating.png');
 
   // 5. Remove both finalizers with one click each: DELETED, and the removed phase.

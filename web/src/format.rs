@@ -78,28 +78,6 @@ pub fn parse_documents(text: &str) -> Result<Vec<Value>, String> {
     Ok(out)
 }
 
-/// Who owns what, from an object's `metadata.managedFields`: one row per
-/// entry (manager, operation, time) with the field paths it owns, written
-/// as conflicts write them (`.spec.containers[name="web"].image`).
-pub fn field_ownership(obj: &Value) -> Vec<(String, String, String, Vec<String>)> {
-    obj.pointer("/metadata/managedFields")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .map(|e| {
-            let s = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-            let set = kubesim::apply::fieldpath::Set::from_fields_v1(e.get("fieldsV1").unwrap_or(&Value::Null));
-            let paths = set.iter().map(kubesim::apply::fieldpath::display).collect();
-            let op = if s("subresource").is_empty() {
-                s("operation")
-            } else {
-                format!("{} ({})", s("operation"), s("subresource"))
-            };
-            (s("manager"), op, s("time"), paths)
-        })
-        .collect()
-}
-
 /// The items of a list response as `namespace/name` (or `name`).
 pub fn item_names(list: &Value) -> Vec<String> {
     list.get("items")
@@ -249,21 +227,6 @@ mod tests {
         assert!(!carries_secret_values(b"not json"));
     }
     use serde_json::json;
-
-    #[test]
-    fn ownership_lists_each_managers_fields() {
-        let obj = json!({"metadata": {"managedFields": [{"manager": "kubectl", "operation": "Apply", "time": "T",
-            "fieldsV1": {"f:data": {"f:k": {}}, "f:metadata": {"f:labels": {".": {}, "f:a": {}}}}}]}});
-        assert_eq!(
-            field_ownership(&obj),
-            vec![(
-                "kubectl".to_string(),
-                "Apply".to_string(),
-                "T".to_string(),
-                vec![".data.k".to_string(), ".metadata.labels".to_string(), ".metadata.labels.a".to_string()]
-            )]
-        );
-    }
 
     #[test]
     fn protobuf_bodies_show_their_bytes_and_what_they_decode_to() {

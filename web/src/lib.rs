@@ -11,6 +11,7 @@ pub mod kubectl;
 pub mod lanes;
 pub mod lessons;
 pub mod owners;
+pub mod ownership;
 pub mod pager;
 pub mod paths;
 pub mod resources;

@@ -8,7 +8,8 @@ use yew::prelude::*;
 
 use super::app::{Ctx, ObjectRef};
 use super::{CopyButton, WireLens};
-use crate::format::{diff_lines, field_ownership, to_pretty_json, to_yaml};
+use crate::format::{diff_lines, to_pretty_json, to_yaml};
+use crate::ownership::{conflict_fields, field_tree};
 use crate::session::{body_json, Session, Source};
 
 #[derive(Clone, PartialEq)]
@@ -97,6 +98,17 @@ pub fn inspector() -> Html {
         return html! { <div class="muted">{ "Name an object above (type, namespace, name — each completes), or click one in a watch lane, the owners view or the timeline." }</div> };
     }
     let (status, obj) = (*current).clone().unwrap_or((0, Value::Null));
+    // The fields the last server-side apply conflict on this object named.
+    let conflicts: Vec<String> = {
+        let s = ctx.0.session.borrow();
+        let path = item_path(&target);
+        s.log
+            .iter()
+            .rev()
+            .find(|e| e.request.path == path && e.request.method == "PATCH" && e.source != Source::Controller)
+            .map(|e| conflict_fields(&body_json(&e.response)))
+            .unwrap_or_default()
+    };
     let deleted_on_timeline = history.last().is_some_and(|h| h.1 == "delete");
     let phase = match status {
         200 if obj.pointer("/metadata/deletionTimestamp").is_some() => Phase::Terminating,
@@ -200,16 +212,42 @@ pub fn inspector() -> Html {
             if status == 200 {
                 <WireLens body={std::rc::Rc::new(serde_json::to_vec(&obj).unwrap_or_default())} at={ctx.0.session.borrow().server.now()} />
             }
-            <div class="ownership" id="ownership"><b>{ "Field ownership" }</b>
-                { for field_ownership(&obj).into_iter().map(|(manager, op, time, paths)| html! {
-                    <div class="owner">
-                        <div><span class="mono"><b>{ manager }</b></span>{ format!(" {op} {time}") }</div>
-                        <div class="mono small">{ paths.join("  ") }</div>
-                    </div>
-                }) }
-            </div>
+            { ownership_view(&obj, &conflicts) }
             <div class="history"><b>{ "Revision history" }</b>{ for rows }</div>
             { for diff_view }
+        </div>
+    }
+}
+
+/// managedFields as a tree of fields, each with a badge per manager owning
+/// it: a colour per manager, filled for Apply and outlined for Update; the
+/// fields of the last apply conflict marked.
+fn ownership_view(obj: &Value, conflicts: &[String]) -> Html {
+    let tree = field_tree(obj);
+    if tree.managers.is_empty() {
+        return html! {};
+    }
+    let badge = |i: usize| {
+        let m = &tree.managers[i];
+        let class = classes!("fo-badge", format!("fo-m{}", i % 6), if m.apply { "fo-apply" } else { "fo-update" });
+        html! { <span {class} title={format!("{} ({}) {}", m.name, m.operation, m.time)}>{ m.name.clone() }</span> }
+    };
+    html! {
+        <div class="ownership" id="ownership"><b>{ "Field ownership" }</b>
+            <div class="fo-legend">{ for (0..tree.managers.len()).map(|i| html! {
+                <span class="fo-manager">{ badge(i) }{ format!(" {} {}", tree.managers[i].operation, tree.managers[i].time) }</span>
+            }) }</div>
+            <div class="fo-tree mono" role="tree">{ for tree.rows.iter().map(|r| {
+                let conflict = conflicts.contains(&r.path);
+                html! {
+                    <div class={classes!("fo-row", conflict.then_some("fo-conflict"))} role="treeitem" data-path={r.path.clone()}
+                        style={format!("padding-left: {}em", r.depth as f32 * 1.2)}>
+                        <span class="fo-label">{ r.label.clone() }</span>
+                        { for r.owners.iter().map(|i| badge(*i)) }
+                        { for conflict.then(|| html! { <span class="fo-conflict-note">{ "conflict" }</span> }) }
+                    </div>
+                }
+            }) }</div>
         </div>
     }
 }
