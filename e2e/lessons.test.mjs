@@ -158,7 +158,7 @@ test('a learner deletes a ConfigMap held by two finalizers, clicking the inspect
   await context.close();
 });
 
-test('who owns this field: the inspector's tree shows both appliers, the conflict, and the shared field', async () => {
+test("who owns this field: the inspector's tree shows both appliers, the conflict, and the shared field", async () => {
   const { context, page, errors } = await openApp(browser, server.url);
   await openLesson(page, 'who-owns-this-field');
   await page.click('#lesson-show-me');
