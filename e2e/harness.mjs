@@ -82,3 +82,12 @@ export async function rolloutSeconds(browser, url) {
   await context.close();
   return result.ms / 1000;
 }
+
+// The serious and critical accessibility violations axe-core finds on the
+// page as it stands.
+export async function axeViolations(page) {
+  await page.addScriptTag({ path: join(ROOT, 'node_modules/axe-core/axe.min.js') });
+  const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
+  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { ROOT, startServer, launch, openApp } from './harness.mjs';
+import { ROOT, startServer, launch, openApp, axeViolations } from './harness.mjs';
 
 const SHOTS = join(ROOT, 'target/e2e-screenshots');
 mkdirSync(SHOTS, { recursive: true });
@@ -181,6 +181,40 @@ test("who owns this field: the inspector's tree shows both appliers, the conflic
   await page.waitForFunction(() =>
     document.querySelectorAll('#ownership .fo-row[data-path=".data.size"] .fo-badge').length === 2);
   await page.locator('#inspector-panel').screenshot({ path: join(SHOTS, 'field-ownership.png') });
+  // The lesson pane, the ownership badges and the explorer's highlighted
+  // cell are readable in both themes.
+  await page.selectOption('#rv-verb', 'watch');
+  for (const theme of ['light', 'dark']) {
+    await page.selectOption('#view-theme', theme);
+    assert.deepEqual(await axeViolations(page), [], `in the ${theme} theme`);
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the resourceVersion explorer sends a request and highlights the cell of the table that explains it', async () => {
+  const { context, page, errors } = await openApp(browser, server.url);
+  const cell = () => page.textContent('#rv-table .rv-cell.on');
+  await page.selectOption('#rv-verb', 'list');
+  await page.selectOption('#rv-match', 'Exact');
+  await page.click('#rv-set-head');
+  assert.equal(await cell(), 'Exact');
+  await page.click('#rv-send');
+  await page.waitForSelector('#rv-answer.good');
+  assert.match(await page.textContent('#rv-answer'), /200 — \d+ items at resourceVersion \d+/);
+  // Exact without a resourceVersion: the table says Invalid, and so does the server.
+  await page.click('#rv-set-unset');
+  assert.equal(await cell(), 'Invalid');
+  await page.click('#rv-send');
+  await page.waitForSelector('#rv-answer.bad');
+  // A watch from "0": get state and start at any; the events go to a lane.
+  await page.selectOption('#rv-verb', 'watch');
+  await page.click('#rv-set-zero');
+  assert.equal(await cell(), 'Get State and Start at Any');
+  await page.click('#rv-send');
+  await page.waitForSelector('#rv-answer.good');
+  await page.locator('#lane-1-events .event.added').first().waitFor();
+  await page.locator('#explorer-panel').screenshot({ path: join(SHOTS, 'rv-explorer.png') });
   assert.deepEqual(errors, []);
   await context.close();
 });

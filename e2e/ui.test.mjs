@@ -4,7 +4,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, startServer, launch, openApp } from './harness.mjs';
+import { ROOT, startServer, launch, openApp, axeViolations } from './harness.mjs';
 
 const SHOTS = join(ROOT, 'target/e2e-screenshots');
 mkdirSync(SHOTS, { recursive: true });
@@ -512,13 +512,6 @@ async function tabTo(page, selector, max = 400) {
     await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
   }
   throw new Error(`Tab never reached ${selector}`);
-}
-
-async function axeViolations(page) {
-  await page.addScriptTag({ path: join(ROOT, 'node_modules/axe-core/axe.min.js') });
-  const r = await page.evaluate(() => window.axe.run(document, { resultTypes: ['violations'] }));
-  return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
 
 test('keyboard only: create with a finalizer, watch, delete, remove the finalizer; no serious accessibility violations in either theme', async () => {

@@ -281,6 +281,7 @@ pub const PANELS: &[&str] = &[
     "pager-panel",
     "fairness-panel",
     "metrics-panel",
+    "explorer-panel",
 ];
 
 impl Lesson {
@@ -495,7 +496,13 @@ pub enum Verdict {
 fn learners(source: Source) -> bool {
     matches!(
         source,
-        Source::Console | Source::Kubectl | Source::Lane | Source::Inspector | Source::Pager | Source::Clock
+        Source::Console
+            | Source::Kubectl
+            | Source::Lane
+            | Source::Inspector
+            | Source::Pager
+            | Source::Clock
+            | Source::Explorer
     )
 }
 

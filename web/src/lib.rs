@@ -15,6 +15,7 @@ pub mod ownership;
 pub mod pager;
 pub mod paths;
 pub mod resources;
+pub mod rv_explorer;
 pub mod samples;
 pub mod session;
 pub mod state;

@@ -41,6 +41,8 @@ pub enum Source {
     /// Reads the page makes to offer completion (the console's
     /// namespaces, the inspector box's names): the page's, not the user's.
     Completion,
+    /// The resourceVersion explorer's requests.
+    Explorer,
 }
 
 impl Source {
@@ -58,6 +60,7 @@ impl Source {
             Source::Owners => "owners view",
             Source::Fairness => "fairness panel",
             Source::Completion => "completion",
+            Source::Explorer => "rv explorer",
         }
     }
 }

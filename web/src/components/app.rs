@@ -9,8 +9,9 @@ use super::{
     inspector::Inspector, lessons::Lessons, metrics_chart::MetricsChart,
 };
 use super::{
-    open_object::OpenObject, owners::OwnersView, persist, request_log::RequestLog, timeline_view::TimelineView,
-    view_settings::ViewSettings, watch_lanes::WatchLanes, welcome::Welcome, who_am_i::WhoAmI,
+    open_object::OpenObject, owners::OwnersView, persist, request_log::RequestLog, rv_explorer::RvExplorer,
+    timeline_view::TimelineView, view_settings::ViewSettings, watch_lanes::WatchLanes, welcome::Welcome,
+    who_am_i::WhoAmI,
 };
 use crate::session::Session;
 
@@ -141,6 +142,7 @@ pub fn app() -> Html {
                 <section class={panel("log-panel")} id="log-panel"><h2>{ "Request log" }</h2><RequestLog /></section>
                 <section class={panel("timeline-panel")} id="timeline-panel"><h2>{ "Revision timeline" }</h2><TimelineView /></section>
                 <section class={panel("pager-panel")} id="pager-panel"><h2>{ "Chunked list" }</h2><ChunkedList /></section>
+                <section class={panel("explorer-panel")} id="explorer-panel"><h2>{ "resourceVersion explorer" }</h2><RvExplorer /></section>
                 <section class={panel("fairness-panel")} id="fairness-panel"><h2>{ "Fairness" }</h2><Fairness /></section>
                 <section class={panel("metrics-panel")} id="metrics-panel"><h2>{ "Metrics" }</h2><MetricsChart /></section>
             </main>

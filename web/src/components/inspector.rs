@@ -208,7 +208,7 @@ pub fn inspector() -> Html {
                 <button onclick={toggle}>{ if *as_yaml { "show JSON" } else { "show YAML" } }</button>
                 <CopyButton id="inspector-copy" text={body.clone()} label="copy the object" />
             </div>
-            <pre class="body" id="inspector-body">{ body }</pre>
+            <pre class="body" id="inspector-body" tabindex="0" aria-label="the object">{ body }</pre>
             if status == 200 {
                 <WireLens body={std::rc::Rc::new(serde_json::to_vec(&obj).unwrap_or_default())} at={ctx.0.session.borrow().server.now()} />
             }
@@ -237,7 +237,7 @@ fn ownership_view(obj: &Value, conflicts: &[String]) -> Html {
             <div class="fo-legend">{ for (0..tree.managers.len()).map(|i| html! {
                 <span class="fo-manager">{ badge(i) }{ format!(" {} {}", tree.managers[i].operation, tree.managers[i].time) }</span>
             }) }</div>
-            <div class="fo-tree mono" role="tree">{ for tree.rows.iter().map(|r| {
+            <div class="fo-tree mono" role="tree" tabindex="0" aria-label="fields and their managers">{ for tree.rows.iter().map(|r| {
                 let conflict = conflicts.contains(&r.path);
                 html! {
                     <div class={classes!("fo-row", conflict.then_some("fo-conflict"))} role="treeitem" data-path={r.path.clone()}

@@ -237,7 +237,7 @@ pub fn lessons_panel() -> Html {
         let shown = (!run.shown.is_empty()).then(|| html! {
             <div class="lesson-shown" id="lesson-shown">
                 <div class="muted">{ words("shown", lang) }</div>
-                { for run.shown.iter().map(|r| html! { <div><code class="mono">{ r.what.clone() }</code><pre class="mono">{ r.output.clone() }</pre></div> }) }
+                { for run.shown.iter().map(|r| html! { <div><code class="mono">{ r.what.clone() }</code><pre class="mono" tabindex="0">{ r.output.clone() }</pre></div> }) }
             </div>
         });
         let last = i + 1 == n;

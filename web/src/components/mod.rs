@@ -23,6 +23,7 @@ mod owners;
 mod persist;
 mod request_log;
 mod response_view;
+mod rv_explorer;
 mod timeline_view;
 mod view_settings;
 mod virtual_list;
