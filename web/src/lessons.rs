@@ -302,10 +302,28 @@ impl Lesson {
             for a in st.setup.iter().chain(&st.actions) {
                 a.validate().map_err(|e| format!("lesson {id} step {}: {e}", i + 1))?;
             }
+            for c in &st.check {
+                c.validate().map_err(|e| format!("lesson {id} step {}: {e}", i + 1))?;
+            }
         }
         for (what, t) in texts {
             if t.en.trim().is_empty() || t.zh.trim().is_empty() {
                 return Err(format!("lesson {id}: a {what} is missing in one language: {:?}", t.en));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Check {
+    /// A null expectation is a slip, most often a comma inside a YAML flow
+    /// mapping (`{labelSelector: a=b,c=d}` is two keys, the second null).
+    fn validate(&self) -> Result<(), String> {
+        let maps = [&self.query, &self.request_headers, &self.headers, &self.body];
+        let event = self.event.iter().flat_map(|e| e.object.iter());
+        for (k, v) in maps.into_iter().flat_map(|m| m.iter()).chain(event) {
+            if *v == Expect::Literal(Value::Null) {
+                return Err(format!("the check of {k:?} expects null (quote a value with a comma in it)"));
             }
         }
         Ok(())
@@ -990,6 +1008,12 @@ mod tests {
             assert!(app.contains(&format!("id=\"{p}\"")), "app.rs has no panel {p}");
         }
         assert_eq!(app.matches("<section class={panel(").count(), PANELS.len(), "a panel lessons cannot name");
+    }
+
+    #[test]
+    fn a_comma_in_a_flow_mapping_is_caught() {
+        let text = "title: {en: A, zh: A}\nsummary: {en: s, zh: s}\nsteps:\n- title: {en: t, zh: t}\n  prose: {en: p, zh: p}\n  do: [{compact: true}]\n  check: [{query: {labelSelector: a=b,c=d}}]\n  hint: {en: h, zh: h}\n";
+        assert!(parse("x", text).unwrap_err().contains("\"c=d\" expects null"));
     }
 
     #[test]
