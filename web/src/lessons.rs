@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::format::query_param;
-use crate::lanes::{Lane, LaneRow};
+use crate::lanes::LaneRow;
 use crate::session::{LogEntry, Session, Source};
 
 /// The two languages of the UI and of every lesson.
@@ -434,6 +434,10 @@ fn run_once(s: &mut Session, act: &Act, caps: &Captures, source: Option<Source>)
     let output = if let Some(line) = &act.kubectl {
         let file = act.file.as_deref().map(|f| substitute(f, caps)).unwrap_or_default();
         let out = crate::kubectl::run(s, &substitute(line, caps), &file);
+        // As the command bar does: `get -w` watches in a lane.
+        if let Some((path, query)) = &out.watch {
+            s.open_lane(path, query, false);
+        }
         out.text
     } else if let Some(r) = &act.request {
         let from = source.unwrap_or_else(|| source_of(r.source.as_deref()).unwrap_or(Source::Console));
@@ -456,17 +460,12 @@ fn run_once(s: &mut Session, act: &Act, caps: &Captures, source: Option<Source>)
         }
         let (entry, stream) = s.serve(from, req);
         if let Some(stream) = stream {
-            // As the console does: a watch gets a lane of its own.
-            let mut lane = Lane::new(s.next_lane_id(), &entry.request.path, &entry.request.query, false);
-            lane.adopt(stream, s);
-            s.lanes.push(lane);
+            s.adopt_watch(&entry, stream);
         }
         status_line(&entry)
     } else if let Some(l) = &act.lane {
-        let mut lane = Lane::new(s.next_lane_id(), &l.path, &substitute(&l.query, caps), l.list_first);
-        lane.start(s);
-        let state = lane.state.label();
-        s.lanes.push(lane);
+        let id = s.open_lane(&l.path, &substitute(&l.query, caps), l.list_first);
+        let state = s.lanes.iter().find(|l| l.id == id).map(|l| l.state.label()).unwrap_or_default();
         format!("lane {state}")
     } else if let Some(d) = &act.advance {
         status_line(&s.advance(d))
@@ -586,7 +585,7 @@ fn entry_matches(c: &Check, e: &LogEntry, caps: &Captures) -> Option<Captures> {
         }
     }
     for (name, want) in &c.headers {
-        let v = header(&e.response.headers, name).map(|h| Value::String(h.to_string()));
+        let v = e.response.header(name).map(|h| Value::String(h.to_string()));
         if !want.holds(v.as_ref(), caps) {
             return None;
         }
@@ -606,17 +605,13 @@ fn entry_matches(c: &Check, e: &LogEntry, caps: &Captures) -> Option<Captures> {
         let v = if let Some(q) = from.strip_prefix("query.") {
             query_param(&e.request.query, q)
         } else if let Some(h) = from.strip_prefix("header.") {
-            header(&e.response.headers, h).map(str::to_string)
+            e.response.header(h).map(str::to_string)
         } else {
             body.pointer(from).map(text_of)
         };
         got.insert(name.clone(), v?);
     }
     Some(got)
-}
-
-fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
 }
 
 /// `*` matches any run of characters (none included); the rest literally.
@@ -1008,6 +1003,26 @@ mod tests {
             assert!(app.contains(&format!("id=\"{p}\"")), "app.rs has no panel {p}");
         }
         assert_eq!(app.matches("<section class={panel(").count(), PANELS.len(), "a panel lessons cannot name");
+    }
+
+    /// An action takes the panel's path: a kubectl watch and a console
+    /// watch each get a lane, as the command bar and the console give them.
+    #[test]
+    fn watches_an_action_starts_get_lanes_as_the_panels_give_them() {
+        let mut s = Session::new(1);
+        let kubectl = Act { kubectl: Some("get configmaps -w".into()), ..Act::default() };
+        run_act(&mut s, &kubectl, &Captures::new(), None);
+        assert_eq!(s.lanes.len(), 1);
+        let req = Req {
+            method: "GET".into(),
+            path: "/api/v1/namespaces?watch=1".into(),
+            headers: BTreeMap::new(),
+            body: None,
+            source: None,
+        };
+        run_act(&mut s, &Act { request: Some(req), ..Act::default() }, &Captures::new(), None);
+        assert_eq!(s.lanes.len(), 2);
+        assert_eq!(s.lanes[1].path, "/api/v1/namespaces");
     }
 
     #[test]

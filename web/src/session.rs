@@ -490,6 +490,24 @@ impl Session {
     pub fn next_lane_id(&self) -> u64 {
         self.lanes.iter().map(|l| l.id).max().unwrap_or(0) + 1
     }
+
+    /// Opens a watch lane on a collection (listing first, as an informer,
+    /// when asked) and returns its id.
+    pub fn open_lane(&mut self, path: &str, query: &str, list_first: bool) -> u64 {
+        let mut lane = Lane::new(self.next_lane_id(), path, query, list_first);
+        lane.start(self);
+        let id = lane.id;
+        self.lanes.push(lane);
+        id
+    }
+
+    /// Gives a watch that a request opened (the console's, the explorer's,
+    /// a lesson's) a lane of its own.
+    pub fn adopt_watch(&mut self, entry: &LogEntry, stream: WatchStream) {
+        let mut lane = Lane::new(self.next_lane_id(), &entry.request.path, &entry.request.query, false);
+        lane.adopt(stream, self);
+        self.lanes.push(lane);
+    }
 }
 
 /// Serves one request on a session reference-counted by the UI. Kept here

@@ -9,7 +9,6 @@ use yew::prelude::*;
 use super::app::Ctx;
 use super::{input_value, textarea_value, CopyButton, Differs};
 use crate::kubectl;
-use crate::lanes::Lane;
 
 /// How many earlier commands the scroll-back keeps.
 const SCROLLBACK: usize = 50;
@@ -33,9 +32,7 @@ pub fn command_bar() -> Html {
             let out = ctx.run(|s| {
                 let out = kubectl::run(s, &line, &file);
                 if let Some((path, query)) = &out.watch {
-                    let mut lane = Lane::new(s.next_lane_id(), path, query, false);
-                    lane.start(s);
-                    s.lanes.push(lane);
+                    s.open_lane(path, query, false);
                 }
                 out
             });

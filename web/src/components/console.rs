@@ -116,11 +116,7 @@ pub fn console() -> Html {
                 let id = ctx.run(|s| {
                     let (entry, stream) = s.serve(Source::Console, req);
                     if let Some(stream) = stream {
-                        // A watch from the console gets a lane of its own.
-                        let mut lane =
-                            crate::lanes::Lane::new(s.next_lane_id(), &entry.request.path, &entry.request.query, false);
-                        lane.adopt(stream, s);
-                        s.lanes.push(lane);
+                        s.adopt_watch(&entry, stream);
                     }
                     entry.id
                 });

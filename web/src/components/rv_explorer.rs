@@ -8,7 +8,6 @@ use yew::prelude::*;
 
 use super::app::Ctx;
 use super::{input_value, select_value};
-use crate::lanes::Lane;
 use crate::rv_explorer::{cell, meaning, target, Match, Paging, Verb, COLUMNS, GET_ROW, LIST_ROWS, WATCH_ROW};
 use crate::session::{body_json, Source};
 
@@ -117,9 +116,7 @@ pub fn rv_explorer() -> Html {
                     s.serve(Source::Explorer, Request::new("GET", &t).with_header("Accept", "application/json"));
                 let body = body_json(&e.response);
                 let summary = if let Some(stream) = stream {
-                    let mut lane = Lane::new(s.next_lane_id(), &e.request.path, &e.request.query, false);
-                    lane.adopt(stream, s);
-                    s.lanes.push(lane);
+                    s.adopt_watch(&e, stream);
                     "a watch, opened in a lane (its first events say where it started)".to_string()
                 } else if e.response.status != 200 {
                     format!(

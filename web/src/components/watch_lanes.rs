@@ -16,11 +16,7 @@ pub fn watch_lanes() -> Html {
     let open = {
         let (ctx, path, query, list_first) = (ctx.clone(), path.clone(), query.clone(), list_first.clone());
         Callback::from(move |_| {
-            ctx.run(|s| {
-                let mut lane = Lane::new(s.next_lane_id(), &path, &query, *list_first);
-                lane.start(s);
-                s.lanes.push(lane);
-            });
+            ctx.run(|s| s.open_lane(&path, &query, *list_first));
         })
     };
     let ids: Vec<u64> = ctx.0.session.borrow().lanes.iter().map(|l| l.id).collect();
