@@ -704,6 +704,15 @@ impl Test {
     }
 }
 
+/// What the lesson remembers once a step is left: its check's captures if
+/// it held, else what it remembered before.
+pub fn captures_after(step: &Step, s: &Session, p: &Progress) -> Captures {
+    match evaluate(step, s, &p.start, &p.captures) {
+        Verdict::Passed(c) => c,
+        Verdict::Waiting(_) => p.captures.clone(),
+    }
+}
+
 /// A lesson in progress: which step, where it began, what was captured.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Progress {
@@ -724,22 +733,16 @@ pub fn open(lesson: &Lesson, step: usize, seed: u64) -> (Session, Progress) {
     let mut s = Session::new(seed);
     s.set_paused(true);
     let step = step.min(lesson.steps.len() - 1);
-    let mut caps = Captures::new();
-    for st in &lesson.steps[..step] {
-        for a in &st.setup {
-            run_act(&mut s, a, &caps, Some(Source::Setup));
-        }
-        let start = StepStart::now(&s);
-        for a in &st.actions {
-            run_act(&mut s, a, &caps, None);
+    let mut p = begin(lesson, 0, &mut s, Captures::new());
+    for i in 0..step {
+        for a in &lesson.steps[i].actions {
+            run_act(&mut s, a, &p.captures, None);
         }
         s.pump_lanes();
-        if let Verdict::Passed(c) = evaluate(st, &s, &start, &caps) {
-            caps = c;
-        }
+        let caps = captures_after(&lesson.steps[i], &s, &p);
+        p = begin(lesson, i + 1, &mut s, caps);
     }
-    let progress = begin(lesson, step, &mut s, caps);
-    (s, progress)
+    (s, p)
 }
 
 /// Runs a step's setup and marks where it began.

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use crate::kubectl::discover;
-use crate::lessons::{self, Lang, Lesson, Progress, Ran, Verdict};
+use crate::lessons::{self, Lang, Lesson, Progress, Ran};
 use crate::resources::Discovery;
 use crate::session::{Session, Source};
 
@@ -198,11 +198,7 @@ impl AppState {
                 if let Some(run) = next.lesson.clone() {
                     if step == run.progress.step + 1 && step < run.lesson.steps.len() {
                         let mut s = next.session.borrow_mut();
-                        let current = &run.lesson.steps[run.progress.step];
-                        let caps = match lessons::evaluate(current, &s, &run.progress.start, &run.progress.captures) {
-                            Verdict::Passed(c) => c,
-                            Verdict::Waiting(_) => run.progress.captures.clone(),
-                        };
+                        let caps = lessons::captures_after(&run.lesson.steps[run.progress.step], &s, &run.progress);
                         let progress = lessons::begin(&run.lesson, step, &mut s, caps);
                         next.lesson = Some(Rc::new(LessonRun { progress, shown: Vec::new(), ..(*run).clone() }));
                     } else if step < run.lesson.steps.len() {
@@ -382,6 +378,7 @@ mod tests {
     /// cluster as opening the lesson there.
     #[test]
     fn a_lesson_runs_in_the_reducer_as_a_learner_steps_through_it() {
+        use crate::lessons::Verdict;
         let lesson = Rc::new(
             lessons::parse("watch-from-rv", include_str!("../../lessons/watch-from-rv.yaml")).expect("the lesson"),
         );

@@ -165,14 +165,5 @@ pub fn command_bar() -> Html {
 
 /// A JSON file next to the page, or `None` when it cannot be had.
 async fn fetch_json(url: &str) -> Option<serde_json::Value> {
-    use wasm_bindgen::JsCast;
-    use wasm_bindgen_futures::JsFuture;
-    let window = web_sys::window()?;
-    let answer = JsFuture::from(window.fetch_with_str(url)).await.ok()?;
-    let answer: web_sys::Response = answer.dyn_into().ok()?;
-    if !answer.ok() {
-        return None;
-    }
-    let text = JsFuture::from(answer.text().ok()?).await.ok()?;
-    serde_json::from_str(&text.as_string()?).ok()
+    serde_json::from_str(&super::fetch_text(url).await.ok()?).ok()
 }

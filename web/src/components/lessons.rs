@@ -7,7 +7,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use super::app::Ctx;
-use super::{select_value, CopyButton};
+use super::{fetch_text, select_value, CopyButton};
 use crate::i18n::words;
 use crate::lessons::{self, Block, Inline, Lang, Lesson, Permalink, Verdict, INDEX_FILE};
 use crate::state::Action;
@@ -19,19 +19,6 @@ enum Catalog {
     Loading,
     Loaded(Vec<Rc<Lesson>>),
     Failed(String),
-}
-
-async fn fetch_text(url: &str) -> Result<String, String> {
-    use wasm_bindgen::JsCast;
-    use wasm_bindgen_futures::JsFuture;
-    let window = web_sys::window().ok_or("no window")?;
-    let answer = JsFuture::from(window.fetch_with_str(url)).await.map_err(|_| format!("{url}: not reachable"))?;
-    let answer: web_sys::Response = answer.dyn_into().map_err(|_| "not a response".to_string())?;
-    if !answer.ok() {
-        return Err(format!("{url}: {}", answer.status()));
-    }
-    let text = answer.text().map_err(|_| format!("{url}: no text"))?;
-    JsFuture::from(text).await.ok().and_then(|t| t.as_string()).ok_or_else(|| format!("{url}: no text"))
 }
 
 /// Every lesson the index lists, in its order.

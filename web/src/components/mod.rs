@@ -72,6 +72,19 @@ fn show_panic(message: &str) {
     }
 }
 
+/// A file next to the page, as text; why not, when it cannot be had.
+pub async fn fetch_text(url: &str) -> Result<String, String> {
+    use wasm_bindgen_futures::JsFuture;
+    let window = web_sys::window().ok_or("no window")?;
+    let answer = JsFuture::from(window.fetch_with_str(url)).await.map_err(|_| format!("{url}: not reachable"))?;
+    let answer: web_sys::Response = answer.dyn_into().map_err(|_| "not a response".to_string())?;
+    if !answer.ok() {
+        return Err(format!("{url}: {}", answer.status()));
+    }
+    let text = answer.text().map_err(|_| format!("{url}: no text"))?;
+    JsFuture::from(text).await.ok().and_then(|t| t.as_string()).ok_or_else(|| format!("{url}: no text"))
+}
+
 /// The real-time clock the page feeds the simulation (ms).
 pub fn real_now() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
