@@ -10,6 +10,7 @@ pub mod i18n;
 pub mod kubectl;
 pub mod lanes;
 pub mod lessons;
+pub mod markdown;
 pub mod owners;
 pub mod ownership;
 pub mod pager;

@@ -9,7 +9,8 @@ use yew::prelude::*;
 use super::app::Ctx;
 use super::{fetch_text, select_value, CopyButton};
 use crate::i18n::words;
-use crate::lessons::{self, Block, Inline, Lang, Lesson, Permalink, Verdict, INDEX_FILE};
+use crate::lessons::{self, Lang, Lesson, Permalink, Verdict, INDEX_FILE};
+use crate::markdown::{markdown, Block, Inline};
 use crate::state::Action;
 
 /// The lessons, once fetched.
@@ -60,7 +61,7 @@ fn inline(i: &Inline) -> Html {
 
 /// Lesson prose as elements and text nodes (never HTML from a string).
 fn prose(text: &str) -> Html {
-    lessons::markdown(text)
+    markdown(text)
         .iter()
         .map(|b| match b {
             Block::Paragraph(p) => html! { <p>{ for p.iter().map(inline) }</p> },
