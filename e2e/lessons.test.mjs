@@ -47,6 +47,14 @@ async function consoleSend(page, method, path, params = {}, body = '') {
   await page.click('#console-send');
 }
 
+// Opens an object in the inspector, as a learner types it.
+async function inspect(page, kind, namespace, name) {
+  await page.fill('#open-kind', kind);
+  await page.fill('#open-namespace', namespace);
+  await page.fill('#open-name', name);
+  await page.click('#open-go');
+}
+
 async function passes(page, step) {
   await page.waitForSelector(`#lesson-pane[data-step="${step}"] #lesson-check.passed`, { timeout: 10000 });
 }
@@ -133,10 +141,7 @@ test('a learner deletes a ConfigMap held by two finalizers, clicking the inspect
   await consoleSend(page, 'DELETE', '/api/v1/namespaces/default/configmaps/two-phase');
   await passes(page, 2);
   await next(page, 3);
-  await page.fill('#open-kind', 'configmaps');
-  await page.fill('#open-namespace', 'default');
-  await page.fill('#open-name', 'two-phase');
-  await page.click('#open-go');
+  await inspect(page, 'configmaps', 'default', 'two-phase');
   await page.click('.remove-finalizer[data-finalizer="example.com/first"]');
   await passes(page, 3);
   await next(page, 4);
@@ -163,10 +168,7 @@ test("who owns this field: the inspector's tree shows both appliers, the conflic
   await openLesson(page, 'who-owns-this-field');
   await page.click('#lesson-show-me');
   await passes(page, 1);
-  await page.fill('#open-kind', 'configmaps');
-  await page.fill('#open-namespace', 'default');
-  await page.fill('#open-name', 'shared');
-  await page.click('#open-go');
+  await inspect(page, 'configmaps', 'default', 'shared');
   await page.waitForSelector('#ownership .fo-row[data-path=".data.colour"] .fo-badge');
   await next(page, 2);
   await page.click('#lesson-show-me');
