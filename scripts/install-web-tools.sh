@@ -24,8 +24,9 @@ if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERS
   cargo install wasm-bindgen-cli --version "=$WASM_BINDGEN_VERSION"
 fi
 
-# wasm-opt (npm binaryen, pinned in package.json), playwright-core and axe-core.
-if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ]; then
+# wasm-opt (npm binaryen, pinned in package.json), playwright-core, axe-core
+# and tsc (the npm package's declarations are type-checked).
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ] || [ ! -x node_modules/.bin/tsc ]; then
   command -v npm >/dev/null || { echo "npm is required (Node 20)"; exit 1; }
   npm ci --no-audit --no-fund
 fi

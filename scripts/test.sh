@@ -2,7 +2,8 @@
 # Runs every test: unit, storage conformance, resourceVersion tables,
 # golden transcripts, the model-based watch test, the kubectl end-to-end
 # test, the browser app's logic (natively), its components (in headless
-# Chromium) and its end-to-end test (Playwright against the built app).
+# Chromium), the npm package (in Node) and the app's end-to-end test
+# (Playwright against the built app).
 # Installs what a fresh machine lacks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +42,11 @@ cargo test --workspace --lib --bins --tests 2>&1 | tee target/test.log
 
 echo "== browser app components (wasm-bindgen-test in headless Chromium)"
 CHROMEDRIVER=/usr/bin/chromedriver cargo test -p kubesim-web --target wasm32-unknown-unknown --test components
+
+echo "== the npm package (pkg/): built, its declarations type-checked, its API in Node, packed and installed"
+./scripts/build-pkg.sh
+tsc -p pkg/test
+node --test pkg/test/
 
 echo "== browser app end-to-end (trunk build, kubesim serve --ui, Playwright + Chromium)"
 trunk build index.html --release

@@ -234,9 +234,17 @@ impl ActingAs {
 impl Session {
     /// A fresh session with the starter cluster in it.
     pub fn new(seed: u64) -> Session {
-        let mut s = Session::empty(seed, ServerConfig::default().history_window_ms);
-        for req in kubesim::starter::requests(&Default::default()) {
-            s.request(Source::Setup, req);
+        Session::configured(seed, ServerConfig::default().history_window_ms, true)
+    }
+
+    /// A fresh session with the given history window, with the starter
+    /// cluster in it or with nothing but what the server makes itself.
+    pub fn configured(seed: u64, history_window_ms: i64, starter: bool) -> Session {
+        let mut s = Session::empty(seed, history_window_ms);
+        if starter {
+            for req in kubesim::starter::requests(&Default::default()) {
+                s.request(Source::Setup, req);
+            }
         }
         s.refresh_timeline();
         s
