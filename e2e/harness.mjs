@@ -91,3 +91,30 @@ export async function axeViolations(page) {
   return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
 }
+
+const TYPES = {
+  '.js': 'text/javascript', '.mjs': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json',
+  '.html': 'text/html', '.css': 'text/css', '.yaml': 'application/yaml',
+};
+
+// The repository's pkg/ and www/ as a plain static site serves them (the
+// npm package and its example page), with a blank page at `/`; the URL.
+export async function serveFiles() {
+  const { createServer: http } = await import('node:http');
+  const { readFile } = await import('node:fs/promises');
+  const srv = http(async (req, res) => {
+    const path = new URL(req.url, 'http://x').pathname;
+    if (path === '/favicon.ico') return res.writeHead(204).end();
+    if (path === '/') return res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!DOCTYPE html><title>blank</title>');
+    const parts = path.split('/').filter(Boolean);
+    if (!['pkg', 'www'].includes(parts[0]) || parts.some((p) => p.startsWith('.'))) return res.writeHead(404).end();
+    try {
+      const body = await readFile(join(ROOT, ...parts));
+      res.writeHead(200, { 'Content-Type': TYPES[path.slice(path.lastIndexOf('.'))] || 'application/octet-stream' }).end(body);
+    } catch {
+      res.writeHead(404).end();
+    }
+  });
+  await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${srv.address().port}/`, stop: () => srv.close() };
+}

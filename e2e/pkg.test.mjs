@@ -2,48 +2,17 @@
 // same module the Node tests load, imported by a page, with no UI.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { createServer } from 'node:http';
-import { readFile } from 'node:fs/promises';
-import { ROOT, launch } from './harness.mjs';
-
-const TYPES = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json', '.html': 'text/html' };
-
-// pkg/ as a plain static site would serve it (the package fetches its wasm
-// next to index.js), with a blank page to import it from.
-function servePkg() {
-  const root = join(ROOT, 'pkg');
-  const srv = createServer(async (req, res) => {
-    const path = new URL(req.url, 'http://x').pathname;
-    if (path === '/favicon.ico') {
-      res.writeHead(204).end();
-      return;
-    }
-    if (path === '/') {
-      res.writeHead(200, { 'Content-Type': 'text/html' }).end('<!DOCTYPE html><title>kubesim package</title>');
-      return;
-    }
-    try {
-      const body = await readFile(join(root, path.replace(/\.\.+/g, '')));
-      res.writeHead(200, { 'Content-Type': TYPES[path.slice(path.lastIndexOf('.'))] || 'application/octet-stream' }).end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
-  });
-  return new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve(srv)));
-}
+import { launch, serveFiles } from './harness.mjs';
 
 let server;
 let browser;
-let url;
 before(async () => {
-  server = await servePkg();
-  url = `http://127.0.0.1:${server.address().port}/`;
+  server = await serveFiles();
   browser = await launch();
 });
 after(async () => {
   await browser?.close();
-  server?.close();
+  server?.stop();
 });
 
 test('the headless package runs in Chromium: requests, a watch, kubectl, time, export', async () => {
@@ -51,9 +20,9 @@ test('the headless package runs in Chromium: requests, a watch, kubectl, time, e
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  await page.goto(url);
+  await page.goto(server.url);
   const got = await page.evaluate(async () => {
-    const { Simulator } = await import('/index.js');
+    const { Simulator } = await import('/pkg/index.js');
     const sim = await Simulator.create({ seed: 5 });
     const cms = '/api/v1/namespaces/default/configmaps';
     const w = sim.watch(`${cms}?resourceVersion=${sim.resourceVersion}`);

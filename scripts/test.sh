@@ -34,7 +34,7 @@ cargo fmt --check
 
 echo "== cargo clippy (warnings are errors), native and the browser app for wasm32"
 cargo clippy --quiet --workspace --all-targets -- -D warnings
-cargo clippy --quiet -p kubesim-web --target wasm32-unknown-unknown --all-targets -- -D warnings
+cargo clippy --quiet -p kubesim-web -p kubesim-element --target wasm32-unknown-unknown --all-targets -- -D warnings
 
 echo "== cargo test (native: the core, the door, the browser app's logic)"
 mkdir -p target

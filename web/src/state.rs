@@ -6,6 +6,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use crate::embedding::EmbedOptions;
 use crate::kubectl::discover;
 use crate::lessons::{self, Lang, Lesson, Progress, Ran};
 use crate::resources::Discovery;
@@ -80,6 +81,8 @@ pub struct AppState {
     pub lang: Lang,
     /// Show only the panels the lesson uses.
     pub focus_panels: bool,
+    /// Set when this app is a `<kube-sim>` element on someone's page.
+    pub embed: Option<Rc<EmbedOptions>>,
     saved_journal: usize,
     /// The simulated clock when last saved.
     saved_wall: i64,
@@ -111,13 +114,20 @@ pub enum Action {
 }
 
 impl AppState {
-    pub fn new(mut session: Session, notice: Option<String>, saver: Saver) -> AppState {
-        let discovery = Rc::new(discover(&mut session, Source::Setup));
-        let saved_journal = session.journal_len();
-        let saved_wall = session.clock.wall;
+    pub fn new(session: Session, notice: Option<String>, saver: Saver) -> AppState {
+        AppState::around(Rc::new(RefCell::new(session)), notice, saver)
+    }
+
+    /// The state around a session that others may hold too (elements that
+    /// share a cluster).
+    pub fn around(session: Rc<RefCell<Session>>, notice: Option<String>, saver: Saver) -> AppState {
+        let (discovery, saved_journal, saved_wall, generation) = {
+            let mut s = session.borrow_mut();
+            (Rc::new(discover(&mut s, Source::Setup)), s.journal_len(), s.clock.wall, s.generation)
+        };
         AppState {
-            generation: session.generation,
-            session: Rc::new(RefCell::new(session)),
+            generation,
+            session,
             discovery,
             selected_log: None,
             inspect: None,
@@ -128,6 +138,7 @@ impl AppState {
             lesson: None,
             lang: Lang::En,
             focus_panels: false,
+            embed: None,
             saved_journal,
             saved_wall,
             saver,

@@ -13,6 +13,7 @@ use super::{
     timeline_view::TimelineView, view_settings::ViewSettings, watch_lanes::WatchLanes, welcome::Welcome,
     who_am_i::WhoAmI,
 };
+use crate::embedding::EmbedOptions;
 use crate::session::Session;
 
 pub use crate::state::{Action, AppState, ObjectRef};
@@ -26,7 +27,14 @@ impl Reducible for AppState {
 }
 
 /// The session saved last time, or a new one; then the state around it.
-fn initial_state() -> AppState {
+/// An element's cluster is its own (or shared by name) and never saved.
+fn initial_state(embed: Option<Rc<EmbedOptions>>) -> AppState {
+    if let Some(e) = embed {
+        let (session, notice) = super::element::cluster(&e);
+        let mut st = AppState::around(session, notice, Rc::new(|_: &str| Ok(())));
+        st.embed = Some(e);
+        return st;
+    }
     let (session, notice) = match persist::load() {
         Ok(Some(s)) => (s, Some("Restored your session from this browser's storage.".to_string())),
         Ok(None) => (Session::new(1), None),
@@ -59,33 +67,54 @@ impl Ctx {
     }
 }
 
+#[derive(Properties, PartialEq, Default)]
+pub struct AppProps {
+    /// Set when mounted as a `<kube-sim>` element.
+    #[prop_or_default]
+    pub embed: Option<Rc<EmbedOptions>>,
+}
+
 #[function_component(App)]
-pub fn app() -> Html {
-    let state = use_reducer(initial_state);
+pub fn app(props: &AppProps) -> Html {
+    let state = use_reducer(|| initial_state(props.embed.clone()));
+    let embedded = state.embed.is_some();
     let ctx = Ctx(state.clone());
     // How the reader chose to see the page (text size, layout, theme).
     let view = use_state(super::view_settings::load);
-    use_effect_with(*view, super::view_settings::apply);
+    // (Not on someone else's page: an element follows the system's theme.)
+    let is_element = props.embed.is_some();
+    use_effect_with(*view, move |v| {
+        if !is_element {
+            super::view_settings::apply(v)
+        }
+    });
     let on_view = {
         let view = view.clone();
         Callback::from(move |v| view.set(v))
     };
-    super::embed::attach(state.session.clone());
+    if !embedded {
+        super::embed::attach(state.session.clone());
+    }
     {
         let ctx = ctx.clone();
         use_effect_with((), move |_| {
             let leaving = ctx.0.clone();
+            // The generation this app last showed: elements sharing a
+            // cluster each notice what the others changed.
+            let shown = std::cell::Cell::new(0u64);
             let interval = gloo::timers::callback::Interval::new(100, move || {
-                let changed = {
-                    let mut s = ctx.0.session.borrow_mut();
-                    let before = s.generation;
+                let now = {
+                    let Ok(mut s) = ctx.0.session.try_borrow_mut() else { return };
                     s.tick(super::real_now());
-                    s.generation != before
+                    s.generation
                 };
-                if changed {
+                if now != shown.replace(now) {
                     ctx.dispatch(Action::Changed);
                 }
             });
+            if leaving.embed.is_some() {
+                return Box::new(move || drop(interval)) as Box<dyn FnOnce()>;
+            }
             // Leaving the page saves it (the clock where it stands).
             let hide = web_sys::window().map(|w| {
                 let state = leaving.clone();
@@ -98,10 +127,10 @@ pub fn app() -> Html {
                 // When the page became interactive (ms since navigation), for the benchmark.
                 let _ = body.set_attribute("data-ready-at", &format!("{:.0}", super::real_now()));
             }
-            move || {
+            Box::new(move || {
                 drop(interval);
                 drop(hide);
-            }
+            })
         });
     }
     let notice = state.notice.clone().map(|n| {
@@ -120,6 +149,23 @@ pub fn app() -> Html {
         )
     };
     let save_error = state.save_error.clone().map(|e| html! { <div class="save-error" id="save-error">{ e }</div> });
+    if let Some(e) = &state.embed {
+        let shown = e.shown_panels(&lesson_panels);
+        let section = |id: &'static str| {
+            let (title, body) = panel_body(id);
+            html! { <section class={panel(id)} id={id}><h2>{ title }</h2>{ body }</section> }
+        };
+        return html! {
+            <ContextProvider<Ctx> context={ctx}>
+            <ContextProvider<crate::view::ViewPrefs> context={*view}>
+                <div class="topbar embed-bar"><ClockBar /></div>
+                { for notice }
+                <Lessons />
+                <main class="grid embed-grid">{ for shown.into_iter().map(section) }</main>
+            </ContextProvider<crate::view::ViewPrefs>>
+            </ContextProvider<Ctx>>
+        };
+    }
     html! {
         <ContextProvider<Ctx> context={ctx}>
         <ContextProvider<crate::view::ViewPrefs> context={*view}>
@@ -134,19 +180,30 @@ pub fn app() -> Html {
             <Lessons />
             { for state.lesson.is_none().then(|| html! { <Welcome /> }) }
             <main class="grid">
-                <section class={panel("command-panel")} id="command-panel"><h2>{ "kubectl" }</h2><CommandBar /></section>
-                <section class={panel("lanes-panel")} id="lanes-panel"><h2>{ "Watch lanes" }</h2><WatchLanes /></section>
-                <section class={panel("inspector-panel")} id="inspector-panel"><h2>{ "Object inspector" }</h2><OpenObject /><Inspector /></section>
-                <section class={panel("owners-panel")} id="owners-panel"><h2>{ "Owners" }</h2><OwnersView /></section>
-                <section class={panel("console-panel")} id="console-panel"><h2>{ "Request console" }</h2><Console /></section>
-                <section class={panel("log-panel")} id="log-panel"><h2>{ "Request log" }</h2><RequestLog /></section>
-                <section class={panel("timeline-panel")} id="timeline-panel"><h2>{ "Revision timeline" }</h2><TimelineView /></section>
-                <section class={panel("pager-panel")} id="pager-panel"><h2>{ "Chunked list" }</h2><ChunkedList /></section>
-                <section class={panel("explorer-panel")} id="explorer-panel"><h2>{ "resourceVersion explorer" }</h2><RvExplorer /></section>
-                <section class={panel("fairness-panel")} id="fairness-panel"><h2>{ "Fairness" }</h2><Fairness /></section>
-                <section class={panel("metrics-panel")} id="metrics-panel"><h2>{ "Metrics" }</h2><MetricsChart /></section>
+                { for crate::embedding::PANEL_NAMES.iter().map(|(_, id)| {
+                    let (title, body) = panel_body(id);
+                    html! { <section class={panel(id)} id={*id}><h2>{ title }</h2>{ body }</section> }
+                }) }
             </main>
         </ContextProvider<crate::view::ViewPrefs>>
         </ContextProvider<Ctx>>
+    }
+}
+
+/// A panel's heading and content, by its id (`embedding::PANEL_NAMES`).
+fn panel_body(id: &str) -> (&'static str, Html) {
+    match id {
+        "command-panel" => ("kubectl", html! { <CommandBar /> }),
+        "lanes-panel" => ("Watch lanes", html! { <WatchLanes /> }),
+        "inspector-panel" => ("Object inspector", html! { <><OpenObject /><Inspector /></> }),
+        "owners-panel" => ("Owners", html! { <OwnersView /> }),
+        "console-panel" => ("Request console", html! { <Console /> }),
+        "log-panel" => ("Request log", html! { <RequestLog /> }),
+        "timeline-panel" => ("Revision timeline", html! { <TimelineView /> }),
+        "pager-panel" => ("Chunked list", html! { <ChunkedList /> }),
+        "explorer-panel" => ("resourceVersion explorer", html! { <RvExplorer /> }),
+        "fairness-panel" => ("Fairness", html! { <Fairness /> }),
+        "metrics-panel" => ("Metrics", html! { <MetricsChart /> }),
+        _ => ("", html! {}),
     }
 }

@@ -54,6 +54,8 @@ pub fn command_bar() -> Html {
     };
     // The first `explain` waits for the fields' descriptions, which the
     // page loads only then (kubectl::explain).
+    // An element's files are in its own directory, not next to the page.
+    let base = ctx.0.embed.as_ref().map(|e| e.base.clone()).unwrap_or_default();
     let run_line = {
         let execute = execute.clone();
         Callback::from(move |line: String| {
@@ -62,8 +64,9 @@ pub fn command_bar() -> Html {
                 return;
             }
             let execute = execute.clone();
+            let url = base.clone() + kubectl::DOCS_FILE;
             wasm_bindgen_futures::spawn_local(async move {
-                kubectl::set_docs(fetch_json(kubectl::DOCS_FILE).await);
+                kubectl::set_docs(fetch_json(&url).await);
                 execute.emit(line);
             });
         })

@@ -110,13 +110,13 @@ fn hands_text(hands: &[Vec<u32>]) -> String {
 
 /// The builder's flow: `count` users (`user-0`, `user-1`, … when more
 /// than one) each sending at `rate`.
-fn built_flow() -> Result<Vec<LoadFlow>, String> {
-    let user = input_by_id("load-user").trim().to_string();
+fn built_flow(near: &web_sys::Event) -> Result<Vec<LoadFlow>, String> {
+    let user = input_by_id(near, "load-user").trim().to_string();
     if user.is_empty() {
         return Err("a flow needs a user".into());
     }
     let number = |id: &str, what: &str| -> Result<f64, String> {
-        input_by_id(id)
+        input_by_id(near, id)
             .trim()
             .parse::<f64>()
             .ok()
@@ -127,8 +127,8 @@ fn built_flow() -> Result<Vec<LoadFlow>, String> {
     let cost = number("load-cost", "the cost")?.min(60_000.0) as u64;
     let count = number("load-count", "the number of users")?.min(200.0) as usize;
     let groups: Vec<&str> = Vec::new();
-    let namespace = input_by_id("load-namespace").trim().to_string();
-    let group = input_by_id("load-group").trim().to_string();
+    let namespace = input_by_id(near, "load-namespace").trim().to_string();
+    let group = input_by_id(near, "load-group").trim().to_string();
     Ok((0..count)
         .map(|i| {
             let name = if count > 1 { format!("{user}-{i}") } else { user.clone() };
@@ -219,7 +219,7 @@ pub fn fairness() -> Html {
     };
     let add_flow = {
         let (built, problem) = (built.clone(), problem.clone());
-        Callback::from(move |_: MouseEvent| match built_flow() {
+        Callback::from(move |e: MouseEvent| match built_flow(&e) {
             Ok(more) => {
                 let mut all = (*built).clone();
                 all.extend(more);

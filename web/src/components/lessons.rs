@@ -23,11 +23,13 @@ enum Catalog {
 }
 
 /// Every lesson the index lists, in its order.
-async fn fetch_catalog() -> Result<Vec<Rc<Lesson>>, String> {
-    let index = fetch_text(&format!("lessons/{INDEX_FILE}")).await?;
+/// `base`: where the files are (empty: next to the page; an element's own
+/// directory otherwise).
+async fn fetch_catalog(base: String) -> Result<Vec<Rc<Lesson>>, String> {
+    let index = fetch_text(&format!("{base}lessons/{INDEX_FILE}")).await?;
     let mut out = Vec::new();
     for id in lessons::index_ids(&index)? {
-        let text = fetch_text(&format!("lessons/{id}.yaml")).await?;
+        let text = fetch_text(&format!("{base}lessons/{id}.yaml")).await?;
         out.push(Rc::new(lessons::parse(&id, &text)?));
     }
     Ok(out)
@@ -79,13 +81,16 @@ pub fn lessons_panel() -> Html {
     let catalog = use_state(|| Catalog::NotLoaded);
     let picker = use_state(|| false);
     let lang = ctx.0.lang;
+    let embed = ctx.0.embed.clone();
+    let base = embed.as_ref().map(|e| e.base.clone()).unwrap_or_default();
     let load = {
         let catalog = catalog.clone();
         move |then: Option<Permalink>, ctx: Ctx| {
             catalog.set(Catalog::Loading);
             let catalog = catalog.clone();
+            let base = base.clone();
             wasm_bindgen_futures::spawn_local(async move {
-                match fetch_catalog().await {
+                match fetch_catalog(base).await {
                     Ok(all) => {
                         if let Some(p) = then {
                             if let Some(l) = all.iter().find(|l| Some(&l.id) == p.lesson.as_ref()) {
@@ -108,6 +113,19 @@ pub fn lessons_panel() -> Html {
     {
         let (ctx, load) = (ctx.clone(), load.clone());
         use_effect_with((), move |_| {
+            // An element on someone's page: its attributes, never the address.
+            if let Some(e) = ctx.0.embed.clone() {
+                ctx.dispatch(Action::Language(e.lang.unwrap_or_else(browser_lang)));
+                if let Some(text) = &e.lesson_text {
+                    match lessons::parse("inline", text) {
+                        Ok(l) => ctx.dispatch(Action::OpenLesson(Rc::new(l), 0, e.seed)),
+                        Err(err) => ctx.dispatch(Action::Notice(Some(format!("The lesson did not load: {err}")))),
+                    }
+                } else if let Some(id) = e.lesson.clone() {
+                    load(Some(Permalink { lesson: Some(id), step: 0, seed: e.seed, lang: e.lang }), ctx);
+                }
+                return;
+            }
             let q = location_query();
             let p = Permalink::parse(&q);
             ctx.dispatch(Action::Language(p.lang.unwrap_or_else(browser_lang)));
@@ -124,7 +142,11 @@ pub fn lessons_panel() -> Html {
     // The address follows the learner.
     {
         let at = ctx.0.lesson.as_ref().map(|r| (r.lesson.id.clone(), r.progress.step, r.seed));
+        let embedded = embed.is_some();
         use_effect_with((at, lang), move |(at, lang)| {
+            if embedded {
+                return;
+            }
             let q = location_query();
             let at = at.as_ref().map(|(id, step, seed)| (id.as_str(), *step, *seed));
             let next = Permalink::query(&q, at, *lang);
@@ -148,7 +170,9 @@ pub fn lessons_panel() -> Html {
     };
     let bar = html! {
         <div class="lesson-bar" id="lesson-bar">
-            <button id="lessons-button" aria-expanded={(*picker).to_string()} onclick={toggle}>{ words("lessons", lang) }</button>
+            { for embed.is_none().then(|| html! {
+                <button id="lessons-button" aria-expanded={(*picker).to_string()} onclick={toggle}>{ words("lessons", lang) }</button>
+            }) }
             <label>{ words("language", lang) }{ " " }
                 <select id="lesson-lang" onchange={on_lang}>
                     <option value="en" selected={lang == Lang::En}>{ "English" }</option>
@@ -246,16 +270,20 @@ pub fn lessons_panel() -> Html {
                     <button id="lesson-show-me" onclick={act(|| Action::ShowMe)}>{ words("show-me", lang) }</button>
                     <button id="lesson-reset" onclick={act(|| Action::ResetStep)}>{ words("reset", lang) }</button>
                     <button id="lesson-next" class="primary" disabled={!passed || last} onclick={go(i + 1)}>{ words("next", lang) }</button>
-                    <a id="lesson-link" href={web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default()}>{ words("permalink", lang) }</a>
+                    { for embed.is_none().then(|| html! {
+                        <a id="lesson-link" href={web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default()}>{ words("permalink", lang) }</a>
+                    }) }
                     { for (passed && last).then(|| html! { <span class="lesson-finished" id="lesson-finished">{ words("finished", lang) }</span> }) }
                 </div>
                 { for shown }
             </section>
         }
     });
+    // An element shows the language switch only with a lesson.
+    let bar = (embed.is_none() || ctx.0.lesson.is_some()).then_some(bar);
     html! {
         <>
-            { bar }
+            { for bar }
             { for picker_view }
             { for pane }
         </>

@@ -13,6 +13,7 @@ mod command_bar;
 mod console;
 mod copy_button;
 mod differs;
+pub mod element;
 mod embed;
 mod fairness;
 mod inspector;
@@ -32,7 +33,7 @@ mod welcome;
 mod who_am_i;
 mod wire_lens;
 
-pub use app::{App, AppState, Ctx, ObjectRef};
+pub use app::{App, AppProps, AppState, Ctx, ObjectRef};
 pub use copy_button::CopyButton;
 pub use differs::Differs;
 pub use lessons::Lessons;
@@ -90,15 +91,26 @@ pub fn real_now() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or(0.0)
 }
 
+/// The element with this id in the same document as `near`: the page's
+/// document, or the shadow root of the `<kube-sim>` element the event
+/// happened in (each element has its own ids).
+pub fn by_id_near(near: &web_sys::EventTarget, id: &str) -> Option<web_sys::Element> {
+    let root = near.dyn_ref::<web_sys::Node>()?.get_root_node();
+    if let Some(shadow) = root.dyn_ref::<web_sys::ShadowRoot>() {
+        return shadow.get_element_by_id(id);
+    }
+    root.dyn_ref::<web_sys::Document>()?.get_element_by_id(id)
+}
+
 /// For a text field: Enter presses the button with this id (the field's
 /// "submit"), as it would in a form.
 pub fn enter_clicks(button_id: &'static str) -> yew::Callback<yew::KeyboardEvent> {
     yew::Callback::from(move |e: yew::KeyboardEvent| {
         if e.key() == "Enter" && !e.shift_key() {
             e.prevent_default();
-            if let Some(b) = web_sys::window()
-                .and_then(|w| w.document())
-                .and_then(|d| d.get_element_by_id(button_id))
+            if let Some(b) = e
+                .target()
+                .and_then(|t| by_id_near(&t, button_id))
                 .and_then(|b| b.dyn_into::<web_sys::HtmlElement>().ok())
             {
                 b.click();
@@ -111,12 +123,11 @@ pub fn input_value(e: &yew::InputEvent) -> String {
     e.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()).map(|i| i.value()).unwrap_or_default()
 }
 
-/// The value of the input with this id (empty when there is none): for a
-/// callback that reads several fields at once.
-pub fn input_by_id(id: &str) -> String {
-    web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id(id))
+/// The value of the input with this id near the event's target (empty
+/// when there is none): for a callback that reads several fields at once.
+pub fn input_by_id(near: &web_sys::Event, id: &str) -> String {
+    near.target()
+        .and_then(|t| by_id_near(&t, id))
         .and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok())
         .map(|i| i.value())
         .unwrap_or_default()

@@ -19,8 +19,8 @@ pub fn who_am_i() -> Html {
     let acting = ctx.0.session.borrow().acting_as.clone();
     let apply = {
         let ctx = ctx.clone();
-        Callback::from(move |_: InputEvent| {
-            let picked = ActingAs::parse(&input_by_id("acting-user"), &input_by_id("acting-groups"));
+        Callback::from(move |e: InputEvent| {
+            let picked = ActingAs::parse(&input_by_id(&e, "acting-user"), &input_by_id(&e, "acting-groups"));
             ctx.run(|s| s.acting_as = picked);
         })
     };

@@ -1,0 +1,114 @@
+// The <kube-sim> element (pkg/kube-sim.js, built by ./scripts/build-pkg.sh)
+// on the example documentation page, www/embed-example.html.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, serveFiles, axeViolations } from './harness.mjs';
+
+let server;
+let browser;
+before(async () => {
+  server = await serveFiles();
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+async function openExample(viewport = { width: 1200, height: 900 }) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(`${server.url}www/embed-example.html`);
+  return { context, page, errors };
+}
+
+const box = async (page, sel) => (await page.locator(sel).boundingBox()).height;
+
+async function start(page, id) {
+  await page.locator(`kube-sim#${id}`).scrollIntoViewIfNeeded();
+  await page.waitForSelector(`kube-sim#${id}[ready]`, { timeout: 30000 });
+}
+
+test('elements load when first seen, at their final height, and each lesson runs on its own', async () => {
+  const { context, page, errors } = await openExample();
+  await page.waitForSelector('kube-sim#sim-watch[ready]', { timeout: 30000 });
+  // Below the fold: a placeholder of the right height, no module mounted yet.
+  assert.equal(await page.getAttribute('kube-sim#sim-chunks', 'ready'), null);
+  const before = await box(page, 'kube-sim#sim-chunks');
+  assert.equal(before, 560);
+  assert.match(await page.locator('kube-sim#sim-chunks .ks-placeholder').textContent(), /loads here/);
+  await start(page, 'sim-chunks');
+  assert.equal(await box(page, 'kube-sim#sim-chunks'), before, 'no layout shift');
+  await start(page, 'sim-finalizers');
+
+  // Each element opened its own lesson, in its own cluster.
+  await page.waitForSelector('#sim-watch #lesson-pane[data-lesson="watch-from-rv"]');
+  await page.waitForSelector('#sim-finalizers #lesson-pane[data-lesson="finalizers"]');
+  await page.waitForSelector('#sim-chunks #lesson-pane[data-lesson="chunked-lists"]', { timeout: 60000 });
+  // The panels asked for, and only those.
+  assert.equal(await page.locator('#sim-watch section.panel').count(), 2);
+  assert.ok(await page.isVisible('#sim-watch #command-panel'));
+  assert.ok(await page.isVisible('#sim-chunks #console-panel'));
+  assert.equal(await page.locator('#sim-chunks #command-panel').count(), 0);
+
+  // Doing the first step in one element turns its check green, not the others'.
+  await page.locator('#sim-watch').scrollIntoViewIfNeeded();
+  await page.fill('#sim-watch #kubectl-line', 'get configmaps');
+  await page.press('#sim-watch #kubectl-line', 'Enter');
+  await page.waitForSelector('#sim-watch #lesson-check.passed');
+  assert.ok(await page.isVisible('#sim-finalizers #lesson-check.waiting'));
+  // The ids are each element's own: the same id in three shadow roots.
+  assert.equal(await page.locator('#lesson-check').count(), 3);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('elements with one cluster name share a cluster; its scenario is created', async () => {
+  const { context, page, errors } = await openExample();
+  await start(page, 'sim-shared-left');
+  await start(page, 'sim-shared-right');
+  await page.click('#sim-shared-right #lane-open');
+  await page.waitForSelector('#sim-shared-right #lane-1-events .event.note:has-text("listed 2 items")');
+  await page.fill('#sim-shared-left #kubectl-line', 'create configmap from-left --from-literal=a=b');
+  await page.click('#sim-shared-left #kubectl-run');
+  await page.waitForSelector('#sim-shared-right #lane-1-events .event.added:has-text("from-left")', { timeout: 5000 });
+  await page.fill('#sim-shared-left #kubectl-line', 'get configmaps');
+  await page.click('#sim-shared-left #kubectl-run');
+  await page.waitForSelector('#sim-shared-left #command-panel :text("from-the-page")');
+  // The lesson elements' clusters did not get it.
+  await start(page, 'sim-watch');
+  await page.fill('#sim-watch #kubectl-line', 'get configmap from-left');
+  await page.press('#sim-watch #kubectl-line', 'Enter');
+  await page.waitForSelector('#sim-watch #command-panel :text("configmaps \\"from-left\\" not found")');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('no style leaks either way, and axe finds nothing serious', async () => {
+  const { context, page, errors } = await openExample();
+  await start(page, 'sim-watch');
+  const fonts = await page.evaluate(() => {
+    const sim = document.querySelector('#sim-watch').shadowRoot;
+    return {
+      // The page styles its own buttons in Comic Sans; the element's keep theirs.
+      inside: getComputedStyle(sim.querySelector('#kubectl-run')).fontFamily,
+      // The app's `body` and `button` rules stay inside the element.
+      body: getComputedStyle(document.body).fontFamily,
+      margin: getComputedStyle(document.body).marginTop,
+      outside: getComputedStyle(document.querySelector('h1')).fontFamily,
+    };
+  });
+  assert.doesNotMatch(fonts.inside, /Comic/);
+  assert.match(fonts.body, /Georgia/);
+  assert.equal(fonts.margin, '32px');
+  assert.match(fonts.outside, /system-ui/);
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    assert.deepEqual(await axeViolations(page), [], scheme);
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -1,0 +1,179 @@
+// <kube-sim>: kubesim's browser app as an element for documentation pages.
+//
+//   <script type="module" src="…/kube-sim.js"></script>
+//   <kube-sim lesson="watch-from-rv" panels="kubectl,lanes" height="420" lang="zh" seed="7"></kube-sim>
+//
+// Each element renders into its own shadow root, so no style leaks either
+// way. It shows a placeholder of its final height until it first scrolls
+// into view, and only then loads the WebAssembly module (once for the
+// page). Elements with the same `cluster` name share one cluster; the
+// others each get their own. Attributes are read once, when the element
+// starts.
+//
+//   panels     kubectl, lanes, inspector, owners, console, log, timeline,
+//              pager, explorer, fairness, metrics (default: the lesson's,
+//              else kubectl,lanes)
+//   lesson     a lesson id (lessons/index.yaml), or a lesson file's URL;
+//              or a child <script type="application/yaml" lesson> holding
+//              one (a lesson starts its own cluster from the seed)
+//   lang       en or zh (default: the browser's)
+//   seed       a whole number (default 1)
+//   cluster    a name shared with other elements
+//   height     in CSS pixels (default 420)
+//   scenario   a URL of YAML objects to create; or a child
+//              <script type="application/yaml"> holding them
+
+const here = new URL("./element/", import.meta.url);
+
+let module = null;
+let sheet = null;
+
+function loadModule() {
+  module ??= (async () => {
+    const glue = await import(new URL("kubesim_element.js", here).href);
+    await glue.default({ module_or_path: new URL("kubesim_element_bg.wasm", here) });
+    return glue;
+  })();
+  return module;
+}
+
+/**
+ * The app's style sheet made to work inside a shadow root: `:root` is the
+ * host, `body` the element's own body, and rem (the host page's root font
+ * size) the app's own 13px.
+ */
+export function forShadow(css) {
+  return css
+    .replace(/:root((?:\[[^\]]*\]|:not\([^)]*\))+)/g, ":host($1)")
+    .replace(/:root\b/g, ":host")
+    .replace(/(^|[\s,}])body(?=[\s,{.:[])/g, "$1.ks-body")
+    .replace(/(\d*\.?\d+)rem\b/g, "calc($1 * var(--ks-rem))");
+}
+
+const HOST_CSS = `
+:host { display: block; position: relative; --ks-rem: 13px; font-size: var(--ks-rem); contain: content; }
+.ks-body { overflow: auto; border: 1px solid var(--line); border-radius: 6px; }
+.ks-placeholder { display: flex; align-items: center; justify-content: center; box-sizing: border-box;
+  border: 1px dashed #8888; border-radius: 6px; color: #666; font: 14px system-ui, sans-serif; }
+.ks-aborted { position: absolute; inset: 0; background: #fff3f3; color: #7a0000; padding: 12px;
+  font: 14px system-ui, sans-serif; white-space: pre-wrap; overflow: auto; }
+@media (prefers-color-scheme: dark) {
+  .ks-placeholder { color: #aaa; }
+  .ks-aborted { background: #3a0d0d; color: #ffd7d7; }
+}
+.embed-bar { gap: 8px; padding: 4px 8px; }
+.embed-grid { grid-template-columns: 1fr; }
+`;
+
+let host = null;
+
+// The element's own rules (its placeholder too, before the app's load).
+function hostSheet() {
+  if (!host) {
+    host = new CSSStyleSheet();
+    host.replaceSync(HOST_CSS);
+  }
+  return host;
+}
+
+function loadSheet() {
+  sheet ??= (async () => {
+    const answer = await fetch(new URL("style.css", here));
+    if (!answer.ok) throw new Error(`kube-sim: style.css: ${answer.status}`);
+    const s = new CSSStyleSheet();
+    s.replaceSync(forShadow(await answer.text()));
+    return s;
+  })();
+  return sheet;
+}
+
+export class KubeSim extends HTMLElement {
+  static observedAttributes = ["aborted"];
+  #started = false;
+
+  connectedCallback() {
+    if (this.shadowRoot) return;
+    const shadow = this.attachShadow({ mode: "open" });
+    shadow.adoptedStyleSheets = [hostSheet()];
+    const height = this.#height();
+    const placeholder = document.createElement("div");
+    placeholder.className = "ks-placeholder";
+    placeholder.setAttribute("role", "status");
+    placeholder.style.height = `${height}px`;
+    placeholder.textContent = "kubesim: a simulated Kubernetes API server loads here.";
+    shadow.append(placeholder);
+    const seen = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting)) {
+        seen.disconnect();
+        this.#start(placeholder).catch((e) => this.#fail(placeholder, e));
+      }
+    });
+    seen.observe(this);
+  }
+
+  attributeChangedCallback(name, _old, value) {
+    if (name === "aborted" && value !== null && this.shadowRoot) {
+      const box = document.createElement("div");
+      box.className = "ks-aborted";
+      box.setAttribute("role", "alert");
+      box.textContent = `kubesim stopped after an internal error, and with it every kubesim on this page. Reload the page to start again.\n\n${value}`;
+      this.shadowRoot.append(box);
+    }
+  }
+
+  #height() {
+    const h = Number.parseInt(this.getAttribute("height") ?? "", 10);
+    return Number.isFinite(h) && h > 0 ? h : 420;
+  }
+
+  // What a child <script type="application/yaml"> holds (the one marked
+  // `lesson`, or not), else what the attribute's URL holds.
+  async #yaml(kind, attribute) {
+    const selector = ['script[type="application/yaml"]', 'script[type="text/yaml"]']
+      .map((s) => (kind === "lesson" ? `${s}[lesson]` : `${s}:not([lesson])`))
+      .join(", ");
+    const inline = this.querySelector(selector);
+    if (inline) return inline.textContent;
+    const src = attribute ?? "";
+    if (!src) return "";
+    const answer = await fetch(new URL(src, document.baseURI));
+    if (!answer.ok) throw new Error(`kube-sim: ${kind} ${src}: ${answer.status}`);
+    return answer.text();
+  }
+
+  // A lesson attribute is an id, or a URL when it has a slash or ends in .yaml.
+  #lessonUrl() {
+    const l = this.getAttribute("lesson") ?? "";
+    return l.includes("/") || l.endsWith(".yaml") ? l : null;
+  }
+
+  async #start(placeholder) {
+    if (this.#started) return;
+    this.#started = true;
+    const [glue, css, scenario, lessonText] = await Promise.all([
+      loadModule(),
+      loadSheet(),
+      this.#yaml("scenario", this.getAttribute("scenario")),
+      this.#yaml("lesson", this.#lessonUrl()),
+    ]);
+    const shadow = this.shadowRoot;
+    shadow.adoptedStyleSheets = [css, hostSheet()];
+    const body = document.createElement("div");
+    body.className = "ks-body";
+    body.style.height = `${this.#height()}px`;
+    const attr = (n) => this.getAttribute(n) ?? "";
+    const lessonId = this.#lessonUrl() ? "" : attr("lesson");
+    glue.mountKubeSim(body, attr("panels"), lessonId, lessonText, attr("lang"), attr("seed"), attr("cluster"), scenario, here.href);
+    placeholder.replaceWith(body);
+    this.setAttribute("ready", "");
+    this.dispatchEvent(new CustomEvent("kube-sim-ready", { bubbles: true }));
+  }
+
+  #fail(placeholder, e) {
+    placeholder.setAttribute("role", "alert");
+    placeholder.textContent = e instanceof Error ? e.message : String(e);
+    this.setAttribute("failed", placeholder.textContent);
+  }
+}
+
+if (!customElements.get("kube-sim")) customElements.define("kube-sim", KubeSim);
