@@ -83,11 +83,16 @@ fn a_permalink_opens_the_same_state_every_time() {
 
 #[test]
 fn the_panels_lessons_may_name_are_the_pages() {
+    // The page renders every panel of `embedding::PANEL_NAMES` through
+    // `panel_body`, which has an arm per panel.
     let app = include_str!("../components/app.rs");
     for p in PANELS {
-        assert!(app.contains(&format!("id=\"{p}\"")), "app.rs has no panel {p}");
+        assert!(app.contains(&format!("\"{p}\" => (")), "app.rs has no panel {p}");
     }
-    assert_eq!(app.matches("<section class={panel(").count(), PANELS.len(), "a panel lessons cannot name");
+    assert_eq!(app.matches("-panel\" => (").count(), PANELS.len(), "a panel lessons cannot name");
+    let names = crate::embedding::PANEL_NAMES;
+    assert_eq!(names.len(), PANELS.len());
+    assert!(names.iter().all(|(_, id)| PANELS.contains(id)));
 }
 
 /// An action takes the panel's path: a kubectl watch and a console
