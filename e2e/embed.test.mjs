@@ -112,3 +112,83 @@ test('no style leaks either way, and axe finds nothing serious', async () => {
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('the iframe page answers postMessage from its allowed origins only, and counts the rest', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  // One server, two origins: 127.0.0.1 and localhost.
+  const allowed = server.url.replace(/\/$/, '');
+  const other = allowed.replace('127.0.0.1', 'localhost');
+  const frameOn = (origin) => `${origin}/pkg/embed.html?panels=kubectl&seed=3&origins=${encodeURIComponent(allowed)}`;
+  const talk = async (hostOrigin, src, messages, wait) => {
+    await page.goto(`${hostOrigin}/`);
+    return page.evaluate(async ({ src, messages, wait }) => {
+      const f = document.createElement('iframe');
+      f.src = src;
+      f.title = 'kubesim';
+      f.style.cssText = 'width:900px;height:420px';
+      document.body.append(f);
+      await new Promise((resolve) => { f.onload = resolve; });
+      const answers = [];
+      addEventListener('message', (e) => answers.push({ origin: e.origin, data: e.data }));
+      for (const m of messages) f.contentWindow.postMessage(m, '*');
+      const deadline = Date.now() + wait;
+      while (answers.length < messages.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      return answers;
+    }, { src, messages, wait });
+  };
+
+  // The host at an allowed origin, the frame at another: answered.
+  const answers = await talk(allowed, frameOn(other), [
+    { type: 'kubesim:request', id: 1, method: 'POST', path: '/api/v1/namespaces/default/configmaps',
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'via-message' } } },
+    { type: 'kubesim:kubectl', id: 2, line: 'get configmap via-message -o name' },
+    { type: 'kubesim:request', id: 3, method: 'GET', path: '/api/v1/namespaces/default/configmaps/nosuch' },
+  ], 20000);
+  const byId = Object.fromEntries(answers.map((a) => [a.data.id, a]));
+  assert.equal(byId[1].origin, other);
+  assert.equal(byId[1].data.type, 'kubesim:response');
+  assert.equal(byId[1].data.status, 201);
+  assert.equal(byId[1].data.body.metadata.name, 'via-message');
+  assert.deepEqual(byId[2].data, { id: 2, type: 'kubesim:kubectl-output', text: 'configmap/via-message\n', failed: false });
+  assert.equal(byId[3].data.status, 404);
+  assert.equal(byId[3].data.body.reason, 'NotFound');
+  // The frame shows what the messages did.
+  const frame = page.frames().find((f) => f.url().includes('embed.html'));
+  await frame.fill('#kubectl-line', 'get configmaps');
+  await frame.press('#kubectl-line', 'Enter');
+  await frame.waitForSelector('#command-panel :text("via-message")');
+
+  // The host at an origin the frame does not allow: nothing answered, all counted.
+  const ignored = await talk(other, frameOn(allowed), [
+    { type: 'kubesim:request', id: 1, method: 'DELETE', path: '/api/v1/namespaces/default' },
+    { type: 'kubesim:ignored', id: 2 },
+  ], 1500);
+  assert.deepEqual(ignored, []);
+  const frame2 = page.frames().find((f) => f.url().includes('embed.html'));
+  assert.equal(await frame2.evaluate(() => document.body.dataset.ignored), '2');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a panic in the module is shown by every element of the page', async () => {
+  const { context, page } = await openExample();
+  await page.waitForSelector('kube-sim#sim-watch[ready]', { timeout: 30000 });
+  const threw = await page.evaluate(async () => {
+    const { loadModule } = await import('/pkg/kube-sim.js');
+    const glue = await loadModule();
+    try {
+      glue.kubesimPanicForTest();
+      return null;
+    } catch (e) {
+      return String(e);
+    }
+  });
+  assert.match(threw, /unreachable|RuntimeError/);
+  await page.waitForSelector('#sim-watch .ks-aborted[role="alert"]');
+  assert.match(await page.textContent('#sim-watch .ks-aborted'), /a panic asked for by kubesimPanicForTest/);
+  assert.ok(await page.getAttribute('kube-sim#sim-chunks', 'aborted'));
+  await context.close();
+});

@@ -28,7 +28,8 @@ const here = new URL("./element/", import.meta.url);
 let module = null;
 let sheet = null;
 
-function loadModule() {
+/** The element's module (loaded once for the page), for `embed.html`. */
+export function loadModule() {
   module ??= (async () => {
     const glue = await import(new URL("kubesim_element.js", here).href);
     await glue.default({ module_or_path: new URL("kubesim_element_bg.wasm", here) });

@@ -35,4 +35,24 @@ mod exports {
         element::mount(root, options);
         Ok(())
     }
+
+    /// Serves a request on the cluster elements named `cluster` share:
+    /// `{status, headers, body}` (the `embed.html` page's postMessage API).
+    #[wasm_bindgen(js_name = clusterRequest)]
+    pub fn cluster_request(
+        cluster: &str,
+        method: &str,
+        target: &str,
+        body: Option<String>,
+        content_type: Option<String>,
+    ) -> Result<JsValue, JsValue> {
+        element::cluster_request(cluster, method, target, body, content_type)
+    }
+
+    /// Runs kubectl on that cluster: `[text, failed]`.
+    #[wasm_bindgen(js_name = clusterKubectl)]
+    pub fn cluster_kubectl(cluster: &str, line: &str, stdin: &str) -> Result<Vec<JsValue>, JsError> {
+        let (text, failed) = element::cluster_kubectl(cluster, line, stdin).map_err(|e| JsError::new(&e))?;
+        Ok(vec![JsValue::from_str(&text), JsValue::from_bool(failed)])
+    }
 }

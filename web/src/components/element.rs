@@ -54,3 +54,31 @@ pub fn set_panic_hook() {
         }
     }));
 }
+
+/// The cluster elements named `name` share, if one was made.
+pub fn named(name: &str) -> Option<Rc<RefCell<Session>>> {
+    CLUSTERS.with(|c| c.borrow().get(name).cloned())
+}
+
+/// Serves a request on a named cluster (the `/embed` page's postMessage
+/// API): `{status, headers, body}`.
+pub fn cluster_request(
+    name: &str,
+    method: &str,
+    target: &str,
+    body: Option<String>,
+    content_type: Option<String>,
+) -> Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue> {
+    let s = named(name).ok_or_else(|| wasm_bindgen::JsValue::from_str(&format!("no cluster {name:?}")))?;
+    super::embed::serve_on(&s, method, target, body, content_type)
+}
+
+/// Runs a kubectl command line on a named cluster: what it printed, and
+/// whether it failed (`[text, failed]`).
+pub fn cluster_kubectl(name: &str, line: &str, stdin: &str) -> Result<(String, bool), String> {
+    let s = named(name).ok_or_else(|| format!("no cluster {name:?}"))?;
+    let Ok(mut s) = s.try_borrow_mut() else { return Err("kubesim is busy".into()) };
+    let line = line.trim();
+    let out = kubectl::run(&mut s, line.strip_prefix("kubectl ").unwrap_or(line), stdin);
+    Ok((out.text, out.failed))
+}

@@ -38,6 +38,18 @@ pub fn kubesim_request(
     content_type: Option<String>,
 ) -> Result<JsValue, JsValue> {
     let session = SESSION.with(|s| s.borrow().clone()).ok_or_else(|| JsValue::from_str("kubesim is not running"))?;
+    serve_on(&session, method, target, body, content_type)
+}
+
+/// Serves one request on a session (the page's, or a `<kube-sim>`
+/// element's cluster): `{status, headers, body}` as a JS value.
+pub fn serve_on(
+    session: &RefCell<Session>,
+    method: &str,
+    target: &str,
+    body: Option<String>,
+    content_type: Option<String>,
+) -> Result<JsValue, JsValue> {
     let mut req = Request::new(method, target).with_header("Accept", "application/json");
     if let Some(b) = body {
         req = req

@@ -14,7 +14,7 @@ mod console;
 mod copy_button;
 mod differs;
 pub mod element;
-mod embed;
+pub mod embed;
 mod fairness;
 mod inspector;
 mod lessons;
