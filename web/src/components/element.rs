@@ -23,7 +23,11 @@ pub fn cluster(e: &EmbedOptions) -> (Rc<RefCell<Session>>, Option<String>) {
     if let Some(found) = e.cluster.as_ref().and_then(|n| CLUSTERS.with(|c| c.borrow().get(n).cloned())) {
         return (found, None);
     }
-    let mut s = Session::new(e.seed);
+    // A lesson opens its own cluster from its seed at once: the starter
+    // cluster would only be thrown away.
+    let lesson = e.lesson.is_some() || e.lesson_text.is_some();
+    let window = kubesim::server::ServerConfig::default().history_window_ms;
+    let mut s = Session::configured(e.seed, window, !lesson);
     let notice = e.scenario.as_ref().and_then(|yaml| {
         let out = kubectl::run(&mut s, "create -f -", yaml);
         out.failed.then(|| format!("The scenario did not load: {}", out.text.trim_end()))

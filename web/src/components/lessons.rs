@@ -122,7 +122,14 @@ pub fn lessons_panel() -> Html {
                         Err(err) => ctx.dispatch(Action::Notice(Some(format!("The lesson did not load: {err}")))),
                     }
                 } else if let Some(id) = e.lesson.clone() {
-                    load(Some(Permalink { lesson: Some(id), step: 0, seed: e.seed, lang: e.lang }), ctx);
+                    // Only its own file, not the whole catalog.
+                    let url = e.asset(&format!("lessons/{id}.yaml"));
+                    wasm_bindgen_futures::spawn_local(async move {
+                        match fetch_text(&url).await.and_then(|t| lessons::parse(&id, &t)) {
+                            Ok(l) => ctx.dispatch(Action::OpenLesson(Rc::new(l), 0, e.seed)),
+                            Err(err) => ctx.dispatch(Action::Notice(Some(format!("The lesson did not load: {err}")))),
+                        }
+                    });
                 }
                 return;
             }
