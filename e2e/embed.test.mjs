@@ -192,3 +192,42 @@ test('a panic in the module is shown by every element of the page', async () => 
   assert.ok(await page.getAttribute('kube-sim#sim-chunks', 'aborted'));
   await context.close();
 });
+
+test('a lesson by URL or inline, and the element is reachable from the keyboard', async () => {
+  const { readFile } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const { ROOT } = await import('./harness.mjs');
+  const inline = await readFile(join(ROOT, 'lessons/finalizers.yaml'), 'utf8');
+  const context = await browser.newContext({ viewport: { width: 1000, height: 1400 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  await page.goto(server.url);
+  await page.evaluate((inline) => {
+    document.body.innerHTML = `<button id="before">before</button>
+      <kube-sim id="by-url" lesson="/pkg/element/lessons/dry-run.yaml" height="500" lang="zh"></kube-sim>
+      <kube-sim id="inline" height="500"><script type="application/yaml" lesson></script></kube-sim>`;
+    document.querySelector('#inline script').textContent = inline;
+    const s = document.createElement('script');
+    s.type = 'module';
+    s.src = '/pkg/kube-sim.js';
+    document.head.append(s);
+  }, inline);
+  await page.waitForSelector('#by-url #lesson-pane[data-lesson="dry-run"][lang="zh"]', { timeout: 30000 });
+  await page.waitForSelector('#inline #lesson-pane[data-lesson="inline"]');
+  assert.match(await page.textContent('#inline #lesson-pane h2'), /finalizers/);
+  // The dry-run lesson's panels, as the lesson names them.
+  assert.ok(await page.isVisible('#by-url #console-panel'));
+  // Tab from the page's button goes into the first element's controls.
+  await page.focus('#before');
+  await page.keyboard.press('Tab');
+  const focused = await page.evaluate(() => {
+    const host = document.activeElement;
+    return { host: host?.id, inner: host?.shadowRoot?.activeElement?.tagName };
+  });
+  assert.equal(focused.host, 'by-url');
+  assert.ok(['BUTTON', 'INPUT', 'SELECT', 'TEXTAREA', 'A'].includes(focused.inner), JSON.stringify(focused));
+  assert.deepEqual(errors, []);
+  await context.close();
+});

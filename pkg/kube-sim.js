@@ -142,6 +142,22 @@ export class KubeSim extends HTMLElement {
     return answer.text();
   }
 
+  // The objects a cluster starts with: this element's, or, for a shared
+  // cluster, those of the first element of the page (in document order)
+  // that names the cluster and has some. So it does not matter which of
+  // them scrolls into view first.
+  #clusterScenario() {
+    const name = this.getAttribute("cluster");
+    const has = (el) =>
+      el.hasAttribute("scenario") ||
+      el.querySelector('script[type="application/yaml"]:not([lesson]), script[type="text/yaml"]:not([lesson])');
+    let from = this;
+    if (name && !has(this)) {
+      from = [...document.querySelectorAll("kube-sim")].find((el) => el.getAttribute("cluster") === name && has(el)) ?? this;
+    }
+    return from.#yaml("scenario", from.getAttribute("scenario"));
+  }
+
   // A lesson attribute is an id, or a URL when it has a slash or ends in .yaml.
   #lessonUrl() {
     const l = this.getAttribute("lesson") ?? "";
@@ -154,7 +170,7 @@ export class KubeSim extends HTMLElement {
     const [glue, css, scenario, lessonText] = await Promise.all([
       loadModule(),
       loadSheet(),
-      this.#yaml("scenario", this.getAttribute("scenario")),
+      this.#clusterScenario(),
       this.#yaml("lesson", this.#lessonUrl()),
     ]);
     const shadow = this.shadowRoot;
@@ -163,7 +179,9 @@ export class KubeSim extends HTMLElement {
     body.className = "ks-body";
     body.style.height = `${this.#height()}px`;
     const attr = (n) => this.getAttribute(n) ?? "";
-    const lessonId = this.#lessonUrl() ? "" : attr("lesson");
+    // A lesson by URL is named by its file.
+    const url = this.#lessonUrl();
+    const lessonId = url ? url.split("/").pop().replace(/\.yaml$/, "") : attr("lesson");
     glue.mountKubeSim(body, attr("panels"), lessonId, lessonText, attr("lang"), attr("seed"), attr("cluster"), scenario, here.href);
     placeholder.replaceWith(body);
     this.setAttribute("ready", "");

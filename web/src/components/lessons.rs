@@ -117,7 +117,8 @@ pub fn lessons_panel() -> Html {
             if let Some(e) = ctx.0.embed.clone() {
                 ctx.dispatch(Action::Language(e.lang.unwrap_or_else(browser_lang)));
                 if let Some(text) = &e.lesson_text {
-                    match lessons::parse("inline", text) {
+                    // Named by its file when it came by URL.
+                    match lessons::parse(e.lesson.as_deref().unwrap_or("inline"), text) {
                         Ok(l) => ctx.dispatch(Action::OpenLesson(Rc::new(l), 0, e.seed)),
                         Err(err) => ctx.dispatch(Action::Notice(Some(format!("The lesson did not load: {err}")))),
                     }
