@@ -29,3 +29,17 @@ export async function example(): Promise<string> {
   copy.free();
   return `${printed} ${failed} ${sim.now.toISOString()} ${sim.aborted} ${seen.length}`;
 }
+
+// The element, as a page's TypeScript would use it.
+import { KubeSim, loadModule } from "../kube-sim.js";
+
+export async function element(): Promise<boolean> {
+  const el = document.createElement("kube-sim");
+  el.setAttribute("panels", "kubectl,lanes");
+  el.addEventListener("kube-sim-ready", () => el.setAttribute("data-seen", ""));
+  document.body.append(el);
+  const glue = await loadModule();
+  const [text, failed] = glue.clusterKubectl("docs", "get pods", "");
+  const r = glue.clusterRequest("docs", "GET", "/api/v1/namespaces");
+  return el instanceof KubeSim && !failed && text.length > 0 && r.status === 200;
+}
