@@ -117,8 +117,7 @@ impl Core {
     /// Runs a command line as the page's kubectl does; `stdin` is what
     /// `-f -` reads.
     pub fn kubectl(&mut self, line: &str, stdin: &str) -> Printed {
-        let line = line.trim();
-        let line = line.strip_prefix("kubectl ").unwrap_or(line);
+        // (A leading `kubectl` is the parser's to drop.)
         let out = kubectl::run(&mut self.session, line, stdin);
         self.forget_log();
         Printed { text: out.text, failed: out.failed }

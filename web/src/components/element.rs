@@ -82,7 +82,6 @@ pub fn cluster_request(
 pub fn cluster_kubectl(name: &str, line: &str, stdin: &str) -> Result<(String, bool), String> {
     let s = named(name).ok_or_else(|| format!("no cluster {name:?}"))?;
     let Ok(mut s) = s.try_borrow_mut() else { return Err("kubesim is busy".into()) };
-    let line = line.trim();
-    let out = kubectl::run(&mut s, line.strip_prefix("kubectl ").unwrap_or(line), stdin);
+    let out = kubectl::run(&mut s, line, stdin);
     Ok((out.text, out.failed))
 }
