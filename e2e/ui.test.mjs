@@ -584,6 +584,42 @@ test('a list-first lane shows what it listed, each item opens in the inspector; 
   await context.close();
 });
 
+test('beside a lane, the client\'s cache: what it has, at which resourceVersion, and how far behind it falls', async () => {
+  const { page, context, errors } = await openApp(browser, server.url);
+  await page.click('#lane-open');
+  await page.waitForSelector('#lane-1-state:text("watching")');
+  await page.click('#lane-1-cache summary');
+  const summary = () => page.textContent('#lane-1-cache-summary');
+  const lag = () => page.textContent('#lane-1-lag');
+  assert.match(await summary(), /^client cache: 1 object at resourceVersion \d+$/);
+  assert.equal(await lag(), 'up to date');
+  assert.equal(await page.textContent('#lane-1-cache .cache-state.on'), 'watching');
+  assert.match(await page.textContent('#lane-1-cached'), /default\/kube-root-ca\.crt/);
+
+  // A create arrives as an event: the cache has it, at the new resourceVersion.
+  assert.equal(await kubectl(page, 'kubectl create configmap one'), 'configmap/one created\n');
+  await page.waitForFunction(() => /^client cache: 2 objects/.test(document.querySelector('#lane-1-cache-summary').textContent));
+  assert.match(await page.textContent('#lane-1-cached'), /default\/one/);
+  assert.equal(await lag(), 'up to date');
+
+  // Stopped, the client keeps what it had while the server moves on.
+  await page.click('#lane-1 .lane-stop');
+  const before = await summary();
+  assert.equal(await kubectl(page, 'kubectl create configmap two'), 'configmap/two created\n');
+  await page.waitForFunction(() => document.querySelector('#lane-1-lag').textContent === '1 revision behind');
+  assert.equal(await summary(), before);
+  assert.doesNotMatch(await page.textContent('#lane-1-cached'), /default\/two/);
+  assert.equal(await page.locator('#lane-1-cache .cache-state.on').count(), 0, 'stopped is none of the informer\'s states');
+
+  // Resumed, it catches up.
+  await page.click('#lane-1 .lane-resume');
+  await page.waitForFunction(() => /^client cache: 3 objects/.test(document.querySelector('#lane-1-cache-summary').textContent));
+  assert.equal(await lag(), 'up to date');
+  assert.deepEqual(await axeViolations(page), []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('the inspector opens any object by type, namespace and name, with completion', async () => {
   const { page, errors } = await openApp(browser, server.url);
   // Completion: the types discovery lists, and the names once the name field has focus.

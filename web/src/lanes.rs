@@ -1,6 +1,7 @@
 //! Watch lanes: each is a client that lists, watches, and resumes as an
 //! informer does, with every step a real request in the log.
 
+use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use kubesim::server::{Request, WatchStream};
@@ -14,6 +15,10 @@ use crate::session::{body_json, Session, Source};
 pub enum LaneState {
     Listing,
     Watching,
+    /// A streaming list (`sendInitialEvents=true`): the initial events are
+    /// arriving, and the cache is not complete until the bookmark that
+    /// ends them.
+    WaitingForBookmark,
     Resuming,
     /// The resume got 410 Gone; the lane lists again to catch up.
     RelistingAfterGone,
@@ -27,6 +32,7 @@ impl LaneState {
         match self {
             LaneState::Listing => "listing".into(),
             LaneState::Watching => "watching".into(),
+            LaneState::WaitingForBookmark => "waiting for bookmark".into(),
             LaneState::Resuming => "resuming".into(),
             LaneState::RelistingAfterGone => "relisting after 410".into(),
             LaneState::Stopped => "stopped".into(),
@@ -78,6 +84,12 @@ pub struct LaneRow {
     pub object: Option<Rc<str>>,
 }
 
+/// One object in a lane's cache: the version the client last saw.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Cached {
+    pub resource_version: String,
+}
+
 pub struct Lane {
     pub id: u64,
     /// The collection path, e.g. /api/v1/namespaces/default/configmaps.
@@ -89,6 +101,9 @@ pub struct Lane {
     pub state: LaneState,
     pub rows: Vec<LaneRow>,
     pub last_rv: Option<String>,
+    /// The client's mirror of the collection, as an informer keeps it:
+    /// what the list and the events said, not what the server has now.
+    pub cache: BTreeMap<String, Cached>,
     stream: Option<WatchStream>,
     /// A 410 ended the stream: list again on the next tick (so the state
     /// shows for a moment, as an informer's backoff would).
@@ -105,6 +120,7 @@ impl Lane {
             state: LaneState::Stopped,
             rows: Vec::new(),
             last_rv: None,
+            cache: BTreeMap::new(),
             stream: None,
             relist_pending: false,
         }
@@ -152,10 +168,13 @@ impl Lane {
         let n = listed.len();
         let items = if n == 1 { "item" } else { "items" };
         self.note(format!("listed {n} {items} at resourceVersion {rv}"));
-        // The items themselves, each openable in the inspector.
+        // The items themselves, each openable in the inspector; the cache
+        // starts over from them.
+        self.cache.clear();
         for item in listed {
             let mut row = row_of("ADDED", &serde_json::to_vec(item).unwrap_or_default());
             row.kind = RowKind::Listed;
+            self.remember(&row);
             self.rows.push(row);
         }
         self.last_rv = Some(rv.clone());
@@ -168,10 +187,17 @@ impl Lane {
     }
 
     fn open_watch(&mut self, s: &mut Session, query: String, state: LaneState) {
+        // A streaming list sends the whole collection again as ADDED
+        // events: the cache is rebuilt from them.
+        let streaming = query_param(&query, "sendInitialEvents").as_deref() == Some("true");
+        let state = if streaming { LaneState::WaitingForBookmark } else { state };
         let target = format!("{}?{}", self.path, query);
         let (e, stream) = s.serve(Source::Lane, Request::new("GET", &target).with_header("Accept", "application/json"));
         match stream {
             Some(st) => {
+                if streaming {
+                    self.cache.clear();
+                }
                 self.stream = Some(st);
                 self.state = state;
                 self.pump(s);
@@ -218,6 +244,28 @@ impl Lane {
         self.open_watch(s, q, LaneState::Resuming);
     }
 
+    /// Keeps the cache as an informer's store: an added or modified
+    /// object replaces what was there, a deleted one goes.
+    fn remember(&mut self, row: &LaneRow) {
+        let key = if row.namespace.is_empty() { row.name.clone() } else { format!("{}/{}", row.namespace, row.name) };
+        match row.kind {
+            RowKind::Added | RowKind::Modified | RowKind::Listed => {
+                self.cache.insert(key, Cached { resource_version: row.resource_version.clone() });
+            }
+            RowKind::Deleted => {
+                self.cache.remove(&key);
+            }
+            RowKind::Bookmark | RowKind::Error | RowKind::Note => {}
+        }
+    }
+
+    /// How many revisions the server's head is past the lane's last
+    /// resourceVersion (None before the lane has one).
+    pub fn lag(&self, head: u64) -> Option<u64> {
+        let rv: u64 = self.last_rv.as_deref()?.parse().ok()?;
+        Some(head.saturating_sub(rv))
+    }
+
     pub fn is_open(&self) -> bool {
         self.stream.is_some() || self.relist_pending
     }
@@ -240,6 +288,13 @@ impl Lane {
             } else if !row.resource_version.is_empty() {
                 self.last_rv = Some(row.resource_version.clone());
             }
+            if row.kind == RowKind::Bookmark
+                && row.detail == "initial-events-end"
+                && self.state == LaneState::WaitingForBookmark
+            {
+                self.state = LaneState::Watching;
+            }
+            self.remember(&row);
             self.rows.push(row);
         }
         if self.state == LaneState::Resuming && changed && !gone {
@@ -317,6 +372,7 @@ pub fn row_of(event_type: &str, object_json: &[u8]) -> LaneRow {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use kubesim::sort::Order;
 
     #[test]
     fn the_list_note_counts_in_words() {
@@ -353,6 +409,116 @@ mod tests {
         assert_eq!(lane.state, LaneState::RelistingAfterGone);
         lane.pump(&mut s);
         assert_eq!(lane.state, LaneState::Watching, "listed again and watching");
+    }
+
+    fn post(s: &mut Session, method: &str, path: &str, body: &str) -> u16 {
+        let ct = if method == "PATCH" { "application/merge-patch+json" } else { "application/json" };
+        let req = Request::new(method, path).with_header("Content-Type", ct).with_body(body);
+        s.request(crate::session::Source::Console, req).response.status
+    }
+
+    fn cached(lane: &Lane) -> Vec<(String, String)> {
+        lane.cache.iter().map(|(k, c)| (k.clone(), c.resource_version.clone())).collect()
+    }
+
+    /// The server's list of the collection, as (key, resourceVersion).
+    fn listed(s: &mut Session, path: &str) -> Vec<(String, String)> {
+        let e = s.request(crate::session::Source::Console, Request::new("GET", path));
+        let v = body_json(&e.response);
+        let mut out: Vec<(String, String)> = v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| {
+                let m = &i["metadata"];
+                (
+                    format!("{}/{}", m["namespace"].as_str().unwrap(), m["name"].as_str().unwrap()),
+                    m["resourceVersion"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        out.order();
+        out
+    }
+
+    #[test]
+    fn the_cache_mirrors_the_list_and_the_events_and_lags_while_stopped() {
+        let path = "/api/v1/namespaces/default/configmaps";
+        let mut s = Session::new(1);
+        let mut lane = Lane::new(1, path, "", true);
+        lane.start(&mut s);
+        assert_eq!(cached(&lane), listed(&mut s, path), "the list fills the cache");
+        assert_eq!(lane.lag(s.server.revision().0), Some(0));
+
+        assert_eq!(post(&mut s, "POST", path, r#"{"metadata":{"name":"a"}}"#), 201);
+        lane.pump(&mut s);
+        assert_eq!(post(&mut s, "PATCH", &format!("{path}/a"), r#"{"data":{"k":"v"}}"#), 200);
+        lane.pump(&mut s);
+        assert_eq!(cached(&lane), listed(&mut s, path), "an added then modified object at its new version");
+        let first = listed(&mut s, path)[0].0.clone();
+        let name = first.trim_start_matches("default/");
+        assert_eq!(post(&mut s, "DELETE", &format!("{path}/{name}"), ""), 200);
+        lane.pump(&mut s);
+        assert!(!lane.cache.contains_key(&first), "a deleted object leaves the cache");
+        assert_eq!(cached(&lane), listed(&mut s, path));
+
+        // Stopped, the client falls behind: the server moves, the cache does not.
+        lane.stop();
+        let before = cached(&lane);
+        assert_eq!(post(&mut s, "POST", path, r#"{"metadata":{"name":"b"}}"#), 201);
+        assert_eq!(cached(&lane), before);
+        assert_eq!(lane.lag(s.server.revision().0), Some(1));
+        lane.resume(&mut s);
+        assert_eq!(cached(&lane), listed(&mut s, path), "the resume catches up");
+        assert_eq!(lane.lag(s.server.revision().0), Some(0));
+    }
+
+    #[test]
+    fn a_relist_after_410_replaces_the_cache_with_the_server_s_list() {
+        let path = "/api/v1/namespaces/default/configmaps";
+        let mut s = Session::new(1);
+        let mut lane = Lane::new(1, path, "", true);
+        lane.start(&mut s);
+        lane.stop();
+        let gone = listed(&mut s, path)[0].0.clone();
+        let name = gone.trim_start_matches("default/");
+        assert_eq!(post(&mut s, "DELETE", &format!("{path}/{name}"), ""), 200);
+        assert_eq!(post(&mut s, "POST", path, r#"{"metadata":{"name":"late"}}"#), 201);
+        s.compact_now();
+        lane.resume(&mut s);
+        assert_eq!(lane.state, LaneState::RelistingAfterGone);
+        assert_ne!(cached(&lane), listed(&mut s, path), "until the relist, the cache is what it was");
+        lane.pump(&mut s);
+        assert_eq!(cached(&lane), listed(&mut s, path), "a deletion the watch never delivered is gone too");
+    }
+
+    #[test]
+    fn a_streaming_list_fills_the_cache_and_watches_after_its_bookmark() {
+        let path = "/api/v1/namespaces/default/configmaps";
+        let mut s = Session::new(1);
+        let query = "sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true";
+        let mut lane = Lane::new(1, path, query, false);
+        lane.start(&mut s);
+        assert!(lane.rows.iter().any(|r| r.detail == "initial-events-end"), "{:?}", lane.rows);
+        assert_eq!(lane.state, LaneState::Watching, "the bookmark ends the wait");
+        assert_eq!(cached(&lane), listed(&mut s, path));
+    }
+
+    #[test]
+    fn a_streaming_list_waits_until_its_bookmark_arrives() {
+        // Opened with the initial events not yet taken, the lane waits.
+        let path = "/api/v1/namespaces/default/configmaps";
+        let mut s = Session::new(1);
+        let mut lane = Lane::new(1, path, "", false);
+        let (_, stream) = s.serve(
+            crate::session::Source::Lane,
+            Request::new("GET", &format!("{path}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true")),
+        );
+        lane.stream = stream;
+        lane.state = LaneState::WaitingForBookmark;
+        assert_eq!(lane.state.label(), "waiting for bookmark");
+        lane.pump(&mut s);
+        assert_eq!(lane.state, LaneState::Watching);
     }
 
     #[test]

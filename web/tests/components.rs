@@ -1,6 +1,7 @@
 //! Component tests in headless Chromium (wasm-bindgen-test): the app
 //! mounts and shows the starter cluster, responses render as text with
-//! Warning headers first, and long lists render only what is in view.
+//! Warning headers first, long lists render only what is in view, and a
+//! watch lane's client cache follows what the lane received.
 #![cfg(target_arch = "wasm32")]
 
 use std::rc::Rc;
@@ -142,6 +143,29 @@ async fn the_command_bar_runs_kubectl_and_the_log_shows_its_requests() {
     assert!(out.contains("unknown command \"frob\""), "{out}");
     let log = root.query_selector("#log-list").unwrap().unwrap().text_content().unwrap();
     assert!(log.contains("/api/v1/namespaces"), "{log}");
+}
+
+#[wasm_bindgen_test]
+async fn a_lane_s_client_cache_holds_what_it_listed_and_falls_behind_when_stopped() {
+    if let Some(st) = web_sys::window().unwrap().local_storage().unwrap() {
+        st.clear().unwrap();
+    }
+    let root = mount_point();
+    yew::Renderer::<App>::with_root(root.clone()).render();
+    TimeoutFuture::new(200).await;
+    click(&root, "#lane-open");
+    TimeoutFuture::new(200).await;
+    let text = |sel: &str| root.query_selector(sel).unwrap().unwrap().text_content().unwrap();
+    assert!(text("#lane-1-cache-summary").starts_with("client cache: 1 object at resourceVersion "));
+    assert_eq!(text("#lane-1-lag"), "up to date");
+    assert_eq!(text("#lane-1-cache .cache-state.on"), "watching");
+    click(&root, "#lane-1 .lane-stop");
+    input(&root, "#kubectl-line", "kubectl create configmap later");
+    TimeoutFuture::new(50).await;
+    click(&root, "#kubectl-run");
+    TimeoutFuture::new(200).await;
+    assert_eq!(text("#lane-1-lag"), "1 revision behind");
+    assert!(text("#lane-1-cache-summary").starts_with("client cache: 1 object"));
 }
 
 /// On wasm32 `usize` is 32 bits: a `limit` beyond it pages as "everything",

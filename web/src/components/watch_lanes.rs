@@ -60,6 +60,8 @@ fn lane_view(p: &LaneProps) -> Html {
         lane.is_open(),
         lane.last_rv.clone(),
     );
+    let (cached, head) = (lane.cache.len(), s.server.revision().0);
+    let lag = lane.lag(head);
     // The newest event, said to a screen reader as it arrives.
     let newest = lane.rows.last().map(|r| {
         let name = if r.namespace.is_empty() { r.name.clone() } else { format!("{}/{}", r.namespace, r.name) };
@@ -125,13 +127,79 @@ fn lane_view(p: &LaneProps) -> Html {
             <div class="lane-head">
                 <span class="mono lane-title" title={title.clone()}>{ title }</span>
                 <span class={state_class} id={format!("lane-{id}-state")}>{ state.label() }</span>
-                <span class="muted">{ last_rv.map(|r| format!("last rv {r}")).unwrap_or_default() }</span>
+                <span class="muted">{ last_rv.as_ref().map(|r| format!("last rv {r}")).unwrap_or_default() }</span>
                 if open { <button class="lane-stop" onclick={stop}>{ "stop" }</button> }
                 else { <button class="lane-resume" onclick={resume}>{ "resume" }</button> }
                 <button class="lane-close" onclick={close}>{ "×" }</button>
             </div>
             <VirtualList id={format!("lane-{id}-events")} label="watch events (Enter inspects one)" count={count} row_height={20.0} height={220.0} render={render} follow=true />
+            <ClientCache {id} {cached} {head} {lag} state={state.clone()} at={last_rv.clone().unwrap_or_default()} />
             <div class="sr-only" aria-live="polite" id={format!("lane-{id}-live")}>{ newest.unwrap_or_default() }</div>
         </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct CacheProps {
+    id: u64,
+    cached: usize,
+    head: u64,
+    lag: Option<u64>,
+    state: LaneState,
+    at: String,
+}
+
+/// The client beside the lane: the informer's state, its cache at its
+/// last resourceVersion, and how far behind the server's head it is.
+#[function_component(ClientCache)]
+fn client_cache(p: &CacheProps) -> Html {
+    let ctx = use_context::<Ctx>().expect("context");
+    let id = p.id;
+    let objects = if p.cached == 1 { "object" } else { "objects" };
+    let at = if p.at.is_empty() { String::new() } else { format!(" at resourceVersion {}", p.at) };
+    let behind = match p.lag {
+        Some(0) => "up to date".to_string(),
+        Some(1) => "1 revision behind".to_string(),
+        Some(n) => format!("{n} revisions behind"),
+        None => "no resourceVersion yet".to_string(),
+    };
+    let steps = [
+        (LaneState::Listing, "listing"),
+        (LaneState::Watching, "watching"),
+        (LaneState::WaitingForBookmark, "waiting for bookmark"),
+        (LaneState::RelistingAfterGone, "relisting after 410"),
+    ];
+    let chips = steps.into_iter().map(|(st, label)| {
+        let on = st == p.state;
+        html! {
+            <li class={classes!("cache-state", on.then_some("on"))} aria-current={on.then_some("step")}>{ label }</li>
+        }
+    });
+    let render = {
+        let ctx = ctx.clone();
+        Callback::from(move |i: usize| {
+            let s = ctx.0.session.borrow();
+            let Some((key, c)) = s.lanes.iter().find(|l| l.id == id).and_then(|l| l.cache.iter().nth(i)) else {
+                return html! {};
+            };
+            html! {
+                <div class="cached">
+                    <span class="rv">{ c.resource_version.clone() }</span>
+                    <span class="name">{ key.clone() }</span>
+                </div>
+            }
+        })
+    };
+    html! {
+        <details class="lane-cache" id={format!("lane-{id}-cache")}>
+            <summary>
+                <span class="mono" id={format!("lane-{id}-cache-summary")}>{ format!("client cache: {} {objects}{at}", p.cached) }</span>
+                { " · " }
+                <span class={if p.lag.unwrap_or(0) > 0 { "lag behind" } else { "lag" }} id={format!("lane-{id}-lag")}
+                    title={format!("the server is at resourceVersion {}", p.head)}>{ behind }</span>
+            </summary>
+            <ol class="cache-states" aria-label="the informer's states">{ for chips }</ol>
+            <VirtualList id={format!("lane-{id}-cached")} label="the client's cache (resourceVersion, name)" count={p.cached} row_height={20.0} height={120.0} {render} follow=false />
+        </details>
     }
 }
