@@ -620,6 +620,29 @@ test('beside a lane, the client\'s cache: what it has, at which resourceVersion,
   await context.close();
 });
 
+test('kubectl edit puts the object in the file box and saves what was changed there; replace --force makes a new object', async () => {
+  const { page, context, errors } = await openApp(browser, server.url);
+  assert.equal(await kubectl(page, 'kubectl create configmap tune --from-literal=mode=slow'), 'configmap/tune created\n');
+  await page.fill('#kubectl-line', 'kubectl edit cm tune');
+  await page.click('#kubectl-run');
+  await page.waitForFunction(() => document.querySelector('#kubectl-file').value.includes('mode: slow'));
+  assert.match(await page.textContent('#kubectl-output'), /configmap\/tune is in the file box/);
+  assert.match(await page.textContent('#kubectl-differs'), /\$EDITOR/);
+  const yaml = await page.inputValue('#kubectl-file');
+  assert.doesNotMatch(yaml, /managedFields/);
+  await page.fill('#kubectl-file', yaml.replace('mode: slow', 'mode: fast'));
+  await page.click('#kubectl-run');
+  await page.waitForFunction(() => document.querySelector('#kubectl-output').textContent.includes('configmap/tune edited'));
+  assert.equal(await page.inputValue('#kubectl-file'), '', 'the box is emptied once saved');
+  assert.match(await kubectl(page, 'kubectl get cm tune -o yaml'), /mode: fast/);
+  const uid = (await kubectl(page, 'kubectl get cm tune -o yaml')).match(/uid: (\S+)/)[1];
+  const file = 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: tune\ndata:\n  mode: new\n';
+  assert.equal(await kubectl(page, 'kubectl replace --force -f -', file), 'configmap "tune" deleted\nconfigmap/tune replaced\n');
+  assert.doesNotMatch(await kubectl(page, 'kubectl get cm tune -o yaml'), new RegExp(`uid: ${uid}`));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('the inspector opens any object by type, namespace and name, with completion', async () => {
   const { page, errors } = await openApp(browser, server.url);
   // Completion: the types discovery lists, and the names once the name field has focus.

@@ -53,6 +53,21 @@ pub fn to_yaml(v: &Value) -> String {
     serde_norway::to_string(v).unwrap_or_else(|e| format!("# cannot render as YAML: {e}"))
 }
 
+/// The value with every object's keys in byte order, as kubectl prints
+/// `-o yaml` and `-o json` (Go marshals an unstructured object's maps with
+/// their keys sorted).
+pub fn keys_sorted(v: &Value) -> Value {
+    match v {
+        Value::Object(m) => {
+            let ordered: std::collections::BTreeMap<&String, Value> =
+                m.iter().map(|(k, v)| (k, keys_sorted(v))).collect();
+            Value::Object(ordered.into_iter().map(|(k, v)| (k.clone(), v)).collect())
+        }
+        Value::Array(items) => Value::Array(items.iter().map(keys_sorted).collect()),
+        other => other.clone(),
+    }
+}
+
 pub fn to_pretty_json(v: &Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default()
 }
@@ -217,6 +232,16 @@ pub fn build_query(pairs: &[(String, String)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_sorted_orders_every_object_s_keys_as_go_marshals_them() {
+        let v: Value = serde_json::from_str(r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","labels":{"z":"1","B":"2"}},"data":{"k":"v"},"items":[{"b":1,"a":2}]}"#).unwrap();
+        assert_eq!(
+            serde_json::to_string(&keys_sorted(&v)).unwrap(),
+            r#"{"apiVersion":"v1","data":{"k":"v"},"items":[{"a":2,"b":1}],"kind":"ConfigMap","metadata":{"labels":{"B":"2","z":"1"},"name":"a"}}"#
+        );
+        assert!(to_yaml(&keys_sorted(&v)).starts_with("apiVersion: v1\ndata:\n  k: v\n"));
+    }
 
     #[test]
     fn secrets_are_recognised_in_objects_lists_and_watch_streams() {

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::format::{age, build_query, parse_documents, parse_rfc3339, to_pretty_json, to_yaml};
+use crate::format::{age, build_query, keys_sorted, parse_documents, parse_rfc3339, to_pretty_json, to_yaml};
 use crate::resources::{ApiResource, Discovery, AGGREGATED_ACCEPT};
 use crate::session::{body_json, LogEntry, Session, Source};
 use kubesim::server::Request;
@@ -13,6 +13,7 @@ use kubesim::server::Request;
 mod auth;
 mod delete;
 mod describe;
+mod edit;
 mod explain;
 mod get;
 mod imperative;
@@ -42,6 +43,9 @@ pub struct Outcome {
     /// Where what this command shows differs from a real cluster, said
     /// when it matters (one line; the page links it to the docs).
     pub differs: Option<&'static str>,
+    /// Text for the file box (`edit` hands out the object to change, and
+    /// empties the box once it is saved).
+    pub edit: Option<String>,
 }
 
 /// The one-line notes on where the page differs from a real cluster.
@@ -50,6 +54,7 @@ pub mod differs {
     pub const LOG_MODEL: &str = "Container output here is a model: nginx and CoreDNS print their start-up lines and shell loops their echo lines; other programs print nothing, where a real container would.";
     pub const WAITS: &str = "kubectl would keep waiting here until the object is gone (its finalizers removed, its grace period over, or its dependents deleted first); the page returns at once: watch it go in a lane or the inspector.";
     pub const NO_DOCS: &str = "The fields' descriptions could not be loaded into this page (k8s-v1.33.json next to it), so explain shows their types only; kubesim serve and a real cluster print them.";
+    pub const EDITOR: &str = "kubectl edit would open the object in your $EDITOR and save it when you close the editor; here the object is in the file box under the command line, and running the same command again saves it.";
     pub const NO_NETWORK: &str = "The Service has its cluster IP and endpoints, but nothing answers on them: no kube-proxy, CNI or DNS runs here.";
 }
 
@@ -186,6 +191,7 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
         Verb::Expose => imperative::expose(s, &d, &cmd, &mut out),
         Verb::Describe => describe::describe(s, &d, &cmd, &mut out),
         Verb::Explain => explain::explain(s, &d, &cmd, &mut out),
+        Verb::Edit => edit::edit(s, &d, &cmd, file, &mut out),
     }
     if out.differs.is_none() {
         out.differs = differs_note(s, &cmd, &out);

@@ -110,6 +110,11 @@ pub struct Act {
     /// What kubectl's `-f -` reads (the panel's file box).
     #[serde(default)]
     pub file: Option<String>,
+    /// With `kubectl: edit …`, what the learner changes in the object the
+    /// first run hands out (each text replaced by its value) before running
+    /// it again to save, as a learner with an editor would.
+    #[serde(default)]
+    pub edit: Option<BTreeMap<String, String>>,
     #[serde(default)]
     pub request: Option<Req>,
     #[serde(default)]
@@ -357,7 +362,16 @@ impl Act {
     /// How the action reads to a learner (what to type or do).
     pub fn describe(&self, caps: &Captures) -> String {
         if let Some(line) = &self.kubectl {
-            return format!("kubectl {}", substitute(line, caps));
+            let changes: Vec<String> = self
+                .edit
+                .iter()
+                .flatten()
+                .map(|(from, to)| format!("{} → {}", one_line(from), one_line(&substitute(to, caps))))
+                .collect();
+            return match changes.is_empty() {
+                true => format!("kubectl {}", substitute(line, caps)),
+                false => format!("kubectl {}, changing {}", substitute(line, caps), changes.join(", ")),
+            };
         }
         if let Some(r) = &self.request {
             return format!("{} {}", r.method, substitute(&r.path, caps));
@@ -372,6 +386,11 @@ impl Act {
         }
         "compact now".into()
     }
+}
+
+/// A text on one line, its runs of white space as single spaces.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn source_of(name: Option<&str>) -> Result<Source, String> {
@@ -432,8 +451,17 @@ pub fn run_act(s: &mut Session, act: &Act, caps: &Captures, source: Option<Sourc
 fn run_once(s: &mut Session, act: &Act, caps: &Captures, source: Option<Source>) -> Ran {
     let what = act.describe(caps);
     let output = if let Some(line) = &act.kubectl {
-        let file = act.file.as_deref().map(|f| substitute(f, caps)).unwrap_or_default();
-        let out = crate::kubectl::run(s, &substitute(line, caps), &file);
+        let line = substitute(line, caps);
+        let mut file = act.file.as_deref().map(|f| substitute(f, caps)).unwrap_or_default();
+        if let Some(changes) = &act.edit {
+            // Open the object, change it, then the same command saves it.
+            let opened = crate::kubectl::run(s, &line, "");
+            file = opened.edit.unwrap_or_default();
+            for (from, to) in changes {
+                file = file.replace(from.as_str(), &substitute(to, caps));
+            }
+        }
+        let out = crate::kubectl::run(s, &line, &file);
         // As the command bar does: `get -w` watches in a lane.
         if let Some((path, query)) = &out.watch {
             s.open_lane(path, query, false);

@@ -209,6 +209,10 @@ pub struct Session {
     pub acting_as: Option<ActingAs>,
     /// The metrics panel's readings (not saved).
     pub history: crate::samples::History,
+    /// The object `kubectl edit` handed out for editing (its path, and the
+    /// object as it was then): the second `edit` patches from it, as
+    /// kubectl patches from what it opened in the editor.
+    pub editing: Option<(String, serde_json::Value)>,
 }
 
 /// A user the page acts as, and the groups it claims.
@@ -269,6 +273,7 @@ impl Session {
             generation: 0,
             acting_as: None,
             history: Default::default(),
+            editing: None,
         }
     }
 

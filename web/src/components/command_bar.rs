@@ -36,6 +36,11 @@ pub fn command_bar() -> Html {
                 }
                 out
             });
+            // `edit` hands out the object to change, and empties the box
+            // once it is saved.
+            if let Some(text) = &out.edit {
+                file.set(text.clone());
+            }
             if let Some(previous) = (*output).clone() {
                 let mut back = (*scrollback).clone();
                 back.push(previous);

@@ -56,10 +56,7 @@ pub(super) fn delete(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
                 "application/json",
             );
             if e.response.status == 200 || e.response.status == 202 {
-                // As kubectl: the kind with its group (`deployment.apps "web" deleted`).
-                let kind = r.kind.to_ascii_lowercase();
-                let kind = if r.group.is_empty() { kind } else { format!("{kind}.{}", r.group) };
-                out.line(format!("{kind} \"{name}\" deleted"));
+                out.line(print::deleted_line(&r, name));
                 let left = !body_json(&e.response)["metadata"]["deletionTimestamp"].is_null();
                 if left && !cmd.server_dry_run {
                     out.differs = Some(differs::WAITS);

@@ -135,6 +135,7 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
         } else {
             json!({"apiVersion": "v1", "items": printed, "kind": "List", "metadata": {"resourceVersion": ""}})
         };
+        let doc = keys_sorted(&doc);
         out.text.push_str(&if cmd.output == Output::Yaml { to_yaml(&doc) } else { to_pretty_json(&doc) + "\n" });
     }
     if cmd.watch {

@@ -45,15 +45,17 @@ pub enum Verb {
     Describe,
     /// `explain TYPE[.field…] [--recursive] [--api-version=G/V]`.
     Explain,
+    /// `edit TYPE NAME` (or `TYPE/NAME`): once to get the object into the
+    /// file box, again to save what was changed there.
+    Edit,
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), logs, describe (pods, deployments, configmaps), explain, api-resources and auth (can-i, whoami)";
+const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), logs, describe (pods, deployments, configmaps), explain, api-resources and auth (can-i, whoami)";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
 const NOT_SIMULATED: &[&str] = &[
-    "edit",
     "exec",
     "port-forward",
     "attach",
@@ -105,6 +107,8 @@ pub struct Command {
     /// `apply --server-side` (and `--force-conflicts`).
     pub server_side: bool,
     pub force_conflicts: bool,
+    /// `replace --force`: delete, wait until gone, create.
+    pub force: bool,
     /// `--show-managed-fields` (kubectl hides them by default).
     pub show_managed_fields: bool,
     /// The words of an imperative command after its verb (`create`'s
@@ -225,6 +229,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "expose" => Verb::Expose,
         "describe" => Verb::Describe,
         "explain" => Verb::Explain,
+        "edit" => Verb::Edit,
         other if NOT_SIMULATED.contains(&other) => {
             return Err(format!("\"kubectl {other}\" is not simulated in this command bar; it knows {KNOWN}"))
         }
@@ -249,6 +254,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         field_validation: "Strict",
         server_side: false,
         force_conflicts: false,
+        force: false,
         show_managed_fields: false,
         args: Vec::new(),
         command: Vec::new(),
@@ -337,6 +343,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--overwrite" => c.overwrite = boolean(&inline)?,
             "--server-side" => c.server_side = boolean(&inline)?,
             "--force-conflicts" => c.force_conflicts = boolean(&inline)?,
+            "--force" if c.verb == Verb::Replace => c.force = boolean(&inline)?,
             "--show-managed-fields" => c.show_managed_fields = boolean(&inline)?,
             "--recursive" if c.verb == Verb::Explain => c.recursive = boolean(&inline)?,
             "--api-version" if c.verb == Verb::Explain => c.api_version = Some(value("'--api-version'")?),

@@ -96,9 +96,21 @@ pub fn columns(rows: &[Vec<String>]) -> String {
 
 /// `deployment.apps/coredns`, as `-o name` prints it.
 pub(super) fn name_ref(r: &ApiResource, name: &str) -> String {
+    format!("{}/{name}", kind_ref(r))
+}
+
+/// `deployment.apps "web" deleted`: the kind with its group, as kubectl's
+/// `PrintObj` names a deleted object.
+pub(super) fn deleted_line(r: &ApiResource, name: &str) -> String {
+    format!("{} \"{name}\" deleted", kind_ref(r))
+}
+
+/// `deployment.apps`, `configmap`.
+fn kind_ref(r: &ApiResource) -> String {
+    let kind = r.kind.to_ascii_lowercase();
     if r.group.is_empty() {
-        format!("{}/{name}", r.kind.to_ascii_lowercase())
+        kind
     } else {
-        format!("{}.{}/{name}", r.kind.to_ascii_lowercase(), r.group)
+        format!("{kind}.{}", r.group)
     }
 }

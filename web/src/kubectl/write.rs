@@ -70,6 +70,32 @@ pub(super) fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut 
             let n = created.pointer("/metadata/name").and_then(Value::as_str).unwrap_or(&name).to_string();
             report(&e, &[200, 201], format!("{} created", kind_ref(&n)));
         }
+        Verb::Replace if cmd.force => {
+            if name.is_empty() {
+                out.error("error: resource name may not be empty");
+                return;
+            }
+            // As kubectl: delete (a missing object is fine), wait until it
+            // is gone, then create it from the file.
+            let options = json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Background"});
+            let e = send(s, "DELETE", &r.item(ns, &name), Some("application/json"), Some(&options), "application/json");
+            match e.response.status {
+                200 | 202 => out.line(print::deleted_line(&r, &name)),
+                404 => {}
+                _ => return out.error(server_error(&e)),
+            }
+            let left = send(s, "GET", &r.item(ns, &name), None, None, "application/json");
+            if left.response.status != 404 {
+                out.differs = Some(differs::WAITS);
+                return;
+            }
+            let e = write(s, "POST", r.collection(ns), "kubectl-replace", "application/json", &doc);
+            if e.response.status == 201 {
+                out.line(format!("{} replaced", kind_ref(&name)));
+            } else {
+                out.error(server_error(&e));
+            }
+        }
         Verb::Replace => {
             if name.is_empty() {
                 out.error("error: resource name may not be empty");
@@ -143,7 +169,7 @@ pub(super) fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut 
     }
 }
 
-fn set_annotation(doc: &mut Value, key: &str, value: &str) {
+pub(super) fn set_annotation(doc: &mut Value, key: &str, value: &str) {
     let Some(obj) = doc.as_object_mut() else { return };
     let meta = obj.entry("metadata").or_insert_with(|| json!({}));
     if let Some(m) = meta.as_object_mut() {
