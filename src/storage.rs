@@ -92,7 +92,20 @@ pub enum StorageError {
         head: Revision,
         limit: usize,
     },
+    /// The write is larger than etcd takes in one request
+    /// (`MAX_REQUEST_BYTES`): nothing was written; the object is handed
+    /// back, so that the caller may try again without its managed fields,
+    /// as kube-apiserver does.
+    TooLarge {
+        value: Box<serde_json::Value>,
+    },
 }
+
+/// etcd's default `--max-request-bytes` (1.5 MiB), which kube-apiserver
+/// meets as "etcdserver: request is too large". Here it applies to the key
+/// and the object's stored JSON (kube-apiserver stores built-in kinds as
+/// protobuf, which is smaller).
+pub const MAX_REQUEST_BYTES: usize = 1536 * 1024;
 
 impl StorageError {
     /// The error as a list met it.

@@ -224,6 +224,11 @@ impl Status {
         s
     }
 
+    /// 413, as upstream's `NewRequestEntityTooLargeError` words it.
+    pub fn request_entity_too_large(message: impl std::fmt::Display) -> Status {
+        Status::failure(413, "RequestEntityTooLarge", format!("Request entity too large: {message}"))
+    }
+
     pub fn is_not_found(&self) -> bool {
         self.reason == "NotFound"
     }

@@ -269,10 +269,7 @@ async fn handle(shared: Arc<Shared>, req: hyper::Request<Incoming>) -> Result<hy
     let body = match Limited::new(req.into_body(), MAX_BODY).collect().await {
         Ok(b) => b.to_bytes().to_vec(),
         Err(e) if e.downcast_ref::<http_body_util::LengthLimitError>().is_some() => {
-            let mut s = Status::bad_request("Request entity too large: limit is 3145728");
-            s.code = 413;
-            s.reason = "RequestEntityTooLarge".into();
-            return Ok(status_response(&s));
+            return Ok(status_response(&Status::request_entity_too_large(format!("limit is {MAX_BODY}"))));
         }
         Err(e) => return Ok(status_response(&Status::bad_request(format!("error reading the request body: {e}")))),
     };

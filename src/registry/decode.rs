@@ -338,9 +338,19 @@ pub fn json_patch(bytes: &[u8], fv: FieldValidation) -> Result<(json_patch::Patc
         problems.extend(found.0.into_iter().map(|p| format!("json patch {p}")));
         v
     };
-    let patch = serde_json::from_value(value).map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
+    let patch: json_patch::Patch =
+        serde_json::from_value(value).map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
+    if patch.0.len() > MAX_JSON_PATCH_OPERATIONS {
+        return Err(Status::request_entity_too_large(format!(
+            "The allowed maximum operations in a JSON patch is {MAX_JSON_PATCH_OPERATIONS}, got {}",
+            patch.0.len()
+        )));
+    }
     Ok((patch, problems))
 }
+
+/// Upstream's patch handler refuses a JSON patch of more operations (413).
+pub const MAX_JSON_PATCH_OPERATIONS: usize = 10_000;
 
 /// The object a JSON, merge or strategic merge patch produced, decoded as
 /// upstream's patch handler decodes it: its unknown fields (in sorted

@@ -82,7 +82,18 @@ fn storage_status(rt: &ResourceType, name: &str, err: StorageError) -> Status {
         StorageError::ListCompacted => rv::list_too_old(),
         StorageError::FutureRevision { requested, current } => rv::too_large(requested, current),
         StorageError::TooFarBehind { cursor, head, limit } => rv::watch_fell_behind(cursor, head, limit),
+        // etcd's own error, which kube-apiserver passes on as it is: a 500
+        // with no reason.
+        StorageError::TooLarge { .. } => Status::failure(500, "", "etcdserver: request is too large".to_string()),
     }
+}
+
+/// An object too large for etcd, tried again as kube-apiserver tries it
+/// (a create, an update or a patch other than apply): without its managed
+/// fields, which can be large.
+fn without_managed_fields(mut value: Value) -> Value {
+    meta::metadata_mut(&mut value).shift_remove("managedFields");
+    value
 }
 
 /// A precondition checked where upstream's storage layer checks it (a
@@ -385,7 +396,15 @@ impl<S: Storage> Registry<S> {
         }
         let value = rt.to_storage(value);
         let attrs = attrs(rt, &value);
-        match self.storage.create(&k, value, attrs, self.now) {
+        let written = match self.storage.create(&k, value, attrs, self.now) {
+            Err(StorageError::TooLarge { value }) if recorded == Recorded::Update => {
+                let value = without_managed_fields(*value);
+                let attrs = self::attrs(rt, &value);
+                self.storage.create(&k, value, attrs, self.now)
+            }
+            other => other,
+        };
+        match written {
             Ok(o) => Ok(Body::Object(rt.served(o))),
             Err(StorageError::KeyExists { .. }) => Err(taken(stored_at(&self.storage, &k))),
             Err(e) => Err(storage_status(rt, &name, e)),
@@ -640,8 +659,15 @@ impl<S: Storage> Registry<S> {
             return unchanged(Body::Object(current));
         }
         let attrs = attrs(rt, &new);
-        self.storage
-            .update(&k, Some(cur_rev), new, attrs, self.now)
+        let written = match self.storage.update(&k, Some(cur_rev), new, attrs, self.now) {
+            Err(StorageError::TooLarge { value }) if recorded == Recorded::Update => {
+                let new = without_managed_fields(*value);
+                let attrs = self::attrs(rt, &new);
+                self.storage.update(&k, Some(cur_rev), new, attrs, self.now)
+            }
+            other => other,
+        };
+        written
             .map(|o| Written { body: Body::Object(rt.served(o)), created: false })
             .map_err(|e| storage_status(rt, name, e))
     }

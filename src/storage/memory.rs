@@ -141,6 +141,14 @@ impl MemStorage {
     }
 }
 
+/// Refuses a write etcd would refuse for its size, nothing written.
+fn too_large(key: &str, stored: &StoredObject) -> Result<(), StorageError> {
+    if key.len() + stored.json.len() > crate::storage::MAX_REQUEST_BYTES {
+        return Err(StorageError::TooLarge { value: Box::new(stored.value()) });
+    }
+    Ok(())
+}
+
 impl Storage for MemStorage {
     fn revision(&self) -> Revision {
         self.revision
@@ -210,6 +218,7 @@ impl Storage for MemStorage {
         }
         let rev = self.revision.next();
         let stored = self.encode(obj, rev, Arc::new(attrs));
+        too_large(key, &stored)?;
         self.commit(key, Some(stored.clone()), (EventKind::Created, stored.clone(), None), rev, now);
         Ok(stored)
     }
@@ -230,6 +239,7 @@ impl Storage for MemStorage {
         // Unchanged attributes are shared with the previous version.
         let attrs = if *prev.attrs == attrs { prev.attrs.clone() } else { Arc::new(attrs) };
         let stored = self.encode(obj, rev, attrs);
+        too_large(key, &stored)?;
         self.commit(key, Some(stored.clone()), (EventKind::Updated, stored.clone(), Some(prev)), rev, now);
         Ok(stored)
     }

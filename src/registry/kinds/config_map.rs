@@ -17,6 +17,8 @@ impl Strategy for ConfigMap {
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
         data_keys(obj, &mut errs);
+        // The whole object's: upstream names the empty path.
+        data_size(obj, &["data"], &["binaryData"], "[]", &mut errs);
         errs
     }
 
@@ -54,6 +56,30 @@ pub(super) fn immutable_data(new: &Value, old: &Value, fields: &[&str]) -> Vec<F
         }
     }
     errs
+}
+
+/// Upstream's `MaxSecretSize`: the most a ConfigMap's or a Secret's values
+/// may hold together.
+pub(super) const MAX_DATA_BYTES: usize = 1024 * 1024;
+
+/// The values' total size against `MAX_DATA_BYTES`: `text` fields count
+/// their strings' bytes, `binary` ones the bytes their base64 decodes to.
+pub(super) fn data_size(obj: &Value, text: &[&str], binary: &[&str], field: &str, errs: &mut Vec<FieldError>) {
+    let values = |fields: &[&str]| -> Vec<usize> {
+        let maps = fields.iter().filter_map(|f| obj.get(*f).and_then(Value::as_object));
+        maps.flat_map(|m| m.values().filter_map(Value::as_str).map(str::len)).collect()
+    };
+    let decoded = |n: usize, padding: usize| (n / 4 * 3 + (n % 4) * 3 / 4).saturating_sub(padding);
+    let binary_total: usize = binary
+        .iter()
+        .filter_map(|f| obj.get(*f).and_then(Value::as_object))
+        .flat_map(|m| m.values().filter_map(Value::as_str))
+        .map(|s| decoded(s.len(), s.bytes().rev().take(2).filter(|b| *b == b'=').count()))
+        .sum();
+    let total = values(text).iter().sum::<usize>() + binary_total;
+    if total > MAX_DATA_BYTES {
+        errs.push(FieldError::too_long(field, &format!("may not be more than {MAX_DATA_BYTES} bytes")));
+    }
 }
 
 /// The keys of `data` and `binaryData` (ConfigMaps and Secrets).

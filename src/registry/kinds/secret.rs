@@ -44,6 +44,7 @@ impl Strategy for Secret {
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
         super::config_map::data_keys(obj, &mut errs);
+        super::config_map::data_size(obj, &[], &["data"], "data", &mut errs);
         errs
     }
 

@@ -1,0 +1,130 @@
+//! Upstream's size limits, with upstream's answers: a ConfigMap's or a
+//! Secret's values over 1 MiB, an object larger than etcd takes in one
+//! request (tried again without its managed fields, as kube-apiserver
+//! tries it, except for apply), and a JSON patch of more than 10,000
+//! operations.
+
+mod common;
+use common::*;
+use kubesim::server::{Request, Response, Server};
+use serde_json::{json, Map, Value};
+
+const CMS: &str = "/api/v1/namespaces/default/configmaps";
+
+fn body(r: &Response) -> Value {
+    serde_json::from_slice(&r.body).unwrap_or(Value::Null)
+}
+
+/// A ConfigMap with `keys` keys of `len` bytes of value each.
+fn config_map(name: &str, keys: usize, len: usize) -> Value {
+    let data: Map<String, Value> = (0..keys).map(|i| (format!("k{i:05}"), json!("v".repeat(len)))).collect();
+    json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}, "data": data})
+}
+
+fn send(s: &mut Server, method: &str, target: &str, ct: &str, body: &Value) -> Response {
+    s.handle(Request::new(method, target).with_header("Content-Type", ct).with_body(serde_json::to_vec(body).unwrap()))
+}
+
+const PODS: &str = "/api/v1/namespaces/default/pods";
+
+/// A pod whose container carries two environment values of `len` bytes.
+fn pod(name: &str, len: usize) -> Value {
+    let env: Vec<Value> = (0..2).map(|i| json!({"name": format!("E{i}"), "value": "x".repeat(len)})).collect();
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
+        "spec": {"containers": [{"name": "c", "image": "nginx", "env": env}]}})
+}
+
+#[test]
+fn an_object_larger_than_etcd_takes_is_etcd_s_500_and_nothing_is_written() {
+    let mut s = server();
+    let before = s.revision();
+    // 1.6 MiB of environment.
+    let r = send(&mut s, "POST", PODS, "application/json", &pod("big", 800 * 1024));
+    assert_eq!(r.status, 500, "{}", String::from_utf8_lossy(&r.body[..r.body.len().min(300)]));
+    let st = body(&r);
+    assert_eq!(st["message"], "etcdserver: request is too large");
+    assert!(st.get("reason").is_none(), "upstream's reason is empty: {st}");
+    assert_eq!(s.revision(), before, "nothing was written");
+    assert_eq!(get(&mut s, &format!("{PODS}/big")).status, 404);
+
+    // An update past the limit leaves the stored object as it was.
+    assert_eq!(send(&mut s, "POST", PODS, "application/json", &pod("grows", 10)).status, 201);
+    let big_env =
+        json!({"spec": {"containers": [{"name": "c", "env": [{"name": "E0", "value": "x".repeat(1600 * 1024)}]}]}});
+    let r = send(&mut s, "PATCH", &format!("{PODS}/grows"), "application/strategic-merge-patch+json", &big_env);
+    assert_eq!((r.status, body(&r)["message"].clone()), (500, json!("etcdserver: request is too large")));
+    let stored = body(&get(&mut s, &format!("{PODS}/grows")));
+    assert_eq!(stored["spec"]["containers"][0]["env"][0]["value"], "x".repeat(10));
+}
+
+#[test]
+fn config_map_and_secret_values_over_1_mib_are_invalid_as_upstream_says() {
+    let mut s = server();
+    let r = send(&mut s, "POST", CMS, "application/json", &config_map("big", 2, 600 * 1024));
+    assert_eq!(r.status, 422);
+    let st = body(&r);
+    assert_eq!(st["message"], r#"ConfigMap "big" is invalid: []: Too long: may not be more than 1048576 bytes"#);
+    assert_eq!(st["details"]["causes"][0]["field"], "[]");
+    // Exactly 1 MiB is allowed: values count, keys do not.
+    assert_eq!(send(&mut s, "POST", CMS, "application/json", &config_map("full", 1, 1024 * 1024)).status, 201);
+    // binaryData counts the bytes its base64 decodes to: 1,048,575 bytes
+    // (1.33 MiB of base64) are allowed.
+    let b64 = "QUJD".repeat(1024 * 1024 / 3);
+    let bin = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "bin"}, "binaryData": {"b": b64}});
+    assert_eq!(send(&mut s, "POST", CMS, "application/json", &bin).status, 201);
+
+    let secret = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"},
+        "stringData": {"a": "x".repeat(600 * 1024), "b": "y".repeat(600 * 1024)}});
+    let r = send(&mut s, "POST", "/api/v1/namespaces/default/secrets", "application/json", &secret);
+    assert_eq!(r.status, 422);
+    assert_eq!(body(&r)["message"], r#"Secret "s" is invalid: data: Too long: may not be more than 1048576 bytes"#);
+}
+
+#[test]
+fn managed_fields_that_push_an_object_past_the_limit_are_dropped_except_by_apply() {
+    let mut s = server();
+    // 65,000 small keys: ~0.9 MB of data, and as much again of FieldsV1
+    // naming each key.
+    let cm = config_map("wide", 65_000, 1);
+    let r = send(&mut s, "POST", CMS, "application/json", &cm);
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body[..r.body.len().min(300)]));
+    let created = body(&r);
+    assert!(created["metadata"].get("managedFields").is_none(), "written without its managed fields");
+    assert_eq!(created["data"].as_object().map(Map::len), Some(65_000));
+
+    // Server-side apply keeps its managed fields, so it is refused.
+    let mut applied = config_map("applied", 65_000, 1);
+    applied["metadata"]["namespace"] = json!("default");
+    let r =
+        send(&mut s, "PATCH", &format!("{CMS}/applied?fieldManager=test"), "application/apply-patch+yaml", &applied);
+    assert_eq!((r.status, body(&r)["message"].clone()), (500, json!("etcdserver: request is too large")));
+    assert_eq!(get(&mut s, &format!("{CMS}/applied")).status, 404);
+
+    // A merge patch is an update: tried again without managed fields.
+    assert_eq!(send(&mut s, "POST", CMS, "application/json", &config_map("patched", 1, 1)).status, 201);
+    let r = send(&mut s, "PATCH", &format!("{CMS}/patched"), "application/merge-patch+json", &cm_data(65_000));
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body[..r.body.len().min(300)]));
+    assert!(body(&r)["metadata"].get("managedFields").is_none());
+}
+
+fn cm_data(keys: usize) -> Value {
+    let data: Map<String, Value> = (0..keys).map(|i| (format!("k{i:05}"), json!("v"))).collect();
+    json!({"data": data})
+}
+
+#[test]
+fn a_json_patch_of_more_than_10000_operations_is_413() {
+    let mut s = server();
+    assert_eq!(send(&mut s, "POST", CMS, "application/json", &config_map("p", 1, 1)).status, 201);
+    let ops = |n: usize| Value::Array(vec![json!({"op": "test", "path": "/metadata/name", "value": "p"}); n]);
+    let r = send(&mut s, "PATCH", &format!("{CMS}/p"), "application/json-patch+json", &ops(10_001));
+    assert_eq!(r.status, 413);
+    let st = body(&r);
+    assert_eq!(st["reason"], "RequestEntityTooLarge");
+    assert_eq!(
+        st["message"],
+        "Request entity too large: The allowed maximum operations in a JSON patch is 10000, got 10001"
+    );
+    let r = send(&mut s, "PATCH", &format!("{CMS}/p"), "application/json-patch+json", &ops(10_000));
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+}
