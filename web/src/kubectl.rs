@@ -155,6 +155,11 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
             return out;
         }
     };
+    // What `edit` handed out is saved only by the next command, if that
+    // is the same edit: anything else in between starts the edit over.
+    if cmd.verb != Verb::Edit {
+        s.editing = None;
+    }
     let d = discover(s, Source::Kubectl);
     let from = s.log.len();
     let dry = cmd.server_dry_run;

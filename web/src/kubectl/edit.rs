@@ -96,7 +96,10 @@ mod tests {
         assert!(yaml.contains("name: a") && yaml.contains("k: v") && !yaml.contains("managedFields"), "{yaml}");
 
         // Someone else labels it while the editor is open: the save keeps that.
-        assert_eq!(run(&mut s, "label cm a team=blue", "").text, "configmap/a labeled\n");
+        let label = Request::new("PATCH", "/api/v1/namespaces/default/configmaps/a")
+            .with_header("Content-Type", "application/merge-patch+json")
+            .with_body(r#"{"metadata":{"labels":{"team":"blue"}}}"#);
+        assert_eq!(s.request(Source::Console, label).response.status, 200);
         let from = s.log.len();
         let saved = run(&mut s, "edit configmap a", &yaml.replace("k: v", "k: w"));
         assert_eq!(saved.text, "configmap/a edited\n");
@@ -115,6 +118,14 @@ mod tests {
 
         let yaml = run(&mut s, "edit cm a", "").edit.unwrap_or_default();
         assert_eq!(run(&mut s, "edit cm a", &yaml).text, "Edit cancelled, no changes made.\n");
+
+        // Another command in between: the edit starts over, and the box's
+        // text is not saved over the object.
+        let yaml = run(&mut s, "edit cm a", "").edit.unwrap_or_default();
+        run(&mut s, "get cm a", "");
+        let again = run(&mut s, "edit cm a", &yaml.replace("k: v", "k: stale"));
+        assert!(again.text.contains("is in the file box"), "{}", again.text);
+        assert_eq!(get(&mut s, "/api/v1/namespaces/default/configmaps/a")["data"]["k"], "v");
     }
 
     #[test]
