@@ -182,7 +182,10 @@ export class KubeSim extends HTMLElement {
     // A lesson by URL is named by its file.
     const url = this.#lessonUrl();
     const lessonId = url ? url.split("/").pop().replace(/\.yaml$/, "") : attr("lesson");
-    glue.mountKubeSim(body, attr("panels"), lessonId, lessonText, attr("lang"), attr("seed"), attr("cluster"), scenario, here.href);
+    glue.mountKubeSim(body, {
+      panels: attr("panels"), lesson: lessonId, lessonText, lang: attr("lang"),
+      seed: attr("seed"), cluster: attr("cluster"), scenario, base: here.href,
+    });
     placeholder.replaceWith(body);
     this.setAttribute("ready", "");
     this.dispatchEvent(new CustomEvent("kube-sim-ready", { bubbles: true }));

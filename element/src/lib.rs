@@ -6,7 +6,6 @@
 #[cfg(target_arch = "wasm32")]
 mod exports {
     use kubesim_web::components::element;
-    use kubesim_web::embedding::EmbedOptions;
     use wasm_bindgen::prelude::*;
 
     #[wasm_bindgen(start)]
@@ -14,26 +13,13 @@ mod exports {
         element::set_panic_hook();
     }
 
-    /// Mounts the app into `root` with the element's attributes (absent
-    /// ones as empty strings); an attribute that makes no sense is an
+    /// Mounts the app into `root` with the element's attributes, an
+    /// object `{panels, lesson, lessonText, lang, seed, cluster, scenario,
+    /// base}` (absent ones empty); an attribute that makes no sense is an
     /// error naming it.
-    #[allow(clippy::too_many_arguments)]
     #[wasm_bindgen(js_name = mountKubeSim)]
-    pub fn mount_kube_sim(
-        root: web_sys::Element,
-        panels: &str,
-        lesson: &str,
-        lesson_text: &str,
-        lang: &str,
-        seed: &str,
-        cluster: &str,
-        scenario: &str,
-        base: &str,
-    ) -> Result<(), JsError> {
-        let options = EmbedOptions::from_attributes(panels, lesson, lesson_text, lang, seed, cluster, scenario, base)
-            .map_err(|e| JsError::new(&e))?;
-        element::mount(root, options);
-        Ok(())
+    pub fn mount_kube_sim(root: web_sys::Element, attributes: JsValue) -> Result<(), JsError> {
+        element::mount(root, attributes).map_err(|e| JsError::new(&e))
     }
 
     /// Serves a request on the cluster elements named `cluster` share:

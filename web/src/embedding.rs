@@ -26,6 +26,22 @@ pub const PANEL_NAMES: &[(&str, &str)] = &[
 /// has no lesson.
 pub const DEFAULT_PANELS: &[&str] = &["command-panel", "lanes-panel"];
 
+/// The element's attributes as `kube-sim.js` reads them, by name (absent
+/// ones empty): `lesson` is an id, `lessonText` a lesson's YAML (inline
+/// or fetched from a URL), `base` where the element's files are.
+#[derive(Clone, Debug, PartialEq, Default, serde::Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Attributes {
+    pub panels: String,
+    pub lesson: String,
+    pub lesson_text: String,
+    pub lang: String,
+    pub seed: String,
+    pub cluster: String,
+    pub scenario: String,
+    pub base: String,
+}
+
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct EmbedOptions {
     /// Panel ids, in the order given (empty: the lesson's, or the default).
@@ -62,19 +78,10 @@ pub fn parse_panels(list: &str) -> Result<Vec<&'static str>, String> {
 }
 
 impl EmbedOptions {
-    /// From the element's attributes, as strings (absent ones empty);
-    /// `lesson` is an id, `lesson_text` a lesson's YAML.
-    #[allow(clippy::too_many_arguments)]
-    pub fn from_attributes(
-        panels: &str,
-        lesson: &str,
-        lesson_text: &str,
-        lang: &str,
-        seed: &str,
-        cluster: &str,
-        scenario: &str,
-        base: &str,
-    ) -> Result<EmbedOptions, String> {
+    /// From the element's attributes; an attribute that makes no sense
+    /// is an error naming it.
+    pub fn from_attributes(a: &Attributes) -> Result<EmbedOptions, String> {
+        let Attributes { panels, lesson, lesson_text, lang, seed, cluster, scenario, base } = a;
         let some = |s: &str| (!s.trim().is_empty()).then(|| s.trim().to_string());
         let seed = match seed.trim() {
             "" => 1,
@@ -137,7 +144,20 @@ mod tests {
 
     #[test]
     fn attributes_become_options() {
-        let o = EmbedOptions::from_attributes("console", "watch-from-rv", "", "zh-CN", "7", "docs", "", "/k").unwrap();
+        let attrs = |pairs: &[(&str, &str)]| {
+            let map: serde_json::Map<String, serde_json::Value> =
+                pairs.iter().map(|(k, v)| (k.to_string(), serde_json::json!(v))).collect();
+            serde_json::from_value::<Attributes>(serde_json::Value::Object(map)).unwrap()
+        };
+        let a = attrs(&[
+            ("panels", "console"),
+            ("lesson", "watch-from-rv"),
+            ("lang", "zh-CN"),
+            ("seed", "7"),
+            ("cluster", "docs"),
+            ("base", "/k"),
+        ]);
+        let o = EmbedOptions::from_attributes(&a).unwrap();
         assert_eq!(o.panels, vec!["console-panel"]);
         assert_eq!(o.lesson.as_deref(), Some("watch-from-rv"));
         assert_eq!(o.lang, Some(Lang::Zh));
@@ -145,11 +165,12 @@ mod tests {
         assert_eq!(o.cluster.as_deref(), Some("docs"));
         assert_eq!(o.scenario, None);
         assert_eq!(o.asset("lessons/index.yaml"), "/k/lessons/index.yaml");
-        let d = EmbedOptions::from_attributes("", "", "steps: []", "", "", "", "kind: ConfigMap", "").unwrap();
+        let d = EmbedOptions::from_attributes(&attrs(&[("lessonText", "steps: []"), ("scenario", "kind: ConfigMap")]))
+            .unwrap();
         assert_eq!((d.seed, d.lang, d.cluster.clone()), (1, None, None));
         assert_eq!(d.scenario.as_deref(), Some("kind: ConfigMap"));
         assert_eq!(d.lesson_text.as_deref(), Some("steps: []"));
-        assert!(EmbedOptions::from_attributes("", "", "", "", "seven", "", "", "").unwrap_err().contains("seed"));
+        assert!(EmbedOptions::from_attributes(&attrs(&[("seed", "seven")])).unwrap_err().contains("seed"));
     }
 
     #[test]

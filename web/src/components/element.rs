@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 
 use super::app::{App, AppProps};
-use crate::embedding::EmbedOptions;
+use crate::embedding::{Attributes, EmbedOptions};
 use crate::kubectl;
 use crate::session::Session;
 
@@ -39,9 +39,15 @@ pub fn cluster(e: &EmbedOptions) -> (Rc<RefCell<Session>>, Option<String>) {
     (s, notice)
 }
 
-/// Renders the app into `root` (a node inside an element's shadow root).
-pub fn mount(root: web_sys::Element, options: EmbedOptions) {
+/// Renders the app into `root` (a node inside an element's shadow root)
+/// with the element's attributes, given by `kube-sim.js` as an object
+/// (`{panels, lesson, lessonText, …}`); an attribute that makes no sense
+/// is an error naming it.
+pub fn mount(root: web_sys::Element, attributes: wasm_bindgen::JsValue) -> Result<(), String> {
+    let attributes: Attributes = serde_wasm_bindgen::from_value(attributes).map_err(|e| format!("<kube-sim>: {e}"))?;
+    let options = EmbedOptions::from_attributes(&attributes)?;
     yew::Renderer::<App>::with_root_and_props(root, AppProps { embed: Some(Rc::new(options)) }).render();
+    Ok(())
 }
 
 /// A panic aborts the module, and with it every element on the page:
