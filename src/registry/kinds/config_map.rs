@@ -65,21 +65,22 @@ pub(super) const MAX_DATA_BYTES: usize = 1024 * 1024;
 /// The values' total size against `MAX_DATA_BYTES`: `text` fields count
 /// their strings' bytes, `binary` ones the bytes their base64 decodes to.
 pub(super) fn data_size(obj: &Value, text: &[&str], binary: &[&str], field: &str, errs: &mut Vec<FieldError>) {
-    let values = |fields: &[&str]| -> Vec<usize> {
-        let maps = fields.iter().filter_map(|f| obj.get(*f).and_then(Value::as_object));
-        maps.flat_map(|m| m.values().filter_map(Value::as_str).map(str::len)).collect()
+    let decoded = |s: &str| {
+        let padding = s.bytes().rev().take(2).filter(|b| *b == b'=').count();
+        (s.len() / 4 * 3 + s.len() % 4 * 3 / 4).saturating_sub(padding)
     };
-    let decoded = |n: usize, padding: usize| (n / 4 * 3 + (n % 4) * 3 / 4).saturating_sub(padding);
-    let binary_total: usize = binary
-        .iter()
-        .filter_map(|f| obj.get(*f).and_then(Value::as_object))
-        .flat_map(|m| m.values().filter_map(Value::as_str))
-        .map(|s| decoded(s.len(), s.bytes().rev().take(2).filter(|b| *b == b'=').count()))
-        .sum();
-    let total = values(text).iter().sum::<usize>() + binary_total;
+    let total = strings(obj, text).map(str::len).sum::<usize>() + strings(obj, binary).map(decoded).sum::<usize>();
     if total > MAX_DATA_BYTES {
         errs.push(FieldError::too_long(field, &format!("may not be more than {MAX_DATA_BYTES} bytes")));
     }
+}
+
+/// The string values of the maps at `fields`.
+fn strings<'a>(obj: &'a Value, fields: &'a [&str]) -> impl Iterator<Item = &'a str> + 'a {
+    fields
+        .iter()
+        .filter_map(|f| obj.get(*f).and_then(Value::as_object))
+        .flat_map(|m| m.values().filter_map(Value::as_str))
 }
 
 /// The keys of `data` and `binaryData` (ConfigMaps and Secrets).
