@@ -91,6 +91,8 @@ export interface CreateOptions {
 export interface KubectlResult {
   text: string;
   failed: boolean;
+  /** After the first run of `edit`: the object's YAML, to change and pass back as `stdin` to the same command. */
+  edit?: string;
 }
 
 export declare class Simulator {

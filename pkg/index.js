@@ -208,17 +208,22 @@ export class Simulator {
     return this.kubectlResult(line, { stdin }).text;
   }
 
-  /** As `kubectl`, with whether the command failed: `{text, failed}`. */
+  /**
+   * As `kubectl`, with whether the command failed: `{text, failed}`; the
+   * first run of `edit` adds `edit`, the object's YAML to change and pass
+   * back as `stdin` to the same command, which saves it.
+   */
   kubectlResult(line, { stdin = "" } = {}) {
     const r = this.#call((core) => {
       const p = core.kubectl(line, stdin);
-      const out = { text: p.text, failed: p.failed };
+      const out = { text: p.text, failed: p.failed, edit: p.edit };
       p.free();
       return out;
     });
     if (r.failed) return { text: `Error from server (InternalError): ${r.failed.body.message}\n`, failed: true };
     this.#pump();
-    return { text: r.value.text, failed: r.value.failed };
+    const { text, failed, edit } = r.value;
+    return edit === undefined ? { text, failed } : { text, failed, edit };
   }
 
   /** Moves simulated time forward ("90s", "5m", "1h30m", or milliseconds). */

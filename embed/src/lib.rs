@@ -39,11 +39,13 @@ pub struct Polled {
     pub done: bool,
 }
 
-/// What a kubectl command printed.
+/// What a kubectl command printed, and (`edit`'s first run) the object
+/// to change and pass back as `stdin` to the same command.
 #[wasm_bindgen(getter_with_clone)]
 pub struct Printed {
     pub text: String,
     pub failed: bool,
+    pub edit: Option<String>,
 }
 
 /// One simulated cluster.
@@ -120,7 +122,7 @@ impl Core {
         // (A leading `kubectl` is the parser's to drop.)
         let out = kubectl::run(&mut self.session, line, stdin);
         self.forget_log();
-        Printed { text: out.text, failed: out.failed }
+        Printed { text: out.text, failed: out.failed, edit: out.edit.filter(|e| !e.is_empty()) }
     }
 
     /// Moves simulated time forward (`"90s"`, `"5m"`, `"1h"`); timers due

@@ -101,6 +101,14 @@ test("kubectl prints what the page's kubectl prints, and the cluster lives as ti
   assert.equal(r.text, 'Error from server (NotFound): configmaps "nosuch" not found\n');
   const applied = sim.kubectl("apply -f -", { stdin: "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\ndata:\n  a: b\n" });
   assert.equal(applied, "configmap/cfg created\n");
+  // edit: the first run hands out the object, the same command saves it.
+  const opened = sim.kubectlResult("edit cm cfg");
+  assert.match(opened.edit, /^apiVersion: v1\n/);
+  assert.equal(sim.kubectlResult("get cm cfg").edit, undefined);
+  const opened2 = sim.kubectlResult("edit cm cfg");
+  const saved = sim.kubectl("edit cm cfg", { stdin: opened2.edit.replace("name: cfg", "name: cfg\n  labels: {a: b}") });
+  assert.equal(saved, "configmap/cfg edited\n");
+  assert.equal(sim.request("GET", "/api/v1/namespaces/default/configmaps/cfg").body.metadata.labels.a, "b");
 
   const before = sim.now.getTime();
   sim.advance("90s");
