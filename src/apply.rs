@@ -293,6 +293,7 @@ pub fn record_update(w: &Writer, old: Option<&Value>, new: &mut Value) {
             }
         })
         .collect();
+    let list = cap_update_managers(list, MAX_UPDATE_MANAGERS);
     if let Some(m) = new.get_mut("metadata").and_then(Value::as_object_mut) {
         if list.is_empty() {
             m.shift_remove("managedFields");
@@ -300,6 +301,87 @@ pub fn record_update(w: &Writer, old: Option<&Value>, new: &mut Value) {
             m.insert("managedFields".into(), Value::Array(list));
         }
     }
+}
+
+/// How many Update entries an object keeps (upstream's
+/// `DefaultMaxUpdateManagers`); Apply entries are not counted.
+pub const MAX_UPDATE_MANAGERS: usize = 10;
+
+/// The manager the oldest Update entries are merged into when there are
+/// too many.
+const ANCIENT_CHANGES: &str = "ancient-changes";
+
+/// Keeps at most `max` Update entries, as upstream's field manager does
+/// after every Update: oldest first (by the second of their time, then by
+/// their identity), the second and later entries of an apiVersion are
+/// merged into that version's `ancient-changes` entry (the first of the
+/// version becomes it, unless it exists already), which takes the time of
+/// the last entry merged, until `max` are left.
+fn cap_update_managers(mut list: Vec<Value>, max: usize) -> Vec<Value> {
+    let field = |e: &Value, k: &str| e.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+    let is_update = |e: &Value| e.get("operation").and_then(Value::as_str) != Some("Apply");
+    let mut updaters: Vec<usize> = (0..list.len()).filter(|&i| is_update(&list[i])).collect();
+    if updaters.len() <= max {
+        return list;
+    }
+    // Upstream's manager identifier: the entry's identity as JSON.
+    let identity = |e: &Value| {
+        let mut m = Map::new();
+        for k in ["manager", "operation", "apiVersion", "subresource"] {
+            if let Some(v) = e.get(k).filter(|v| v.as_str().is_some_and(|s| !s.is_empty())) {
+                m.insert(k.into(), v.clone());
+            }
+        }
+        Value::Object(m).to_string()
+    };
+    let seconds =
+        |e: &Value| e.get("time").and_then(Value::as_str).and_then(crate::clock::parse_rfc3339).unwrap_or(0) / 1000;
+    let keys: Vec<(i64, String)> = list.iter().map(|e| (seconds(e), identity(e))).collect();
+    updaters.order_by(|&a, &b| keys[a].cmp(&keys[b]));
+    let is_bucket = |e: &Value, version: &str| {
+        field(e, "manager") == ANCIENT_CHANGES
+            && is_update(e)
+            && field(e, "apiVersion") == version
+            && field(e, "subresource").is_empty()
+    };
+    let mut first_of_version: Vec<(String, usize)> = Vec::new();
+    let mut gone = vec![false; list.len()];
+    let mut length = updaters.len();
+    for &i in &updaters {
+        if length <= max {
+            break;
+        }
+        let version = field(&list[i], "apiVersion");
+        let Some(&(_, first)) = first_of_version.iter().find(|(v, _)| *v == version) else {
+            first_of_version.push((version, i));
+            continue;
+        };
+        let bucket = match (0..list.len()).find(|&j| !gone[j] && is_bucket(&list[j], &version)) {
+            Some(b) => b,
+            None => {
+                let e = &mut list[first];
+                e["manager"] = json!(ANCIENT_CHANGES);
+                if let Some(m) = e.as_object_mut() {
+                    m.shift_remove("subresource");
+                }
+                first
+            }
+        };
+        let merged = Set::from_fields_v1(list[i].get("fieldsV1").unwrap_or(&Value::Null))
+            .union(&Set::from_fields_v1(list[bucket].get("fieldsV1").unwrap_or(&Value::Null)));
+        let time = list[i].get("time").cloned();
+        let b = &mut list[bucket];
+        b["fieldsV1"] = merged.to_fields_v1();
+        if let Some(m) = b.as_object_mut() {
+            match time {
+                Some(t) => m.insert("time".into(), t),
+                None => m.shift_remove("time"),
+            };
+        }
+        gone[i] = true;
+        length -= 1;
+    }
+    list.into_iter().zip(gone).filter(|(_, g)| !g).map(|(e, _)| e).collect()
 }
 
 /// A `managedFields` entry through an Update: kept as stored, decoded, or

@@ -2,7 +2,7 @@
 //! Secret's values over 1 MiB, an object larger than etcd takes in one
 //! request (tried again without its managed fields, as kube-apiserver
 //! tries it, except for apply), and a JSON patch of more than 10,000
-//! operations.
+//! operations; at most ten managers of Updates in `managedFields`.
 
 mod common;
 use common::*;
@@ -127,4 +127,53 @@ fn a_json_patch_of_more_than_10000_operations_is_413() {
     );
     let r = send(&mut s, "PATCH", &format!("{CMS}/p"), "application/json-patch+json", &ops(10_000));
     assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+}
+
+/// Twelve managers each updating a key of one ConfigMap, and one applier:
+/// the Update entries are capped at ten by merging the oldest into
+/// `ancient-changes` (upstream's `capManagersManager`); the Apply entry
+/// is never merged.
+#[test]
+fn more_than_ten_update_managers_are_merged_into_ancient_changes() {
+    let mut s = server();
+    let apply =
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "many"}, "data": {"applied": "x"}});
+    let r = send(&mut s, "PATCH", &format!("{CMS}/many?fieldManager=applier"), "application/apply-patch+yaml", &apply);
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    for i in 0..12 {
+        let patch = json!({"data": {format!("k{i:02}"): "v"}});
+        let r =
+            send(&mut s, "PATCH", &format!("{CMS}/many?fieldManager=m{i:02}"), "application/merge-patch+json", &patch);
+        assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+        let entries = body(&get(&mut s, &format!("{CMS}/many")))["metadata"]["managedFields"].clone();
+        let updates = entries.as_array().unwrap().iter().filter(|e| e["operation"] == "Update").count();
+        assert_eq!(updates, (i + 1).min(10), "after m{i:02}: {entries}");
+    }
+    let cm = body(&get(&mut s, &format!("{CMS}/many")));
+    let entries = cm["metadata"]["managedFields"].as_array().unwrap().clone();
+    let managers: Vec<&str> = entries.iter().map(|e| e["manager"].as_str().unwrap()).collect();
+    // m00, m01 and m02 became one entry; m03..m11 stay as they were.
+    let mut expected = vec!["applier", "ancient-changes"];
+    let rest: Vec<String> = (3..12).map(|i| format!("m{i:02}")).collect();
+    expected.extend(rest.iter().map(String::as_str));
+    assert_eq!(managers, expected, "{entries:?}");
+    let ancient = &entries[1];
+    assert_eq!(ancient["operation"], "Update");
+    assert_eq!(ancient["apiVersion"], "v1");
+    let owned: Vec<&String> = ancient["fieldsV1"]["f:data"].as_object().unwrap().keys().collect();
+    assert_eq!(owned, ["f:k00", "f:k01", "f:k02"]);
+    assert_eq!(entries[0]["fieldsV1"]["f:data"].as_object().unwrap().keys().collect::<Vec<_>>(), ["f:applied"]);
+    // One more: merged into the existing bucket.
+    let patch = json!({"data": {"k12": "v"}});
+    let r = send(&mut s, "PATCH", &format!("{CMS}/many?fieldManager=m12"), "application/merge-patch+json", &patch);
+    assert_eq!(r.status, 200);
+    let cm = body(&get(&mut s, &format!("{CMS}/many")));
+    let entries = cm["metadata"]["managedFields"].as_array().unwrap();
+    let updates: Vec<&str> =
+        entries.iter().filter(|e| e["operation"] == "Update").map(|e| e["manager"].as_str().unwrap()).collect();
+    assert_eq!(updates.len(), 10, "{entries:?}");
+    assert_eq!(updates[0], "ancient-changes");
+    assert!(!updates.contains(&"m03"), "{updates:?}");
+    let owned: Vec<&String> = entries[1]["fieldsV1"]["f:data"].as_object().unwrap().keys().collect();
+    assert_eq!(owned, ["f:k00", "f:k01", "f:k02", "f:k03"]);
 }
