@@ -159,6 +159,16 @@ test('a learner deletes a ConfigMap held by two finalizers, clicking the inspect
   await page.selectOption('#lesson-lang', 'zh');
   assert.match(await page.textContent('#lesson-step-title'), /最后一个/);
   assert.match(page.url(), /lang=zh/);
+  // The rest of the page follows: panel headings, buttons, the inspector's
+  // lifecycle phases (the API's own words, like ADDED or resourceVersion,
+  // stay as they are).
+  assert.equal(await page.textContent('#lanes-panel > h2'), '监视通道');
+  assert.equal(await page.textContent('#compact'), '立即压缩');
+  assert.equal(await page.textContent('#phases [data-phase="terminating"]'), '终止中');
+  assert.equal(await page.getAttribute('html', 'lang'), 'zh');
+  await page.selectOption('#lesson-lang', 'en');
+  assert.equal(await page.textContent('#lanes-panel > h2'), 'Watch lanes');
+  assert.equal(await page.getAttribute('html', 'lang'), 'en');
   assert.deepEqual(errors, []);
   await context.close();
 });

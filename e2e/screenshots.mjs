@@ -1,7 +1,7 @@
 // Screenshots of the page for docs/screenshots/ (light and dark, 1440 and
 // 1024 px wide, and the projector's focus layout at 18 px), each after the
 // same few steps: a Deployment created, a watch lane on pods, an object
-// open in the inspector; and a lesson in progress. Run after `trunk build index.html --release` and
+// open in the inspector (once more in Chinese); and a lesson in progress. Run after `trunk build index.html --release` and
 // `cargo build --bin kubesim`:  node e2e/screenshots.mjs
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -17,12 +17,13 @@ const shots = [
   ['light-1024.png', 1024, 768, 'light', '13', 'all'],
   ['dark-1024.png', 1024, 768, 'dark', '13', 'all'],
   ['projector-focus-18px.png', 1024, 768, 'light', '18', 'focus'],
+  ['zh-1440.png', 1440, 900, 'light', '13', 'all', '?lang=zh'],
 ];
 try {
-  for (const [file, width, height, theme, text, layout] of shots) {
+  for (const [file, width, height, theme, text, layout, query = ''] of shots) {
     const context = await browser.newContext({ viewport: { width, height } });
     const page = await context.newPage();
-    await page.goto(server.url);
+    await page.goto(server.url + query);
     await page.waitForSelector('body[data-ready="1"]');
     await page.selectOption('#view-theme', theme);
     await page.selectOption('#view-text', text);

@@ -14,6 +14,8 @@ use super::{
     who_am_i::WhoAmI,
 };
 use crate::embedding::EmbedOptions;
+use crate::i18n::tr;
+use crate::lessons::Lang;
 use crate::session::Session;
 
 pub use crate::state::{Action, AppState, ObjectRef};
@@ -79,6 +81,7 @@ pub fn app(props: &AppProps) -> Html {
     let state = use_reducer(|| initial_state(props.embed.clone()));
     let embedded = state.embed.is_some();
     let ctx = Ctx(state.clone());
+    let lang = state.lang;
     // How the reader chose to see the page (text size, layout, theme).
     let view = use_state(super::view_settings::load);
     // (Not on someone else's page: an element follows the system's theme.)
@@ -86,6 +89,15 @@ pub fn app(props: &AppProps) -> Html {
     use_effect_with(*view, move |v| {
         if !is_element {
             super::view_settings::apply(v)
+        }
+    });
+    // The page's language, for screen readers and fonts (an element's
+    // sits in someone else's page, whose language is theirs).
+    use_effect_with(lang, move |lang| {
+        if !is_element {
+            if let Some(root) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.document_element()) {
+                let _ = root.set_attribute("lang", lang.tag());
+            }
         }
     });
     let on_view = {
@@ -135,7 +147,7 @@ pub fn app(props: &AppProps) -> Html {
     }
     let notice = state.notice.clone().map(|n| {
         let ctx = ctx.clone();
-        html! { <div class="notice" id="notice">{ n }<button onclick={move |_| ctx.dispatch(Action::Notice(None))}>{ "dismiss" }</button></div> }
+        html! { <div class="notice" id="notice">{ n }<button onclick={move |_| ctx.dispatch(Action::Notice(None))}>{ tr("dismiss", lang) }</button></div> }
     });
     // The panels a lesson uses are highlighted; the others can be hidden.
     let lesson_panels: Vec<String> = state.lesson.as_ref().map(|r| r.lesson.panels.clone()).unwrap_or_default();
@@ -152,7 +164,7 @@ pub fn app(props: &AppProps) -> Html {
     if let Some(e) = &state.embed {
         let shown = e.shown_panels(&lesson_panels);
         let section = |id: &'static str| {
-            let (title, body) = panel_body(id);
+            let (title, body) = panel_body(id, lang);
             html! { <section class={panel(id)} id={id}><h2>{ title }</h2>{ body }</section> }
         };
         return html! {
@@ -170,7 +182,7 @@ pub fn app(props: &AppProps) -> Html {
         <ContextProvider<Ctx> context={ctx}>
         <ContextProvider<crate::view::ViewPrefs> context={*view}>
             <header class="topbar">
-                <h1>{ "kubesim" }<small>{ " the Kubernetes API, simulated in this tab" }</small></h1>
+                <h1>{ "kubesim" }<small>{ tr(" the Kubernetes API, simulated in this tab", lang) }</small></h1>
                 <ClockBar />
                 <WhoAmI />
                 <ViewSettings prefs={*view} on_change={on_view} />
@@ -181,7 +193,7 @@ pub fn app(props: &AppProps) -> Html {
             { for state.lesson.is_none().then(|| html! { <Welcome /> }) }
             <main class="grid">
                 { for crate::embedding::PANEL_NAMES.iter().map(|(_, id)| {
-                    let (title, body) = panel_body(id);
+                    let (title, body) = panel_body(id, lang);
                     html! { <section class={panel(id)} id={*id}><h2>{ title }</h2>{ body }</section> }
                 }) }
             </main>
@@ -191,19 +203,19 @@ pub fn app(props: &AppProps) -> Html {
 }
 
 /// A panel's heading and content, by its id (`embedding::PANEL_NAMES`).
-fn panel_body(id: &str) -> (&'static str, Html) {
+fn panel_body(id: &str, lang: Lang) -> (&'static str, Html) {
     match id {
         "command-panel" => ("kubectl", html! { <CommandBar /> }),
-        "lanes-panel" => ("Watch lanes", html! { <WatchLanes /> }),
-        "inspector-panel" => ("Object inspector", html! { <><OpenObject /><Inspector /></> }),
-        "owners-panel" => ("Owners", html! { <OwnersView /> }),
-        "console-panel" => ("Request console", html! { <Console /> }),
-        "log-panel" => ("Request log", html! { <RequestLog /> }),
-        "timeline-panel" => ("Revision timeline", html! { <TimelineView /> }),
-        "pager-panel" => ("Chunked list", html! { <ChunkedList /> }),
-        "explorer-panel" => ("resourceVersion explorer", html! { <RvExplorer /> }),
-        "fairness-panel" => ("Fairness", html! { <Fairness /> }),
-        "metrics-panel" => ("Metrics", html! { <MetricsChart /> }),
+        "lanes-panel" => (tr("Watch lanes", lang), html! { <WatchLanes /> }),
+        "inspector-panel" => (tr("Object inspector", lang), html! { <><OpenObject /><Inspector /></> }),
+        "owners-panel" => (tr("Owners", lang), html! { <OwnersView /> }),
+        "console-panel" => (tr("Request console", lang), html! { <Console /> }),
+        "log-panel" => (tr("Request log", lang), html! { <RequestLog /> }),
+        "timeline-panel" => (tr("Revision timeline", lang), html! { <TimelineView /> }),
+        "pager-panel" => (tr("Chunked list", lang), html! { <ChunkedList /> }),
+        "explorer-panel" => (tr("resourceVersion explorer", lang), html! { <RvExplorer /> }),
+        "fairness-panel" => (tr("Fairness", lang), html! { <Fairness /> }),
+        "metrics-panel" => (tr("Metrics", lang), html! { <MetricsChart /> }),
         _ => ("", html! {}),
     }
 }

@@ -9,11 +9,13 @@ use yew::prelude::*;
 
 use super::app::{Action, Ctx};
 use super::persist;
+use crate::i18n::{fill, tr};
 use crate::session::Session;
 
 #[function_component(ClockBar)]
 pub fn clock_bar() -> Html {
     let ctx = use_context::<Ctx>().expect("context");
+    let lang = ctx.0.lang;
     let reader = use_mut_ref(|| None::<gloo::file::callbacks::FileReader>);
     let (now, rev, compacted, window, paused, controllers_paused) = {
         let s = ctx.0.session.borrow();
@@ -67,10 +69,11 @@ pub fn clock_bar() -> Html {
             let ctx = ctx.clone();
             let task = gloo::file::callbacks::read_as_text(&gloo::file::File::from(file), move |text| match text {
                 Ok(text) => match Session::import_json(&text) {
-                    Ok(s) => ctx.dispatch(Action::Replace(Box::new(s), "Imported the session from the file.".into())),
-                    Err(e) => ctx.dispatch(Action::Notice(Some(format!("Import refused: {e}")))),
+                    Ok(s) => ctx
+                        .dispatch(Action::Replace(Box::new(s), tr("Imported the session from the file.", lang).into())),
+                    Err(e) => ctx.dispatch(Action::Notice(Some(fill(tr("Import refused: {}", lang), &[&e])))),
                 },
-                Err(e) => ctx.dispatch(Action::Notice(Some(format!("Import failed: {e}")))),
+                Err(e) => ctx.dispatch(Action::Notice(Some(fill(tr("Import failed: {}", lang), &[&e])))),
             });
             *reader.borrow_mut() = Some(task);
         })
@@ -81,9 +84,10 @@ pub fn clock_bar() -> Html {
             // Everything made so far goes: ask first.
             let sure = web_sys::window()
                 .and_then(|w| {
-                    w.confirm_with_message(
+                    w.confirm_with_message(tr(
                         "Start a new session? This cluster and its history are discarded (export first to keep them).",
-                    )
+                        lang,
+                    ))
                     .ok()
                 })
                 .unwrap_or(false);
@@ -91,28 +95,28 @@ pub fn clock_bar() -> Html {
                 return;
             }
             persist::clear();
-            ctx.dispatch(Action::Replace(Box::new(Session::new(1)), "Started a new session.".into()));
+            ctx.dispatch(Action::Replace(Box::new(Session::new(1)), tr("Started a new session.", lang).into()));
         })
     };
     html! {
         <div class="clock" id="clock">
-            <span class="clock-now" title="simulated time">{ now }</span>
-            <span class="pill" id="head-rv">{ format!("revision {rev}") }</span>
-            <span class="pill" id="compacted-rv">{ format!("compacted ≤ {compacted}") }</span>
-            <span class="pill" title="history older than this is compacted">{ format!("history window {}m{}s", window / 60, window % 60) }</span>
-            <button id="pause" onclick={pause}>{ if paused { "resume clock" } else { "pause clock" } }</button>
-            <button id="advance-1m" onclick={advance("1m")}>{ "+1 min" }</button>
-            <button id="advance-5m" onclick={advance("5m")}>{ "+5 min" }</button>
-            <button id="compact" onclick={compact}>{ "compact now" }</button>
+            <span class="clock-now" title={tr("simulated time", lang)}>{ now }</span>
+            <span class="pill" id="head-rv">{ fill(tr("revision {}", lang), &[&rev]) }</span>
+            <span class="pill" id="compacted-rv">{ fill(tr("compacted ≤ {}", lang), &[&compacted]) }</span>
+            <span class="pill" title={tr("history older than this is compacted", lang)}>{ fill(tr("history window {}m{}s", lang), &[&(window / 60), &(window % 60)]) }</span>
+            <button id="pause" onclick={pause}>{ if paused { tr("resume clock", lang) } else { tr("pause clock", lang) } }</button>
+            <button id="advance-1m" onclick={advance("1m")}>{ tr("+1 min", lang) }</button>
+            <button id="advance-5m" onclick={advance("5m")}>{ tr("+5 min", lang) }</button>
+            <button id="compact" onclick={compact}>{ tr("compact now", lang) }</button>
             <span class="sep" />
-            <button id="pause-controllers" title="the namespace controller and the garbage collector" onclick={pause_controllers}>
-                { if controllers_paused { "resume controllers" } else { "pause controllers" } }
+            <button id="pause-controllers" title={tr("the namespace controller and the garbage collector", lang)} onclick={pause_controllers}>
+                { if controllers_paused { tr("resume controllers", lang) } else { tr("pause controllers", lang) } }
             </button>
-            <button id="step-controller" disabled={!controllers_paused} title="one reconcile of the next controller" onclick={step_controller}>{ "step" }</button>
+            <button id="step-controller" disabled={!controllers_paused} title={tr("one reconcile of the next controller", lang)} onclick={step_controller}>{ tr("step", lang) }</button>
             <span class="sep" />
-            <button id="export" onclick={export}>{ "export" }</button>
-            <label class="file-button">{ "import" }<input id="import" type="file" accept=".json,application/json" onchange={import} /></label>
-            <button id="reset" onclick={reset}>{ "reset" }</button>
+            <button id="export" onclick={export}>{ tr("export", lang) }</button>
+            <label class="file-button">{ tr("import", lang) }<input id="import" type="file" accept=".json,application/json" onchange={import} /></label>
+            <button id="reset" onclick={reset}>{ tr("reset", lang) }</button>
         </div>
     }
 }

@@ -8,6 +8,7 @@ use yew::prelude::*;
 
 use super::app::Ctx;
 use super::{input_value, textarea_value, CopyButton, Differs};
+use crate::i18n::tr;
 use crate::kubectl;
 
 /// How many earlier commands the scroll-back keeps.
@@ -16,6 +17,7 @@ const SCROLLBACK: usize = 50;
 #[function_component(CommandBar)]
 pub fn command_bar() -> Html {
     let ctx = use_context::<Ctx>().expect("context");
+    let lang = ctx.0.lang;
     let line = use_state(|| "kubectl get pods,svc -A".to_string());
     let file = use_state(String::new);
     // The latest command and what it printed; the ones before it.
@@ -133,7 +135,7 @@ pub fn command_bar() -> Html {
             <>
                 <div class="echo mono">
                     <span id="kubectl-echo">{ format!("$ {line}") }</span>
-                    <CopyButton id="kubectl-copy" text={o.text.clone()} label="copy the output" />
+                    <CopyButton id="kubectl-copy" text={o.text.clone()} label={tr("copy the output", lang)} />
                 </div>
                 <pre id="kubectl-output" class={if o.failed { "output failed" } else { "output" }} aria-live="polite">{ o.text }</pre>
                 if let Some(note) = o.differs { <Differs id="kubectl-differs" {note} /> }
@@ -142,12 +144,12 @@ pub fn command_bar() -> Html {
     });
     let back = (!scrollback.is_empty()).then(|| {
         html! {
-            <div class="scrollback" id="kubectl-scrollback" aria-label="earlier commands">
+            <div class="scrollback" id="kubectl-scrollback" aria-label={tr("earlier commands", lang)}>
                 { for scrollback.iter().map(|(line, o)| html! {
                     <>
                         <div class="echo mono">
                             <span>{ format!("$ {line}") }</span>
-                            <CopyButton text={o.text.clone()} label="copy this output" />
+                            <CopyButton text={o.text.clone()} label={tr("copy this output", lang)} />
                         </div>
                         <pre class={if o.failed { "output failed" } else { "output" }}>{ o.text.clone() }</pre>
                     </>
@@ -160,11 +162,11 @@ pub fn command_bar() -> Html {
             <div class="row">
                 <span class="prompt">{ "$" }</span>
                 <input id="kubectl-line" class="grow mono" value={(*line).clone()} {oninput} {onkeydown}
-                    placeholder="kubectl get pods -A" spellcheck="false" aria-label="kubectl command (↑/↓ recall, Ctrl-L clears)" />
-                <button id="kubectl-run" onclick={move |_| run.emit(())}>{ "run" }</button>
+                    placeholder="kubectl get pods -A" spellcheck="false" aria-label={tr("kubectl command (↑/↓ recall, Ctrl-L clears)", lang)} />
+                <button id="kubectl-run" onclick={move |_| run.emit(())}>{ tr("run", lang) }</button>
             </div>
             <textarea id="kubectl-file" class="mono" rows="5" value={(*file).clone()} oninput={onfile} spellcheck="false"
-                placeholder="-f - reads this box: paste YAML here for create -f -, apply -f -, replace -f - (several documents separated by ---)" />
+                placeholder={tr("-f - reads this box: paste YAML here for create -f -, apply -f -, replace -f - (several documents separated by ---)", lang)} />
             { for back }
             { for out }
         </div>

@@ -7,6 +7,7 @@ use yew::prelude::*;
 use super::app::{Action, Ctx};
 use super::{checked, input_value, select_value, textarea_value, ResponseView};
 use crate::format::{build_query, parse_documents};
+use crate::i18n::tr;
 use crate::session::Source;
 
 const PARAMS: &[&str] = &[
@@ -80,6 +81,7 @@ fn build(f: &Form) -> Result<Request, String> {
 #[function_component(Console)]
 pub fn console() -> Html {
     let ctx = use_context::<Ctx>().expect("context");
+    let lang = ctx.0.lang;
     let form = use_state(|| Form {
         method: "GET".into(),
         path: "/api/v1/namespaces/default/configmaps".into(),
@@ -173,18 +175,18 @@ pub fn console() -> Html {
     html! {
         <div class="console">
             <div class="row">
-                <label for="console-method" class="sr-only">{ "method" }</label>
+                <label for="console-method" class="sr-only">{ tr("method", lang) }</label>
                 <select id="console-method" onchange={Callback::from(move |e: Event| set_method(select_value(&e)))}>
                     { for ["GET", "POST", "PUT", "PATCH", "DELETE"].iter().map(|m| html!{ <option selected={form.method == *m}>{ *m }</option> }) }
                 </select>
-                <label for="console-path" class="sr-only">{ "path" }</label>
+                <label for="console-path" class="sr-only">{ tr("path", lang) }</label>
                 <input id="console-path" class="grow mono" list="console-paths" value={form.path.clone()}
                     oninput={Callback::from(move |e: InputEvent| set_path(input_value(&e)))} spellcheck="false"
                     onkeydown={super::enter_clicks("console-send")} />
                 <datalist id="console-paths">{ for paths.iter().map(|p| html!{ <option value={p.clone()} /> }) }</datalist>
-                <button id="console-send" onclick={send}>{ "send" }</button>
+                <button id="console-send" onclick={send}>{ tr("send", lang) }</button>
             </div>
-            <details open=true><summary>{ "query" }</summary><div class="params">{ for params }{ for flags }</div></details>
+            <details open=true><summary>{ tr("query", lang) }</summary><div class="params">{ for params }{ for flags }</div></details>
             <div class="row">
                 <label>{ "Accept " }<select id="console-accept" onchange={Callback::from(move |e: Event| set_accept(select_value(&e)))}>
                     { for ACCEPTS.iter().map(|a| html!{ <option selected={form.accept == *a}>{ *a }</option> }) }
@@ -192,14 +194,14 @@ pub fn console() -> Html {
                 <label>{ "Content-Type " }<select id="console-content-type" onchange={Callback::from(move |e: Event| set_ct(select_value(&e)))}>
                     { for CONTENT_TYPES.iter().map(|a| html!{ <option selected={form.content_type == *a}>{ *a }</option> }) }
                 </select></label>
-                <label class="flag"><input type="checkbox" checked={form.yaml_to_json} onchange={yaml} />{ "YAML body → JSON" }</label>
+                <label class="flag"><input type="checkbox" checked={form.yaml_to_json} onchange={yaml} />{ tr("YAML body → JSON", lang) }</label>
             </div>
             <textarea id="console-body" class="mono" rows="6" value={form.body.clone()} spellcheck="false"
-                placeholder="request body, JSON or YAML"
+                placeholder={tr("request body, JSON or YAML", lang)}
                 oninput={Callback::from(move |e: InputEvent| set_body(textarea_value(&e)))} />
             if let Some(e) = (*error).clone() { <div class="error">{ e }</div> }
             if response.is_none() && error.is_none() {
-                <div class="muted empty-hint" id="console-empty">{ "The response appears here: its status line, headers and body as the API server sends them. Try GET on the path above, or pick POST and give a body." }</div>
+                <div class="muted empty-hint" id="console-empty">{ tr("The response appears here: its status line, headers and body as the API server sends them. Try GET on the path above, or pick POST and give a body.", lang) }</div>
             }
             { for response }
         </div>

@@ -2,6 +2,8 @@
 
 use yew::prelude::*;
 
+use crate::i18n::tr;
+
 #[derive(Properties, PartialEq)]
 pub struct Props {
     /// What goes on the clipboard.
@@ -14,6 +16,7 @@ pub struct Props {
 
 #[function_component(CopyButton)]
 pub fn copy_button(p: &Props) -> Html {
+    let lang = use_context::<super::app::Ctx>().map(|c| c.0.lang).unwrap_or_default();
     let copied = use_state(|| false);
     {
         // The confirmation goes after a while, or when the text changes.
@@ -36,7 +39,7 @@ pub fn copy_button(p: &Props) -> Html {
     };
     html! {
         <button class="copy small" id={p.id.clone()} aria-label={p.label.clone()} {onclick}>
-            { if *copied { "copied" } else { "copy" } }
+            { if *copied { tr("copied", lang) } else { tr("copy", lang) } }
         </button>
     }
 }

@@ -17,6 +17,8 @@ use kubesim::flowcontrol::{shuffle, Dispatcher};
 
 use super::app::Ctx;
 use super::{input_by_id, input_value};
+use crate::i18n::{en, fill, tr};
+use crate::lessons::Lang;
 use crate::session::Source;
 
 const DURATION_MS: u64 = 20_000;
@@ -45,17 +47,13 @@ struct Preset {
 
 const PRESETS: &[Preset] = &[
     Preset {
-        title: "One noisy user",
-        blurb:
-            "noisy lists pods 600 times a second, alice twice; each list takes 300 ms. Both land in global-default, \
-                but in different queues: noisy's fill up and overflow (429), alice's stays short.",
+        title: en("One noisy user"),
+        blurb: en("noisy lists pods 600 times a second, alice twice; each list takes 300 ms. Both land in global-default, but in different queues: noisy’s fill up and overflow (429), alice’s stays short."),
         flows: || vec![flow("noisy", "noisy", &[], "team-a", 600.0), flow("alice", "alice", &[], "shop", 2.0)],
     },
     Preset {
-        title: "A hundred batch users",
-        blurb: "100 users of the batch-jobs group, 10 lists a second each: their hands of queues cover every queue \
-                of global-default, so alice waits behind them and times out (429 after 15 s). Give batch-jobs a \
-                level of its own and run it again.",
+        title: en("A hundred batch users"),
+        blurb: en("100 users of the batch-jobs group, 10 lists a second each: their hands of queues cover every queue of global-default, so alice waits behind them and times out (429 after 15 s). Give batch-jobs a level of its own and run it again."),
         flows: || {
             let mut f: Vec<LoadFlow> = (0..100)
                 .map(|i| flow("batch-jobs", &format!("batch-{i:03}"), &["batch-jobs"], "batch", 10.0))
@@ -110,22 +108,22 @@ fn hands_text(hands: &[Vec<u32>]) -> String {
 
 /// The builder's flow: `count` users (`user-0`, `user-1`, … when more
 /// than one) each sending at `rate`.
-fn built_flow(near: &web_sys::Event) -> Result<Vec<LoadFlow>, String> {
+fn built_flow(near: &web_sys::Event, lang: Lang) -> Result<Vec<LoadFlow>, String> {
     let user = input_by_id(near, "load-user").trim().to_string();
     if user.is_empty() {
-        return Err("a flow needs a user".into());
+        return Err(tr("a flow needs a user", lang).into());
     }
-    let number = |id: &str, what: &str| -> Result<f64, String> {
+    let number = |id: &str, what: &'static str| -> Result<f64, String> {
         input_by_id(near, id)
             .trim()
             .parse::<f64>()
             .ok()
             .filter(|n| n.is_finite() && *n > 0.0)
-            .ok_or(format!("{what} must be a positive number"))
+            .ok_or_else(|| fill(tr("{} must be a positive number", lang), &[&tr(what, lang)]))
     };
-    let rate = number("load-rate", "the rate")?.min(5000.0);
-    let cost = number("load-cost", "the cost")?.min(60_000.0) as u64;
-    let count = number("load-count", "the number of users")?.min(200.0) as usize;
+    let rate = number("load-rate", en("the rate"))?.min(5000.0);
+    let cost = number("load-cost", en("the cost"))?.min(60_000.0) as u64;
+    let count = number("load-count", en("the number of users"))?.min(200.0) as usize;
     let groups: Vec<&str> = Vec::new();
     let namespace = input_by_id(near, "load-namespace").trim().to_string();
     let group = input_by_id(near, "load-group").trim().to_string();
@@ -166,6 +164,7 @@ fn isolate_batch() -> Vec<Request> {
 #[function_component(Fairness)]
 pub fn fairness() -> Html {
     let ctx = use_context::<Ctx>().expect("context");
+    let lang = ctx.0.lang;
     // (what it was, its flows, the run)
     let result = use_state(|| None::<(String, Vec<LoadFlow>, LoadRun)>);
     let built = use_state(Vec::<LoadFlow>::new);
@@ -189,7 +188,7 @@ pub fn fairness() -> Html {
                     n => format!("−{}", -n),
                 };
                 let queues = l.spec.queuing.map_or("—".to_string(), |q| {
-                    format!("{} × {} (hand {})", q.queues, q.queue_length_limit, q.hand_size)
+                    fill(tr("{} × {} (hand {})", lang), &[&q.queues, &q.queue_length_limit, &q.hand_size])
                 });
                 html! {
                     <tr>
@@ -214,12 +213,12 @@ pub fn fairness() -> Html {
         Callback::from(move |_: MouseEvent| {
             let flows = (PRESETS[i].flows)();
             built.set(flows.clone());
-            run_flows(PRESETS[i].blurb.to_string(), flows);
+            run_flows(tr(PRESETS[i].blurb, lang).to_string(), flows);
         })
     };
     let add_flow = {
         let (built, problem) = (built.clone(), problem.clone());
-        Callback::from(move |e: MouseEvent| match built_flow(&e) {
+        Callback::from(move |e: MouseEvent| match built_flow(&e, lang) {
             Ok(more) => {
                 let mut all = (*built).clone();
                 all.extend(more);
@@ -231,7 +230,7 @@ pub fn fairness() -> Html {
     };
     let run_built = {
         let (run_flows, built) = (run_flows.clone(), built.clone());
-        Callback::from(move |_: MouseEvent| run_flows("Your flows.".to_string(), (*built).clone()))
+        Callback::from(move |_: MouseEvent| run_flows(tr("Your flows.", lang).to_string(), (*built).clone()))
     };
     let clear_built = {
         let built = built.clone();
@@ -246,8 +245,8 @@ pub fn fairness() -> Html {
         by_name
             .into_iter()
             .map(|(name, (n, rate, cost, ns))| {
-                let who = if n > 1 { format!("{n} users") } else { "1 user".into() };
-                html! { <li class="small mono">{ format!("{name}: {who} × {rate}/s, {cost} ms each, namespace {ns}") }</li> }
+                let who = if n > 1 { fill(tr("{} users", lang), &[&n]) } else { tr("1 user", lang).into() };
+                html! { <li class="small mono">{ fill(tr("{}: {} × {}/s, {} ms each, namespace {}", lang), &[&name, &who, &rate, &cost, &ns]) }</li> }
             })
             .collect::<Html>()
     };
@@ -282,7 +281,7 @@ pub fn fairness() -> Html {
                 <tr>
                     <td class="mono">{ name.clone() }</td><td class="mono small">{ r.route.clone() }</td>
                     <td>{ r.sent }</td><td>{ r.executed }</td><td class={class}>{ r.rejected }</td><td>{ mean }</td>
-                    <td class="mono small" title="the queues its requests are dealt to (shuffle sharding)">{ hands_text(&r.hands) }</td>
+                    <td class="mono small" title={tr("the queues its requests are dealt to (shuffle sharding)", lang)}>{ hands_text(&r.hands) }</td>
                 </tr>
             }
         });
@@ -299,16 +298,16 @@ pub fn fairness() -> Html {
                 html! {
                     <div class="apf-level">
                         <div class="small"><span class="mono">{ l.level.clone() }</span>
-                            { format!(" · seats {}/{} · waiting {}", l.seats_in_use, l.limit, l.queues.iter().sum::<u32>()) }</div>
-                        <div class="apf-queues" title="requests waiting in each queue">
+                            { fill(tr(" · seats {}/{} · waiting {}", lang), &[&l.seats_in_use, &l.limit, &l.queues.iter().sum::<u32>()]) }</div>
+                        <div class="apf-queues" title={tr("requests waiting in each queue", lang)}>
                             { for l.queues.iter().enumerate().map(|(qi, n)| {
                                 let h = (f64::from(*n) / f64::from(deepest) * 100.0).round();
                                 let who: Vec<&str> = l.queue_flows.get(qi).into_iter().flatten()
                                     .filter_map(|i| users.get(usize::from(*i)).copied()).collect();
                                 let title = if who.is_empty() {
-                                    format!("queue {qi}: empty")
+                                    fill(tr("queue {}: empty", lang), &[&qi])
                                 } else {
-                                    format!("queue {qi}: {n} waiting, from {}", who.join(", "))
+                                    fill(tr("queue {}: {} waiting, from {}", lang), &[&qi, &n, &who.join(", ")])
                                 };
                                 html! { <span class="apf-bar" style={format!("height:{h}%")} title={title}></span> }
                             }) }
@@ -321,7 +320,7 @@ pub fn fairness() -> Html {
             <div id="fairness-result">
                 <div class="small muted">{ what.clone() }</div>
                 <table class="apf-table" id="fairness-flows">
-                    <tr><th>{ "flow" }</th><th>{ "FlowSchema → level" }</th><th>{ "sent" }</th><th>{ "served" }</th><th>{ "429" }</th><th>{ "mean wait" }</th><th>{ "hand" }</th></tr>
+                    <tr><th>{ tr("flow", lang) }</th><th>{ tr("FlowSchema → level", lang) }</th><th>{ tr("sent", lang) }</th><th>{ tr("served", lang) }</th><th>{ "429" }</th><th>{ tr("mean wait", lang) }</th><th>{ tr("hand", lang) }</th></tr>
                     { for rows }
                 </table>
                 <div class="row">
@@ -335,30 +334,30 @@ pub fn fairness() -> Html {
     html! {
         <div id="fairness">
             <table class="apf-table" id="fairness-levels">
-                <tr><th>{ "priority level" }</th><th>{ "nominal" }</th><th>{ "lower" }</th><th>{ "upper" }</th><th>{ "limit" }</th><th title="borrowed (+) or lent (−)">{ "±" }</th><th>{ "in use" }</th><th>{ "queues × length" }</th></tr>
+                <tr><th>{ tr("priority level", lang) }</th><th>{ tr("nominal", lang) }</th><th>{ tr("lower", lang) }</th><th>{ tr("upper", lang) }</th><th>{ tr("limit", lang) }</th><th title={tr("borrowed (+) or lent (−)", lang)}>{ "±" }</th><th>{ tr("in use", lang) }</th><th>{ tr("queues × length", lang) }</th></tr>
                 { for levels }
             </table>
             <div class="row">
-                <span class="small muted">{ "Run 20 s of simulated load:" }</span>
+                <span class="small muted">{ tr("Run 20 s of simulated load:", lang) }</span>
                 { for PRESETS.iter().enumerate().map(|(i, p)| html! {
-                    <button id={format!("fairness-preset-{i}")} onclick={run_preset(i)}>{ p.title }</button>
+                    <button id={format!("fairness-preset-{i}")} onclick={run_preset(i)}>{ tr(p.title, lang) }</button>
                 }) }
-                <button id="fairness-isolate" onclick={isolate} title="creates a PriorityLevelConfiguration and a FlowSchema for the batch-jobs group">{ "Give batch-jobs its own level" }</button>
+                <button id="fairness-isolate" onclick={isolate} title={tr("creates a PriorityLevelConfiguration and a FlowSchema for the batch-jobs group", lang)}>{ tr("Give batch-jobs its own level", lang) }</button>
             </div>
             <details id="load-builder">
-                <summary class="small">{ format!("Build a scenario ({} flows)", built.len()) }</summary>
+                <summary class="small">{ fill(tr("Build a scenario ({} flows)", lang), &[&built.len()]) }</summary>
                 <div class="row small">
-                    <input id="load-user" class="narrow-wide" placeholder="user" value="carol" />
-                    <input id="load-count" class="narrow" type="number" min="1" max="200" value="1" title="how many users (user-0, user-1, …)" />
-                    <input id="load-group" class="narrow-wide" placeholder="group (optional)" />
-                    <input id="load-namespace" class="narrow-wide" placeholder="namespace" value="default" />
-                    <input id="load-rate" class="narrow" type="number" min="1" value="50" title="requests per second, each" />
+                    <input id="load-user" class="narrow-wide" placeholder={tr("user", lang)} value="carol" />
+                    <input id="load-count" class="narrow" type="number" min="1" max="200" value="1" title={tr("how many users (user-0, user-1, …)", lang)} />
+                    <input id="load-group" class="narrow-wide" placeholder={tr("group (optional)", lang)} />
+                    <input id="load-namespace" class="narrow-wide" placeholder={tr("namespace", lang)} value="default" />
+                    <input id="load-rate" class="narrow" type="number" min="1" value="50" title={tr("requests per second, each", lang)} />
                     <span>{ "/s ×" }</span>
-                    <input id="load-cost" class="narrow" type="number" min="1" value="300" title="milliseconds each request executes" />
+                    <input id="load-cost" class="narrow" type="number" min="1" value="300" title={tr("milliseconds each request executes", lang)} />
                     <span>{ "ms" }</span>
-                    <button id="load-add" onclick={add_flow}>{ "add flow" }</button>
-                    <button id="load-run" onclick={run_built} disabled={built.is_empty()}>{ "run" }</button>
-                    <button id="load-clear" onclick={clear_built}>{ "clear" }</button>
+                    <button id="load-add" onclick={add_flow}>{ tr("add flow", lang) }</button>
+                    <button id="load-run" onclick={run_built} disabled={built.is_empty()}>{ tr("run", lang) }</button>
+                    <button id="load-clear" onclick={clear_built}>{ tr("clear", lang) }</button>
                 </div>
                 { for problem.as_ref().map(|p| html! { <div class="error small">{ p.clone() }</div> }) }
                 <ul class="load-flows">{ built_rows }</ul>

@@ -9,6 +9,8 @@ use yew::prelude::*;
 use super::app::{Ctx, ObjectRef};
 use super::{CopyButton, WireLens};
 use crate::format::{diff_lines, to_pretty_json, to_yaml};
+use crate::i18n::{en, fill, tr};
+use crate::lessons::Lang;
 use crate::ownership::{conflict_fields, field_tree};
 use crate::session::{body_json, Session, Source};
 
@@ -51,6 +53,7 @@ fn version_at(s: &mut Session, o: &ObjectRef, rev: u64) -> Result<String, String
 #[function_component(Inspector)]
 pub fn inspector() -> Html {
     let ctx = use_context::<Ctx>().expect("context");
+    let lang = ctx.0.lang;
     let current = use_state(|| None::<(u16, Value)>);
     let seen_live = use_state(|| false);
     let as_yaml = use_state(|| true);
@@ -95,7 +98,7 @@ pub fn inspector() -> Html {
         });
     }
     if target.name.is_empty() {
-        return html! { <div class="muted">{ "Name an object above (type, namespace, name — each completes), or click one in a watch lane, the owners view or the timeline." }</div> };
+        return html! { <div class="muted">{ tr("Name an object above (type, namespace, name — each completes), or click one in a watch lane, the owners view or the timeline.", lang) }</div> };
     }
     let (status, obj) = (*current).clone().unwrap_or((0, Value::Null));
     // The fields the last server-side apply conflict on this object named.
@@ -138,13 +141,13 @@ pub fn inspector() -> Html {
                 )
             });
         });
-        html! { <li><span class="mono">{ f.clone() }</span><button class="remove-finalizer" data-finalizer={f.clone()} {onclick}>{ "remove" }</button></li> }
+        html! { <li><span class="mono">{ f.clone() }</span><button class="remove-finalizer" data-finalizer={f.clone()} {onclick}>{ tr("remove", lang) }</button></li> }
     });
-    let phase_box = |p: Phase, label: &str| {
+    let phase_box = |p: Phase, label: &'static str| {
         let on = phase == p;
         html! {
             <span class={if on { "phase on" } else { "phase" }} data-phase={label.to_string()}
-                aria-current={on.then_some("step")}>{ label.to_string() }</span>
+                aria-current={on.then_some("step")}>{ tr(label, lang) }</span>
         }
     };
     let rows = history.iter().enumerate().rev().map(|(i, (rev, verb))| {
@@ -161,12 +164,12 @@ pub fn inspector() -> Html {
             });
             diff.set(Some((prev.unwrap_or(0), rev, result)));
         });
-        html! { <div class="hist"><span class="rv">{ rev }</span>{ format!(" {verb} ") }<button class="show-diff" {onclick}>{ "diff with previous" }</button></div> }
+        html! { <div class="hist"><span class="rv">{ rev }</span>{ format!(" {verb} ") }<button class="show-diff" {onclick}>{ tr("diff with previous", lang) }</button></div> }
     });
     let diff_view = (*diff).clone().map(|(a, b, r)| match r {
         Ok(lines) => html! {
             <div class="diff" id="diff">
-                <div class="muted">{ format!("revision {a} → {b}") }</div>
+                <div class="muted">{ fill(tr("revision {} → {}", lang), &[&a, &b]) }</div>
                 { for lines.into_iter().map(|(tag, l)| {
                     let class = match tag { '+' => "add", '-' => "del", _ => "same" };
                     html!{ <div class={class}>{ format!("{tag} {l}") }</div> }
@@ -191,29 +194,29 @@ pub fn inspector() -> Html {
     html! {
         <div class="inspector">
             <div class="mono"><b>{ format!("{} {}", target.resource, if target.namespace.is_empty() { target.name.clone() } else { format!("{}/{}", target.namespace, target.name) }) }</b></div>
-            <div class="phases" id="phases" aria-live="polite" aria-label="lifecycle phase">
-                { phase_box(Phase::Live, "live") }<span class="arrow">{ "→" }</span>
-                { phase_box(Phase::Terminating, "terminating") }<span class="arrow">{ "→" }</span>
-                { phase_box(Phase::Removed, "removed") }
+            <div class="phases" id="phases" aria-live="polite" aria-label={tr("lifecycle phase", lang)}>
+                { phase_box(Phase::Live, en("live")) }<span class="arrow">{ "→" }</span>
+                { phase_box(Phase::Terminating, en("terminating")) }<span class="arrow">{ "→" }</span>
+                { phase_box(Phase::Removed, en("removed")) }
             </div>
             if phase == Phase::Terminating {
                 <div class="terminating">
-                    { format!("deletionTimestamp {} — waiting on {} finalizer(s):", obj.pointer("/metadata/deletionTimestamp").and_then(Value::as_str).unwrap_or(""), finalizers.len()) }
+                    { fill(tr("deletionTimestamp {} — waiting on {} finalizer(s):", lang), &[&obj.pointer("/metadata/deletionTimestamp").and_then(Value::as_str).unwrap_or(""), &finalizers.len()]) }
                     <ul id="finalizers">{ for remove_buttons }</ul>
                 </div>
             } else if !finalizers.is_empty() {
-                <div class="muted">{ format!("finalizers: {}", finalizers.join(", ")) }</div>
+                <div class="muted">{ fill(tr("finalizers: {}", lang), &[&finalizers.join(", ")]) }</div>
             }
             <div class="row">
-                <button onclick={toggle}>{ if *as_yaml { "show JSON" } else { "show YAML" } }</button>
-                <CopyButton id="inspector-copy" text={body.clone()} label="copy the object" />
+                <button onclick={toggle}>{ if *as_yaml { tr("show JSON", lang) } else { tr("show YAML", lang) } }</button>
+                <CopyButton id="inspector-copy" text={body.clone()} label={tr("copy the object", lang)} />
             </div>
-            <pre class="body" id="inspector-body" tabindex="0" aria-label="the object">{ body }</pre>
+            <pre class="body" id="inspector-body" tabindex="0" aria-label={tr("the object", lang)}>{ body }</pre>
             if status == 200 {
                 <WireLens body={std::rc::Rc::new(serde_json::to_vec(&obj).unwrap_or_default())} at={ctx.0.session.borrow().server.now()} />
             }
-            { ownership_view(&obj, &conflicts) }
-            <div class="history"><b>{ "Revision history" }</b>{ for rows }</div>
+            { ownership_view(&obj, &conflicts, lang) }
+            <div class="history"><b>{ tr("Revision history", lang) }</b>{ for rows }</div>
             { for diff_view }
         </div>
     }
@@ -222,7 +225,7 @@ pub fn inspector() -> Html {
 /// managedFields as a tree of fields, each with a badge per manager owning
 /// it: a colour per manager, filled for Apply and outlined for Update; the
 /// fields of the last apply conflict marked.
-fn ownership_view(obj: &Value, conflicts: &[String]) -> Html {
+fn ownership_view(obj: &Value, conflicts: &[String], lang: Lang) -> Html {
     let tree = field_tree(obj);
     if tree.managers.is_empty() {
         return html! {};
@@ -233,18 +236,18 @@ fn ownership_view(obj: &Value, conflicts: &[String]) -> Html {
         html! { <span {class} title={format!("{} ({}) {}", m.name, m.operation, m.time)}>{ m.name.clone() }</span> }
     };
     html! {
-        <div class="ownership" id="ownership"><b>{ "Field ownership" }</b>
+        <div class="ownership" id="ownership"><b>{ tr("Field ownership", lang) }</b>
             <div class="fo-legend">{ for (0..tree.managers.len()).map(|i| html! {
                 <span class="fo-manager">{ badge(i) }{ format!(" {} {}", tree.managers[i].operation, tree.managers[i].time) }</span>
             }) }</div>
-            <div class="fo-tree mono" role="tree" tabindex="0" aria-label="fields and their managers">{ for tree.rows.iter().map(|r| {
+            <div class="fo-tree mono" role="tree" tabindex="0" aria-label={tr("fields and their managers", lang)}>{ for tree.rows.iter().map(|r| {
                 let conflict = conflicts.contains(&r.path);
                 html! {
                     <div class={classes!("fo-row", conflict.then_some("fo-conflict"))} role="treeitem" data-path={r.path.clone()}
                         style={format!("padding-left: {}em", r.depth as f32 * 1.2)}>
                         <span class="fo-label">{ r.label.clone() }</span>
                         { for r.owners.iter().map(|i| badge(*i)) }
-                        { for conflict.then(|| html! { <span class="fo-conflict-note">{ "conflict" }</span> }) }
+                        { for conflict.then(|| html! { <span class="fo-conflict-note">{ tr("conflict", lang) }</span> }) }
                     </div>
                 }
             }) }</div>

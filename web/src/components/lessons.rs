@@ -8,7 +8,7 @@ use yew::prelude::*;
 
 use super::app::Ctx;
 use super::{fetch_text, select_value, CopyButton};
-use crate::i18n::words;
+use crate::i18n::{fill, tr, words};
 use crate::lessons::{self, Lang, Lesson, Permalink, Verdict, INDEX_FILE};
 use crate::markdown::{markdown, Block, Inline};
 use crate::state::Action;
@@ -98,7 +98,7 @@ pub fn lessons_panel() -> Html {
                                 ctx.dispatch(Action::OpenLesson(l.clone(), step, p.seed));
                             } else {
                                 let id = p.lesson.unwrap_or_default();
-                                ctx.dispatch(Action::Notice(Some(format!("There is no lesson {id:?}."))));
+                                ctx.dispatch(Action::Notice(Some(fill(tr("There is no lesson “{}”.", lang), &[&id]))));
                             }
                         }
                         catalog.set(Catalog::Loaded(all));
@@ -120,7 +120,9 @@ pub fn lessons_panel() -> Html {
                     // Named by its file when it came by URL.
                     match lessons::parse(e.lesson.as_deref().unwrap_or("inline"), text) {
                         Ok(l) => ctx.dispatch(Action::OpenLesson(Rc::new(l), 0, e.seed)),
-                        Err(err) => ctx.dispatch(Action::Notice(Some(format!("The lesson did not load: {err}")))),
+                        Err(err) => {
+                            ctx.dispatch(Action::Notice(Some(fill(tr("The lesson did not load: {}", lang), &[&err]))))
+                        }
                     }
                 } else if let Some(id) = e.lesson.clone() {
                     // Only its own file, not the whole catalog.
@@ -128,7 +130,8 @@ pub fn lessons_panel() -> Html {
                     wasm_bindgen_futures::spawn_local(async move {
                         match fetch_text(&url).await.and_then(|t| lessons::parse(&id, &t)) {
                             Ok(l) => ctx.dispatch(Action::OpenLesson(Rc::new(l), 0, e.seed)),
-                            Err(err) => ctx.dispatch(Action::Notice(Some(format!("The lesson did not load: {err}")))),
+                            Err(err) => ctx
+                                .dispatch(Action::Notice(Some(fill(tr("The lesson did not load: {}", lang), &[&err])))),
                         }
                     });
                 }
@@ -242,7 +245,7 @@ pub fn lessons_panel() -> Html {
         };
         let tries = step.actions.iter().map(|a| {
             let text = a.describe(caps);
-            html! { <li><code class="mono">{ text.clone() }</code>{ " " }<CopyButton text={text} label="copy" /></li> }
+            html! { <li><code class="mono">{ text.clone() }</code>{ " " }<CopyButton text={text} label={tr("copy", lang)} /></li> }
         });
         let check = if passed {
             html! { <div class="lesson-check passed" id="lesson-check" role="status">{ "✓ " }{ words("done", lang) }</div> }

@@ -6,6 +6,7 @@
 use yew::prelude::*;
 
 use super::app::Ctx;
+use crate::i18n::{en, fill, tr};
 use crate::samples::History;
 
 const W: f64 = 460.0;
@@ -21,10 +22,10 @@ enum Chart {
 }
 
 const CHARTS: &[(Chart, &str)] = &[
-    (Chart::Verbs, "requests/s by verb"),
-    (Chart::Codes, "requests/s by code"),
-    (Chart::Inflight, "in flight (last second's most)"),
-    (Chart::Waiting, "waiting in APF queues"),
+    (Chart::Verbs, en("requests/s by verb")),
+    (Chart::Codes, en("requests/s by code")),
+    (Chart::Inflight, en("in flight (last second's most)")),
+    (Chart::Waiting, en("waiting in APF queues")),
 ];
 
 /// The named lines of a chart.
@@ -69,6 +70,7 @@ fn lines(h: &History, chart: Chart) -> Vec<(String, Vec<(f64, f64)>)> {
 #[function_component(MetricsChart)]
 pub fn metrics_chart() -> Html {
     let ctx = use_context::<Ctx>().expect("context");
+    let lang = ctx.0.lang;
     let chart = use_state(|| Chart::Verbs);
     let data = {
         let session = ctx.0.session.borrow();
@@ -96,15 +98,15 @@ pub fn metrics_chart() -> Html {
         <div id="metrics-chart">
             <div class="row">
                 { for CHARTS.iter().map(|(c, label)| html! {
-                    <button class={if *chart == *c { "selected" } else { "" }} onclick={pick(*c)}>{ *label }</button>
+                    <button class={if *chart == *c { "selected" } else { "" }} onclick={pick(*c)}>{ tr(label, lang) }</button>
                 }) }
             </div>
             <svg class="chart" viewBox={format!("0 0 {W} {H}")} preserveAspectRatio="none" role="img"
-                aria-label="the chosen series over the last two minutes of simulated time">
+                aria-label={tr("the chosen series over the last two minutes of simulated time", lang)}>
                 <line x1="0" y1={H.to_string()} x2={W.to_string()} y2={H.to_string()} class="axis" />
                 { for polylines }
             </svg>
-            <div class="row small">{ format!("max {y_max:.1} · last {x_max:.0} s of simulated time · ") }{ for legend }</div>
+            <div class="row small">{ fill(tr("max {} · last {} s of simulated time · ", lang), &[&format!("{y_max:.1}"), &format!("{x_max:.0}")]) }{ for legend }</div>
         </div>
     }
 }

@@ -9,6 +9,7 @@ use yew::prelude::*;
 
 use super::app::{Action, Ctx, ObjectRef};
 use super::{enter_clicks, input_value};
+use crate::i18n::tr;
 use crate::session::{body_json, Session, Source};
 
 /// The names in a collection (empty when it cannot be listed), read as
@@ -25,6 +26,7 @@ pub(super) fn names(s: &mut Session, path: &str) -> Vec<String> {
 #[function_component(OpenObject)]
 pub fn open_object() -> Html {
     let ctx = use_context::<Ctx>().expect("context");
+    let lang = ctx.0.lang;
     let kind = use_state(|| "configmaps".to_string());
     let namespace = use_state(|| "default".to_string());
     let name = use_state(String::new);
@@ -77,20 +79,20 @@ pub fn open_object() -> Html {
     let options = |list: &[String]| list.iter().map(|t| html! { <option value={t.clone()} /> }).collect::<Html>();
     html! {
         <div class="row open-object">
-            <label for="open-kind" class="sr-only">{ "type" }</label>
+            <label for="open-kind" class="sr-only">{ tr("type", lang) }</label>
             <input id="open-kind" class="mono" list="open-kinds" value={(*kind).clone()} oninput={field(&kind)}
-                onkeydown={enter_clicks("open-go")} placeholder="type" spellcheck="false" />
+                onkeydown={enter_clicks("open-go")} placeholder={tr("type", lang)} spellcheck="false" />
             <datalist id="open-kinds">{ options(&types) }</datalist>
-            <label for="open-namespace" class="sr-only">{ "namespace" }</label>
+            <label for="open-namespace" class="sr-only">{ tr("namespace", lang) }</label>
             <input id="open-namespace" class="mono" list="open-namespaces" value={(*namespace).clone()}
                 oninput={field(&namespace)} onkeydown={enter_clicks("open-go")} onfocus={onfocus.clone()} disabled={!namespaced}
-                placeholder={if namespaced { "namespace" } else { "(cluster-scoped)" }} spellcheck="false" />
+                placeholder={if namespaced { tr("namespace", lang) } else { tr("(cluster-scoped)", lang) }} spellcheck="false" />
             <datalist id="open-namespaces">{ options(&namespaces) }</datalist>
-            <label for="open-name" class="sr-only">{ "name" }</label>
+            <label for="open-name" class="sr-only">{ tr("name", lang) }</label>
             <input id="open-name" class="grow mono" list="open-names" value={(*name).clone()} oninput={field(&name)}
-                onkeydown={enter_clicks("open-go")} onfocus={onfocus} placeholder="name" spellcheck="false" />
+                onkeydown={enter_clicks("open-go")} onfocus={onfocus} placeholder={tr("name", lang)} spellcheck="false" />
             <datalist id="open-names">{ options(&candidates) }</datalist>
-            <button id="open-go" onclick={open}>{ "open" }</button>
+            <button id="open-go" onclick={open}>{ tr("open", lang) }</button>
             if let Some(e) = (*error).clone() { <div class="error" id="open-error">{ e }</div> }
         </div>
     }

@@ -7,11 +7,13 @@ use yew::prelude::*;
 
 use super::app::{Action, Ctx};
 use super::input_value;
+use crate::i18n::{fill, tr};
 use crate::owners::{forest, Row};
 
 #[function_component(OwnersView)]
 pub fn owners_view() -> Html {
     let ctx = use_context::<Ctx>().expect("context");
+    let lang = ctx.0.lang;
     let namespace = use_state(|| "default".to_string());
     let rows = use_state(Vec::<Row>::new);
     let revision = ctx.0.session.borrow().server.revision().0;
@@ -37,7 +39,7 @@ pub fn owners_view() -> Html {
                 <div {class} style={indent}>
                     <span class="kind">{ r.kind }</span>
                     <a class="mono" {onclick}>{ r.name.clone() }</a>
-                    <span class="muted">{ if r.terminating { format!("{} (terminating)", r.state) } else { r.state.clone() } }</span>
+                    <span class="muted">{ if r.terminating { fill(tr("{} (terminating)", lang), &[&r.state]) } else { r.state.clone() } }</span>
                 </div>
             }
         })
@@ -45,9 +47,9 @@ pub fn owners_view() -> Html {
     let paused = ctx.0.session.borrow().controllers.is_paused();
     html! {
         <div id="owners">
-            <label>{ "namespace " }<input class="mono" id="owners-namespace" value={(*namespace).clone()} {oninput} /></label>
+            <label>{ tr("namespace ", lang) }<input class="mono" id="owners-namespace" value={(*namespace).clone()} {oninput} /></label>
             if list.is_empty() {
-                <div class="muted empty-hint" id="owners-empty">{ "No workloads or pods in this namespace. Try kubectl create deployment web --image=nginx --replicas=3 (or another namespace: kube-system runs CoreDNS): each Deployment shows here with its ReplicaSets and their pods, live." }</div>
+                <div class="muted empty-hint" id="owners-empty">{ tr("No workloads or pods in this namespace. Try kubectl create deployment web --image=nginx --replicas=3 (or another namespace: kube-system runs CoreDNS): each Deployment shows here with its ReplicaSets and their pods, live.", lang) }</div>
             } else {
                 if paused { <super::Differs id="owners-differs" note={crate::kubectl::differs::PAUSED} /> }
                 <div class="owner-rows">{ for list }</div>

@@ -5,11 +5,13 @@ use yew::prelude::*;
 
 use super::app::{Action, Ctx};
 use super::{checked, ResponseView, VirtualList};
+use crate::i18n::{fill, tr};
 use crate::session::Source;
 
 #[function_component(RequestLog)]
 pub fn request_log() -> Html {
     let ctx = use_context::<Ctx>().expect("context");
+    let lang = ctx.0.lang;
     let show_polls = use_state(|| false);
     let show_controllers = use_state(|| false);
     let s = ctx.0.session.borrow();
@@ -48,7 +50,7 @@ pub fn request_log() -> Html {
     let detail = ctx.0.selected_log.and_then(|id| s.log_entry(id)).map(|e| {
         html! {
             <div class="log-detail" id="log-detail">
-                <div class="muted">{ format!("#{} from {} at {}", e.id, e.source.label(), e.at.rfc3339()) }</div>
+                <div class="muted">{ fill(tr("#{} from {} at {}", lang), &[&e.id, &e.source.label(), &e.at.rfc3339()]) }</div>
                 <ResponseView request={Some(e.request.clone())} response={e.response.clone()} at={e.at} />
             </div>
         }
@@ -65,13 +67,13 @@ pub fn request_log() -> Html {
     drop(s);
     html! {
         <div class="request-log">
-            <label class="flag"><input type="checkbox" checked={*show_polls} onchange={toggle} />{ "show the page's own reads (timeline, owners view, completion)" }</label>
-            <label class="flag"><input type="checkbox" id="show-controllers" checked={*show_controllers} onchange={toggle_controllers} />{ "show the controllers' requests" }</label>
-            <span class="muted">{ format!(" {count} requests") }</span>
+            <label class="flag"><input type="checkbox" checked={*show_polls} onchange={toggle} />{ tr("show the page's own reads (timeline, owners view, completion)", lang) }</label>
+            <label class="flag"><input type="checkbox" id="show-controllers" checked={*show_controllers} onchange={toggle_controllers} />{ tr("show the controllers' requests", lang) }</label>
+            <span class="muted">{ fill(tr(" {} requests", lang), &[&count]) }</span>
             if count == 0 {
-                <div class="muted empty-hint" id="log-empty">{ "No requests to show yet. Every request the page sends — from kubectl, the console, the watch lanes and the pager — appears here with its status and resourceVersion (the controllers' behind the checkbox above); click one to see it in full." }</div>
+                <div class="muted empty-hint" id="log-empty">{ tr("No requests to show yet. Every request the page sends — from kubectl, the console, the watch lanes and the pager — appears here with its status and resourceVersion (the controllers' behind the checkbox above); click one to see it in full.", lang) }</div>
             }
-            <VirtualList id="log-list" label="requests (Enter opens one)" count={count} row_height={22.0} height={260.0} render={render} follow=true />
+            <VirtualList id="log-list" label={tr("requests (Enter opens one)", lang)} count={count} row_height={22.0} height={260.0} render={render} follow=true />
             { for detail }
         </div>
     }

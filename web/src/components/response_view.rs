@@ -9,6 +9,7 @@ use yew::prelude::*;
 
 use super::WireLens;
 use crate::format::{carries_secret_values, pretty_body};
+use crate::i18n::tr;
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -43,6 +44,7 @@ fn reason_phrase(code: u16) -> &'static str {
 
 #[function_component(ResponseView)]
 pub fn response_view(p: &Props) -> Html {
+    let lang = use_context::<super::app::Ctx>().map(|c| c.0.lang).unwrap_or_default();
     let r = &p.response;
     let class = if r.status >= 400 { "status bad" } else { "status good" };
     let mut headers: Vec<&(String, String)> = r.headers.iter().collect();
@@ -66,7 +68,7 @@ pub fn response_view(p: &Props) -> Html {
                 html!{ <div class={if warn { "mono header warning" } else { "mono header" }}>{ format!("{k}: {v}") }</div> }
             }) }
             if carries_secret_values(&r.body) {
-                <div class="note" id="secret-note">{ "This shows the Secret's values as the API returns them: base64-encoded, not encrypted. Anyone who may read a Secret reads its values; the native door never logs them." }</div>
+                <div class="note" id="secret-note">{ tr("This shows the Secret's values as the API returns them: base64-encoded, not encrypted. Anyone who may read a Secret reads its values; the native door never logs them.", lang) }</div>
             }
             <pre class="body">{ pretty_body(&r.body) }</pre>
             if r.status < 300 && r.header("Content-Type").is_some_and(|c| c.starts_with("application/json")) {

@@ -8,6 +8,7 @@ use yew::prelude::*;
 
 use super::app::Ctx;
 use super::{input_value, select_value};
+use crate::i18n::{fill, tr};
 use crate::rv_explorer::{cell, meaning, target, Match, Paging, Verb, COLUMNS, GET_ROW, LIST_ROWS, WATCH_ROW};
 use crate::session::{body_json, Source};
 
@@ -51,6 +52,7 @@ fn paging_label(p: Paging) -> &'static str {
 #[function_component(RvExplorer)]
 pub fn rv_explorer() -> Html {
     let ctx = use_context::<Ctx>().expect("context");
+    let lang = ctx.0.lang;
     let verb = use_state(|| Verb::List);
     let m = use_state(|| Match::Unset);
     let paging = use_state(|| Paging::None);
@@ -117,7 +119,7 @@ pub fn rv_explorer() -> Html {
                 let body = body_json(&e.response);
                 let summary = if let Some(stream) = stream {
                     s.adopt_watch(&e, stream);
-                    "a watch, opened in a lane (its first events say where it started)".to_string()
+                    tr("a watch, opened in a lane (its first events say where it started)", lang).to_string()
                 } else if e.response.status != 200 {
                     format!(
                         "{} {}: {}",
@@ -128,8 +130,8 @@ pub fn rv_explorer() -> Html {
                 } else {
                     let rv = body["metadata"]["resourceVersion"].as_str().unwrap_or("");
                     match body["items"].as_array() {
-                        Some(items) => format!("{} items at resourceVersion {rv}", items.len()),
-                        None => format!("the object at resourceVersion {rv}"),
+                        Some(items) => fill(tr("{} items at resourceVersion {}", lang), &[&items.len(), &rv]),
+                        None => fill(tr("the object at resourceVersion {}", lang), &[&rv]),
                     }
                 };
                 Answer { target: t, status: e.response.status, summary }
@@ -151,7 +153,7 @@ pub fn rv_explorer() -> Html {
                 <tr class="on"><th>{ "watch" }</th>{ table_row(&WATCH_ROW, at.map(|c| c.1)) }</tr></table>
         },
         Verb::List => html! {
-            <table class="rv-table" id="rv-table"><caption>{ "list: resourceVersionMatch and paging" }</caption>{ head_row }
+            <table class="rv-table" id="rv-table"><caption>{ tr("list: resourceVersionMatch and paging", lang) }</caption>{ head_row }
                 { for LIST_ROWS.iter().enumerate().map(|(i, (rm, rp, cells))| {
                     let on = at.filter(|c| c.0 == i).map(|c| c.1);
                     html! {
@@ -168,16 +170,16 @@ pub fn rv_explorer() -> Html {
     html! {
         <div class="rv-explorer">
             <div class="row">
-                <label>{ "verb " }<select id="rv-verb" onchange={on_verb}>
+                <label>{ tr("verb ", lang) }<select id="rv-verb" onchange={on_verb}>
                     <option value="get" selected={*verb == Verb::Get}>{ "get" }</option>
                     <option value="list" selected={*verb == Verb::List}>{ "list" }</option>
                     <option value="watch" selected={*verb == Verb::Watch}>{ "watch" }</option>
                 </select></label>
                 <label>{ "resourceVersion " }<input id="rv-value" class="mono" size="8" value={(*rv).clone()} oninput={on_rv} /></label>
-                <button id="rv-set-head" onclick={set_rv(head.to_string())}>{ format!("head ({head})") }</button>
-                <button id="rv-set-compacted" onclick={set_rv(horizon.to_string())}>{ format!("compacted ({horizon})") }</button>
+                <button id="rv-set-head" onclick={set_rv(head.to_string())}>{ fill(tr("head ({})", lang), &[&head]) }</button>
+                <button id="rv-set-compacted" onclick={set_rv(horizon.to_string())}>{ fill(tr("compacted ({})", lang), &[&horizon]) }</button>
                 <button id="rv-set-zero" onclick={set_rv("0".into())}>{ "0" }</button>
-                <button id="rv-set-unset" onclick={set_rv(String::new())}>{ "unset" }</button>
+                <button id="rv-set-unset" onclick={set_rv(String::new())}>{ tr("unset", lang) }</button>
             </div>
             if list {
                 <div class="row">
@@ -185,7 +187,7 @@ pub fn rv_explorer() -> Html {
                         { for [Match::Unset, Match::Exact, Match::NotOlderThan].into_iter().map(|x| html! {
                             <option value={x.param()} selected={*m == x}>{ match_label(x) }</option> }) }
                     </select></label>
-                    <label>{ "paging " }<select id="rv-paging" onchange={on_paging}>
+                    <label>{ tr("paging ", lang) }<select id="rv-paging" onchange={on_paging}>
                         <option value="none" selected={*paging == Paging::None}>{ paging_label(Paging::None) }</option>
                         <option value="limit" selected={*paging == Paging::Limit}>{ paging_label(Paging::Limit) }</option>
                         <option value="continue" selected={*paging == Paging::Continue}>{ paging_label(Paging::Continue) }</option>
@@ -194,11 +196,11 @@ pub fn rv_explorer() -> Html {
             }
             <div class="row">
                 <code class="mono" id="rv-target">{ format!("GET {}", target(*verb, COLLECTION, ITEM, *m, *paging, &rv, "<token>")) }</code>
-                <button id="rv-send" class="primary" onclick={send}>{ "send" }</button>
+                <button id="rv-send" class="primary" onclick={send}>{ tr("send", lang) }</button>
             </div>
             <div id="rv-meaning">{ match meaning {
-                Some(x) => html! { <span>{ "The table says: " }<strong>{ x }</strong></span> },
-                None => html! { <span class="muted">{ "No row of the table covers this combination." }</span> },
+                Some(x) => html! { <span>{ tr("The table says: ", lang) }<strong>{ x }</strong></span> },
+                None => html! { <span class="muted">{ tr("No row of the table covers this combination.", lang) }</span> },
             } }</div>
             { table }
             { for (*answer).clone().map(|a| html! {

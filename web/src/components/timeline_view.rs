@@ -7,6 +7,7 @@ use yew::prelude::*;
 
 use super::app::{Action, Ctx, ObjectRef};
 use super::{input_value, VirtualList};
+use crate::i18n::{fill, tr};
 use crate::session::{body_json, Session, Source};
 
 const WIDTH: f64 = 640.0;
@@ -44,6 +45,7 @@ fn snapshot(s: &mut Session, rev: u64) -> Snapshot {
 #[function_component(TimelineView)]
 pub fn timeline_view() -> Html {
     let ctx = use_context::<Ctx>().expect("context");
+    let lang = ctx.0.lang;
     let picked = use_state(|| None::<Snapshot>);
     let end = use_state(|| None::<u64>);
     let s = ctx.0.session.borrow();
@@ -71,7 +73,7 @@ pub fn timeline_view() -> Html {
     }).collect();
     let horizon = if t.compacted >= lo {
         let w = x(t.compacted.min(hi)) - 10.0;
-        html! { <rect class="compacted" x="10" y="12" width={w.max(0.0).to_string()} height="36"><title>{ format!("compacted: revisions ≤ {} are gone", t.compacted) }</title></rect> }
+        html! { <rect class="compacted" x="10" y="12" width={w.max(0.0).to_string()} height="36"><title>{ fill(tr("compacted: revisions ≤ {} are gone", lang), &[&t.compacted]) }</title></rect> }
     } else {
         html! {}
     };
@@ -104,7 +106,7 @@ pub fn timeline_view() -> Html {
     let snap = (*picked).clone().map(|sn| {
         html! {
             <div class="snapshot" id="snapshot">
-                <div><b>{ format!("The cluster at resourceVersion {}", sn.revision) }</b>{ " (a list with resourceVersionMatch=Exact per resource)" }</div>
+                <div><b>{ fill(tr("The cluster at resourceVersion {}", lang), &[&sn.revision]) }</b>{ tr(" (a list with resourceVersionMatch=Exact per resource)", lang) }</div>
                 { for sn.lists.iter().map(|(r, code, text)| html!{
                     <div class={if *code == 200 { "snap-row" } else { "snap-row bad" }}><span class="res">{ r.clone() }</span>{ format!(" {code} ") }<span class="mono">{ text.clone() }</span></div>
                 }) }
@@ -127,12 +129,13 @@ pub fn timeline_view() -> Html {
         None if compacted > 0 => Some(compacted),
         _ => None,
     };
-    let unseen_note =
-        unseen.map(|u| format!(" · revisions 1–{u} were compacted before this page read them")).unwrap_or_default();
+    let unseen_note = unseen
+        .map(|u| fill(tr(" · revisions 1–{} were compacted before this page read them", lang), &[&u]))
+        .unwrap_or_default();
     drop(s);
     html! {
         <div class="timeline">
-            <div class="muted" id="timeline-head">{ format!("now {now} · head {head} · compacted ≤ {compacted} · window {window}s · showing revisions {lo}–{hi}{unseen_note}") }</div>
+            <div class="muted" id="timeline-head">{ fill(tr("now {} · head {} · compacted ≤ {} · window {}s · showing revisions {}–{}{}", lang), &[&now, &head, &compacted, &window, &lo, &hi, &unseen_note]) }</div>
             <svg id="timeline-axis" width={WIDTH.to_string()} height="60" viewBox={format!("0 0 {WIDTH} 60")}>
                 { horizon }
                 <line x1="10" y1="30" x2={(WIDTH - 10.0).to_string()} y2="30" class="axis" />
@@ -140,11 +143,11 @@ pub fn timeline_view() -> Html {
                 <text x="10" y="58" class="tick">{ lo }</text>
                 <text x={(WIDTH - 40.0).to_string()} y="58" class="tick">{ hi }</text>
             </svg>
-            <input type="range" min="1" max={head.to_string()} value={hi.to_string()} oninput={on_end} title="scroll the axis" aria-label="the newest revision the axis shows" />
+            <input type="range" min="1" max={head.to_string()} value={hi.to_string()} oninput={on_end} title={tr("scroll the axis", lang)} aria-label={tr("the newest revision the axis shows", lang)} />
             if count == 0 && compacted > 0 {
-                <div class="muted" id="timeline-empty">{ format!("Nothing left to show: every write up to revision {compacted} was compacted (history is kept for {window}s). New writes appear here as they happen.") }</div>
+                <div class="muted" id="timeline-empty">{ fill(tr("Nothing left to show: every write up to revision {} was compacted (history is kept for {}s). New writes appear here as they happen.", lang), &[&compacted, &window]) }</div>
             }
-            <VirtualList id="timeline-list" label="revisions (Enter shows the cluster at one)" count={count} row_height={20.0} height={160.0} render={list_render} />
+            <VirtualList id="timeline-list" label={tr("revisions (Enter shows the cluster at one)", lang)} count={count} row_height={20.0} height={160.0} render={list_render} />
             { for snap }
         </div>
     }

@@ -5,7 +5,9 @@
 
 use yew::prelude::*;
 
+use super::app::Ctx;
 use super::select_value;
+use crate::i18n::tr;
 use crate::view::{Layout, Theme, ViewPrefs, TEXT_SIZES};
 
 const KEY: &str = "kubesim.view";
@@ -50,6 +52,7 @@ pub struct Props {
 
 #[function_component(ViewSettings)]
 pub fn view_settings(p: &Props) -> Html {
+    let lang = use_context::<Ctx>().map(|c| c.0.lang).unwrap_or_default();
     let change = |f: fn(ViewPrefs, &str) -> ViewPrefs| {
         let (prefs, on_change) = (p.prefs, p.on_change.clone());
         Callback::from(move |e: Event| {
@@ -65,20 +68,26 @@ pub fn view_settings(p: &Props) -> Html {
         html! { <option value={t.to_string()} selected={*t == p.prefs.text}>{ format!("{t} px") }</option> }
     });
     let layouts =
-        [(Layout::All, "all panels"), (Layout::Focus, "focus: kubectl, lanes, inspector")].map(|(l, label)| {
-            html! { <option value={l.as_str()} selected={l == p.prefs.layout}>{ label }</option> }
-        });
-    let themes =
-        [(Theme::System, "as the system"), (Theme::Light, "light"), (Theme::Dark, "dark")].map(|(t, label)| {
-            html! { <option value={t.as_str()} selected={t == p.prefs.theme}>{ label }</option> }
-        });
+        [(Layout::All, tr("all panels", lang)), (Layout::Focus, tr("focus: kubectl, lanes, inspector", lang))].map(
+            |(l, label)| {
+                html! { <option value={l.as_str()} selected={l == p.prefs.layout}>{ label }</option> }
+            },
+        );
+    let themes = [
+        (Theme::System, tr("as the system", lang)),
+        (Theme::Light, tr("light", lang)),
+        (Theme::Dark, tr("dark", lang)),
+    ]
+    .map(|(t, label)| {
+        html! { <option value={t.as_str()} selected={t == p.prefs.theme}>{ label }</option> }
+    });
     html! {
         <div class="view-settings">
-            <label for="view-text">{ "text" }</label>
+            <label for="view-text">{ tr("text", lang) }</label>
             <select id="view-text" onchange={on_text}>{ for sizes }</select>
-            <label for="view-layout">{ "layout" }</label>
+            <label for="view-layout">{ tr("layout", lang) }</label>
             <select id="view-layout" onchange={on_layout}>{ for layouts }</select>
-            <label for="view-theme">{ "theme" }</label>
+            <label for="view-theme">{ tr("theme", lang) }</label>
             <select id="view-theme" onchange={on_theme}>{ for themes }</select>
         </div>
     }

@@ -5,11 +5,14 @@ use yew::prelude::*;
 
 use super::app::{Action, Ctx, ObjectRef};
 use super::{checked, enter_clicks, input_value, VirtualList};
+use crate::i18n::{fill, tr};
 use crate::lanes::{Lane, LaneState, RowKind};
+use crate::lessons::Lang;
 
 #[function_component(WatchLanes)]
 pub fn watch_lanes() -> Html {
     let ctx = use_context::<Ctx>().expect("context");
+    let lang = ctx.0.lang;
     let path = use_state(|| "/api/v1/namespaces/default/configmaps".to_string());
     let query = use_state(|| "allowWatchBookmarks=true".to_string());
     let list_first = use_state(|| true);
@@ -25,17 +28,17 @@ pub fn watch_lanes() -> Html {
     html! {
         <div class="lanes">
             <div class="row">
-                <label for="lane-path" class="sr-only">{ "collection to watch" }</label>
+                <label for="lane-path" class="sr-only">{ tr("collection to watch", lang) }</label>
                 <input id="lane-path" class="grow mono" value={(*path).clone()} oninput={{ let p = path.clone(); move |e: InputEvent| p.set(input_value(&e)) }}
                     onkeydown={enter_clicks("lane-open")} />
-                <label for="lane-query" class="sr-only">{ "watch query parameters" }</label>
+                <label for="lane-query" class="sr-only">{ tr("watch query parameters", lang) }</label>
                 <input id="lane-query" class="mono" value={(*query).clone()} placeholder="labelSelector=…&timeoutSeconds=…"
                     oninput={{ let q = query.clone(); move |e: InputEvent| q.set(input_value(&e)) }} onkeydown={enter_clicks("lane-open")} />
-                <label class="flag"><input type="checkbox" id="lane-list-first" checked={*list_first} onchange={{ let l = list_first.clone(); move |e: Event| l.set(checked(&e)) }} />{ "list first" }</label>
-                <button id="lane-open" onclick={open}>{ "open watch" }</button>
+                <label class="flag"><input type="checkbox" id="lane-list-first" checked={*list_first} onchange={{ let l = list_first.clone(); move |e: Event| l.set(checked(&e)) }} />{ tr("list first", lang) }</label>
+                <button id="lane-open" onclick={open}>{ tr("open watch", lang) }</button>
             </div>
             if none_open {
-                <div class="muted empty-hint" id="lanes-empty">{ "No watch is open. Give a collection's path above and press \"open watch\": a lane shows what the watch delivers (with \"list first\", the list and then a watch from its resourceVersion) — every ADDED, MODIFIED, DELETED and BOOKMARK event as it arrives. Click an event to inspect its object." }</div>
+                <div class="muted empty-hint" id="lanes-empty">{ tr("No watch is open. Give a collection’s path above and press “open watch”: a lane shows what the watch delivers (with “list first”, the list and then a watch from its resourceVersion) — every ADDED, MODIFIED, DELETED and BOOKMARK event as it arrives. Click an event to inspect its object.", lang) }</div>
             }
             <div class="lane-row">{ for lanes }</div>
         </div>
@@ -50,6 +53,7 @@ struct LaneProps {
 #[function_component(LaneView)]
 fn lane_view(p: &LaneProps) -> Html {
     let ctx = use_context::<Ctx>().expect("context");
+    let lang = ctx.0.lang;
     let id = p.id;
     let s = ctx.0.session.borrow();
     let Some(lane) = s.lanes.iter().find(|l| l.id == id) else { return html! {} };
@@ -126,13 +130,13 @@ fn lane_view(p: &LaneProps) -> Html {
         <div class="lane" id={format!("lane-{id}")}>
             <div class="lane-head">
                 <span class="mono lane-title" title={title.clone()}>{ title }</span>
-                <span class={state_class} id={format!("lane-{id}-state")}>{ state.label() }</span>
-                <span class="muted">{ last_rv.as_ref().map(|r| format!("last rv {r}")).unwrap_or_default() }</span>
-                if open { <button class="lane-stop" onclick={stop}>{ "stop" }</button> }
-                else { <button class="lane-resume" onclick={resume}>{ "resume" }</button> }
+                <span class={state_class} id={format!("lane-{id}-state")}>{ state_label(&state, lang) }</span>
+                <span class="muted">{ last_rv.as_ref().map(|r| fill(tr("last rv {}", lang), &[r])).unwrap_or_default() }</span>
+                if open { <button class="lane-stop" onclick={stop}>{ tr("stop", lang) }</button> }
+                else { <button class="lane-resume" onclick={resume}>{ tr("resume", lang) }</button> }
                 <button class="lane-close" onclick={close}>{ "×" }</button>
             </div>
-            <VirtualList id={format!("lane-{id}-events")} label="watch events (Enter inspects one)" count={count} row_height={20.0} height={220.0} render={render} follow=true />
+            <VirtualList id={format!("lane-{id}-events")} label={tr("watch events (Enter inspects one)", lang)} count={count} row_height={20.0} height={220.0} render={render} follow=true />
             <ClientCache {id} {cached} {head} {lag} state={state.clone()} at={last_rv.clone().unwrap_or_default()} />
             <div class="sr-only" aria-live="polite" id={format!("lane-{id}-live")}>{ newest.unwrap_or_default() }</div>
         </div>
@@ -155,20 +159,17 @@ struct CacheProps {
 fn client_cache(p: &CacheProps) -> Html {
     let ctx = use_context::<Ctx>().expect("context");
     let id = p.id;
-    let objects = if p.cached == 1 { "object" } else { "objects" };
-    let at = if p.at.is_empty() { String::new() } else { format!(" at resourceVersion {}", p.at) };
+    let lang = ctx.0.lang;
+    let objects = if p.cached == 1 { tr("object", lang) } else { tr("objects", lang) };
+    let at = if p.at.is_empty() { String::new() } else { fill(tr(" at resourceVersion {}", lang), &[&p.at]) };
     let behind = match p.lag {
-        Some(0) => "up to date".to_string(),
-        Some(1) => "1 revision behind".to_string(),
-        Some(n) => format!("{n} revisions behind"),
-        None => "no resourceVersion yet".to_string(),
+        Some(0) => tr("up to date", lang).to_string(),
+        Some(1) => tr("1 revision behind", lang).to_string(),
+        Some(n) => fill(tr("{} revisions behind", lang), &[&n]),
+        None => tr("no resourceVersion yet", lang).to_string(),
     };
-    let steps = [
-        (LaneState::Listing, "listing"),
-        (LaneState::Watching, "watching"),
-        (LaneState::WaitingForBookmark, "waiting for bookmark"),
-        (LaneState::RelistingAfterGone, "relisting after 410"),
-    ];
+    let steps = [LaneState::Listing, LaneState::Watching, LaneState::WaitingForBookmark, LaneState::RelistingAfterGone]
+        .map(|st| (st.clone(), state_label(&st, lang)));
     let chips = steps.into_iter().map(|(st, label)| {
         let on = st == p.state;
         html! {
@@ -193,13 +194,26 @@ fn client_cache(p: &CacheProps) -> Html {
     html! {
         <details class="lane-cache" id={format!("lane-{id}-cache")}>
             <summary>
-                <span class="mono" id={format!("lane-{id}-cache-summary")}>{ format!("client cache: {} {objects}{at}", p.cached) }</span>
+                <span class="mono" id={format!("lane-{id}-cache-summary")}>{ fill(tr("client cache: {} {}{}", lang), &[&p.cached, &objects, &at]) }</span>
                 { " · " }
                 <span class={if p.lag.unwrap_or(0) > 0 { "lag behind" } else { "lag" }} id={format!("lane-{id}-lag")}
-                    title={format!("the server is at resourceVersion {}", p.head)}>{ behind }</span>
+                    title={fill(tr("the server is at resourceVersion {}", lang), &[&p.head])}>{ behind }</span>
             </summary>
-            <ol class="cache-states" aria-label="the informer's states">{ for chips }</ol>
-            <VirtualList id={format!("lane-{id}-cached")} label="the client's cache (resourceVersion, name)" count={p.cached} row_height={20.0} height={120.0} {render} follow=false />
+            <ol class="cache-states" aria-label={tr("the informer's states", lang)}>{ for chips }</ol>
+            <VirtualList id={format!("lane-{id}-cached")} label={tr("the client’s cache (resourceVersion, name)", lang)} count={p.cached} row_height={20.0} height={120.0} {render} follow=false />
         </details>
+    }
+}
+
+/// What a lane's client is doing, in the reader's language.
+fn state_label(state: &LaneState, lang: Lang) -> String {
+    match state {
+        LaneState::Listing => tr("listing", lang).into(),
+        LaneState::Watching => tr("watching", lang).into(),
+        LaneState::WaitingForBookmark => tr("waiting for bookmark", lang).into(),
+        LaneState::Resuming => tr("resuming", lang).into(),
+        LaneState::RelistingAfterGone => tr("relisting after 410", lang).into(),
+        LaneState::Stopped => tr("stopped", lang).into(),
+        LaneState::Closed(why) => fill(tr("closed: {}", lang), &[why]),
     }
 }

@@ -8,6 +8,7 @@ use yew::prelude::*;
 
 use super::app::Ctx;
 use super::input_by_id;
+use crate::i18n::{fill, tr};
 use crate::session::ActingAs;
 
 /// Users a workshop reaches for; any name can be typed.
@@ -16,6 +17,7 @@ const SUGGESTED: &[&str] = &["alice", "bob", "system:serviceaccount:default:defa
 #[function_component(WhoAmI)]
 pub fn who_am_i() -> Html {
     let ctx = use_context::<Ctx>().expect("context");
+    let lang = ctx.0.lang;
     let acting = ctx.0.session.borrow().acting_as.clone();
     let apply = {
         let ctx = ctx.clone();
@@ -29,17 +31,17 @@ pub fn who_am_i() -> Html {
         None => (String::new(), String::new()),
     };
     let title = match &acting {
-        Some(a) => format!("requests carry Impersonate-User: {}", a.user),
-        None => "the cluster's administrator (kubernetes-admin, in system:masters)".to_string(),
+        Some(a) => fill(tr("requests carry Impersonate-User: {}", lang), &[&a.user]),
+        None => tr("the cluster's administrator (kubernetes-admin, in system:masters)", lang).to_string(),
     };
     html! {
         <div class="who" id="who-am-i" title={title}>
-            <label for="acting-user">{ "acting as" }</label>
+            <label for="acting-user">{ tr("acting as", lang) }</label>
             <input id="acting-user" list="acting-users" placeholder="kubernetes-admin" value={user} oninput={apply.clone()} />
             <datalist id="acting-users">
                 { for SUGGESTED.iter().map(|u| html! { <option value={*u} /> }) }
             </datalist>
-            <input id="acting-groups" placeholder="groups, comma-separated" value={groups} oninput={apply} />
+            <input id="acting-groups" placeholder={tr("groups, comma-separated", lang)} value={groups} oninput={apply} />
         </div>
     }
 }

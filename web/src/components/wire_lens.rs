@@ -8,6 +8,8 @@ use kubesim::clock::SimTime;
 use serde_json::Value;
 use yew::prelude::*;
 
+use crate::i18n::{fill, tr};
+use crate::lessons::Lang;
 use crate::wire::{hex, hex_dump, views, Views};
 
 #[derive(Properties, PartialEq)]
@@ -17,16 +19,16 @@ pub struct Props {
     pub at: SimTime,
 }
 
-fn pane(title: &str, bytes: usize, body: Html) -> Html {
+fn pane(title: &str, bytes: usize, body: Html, lang: Lang) -> Html {
     html! {
         <section class="wire-pane">
-            <h4>{ title }<span class="wire-size">{ format!("{bytes} bytes") }</span></h4>
+            <h4>{ title }<span class="wire-size">{ fill(tr("{} bytes", lang), &[&bytes]) }</span></h4>
             { body }
         </section>
     }
 }
 
-fn table_html(t: &Value) -> Html {
+fn table_html(t: &Value, lang: Lang) -> Html {
     let cols: Vec<(String, i64)> = t["columnDefinitions"]
         .as_array()
         .map(|a| {
@@ -43,7 +45,7 @@ fn table_html(t: &Value) -> Html {
     html! {
         <table class="wire-table">
             <thead><tr>{ for cols.iter().map(|(n, p)| html!{
-                <th title={ if *p > 0 { "priority 1: kubectl shows it with -o wide" } else { "" } }
+                <th title={ if *p > 0 { tr("priority 1: kubectl shows it with -o wide", lang) } else { "" } }
                     class={ if *p > 0 { "wide" } else { "" } }>{ n.to_uppercase() }</th>
             }) }</tr></thead>
             <tbody>{ for rows.iter().map(|r| html!{
@@ -72,6 +74,7 @@ fn protobuf_html(pb: &[u8], v: &Views) -> Html {
 
 #[function_component(WireLens)]
 pub fn wire_lens(p: &Props) -> Html {
+    let lang = use_context::<super::app::Ctx>().map(|c| c.0.lang).unwrap_or_default();
     let open = use_state(|| false);
     let computed = {
         let (body, at, open) = (p.body.clone(), p.at, *open);
@@ -82,25 +85,25 @@ pub fn wire_lens(p: &Props) -> Html {
         Callback::from(move |_| open.set(!*open))
     };
     if !*open {
-        return html! { <button class="wire-toggle" onclick={toggle}>{ "Wire formats: JSON · YAML · Table · protobuf" }</button> };
+        return html! { <button class="wire-toggle" onclick={toggle}>{ tr("Wire formats: JSON · YAML · Table · protobuf", lang) }</button> };
     }
     let Some(v) = (*computed).clone() else {
-        return html! { <div class="wire-lens"><button class="wire-toggle" onclick={toggle}>{ "Hide wire formats" }</button><p>{ "Not an object or list of a built-in kind." }</p></div> };
+        return html! { <div class="wire-lens"><button class="wire-toggle" onclick={toggle}>{ tr("Hide wire formats", lang) }</button><p>{ tr("Not an object or list of a built-in kind.", lang) }</p></div> };
     };
     html! {
         <div class="wire-lens">
-            <button class="wire-toggle" onclick={toggle}>{ "Hide wire formats" }</button>
+            <button class="wire-toggle" onclick={toggle}>{ tr("Hide wire formats", lang) }</button>
             <div class="wire-grid">
-                { pane("JSON", v.json_bytes, html!{ <pre class="body">{ v.json.clone() }</pre> }) }
-                { pane("YAML", v.yaml.len(), html!{ <pre class="body">{ v.yaml.clone() }</pre> }) }
+                { pane("JSON", v.json_bytes, html!{ <pre class="body">{ v.json.clone() }</pre> }, lang) }
+                { pane("YAML", v.yaml.len(), html!{ <pre class="body">{ v.yaml.clone() }</pre> }, lang) }
                 { match &v.table {
                     Some((t, raw)) => pane("Table (as=Table;g=meta.k8s.io;v=v1)", raw.len(), html!{
-                        <>{ table_html(t) }<pre class="body">{ serde_json::to_string_pretty(t).unwrap_or_default() }</pre></>
-                    }),
+                        <>{ table_html(t, lang) }<pre class="body">{ serde_json::to_string_pretty(t).unwrap_or_default() }</pre></>
+                    }, lang),
                     None => html!{},
                 } }
                 { match &v.protobuf {
-                    Some(pb) => pane("protobuf (application/vnd.kubernetes.protobuf)", pb.len(), protobuf_html(pb, &v)),
+                    Some(pb) => pane("protobuf (application/vnd.kubernetes.protobuf)", pb.len(), protobuf_html(pb, &v), lang),
                     None => html!{},
                 } }
             </div>
