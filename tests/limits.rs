@@ -2,7 +2,8 @@
 //! Secret's values over 1 MiB, an object larger than etcd takes in one
 //! request (tried again without its managed fields, as kube-apiserver
 //! tries it, except for apply), and a JSON patch of more than 10,000
-//! operations; at most ten managers of Updates in `managedFields`.
+//! operations; at most ten managers of Updates in `managedFields`; and
+//! pathological bodies and selectors answered, not hung on.
 
 mod common;
 use common::*;
@@ -176,4 +177,99 @@ fn more_than_ten_update_managers_are_merged_into_ancient_changes() {
     assert!(!updates.contains(&"m03"), "{updates:?}");
     let owned: Vec<&String> = entries[1]["fieldsV1"]["f:data"].as_object().unwrap().keys().collect();
     assert_eq!(owned, ["f:k00", "f:k01", "f:k02", "f:k03"]);
+}
+
+/// Sends raw bytes; the answer, and how long it took (printed, never
+/// asserted: `BENCHMARKS.md` has the figures).
+fn timed(s: &mut Server, method: &str, target: &str, ct: &str, body: Vec<u8>) -> Response {
+    let started = std::time::Instant::now();
+    let r = s.handle(Request::new(method, target).with_header("Content-Type", ct).with_body(body));
+    eprintln!("{method} {ct} {}: {} in {:?}", &target[..target.len().min(60)], r.status, started.elapsed());
+    r
+}
+
+/// `prefix`, then `n` of `[`, `n` of `]`, then `suffix`.
+fn nested(prefix: &str, n: usize, suffix: &str) -> Vec<u8> {
+    let mut b = prefix.as_bytes().to_vec();
+    b.extend(std::iter::repeat_n(b'[', n));
+    b.extend(std::iter::repeat_n(b']', n));
+    b.extend(suffix.as_bytes());
+    b
+}
+
+/// A 3 MiB body of nested arrays, as JSON, YAML and every kind of patch;
+/// selectors of 10,000 terms; a strategic merge patch of 10,000
+/// directives. Each is answered at once (`cargo test --release --test
+/// limits pathological -- --nocapture` prints how fast).
+#[test]
+fn pathological_bodies_and_selectors_are_answered() {
+    let mut s = server();
+    let n = 3 * 1024 * 1024 / 2 - 200;
+    let head = r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"data":"#;
+    let r = timed(&mut s, "POST", CMS, "application/json", nested(head, n, "}"));
+    assert_eq!((r.status, reason(&r)), (400, "BadRequest".to_string()));
+    // YAML: refused before parsing, as go-yaml refuses flow nesting past
+    // 10,000 (a libyaml-style scanner is quadratic in the depth).
+    let yaml = nested("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: deep\ndata: ", n, "\n");
+    let r = timed(&mut s, "POST", CMS, "application/yaml", yaml);
+    assert_eq!(r.status, 400);
+    let message = body(&r)["message"].as_str().unwrap_or("").to_string();
+    assert!(
+        message.starts_with(
+            "the object provided is unrecognized (must be of type ConfigMap): error converting YAML to JSON: \
+             yaml: line 5: exceeded max depth of 10000"
+        ),
+        "{message}"
+    );
+    assert_eq!(send(&mut s, "POST", CMS, "application/json", &config_map("p", 1, 1)).status, 201);
+    let item = format!("{CMS}/p");
+    for ct in ["application/merge-patch+json", "application/strategic-merge-patch+json"] {
+        let r = timed(&mut s, "PATCH", &item, ct, nested(r#"{"data":"#, n, "}"));
+        assert_eq!((r.status, reason(&r)), (400, "BadRequest".to_string()), "{ct}");
+    }
+    let r = timed(
+        &mut s,
+        "PATCH",
+        &item,
+        "application/json-patch+json",
+        nested(r#"[{"op":"add","path":"/data/x","value":"#, n, "}]"),
+    );
+    assert_eq!(r.status, 400);
+    let r =
+        timed(&mut s, "PATCH", &format!("{item}?fieldManager=a"), "application/apply-patch+yaml", nested("", n, ""));
+    assert_eq!(r.status, 400);
+    assert_eq!(
+        body(&r)["message"],
+        "error decoding YAML: error converting YAML to JSON: yaml: line 1: exceeded max depth of 10000"
+    );
+    // Brackets in a quoted scalar are text, not nesting.
+    let quoted = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: brackets # [[[\ndata:\n  k: '{}'\n",
+        "[".repeat(20_000)
+    );
+    let r = timed(&mut s, "POST", CMS, "application/yaml", quoted.into_bytes());
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+
+    // Selectors of 10,000 terms.
+    let labels: Vec<String> = (0..10_000).map(|i| format!("k{i}=v")).collect();
+    let r = timed(&mut s, "GET", &format!("/api/v1/pods?labelSelector={}", labels.join(",")), "", Vec::new());
+    assert_eq!(r.status, 200);
+    let fields: Vec<String> = (0..10_000).map(|i| format!("metadata.name!=n{i}")).collect();
+    let r = timed(&mut s, "GET", &format!("{CMS}?fieldSelector={}", fields.join(",")), "", Vec::new());
+    assert_eq!((r.status, body(&r)["items"].as_array().map(Vec::len)), (200, Some(2)));
+
+    // A strategic merge patch of 10,000 directives.
+    assert_eq!(send(&mut s, "POST", PODS, "application/json", &pod("pp", 1)).status, 201);
+    let finalizers: Vec<String> = (0..10_000).map(|i| format!("example.com/f{i}")).collect();
+    let deletes: Vec<Value> = (0..10_000).map(|i| json!({"name": format!("c{i}"), "$patch": "delete"})).collect();
+    let patch = json!({"metadata": {"$deleteFromPrimitiveList/finalizers": finalizers},
+        "spec": {"containers": deletes}});
+    let r = timed(
+        &mut s,
+        "PATCH",
+        &format!("{PODS}/pp"),
+        "application/strategic-merge-patch+json",
+        serde_json::to_vec(&patch).unwrap(),
+    );
+    assert!(matches!(r.status, 200 | 422), "{}", String::from_utf8_lossy(&r.body[..r.body.len().min(300)]));
 }

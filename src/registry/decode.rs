@@ -418,8 +418,12 @@ pub fn patch_problems(
 /// type, is the 500 of building the typed object.
 pub fn apply_configuration(rt: &ResourceType, bytes: &[u8]) -> Result<(Value, Vec<String>), Status> {
     let text = std::str::from_utf8(bytes).map_err(|e| Status::bad_request(format!("error decoding YAML: {e}")))?;
-    let config = crate::schema::decode::decode_yaml(text)
-        .map_err(|e| Status::bad_request(format!("error decoding YAML: {e}")))?;
+    let config = crate::schema::decode::decode_yaml(text).map_err(|e| {
+        Status::bad_request(format!(
+            "error decoding YAML: error converting YAML to JSON: {}",
+            go_yaml_error(&e.to_string())
+        ))
+    })?;
     if !config.is_object() {
         return Err(Status::bad_request("error decoding YAML: the applied configuration must be an object"));
     }

@@ -15,9 +15,64 @@ pub fn decode_free_form(bytes: &[u8]) -> Result<(Value, StrictProblems), serde_j
     decode_strict(bytes, crate::schema::schemas(), &Value::Null)
 }
 
+/// go-yaml's limit on flow nesting (`[` and `{` inside each other).
+pub const MAX_YAML_FLOW_DEPTH: usize = 10_000;
+
+/// Where a document's flow nesting first goes past go-yaml's limit (line
+/// and column, from 1), found in one pass before any parser sees it: the
+/// libyaml family of scanners (ours included) spends time proportional to
+/// the depth on every token, so a few MiB of `[` would take hours.
+///
+/// Quoted scalars and comments are skipped; a `[` inside a plain or block
+/// scalar counts, so a document needs more than ten thousand unclosed ones
+/// there to be refused wrongly.
+pub fn yaml_flow_too_deep(text: &str) -> Option<(usize, usize)> {
+    let (mut depth, mut line, mut column) = (0usize, 1usize, 0usize);
+    let mut quote: Option<u8> = None;
+    let mut comment = false;
+    let mut prev = b'\n';
+    let mut escaped = false;
+    for &b in text.as_bytes() {
+        column += 1;
+        if b == b'\n' {
+            (line, column, comment) = (line + 1, 0, false);
+        } else if comment {
+        } else if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if q == b'"' && b == b'\\' {
+                escaped = true;
+            } else if b == q {
+                quote = None;
+            }
+        } else {
+            match b {
+                b'"' | b'\'' => quote = Some(b),
+                b'#' if matches!(prev, b' ' | b'\t' | b'\n') => comment = true,
+                b'[' | b'{' => {
+                    depth += 1;
+                    if depth > MAX_YAML_FLOW_DEPTH {
+                        return Some((line, column));
+                    }
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+        prev = b;
+    }
+    None
+}
+
 /// Decodes YAML into JSON, the last of repeated keys kept (YAML decoders
-/// refuse them otherwise; their lines are `yaml_repeated_keys`').
+/// refuse them otherwise; their lines are `yaml_repeated_keys`'). Flow
+/// nesting past go-yaml's limit is refused as go-yaml words it.
 pub fn decode_yaml(text: &str) -> Result<Value, serde_norway::Error> {
+    if let Some((line, column)) = yaml_flow_too_deep(text) {
+        return Err(<serde_norway::Error as serde::de::Error>::custom(format!(
+            "exceeded max depth of {MAX_YAML_FLOW_DEPTH} at line {line} column {column}"
+        )));
+    }
     let (mut problems, mut path) = (StrictProblems::default(), String::new());
     Strict { schemas: crate::schema::schemas(), shape: Shape::FreeForm, path: &mut path, problems: &mut problems }
         .deserialize(serde_norway::Deserializer::from_str(text))
