@@ -75,6 +75,14 @@ pub fn to_pretty_json(v: &Value) -> String {
 /// Parses one or more YAML (or JSON) documents, as `kubectl create -f`
 /// reads a file. Empty documents are skipped; a `List` is flattened.
 pub fn parse_documents(text: &str) -> Result<Vec<Value>, String> {
+    // (Deep flow nesting would hang the tab: refused first, as kubectl's
+    // YAML decoder refuses it.)
+    if let Some((line, _)) = kubesim::schema::decode::yaml_flow_too_deep(text) {
+        return Err(format!(
+            "error converting YAML to JSON: yaml: line {line}: exceeded max depth of {}",
+            kubesim::schema::decode::MAX_YAML_FLOW_DEPTH
+        ));
+    }
     let mut out = Vec::new();
     for (i, doc) in serde_norway::Deserializer::from_str(text).enumerate() {
         let v: Value =
@@ -297,6 +305,12 @@ mod tests {
         assert_eq!(docs, vec![json!({"a": 1}), json!({"b": 2}), json!({"c": 3})]);
         assert!(parse_documents("- 1\n").unwrap_err().contains("expected an object"));
         assert!(parse_documents("a: [\n").is_err());
+        // 3 MiB of nesting: refused at once, not parsed.
+        let deep = format!("kind: ConfigMap\ndata: {}{}", "[".repeat(1 << 20), "]".repeat(1 << 20));
+        assert_eq!(
+            parse_documents(&deep).unwrap_err(),
+            "error converting YAML to JSON: yaml: line 2: exceeded max depth of 10000"
+        );
     }
 
     #[test]
