@@ -25,6 +25,7 @@ pub mod auth;
 pub mod clock;
 pub mod controllers;
 pub mod flowcontrol;
+pub mod fuzzing;
 pub mod network;
 pub mod patch;
 pub mod proto;

@@ -213,7 +213,7 @@ const LAYERS: &[&[&str]] = &[
     &["schema", "patch", "apply", "proto"],
     &["registry"],
     &["server"],
-    &["controllers", "starter"],
+    &["controllers", "starter", "fuzzing"],
     &["lib"],
 ];
 
