@@ -2,7 +2,7 @@
 // the page as a learner would click it, with a screenshot of each step.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, startServer, launch, openApp, axeViolations } from './harness.mjs';
 
@@ -154,28 +154,100 @@ test('export then import gives back the same cluster', async () => {
   await context.close();
 });
 
-test('a save the browser refuses is reported and the last good save is kept', async () => {
+const cm = (name, data = '') => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\n${data}`;
+
+test('a save the browser refuses is reported and the last good save kept; a second tab shows the saved session and saves nothing', async () => {
   const { page, context } = await openApp(browser, server.url);
-  await kubectl(page, 'kubectl create -f -', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: first\n');
+  await kubectl(page, 'kubectl create -f -', cm('first'));
+  await page.waitForSelector('#save-state.saved');
+  // The browser refuses the next save (IndexedDB's put of a journal entry).
   await page.evaluate(() => {
-    window.__setItem = Storage.prototype.setItem;
-    Storage.prototype.setItem = function (k, v) {
-      if (k === 'kubesim.session.v1') throw new DOMException('the quota is exceeded', 'QuotaExceededError');
-      return window.__setItem.call(this, k, v);
+    window.__put = IDBObjectStore.prototype.put;
+    IDBObjectStore.prototype.put = function (v, k) {
+      if (typeof k === 'number') throw new DOMException('the quota is exceeded', 'QuotaExceededError');
+      return window.__put.call(this, v, k);
     };
   });
-  await kubectl(page, 'kubectl create -f -', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: second\n');
+  await kubectl(page, 'kubectl create -f -', cm('second'));
   await page.waitForSelector('#save-error');
   assert.match(await page.textContent('#save-error'), /QuotaExceededError.*last save is intact/);
-  const saved = await page.evaluate(() => localStorage.getItem('kubesim.session.v1'));
-  assert.match(saved, /first/);
-  assert.doesNotMatch(saved, /second/);
+  assert.equal(await page.textContent('#save-state'), 'not saved');
+  assert.equal(await page.locator('#log-list .logrow:has-text("configmaps") .unsaved').count(), 1);
   await page.screenshot({ path: join(SHOTS, '09-quota.png') });
-  await page.evaluate(() => { Storage.prototype.setItem = window.__setItem; });
+  // A second tab on the same session: it shows what was saved, and says
+  // it saves nothing.
+  const other = await context.newPage();
+  await other.goto(server.url);
+  await other.waitForSelector('body[data-ready="1"]');
+  await other.waitForSelector('#read-only');
+  assert.match(await other.textContent('#read-only'), /open in another tab/);
+  assert.equal(await other.textContent('#save-state'), 'not saved in this tab');
+  assert.equal(await kubectl(other, 'kubectl get cm first second -o name'), 'Error from server (NotFound): configmaps "second" not found\nconfigmap/first\n');
+  // The browser takes saves again: the next write saves both.
+  await page.evaluate(() => { IDBObjectStore.prototype.put = window.__put; });
   await kubectl(page, 'kubectl label cm first a=b');
   await page.waitForSelector('#save-error', { state: 'detached' });
-  assert.match(await page.evaluate(() => localStorage.getItem('kubesim.session.v1')), /second/);
+  await page.waitForSelector('#save-state.saved');
+  assert.equal(await page.locator('#log-list .unsaved').count(), 0);
+  await other.reload();
+  await other.waitForSelector('#read-only');
+  assert.equal(await kubectl(other, 'kubectl get cm -l a=b -o name'), 'configmap/first\n');
+  assert.match(await kubectl(other, 'kubectl get cm second -o name'), /configmap\/second/);
+  // A separate session in the second tab: its own, saved, kept on reload.
+  await other.click('#separate-session');
+  await other.waitForURL(/\?session=[0-9a-f]+$/);
+  await other.waitForSelector('body[data-ready="1"]');
+  assert.equal(await other.locator('#read-only').count(), 0);
+  assert.match(await kubectl(other, 'kubectl get cm first -o name'), /NotFound/);
+  await kubectl(other, 'kubectl create -f -', cm('apart'));
+  await other.waitForSelector('#save-state.saved');
+  await other.reload();
+  await other.waitForSelector('#notice:has-text("Restored")');
+  assert.equal(await kubectl(other, 'kubectl get cm apart -o name'), 'configmap/apart\n');
+  assert.equal(await kubectl(page, 'kubectl get cm apart -o name'), 'Error from server (NotFound): configmaps "apart" not found\n');
   await context.close();
+});
+
+test('a session larger than localStorage holds survives a reload, and one saved there by an earlier version moves to IndexedDB', async () => {
+  const { page, context } = await openApp(browser, server.url);
+  // Ten ConfigMaps of ~900 KB: a 9 MB journal (localStorage holds 5 MB).
+  const statuses = await page.evaluate(() => {
+    const out = [];
+    for (let i = 0; i < 10; i++) {
+      const body = JSON.stringify({ metadata: { name: `big-${i}` }, data: { blob: String(i).repeat(900 * 1024) } });
+      out.push(window.wasmBindings.kubesimRequest('POST', '/api/v1/namespaces/default/configmaps', body).status);
+    }
+    return out;
+  });
+  assert.deepEqual(statuses, Array(10).fill(201));
+  await page.waitForSelector('#save-state.saved', { timeout: 20000 });
+  const exported = await page.evaluate(() => window.wasmBindings.kubesimRequest('GET', '/api/v1/namespaces/default/configmaps').body);
+  await page.reload();
+  await page.waitForSelector('#notice:has-text("Restored")', { timeout: 20000 });
+  const restored = await page.evaluate(() => window.wasmBindings.kubesimRequest('GET', '/api/v1/namespaces/default/configmaps').body);
+  assert.equal(restored, exported, 'the same ten objects, at the same resourceVersions');
+  await context.close();
+
+  // An earlier version's save in localStorage: restored, then moved.
+  const first = await openApp(browser, server.url);
+  await kubectl(first.page, 'kubectl create -f -', cm('from-local'));
+  const [download] = await Promise.all([first.page.waitForEvent('download'), first.page.click('#export')]);
+  const text = readFileSync(await download.path(), 'utf8');
+  await first.context.close();
+  const ctx = await browser.newContext({ viewport: { width: 1400, height: 1600 } });
+  await ctx.addInitScript((t) => {
+    if (!sessionStorage.getItem('seeded')) { localStorage.setItem('kubesim.session.v1', t); sessionStorage.setItem('seeded', '1'); }
+  }, text);
+  const p = await ctx.newPage();
+  await p.goto(server.url);
+  await p.waitForSelector('#notice:has-text("Restored")');
+  assert.equal(await kubectl(p, 'kubectl get cm from-local -o name'), 'configmap/from-local\n');
+  await p.waitForSelector('#save-state.saved');
+  assert.equal(await p.evaluate(() => localStorage.getItem('kubesim.session.v1')), null);
+  await p.reload();
+  await p.waitForSelector('#notice:has-text("Restored")');
+  assert.equal(await kubectl(p, 'kubectl get cm from-local -o name'), 'configmap/from-local\n');
+  await ctx.close();
 });
 
 test('the wire lens shows one object as JSON, YAML, Table and annotated protobuf', async () => {

@@ -5,6 +5,7 @@
 //! Invariant: nothing here touches the storage layer or the registry; the
 //! page is a client of `Server::serve` like any other.
 
+pub mod durable;
 pub mod embedding;
 pub mod format;
 pub mod i18n;

@@ -76,6 +76,9 @@ pub struct LogEntry {
     pub at: SimTime,
     /// Whether the response opened a watch stream (its events go to a lane).
     pub watch: bool,
+    /// The request's place in the journal, when it was a write the page
+    /// made (saved once the journal up to it is durable).
+    pub journal: Option<usize>,
 }
 
 impl LogEntry {
@@ -163,6 +166,47 @@ pub struct SavedSession {
 }
 
 pub const SAVE_FORMAT: &str = "kubesim-session/v1";
+
+/// What the browser's database keeps beside the journal's entries (one
+/// record each): the session without its journal, and how many entries
+/// of the journal belong to it. Written in the same transaction as the
+/// entries it counts, so a save is whole or not there at all.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StoredHeader {
+    pub format: String,
+    pub seed: u64,
+    #[serde(rename = "historyWindowMs")]
+    pub history_window_ms: i64,
+    pub wall: i64,
+    pub paused: bool,
+    #[serde(rename = "journalLength")]
+    pub journal_length: usize,
+}
+
+impl SavedSession {
+    /// A session from what the database held: its header, and the
+    /// journal's entries in order (each as JSON).
+    pub fn from_stored(header: &str, entries: &[String]) -> Result<SavedSession, String> {
+        let h: StoredHeader =
+            serde_json::from_str(header).map_err(|e| format!("the saved session's header is unreadable: {e}"))?;
+        if entries.len() < h.journal_length {
+            return Err(format!("the saved journal has {} of its {} entries", entries.len(), h.journal_length));
+        }
+        let journal = entries[..h.journal_length]
+            .iter()
+            .enumerate()
+            .map(|(i, e)| serde_json::from_str(e).map_err(|err| format!("journal entry {i} is unreadable: {err}")))
+            .collect::<Result<Vec<JournalEntry>, String>>()?;
+        Ok(SavedSession {
+            format: h.format,
+            seed: h.seed,
+            history_window_ms: h.history_window_ms,
+            wall: h.wall,
+            paused: h.paused,
+            journal,
+        })
+    }
+}
 
 /// The clock the page feeds the core: it advances with real time while
 /// running, stands still while paused, and never goes backwards.
@@ -295,9 +339,10 @@ impl Session {
                 }
             }
         }
-        if req.method != "GET" && req.method != "HEAD" {
+        let journal = (req.method != "GET" && req.method != "HEAD").then(|| {
             self.journal.push(JournalEntry::new(self.clock.wall, &req));
-        }
+            self.journal.len() - 1
+        });
         let (response, stream) = match self.server.serve(req.clone()) {
             // The page shows a followed log as what there is so far.
             Served::Response(r) | Served::Log(r, _) => (r, None),
@@ -310,6 +355,7 @@ impl Session {
             response: Rc::new(response),
             at: self.server.now(),
             watch: stream.is_some(),
+            journal,
         };
         self.next_id += 1;
         self.log.push(entry.clone());
@@ -351,6 +397,7 @@ impl Session {
                 response: Rc::new(x.response),
                 at: self.server.now(),
                 watch: false,
+                journal: None,
             };
             self.next_id += 1;
             self.log.push(entry);
@@ -480,6 +527,30 @@ impl Session {
         s.log.clear();
         s.refresh_timeline();
         Ok(s)
+    }
+
+    /// The header the database keeps for this session as it stands.
+    pub fn stored_header(&self) -> String {
+        let h = StoredHeader {
+            format: SAVE_FORMAT.into(),
+            seed: self.server.config().seed,
+            history_window_ms: self.server.config().history_window_ms,
+            wall: self.clock.wall,
+            paused: self.clock.paused,
+            journal_length: self.journal.len(),
+        };
+        serde_json::to_string(&h).unwrap_or_default()
+    }
+
+    /// The journal's entries from `from` on, each as the JSON the database
+    /// keeps.
+    pub fn journal_json(&self, from: usize) -> Vec<String> {
+        self.journal
+            .get(from..)
+            .unwrap_or_default()
+            .iter()
+            .map(|e| serde_json::to_string(e).unwrap_or_default())
+            .collect()
     }
 
     pub fn export_json(&self) -> String {

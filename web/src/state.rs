@@ -56,8 +56,7 @@ impl ObjectRef {
     }
 }
 
-/// Where the session is saved (the browser's localStorage in the page).
-pub type Saver = Rc<dyn Fn(&str) -> Result<(), String>>;
+pub use crate::durable::{Saver, Saving, CLOCK_SAVE_MS};
 
 #[derive(Clone)]
 pub struct AppState {
@@ -68,6 +67,11 @@ pub struct AppState {
     pub inspect: Option<ObjectRef>,
     /// Why the last save failed (quota), shown until a save works.
     pub save_error: Option<String>,
+    /// How many of the journal's entries are durable (the writes after
+    /// them are shown as not saved yet).
+    pub durable: usize,
+    /// Set when this tab only shows a session another tab saves: why.
+    pub read_only: Option<String>,
     /// A message for the user (import refused, restored from storage, …).
     pub notice: Option<String>,
     /// Bumped when the session is replaced (import, reset).
@@ -83,10 +87,7 @@ pub struct AppState {
     pub focus_panels: bool,
     /// Set when this app is a `<kube-sim>` element on someone's page.
     pub embed: Option<Rc<EmbedOptions>>,
-    saved_journal: usize,
-    /// The simulated clock when last saved.
-    saved_wall: i64,
-    saver: Saver,
+    saving: Rc<Saving>,
 }
 
 pub enum Action {
@@ -114,17 +115,21 @@ pub enum Action {
 }
 
 impl AppState {
-    pub fn new(session: Session, notice: Option<String>, saver: Saver) -> AppState {
-        AppState::around(Rc::new(RefCell::new(session)), notice, saver)
+    /// The state around a session; `stored` says whether the saver
+    /// holds it already (restored from it), else its first save is whole.
+    pub fn new(session: Session, notice: Option<String>, saver: Saver, stored: bool) -> AppState {
+        let saving = Saving::new(saver, &session, !stored);
+        AppState::around(Rc::new(RefCell::new(session)), notice, saving)
     }
 
     /// The state around a session that others may hold too (elements that
     /// share a cluster).
-    pub fn around(session: Rc<RefCell<Session>>, notice: Option<String>, saver: Saver) -> AppState {
-        let (discovery, saved_journal, saved_wall, generation) = {
+    pub fn around(session: Rc<RefCell<Session>>, notice: Option<String>, saving: Rc<Saving>) -> AppState {
+        let (discovery, generation) = {
             let mut s = session.borrow_mut();
-            (Rc::new(discover(&mut s, Source::Setup)), s.journal_len(), s.clock.wall, s.generation)
+            (Rc::new(discover(&mut s, Source::Setup)), s.generation)
         };
+        let durable = saving.durable();
         AppState {
             generation,
             session,
@@ -132,6 +137,8 @@ impl AppState {
             selected_log: None,
             inspect: None,
             save_error: None,
+            durable,
+            read_only: None,
             notice,
             epoch: 0,
             try_command: None,
@@ -139,39 +146,41 @@ impl AppState {
             lang: Lang::En,
             focus_panels: false,
             embed: None,
-            saved_journal,
-            saved_wall,
-            saver,
+            saving,
         }
     }
 
-    /// Saves when the journal grew (every acknowledged write is kept) or
-    /// the simulated clock moved on by `CLOCK_SAVE_MS` (so a reload does
-    /// not take the clock back; the page also saves when it is hidden).
-    /// A refused save is reported and tried again after the next change.
+    /// Saves what is not saved yet (`durable::Saving` says when), unless
+    /// this tab only shows a session another tab saves; then takes in how
+    /// far the saves got.
     fn save_if_needed(&mut self) {
-        let (len, wall, text) = {
-            let s = self.session.borrow();
-            let clock_moved = s.clock.wall - self.saved_wall >= CLOCK_SAVE_MS;
-            if s.journal_len() == self.saved_journal && !clock_moved {
-                return;
-            }
-            (s.journal_len(), s.clock.wall, s.export_json())
-        };
-        match (self.saver)(&text) {
-            Ok(()) => {
-                self.saved_journal = len;
-                self.saved_wall = wall;
-                self.save_error = None;
-            }
-            Err(e) => self.save_error = Some(e),
+        if self.read_only.is_none() {
+            self.saving.save_if_needed(&self.session.borrow(), false);
+        }
+        self.saw_saves();
+    }
+
+    /// What the saves got to, as the page shows it.
+    fn saw_saves(&mut self) {
+        self.durable = self.saving.durable();
+        self.save_error = self.saving.error();
+    }
+
+    /// Saves now, the clock too (the page is being hidden or closed).
+    pub fn save_now(&self) {
+        if self.read_only.is_none() {
+            self.saving.save_if_needed(&self.session.borrow(), true);
         }
     }
 
-    /// Saves now (the page is being hidden or closed).
-    pub fn save_now(&self) -> Result<(), String> {
-        let text = self.session.borrow().export_json();
-        (self.saver)(&text)
+    /// Moves whenever a save ends (the page then re-renders to show it).
+    pub fn saves_version(&self) -> u64 {
+        self.saving.version()
+    }
+
+    /// Whether a save is under way.
+    pub fn saving_now(&self) -> bool {
+        self.saving.in_flight()
     }
 
     /// A new session in the same cell (the tick loop holds the cell).
@@ -179,7 +188,7 @@ impl AppState {
         *self.session.borrow_mut() = s;
         self.epoch += 1;
         self.generation = self.session.borrow().generation;
-        self.saved_journal = usize::MAX;
+        self.saving.replaced();
         self.selected_log = None;
         self.inspect = None;
         self.notice = why;
@@ -259,6 +268,8 @@ impl PartialEq for AppState {
             && self.selected_log == other.selected_log
             && self.inspect == other.inspect
             && self.save_error == other.save_error
+            && self.durable == other.durable
+            && self.read_only == other.read_only
             && self.notice == other.notice
             && self.try_command == other.try_command
             && self.lesson == other.lesson
@@ -266,10 +277,6 @@ impl PartialEq for AppState {
             && self.focus_panels == other.focus_panels
     }
 }
-
-/// How far the simulated clock may move before the session is saved
-/// without a write.
-pub const CLOCK_SAVE_MS: i64 = 5_000;
 
 #[cfg(test)]
 mod tests {
@@ -299,34 +306,19 @@ mod tests {
         assert!(!types.contains(&"bindings".to_string()), "bindings cannot be read");
     }
 
-    #[test]
-    fn the_clock_is_saved_as_it_moves_so_a_reload_never_goes_back() {
-        let (fail, saved) = (Rc::new(RefCell::new(false)), Rc::new(RefCell::new(Vec::new())));
-        let st = state(fail, saved.clone());
-        // Real time passing moves the clock (no request, nothing journaled).
-        st.session.borrow_mut().tick(10_000.0);
-        st.session.borrow_mut().tick(11_000.0);
-        let st = st.reduce(Action::Changed);
-        assert!(saved.borrow().is_empty(), "a second is not worth a save");
-        st.session.borrow_mut().tick(16_000.0);
-        let st = st.reduce(Action::Changed);
-        assert_eq!(saved.borrow().len(), 1);
-        let wall = st.session.borrow().clock.wall;
-        let restored = Session::import_json(&saved.borrow()[0]).unwrap();
-        assert_eq!(restored.clock.wall, wall);
-        assert!(st.save_now().is_ok());
-        assert_eq!(saved.borrow().len(), 2);
-    }
+    type Saved = Rc<RefCell<Vec<crate::durable::SaveBatch>>>;
 
-    fn state(fail: Rc<RefCell<bool>>, saved: Rc<RefCell<Vec<String>>>) -> Rc<AppState> {
-        let saver: Saver = Rc::new(move |text: &str| {
+    /// A state whose saves end at once (refused while `fail` is set).
+    fn state(fail: Rc<RefCell<bool>>, saved: Saved) -> Rc<AppState> {
+        let saver: Saver = Rc::new(move |batch, done: crate::durable::Done| {
             if *fail.borrow() {
-                return Err("QuotaExceededError".into());
+                return done(Err("QuotaExceededError".into()));
             }
-            saved.borrow_mut().push(text.to_string());
-            Ok(())
+            saved.borrow_mut().push(batch);
+            done(Ok(()))
         });
-        Rc::new(AppState::new(Session::new(1), None, saver))
+        // A session restored from the store: nothing to save until it changes.
+        Rc::new(AppState::new(Session::new(1), None, saver, true))
     }
 
     fn write(st: &Rc<AppState>, name: &str) {
@@ -338,36 +330,52 @@ mod tests {
 
     #[test]
     fn every_write_is_saved_and_reads_are_not() {
-        let (fail, saved) = (Rc::new(RefCell::new(false)), Rc::new(RefCell::new(Vec::new())));
+        let (fail, saved) = (Rc::new(RefCell::new(false)), Saved::default());
         let st = state(fail, saved.clone());
         let st = st.reduce(Action::Changed);
         assert!(saved.borrow().is_empty(), "nothing new to save");
         write(&st, "a");
+        let before = st.durable;
         let st = st.reduce(Action::Changed);
         assert_eq!(saved.borrow().len(), 1);
-        assert!(saved.borrow()[0].contains("\\\"a\\\""));
+        assert!(saved.borrow()[0].entries[0].contains("\\\"a\\\""));
+        assert_eq!(st.durable, before + 1, "the write is shown as saved");
         st.session.borrow_mut().request(Source::Console, Request::new("GET", "/api/v1/namespaces"));
         let _ = st.reduce(Action::Changed);
         assert_eq!(saved.borrow().len(), 1, "a read changes nothing to save");
     }
 
     #[test]
-    fn a_refused_save_is_reported_then_retried() {
-        let (fail, saved) = (Rc::new(RefCell::new(true)), Rc::new(RefCell::new(Vec::new())));
+    fn a_refused_save_is_reported_then_retried_with_the_next_change() {
+        let (fail, saved) = (Rc::new(RefCell::new(true)), Saved::default());
         let st = state(fail.clone(), saved.clone());
         write(&st, "a");
         let st = st.reduce(Action::Changed);
         assert_eq!(st.save_error.as_deref(), Some("QuotaExceededError"));
         *fail.borrow_mut() = false;
+        write(&st, "b");
         let st = st.reduce(Action::SelectLog(1));
         assert_eq!(st.save_error, None);
         assert_eq!(saved.borrow().len(), 1);
+        assert_eq!(saved.borrow()[0].entries.len(), 2, "the refused write and the new one");
         assert_eq!(st.selected_log, Some(1));
     }
 
     #[test]
+    fn a_read_only_tab_saves_nothing() {
+        let saved = Saved::default();
+        let mut st = (*state(Rc::default(), saved.clone())).clone();
+        st.read_only = Some("open in another tab".into());
+        let st = Rc::new(st);
+        write(&st, "a");
+        let st = st.reduce(Action::Changed);
+        st.save_now();
+        assert!(saved.borrow().is_empty());
+    }
+
+    #[test]
     fn replacing_the_session_keeps_the_cell_clears_selection_and_saves() {
-        let (fail, saved) = (Rc::new(RefCell::new(false)), Rc::new(RefCell::new(Vec::new())));
+        let (fail, saved) = (Rc::new(RefCell::new(false)), Saved::default());
         let st = state(fail, saved.clone());
         let cell = st.session.clone();
         let st = st.reduce(Action::Inspect(ObjectRef {
@@ -381,6 +389,7 @@ mod tests {
         assert!(Rc::ptr_eq(&cell, &st.session));
         assert_eq!((st.inspect.clone(), st.notice.as_deref(), st.epoch), (None, Some("Imported."), 1));
         assert_eq!(saved.borrow().len(), 1, "the new session is saved at once");
+        assert!(saved.borrow()[0].fresh, "in place of the old one");
         assert_eq!(cell.borrow().server.config().seed, 2);
     }
 
@@ -424,8 +433,7 @@ mod tests {
 
     #[test]
     fn state_compares_equal_until_something_shown_changes() {
-        let (fail, saved) = (Rc::new(RefCell::new(false)), Rc::new(RefCell::new(Vec::new())));
-        let st = state(fail, saved);
+        let st = state(Rc::default(), Saved::default());
         let same = st.clone().reduce(Action::Changed);
         assert!(*same == *st);
         write(&st, "b");

@@ -216,7 +216,7 @@ fn lesson_host() -> Html {
     use kubesim_web::components::Ctx;
     use kubesim_web::state::{Action, AppState};
     let state = use_reducer(|| {
-        AppState::new(kubesim_web::session::Session::new(1), None, Rc::new(|_: &str| Ok::<(), String>(())))
+        AppState::new(kubesim_web::session::Session::new(1), None, kubesim_web::durable::nowhere(), true)
     });
     let ctx = Ctx(state.clone());
     {

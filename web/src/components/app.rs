@@ -30,19 +30,40 @@ impl Reducible for AppState {
 
 /// The session saved last time, or a new one; then the state around it.
 /// An element's cluster is its own (or shared by name) and never saved.
-fn initial_state(embed: Option<Rc<EmbedOptions>>) -> AppState {
+fn initial_state(embed: Option<Rc<EmbedOptions>>, boot: Option<BootCell>) -> AppState {
     if let Some(e) = embed {
         let (session, notice) = super::element::cluster(&e);
-        let mut st = AppState::around(session, notice, Rc::new(|_: &str| Ok(())));
+        let saving = {
+            let s = session.borrow();
+            crate::durable::Saving::new(crate::durable::nowhere(), &s, false)
+        };
+        let mut st = AppState::around(session, notice, saving);
         st.embed = Some(e);
         return st;
     }
-    let (session, notice) = match persist::load() {
-        Ok(Some(s)) => (s, Some("Restored your session from this browser's storage.".to_string())),
-        Ok(None) => (Session::new(1), None),
-        Err(e) => (Session::new(1), Some(e)),
+    let Some(boot) = boot.and_then(|b| b.0.borrow_mut().take()) else {
+        return AppState::new(Session::new(1), None, crate::durable::nowhere(), false);
     };
-    AppState::new(session, notice, Rc::new(persist::save))
+    let mut st = AppState::new(boot.session, boot.notice, boot.saver, boot.stored);
+    st.read_only = boot.read_only;
+    st
+}
+
+/// What the page starts from (read from the browser's database before the
+/// app is mounted), taken once.
+#[derive(Clone)]
+pub struct BootCell(Rc<std::cell::RefCell<Option<persist::Boot>>>);
+
+impl BootCell {
+    pub fn new(boot: persist::Boot) -> BootCell {
+        BootCell(Rc::new(std::cell::RefCell::new(Some(boot))))
+    }
+}
+
+impl PartialEq for BootCell {
+    fn eq(&self, other: &Self) -> bool {
+        Rc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// What components get from context.
@@ -74,11 +95,14 @@ pub struct AppProps {
     /// Set when mounted as a `<kube-sim>` element.
     #[prop_or_default]
     pub embed: Option<Rc<EmbedOptions>>,
+    /// The page's saved session, opened before mounting.
+    #[prop_or_default]
+    pub boot: Option<BootCell>,
 }
 
 #[function_component(App)]
 pub fn app(props: &AppProps) -> Html {
-    let state = use_reducer(|| initial_state(props.embed.clone()));
+    let state = use_reducer(|| initial_state(props.embed.clone(), props.boot.clone()));
     let embedded = state.embed.is_some();
     let ctx = Ctx(state.clone());
     let lang = state.lang;
@@ -112,15 +136,19 @@ pub fn app(props: &AppProps) -> Html {
         use_effect_with((), move |_| {
             let leaving = ctx.0.clone();
             // The generation this app last showed: elements sharing a
-            // cluster each notice what the others changed.
+            // cluster each notice what the others changed; and the saves
+            // ended since.
             let shown = std::cell::Cell::new(0u64);
+            let saves_shown = std::cell::Cell::new(0u64);
+            let saves = leaving.clone();
             let interval = gloo::timers::callback::Interval::new(100, move || {
                 let now = {
                     let Ok(mut s) = ctx.0.session.try_borrow_mut() else { return };
                     s.tick(super::real_now());
                     s.generation
                 };
-                if now != shown.replace(now) {
+                let saved = saves.saves_version();
+                if now != shown.replace(now) || saved != saves_shown.replace(saved) {
                     ctx.dispatch(Action::Changed);
                 }
             });
@@ -131,7 +159,10 @@ pub fn app(props: &AppProps) -> Html {
             let hide = web_sys::window().map(|w| {
                 let state = leaving.clone();
                 gloo::events::EventListener::new(&w, "pagehide", move |_| {
-                    let _ = state.save_now();
+                    if state.read_only.is_none() {
+                        persist::remember_clock(&state.session.borrow());
+                    }
+                    state.save_now()
                 })
             });
             if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
@@ -161,6 +192,20 @@ pub fn app(props: &AppProps) -> Html {
         )
     };
     let save_error = state.save_error.clone().map(|e| html! { <div class="save-error" id="save-error">{ e }</div> });
+    let read_only = state.read_only.clone().map(|why| {
+        let separate = Callback::from(|_| {
+            if let (Some(url), Some(w)) = (persist::separate_session_url(), web_sys::window()) {
+                let _ = w.location().set_href(&url);
+            }
+        });
+        html! {
+            <div class="save-error" id="read-only" role="status">
+                { why }
+                <button id="separate-session" onclick={separate}>{ tr("open a separate session here", lang) }</button>
+            </div>
+        }
+    });
+    let save_state = save_state(&state, lang);
     if let Some(e) = &state.embed {
         let shown = e.shown_panels(&lesson_panels);
         let section = |id: &'static str| {
@@ -184,10 +229,12 @@ pub fn app(props: &AppProps) -> Html {
             <header class="topbar">
                 <h1>{ "kubesim" }<small>{ tr(" the Kubernetes API, simulated in this tab", lang) }</small></h1>
                 <ClockBar />
+                { save_state }
                 <WhoAmI />
                 <ViewSettings prefs={*view} on_change={on_view} />
             </header>
             { for notice }
+            { for read_only }
             { for save_error }
             <Lessons />
             { for state.lesson.is_none().then(|| html! { <Welcome /> }) }
@@ -218,4 +265,21 @@ fn panel_body(id: &str, lang: Lang) -> (&'static str, Html) {
         "metrics-panel" => (tr("Metrics", lang), html! { <MetricsChart /> }),
         _ => ("", html! {}),
     }
+}
+
+/// Whether the page's writes are saved: all of them, some still being
+/// written, or none (this tab saves nothing).
+fn save_state(state: &AppState, lang: Lang) -> Html {
+    let s = state.session.borrow();
+    let waiting = s.journal_len().saturating_sub(state.durable);
+    let (class, text) = if state.read_only.is_some() {
+        ("pill save-state not-saved", tr("not saved in this tab", lang).to_string())
+    } else if state.save_error.is_some() {
+        ("pill save-state not-saved", tr("not saved", lang).to_string())
+    } else if waiting > 0 || state.saving_now() {
+        ("pill save-state saving", crate::i18n::fill(tr("saving {} writes…", lang), &[&waiting]))
+    } else {
+        ("pill save-state saved", tr("saved in this browser", lang).to_string())
+    };
+    html! { <span {class} id="save-state" aria-live="polite">{ text }</span> }
 }

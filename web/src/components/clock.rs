@@ -8,7 +8,6 @@ use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
 use super::app::{Action, Ctx};
-use super::persist;
 use crate::i18n::{fill, tr};
 use crate::session::Session;
 
@@ -94,7 +93,6 @@ pub fn clock_bar() -> Html {
             if !sure {
                 return;
             }
-            persist::clear();
             ctx.dispatch(Action::Replace(Box::new(Session::new(1)), tr("Started a new session.", lang).into()));
         })
     };

@@ -46,7 +46,7 @@ pub fn cluster(e: &EmbedOptions) -> (Rc<RefCell<Session>>, Option<String>) {
 pub fn mount(root: web_sys::Element, attributes: wasm_bindgen::JsValue) -> Result<(), String> {
     let attributes: Attributes = serde_wasm_bindgen::from_value(attributes).map_err(|e| format!("<kube-sim>: {e}"))?;
     let options = EmbedOptions::from_attributes(&attributes)?;
-    yew::Renderer::<App>::with_root_and_props(root, AppProps { embed: Some(Rc::new(options)) }).render();
+    yew::Renderer::<App>::with_root_and_props(root, AppProps { embed: Some(Rc::new(options)), boot: None }).render();
     Ok(())
 }
 

@@ -49,7 +49,7 @@ fn set_address(query: &str) {
     }
 }
 
-fn browser_lang() -> Lang {
+pub(super) fn browser_lang() -> Lang {
     web_sys::window().and_then(|w| w.navigator().language()).map(|l| Lang::from_tag(&l)).unwrap_or_default()
 }
 

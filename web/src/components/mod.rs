@@ -50,7 +50,12 @@ pub fn start() {
         console_error_panic_hook::hook(info);
         show_panic(&info.to_string());
     }));
-    yew::Renderer::<App>::new().render();
+    // The saved session is read from IndexedDB first (asynchronously).
+    wasm_bindgen_futures::spawn_local(async {
+        let boot = persist::boot(lessons::browser_lang()).await;
+        let props = AppProps { embed: None, boot: Some(app::BootCell::new(boot)) };
+        yew::Renderer::<App>::with_props(props).render();
+    });
 }
 
 /// A panic aborts the wasm instance, so the banner is plain DOM with a plain

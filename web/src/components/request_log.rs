@@ -28,6 +28,9 @@ pub fn request_log() -> Html {
         let ctx = ctx.clone();
         let ids = std::rc::Rc::new(ids.clone());
         let selected = ctx.0.selected_log;
+        // A write is acknowledged as saved once the journal up to it is
+        // durable (a read-only tab saves none).
+        let durable = if ctx.0.read_only.is_some() { 0 } else { ctx.0.durable };
         Callback::from(move |i: usize| {
             let s = ctx.0.session.borrow();
             let Some(e) = ids.get(i).and_then(|j| s.log.get(*j)) else { return html! {} };
@@ -43,6 +46,9 @@ pub fn request_log() -> Html {
                     <span class="url mono">{ e.url() }</span>
                     <span class={code_class}>{ e.response.status }</span>
                     <span class="rv">{ e.resource_version().map(|r| format!("rv {r}")).unwrap_or_default() }</span>
+                    if e.journal.is_some_and(|j| j >= durable) && e.source != Source::Setup {
+                        <span class="unsaved">{ tr("not saved yet", lang) }</span>
+                    }
                 </div>
             }
         })

@@ -1,0 +1,297 @@
+//! Saving the session as it grows, plainly enough to test natively: what
+//! a save sends (the writes not yet durable, and the header that counts
+//! them), one save at a time, and what the page may say is saved.
+//!
+//! The page's saver writes a batch in one IndexedDB transaction
+//! (`components/persist.rs`) and reports when it has committed; only then
+//! are those writes durable. A batch that fails leaves the previous save
+//! whole, and the same writes are sent again with the next change.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use crate::session::Session;
+
+/// What one save writes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SaveBatch {
+    /// Replace whatever is stored (a new, imported or restored session).
+    pub fresh: bool,
+    /// The session's header (`StoredHeader` as JSON), which counts the
+    /// journal's entries.
+    pub header: String,
+    /// The index of the first entry sent.
+    pub from: usize,
+    /// The journal's entries from `from` on, as JSON.
+    pub entries: Vec<String>,
+}
+
+/// Called once when a save has committed, or failed (with why).
+pub type Done = Box<dyn FnOnce(Result<(), String>)>;
+
+/// Where the session is saved.
+pub type Saver = Rc<dyn Fn(SaveBatch, Done)>;
+
+/// A saver that keeps nothing (an element on someone's page, a read-only
+/// tab): every save succeeds at once.
+pub fn nowhere() -> Saver {
+    Rc::new(|_, done: Done| done(Ok(())))
+}
+
+#[derive(Debug, Default)]
+struct Progress {
+    /// Bumped when the session is replaced: a save of the one before no
+    /// longer counts.
+    epoch: u64,
+    /// A save is under way (one at a time: each starts where the last
+    /// durable one ended).
+    in_flight: bool,
+    /// The next save replaces what is stored.
+    fresh: bool,
+    /// How many journal entries are durable.
+    durable: usize,
+    /// The simulated clock in the last durable save.
+    saved_wall: i64,
+    /// Why the last save failed, until one succeeds; and what it tried to
+    /// save (journal length, clock), so it is tried again only after a
+    /// change.
+    error: Option<String>,
+    failed: Option<(usize, i64)>,
+    /// Bumped when a save ends (the page re-renders to show it).
+    version: u64,
+}
+
+/// The session's saving: the saver and how far it got. Shared by every
+/// copy of the app's state.
+pub struct Saving {
+    saver: Saver,
+    progress: RefCell<Progress>,
+}
+
+/// How far the simulated clock may move before the session is saved
+/// without a write.
+pub const CLOCK_SAVE_MS: i64 = 5_000;
+
+impl Saving {
+    /// Saving of a session that is stored already up to `durable` entries
+    /// (`fresh`: stored nowhere yet, or to be replaced).
+    pub fn new(saver: Saver, session: &Session, fresh: bool) -> Rc<Saving> {
+        let progress = Progress {
+            fresh,
+            durable: if fresh { 0 } else { session.journal_len() },
+            saved_wall: session.clock.wall,
+            ..Progress::default()
+        };
+        Rc::new(Saving { saver, progress: RefCell::new(progress) })
+    }
+
+    /// Starts a save if one is needed and none is under way: new writes,
+    /// the clock moved on by `CLOCK_SAVE_MS` (or `force`: the page is being
+    /// hidden), or a replaced session.
+    pub fn save_if_needed(self: &Rc<Self>, session: &Session, force: bool) {
+        let batch = {
+            let mut p = self.progress.borrow_mut();
+            if p.in_flight {
+                return;
+            }
+            let len = session.journal_len();
+            let wall = session.clock.wall;
+            let clock_moved = (wall - p.saved_wall).abs() >= CLOCK_SAVE_MS || (force && wall != p.saved_wall);
+            if !p.fresh && len == p.durable && !clock_moved {
+                return;
+            }
+            // A save that failed is tried again once something changed.
+            if p.failed == Some((len, wall)) && !force {
+                return;
+            }
+            let fresh = p.fresh || len < p.durable;
+            let from = if fresh { 0 } else { p.durable };
+            p.in_flight = true;
+            (
+                SaveBatch { fresh, header: session.stored_header(), from, entries: session.journal_json(from) },
+                p.epoch,
+                len,
+                wall,
+            )
+        };
+        let (batch, epoch, len, wall) = batch;
+        let me = self.clone();
+        (self.saver)(
+            batch,
+            Box::new(move |result| {
+                let mut p = me.progress.borrow_mut();
+                p.in_flight = false;
+                p.version += 1;
+                if p.epoch != epoch {
+                    return;
+                }
+                match result {
+                    Ok(()) => {
+                        p.durable = len;
+                        p.saved_wall = wall;
+                        p.fresh = false;
+                        p.error = None;
+                        p.failed = None;
+                    }
+                    Err(e) => {
+                        p.error = Some(e);
+                        p.failed = Some((len, wall));
+                    }
+                }
+            }),
+        );
+    }
+
+    /// The session was replaced: what is stored goes with the next save.
+    pub fn replaced(&self) {
+        let mut p = self.progress.borrow_mut();
+        p.epoch += 1;
+        p.fresh = true;
+        p.durable = 0;
+        p.error = None;
+        p.failed = None;
+    }
+
+    /// How many of the journal's entries are durable.
+    pub fn durable(&self) -> usize {
+        self.progress.borrow().durable
+    }
+
+    /// Whether a save is under way.
+    pub fn in_flight(&self) -> bool {
+        self.progress.borrow().in_flight
+    }
+
+    /// Why the last save failed, until one succeeds.
+    pub fn error(&self) -> Option<String> {
+        self.progress.borrow().error.clone()
+    }
+
+    /// Moves whenever a save ends.
+    pub fn version(&self) -> u64 {
+        self.progress.borrow().version
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::{SavedSession, Source};
+    use kubesim::server::Request;
+
+    type Pending = Rc<RefCell<Vec<(SaveBatch, Done)>>>;
+
+    /// A saver whose saves end when the test says.
+    fn later() -> (Saver, Pending) {
+        let pending: Pending = Rc::new(RefCell::new(Vec::new()));
+        let p = pending.clone();
+        (Rc::new(move |b, done| p.borrow_mut().push((b, done))), pending)
+    }
+
+    fn write(s: &mut Session, name: &str) {
+        let body = format!(r#"{{"metadata":{{"name":"{name}"}}}}"#);
+        s.request(Source::Console, Request::new("POST", "/api/v1/namespaces/default/configmaps").with_body(body));
+    }
+
+    fn finish(pending: &Pending, result: Result<(), String>) -> SaveBatch {
+        let (b, done) = pending.borrow_mut().remove(0);
+        done(result);
+        b
+    }
+
+    #[test]
+    fn one_save_at_a_time_each_from_where_the_durable_one_ended() {
+        let mut s = Session::new(1);
+        let (saver, pending) = later();
+        let saving = Saving::new(saver, &s, true);
+        let starter = s.journal_len();
+        saving.save_if_needed(&s, false);
+        write(&mut s, "a");
+        saving.save_if_needed(&s, false);
+        assert_eq!(pending.borrow().len(), 1, "the second waits for the first");
+        assert!(saving.in_flight());
+        let first = finish(&pending, Ok(()));
+        assert!(first.fresh);
+        assert_eq!((first.from, first.entries.len()), (0, starter));
+        assert_eq!(saving.durable(), starter, "the write made meanwhile is not durable yet");
+        saving.save_if_needed(&s, false);
+        let second = finish(&pending, Ok(()));
+        assert!(!second.fresh);
+        assert_eq!((second.from, second.entries.len()), (starter, 1));
+        assert!(second.entries[0].contains(r#"\"a\""#));
+        assert_eq!(saving.durable(), starter + 1);
+        // What the database then holds restores the same cluster.
+        let mut entries = first.entries.clone();
+        entries.extend(second.entries.clone());
+        let restored = Session::restore(&SavedSession::from_stored(&second.header, &entries).unwrap()).unwrap();
+        assert_eq!(restored.export_json(), s.export_json());
+        // Nothing new: no save.
+        saving.save_if_needed(&s, false);
+        assert!(pending.borrow().is_empty());
+    }
+
+    #[test]
+    fn a_failed_save_is_reported_and_sent_again_after_the_next_change() {
+        let mut s = Session::new(1);
+        let (saver, pending) = later();
+        let saving = Saving::new(saver, &s, false);
+        write(&mut s, "a");
+        saving.save_if_needed(&s, false);
+        let v = saving.version();
+        finish(&pending, Err("QuotaExceededError".into()));
+        assert_eq!(saving.error().as_deref(), Some("QuotaExceededError"));
+        assert!(saving.version() > v);
+        let durable = saving.durable();
+        saving.save_if_needed(&s, false);
+        assert!(pending.borrow().is_empty(), "not again until something changed");
+        write(&mut s, "b");
+        saving.save_if_needed(&s, false);
+        let again = finish(&pending, Ok(()));
+        assert_eq!(again.from, durable, "from the last durable entry: both writes");
+        assert_eq!(again.entries.len(), 2);
+        assert_eq!(saving.error(), None);
+    }
+
+    #[test]
+    fn the_clock_is_saved_as_it_moves_and_when_the_page_is_hidden() {
+        let mut s = Session::new(1);
+        let (saver, pending) = later();
+        let saving = Saving::new(saver, &s, false);
+        s.tick(10_000.0);
+        s.tick(11_000.0);
+        saving.save_if_needed(&s, false);
+        assert!(pending.borrow().is_empty(), "a second is not worth a save");
+        saving.save_if_needed(&s, true);
+        let b = finish(&pending, Ok(()));
+        assert!(b.entries.is_empty() && b.header.contains(&format!("\"wall\":{}", s.clock.wall)));
+        s.tick(17_000.0);
+        saving.save_if_needed(&s, false);
+        assert_eq!(pending.borrow().len(), 1);
+    }
+
+    #[test]
+    fn a_replaced_session_is_saved_fresh_and_an_old_save_no_longer_counts() {
+        let mut s = Session::new(1);
+        let (saver, pending) = later();
+        let saving = Saving::new(saver, &s, false);
+        write(&mut s, "a");
+        saving.save_if_needed(&s, false);
+        let fresh = Session::new(2);
+        saving.replaced();
+        finish(&pending, Ok(()));
+        assert_eq!(saving.durable(), 0, "the old session's save ended after it was replaced");
+        saving.save_if_needed(&fresh, false);
+        let b = finish(&pending, Ok(()));
+        assert!(b.fresh && b.from == 0 && b.entries.len() == fresh.journal_len());
+        assert_eq!(saving.durable(), fresh.journal_len());
+    }
+
+    #[test]
+    fn a_stored_session_missing_entries_is_refused() {
+        let s = Session::new(1);
+        let entries = s.journal_json(0);
+        let err = SavedSession::from_stored(&s.stored_header(), &entries[1..]).unwrap_err();
+        assert!(err.contains("entries"), "{err}");
+        assert!(SavedSession::from_stored("{", &entries).is_err());
+    }
+}
