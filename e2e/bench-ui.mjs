@@ -1,7 +1,7 @@
 // Browser app benchmarks (not tests: figures go to BENCHMARKS.md).
 //   node e2e/bench-ui.mjs        (after scripts/build-web.sh and cargo build --bin kubesim)
 //   node e2e/bench-ui.mjs rollout (only the named parts: interactive, lane,
-//                                  scroll, rollout; the bundle always)
+//                                  scroll, rollout, reload; the bundle always)
 // Prints: bundle size (brotli, quality 11), time to interactive, a watch
 // lane under 1,000 events/s, and scrolling lists of 10,000 rows.
 import { readdirSync, readFileSync } from 'node:fs';
@@ -114,6 +114,36 @@ if (want('rollout')) {
   }
   runs.sort((a, b) => a - b);
   console.log(`rollout: 1,000 replicas Ready in ${runs[0].toFixed(2)} s of page time, best of 3 (median ${runs[1].toFixed(2)} s; goal <= 2 s)`);
+}
+
+// A large saved session: N small ConfigMap creates (RELOAD_WRITES, default
+// 10,000) through the page's session, each saved to IndexedDB as it is
+// made; then how long until all are durable, the bytes stored, and a
+// reload: navigation to interactive (the database read and the journal
+// replayed into the identical cluster).
+if (want('reload')) {
+  const n = Number(process.env.RELOAD_WRITES || 10000);
+  const { page, context } = await openApp(browser, server.url);
+  const made = await page.evaluate((n) => {
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) {
+      const body = JSON.stringify({ metadata: { name: `cm-${i}` }, data: { k: 'v'.repeat(100) } });
+      window.wasmBindings.kubesimRequest('POST', '/api/v1/namespaces/default/configmaps', body);
+    }
+    return { ms: performance.now() - t0, at: performance.now() };
+  }, n);
+  await page.waitForSelector('#save-state.saved', { timeout: 600000 });
+  const durableAt = await page.evaluate(() => performance.now());
+  const usage = await page.evaluate(async () => (await navigator.storage.estimate()).usage);
+  const before = await page.evaluate(() => window.wasmBindings.kubesimRequest('GET', '/api/v1/namespaces/default/configmaps?limit=1').body);
+  await page.reload();
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 600000 });
+  const readyAt = Number(await page.getAttribute('body', 'data-ready-at'));
+  const after = await page.evaluate(() => window.wasmBindings.kubesimRequest('GET', '/api/v1/namespaces/default/configmaps?limit=1').body);
+  console.log(`reload: ${n} writes made in ${(made.ms / 1000).toFixed(1)} s, all durable ${((durableAt - made.at) / 1000).toFixed(1)} s after the last; ` +
+    `${(usage / 1048576).toFixed(1)} MiB stored; reload to interactive ${(readyAt / 1000).toFixed(2)} s ` +
+    `(goal <= 2 s at 100,000); same cluster: ${before === after}`);
+  await context.close();
 }
 
 await browser.close();

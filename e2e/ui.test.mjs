@@ -123,6 +123,8 @@ test('the session survives a reload, and object text is never HTML', async () =>
 test('a panic shows a banner and a restart that brings the cluster back', async () => {
   const { page, context } = await openApp(browser, server.url);
   await kubectl(page, 'kubectl create -f -', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: survivor\n');
+  // What the top bar shows as saved comes back after the restart.
+  await page.waitForSelector('#save-state.saved');
   await page.evaluate(() => { try { window.wasmBindings.kubesimPanicForTest(); } catch (e) { /* the trap */ } });
   await page.waitForSelector('#panic-banner');
   assert.match(await page.textContent('#panic-banner'), /asked for by kubesimPanicForTest/);

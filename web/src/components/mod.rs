@@ -66,7 +66,7 @@ fn show_panic(message: &str) {
     banner.set_id("panic-banner");
     banner.set_class_name("panic-banner");
     banner.set_text_content(Some(&format!(
-        "kubesim hit an internal error and stopped: {message}\nYour cluster was saved after its last write. "
+        "kubesim hit an internal error and stopped: {message}\nYour cluster was saved up to the last write shown as saved. "
     )));
     if let Ok(button) = doc.create_element("button") {
         button.set_text_content(Some("Restart the page"));
