@@ -193,17 +193,19 @@ fn refused(why: String, lang: Lang) -> String {
     )
 }
 
-/// Takes the session's Web Lock, held while this tab is open; false when
-/// another tab holds it. (Without the Locks API, every tab saves.)
-async fn take_lock(name: &str) -> bool {
-    let Some(navigator) = web_sys::window().map(|w| w.navigator()) else { return true };
-    let Ok(locks) = Reflect::get(&navigator, &"locks".into()) else { return true };
+/// Asks for the session's Web Lock, held while this tab is open: resolves
+/// to false when another tab holds it. (Without the Locks API, every tab
+/// saves.)
+fn take_lock(name: &str) -> Promise {
+    let yes = || Promise::resolve(&JsValue::TRUE);
+    let Some(navigator) = web_sys::window().map(|w| w.navigator()) else { return yes() };
+    let Ok(locks) = Reflect::get(&navigator, &"locks".into()) else { return yes() };
     let Ok(request) = Reflect::get(&locks, &"request".into()).and_then(|r| r.dyn_into::<Function>()) else {
-        return true;
+        return yes();
     };
     let options = js_sys::Object::new();
     let _ = Reflect::set(&options, &"ifAvailable".into(), &true.into());
-    let got = Promise::new(&mut |resolve: Function, _reject: Function| {
+    Promise::new(&mut |resolve: Function, _reject: Function| {
         let granted = Closure::once_into_js(move |lock: JsValue| -> JsValue {
             let _ = resolve.call1(&JsValue::NULL, &(!lock.is_null()).into());
             // Held until the tab goes: a promise that never settles.
@@ -214,8 +216,7 @@ async fn take_lock(name: &str) -> bool {
             }
         });
         let _ = request.call3(&locks, &name.into(), &options, &granted);
-    });
-    JsFuture::from(got).await.ok().and_then(|v| v.as_bool()).unwrap_or(true)
+    })
 }
 
 /// Asks the browser not to evict the session's storage under pressure.
@@ -242,8 +243,11 @@ pub struct Boot {
 pub async fn boot(lang: Lang) -> Boot {
     let id = session_id();
     let name = database_name(id.as_deref());
-    let owner = take_lock(&format!("{name}-session")).await;
-    let db = match open(&name).await {
+    // The lock and the database are asked for together.
+    let lock = take_lock(&format!("{name}-session"));
+    let db = open(&name).await;
+    let owner = JsFuture::from(lock).await.ok().and_then(|v| v.as_bool()).unwrap_or(true);
+    let db = match db {
         Ok(db) => Rc::new(db),
         Err(e) => {
             return Boot {
