@@ -86,8 +86,12 @@ struct MessageType {
     fields: Vec<Field>,
     special: Special,
     /// Field index by JSON name (empty when the message embeds a struct,
-    /// whose fields are then looked up field by field).
-    by_json: HashMap<String, usize>,
+    /// whose fields are then looked up field by field). Looked up once
+    /// per key of every object encoded: foldhash, not SipHash.
+    by_json: HashMap<String, usize, foldhash::fast::FixedState>,
+    /// How many bytes the length of the last one encoded took (a guess
+    /// for the next: `nested_message`).
+    length_bytes: std::sync::atomic::AtomicU8,
 }
 
 struct Layouts {
@@ -162,11 +166,11 @@ fn layouts() -> &'static Layouts {
                 };
                 let fields: Vec<Field> = fields;
                 let by_json = if fields.iter().any(|f| matches!(f.kind, Kind::Inline(_))) {
-                    HashMap::new()
+                    HashMap::default()
                 } else {
                     fields.iter().enumerate().map(|(i, f)| (f.json.clone(), i)).collect()
                 };
-                MessageType { name: name.clone(), fields, special, by_json }
+                MessageType { name: name.clone(), fields, special, by_json, length_bytes: 1.into() }
             })
             .collect();
         Layouts { messages, by_name }
@@ -210,19 +214,56 @@ fn len_delimited(out: &mut Vec<u8>, number: u32, bytes: &[u8]) {
 
 /// Writes a length-delimited field whose payload `fill` writes straight
 /// into `out` (no buffer per nested message): one byte is reserved for the
-/// length and widened in place when the payload is 128 bytes or more.
+/// length, and the payload moved when its length needs more.
 fn nested(out: &mut Vec<u8>, number: u32, fill: impl FnOnce(&mut Vec<u8>) -> Result<(), String>) -> Result<(), String> {
+    nested_reserving(out, number, 1, fill).map(|_| ())
+}
+
+/// The bytes of a length's varint.
+fn varint_len(n: usize) -> usize {
+    let bits = usize::BITS - n.max(1).leading_zeros();
+    bits.div_ceil(7) as usize
+}
+
+/// `nested`, reserving `reserve` bytes for the length (a guess: the
+/// payload is moved only when the guess was wrong); says how many the
+/// length took.
+fn nested_reserving(
+    out: &mut Vec<u8>,
+    number: u32,
+    reserve: usize,
+    fill: impl FnOnce(&mut Vec<u8>) -> Result<(), String>,
+) -> Result<usize, String> {
     key(out, number, LEN);
     let at = out.len();
-    out.push(0);
+    out.resize(at + reserve, 0);
     fill(out)?;
-    let len = out.len() - at - 1;
-    if len < 128 {
-        out[at] = len as u8;
-    } else {
-        let mut prefix = Vec::with_capacity(5);
-        encode_varint(len as u64, &mut prefix);
-        out.splice(at..at + 1, prefix);
+    let start = at + reserve;
+    let len = out.len() - start;
+    let need = varint_len(len);
+    if need != reserve {
+        let end = out.len();
+        if need > reserve {
+            out.resize(end + need - reserve, 0);
+        }
+        out.copy_within(start..end, at + need);
+        out.truncate(at + need + len);
+    }
+    let mut prefix = [0u8; 10];
+    let mut slot = &mut prefix[..];
+    encode_varint(len as u64, &mut slot);
+    out[at..at + need].copy_from_slice(&prefix[..need]);
+    Ok(need)
+}
+
+/// A message nested in a field, its length's bytes guessed from the last
+/// message of its type (items of a list, containers of pods: alike).
+fn nested_message(out: &mut Vec<u8>, number: u32, msg: usize, v: &Value) -> Result<(), String> {
+    let hint = &layouts().messages[msg].length_bytes;
+    let guess = usize::from(hint.load(std::sync::atomic::Ordering::Relaxed)).max(1);
+    let took = nested_reserving(out, number, guess, |out| encode_message(msg, v, out))?;
+    if took != guess {
+        hint.store(took as u8, std::sync::atomic::Ordering::Relaxed);
     }
     Ok(())
 }
@@ -246,7 +287,7 @@ fn encode_message(msg: usize, v: &Value, out: &mut Vec<u8>) -> Result<(), String
         for f in &m.fields {
             if let Kind::Inline(inner) = f.kind {
                 // Go writes an embedded struct always, even when empty.
-                nested(out, f.number, |out| encode_message(inner, v, out))?;
+                nested_message(out, f.number, inner, v)?;
             } else if let Some(val) = obj.get(&f.json).filter(|x| !x.is_null()) {
                 encode_field(f, val, out)?;
             }
@@ -254,12 +295,43 @@ fn encode_message(msg: usize, v: &Value, out: &mut Vec<u8>) -> Result<(), String
         return Ok(());
     }
     // The object's own keys (usually far fewer than the message's fields),
-    // written in field-number order.
-    let mut present: Vec<(usize, &Value)> =
-        obj.iter().filter(|(_, v)| !v.is_null()).filter_map(|(k, v)| Some((*m.by_json.get(k)?, v))).collect();
-    present.order_by_key(|(i, _)| m.fields[*i].number);
-    for (i, val) in present {
-        encode_field(&m.fields[i], val, out)?;
+    // written in field-number order. Objects as Go writes them (and as
+    // this server stores them) have their keys in the struct's order,
+    // which is the fields' order: each key is first compared with the
+    // few fields after the last one found, then looked up.
+    // (On the stack for objects of up to 16 keys: most.)
+    let mut inline: [(usize, &Value); 16] = [(0, &Value::Null); 16];
+    let mut spilled: Vec<(usize, &Value)> = Vec::new();
+    let mut count = 0;
+    let (mut next, mut in_order, mut last_number) = (0, true, 0);
+    for (k, val) in obj {
+        if val.is_null() {
+            continue;
+        }
+        let ahead = m.fields.get(next..(next + 3).min(m.fields.len())).unwrap_or_default();
+        let Some(i) = ahead.iter().position(|f| f.json == *k).map(|p| next + p).or_else(|| m.by_json.get(k).copied())
+        else {
+            continue;
+        };
+        in_order &= count == 0 || last_number < m.fields[i].number;
+        last_number = m.fields[i].number;
+        if count < inline.len() {
+            inline[count] = (i, val);
+        } else {
+            if spilled.is_empty() {
+                spilled.extend_from_slice(&inline);
+            }
+            spilled.push((i, val));
+        }
+        count += 1;
+        next = i + 1;
+    }
+    let present = if spilled.is_empty() { &mut inline[..count] } else { &mut spilled[..] };
+    if !in_order {
+        present.order_by_key(|(i, _)| m.fields[*i].number);
+    }
+    for (i, val) in present.iter() {
+        encode_field(&m.fields[*i], val, out)?;
     }
     Ok(())
 }
@@ -267,15 +339,23 @@ fn encode_message(msg: usize, v: &Value, out: &mut Vec<u8>) -> Result<(), String
 fn encode_field(f: &Field, val: &Value, out: &mut Vec<u8>) -> Result<(), String> {
     if let Kind::Map(mv) = f.kind {
         let Some(map) = val.as_object() else { return Err(format!("{}: expected an object", f.json)) };
-        let mut entries: Vec<(&String, &Value)> = map.iter().collect();
-        entries.order_by(|a, b| a.0.cmp(b.0));
-        for (k, item) in entries {
+        // Entries in key order, as Go writes a map (most are already:
+        // then no list of them is made).
+        let sorted = map.keys().zip(map.keys().skip(1)).all(|(a, b)| a <= b);
+        let mut entries: Vec<(&String, &Value)> = Vec::new();
+        if !sorted {
+            entries.extend(map.iter());
+            entries.order_by(|a, b| a.0.cmp(b.0));
+        }
+        let in_order: &mut dyn Iterator<Item = (&String, &Value)> =
+            if sorted { &mut map.iter() } else { &mut entries.iter().copied() };
+        for (k, item) in in_order {
             nested(out, f.number, |entry| {
                 len_delimited(entry, 1, k.as_bytes());
                 match mv {
                     MapValue::String => len_delimited(entry, 2, item.as_str().unwrap_or("").as_bytes()),
                     MapValue::Bytes => len_delimited(entry, 2, &base64_bytes(item)?),
-                    MapValue::Message(inner) => nested(entry, 2, |out| encode_message(inner, item, out))?,
+                    MapValue::Message(inner) => nested_message(entry, 2, inner, item)?,
                 }
                 Ok(())
             })?;
@@ -308,7 +388,7 @@ fn encode_single(f: &Field, v: &Value, out: &mut Vec<u8>) -> Result<(), String> 
             out.extend_from_slice(&v.as_f64().ok_or_else(bad)?.to_le_bytes());
         }
         Kind::Bytes => len_delimited(out, f.number, &base64_bytes(v)?),
-        Kind::Message(inner) => nested(out, f.number, |out| encode_message(inner, v, out))?,
+        Kind::Message(inner) => nested_message(out, f.number, inner, v)?,
         Kind::Inline(_) | Kind::Map(_) => return Err(bad()),
     }
     Ok(())
@@ -340,16 +420,14 @@ fn encode_special(special: Special, v: &Value, out: &mut Vec<u8>) -> Result<(), 
                 len_delimited(out, 3, b"");
             }
         },
-        Special::Quantity => {
-            let s = match v {
-                Value::String(s) => s.clone(),
-                Value::Number(n) => n.to_string(),
-                _ => return Err(format!("expected a quantity, got {v}")),
-            };
-            len_delimited(out, 1, s.as_bytes());
-        }
+        Special::Quantity => match v {
+            Value::String(s) => len_delimited(out, 1, s.as_bytes()),
+            Value::Number(n) => len_delimited(out, 1, n.to_string().as_bytes()),
+            _ => return Err(format!("expected a quantity, got {v}")),
+        },
         Special::RawJson => {
-            len_delimited(out, 1, &serde_json::to_vec(v).map_err(|e| e.to_string())?);
+            // Serialized straight into the message (no buffer of its own).
+            nested(out, 1, |out| serde_json::to_writer(out, v).map_err(|e| e.to_string()))?;
         }
         Special::Duration => {
             let s = v.as_str().ok_or_else(|| format!("expected a duration, got {v}"))?;
@@ -359,7 +437,7 @@ fn encode_special(special: Special, v: &Value, out: &mut Vec<u8>) -> Result<(), 
         Special::SchemaOrArray | Special::SchemaOrBool | Special::SchemaOrStrings => {
             let props = schema_props();
             let one = |number: u32, item: &Value, out: &mut Vec<u8>| -> Result<(), String> {
-                nested(out, number, |out| encode_message(props, item, out))
+                nested_message(out, number, props, item)
             };
             match (special, v) {
                 (Special::SchemaOrBool, Value::Bool(b)) => varint_field(out, 1, u64::from(*b)),
@@ -401,9 +479,51 @@ fn schema_props() -> usize {
 }
 
 /// Seconds and nanoseconds of an RFC 3339 UTC timestamp.
+/// `YYYY-MM-DDTHH:MM:SS[.fraction]Z` read digit by digit (a list's
+/// every object carries several); None for anything else.
+fn utc_timestamp(s: &str) -> Option<(i64, i32)> {
+    let b = s.as_bytes();
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        b[r].iter().try_fold(0i64, |n, c| c.is_ascii_digit().then(|| n * 10 + i64::from(c - b'0')))
+    };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, sec) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let (frac, zone) = match b[19] {
+        b'.' => {
+            let digits = b[20..].iter().take_while(|c| c.is_ascii_digit()).count();
+            (&b[20..20 + digits], &b[20 + digits..])
+        }
+        _ => (&b[19..19], &b[19..]),
+    };
+    if zone != b"Z" {
+        return None;
+    }
+    let nanos = (0..9).fold(0i64, |n, i| n * 10 + frac.get(i).map_or(0, |c| i64::from(c - b'0')));
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y2 = if mo <= 2 { y - 1 } else { y };
+    let era = y2.div_euclid(400);
+    let yoe = y2 - era * 400;
+    let doy = (153 * (if mo > 2 { mo - 3 } else { mo + 9 }) + 2) / 5 + d - 1;
+    let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468;
+    Some((days * 86_400 + h * 3_600 + mi * 60 + sec, nanos as i32))
+}
+
 fn parse_timestamp(s: &str) -> Option<(i64, i32)> {
-    let whole = format!("{}Z", s.get(..19)?);
-    let secs = crate::clock::parse_rfc3339(&whole)?.div_euclid(1000);
+    if let Some(t) = utc_timestamp(s) {
+        return Some(t);
+    }
+    // (Any zone is read as UTC, as before: only the first 19 characters
+    // are the time.)
+    let secs = match crate::clock::parse_rfc3339(s) {
+        Some(ms) => ms.div_euclid(1000),
+        None => crate::clock::parse_rfc3339(&format!("{}Z", s.get(..19)?))?.div_euclid(1000),
+    };
     let frac = s.get(19..)?.strip_prefix('.').map(|f| f.trim_end_matches('Z')).unwrap_or("");
     let mut nanos: i64 = 0;
     for (i, c) in frac.chars().take(9).enumerate() {
@@ -714,6 +834,23 @@ mod tests {
         .concat();
         assert_eq!(b, expected);
         assert_eq!(decode_object(&b).unwrap(), cm);
+    }
+
+    #[test]
+    fn timestamps_read_digit_by_digit_agree_with_the_clock() {
+        for ts in
+            ["2023-11-14T22:13:20Z", "1970-01-01T00:00:00Z", "2000-02-29T23:59:59.123456789Z", "1969-12-31T23:59:59.5Z"]
+        {
+            let ms = crate::clock::parse_rfc3339(ts).unwrap();
+            let (secs, nanos) = utc_timestamp(ts).unwrap();
+            assert_eq!((secs, nanos / 1_000_000), (ms.div_euclid(1000), ms.rem_euclid(1000) as i32), "{ts}");
+        }
+        assert_eq!(utc_timestamp("2000-02-29T23:59:59.123456789Z").unwrap().1, 123_456_789);
+        for bad in ["2023-11-14T22:13:20", "2023-13-14T22:13:20Z", "2023-11-14T22:13:2xZ", "2023-11-14 22:13:20Z", ""] {
+            assert_eq!(utc_timestamp(bad), None, "{bad}");
+        }
+        // Other zones are read as before (the first 19 characters, as UTC).
+        assert_eq!(parse_timestamp("2023-11-14T22:13:20+02:00"), utc_timestamp("2023-11-14T22:13:20Z"));
     }
 
     #[test]

@@ -6,7 +6,10 @@ use std::collections::HashMap;
 use prost::Message as _;
 use serde_json::{Map, Value};
 
-use super::{decode_message, encode_message, len_delimited, message_for, nested, varint_field, Reader, LEN, MAGIC};
+use super::{
+    decode_message, encode_message, len_delimited, message_for, nested, nested_message, varint_field, Reader, LEN,
+    MAGIC,
+};
 
 #[derive(Clone, PartialEq, prost::Message)]
 struct TypeMeta {
@@ -52,9 +55,19 @@ pub fn encode_object(v: &Value) -> Result<Vec<u8>, String> {
     let api_version = v.get("apiVersion").and_then(Value::as_str).unwrap_or("");
     let msg =
         message_for(api_version, kind).ok_or_else(|| format!("no protobuf message for {api_version}, Kind={kind}"))?;
-    let mut raw = Vec::new();
-    encode_message(msg, v, &mut raw)?;
-    Ok(encode_unknown(api_version, kind, &raw))
+    // The envelope written around the message as it is encoded (no copy
+    // of the message's bytes into it).
+    let mut out = Vec::new();
+    out.extend_from_slice(MAGIC);
+    nested(&mut out, 1, |tm| {
+        len_delimited(tm, 1, api_version.as_bytes());
+        len_delimited(tm, 2, kind.as_bytes());
+        Ok(())
+    })?;
+    nested_message(&mut out, 2, msg, v)?;
+    len_delimited(&mut out, 3, b"");
+    len_delimited(&mut out, 4, b"");
+    Ok(out)
 }
 
 /// The message bytes alone (no envelope) of a JSON object of the given
