@@ -87,6 +87,43 @@ test('elements with one cluster name share a cluster; its scenario is created', 
   await context.close();
 });
 
+test('an element taken off the page stops; moved, it goes on; put back, it starts again on its shared cluster', async () => {
+  const { context, page, errors } = await openExample();
+  await start(page, 'sim-shared-left');
+  await start(page, 'sim-shared-right');
+  await page.fill('#sim-shared-left #kubectl-line', 'create configmap kept --from-literal=a=b');
+  await page.click('#sim-shared-left #kubectl-run');
+  await page.waitForSelector('#sim-shared-left #command-panel :text("configmap/kept created")');
+  // Moved within the page: the same app, not restarted.
+  const moved = await page.evaluate(() => {
+    const el = document.getElementById('sim-shared-left');
+    let stopped = 0;
+    el.addEventListener('kube-sim-stopped', () => { stopped += 1; });
+    el.parentElement.append(el);
+    return new Promise((r) => setTimeout(() => r({ stopped, ready: el.hasAttribute('ready'), rows: el.shadowRoot.querySelectorAll('#command-panel').length }), 300));
+  });
+  assert.deepEqual(moved, { stopped: 0, ready: true, rows: 1 });
+  // Taken off: its app stops and its mount point empties.
+  const off = await page.evaluate(() => {
+    const el = document.getElementById('sim-shared-left');
+    window.__parked = el;
+    return new Promise((r) => {
+      // (Yew takes the app down on its next turn.)
+      el.addEventListener('kube-sim-stopped', () => setTimeout(() => r(el.shadowRoot.querySelectorAll('.ks-body *').length), 200), { once: true });
+      el.remove();
+    });
+  });
+  assert.equal(off, 0, 'nothing left mounted');
+  // Put back: it starts again, on the same shared cluster.
+  await page.evaluate(() => document.getElementById('sim-shared-right').before(window.__parked));
+  await start(page, 'sim-shared-left');
+  await page.fill('#sim-shared-left #kubectl-line', 'get configmap kept -o name');
+  await page.click('#sim-shared-left #kubectl-run');
+  await page.waitForSelector('#sim-shared-left #command-panel :text("configmap/kept")');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('no style leaks either way, and axe finds nothing serious', async () => {
   const { context, page, errors } = await openExample();
   await start(page, 'sim-watch');

@@ -8,7 +8,8 @@
 // into view, and only then loads the WebAssembly module (once for the
 // page). Elements with the same `cluster` name share one cluster; the
 // others each get their own. Attributes are read once, when the element
-// starts.
+// starts. Taken off the page it stops (and fires `kube-sim-stopped`);
+// put back, it starts again.
 //
 //   panels     kubectl, lanes, inspector, owners, console, log, timeline,
 //              pager, explorer, fairness, metrics (default: the lesson's,
@@ -91,11 +92,21 @@ function loadSheet() {
 export class KubeSim extends HTMLElement {
   static observedAttributes = ["aborted"];
   #started = false;
+  /** The mounted app, stopped when the element leaves the page. */
+  #app = null;
+  #seen = null;
+  /** Bumped each time it starts afresh: a load begun before is dropped. */
+  #round = 0;
 
   connectedCallback() {
-    if (this.shadowRoot) return;
-    const shadow = this.attachShadow({ mode: "open" });
+    // Moved within the page (taken out and put back at once): it goes on.
+    if (this.shadowRoot && (this.#app || this.#seen)) return;
+    const shadow = this.shadowRoot ?? this.attachShadow({ mode: "open" });
+    shadow.replaceChildren();
     shadow.adoptedStyleSheets = [hostSheet()];
+    this.#started = false;
+    this.#round += 1;
+    this.removeAttribute("ready");
     const height = this.#height();
     const placeholder = document.createElement("div");
     placeholder.className = "ks-placeholder";
@@ -106,10 +117,28 @@ export class KubeSim extends HTMLElement {
     const seen = new IntersectionObserver((entries) => {
       if (entries.some((e) => e.isIntersecting)) {
         seen.disconnect();
+        this.#seen = null;
         this.#start(placeholder).catch((e) => this.#fail(placeholder, e));
       }
     });
     seen.observe(this);
+    this.#seen = seen;
+  }
+
+  // Taken off the page: its app stops (clock, lanes) once it is clear
+  // that it was not only moved; a shared cluster stays for the others.
+  // Put back later, it starts again (the same cluster when shared).
+  disconnectedCallback() {
+    queueMicrotask(() => {
+      if (this.isConnected) return;
+      this.#seen?.disconnect();
+      this.#seen = null;
+      this.#app?.unmount();
+      this.#app?.free();
+      this.#app = null;
+      this.#started = false;
+      this.dispatchEvent(new CustomEvent("kube-sim-stopped"));
+    });
   }
 
   attributeChangedCallback(name, _old, value) {
@@ -167,6 +196,7 @@ export class KubeSim extends HTMLElement {
   async #start(placeholder) {
     if (this.#started) return;
     this.#started = true;
+    const round = this.#round;
     const [glue, css, scenario, lessonText] = await Promise.all([
       loadModule(),
       loadSheet(),
@@ -182,7 +212,10 @@ export class KubeSim extends HTMLElement {
     // A lesson by URL is named by its file.
     const url = this.#lessonUrl();
     const lessonId = url ? url.split("/").pop().replace(/\.yaml$/, "") : attr("lesson");
-    glue.mountKubeSim(body, {
+    // (Taken off the page while loading, or put back and started anew:
+    // nothing to mount here.)
+    if (!this.isConnected || round !== this.#round) return;
+    this.#app = glue.mountKubeSim(body, {
       panels: attr("panels"), lesson: lessonId, lessonText, lang: attr("lang"),
       seed: attr("seed"), cluster: attr("cluster"), scenario, base: here.href,
     });

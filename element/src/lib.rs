@@ -17,9 +17,24 @@ mod exports {
     /// object `{panels, lesson, lessonText, lang, seed, cluster, scenario,
     /// base}` (absent ones empty); an attribute that makes no sense is an
     /// error naming it.
+    /// Gives back the mounted app, to `unmount` when the element leaves
+    /// the page.
     #[wasm_bindgen(js_name = mountKubeSim)]
-    pub fn mount_kube_sim(root: web_sys::Element, attributes: JsValue) -> Result<(), JsError> {
-        element::mount(root, attributes).map_err(|e| JsError::new(&e))
+    pub fn mount_kube_sim(root: web_sys::Element, attributes: JsValue) -> Result<Mounted, JsError> {
+        element::mount(root, attributes).map(Mounted).map_err(|e| JsError::new(&e))
+    }
+
+    /// An element's app.
+    #[wasm_bindgen]
+    pub struct Mounted(element::Mounted);
+
+    #[wasm_bindgen]
+    impl Mounted {
+        /// Stops the app (its clock, its lanes) and empties its mount
+        /// point; the cluster stays if other elements share it. Once.
+        pub fn unmount(&mut self) {
+            self.0.unmount();
+        }
     }
 
     /// Serves a request on the cluster elements named `cluster` share:

@@ -43,11 +43,27 @@ pub fn cluster(e: &EmbedOptions) -> (Rc<RefCell<Session>>, Option<String>) {
 /// with the element's attributes, given by `kube-sim.js` as an object
 /// (`{panels, lesson, lessonText, …}`); an attribute that makes no sense
 /// is an error naming it.
-pub fn mount(root: web_sys::Element, attributes: wasm_bindgen::JsValue) -> Result<(), String> {
+/// The app it mounted: `unmount` (when the element leaves the page) stops
+/// its clock and lanes and empties its mount point; a shared cluster stays
+/// for the other elements.
+pub fn mount(root: web_sys::Element, attributes: wasm_bindgen::JsValue) -> Result<Mounted, String> {
     let attributes: Attributes = serde_wasm_bindgen::from_value(attributes).map_err(|e| format!("<kube-sim>: {e}"))?;
     let options = EmbedOptions::from_attributes(&attributes)?;
-    yew::Renderer::<App>::with_root_and_props(root, AppProps { embed: Some(Rc::new(options)), boot: None }).render();
-    Ok(())
+    let app = yew::Renderer::<App>::with_root_and_props(root, AppProps { embed: Some(Rc::new(options)), boot: None })
+        .render();
+    Ok(Mounted(Some(app)))
+}
+
+/// An element's app, as `mount` left it.
+pub struct Mounted(Option<yew::AppHandle<App>>);
+
+impl Mounted {
+    /// Stops the app and empties its mount point (once).
+    pub fn unmount(&mut self) {
+        if let Some(app) = self.0.take() {
+            app.destroy();
+        }
+    }
 }
 
 /// A panic aborts the module, and with it every element on the page:
