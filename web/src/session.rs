@@ -168,17 +168,13 @@ pub struct SavedSession {
 pub const SAVE_FORMAT: &str = "kubesim-session/v1";
 
 /// What the browser's database keeps beside the journal's entries (one
-/// record each): the session without its journal, and how many entries
-/// of the journal belong to it. Written in the same transaction as the
-/// entries it counts, so a save is whole or not there at all.
+/// record each): the session with its journal left empty, and how many
+/// entries of the journal belong to it. Written in the same transaction
+/// as the entries it counts, so a save is whole or not there at all.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StoredHeader {
-    pub format: String,
-    pub seed: u64,
-    #[serde(rename = "historyWindowMs")]
-    pub history_window_ms: i64,
-    pub wall: i64,
-    pub paused: bool,
+    #[serde(flatten)]
+    pub session: SavedSession,
     #[serde(rename = "journalLength")]
     pub journal_length: usize,
 }
@@ -187,24 +183,17 @@ impl SavedSession {
     /// A session from what the database held: its header, and the
     /// journal's entries in order (each as JSON).
     pub fn from_stored(header: &str, entries: &[String]) -> Result<SavedSession, String> {
-        let h: StoredHeader =
+        let StoredHeader { session, journal_length } =
             serde_json::from_str(header).map_err(|e| format!("the saved session's header is unreadable: {e}"))?;
-        if entries.len() < h.journal_length {
-            return Err(format!("the saved journal has {} of its {} entries", entries.len(), h.journal_length));
+        if entries.len() < journal_length {
+            return Err(format!("the saved journal has {} of its {} entries", entries.len(), journal_length));
         }
-        let journal = entries[..h.journal_length]
+        let journal = entries[..journal_length]
             .iter()
             .enumerate()
             .map(|(i, e)| serde_json::from_str(e).map_err(|err| format!("journal entry {i} is unreadable: {err}")))
             .collect::<Result<Vec<JournalEntry>, String>>()?;
-        Ok(SavedSession {
-            format: h.format,
-            seed: h.seed,
-            history_window_ms: h.history_window_ms,
-            wall: h.wall,
-            paused: h.paused,
-            journal,
-        })
+        Ok(SavedSession { journal, ..session })
     }
 }
 
@@ -494,13 +483,18 @@ impl Session {
     }
 
     pub fn save(&self) -> SavedSession {
+        SavedSession { journal: self.journal.clone(), ..self.saved_without_journal() }
+    }
+
+    /// The session as saved, its journal left empty (not copied).
+    fn saved_without_journal(&self) -> SavedSession {
         SavedSession {
             format: SAVE_FORMAT.into(),
             seed: self.server.config().seed,
             history_window_ms: self.server.config().history_window_ms,
             wall: self.clock.wall,
             paused: self.clock.paused,
-            journal: self.journal.clone(),
+            journal: Vec::new(),
         }
     }
 
@@ -531,14 +525,7 @@ impl Session {
 
     /// The header the database keeps for this session as it stands.
     pub fn stored_header(&self) -> String {
-        let h = StoredHeader {
-            format: SAVE_FORMAT.into(),
-            seed: self.server.config().seed,
-            history_window_ms: self.server.config().history_window_ms,
-            wall: self.clock.wall,
-            paused: self.clock.paused,
-            journal_length: self.journal.len(),
-        };
+        let h = StoredHeader { session: self.saved_without_journal(), journal_length: self.journal.len() };
         serde_json::to_string(&h).unwrap_or_default()
     }
 

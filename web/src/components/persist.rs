@@ -254,7 +254,7 @@ pub async fn boot(lang: Lang) -> Boot {
                 session: Session::new(1),
                 stored: false,
                 notice: Some(e),
-                saver: nowhere_saver(),
+                saver: crate::durable::nowhere(),
                 read_only: None,
             }
         }
@@ -324,13 +324,9 @@ pub async fn boot(lang: Lang) -> Boot {
             )
         })
     } else {
-        nowhere_saver()
+        crate::durable::nowhere()
     };
     Boot { session: session.unwrap_or_else(|| Session::new(1)), stored, notice, saver, read_only }
-}
-
-fn nowhere_saver() -> Saver {
-    crate::durable::nowhere()
 }
 
 /// Where the clock is remembered as the page is left.
