@@ -153,3 +153,146 @@ pub fn yaml(data: &[u8]) {
         let _ = crate::schema::decode::yaml_repeated_keys(text);
     }
 }
+
+/// Kinds whose protobuf bodies the `protobuf` target decodes: the first
+/// byte picks one, the rest is the message inside the envelope.
+const PROTO_KINDS: [(&str, &str); 16] = [
+    ("v1", "ConfigMap"),
+    ("v1", "Secret"),
+    ("v1", "Pod"),
+    ("v1", "Service"),
+    ("v1", "Namespace"),
+    ("v1", "Node"),
+    ("v1", "Event"),
+    ("v1", "PodList"),
+    ("v1", "Status"),
+    ("apps/v1", "Deployment"),
+    ("apps/v1", "ReplicaSet"),
+    ("batch/v1", "Job"),
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"),
+    ("flowcontrol.apiserver.k8s.io/v1", "FlowSchema"),
+    ("meta.k8s.io/v1", "DeleteOptions"),
+    ("rbac.authorization.k8s.io/v1", "ClusterRole"),
+];
+
+/// A protobuf body: the bytes after the first are put in an envelope of
+/// the kind the first picks, then decoded as a request body is, and laid
+/// out as the wire lens shows it. What decodes must encode, and decode
+/// back to the same object (the round trip upstream's generated code
+/// keeps); the bytes read as watch frames must not panic either.
+pub fn protobuf(data: &[u8]) {
+    let (api_version, kind) = PROTO_KINDS[data.first().map_or(0, |b| usize::from(*b) % PROTO_KINDS.len())];
+    let raw = data.get(1..).unwrap_or_default();
+    let body = crate::proto::envelope(api_version, kind, raw);
+    let spans = crate::proto::annotate(&body);
+    assert!(spans.iter().all(|s| s.start <= s.end && s.end <= body.len()), "spans within the body");
+    let _ = crate::proto::read_watch_frames(raw);
+    if let Ok(v) = crate::proto::decode_object(&body) {
+        let again = crate::proto::encode_object(&v).expect("a decoded object encodes");
+        let back = crate::proto::decode_object(&again).expect("what was encoded decodes");
+        assert_eq!(back, v, "the round trip keeps the object");
+    }
+}
+
+/// Objects the `patches` target patches: (apiVersion, kind, the object).
+const PATCHED: [(&str, &str, &str); 4] = [
+    ("v1", "ConfigMap", SEED[0].1),
+    ("apps/v1", "Deployment", SEED[1].1),
+    ("v1", "Service", SEED[2].1),
+    ("v1", "Pod", SEED[3].1),
+];
+
+/// A patch of each kind on its own, as the store applies it, without the
+/// server around it: the first byte picks JSON, merge, strategic merge or
+/// server-side apply (and, for apply, whether it forces), the second the
+/// object, the third the field validation level; the rest is the patch.
+/// The patched object is then decoded as the patch handler decodes it;
+/// an apply goes over an object another manager applied first, so that
+/// it meets ownership and conflicts.
+pub fn patches(data: &[u8]) {
+    use crate::registry::decode;
+    use crate::registry::options::FieldValidation;
+    let pick = |i: usize, n: usize| data.get(i).map_or(0, |b| usize::from(*b) % n);
+    let (api_version, kind, json) = PATCHED[pick(1, PATCHED.len())];
+    let fv = [FieldValidation::Strict, FieldValidation::Warn, FieldValidation::Ignore][pick(2, 3)];
+    let body = data.get(3..).unwrap_or_default();
+    let Some(rt) = crate::registry::kinds::builtin_catalog().by_kind(api_version, kind) else {
+        panic!("{api_version} {kind} is built in")
+    };
+    let mut doc: serde_json::Value = serde_json::from_str(json).expect("the objects are JSON");
+    doc["apiVersion"] = api_version.into();
+    doc["kind"] = kind.into();
+    let schemas = crate::schema::schemas();
+    let problems = match pick(0, 5) {
+        0 => {
+            let Ok((patch, problems)) = decode::json_patch(body, fv) else { return };
+            if json_patch::patch_unsafe(&mut doc, &patch).is_err() {
+                return;
+            }
+            problems
+        }
+        1 => {
+            let Ok((patch, problems)) = decode::patch_document(body, fv) else { return };
+            json_patch::merge(&mut doc, &patch);
+            problems
+        }
+        2 => {
+            let Ok((patch, problems)) = decode::patch_document(body, fv) else { return };
+            let def = schemas.name_of(rt.group(), rt.version(), rt.kind()).unwrap_or("");
+            if crate::patch::apply(schemas, def, &mut doc, &patch).is_err() {
+                return;
+            }
+            problems
+        }
+        force => {
+            let Ok((config, _)) = decode::apply_configuration(rt, body) else { return };
+            let writer = |manager| crate::apply::Writer {
+                schema: rt.schema(),
+                api_version: api_version.to_string(),
+                manager,
+                subresource: "",
+                has_status_subresource: rt.status_subresource,
+                now: "2026-01-01T00:00:00Z",
+            };
+            let live = crate::apply::apply(&writer("first"), None, &doc, false).expect("the first apply creates");
+            if let Ok(applied) = crate::apply::apply(&writer("fuzz"), Some(&live), &config, force == 4) {
+                assert!(serde_json::to_vec(&applied).is_ok());
+            }
+            return;
+        }
+    };
+    let mut warnings = Vec::new();
+    if let Ok(obj) = decode::patched_object(rt, doc, fv, problems, |v| v.to_string(), &mut warnings) {
+        let _ = rt.strategy.validate(&serde_json::Value::Object(obj));
+    }
+}
+
+/// The opaque and half-opaque strings of a list request: text as a
+/// continue token (what decodes must encode and decode back the same), a
+/// resourceVersion, an Accept header (negotiated for objects, watches and
+/// discovery) and a query string (a list's options, a write's).
+pub fn tokens(data: &[u8]) {
+    use crate::registry::options::{Subresource, Verb};
+    use crate::server::{negotiation, params};
+    use crate::storage::continue_token;
+    let text = String::from_utf8_lossy(data);
+    if let Ok(t) = continue_token::decode(&text) {
+        let again = if t.revision.0 == 0 {
+            continue_token::encode_inconsistent(&t.start)
+        } else {
+            continue_token::encode(t.revision, &t.start)
+        };
+        assert_eq!(continue_token::decode(&again), Ok(t), "a token round-trips");
+    }
+    let rv = crate::registry::resource_version::ResourceVersion::parse(Some(&text));
+    let _ = rv.revision();
+    let _ = crate::registry::resource_version::parse(&text);
+    for (watch, protobuf) in [(false, false), (false, true), (true, true)] {
+        let _ = negotiation::negotiate_output(Some(&text), watch, protobuf);
+    }
+    let _ = negotiation::negotiate(Some(&text), true);
+    let q = params::Query::parse(&text);
+    let _ = params::list_options(&q);
+    let _ = params::check_write_query("PATCH", &q);
+    let _ = params::write_options(Verb::Patch, &q, Some(&text), Subresource::None, None);
+}

@@ -684,10 +684,13 @@ fn decode_message(msg: usize, data: &[u8], depth: usize) -> Result<Value, String
                         (_, w) => e.skip(w)?,
                     }
                 }
-                let v = v.unwrap_or(match mv {
-                    MapValue::Message(_) => Value::Object(Map::new()),
-                    _ => Value::String(String::new()),
-                });
+                // An entry without its value holds the value type's zero,
+                // as Go's generated code leaves it (a Quantity's is "0").
+                let v = match (v, mv) {
+                    (Some(v), _) => v,
+                    (None, MapValue::Message(inner)) => decode_message(inner, &[], depth + 1)?,
+                    (None, _) => Value::String(String::new()),
+                };
                 let entry = obj.entry(f.json.clone()).or_insert_with(|| Value::Object(Map::new()));
                 if let Value::Object(map) = entry {
                     map.insert(k, v);
@@ -731,6 +734,10 @@ fn decode_schema_or(special: Special, data: &[u8], depth: usize) -> Result<Value
     })
 }
 
+/// 0001-01-01T00:00:00Z and 9999-12-31T23:59:59Z in Unix seconds.
+const FIRST_RFC3339_SECOND: i64 = -62_135_596_800;
+const LAST_RFC3339_SECOND: i64 = 253_402_300_799;
+
 fn decode_special(special: Special, data: &[u8]) -> Result<Value, String> {
     let mut r = Reader { buf: data };
     let mut ints = [0i64; 4];
@@ -750,9 +757,18 @@ fn decode_special(special: Special, data: &[u8]) -> Result<Value, String> {
             if data.is_empty() {
                 return Ok(Value::Null);
             }
-            let t = crate::clock::SimTime(ints[1].saturating_mul(1000)).rfc3339();
+            // Nanoseconds out of range carry into the seconds, as Go's
+            // time.Unix does; a time outside the years RFC 3339 writes
+            // (0001–9999) is refused, since its JSON form could not be
+            // read back (found by the `protobuf` fuzz target).
+            let nanos = i64::from(ints[2] as i32);
+            let secs = ints[1].saturating_add(nanos.div_euclid(1_000_000_000));
+            if !(FIRST_RFC3339_SECOND..=LAST_RFC3339_SECOND).contains(&secs) {
+                return Err(format!("proto: timestamp out of range: {secs} seconds"));
+            }
+            let t = crate::clock::SimTime(secs * 1000).rfc3339();
             if special == Special::MicroTime {
-                let micros = (ints[2] as i32).max(0) / 1000;
+                let micros = nanos.rem_euclid(1_000_000_000) / 1000;
                 Value::String(format!("{}.{micros:06}Z", t.trim_end_matches('Z')))
             } else {
                 Value::String(t)
@@ -765,6 +781,8 @@ fn decode_special(special: Special, data: &[u8]) -> Result<Value, String> {
                 Value::from(ints[2] as i32)
             }
         }
+        // A Quantity message without its string is Go's zero Quantity.
+        Special::Quantity if text.is_none() => Value::String("0".into()),
         Special::Quantity => Value::String(utf8(text)?),
         Special::RawJson => match text {
             None => Value::Null,
@@ -834,6 +852,56 @@ mod tests {
         .concat();
         assert_eq!(b, expected);
         assert_eq!(decode_object(&b).unwrap(), cm);
+    }
+
+    #[test]
+    fn a_map_entry_without_its_value_holds_the_zero_value() {
+        // A container's resources.limits: one entry with a key and no
+        // value (found by the `protobuf` fuzz target: it decoded as `{}`,
+        // which no Quantity is, and did not encode back).
+        let mut raw = Vec::new();
+        nested(&mut raw, 2, |spec| {
+            nested(spec, 2, |container| {
+                len_delimited(container, 1, b"c");
+                nested(container, 8, |resources| {
+                    nested(resources, 1, |entry| {
+                        len_delimited(entry, 1, b"cpu");
+                        Ok(())
+                    })
+                })
+            })
+        })
+        .unwrap();
+        let v = decode_object(&envelope("v1", "Pod", &raw)).unwrap();
+        assert_eq!(v["spec"]["containers"][0]["resources"], json!({"limits": {"cpu": "0"}}));
+        assert_eq!(decode_object(&encode_object(&v).unwrap()).unwrap(), v);
+    }
+
+    #[test]
+    fn times_decode_within_the_years_rfc3339_writes() {
+        let event = |secs: i64, nanos: i32| {
+            let mut raw = Vec::new();
+            nested(&mut raw, 1, |m| {
+                len_delimited(m, 1, b"e");
+                Ok(())
+            })
+            .unwrap();
+            nested(&mut raw, 10, |t| {
+                varint_field(t, 1, secs as u64);
+                varint_field(t, 2, nanos as u64);
+                Ok(())
+            })
+            .unwrap();
+            decode_object(&envelope("v1", "Event", &raw)).map(|v| v["eventTime"].clone())
+        };
+        assert_eq!(event(FIRST_RFC3339_SECOND, 0), Ok(json!("0001-01-01T00:00:00.000000Z")));
+        assert_eq!(event(LAST_RFC3339_SECOND, 999_999_999), Ok(json!("9999-12-31T23:59:59.999999Z")));
+        // Nanoseconds past a second carry, as Go's time.Unix carries them.
+        assert_eq!(event(0, 1_500_000_000), Ok(json!("1970-01-01T00:00:01.500000Z")));
+        assert_eq!(event(0, -1), Ok(json!("1969-12-31T23:59:59.999999Z")));
+        // Year 10000 has no RFC 3339 form to read back.
+        assert!(event(LAST_RFC3339_SECOND + 1, 0).is_err());
+        assert!(event(FIRST_RFC3339_SECOND, -1).is_err());
     }
 
     #[test]

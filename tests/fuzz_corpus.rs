@@ -36,3 +36,18 @@ fn selectors() {
 fn yaml() {
     replay("yaml", kubesim::fuzzing::yaml);
 }
+
+#[test]
+fn protobuf() {
+    replay("protobuf", kubesim::fuzzing::protobuf);
+}
+
+#[test]
+fn patches() {
+    replay("patches", kubesim::fuzzing::patches);
+}
+
+#[test]
+fn tokens() {
+    replay("tokens", kubesim::fuzzing::tokens);
+}

@@ -154,6 +154,15 @@ fn the_server_answers_a_patch_that_does_not_apply_as_upstream_does() {
     let r =
         send(&mut s, r#"[{"op":"test","path":"/data/k","value":"v"},{"op":"replace","path":"/data/k","value":"w"}]"#);
     assert_eq!((r.status, r.json_body()["data"]["k"].as_str()), (200, Some("w")));
+    // An operation failing after a copy and a move: still a 422 and the
+    // object untouched (the patch library's undo used to panic here).
+    let r = send(
+        &mut s,
+        r#"[{"op":"copy","from":"/metadata/name","path":"/data/n"},{"op":"move","from":"/data/n","path":"/dat!/m"}]"#,
+    );
+    assert_eq!(r.status, 422);
+    let v = get(&mut s, "/api/v1/namespaces/default/configmaps/p").json_body();
+    assert_eq!((v["data"]["k"].as_str(), v["data"].get("n")), (Some("w"), None));
     // Not a patch document: 400.
     let r = send(&mut s, r#"{"op":"add"}"#);
     assert_eq!(r.status, 400);
