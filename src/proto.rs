@@ -632,7 +632,10 @@ fn decode_message(msg: usize, data: &[u8], depth: usize) -> Result<Value, String
                 r.buf = rest;
                 let mut b = [0u8; 8];
                 b.copy_from_slice(head);
-                serde_json::Number::from_f64(f64::from_le_bytes(b)).map(Value::Number).unwrap_or(Value::Null)
+                // NaN and the infinities have no JSON form (Go's encoder
+                // refuses them too): refused here, where the body is read.
+                let n = serde_json::Number::from_f64(f64::from_le_bytes(b));
+                Value::Number(n.ok_or_else(|| format!("proto: {} is not a finite number", f.json))?)
             }
             Kind::Bytes => {
                 if wire != LEN {
