@@ -1,8 +1,25 @@
 //! Deserialize JSON data to a Rust data structure.
 
 use crate::error::{Error, ErrorCode, Result};
+
+/// kubesim: `integer.fraction × 10^exponent` (ASCII digits), correctly
+/// rounded by the standard library's parser, in place of lexical's.
 #[cfg(feature = "float_roundtrip")]
-use crate::lexical;
+fn exact_float(integer: &[u8], fraction: &[u8], exponent: i32, single_precision: bool) -> f64 {
+    use core::fmt::Write;
+    let mut text = String::with_capacity(integer.len() + fraction.len() + 13);
+    text.extend(integer.iter().map(|&b| b as char));
+    if !fraction.is_empty() {
+        text.push('.');
+        text.extend(fraction.iter().map(|&b| b as char));
+    }
+    let _ = write!(text, "e{}", exponent);
+    if single_precision {
+        text.parse::<f32>().map_or(f64::INFINITY, f64::from)
+    } else {
+        text.parse::<f64>().unwrap_or(f64::INFINITY)
+    }
+}
 use crate::number::Number;
 use crate::read::{self, Fused, Reference};
 use alloc::string::String;
@@ -622,11 +639,10 @@ impl<'de, R: Read<'de>> Deserializer<R> {
 
     #[cfg(feature = "float_roundtrip")]
     fn f64_from_parts(&mut self, positive: bool, significand: u64, exponent: i32) -> Result<f64> {
-        let f = if self.single_precision {
-            lexical::parse_concise_float::<f32>(significand, exponent) as f64
-        } else {
-            lexical::parse_concise_float::<f64>(significand, exponent)
-        };
+        // kubesim: the standard library's parser (correctly rounded, as
+        // lexical is), so the browser's module carries one float parser.
+        let mut digits = itoa::Buffer::new();
+        let f = exact_float(digits.format(significand).as_bytes(), &[], exponent, self.single_precision);
 
         if f.is_infinite() {
             Err(self.error(ErrorCode::NumberOutOfRange))
@@ -883,11 +899,8 @@ impl<'de, R: Read<'de>> Deserializer<R> {
         let integer = &self.scratch[..integer_end];
         let fraction = &self.scratch[integer_end..];
 
-        let f = if self.single_precision {
-            lexical::parse_truncated_float::<f32>(integer, fraction, exponent) as f64
-        } else {
-            lexical::parse_truncated_float::<f64>(integer, fraction, exponent)
-        };
+        // kubesim: the standard library's parser, as above.
+        let f = exact_float(integer, fraction, exponent, self.single_precision);
 
         if f.is_infinite() {
             Err(self.error(ErrorCode::NumberOutOfRange))
