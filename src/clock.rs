@@ -83,37 +83,41 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 /// Milliseconds since the epoch from an RFC 3339 UTC timestamp as the server
 /// writes them (`2023-11-14T22:13:20Z`, optionally with a fraction).
 pub fn parse_rfc3339(ts: &str) -> Option<i64> {
+    let (secs, nanos) = parse_rfc3339_parts(ts)?;
+    Some(secs * 1000 + i64::from(nanos) / 1_000_000)
+}
+
+/// Seconds since the epoch and nanoseconds of an RFC 3339 UTC timestamp
+/// (`YYYY-MM-DDTHH:MM:SS[.fraction]Z`, read digit by digit: a protobuf
+/// list's every object carries several); None for anything else.
+pub fn parse_rfc3339_parts(ts: &str) -> Option<(i64, i32)> {
     let b = ts.as_bytes();
     if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
         return None;
     }
-    let n = |r: std::ops::Range<usize>| -> Option<i64> {
-        let t = ts.get(r)?;
-        if !t.bytes().all(|c| c.is_ascii_digit()) {
-            return None;
-        }
-        t.parse::<i64>().ok()
+    let num = |r: std::ops::Range<usize>| -> Option<i64> {
+        b[r].iter().try_fold(0i64, |n, c| c.is_ascii_digit().then(|| n * 10 + i64::from(c - b'0')))
     };
-    let (y, mo, d, h, mi, s) = (n(0..4)?, n(5..7)?, n(8..10)?, n(11..13)?, n(14..16)?, n(17..19)?);
-    let rest = &ts[19..];
-    let (frac, zone) = match rest.strip_prefix('.') {
-        Some(r) => {
-            let digits = r.find(|c: char| !c.is_ascii_digit()).unwrap_or(r.len());
-            let ms = r[..digits.min(3)].parse::<i64>().ok().map(|v| v * 10i64.pow(3 - digits.min(3) as u32));
-            (ms.unwrap_or(0), &r[digits..])
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let (frac, zone) = match b[19] {
+        b'.' => {
+            let digits = b[20..].iter().take_while(|c| c.is_ascii_digit()).count();
+            (&b[20..20 + digits], &b[20 + digits..])
         }
-        None => (0, rest),
+        _ => (&b[19..19], &b[19..]),
     };
-    if zone != "Z" || !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
+    if zone != b"Z" || !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
         return None;
     }
+    let nanos = (0..9).fold(0i64, |n, i| n * 10 + frac.get(i).map_or(0, |c| i64::from(c - b'0')));
+    // Days from the civil date (Howard Hinnant's algorithm).
     let y2 = if mo <= 2 { y - 1 } else { y };
     let era = y2.div_euclid(400);
     let yoe = y2 - era * 400;
     let doy = (153 * (if mo > 2 { mo - 3 } else { mo + 9 }) + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    Some(((days * 24 + h) * 60 + mi) * 60_000 + s * 1000 + frac)
+    let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468;
+    Some((days * 86_400 + h * 3_600 + mi * 60 + s, nanos as i32))
 }
 
 /// An elapsed time the way the API's printers show ages: `45s`, `2m30s`,
@@ -308,6 +312,14 @@ mod tests {
         assert_eq!(super::parse_rfc3339("2023-11-14T22:15:23.250000Z"), Some(1_700_000_123_250));
         assert_eq!(super::parse_rfc3339("nonsense"), None);
         assert_eq!(super::parse_rfc3339("2023-13-14T22:15:23Z"), None);
+        // Before the epoch, the fraction still counts forward.
+        assert_eq!(super::parse_rfc3339("1969-12-31T23:59:59.5Z"), Some(-500));
+        assert_eq!(super::parse_rfc3339_parts("2000-02-29T23:59:59.123456789Z"), Some((951_868_799, 123_456_789)));
+        for bad in
+            ["2023-11-14T22:13:20", "2023-11-14T22:13:2xZ", "2023-11-14 22:13:20Z", "2023-11-14T22:13:20+02:00", ""]
+        {
+            assert_eq!(super::parse_rfc3339_parts(bad), None, "{bad}");
+        }
     }
 
     use super::*;

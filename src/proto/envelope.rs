@@ -7,8 +7,8 @@ use prost::Message as _;
 use serde_json::{Map, Value};
 
 use super::{
-    decode_message, encode_message, len_delimited, message_for, nested, nested_message, varint_field, Reader, LEN,
-    MAGIC,
+    decode_message, encode_message, encode_varint, key, len_delimited, message_for, nested, nested_message,
+    varint_field, varint_len, Reader, LEN, MAGIC,
 };
 
 #[derive(Clone, PartialEq, prost::Message)]
@@ -32,19 +32,30 @@ struct Unknown {
     content_type: String,
 }
 
-/// Writes `string` fields even when empty, as Go does for non-pointer
-/// fields (prost leaves out proto3 defaults): TypeMeta's two strings and
-/// Unknown's contentEncoding and contentType are always on the wire.
-fn encode_unknown(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
-    let mut tm = Vec::with_capacity(api_version.len() + kind.len() + 4);
-    len_delimited(&mut tm, 1, api_version.as_bytes());
-    len_delimited(&mut tm, 2, kind.as_bytes());
-    let mut out = Vec::with_capacity(raw.len() + tm.len() + 16);
+/// The envelope before its `raw`: the magic and `typeMeta`. Its strings
+/// are written even when empty, as Go does for non-pointer fields (prost
+/// leaves out proto3 defaults).
+fn envelope_head(out: &mut Vec<u8>, api_version: &str, kind: &str) {
     out.extend_from_slice(MAGIC);
-    len_delimited(&mut out, 1, &tm);
+    let type_meta = 2 + varint_len(api_version.len()) + api_version.len() + varint_len(kind.len()) + kind.len();
+    key(out, 1, LEN);
+    encode_varint(type_meta as u64, out);
+    len_delimited(out, 1, api_version.as_bytes());
+    len_delimited(out, 2, kind.as_bytes());
+}
+
+/// The envelope after its `raw`: `contentEncoding` and `contentType`,
+/// empty but on the wire.
+fn envelope_tail(out: &mut Vec<u8>) {
+    len_delimited(out, 3, b"");
+    len_delimited(out, 4, b"");
+}
+
+fn encode_unknown(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(raw.len() + api_version.len() + kind.len() + 24);
+    envelope_head(&mut out, api_version, kind);
     len_delimited(&mut out, 2, raw);
-    len_delimited(&mut out, 3, b"");
-    len_delimited(&mut out, 4, b"");
+    envelope_tail(&mut out);
     out
 }
 
@@ -58,15 +69,9 @@ pub fn encode_object(v: &Value) -> Result<Vec<u8>, String> {
     // The envelope written around the message as it is encoded (no copy
     // of the message's bytes into it).
     let mut out = Vec::new();
-    out.extend_from_slice(MAGIC);
-    nested(&mut out, 1, |tm| {
-        len_delimited(tm, 1, api_version.as_bytes());
-        len_delimited(tm, 2, kind.as_bytes());
-        Ok(())
-    })?;
+    envelope_head(&mut out, api_version, kind);
     nested_message(&mut out, 2, msg, v)?;
-    len_delimited(&mut out, 3, b"");
-    len_delimited(&mut out, 4, b"");
+    envelope_tail(&mut out);
     Ok(out)
 }
 
@@ -214,33 +219,25 @@ pub fn encode_list(
 ) -> Vec<u8> {
     let size: usize = items.iter().map(|i| i.len() + 6).sum();
     let mut out = Vec::with_capacity(size + api_version.len() + list_kind.len() + resource_version.len() + 64);
-    out.extend_from_slice(MAGIC);
-    let written = nested(&mut out, 1, |tm| {
-        len_delimited(tm, 1, api_version.as_bytes());
-        len_delimited(tm, 2, list_kind.as_bytes());
-        Ok(())
-    })
-    .and_then(|()| {
-        nested(&mut out, 2, |raw| {
-            nested(raw, 1, |meta| {
-                len_delimited(meta, 2, resource_version.as_bytes());
-                if let Some(c) = cont {
-                    len_delimited(meta, 3, c.as_bytes());
-                }
-                if let Some(n) = remaining {
-                    varint_field(meta, 4, n);
-                }
-                Ok(())
-            })?;
-            for item in items {
-                len_delimited(raw, 2, item);
+    envelope_head(&mut out, api_version, list_kind);
+    let written = nested(&mut out, 2, |raw| {
+        nested(raw, 1, |meta| {
+            len_delimited(meta, 2, resource_version.as_bytes());
+            if let Some(c) = cont {
+                len_delimited(meta, 3, c.as_bytes());
+            }
+            if let Some(n) = remaining {
+                varint_field(meta, 4, n);
             }
             Ok(())
-        })
+        })?;
+        for item in items {
+            len_delimited(raw, 2, item);
+        }
+        Ok(())
     });
     debug_assert!(written.is_ok());
-    len_delimited(&mut out, 3, b"");
-    len_delimited(&mut out, 4, b"");
+    envelope_tail(&mut out);
     out
 }
 
