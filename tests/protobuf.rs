@@ -310,3 +310,47 @@ fn every_served_kind_lists_as_protobuf() {
         }
     }
 }
+
+#[test]
+fn values_json_cannot_hold_are_refused_with_400() {
+    // A time past year 9999 and a NaN: Go decodes both, then cannot write
+    // them as JSON; kubesim refuses them where the body is read
+    // (docs/fidelity.md, "Protobuf").
+    use k8s_pb::api::core::v1 as core;
+    use k8s_pb::apimachinery::pkg::apis::meta::v1 as meta;
+    let event = core::Event {
+        metadata: Some(meta::ObjectMeta { name: Some("e".into()), ..Default::default() }),
+        involved_object: Some(core::ObjectReference { kind: Some("Pod".into()), ..Default::default() }),
+        event_time: Some(meta::MicroTime { seconds: Some(253_402_300_800), nanos: Some(0) }),
+        ..Default::default()
+    };
+    let mut s = Server::new(ServerConfig::default());
+    let r = s.handle(
+        Request::new("POST", "/api/v1/namespaces/default/events")
+            .with_header("Content-Type", "application/vnd.kubernetes.protobuf")
+            .with_body(proto::envelope("v1", "Event", &event.encode_to_vec())),
+    );
+    assert_eq!(r.status, 400, "{}", String::from_utf8_lossy(&r.body));
+    assert!(r.json_body()["message"].as_str().unwrap_or("").contains("timestamp out of range"), "{:?}", r.json_body());
+
+    let mut raw = proto::encode_raw(
+        "apiextensions.k8s.io/v1",
+        "CustomResourceDefinition",
+        &json!({
+        "metadata": {"name": "widgets.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "kind": "Widget"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "minimum": 1.5}}}]}}),
+    )
+    .unwrap();
+    // 1.5 as a little-endian double, made NaN.
+    let at = raw.windows(8).position(|w| w == 1.5f64.to_le_bytes()).unwrap();
+    raw[at..at + 8].copy_from_slice(&f64::NAN.to_le_bytes());
+    let r = s.handle(
+        Request::new("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions")
+            .with_header("Content-Type", "application/vnd.kubernetes.protobuf")
+            .with_body(proto::envelope("apiextensions.k8s.io/v1", "CustomResourceDefinition", &raw)),
+    );
+    assert_eq!(r.status, 400, "{}", String::from_utf8_lossy(&r.body));
+    assert!(r.json_body()["message"].as_str().unwrap_or("").contains("not a finite number"), "{:?}", r.json_body());
+}
