@@ -77,13 +77,18 @@ thread_local! {
 
 const INPUTS_PER_SERVER: u32 = 5_000;
 
+/// One of `n` choices, by the input's byte at `i` (the first when absent).
+fn pick(data: &[u8], i: usize, n: usize) -> usize {
+    data.get(i).map_or(0, |b| usize::from(*b) % n)
+}
+
 /// A request from bytes: the first four pick the method, the content
 /// type, the Accept header and where it goes; the bytes up to the first
 /// newline are appended to the target (lossily as UTF-8); the rest is the
 /// body. Asserts the answer is an HTTP status and that an error in JSON
 /// is a `Status` with that code.
 pub fn request(data: &[u8]) {
-    let pick = |i: usize, n: usize| data.get(i).map_or(0, |b| usize::from(*b) % n);
+    let pick = |i: usize, n: usize| pick(data, i, n);
     let method = METHODS[pick(0, METHODS.len())];
     let content_type = CONTENT_TYPES[pick(1, CONTENT_TYPES.len())];
     let accept = ACCEPTS[pick(2, ACCEPTS.len())];
@@ -181,7 +186,7 @@ const PROTO_KINDS: [(&str, &str); 16] = [
 /// back to the same object (the round trip upstream's generated code
 /// keeps); the bytes read as watch frames must not panic either.
 pub fn protobuf(data: &[u8]) {
-    let (api_version, kind) = PROTO_KINDS[data.first().map_or(0, |b| usize::from(*b) % PROTO_KINDS.len())];
+    let (api_version, kind) = PROTO_KINDS[pick(data, 0, PROTO_KINDS.len())];
     let raw = data.get(1..).unwrap_or_default();
     let body = crate::proto::envelope(api_version, kind, raw);
     let spans = crate::proto::annotate(&body);
@@ -212,7 +217,7 @@ const PATCHED: [(&str, &str, &str); 4] = [
 pub fn patches(data: &[u8]) {
     use crate::registry::decode;
     use crate::registry::options::FieldValidation;
-    let pick = |i: usize, n: usize| data.get(i).map_or(0, |b| usize::from(*b) % n);
+    let pick = |i: usize, n: usize| pick(data, i, n);
     let (api_version, kind, json) = PATCHED[pick(1, PATCHED.len())];
     let fv = [FieldValidation::Strict, FieldValidation::Warn, FieldValidation::Ignore][pick(2, 3)];
     let body = data.get(3..).unwrap_or_default();

@@ -22,32 +22,23 @@ fn replay(target: &str, run: fn(&[u8])) {
     eprintln!("{target}: {count} inputs");
 }
 
-#[test]
-fn requests() {
-    replay("request", kubesim::fuzzing::request);
+/// One test per target, each replaying that target's inputs.
+macro_rules! replays {
+    ($($test:ident: $target:literal => $run:path),* $(,)?) => {
+        $(
+            #[test]
+            fn $test() {
+                replay($target, $run);
+            }
+        )*
+    };
 }
 
-#[test]
-fn selectors() {
-    replay("selectors", kubesim::fuzzing::selectors);
-}
-
-#[test]
-fn yaml() {
-    replay("yaml", kubesim::fuzzing::yaml);
-}
-
-#[test]
-fn protobuf() {
-    replay("protobuf", kubesim::fuzzing::protobuf);
-}
-
-#[test]
-fn patches() {
-    replay("patches", kubesim::fuzzing::patches);
-}
-
-#[test]
-fn tokens() {
-    replay("tokens", kubesim::fuzzing::tokens);
+replays! {
+    requests: "request" => kubesim::fuzzing::request,
+    selectors: "selectors" => kubesim::fuzzing::selectors,
+    yaml: "yaml" => kubesim::fuzzing::yaml,
+    protobuf: "protobuf" => kubesim::fuzzing::protobuf,
+    patches: "patches" => kubesim::fuzzing::patches,
+    tokens: "tokens" => kubesim::fuzzing::tokens,
 }
