@@ -201,6 +201,11 @@ impl SeededRng {
         SeededRng { state: seed }
     }
 
+    /// Where the sequence stands (a restored server goes on from it).
+    pub fn state(&self) -> u64 {
+        self.state
+    }
+
     pub fn next_u64(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.state;

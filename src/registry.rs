@@ -49,6 +49,17 @@ pub struct Registry<S: Storage = MemStorage> {
     custom: store::CustomResources,
 }
 
+/// Where a restored registry stands (`Registry::restore`).
+#[derive(Clone, Copy, Debug)]
+pub struct RestorePoint {
+    pub revision: Revision,
+    pub compacted: Revision,
+    /// The most bytes storage ever held.
+    pub allocated: u64,
+    pub rng: u64,
+    pub now: SimTime,
+}
+
 /// One write of the event log, named as a client would name the object.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HistoryEntry {
@@ -75,6 +86,44 @@ impl Registry<MemStorage> {
     /// A registry over in-memory storage serving the built-in resources.
     pub fn in_memory(seed: u64, now: SimTime) -> Registry<MemStorage> {
         Registry::new(MemStorage::new(), seed, now)
+    }
+
+    /// Where the uid and name source stands.
+    pub fn rng_state(&self) -> u64 {
+        self.rng.state()
+    }
+
+    /// The writes after `after` as a log (`storage::log`) appended to
+    /// `out`; false when compaction dropped some of them.
+    pub fn log_since(&self, after: Revision, out: &mut Vec<u8>) -> bool {
+        self.storage.log_since(after, out)
+    }
+
+    /// The whole store as a log.
+    pub fn dump(&self, out: &mut Vec<u8>) {
+        self.storage.dump(out)
+    }
+
+    /// Rebuilds the store from logs written by `dump` and `log_since`,
+    /// then compacts it as it was; the uid source and the time go on from
+    /// where they stood. The served custom resources follow the stored
+    /// definitions.
+    pub fn restore(&mut self, logs: &[&[u8]], at: RestorePoint) -> Result<(), String> {
+        for log in logs {
+            self.storage.apply_log(log)?;
+        }
+        if self.storage.revision() != at.revision {
+            return Err(format!(
+                "the log ends at revision {}, the saved state at {}",
+                self.storage.revision().0,
+                at.revision.0
+            ));
+        }
+        self.storage.finish_restore(at.compacted, at.allocated);
+        self.rng = SeededRng::new(at.rng);
+        self.now = at.now;
+        self.sync_custom_resources();
+        Ok(())
     }
 }
 

@@ -9,6 +9,7 @@ pub mod apf;
 mod apf_config;
 pub mod authz;
 mod bootstrap_rbac;
+mod checkpoint;
 pub mod discovery;
 pub mod dispatch;
 mod list;
@@ -33,6 +34,7 @@ use crate::registry::decode::{RequestBody, Warnings};
 use crate::registry::options::{GetOptions, ListOptions, PatchType, Subresource, Verb};
 use crate::registry::store::Body;
 use crate::registry::{Registry, ResourceType, Side};
+pub use checkpoint::ServerState;
 use params::Query;
 use routing::{Route, Target};
 pub use watch::{guard_poll, WatchStream};
@@ -225,11 +227,19 @@ const JSON_ONLY: &str = "only the following media types are accepted: applicatio
 
 impl Server {
     pub fn new(config: ServerConfig) -> Server {
+        let mut s = Server::blank(config);
+        s.bootstrap();
+        s.maintain_apf();
+        s
+    }
+
+    /// A server with nothing stored, not even what it makes at start.
+    fn blank(config: ServerConfig) -> Server {
         let mut registry = Registry::in_memory(config.seed, config.start_time);
         registry.set_name_generator(config.name_generator.clone());
         registry.set_service_ranges(config.services.clone());
         let audit = SeededRng::new(config.seed ^ 0xA0D1_7000);
-        let mut s = Server {
+        Server {
             registry,
             offset_ms: 0,
             audit,
@@ -243,10 +253,7 @@ impl Server {
             executing: Default::default(),
             object_count_cache: Default::default(),
             config,
-        };
-        s.bootstrap();
-        s.maintain_apf();
-        s
+        }
     }
 
     /// The namespaces every cluster starts with.

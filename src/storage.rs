@@ -8,6 +8,7 @@
 
 pub mod continue_token;
 pub mod key_index;
+pub mod log;
 pub mod memory;
 
 use std::sync::{Arc, OnceLock};

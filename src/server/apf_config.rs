@@ -56,9 +56,9 @@ fn bootstrap() -> &'static Bootstrap {
 /// Where the producer and consumer are, and what the classifier reads.
 pub(super) struct ApfState {
     /// The revision the consumer last looked at.
-    consumed_at: Option<Revision>,
+    pub(super) consumed_at: Option<Revision>,
     /// When the producer runs next (simulated ms).
-    next_produce: i64,
+    pub(super) next_produce: i64,
     /// The usable FlowSchemas in matching order (the mandatory ones
     /// imagined from the bootstrap configuration when missing), and the
     /// levels' uids.
@@ -176,7 +176,7 @@ impl Server {
     }
 
     /// One pass of the consumer: each FlowSchema's `Dangling` condition.
-    fn consume_apf(&mut self) {
+    pub(super) fn consume_apf(&mut self) {
         let level_objects = self.apf_objects("prioritylevelconfigurations");
         let levels: Vec<String> = level_objects.iter().map(|l| name_of(l).to_string()).collect();
         let now = self.now().rfc3339();

@@ -8,6 +8,7 @@ use std::sync::{Arc, Weak};
 use serde_json::Value;
 
 use super::key_index::{KeyHistory, RankedSet};
+use super::log::LogRecord;
 use super::{
     Event, EventKind, ListPage, ListStart, ObjectAttrs, Storage, StorageError, StorageSize, StoredObject, WatchCursor,
 };
@@ -138,6 +139,103 @@ impl MemStorage {
             }
         }
         count.max(0) as u64
+    }
+}
+
+/// Writing the store out as a log and reading it back (`super::log`).
+impl MemStorage {
+    /// When the retained revision `rev` was written.
+    fn time_of(&self, rev: Revision) -> SimTime {
+        let i = self.times.partition_point(|(r, _)| *r < rev);
+        self.times.get(i).or(self.times.back()).map_or(SimTime(0), |(_, t)| *t)
+    }
+
+    fn record(&self, e: &Event) -> LogRecord {
+        let object = (e.kind != EventKind::Deleted).then(|| e.object.clone());
+        LogRecord { revision: e.revision, kind: e.kind, key: e.key.clone(), time: self.time_of(e.revision), object }
+    }
+
+    /// The writes after `after`, as log records; None when compaction has
+    /// dropped some of them (write the whole store instead: `dump`).
+    pub fn log_since(&self, after: Revision, out: &mut Vec<u8>) -> bool {
+        if after < self.compacted {
+            return false;
+        }
+        let first = self.events.front().map_or(self.revision.next(), |e| e.revision);
+        let skip = (after.0 + 1).saturating_sub(first.0) as usize;
+        for e in self.events.iter().skip(skip) {
+            super::log::encode(out, &self.record(e));
+        }
+        true
+    }
+
+    /// The whole store as a log: each key's version from before the
+    /// compaction horizon (as a create at its revision), then every
+    /// retained write.
+    pub fn dump(&self, out: &mut Vec<u8>) {
+        let mut base: Vec<LogRecord> = self
+            .keys
+            .iter()
+            .filter_map(|(key, h)| {
+                let (rev, obj) = h.versions.first()?;
+                let obj = obj.as_ref().filter(|_| *rev <= self.compacted)?;
+                Some(LogRecord {
+                    revision: *rev,
+                    kind: EventKind::Created,
+                    key: key.clone(),
+                    time: self.time_of(*rev),
+                    object: Some(obj.clone()),
+                })
+            })
+            .collect();
+        base.order_by_key(|r| r.revision);
+        for r in &base {
+            super::log::encode(out, r);
+        }
+        self.log_since(self.compacted, out);
+    }
+
+    /// Applies a log's writes in order, as they were first made.
+    pub fn apply_log(&mut self, data: &[u8]) -> Result<(), String> {
+        let mut reader = super::log::Reader::new(data);
+        while let Some(r) = reader.next_record()? {
+            if r.revision <= self.revision {
+                return Err(format!("the log goes back from revision {} to {}", self.revision.0, r.revision.0));
+            }
+            let prev = self.current(&r.key).map(|(_, o)| o);
+            let event = match (r.kind, prev, r.object) {
+                (EventKind::Created, None, Some(obj)) => (obj.clone(), (EventKind::Created, obj, None)),
+                (EventKind::Updated, Some(prev), Some(mut obj)) => {
+                    // Unchanged attributes are shared, as `update` shares them.
+                    if let Some(o) = Arc::get_mut(&mut obj).filter(|o| o.attrs == prev.attrs) {
+                        o.attrs = prev.attrs.clone();
+                    }
+                    (obj.clone(), (EventKind::Updated, obj, Some(prev)))
+                }
+                (EventKind::Deleted, Some(prev), None) => {
+                    let last = Arc::new(prev.restamped(r.revision));
+                    self.commit(&r.key, None, (EventKind::Deleted, last, Some(prev)), r.revision, r.time);
+                    continue;
+                }
+                _ => {
+                    return Err(format!(
+                        "the log's write at revision {} does not follow from the one before",
+                        r.revision.0
+                    ))
+                }
+            };
+            let (value, event) = event;
+            self.commit(&r.key, Some(value), event, r.revision, r.time);
+        }
+        Ok(())
+    }
+
+    /// Ends a restore: history compacted as it was, and the most storage
+    /// ever held (which compaction does not give back) as it was.
+    pub fn finish_restore(&mut self, compacted: Revision, allocated: u64) {
+        self.compact(compacted);
+        self.compacted = self.compacted.max(compacted);
+        self.size.allocated = allocated.max(self.size.in_use.div_ceil(StorageSize::PAGE) * StorageSize::PAGE);
     }
 }
 
