@@ -228,6 +228,15 @@ test('a session larger than localStorage holds survives a reload, and one saved 
   await page.waitForSelector('#notice:has-text("Restored")', { timeout: 20000 });
   const restored = await page.evaluate(() => window.wasmBindings.kubesimRequest('GET', '/api/v1/namespaces/default/configmaps').body);
   assert.equal(restored, exported, 'the same ten objects, at the same resourceVersions');
+  // Restored from the store's log, not replayed; the journal is read after
+  // the page is shown, and then the export has all of it, with the
+  // controllers' restart where the reload put it.
+  await page.waitForSelector('#export:not([disabled])');
+  const [saved] = await Promise.all([page.waitForEvent('download'), page.click('#export')]);
+  const journal = JSON.parse(readFileSync(await saved.path(), 'utf8')).journal;
+  assert.equal(journal.filter((j) => j.controllersRestarted).length, 1);
+  assert.equal(journal.filter((j) => j.method === 'POST' && (j.body || '').includes('"big-')).length, 10);
+  assert.ok(journal.at(-1).controllersRestarted, 'the restart is the last entry');
   await context.close();
 
   // An earlier version's save in localStorage: restored, then moved.

@@ -143,7 +143,9 @@ impl Core {
     /// The session as the page exports it (`kubesim-session/v1`): the
     /// seed and every write, replayed by `import`.
     pub fn export(&self) -> String {
-        self.session.export_json()
+        // A core's journal is always whole in memory (only the page reads
+        // a saved one back later), so there is always an export.
+        self.session.export_json().unwrap_or_default()
     }
 
     /// A cluster rebuilt from what `export` (or the page's export) wrote.

@@ -98,7 +98,8 @@ impl ApiResource {
 pub struct Exchange {
     pub controller: &'static str,
     pub request: Request,
-    pub response: Response,
+    /// Shared with the controller that sent it (a list can be large).
+    pub response: std::sync::Arc<Response>,
 }
 
 /// A client for one reconcile: the server, the identity, and a count of
@@ -143,7 +144,7 @@ impl<'s> Client<'s> {
     }
 
     /// Sends a request; a body is sent with its content type.
-    pub fn send(&mut self, method: &str, target: &str, body: Option<(&str, Vec<u8>)>) -> Response {
+    pub fn send(&mut self, method: &str, target: &str, body: Option<(&str, Vec<u8>)>) -> std::sync::Arc<Response> {
         let mut req = Request::new(method, target)
             .as_user(self.identity.user.clone())
             .with_header("User-Agent", &self.identity.user_agent)
@@ -155,9 +156,9 @@ impl<'s> Client<'s> {
             self.writes += 1;
         }
         match &mut self.log {
-            None => self.server.handle(req),
+            None => std::sync::Arc::new(self.server.handle(req)),
             Some((controller, log)) => {
-                let response = self.server.handle(req.clone());
+                let response = std::sync::Arc::new(self.server.handle(req.clone()));
                 log.push(Exchange { controller, request: req, response: response.clone() });
                 response
             }
@@ -174,12 +175,12 @@ impl<'s> Client<'s> {
         self.server.now().0
     }
 
-    pub fn get(&mut self, target: &str) -> Response {
+    pub fn get(&mut self, target: &str) -> std::sync::Arc<Response> {
         self.send("GET", target, None)
     }
 
     /// A write with a JSON body.
-    pub fn write(&mut self, method: &str, target: &str, content_type: &str, body: &Value) -> Response {
+    pub fn write(&mut self, method: &str, target: &str, content_type: &str, body: &Value) -> std::sync::Arc<Response> {
         self.send(method, target, Some((content_type, serde_json::to_vec(body).unwrap_or_default())))
     }
 

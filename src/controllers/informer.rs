@@ -211,13 +211,17 @@ impl Informer {
         if r.status != 200 {
             return false;
         }
-        let list = r.json_body();
+        let mut list = r.json_body();
+        let items = match list.get_mut("items").map(Value::take) {
+            Some(Value::Array(items)) => items,
+            _ => Vec::new(),
+        };
         let mut before = std::mem::take(&mut self.objects);
         let mut changed = false;
-        for item in list["items"].as_array().into_iter().flatten() {
-            let key = key_of(item);
+        for item in items {
+            let key = key_of(&item);
             let old = before.remove(&key);
-            let item = Arc::new(item.clone());
+            let item = Arc::new(item);
             if old.as_ref() != Some(&item) {
                 changed = true;
                 self.record(old, Some(item.clone()));

@@ -10,7 +10,9 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use crate::session::Session;
+use kubesim::api::Revision;
+
+use crate::session::{Session, StoredStore};
 
 /// What one save writes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,6 +26,22 @@ pub struct SaveBatch {
     pub from: usize,
     /// The journal's entries from `from` on, as JSON.
     pub entries: Vec<String>,
+    /// The store's writes since the last save, as a log.
+    pub log: LogPart,
+}
+
+/// What a save adds to the store's log (`kubesim::storage::log`): one
+/// record, the writes since the last durable save; or, after a
+/// compaction dropped some of them (or in a fresh save), the whole store
+/// in place of every record before.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LogPart {
+    /// Remove the records stored before this one.
+    pub clear: bool,
+    /// This record's place (records are read back in order).
+    pub index: usize,
+    /// The record; empty when nothing was written (none is stored).
+    pub bytes: Vec<u8>,
 }
 
 /// Called once when a save has committed, or failed (with why).
@@ -50,6 +68,9 @@ struct Progress {
     fresh: bool,
     /// How many journal entries are durable.
     durable: usize,
+    /// The revision the durable store log reaches, and its record count
+    /// (None: no log is stored).
+    log: Option<(Revision, usize)>,
     /// The simulated clock in the last durable save.
     saved_wall: i64,
     /// Why the last save failed, until one succeeds; and what it tried to
@@ -78,7 +99,12 @@ impl Saving {
     pub fn new(saver: Saver, session: &Session, fresh: bool) -> Rc<Saving> {
         let progress = Progress {
             fresh,
-            durable: if fresh { 0 } else { session.journal_len() },
+            durable: match (fresh, session.restored) {
+                (true, _) => 0,
+                (false, Some(r)) => r.journal,
+                (false, None) => session.journal_len(),
+            },
+            log: session.restored.and_then(|r| r.log).filter(|_| !fresh),
             saved_wall: session.clock.wall,
             ..Progress::default()
         };
@@ -106,15 +132,25 @@ impl Saving {
             }
             let fresh = p.fresh || len < p.durable;
             let from = if fresh { 0 } else { p.durable };
+            // Entries not read back yet (a reload from the store's log)
+            // cannot be sent; they are in the database already unless
+            // the save is fresh, which waits for them.
+            if from < session.journal_base() {
+                return;
+            }
             p.in_flight = true;
-            (
-                SaveBatch { fresh, header: session.stored_header(), from, entries: session.journal_json(from) },
-                p.epoch,
-                len,
-                wall,
-            )
+            let server = &session.server;
+            let log = match p.log.filter(|_| !fresh).and_then(|(at, n)| Some((server.log_since(at)?, n))) {
+                Some((bytes, index)) => LogPart { clear: false, index, bytes },
+                None => LogPart { clear: true, index: 0, bytes: server.dump() },
+            };
+            let records = log.index + usize::from(!log.bytes.is_empty());
+            let store = StoredStore { state: server.state(), log_records: records };
+            let header = session.stored_header(Some(store));
+            let batch = SaveBatch { fresh, header, from, entries: session.journal_json(from), log };
+            (batch, p.epoch, len, wall, (server.revision(), records))
         };
-        let (batch, epoch, len, wall) = batch;
+        let (batch, epoch, len, wall, log) = batch;
         let me = self.clone();
         (self.saver)(
             batch,
@@ -128,6 +164,7 @@ impl Saving {
                 match result {
                     Ok(()) => {
                         p.durable = len;
+                        p.log = Some(log);
                         p.saved_wall = wall;
                         p.fresh = false;
                         p.error = None;
@@ -148,6 +185,7 @@ impl Saving {
         p.epoch += 1;
         p.fresh = true;
         p.durable = 0;
+        p.log = None;
         p.error = None;
         p.failed = None;
     }
@@ -224,7 +262,7 @@ mod tests {
         let mut entries = first.entries.clone();
         entries.extend(second.entries.clone());
         let restored = Session::restore(&SavedSession::from_stored(&second.header, &entries).unwrap()).unwrap();
-        assert_eq!(restored.export_json(), s.export_json());
+        assert_eq!(restored.export_json().unwrap(), s.export_json().unwrap());
         // Nothing new: no save.
         saving.save_if_needed(&s, false);
         assert!(pending.borrow().is_empty());
@@ -286,11 +324,178 @@ mod tests {
         assert_eq!(saving.durable(), fresh.journal_len());
     }
 
+    /// What the page's database would hold after these saves.
+    #[derive(Default)]
+    struct Database {
+        header: String,
+        entries: std::collections::BTreeMap<usize, String>,
+        logs: std::collections::BTreeMap<usize, Vec<u8>>,
+    }
+
+    impl Database {
+        fn commit(&mut self, b: &SaveBatch) {
+            if b.fresh {
+                self.entries.clear();
+            }
+            for (i, e) in b.entries.iter().enumerate() {
+                self.entries.insert(b.from + i, e.clone());
+            }
+            if b.log.clear {
+                self.logs.clear();
+            }
+            if !b.log.bytes.is_empty() {
+                self.logs.insert(b.log.index, b.log.bytes.clone());
+            }
+            self.header = b.header.clone();
+        }
+
+        fn load(&self) -> Session {
+            let entries: Vec<String> = self.entries.values().cloned().collect();
+            let logs: Vec<&[u8]> = self.logs.values().map(Vec::as_slice).collect();
+            Session::from_database(&self.header, &entries, &logs).unwrap()
+        }
+
+        fn save(&mut self, saving: &Rc<Saving>, s: &Session, pending: &Pending) {
+            saving.save_if_needed(s, false);
+            let b = finish(pending, Ok(()));
+            self.commit(&b);
+        }
+    }
+
+    fn deployment(s: &mut Session, name: &str, replicas: u32) {
+        let body = format!(
+            r#"{{"metadata":{{"name":"{name}"}},"spec":{{"replicas":{replicas},"selector":{{"matchLabels":{{"app":"{name}"}}}},"template":{{"metadata":{{"labels":{{"app":"{name}"}}}},"spec":{{"containers":[{{"name":"c","image":"nginx"}}]}}}}}}}}"#
+        );
+        let r = s.request(
+            Source::Console,
+            Request::new("POST", "/apis/apps/v1/namespaces/default/deployments").with_body(body),
+        );
+        assert_eq!(r.response.status, 201);
+    }
+
+    #[test]
+    fn a_reload_restores_the_saved_store_without_a_replay_and_an_export_replays_to_the_same() {
+        use crate::session::tests::observed;
+        let mut s = Session::new(3);
+        let (saver, pending) = later();
+        let saving = Saving::new(saver, &s, true);
+        let mut db = Database::default();
+        db.save(&saving, &s, &pending);
+        write(&mut s, "a");
+        deployment(&mut s, "web", 3);
+        db.save(&saving, &s, &pending);
+        s.tick(0.0);
+        s.tick(30_000.0);
+        write(&mut s, "b");
+        db.save(&saving, &s, &pending);
+        assert!(!db.logs.is_empty() && db.header.contains("logRecords"));
+        // History compacted past what the log holds: the next save is the
+        // whole store.
+        write(&mut s, "c");
+        s.compact_now();
+        saving.save_if_needed(&s, false);
+        let b = finish(&pending, Ok(()));
+        assert!(b.log.clear && b.log.index == 0, "{:?}", (b.log.clear, b.log.index));
+        db.commit(&b);
+        write(&mut s, "d");
+        db.save(&saving, &s, &pending);
+        assert_eq!(db.logs.len(), 2);
+
+        let mut back = db.load();
+        assert_eq!(back.restored.and_then(|r| r.log).map(|(_, n)| n), Some(2), "restored from the log");
+        assert_eq!(back.journal_len(), s.journal_len() + 1, "the controllers' restart is journaled");
+        assert_eq!(observed(&mut back), observed(&mut s));
+        // An export of the reloaded session replays to the same cluster,
+        // restart included; and both go on the same.
+        let mut replayed = Session::import_json(&back.export_json().unwrap()).unwrap();
+        assert_eq!(observed(&mut replayed), observed(&mut back));
+        for s in [&mut back, &mut replayed] {
+            deployment(s, "api", 2);
+            write(s, "e");
+            s.tick(0.0);
+            s.tick(60_000.0);
+        }
+        assert_eq!(observed(&mut replayed), observed(&mut back));
+
+        // The reloaded page saves the restart and what follows after the
+        // records it was loaded from; a second reload gives it back.
+        let saving = Saving::new(later_into(&pending), &back, false);
+        assert_eq!(saving.durable(), s.journal_len(), "the restart is not saved yet");
+        saving.save_if_needed(&back, false);
+        let b = finish(&pending, Ok(()));
+        assert!(!b.fresh && !b.log.clear && b.log.index == 2, "{:?}", (b.fresh, b.log.clear, b.log.index));
+        assert!(b.entries[0].contains("controllersRestarted"));
+        db.commit(&b);
+        let mut again = db.load();
+        assert_eq!(observed(&mut again), observed(&mut back));
+    }
+
+    #[test]
+    fn a_page_reloaded_from_its_store_log_saves_before_its_journal_is_read_back() {
+        use crate::session::tests::observed;
+        let mut s = Session::new(4);
+        let (saver, pending) = later();
+        let saving = Saving::new(saver, &s, true);
+        let mut db = Database::default();
+        write(&mut s, "a");
+        db.save(&saving, &s, &pending);
+        let (header, stored): (String, Vec<Vec<u8>>) = (db.header.clone(), db.logs.values().cloned().collect());
+        let logs: Vec<&[u8]> = stored.iter().map(Vec::as_slice).collect();
+        let mut back = Session::from_store(&header, &logs).unwrap().unwrap();
+        assert_eq!(back.journal_base(), s.journal_len());
+        assert!(back.export_json().unwrap_err().contains("still being read"));
+        // Writes made meanwhile are saved after the stored entries.
+        let saving = Saving::new(later_into(&pending), &back, false);
+        write(&mut back, "b");
+        saving.save_if_needed(&back, false);
+        let b = finish(&pending, Ok(()));
+        assert_eq!((b.from, b.entries.len()), (s.journal_len(), 2), "the restart and the write");
+        db.commit(&b);
+        // A fresh save waits for the journal.
+        saving.replaced();
+        saving.save_if_needed(&back, false);
+        assert!(pending.borrow().is_empty());
+        let entries: Vec<String> = db.entries.values().cloned().collect();
+        back.attach_saved_journal(&entries).unwrap();
+        assert_eq!(back.journal_base(), 0);
+        let mut replayed = Session::import_json(&back.export_json().unwrap()).unwrap();
+        assert_eq!(observed(&mut replayed), observed(&mut back));
+        saving.save_if_needed(&back, false);
+        assert!(finish(&pending, Ok(())).fresh);
+        // Entries that do not fit are refused, and the journal is kept.
+        let mut other = Session::from_store(&header, &logs).unwrap().unwrap();
+        assert!(other.attach_saved_journal(&entries[..1]).is_err());
+        assert!(other.journal_base() > 0);
+    }
+
+    #[test]
+    fn a_store_log_that_does_not_read_back_is_replaced_by_a_replay() {
+        let mut s = Session::new(1);
+        let (saver, pending) = later();
+        let saving = Saving::new(saver, &s, true);
+        let mut db = Database::default();
+        write(&mut s, "a");
+        db.save(&saving, &s, &pending);
+        for bytes in db.logs.values_mut() {
+            bytes.truncate(bytes.len() / 2);
+        }
+        let mut back = db.load();
+        assert_eq!(back.restored.map(|r| r.log), Some(None), "replayed");
+        assert_eq!(back.journal_len(), s.journal_len());
+        assert_eq!(crate::session::tests::observed(&mut back), crate::session::tests::observed(&mut s));
+    }
+
+    /// Another saver feeding the same pending list.
+    fn later_into(pending: &Pending) -> Saver {
+        let p = pending.clone();
+        Rc::new(move |b, done| p.borrow_mut().push((b, done)))
+    }
+
     #[test]
     fn a_stored_session_missing_entries_is_refused() {
         let s = Session::new(1);
         let entries = s.journal_json(0);
-        let err = SavedSession::from_stored(&s.stored_header(), &entries[1..]).unwrap_err();
+        let err = SavedSession::from_stored(&s.stored_header(None), &entries[1..]).unwrap_err();
         assert!(err.contains("entries"), "{err}");
         assert!(SavedSession::from_stored("{", &entries).is_err());
     }

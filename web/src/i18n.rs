@@ -69,6 +69,8 @@ const UI: &[(&str, &str)] = &[
     ("Imported the session from the file.", "已从文件导入会话。"),
     ("Import refused: {}", "导入被拒绝:{}"),
     ("Import failed: {}", "导入失败:{}"),
+    ("Export failed: {}", "导出失败:{}"),
+    ("reading the saved journal…", "正在读取已保存的日志…"),
     ("Start a new session? This cluster and its history are discarded (export first to keep them).", "开始新的会话?此集群及其历史将被丢弃(如需保留,请先导出)。"),
     ("Started a new session.", "已开始新的会话。"),
     ("Restored your session from this browser's storage.", "已从此浏览器的存储中恢复你的会话。"),

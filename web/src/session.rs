@@ -4,16 +4,19 @@
 //! so the log is the whole truth of what the page did.
 //!
 //! Invariant: this module talks to the core only through `Server::serve`,
-//! `Server::poll_watch`, `sync_clock` and the read-only counters; it never
-//! reaches into storage.
+//! `Server::poll_watch`, `sync_clock` and the read-only counters, and
+//! saves and restores the whole server through its door for that
+//! (`Server::state`, `log_since`, `dump`, `restore`); it never reaches
+//! into storage.
 
 use std::rc::Rc;
 
 use base64::Engine as _;
 
+use kubesim::api::Revision;
 use kubesim::clock::SimTime;
 use kubesim::controllers::{Controllers, ALL};
-use kubesim::server::{Request, Response, Served, Server, ServerConfig, WatchStream};
+use kubesim::server::{Request, Response, Served, Server, ServerConfig, ServerState, WatchStream};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -108,7 +111,9 @@ impl LogEntry {
 pub struct JournalEntry {
     /// The adapter clock (ms) when the request was served.
     pub wall: i64,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub method: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub target: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub headers: Vec<(String, String)>,
@@ -119,6 +124,11 @@ pub struct JournalEntry {
     /// byte for byte, so a replay sends exactly what was sent.
     #[serde(default, rename = "bodyBase64", skip_serializing_if = "String::is_empty")]
     pub body_base64: String,
+    /// Not a request: the controllers started again here (the page was
+    /// reloaded from its saved store), as after a kube-controller-manager
+    /// restart. A replay restarts them at the same point.
+    #[serde(default, rename = "controllersRestarted", skip_serializing_if = "std::ops::Not::not")]
+    pub controllers_restarted: bool,
 }
 
 impl JournalEntry {
@@ -134,6 +144,19 @@ impl JournalEntry {
             headers: req.headers.clone(),
             body,
             body_base64,
+            controllers_restarted: false,
+        }
+    }
+
+    fn restart(wall: i64) -> JournalEntry {
+        JournalEntry {
+            wall,
+            method: String::new(),
+            target: String::new(),
+            headers: Vec::new(),
+            body: String::new(),
+            body_base64: String::new(),
+            controllers_restarted: true,
         }
     }
 
@@ -177,24 +200,51 @@ pub struct StoredHeader {
     pub session: SavedSession,
     #[serde(rename = "journalLength")]
     pub journal_length: usize,
+    /// The store as of the same save, as a log of its writes kept in the
+    /// database's `log` records (`kubesim::storage::log`): a reload
+    /// restores it without replaying the journal.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store: Option<StoredStore>,
+}
+
+/// Where the saved store stands, and how many log records it is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredStore {
+    #[serde(flatten)]
+    pub state: ServerState,
+    #[serde(rename = "logRecords")]
+    pub log_records: usize,
+}
+
+/// What the browser's database held of a session restored from it: its
+/// journal's length, and the revision and record count of its store's log
+/// (None: no log, it was restored by replay).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Restored {
+    pub journal: usize,
+    pub log: Option<(Revision, usize)>,
 }
 
 impl SavedSession {
     /// A session from what the database held: its header, and the
     /// journal's entries in order (each as JSON).
     pub fn from_stored(header: &str, entries: &[String]) -> Result<SavedSession, String> {
-        let StoredHeader { session, journal_length } =
+        let StoredHeader { session, journal_length, .. } =
             serde_json::from_str(header).map_err(|e| format!("the saved session's header is unreadable: {e}"))?;
         if entries.len() < journal_length {
             return Err(format!("the saved journal has {} of its {} entries", entries.len(), journal_length));
         }
-        let journal = entries[..journal_length]
-            .iter()
-            .enumerate()
-            .map(|(i, e)| serde_json::from_str(e).map_err(|err| format!("journal entry {i} is unreadable: {err}")))
-            .collect::<Result<Vec<JournalEntry>, String>>()?;
+        let journal = parse_entries(&entries[..journal_length])?;
         Ok(SavedSession { journal, ..session })
     }
+}
+
+fn parse_entries(entries: &[String]) -> Result<Vec<JournalEntry>, String> {
+    entries
+        .iter()
+        .enumerate()
+        .map(|(i, e)| serde_json::from_str(e).map_err(|err| format!("journal entry {i} is unreadable: {err}")))
+        .collect()
 }
 
 /// The clock the page feeds the core: it advances with real time while
@@ -230,6 +280,10 @@ pub struct Session {
     pub controllers: Controllers,
     pub clock: PageClock,
     journal: Vec<JournalEntry>,
+    /// How many saved entries come before `journal` that are not read
+    /// yet: a reload from the store's log shows the page first and reads
+    /// them after (`attach_saved_journal`).
+    journal_base: usize,
     pub log: Vec<LogEntry>,
     pub lanes: Vec<Lane>,
     pub timeline: Timeline,
@@ -242,6 +296,9 @@ pub struct Session {
     pub acting_as: Option<ActingAs>,
     /// The metrics panel's readings (not saved).
     pub history: crate::samples::History,
+    /// What the browser's database held when this session was restored
+    /// from it (None: it was not).
+    pub restored: Option<Restored>,
     /// The object `kubectl edit` handed out for editing (its path, and the
     /// object as it was then): the second `edit` patches from it, as
     /// kubectl patches from what it opened in the editor.
@@ -288,17 +345,23 @@ impl Session {
     }
 
     fn empty(seed: u64, history_window_ms: i64) -> Session {
+        Session::around(Server::new(Session::config(seed, history_window_ms)))
+    }
+
+    fn config(seed: u64, history_window_ms: i64) -> ServerConfig {
         // RBAC is on, as in a real cluster: the page's administrator is in
         // system:masters, and the user picker shows what others may do.
-        let config = ServerConfig { seed, history_window_ms, rbac: true, ..ServerConfig::default() };
-        let wall = config.start_time.0;
-        let mut controllers = Controllers::new(ALL).unwrap_or_else(|_| Controllers::none());
-        controllers.record(true);
+        ServerConfig { seed, history_window_ms, rbac: true, ..ServerConfig::default() }
+    }
+
+    fn around(server: Server) -> Session {
+        let wall = server.config().start_time.0;
         Session {
-            server: Server::new(config),
-            controllers,
+            server,
+            controllers: Session::fresh_controllers(),
             clock: PageClock::new(wall),
             journal: Vec::new(),
+            journal_base: 0,
             log: Vec::new(),
             lanes: Vec::new(),
             timeline: Timeline::default(),
@@ -306,12 +369,62 @@ impl Session {
             generation: 0,
             acting_as: None,
             history: Default::default(),
+            restored: None,
             editing: None,
         }
     }
 
+    fn fresh_controllers() -> Controllers {
+        let mut controllers = Controllers::new(ALL).unwrap_or_else(|_| Controllers::none());
+        controllers.record(true);
+        controllers
+    }
+
+    /// The controllers start again, as kube-controller-manager, the
+    /// scheduler and the kubelets do after a restart: new informers (a list
+    /// each, then a watch), nothing else remembered. What was due before
+    /// happens first. Journaled, so a replay restarts them at the same
+    /// point.
+    pub fn restart_controllers(&mut self) {
+        self.server.sync_clock(SimTime(self.clock.wall));
+        if self.controllers.tick(&mut self.server) {
+            self.log_controllers();
+        }
+        self.journal.push(JournalEntry::restart(self.clock.wall));
+        self.controllers = Session::fresh_controllers();
+        self.settle();
+        self.generation += 1;
+    }
+
     pub fn journal_len(&self) -> usize {
-        self.journal.len()
+        self.journal_base + self.journal.len()
+    }
+
+    /// Where the journal held in memory starts (0 once the whole journal
+    /// has been read).
+    pub fn journal_base(&self) -> usize {
+        self.journal_base
+    }
+
+    /// Puts the saved entries a reload from the store's log left in the
+    /// database (read after the page was shown) before the ones made
+    /// since.
+    /// `entries` is the database's journal as read: saves made meanwhile
+    /// may have added to it.
+    pub fn attach_saved_journal(&mut self, entries: &[String]) -> Result<(), String> {
+        let Some(entries) = entries.get(..self.journal_base) else {
+            return Err(format!("expected {} saved journal entries, read {}", self.journal_base, entries.len()));
+        };
+        let mut journal = parse_entries(entries)?;
+        let first_after = self.journal.first().map_or(self.clock.wall, |j| j.wall);
+        if journal.windows(2).any(|w| w[1].wall < w[0].wall) || journal.last().is_some_and(|j| j.wall > first_after) {
+            return Err("the saved journal goes back in time".into());
+        }
+        journal.append(&mut self.journal);
+        self.journal = journal;
+        self.journal_base = 0;
+        self.generation += 1;
+        Ok(())
     }
 
     /// Serves a request and logs it. Writes (anything but GET) are
@@ -330,7 +443,7 @@ impl Session {
         }
         let journal = (req.method != "GET" && req.method != "HEAD").then(|| {
             self.journal.push(JournalEntry::new(self.clock.wall, &req));
-            self.journal.len() - 1
+            self.journal_len() - 1
         });
         let (response, stream) = match self.server.serve(req.clone()) {
             // The page shows a followed log as what there is so far.
@@ -383,7 +496,7 @@ impl Session {
                 id: self.next_id,
                 source: Source::Controller,
                 request: x.request,
-                response: Rc::new(x.response),
+                response: Rc::new(std::sync::Arc::unwrap_or_clone(x.response)),
                 at: self.server.now(),
                 watch: false,
                 journal: None,
@@ -482,8 +595,13 @@ impl Session {
         }
     }
 
-    pub fn save(&self) -> SavedSession {
-        SavedSession { journal: self.journal.clone(), ..self.saved_without_journal() }
+    /// The session as export writes it (refused while the saved journal
+    /// is still being read).
+    pub fn save(&self) -> Result<SavedSession, String> {
+        if self.journal_base > 0 {
+            return Err("the saved journal is still being read; try again in a moment".into());
+        }
+        Ok(SavedSession { journal: self.journal.clone(), ..self.saved_without_journal() })
     }
 
     /// The session as saved, its journal left empty (not copied).
@@ -509,7 +627,11 @@ impl Session {
                 return Err(format!("journal goes back in time at {} {}", j.method, j.target));
             }
             s.clock.wall = j.wall;
-            s.request(Source::Setup, j.request()?);
+            if j.controllers_restarted {
+                s.restart_controllers();
+            } else {
+                s.request(Source::Setup, j.request()?);
+            }
         }
         if saved.wall < s.clock.wall {
             return Err("saved clock is older than its journal".into());
@@ -523,25 +645,96 @@ impl Session {
         Ok(s)
     }
 
-    /// The header the database keeps for this session as it stands.
-    pub fn stored_header(&self) -> String {
-        let h = StoredHeader { session: self.saved_without_journal(), journal_length: self.journal.len() };
+    /// The header the database keeps for this session as it stands (with
+    /// where its store's log stands, when one is saved beside it).
+    pub fn stored_header(&self, store: Option<StoredStore>) -> String {
+        let h = StoredHeader { session: self.saved_without_journal(), journal_length: self.journal_len(), store };
         serde_json::to_string(&h).unwrap_or_default()
+    }
+
+    /// Rebuilds a saved session from its store's log, without a replay:
+    /// the same cluster (every object, the history watches may still be
+    /// served, the clock, the next uid and name), with the controllers
+    /// started afresh (journaled: `restart_controllers`).
+    /// `journal_length` says how many entries the saved journal has: those
+    /// `saved` does not hold are to be attached (`attach_saved_journal`).
+    pub fn restore_from_log(
+        saved: &SavedSession,
+        journal_length: usize,
+        store: &StoredStore,
+        logs: &[&[u8]],
+    ) -> Result<Session, String> {
+        if saved.format != SAVE_FORMAT {
+            return Err(format!("not a kubesim session (format {:?}, expected {SAVE_FORMAT:?})", saved.format));
+        }
+        if logs.len() != store.log_records {
+            return Err(format!("the saved store has {} of its {} log records", logs.len(), store.log_records));
+        }
+        if saved.journal.last().is_some_and(|j| j.wall > saved.wall) {
+            return Err("saved clock is older than its journal".into());
+        }
+        let config = Session::config(saved.seed, saved.history_window_ms);
+        let mut s = Session::around(Server::restore(config, &store.state, logs)?);
+        s.journal = saved.journal.clone();
+        s.journal_base = journal_length.saturating_sub(saved.journal.len());
+        s.clock.wall = saved.wall;
+        s.clock.paused = saved.paused;
+        s.restored =
+            Some(Restored { journal: journal_length, log: Some((Revision(store.state.revision), logs.len())) });
+        s.restart_controllers();
+        s.log.clear();
+        s.refresh_timeline();
+        Ok(s)
+    }
+
+    /// The session the browser's database holds: from its store's log
+    /// when there is one that reads back, else by replaying its journal.
+    pub fn from_database(header: &str, entries: &[String], logs: &[&[u8]]) -> Result<Session, String> {
+        match Session::from_store(header, logs) {
+            Ok(Some(mut s)) => {
+                s.attach_saved_journal(entries)?;
+                Ok(s)
+            }
+            Ok(None) => Session::replay_stored(header, entries),
+            // The journal is the record: replay it.
+            Err(e) => {
+                web_log(&format!("kubesim: the saved store did not restore ({e}); replaying the journal"));
+                Session::replay_stored(header, entries)
+            }
+        }
+    }
+
+    /// The session the database holds, by replaying its journal.
+    pub fn replay_stored(header: &str, entries: &[String]) -> Result<Session, String> {
+        let saved = SavedSession::from_stored(header, entries)?;
+        let mut s = Session::restore(&saved)?;
+        s.restored = Some(Restored { journal: saved.journal.len(), log: None });
+        Ok(s)
     }
 
     /// The journal's entries from `from` on, each as the JSON the database
     /// keeps.
     pub fn journal_json(&self, from: usize) -> Vec<String> {
         self.journal
-            .get(from..)
+            .get(from.saturating_sub(self.journal_base)..)
             .unwrap_or_default()
             .iter()
             .map(|e| serde_json::to_string(e).unwrap_or_default())
             .collect()
     }
 
-    pub fn export_json(&self) -> String {
-        serde_json::to_string(&self.save()).unwrap_or_default()
+    pub fn export_json(&self) -> Result<String, String> {
+        self.save().map(|s| serde_json::to_string(&s).unwrap_or_default())
+    }
+
+    /// The session the database holds, from its header and store's log
+    /// alone (its journal's entries are read later): None when no store
+    /// was saved with it.
+    pub fn from_store(header: &str, logs: &[&[u8]]) -> Result<Option<Session>, String> {
+        let StoredHeader { session, journal_length, store } =
+            serde_json::from_str(header).map_err(|e| format!("the saved session's header is unreadable: {e}"))?;
+        let Some(store) = store else { return Ok(None) };
+        Session::restore_from_log(&session, journal_length, &store, logs).map(Some)
     }
 
     pub fn import_json(text: &str) -> Result<Session, String> {
@@ -581,6 +774,14 @@ impl Session {
     }
 }
 
+/// A line for the browser's console (natively, standard error).
+pub fn web_log(line: &str) {
+    #[cfg(target_arch = "wasm32")]
+    web_sys::console::warn_1(&line.into());
+    #[cfg(not(target_arch = "wasm32"))]
+    eprintln!("{line}");
+}
+
 /// Serves one request on a session reference-counted by the UI. Kept here
 /// so components never hold a borrow across a callback.
 pub fn serve_json(session: &mut Session, source: Source, method: &str, target: &str, body: Option<&Value>) -> LogEntry {
@@ -597,14 +798,15 @@ pub fn body_json(r: &Response) -> Value {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::lanes::{Lane, LaneState, RowKind};
     use kubesim::sort::Order;
 
     /// Everything a client can observe of the cluster: every collection at
     /// the head, the head and compacted revisions, and the clock.
-    fn observed(s: &mut Session) -> Vec<String> {
+    /// Every collection, the revisions and the clock, as a client reads them.
+    pub(crate) fn observed(s: &mut Session) -> Vec<String> {
         let mut out = vec![format!("{} {} {}", s.server.revision(), s.server.compacted(), s.server.now().rfc3339())];
         let mut discovery = crate::resources::Discovery::default();
         for path in ["/api", "/apis"] {
@@ -703,11 +905,11 @@ mod tests {
                 .with_body(body.clone()),
         );
         assert_eq!(r.response.status, 201);
-        let saved = s.save();
+        let saved = s.save().unwrap();
         let entry = saved.journal.last().unwrap();
         assert!(entry.body.is_empty() && !entry.body_base64.is_empty(), "kept as base64, not lossy text");
         assert_eq!(entry.request().unwrap().body, body);
-        let mut back = Session::import_json(&s.export_json()).unwrap();
+        let mut back = Session::import_json(&s.export_json().unwrap()).unwrap();
         assert_eq!(observed(&mut back), observed(&mut s));
     }
 
@@ -729,9 +931,9 @@ mod tests {
         s.request(Source::Console, Request::new("DELETE", "/api/v1/namespaces/default/configmaps/y"));
         s.request(Source::Console, Request::new("POST", "/api/v1/namespaces/default/configmaps").with_body("not json"));
         s.set_paused(true);
-        let text = s.export_json();
+        let text = s.export_json().unwrap();
         let mut back = Session::import_json(&text).unwrap();
-        assert_eq!(back.export_json(), text);
+        assert_eq!(back.export_json().unwrap(), text);
         assert!(back.clock.paused);
         assert_eq!(observed(&mut back), observed(&mut s));
         // And the futures match: the next generated name and uid are the same.
@@ -750,10 +952,10 @@ mod tests {
     #[test]
     fn broken_imports_are_refused_without_harm() {
         assert!(Session::import_json("{").err().unwrap().contains("not a kubesim session"));
-        let mut saved = Session::new(1).save();
+        let mut saved = Session::new(1).save().unwrap();
         saved.format = "other".into();
         assert!(Session::restore(&saved).err().unwrap().contains("not a kubesim session"));
-        let mut saved = Session::new(1).save();
+        let mut saved = Session::new(1).save().unwrap();
         saved.journal[1].wall = 0;
         assert!(Session::restore(&saved).err().unwrap().contains("back in time"));
     }

@@ -421,11 +421,11 @@ mod tests {
         assert_eq!(st.lesson.as_ref().unwrap().shown.len(), 1);
         assert!(matches!(verdict(&st), Verdict::Passed(_)));
         let st = st.reduce(Action::LessonStep(2));
-        let at_two = st.session.borrow().export_json();
+        let at_two = st.session.borrow().export_json().unwrap();
         let st = st.reduce(Action::ShowMe).reduce(Action::ResetStep);
-        assert_eq!(st.session.borrow().export_json(), at_two, "reset gives the step's start again");
+        assert_eq!(st.session.borrow().export_json().unwrap(), at_two, "reset gives the step's start again");
         assert_eq!(verdict(&st), Verdict::Waiting(0));
-        let fresh = lessons::open(&lesson, 2, 3).0.export_json();
+        let fresh = lessons::open(&lesson, 2, 3).0.export_json().unwrap();
         assert_eq!(at_two, fresh, "the learner's cluster at step 3 is the permalink's");
         let st = st.reduce(Action::LessonStep(0)).reduce(Action::CloseLesson);
         assert!(st.lesson.is_none());

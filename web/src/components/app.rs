@@ -46,6 +46,9 @@ fn initial_state(embed: Option<Rc<EmbedOptions>>, boot: Option<BootCell>) -> App
     };
     let mut st = AppState::new(boot.session, boot.notice, boot.saver, boot.stored);
     st.read_only = boot.read_only;
+    if let Some(db) = boot.pending_journal {
+        persist::attach_journal_later(db, st.session.clone());
+    }
     st
 }
 

@@ -16,7 +16,7 @@ pub fn clock_bar() -> Html {
     let ctx = use_context::<Ctx>().expect("context");
     let lang = ctx.0.lang;
     let reader = use_mut_ref(|| None::<gloo::file::callbacks::FileReader>);
-    let (now, rev, compacted, window, paused, controllers_paused) = {
+    let (now, rev, compacted, window, paused, controllers_paused, journal_unread) = {
         let s = ctx.0.session.borrow();
         (
             s.server.now().rfc3339(),
@@ -25,6 +25,7 @@ pub fn clock_bar() -> Html {
             s.server.config().history_window_ms / 1000,
             s.clock.paused,
             s.controllers.is_paused(),
+            s.journal_base() > 0,
         )
     };
     let pause_controllers = {
@@ -55,7 +56,10 @@ pub fn clock_bar() -> Html {
         let ctx = ctx.clone();
         Callback::from(move |_| {
             let text = ctx.0.session.borrow().export_json();
-            download("kubesim-session.json", &text);
+            match text {
+                Ok(text) => download("kubesim-session.json", &text),
+                Err(e) => ctx.dispatch(Action::Notice(Some(fill(tr("Export failed: {}", lang), &[&e])))),
+            }
         })
     };
     let import = {
@@ -112,7 +116,7 @@ pub fn clock_bar() -> Html {
             </button>
             <button id="step-controller" disabled={!controllers_paused} title={tr("one reconcile of the next controller", lang)} onclick={step_controller}>{ tr("step", lang) }</button>
             <span class="sep" />
-            <button id="export" onclick={export}>{ tr("export", lang) }</button>
+            <button id="export" disabled={journal_unread} title={if journal_unread { tr("reading the saved journal…", lang) } else { "" }} onclick={export}>{ tr("export", lang) }</button>
             <label class="file-button">{ tr("import", lang) }<input id="import" type="file" accept=".json,application/json" onchange={import} /></label>
             <button id="reset" onclick={reset}>{ tr("reset", lang) }</button>
         </div>

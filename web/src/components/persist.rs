@@ -14,21 +14,25 @@
 
 use std::rc::Rc;
 
-use js_sys::{Array, Function, Promise, Reflect};
+use js_sys::{Array, Function, Promise, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{IdbDatabase, IdbOpenDbRequest, IdbRequest, IdbTransaction};
 
-use crate::durable::{Done, SaveBatch, Saver};
+use crate::durable::{Done, LogPart, SaveBatch, Saver};
 use crate::i18n::tr;
 use crate::lessons::Lang;
-use crate::session::{SavedSession, Session};
+use crate::session::Session;
 
 /// Where earlier versions kept the session (localStorage).
 pub const OLD_KEY: &str = "kubesim.session.v1";
 const META: &str = "meta";
 const JOURNAL: &str = "journal";
+/// The store's log records (`durable::LogPart`), by index.
+const LOG: &str = "log";
+/// Version 2 added the log.
+const VERSION: u32 = 2;
 const HEADER_KEY: &str = "session";
 
 /// The session this tab works on: the page's own, or a separate one named
@@ -85,12 +89,15 @@ async fn open(name: &str) -> Result<IdbDatabase, String> {
     let factory = web_sys::window()
         .and_then(|w| w.indexed_db().ok().flatten())
         .ok_or("this browser gives the page no IndexedDB: the session will not survive a reload")?;
-    let req: IdbOpenDbRequest = factory.open_with_u32(name, 1).map_err(|e| js_error(&e))?;
+    let req: IdbOpenDbRequest = factory.open_with_u32(name, VERSION).map_err(|e| js_error(&e))?;
     let upgrading = req.clone();
     let on_upgrade = Closure::once_into_js(move || {
         if let Ok(db) = upgrading.result().and_then(|r| r.dyn_into::<IdbDatabase>()) {
-            let _ = db.create_object_store(META);
-            let _ = db.create_object_store(JOURNAL);
+            for store in [META, JOURNAL, LOG] {
+                if !db.object_store_names().contains(store) {
+                    let _ = db.create_object_store(store);
+                }
+            }
         }
     });
     req.set_onupgradeneeded(Some(on_upgrade.unchecked_ref()));
@@ -98,17 +105,49 @@ async fn open(name: &str) -> Result<IdbDatabase, String> {
     db.dyn_into::<IdbDatabase>().map_err(|_| "the browser's database did not open".to_string())
 }
 
-/// The stored session: its header and its journal's entries in order.
-async fn read(db: &IdbDatabase) -> Result<Option<(String, Vec<String>)>, String> {
-    let tx = db.transaction_with_str_sequence(&Array::of2(&META.into(), &JOURNAL.into())).map_err(|e| js_error(&e))?;
+/// What the database holds of a session: its header, its store's log
+/// records and its journal's entries, each in order. (A reload from the
+/// store's log reads the journal after the page is shown.)
+struct Stored {
+    header: String,
+    logs: Vec<Vec<u8>>,
+    entries: Vec<String>,
+}
+
+/// The stored session's header and store log.
+async fn read_head(db: &IdbDatabase) -> Result<Option<Stored>, String> {
+    let stores = Array::of2(&META.into(), &LOG.into());
+    let tx = db.transaction_with_str_sequence(&stores).map_err(|e| js_error(&e))?;
     let meta = tx.object_store(META).map_err(|e| js_error(&e))?;
     let header = finished(&meta.get(&HEADER_KEY.into()).map_err(|e| js_error(&e))?).await?;
     let Some(header) = header.as_string() else { return Ok(None) };
+    let log = tx.object_store(LOG).map_err(|e| js_error(&e))?;
+    // Keys are the records' indexes: getAll gives them in order.
+    let all = finished(&log.get_all().map_err(|e| js_error(&e))?).await?;
+    let logs = Array::from(&all).iter().map(|v| Uint8Array::new(&v).to_vec()).collect();
+    Ok(Some(Stored { header, logs, entries: Vec::new() }))
+}
+
+/// The stored journal's entries.
+async fn read_journal(db: &IdbDatabase) -> Result<Vec<String>, String> {
+    let tx = db.transaction_with_str(JOURNAL).map_err(|e| js_error(&e))?;
     let journal = tx.object_store(JOURNAL).map_err(|e| js_error(&e))?;
-    // Keys are the entries' indexes: getAll gives them in order.
     let all = finished(&journal.get_all().map_err(|e| js_error(&e))?).await?;
-    let entries = Array::from(&all).iter().filter_map(|v| v.as_string()).collect();
-    Ok(Some((header, entries)))
+    Ok(Array::from(&all).iter().filter_map(|v| v.as_string()).collect())
+}
+
+/// Reads the journal a reload from the store's log left in the database
+/// and puts it in place once the page is shown (until then export waits).
+pub fn attach_journal_later(db: Rc<IdbDatabase>, session: Rc<std::cell::RefCell<Session>>) {
+    wasm_bindgen_futures::spawn_local(async move {
+        let attached = match read_journal(&db).await {
+            Ok(entries) => session.borrow_mut().attach_saved_journal(&entries),
+            Err(e) => Err(e),
+        };
+        if let Err(e) = attached {
+            crate::session::web_log(&format!("kubesim: the saved journal could not be read back ({e})"));
+        }
+    });
 }
 
 /// Writes one save in one transaction; `done` when it committed (or why
@@ -121,7 +160,7 @@ fn write(db: &IdbDatabase, batch: SaveBatch, done: Done) {
         Reflect::set(&options, &"durability".into(), &"strict".into())?;
         let open_tx = Reflect::get(db, &"transaction".into())?.dyn_into::<Function>()?;
         let tx = open_tx
-            .call3(db, &Array::of2(&META.into(), &JOURNAL.into()), &"readwrite".into(), &options)?
+            .call3(db, &Array::of3(&META.into(), &JOURNAL.into(), &LOG.into()), &"readwrite".into(), &options)?
             .dyn_into::<IdbTransaction>()?;
         let journal = tx.object_store(JOURNAL)?;
         if batch.fresh {
@@ -129,6 +168,13 @@ fn write(db: &IdbDatabase, batch: SaveBatch, done: Done) {
         }
         for (i, entry) in batch.entries.iter().enumerate() {
             journal.put_with_key(&entry.into(), &((batch.from + i) as f64).into())?;
+        }
+        let log = tx.object_store(LOG)?;
+        if batch.log.clear {
+            log.clear()?;
+        }
+        if !batch.log.bytes.is_empty() {
+            log.put_with_key(&Uint8Array::from(&batch.log.bytes[..]), &(batch.log.index as f64).into())?;
         }
         tx.object_store(META)?.put_with_key(&batch.header.into(), &HEADER_KEY.into())?;
         Ok(tx)
@@ -177,10 +223,13 @@ async fn write_now(db: &IdbDatabase, batch: SaveBatch) -> Result<(), String> {
 
 /// Keeps a save that cannot be restored in a database of its own, so the
 /// new session does not overwrite it; says where.
-async fn set_aside(header: String, entries: Vec<String>) -> Result<String, String> {
+async fn set_aside(stored: Stored) -> Result<String, String> {
     let name = format!("kubesim-unreadable-{:x}", js_sys::Date::now() as u64);
     let db = open(&name).await?;
-    write_now(&db, SaveBatch { fresh: true, header, from: 0, entries }).await?;
+    // Records read one after another are one log.
+    let log = LogPart { clear: true, index: 0, bytes: stored.logs.concat() };
+    let Stored { header, entries, .. } = stored;
+    write_now(&db, SaveBatch { fresh: true, header, from: 0, entries, log }).await?;
     db.close();
     Ok(name)
 }
@@ -236,6 +285,9 @@ pub struct Boot {
     pub saver: Saver,
     /// Set when another tab saves this session: this one only shows it.
     pub read_only: Option<String>,
+    /// The database to read the journal from once the page is shown (a
+    /// reload from the store's log).
+    pub pending_journal: Option<Rc<IdbDatabase>>,
 }
 
 /// Opens the session this tab works on: the one saved, else one saved by
@@ -256,13 +308,43 @@ pub async fn boot(lang: Lang) -> Boot {
                 notice: Some(e),
                 saver: crate::durable::nowhere(),
                 read_only: None,
+                pending_journal: None,
             }
         }
     };
     let (mut session, mut stored, mut notice, mut cannot_save) = (None, false, None, None);
-    match read(&db).await {
-        Ok(Some((header, entries))) => {
-            match SavedSession::from_stored(&header, &entries).and_then(|s| Session::restore(&s)) {
+    let mut pending_journal = None;
+    match read_head(&db).await {
+        Ok(Some(mut saved)) => {
+            let logs: Vec<&[u8]> = saved.logs.iter().map(Vec::as_slice).collect();
+            let from_log = match Session::from_store(&saved.header, &logs) {
+                Ok(Some(s)) => Ok(s),
+                Ok(None) => Err(String::new()),
+                Err(e) => Err(e),
+            };
+            let restored = match from_log {
+                Ok(s) => {
+                    pending_journal = Some(db.clone());
+                    Ok(s)
+                }
+                // No store saved (an earlier version's save), or one that
+                // does not read back: the journal is the record, replayed.
+                Err(why) => {
+                    if !why.is_empty() {
+                        crate::session::web_log(&format!(
+                            "kubesim: the saved store did not restore ({why}); replaying the journal"
+                        ));
+                    }
+                    match read_journal(&db).await {
+                        Ok(entries) => {
+                            saved.entries = entries;
+                            Session::replay_stored(&saved.header, &saved.entries)
+                        }
+                        Err(e) => Err(e),
+                    }
+                }
+            };
+            match restored {
                 Ok(mut s) => {
                     catch_up_clock(&mut s);
                     session = Some(s);
@@ -270,7 +352,7 @@ pub async fn boot(lang: Lang) -> Boot {
                     notice = Some(tr("Restored your session from this browser's storage.", lang).to_string());
                 }
                 Err(e) => {
-                    match set_aside(header, entries).await {
+                    match set_aside(saved).await {
                     Ok(kept) => notice = Some(crate::i18n::fill(
                         tr("The saved session could not be restored ({}); it was kept in this browser's database {} and a new session started.", lang),
                         &[&e, &kept],
@@ -326,7 +408,7 @@ pub async fn boot(lang: Lang) -> Boot {
     } else {
         crate::durable::nowhere()
     };
-    Boot { session: session.unwrap_or_else(|| Session::new(1)), stored, notice, saver, read_only }
+    Boot { session: session.unwrap_or_else(|| Session::new(1)), stored, notice, saver, read_only, pending_journal }
 }
 
 /// Where the clock is remembered as the page is left.
@@ -350,7 +432,10 @@ fn catch_up_clock(s: &mut Session) {
     let Some(text) = st.get_item(&clock_key()).ok().flatten() else { return };
     let Some((len, wall)) = text.split_once(' ') else { return };
     if let (Ok(len), Ok(wall)) = (len.parse::<usize>(), wall.parse::<i64>()) {
-        if len == s.journal_len() && wall > s.clock.wall {
+        // The length saved: a reload from the store's log has journaled
+        // the controllers' restart after it.
+        let saved = s.restored.map_or(s.journal_len(), |r| r.journal);
+        if len == saved && wall > s.clock.wall {
             s.clock.wall = wall;
             s.server.sync_clock(kubesim::clock::SimTime(wall));
         }

@@ -75,7 +75,7 @@ fn a_permalink_opens_the_same_state_every_time() {
         let last = lesson.steps.len() - 1;
         let (a, pa) = open(&lesson, last, 7);
         let (b, pb) = open(&lesson, last, 7);
-        assert_eq!(a.export_json(), b.export_json(), "lesson {}", lesson.id);
+        assert_eq!(a.export_json().unwrap(), b.export_json().unwrap(), "lesson {}", lesson.id);
         assert_eq!(pa.captures, pb.captures);
         assert_eq!(pa.step, last);
     }
