@@ -543,26 +543,43 @@ impl Server {
             Some(Err(_)) => return Response::status(&Status::bad_request("invalid ?limit: expected a number")),
         };
         let history = self.registry.history(after, limit);
-        let events: Vec<Value> = history
+        /// One write as the endpoint shows it (serialized as is: a reload
+        /// of the page reads every retained write through here).
+        #[derive(serde::Serialize)]
+        struct Event<'a> {
+            revision: String,
+            #[serde(rename = "type")]
+            event_type: &'a str,
+            group: &'a str,
+            version: &'a str,
+            resource: &'a str,
+            kind: &'a str,
+            namespace: &'a str,
+            name: &'a str,
+        }
+        let events: Vec<Event<'_>> = history
             .entries
             .iter()
-            .map(|e| {
-                json!({
-                    "revision": e.revision.to_string(),
-                    "type": e.event_type.as_str(),
-                    "group": e.group,
-                    "version": e.version,
-                    "resource": e.resource,
-                    "kind": e.kind,
-                    "namespace": e.namespace,
-                    "name": e.name,
-                })
+            .map(|e| Event {
+                revision: e.revision.to_string(),
+                event_type: e.event_type.as_str(),
+                group: &e.group,
+                version: &e.version,
+                resource: &e.resource,
+                kind: &e.kind,
+                namespace: &e.namespace,
+                name: &e.name,
             })
             .collect();
-        let mut state = self.debug_state();
-        state["from"] = Value::String(history.from.to_string());
-        state["events"] = Value::Array(events);
-        Response::value(200, &state)
+        #[derive(serde::Serialize)]
+        struct Page<'a> {
+            #[serde(flatten)]
+            state: Value,
+            from: String,
+            events: Vec<Event<'a>>,
+        }
+        let page = Page { state: self.debug_state(), from: history.from.to_string(), events };
+        Response::json(200, serde_json::to_vec(&page).unwrap_or_default())
     }
 
     fn debug_state(&self) -> Value {

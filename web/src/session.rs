@@ -569,10 +569,9 @@ impl Session {
     pub fn refresh_timeline(&mut self) {
         loop {
             let after = self.timeline.last_revision;
-            let e =
-                self.request(Source::Timeline, Request::new("GET", &format!("/debug/kubesim/history?after={after}")));
-            let v: Value = serde_json::from_slice(&e.response.body).unwrap_or(Value::Null);
-            let got = self.timeline.absorb(&v);
+            let target = format!("/debug/kubesim/history?after={after}&limit=10000");
+            let e = self.request(Source::Timeline, Request::new("GET", &target));
+            let got = self.timeline.absorb_bytes(&e.response.body);
             if got == 0 {
                 break;
             }

@@ -1,7 +1,47 @@
 //! The revision timeline: every write the server made, as a point on the
 //! global revision axis, kept by the page after the server compacts it.
 
+use std::borrow::Cow;
+
+use serde::Deserialize;
 use serde_json::Value;
+
+/// One answer of `/debug/kubesim/history`, as read (strings borrowed
+/// from the body where they need no unescaping).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct HistoryPage<'a> {
+    #[serde(borrow, default)]
+    compacted_revision: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    revision: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    now: Option<Cow<'a, str>>,
+    #[serde(default)]
+    history_window_seconds: Option<i64>,
+    #[serde(borrow, default)]
+    events: Vec<HistoryEvent<'a>>,
+}
+
+#[derive(Deserialize)]
+struct HistoryEvent<'a> {
+    #[serde(borrow, default)]
+    revision: Option<Cow<'a, str>>,
+    #[serde(borrow, default, rename = "type")]
+    event: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    group: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    version: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    resource: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    namespace: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Point {
@@ -52,40 +92,57 @@ impl Timeline {
     /// Takes in one answer of the history endpoint; returns how many new
     /// points it held.
     pub fn absorb(&mut self, v: &Value) -> usize {
-        let num = |k: &str| v.get(k).and_then(Value::as_str).and_then(|s| s.parse::<u64>().ok());
-        if let Some(c) = num("compactedRevision") {
+        match HistoryPage::deserialize(v) {
+            Ok(page) => self.absorb_page(page),
+            Err(_) => 0,
+        }
+    }
+
+    /// The same from the answer's bytes, read straight into points (a
+    /// reload takes in every retained write this way).
+    pub fn absorb_bytes(&mut self, body: &[u8]) -> usize {
+        match serde_json::from_slice::<HistoryPage>(body) {
+            Ok(page) => self.absorb_page(page),
+            Err(_) => 0,
+        }
+    }
+
+    fn absorb_page(&mut self, page: HistoryPage<'_>) -> usize {
+        let num = |s: Option<Cow<'_, str>>| s.and_then(|s| s.parse::<u64>().ok());
+        if let Some(c) = num(page.compacted_revision) {
             self.compacted = c;
         }
-        if let Some(now) = v.get("now").and_then(Value::as_str) {
-            self.now = now.to_string();
+        if let Some(now) = page.now {
+            self.now = now.into_owned();
         }
-        if let Some(w) = v.get("historyWindowSeconds").and_then(Value::as_i64) {
+        if let Some(w) = page.history_window_seconds {
             self.history_window_seconds = w;
         }
         let mut added = 0;
-        for e in v.get("events").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default() {
-            let s = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-            let Ok(revision) = s("revision").parse::<u64>() else { continue };
+        self.points.reserve(page.events.len());
+        for e in page.events {
+            let Some(revision) = e.revision.and_then(|r| r.parse::<u64>().ok()) else { continue };
             if revision <= self.last_revision {
                 continue;
             }
             self.last_revision = revision;
+            let s = |v: Option<Cow<'_, str>>| v.map(Cow::into_owned).unwrap_or_default();
             self.points.push(Point {
                 revision,
-                event: s("type"),
-                group: s("group"),
-                version: s("version"),
-                resource: s("resource"),
-                kind: s("kind"),
-                namespace: s("namespace"),
-                name: s("name"),
+                event: s(e.event),
+                group: s(e.group),
+                version: s(e.version),
+                resource: s(e.resource),
+                kind: s(e.kind),
+                namespace: s(e.namespace),
+                name: s(e.name),
             });
             added += 1;
         }
         // Nothing new but the head moved past what we saw (e.g. all of it
         // compacted away before we looked): catch up so we stop asking.
         if added == 0 {
-            if let Some(head) = num("revision") {
+            if let Some(head) = num(page.revision) {
                 self.last_revision = self.last_revision.max(head.min(self.compacted));
             }
         }
