@@ -27,12 +27,12 @@ use crate::session::Session;
 
 /// Where earlier versions kept the session (localStorage).
 pub const OLD_KEY: &str = "kubesim.session.v1";
+/// The header (key `session`), and the store's log records
+/// (`durable::LogPart`) keyed by their index. The records share the
+/// header's store so that the database keeps the version an earlier
+/// page made (an upgrade would wait for every older tab to close).
 const META: &str = "meta";
 const JOURNAL: &str = "journal";
-/// The store's log records (`durable::LogPart`), by index.
-const LOG: &str = "log";
-/// Version 2 added the log.
-const VERSION: u32 = 2;
 const HEADER_KEY: &str = "session";
 
 /// The session this tab works on: the page's own, or a separate one named
@@ -89,15 +89,12 @@ async fn open(name: &str) -> Result<IdbDatabase, String> {
     let factory = web_sys::window()
         .and_then(|w| w.indexed_db().ok().flatten())
         .ok_or("this browser gives the page no IndexedDB: the session will not survive a reload")?;
-    let req: IdbOpenDbRequest = factory.open_with_u32(name, VERSION).map_err(|e| js_error(&e))?;
+    let req: IdbOpenDbRequest = factory.open_with_u32(name, 1).map_err(|e| js_error(&e))?;
     let upgrading = req.clone();
     let on_upgrade = Closure::once_into_js(move || {
         if let Ok(db) = upgrading.result().and_then(|r| r.dyn_into::<IdbDatabase>()) {
-            for store in [META, JOURNAL, LOG] {
-                if !db.object_store_names().contains(store) {
-                    let _ = db.create_object_store(store);
-                }
-            }
+            let _ = db.create_object_store(META);
+            let _ = db.create_object_store(JOURNAL);
         }
     });
     req.set_onupgradeneeded(Some(on_upgrade.unchecked_ref()));
@@ -116,15 +113,15 @@ struct Stored {
 
 /// The stored session's header and store log.
 async fn read_head(db: &IdbDatabase) -> Result<Option<Stored>, String> {
-    let stores = Array::of2(&META.into(), &LOG.into());
-    let tx = db.transaction_with_str_sequence(&stores).map_err(|e| js_error(&e))?;
+    let tx = db.transaction_with_str(META).map_err(|e| js_error(&e))?;
     let meta = tx.object_store(META).map_err(|e| js_error(&e))?;
     let header = finished(&meta.get(&HEADER_KEY.into()).map_err(|e| js_error(&e))?).await?;
     let Some(header) = header.as_string() else { return Ok(None) };
-    let log = tx.object_store(LOG).map_err(|e| js_error(&e))?;
-    // Keys are the records' indexes: getAll gives them in order.
-    let all = finished(&log.get_all().map_err(|e| js_error(&e))?).await?;
-    let logs = Array::from(&all).iter().map(|v| Uint8Array::new(&v).to_vec()).collect();
+    // Numbers sort before strings: getAll gives the records in order,
+    // then the header (a string, not a record).
+    let all = finished(&meta.get_all().map_err(|e| js_error(&e))?).await?;
+    let logs =
+        Array::from(&all).iter().filter_map(|v| v.dyn_into::<Uint8Array>().ok()).map(|bytes| bytes.to_vec()).collect();
     Ok(Some(Stored { header, logs, entries: Vec::new() }))
 }
 
@@ -160,7 +157,7 @@ fn write(db: &IdbDatabase, batch: SaveBatch, done: Done) {
         Reflect::set(&options, &"durability".into(), &"strict".into())?;
         let open_tx = Reflect::get(db, &"transaction".into())?.dyn_into::<Function>()?;
         let tx = open_tx
-            .call3(db, &Array::of3(&META.into(), &JOURNAL.into(), &LOG.into()), &"readwrite".into(), &options)?
+            .call3(db, &Array::of2(&META.into(), &JOURNAL.into()), &"readwrite".into(), &options)?
             .dyn_into::<IdbTransaction>()?;
         let journal = tx.object_store(JOURNAL)?;
         if batch.fresh {
@@ -169,14 +166,15 @@ fn write(db: &IdbDatabase, batch: SaveBatch, done: Done) {
         for (i, entry) in batch.entries.iter().enumerate() {
             journal.put_with_key(&entry.into(), &((batch.from + i) as f64).into())?;
         }
-        let log = tx.object_store(LOG)?;
+        let meta = tx.object_store(META)?;
         if batch.log.clear {
-            log.clear()?;
+            // The header goes too, and is put back below.
+            meta.clear()?;
         }
         if !batch.log.bytes.is_empty() {
-            log.put_with_key(&Uint8Array::from(&batch.log.bytes[..]), &(batch.log.index as f64).into())?;
+            meta.put_with_key(&Uint8Array::from(&batch.log.bytes[..]), &(batch.log.index as f64).into())?;
         }
-        tx.object_store(META)?.put_with_key(&batch.header.into(), &HEADER_KEY.into())?;
+        meta.put_with_key(&batch.header.into(), &HEADER_KEY.into())?;
         Ok(tx)
     })();
     let tx = match result {
