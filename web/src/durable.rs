@@ -30,7 +30,7 @@ pub struct SaveBatch {
     pub log: LogPart,
 }
 
-/// What a save adds to the store's log (`kubesim::storage::log`): one
+/// What a save adds to the store's log (`Server::log_since`): one
 /// record, the writes since the last durable save; or, after a
 /// compaction dropped some of them (or in a fresh save), the whole store
 /// in place of every record before.

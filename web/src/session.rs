@@ -201,7 +201,7 @@ pub struct StoredHeader {
     #[serde(rename = "journalLength")]
     pub journal_length: usize,
     /// The store as of the same save, as a log of its writes kept in the
-    /// database's `log` records (`kubesim::storage::log`): a reload
+    /// database's log records (`Server::log_since`, `dump`): a reload
     /// restores it without replaying the journal.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store: Option<StoredStore>,
@@ -571,7 +571,7 @@ impl Session {
             let after = self.timeline.last_revision;
             let target = format!("/debug/kubesim/history?after={after}&limit=10000");
             let e = self.request(Source::Timeline, Request::new("GET", &target));
-            let got = self.timeline.absorb_bytes(&e.response.body);
+            let got = self.timeline.absorb(&e.response.body);
             if got == 0 {
                 break;
             }

@@ -4,7 +4,6 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde_json::Value;
 
 /// One answer of `/debug/kubesim/history`, as read (strings borrowed
 /// from the body where they need no unescaping).
@@ -89,18 +88,10 @@ pub struct Timeline {
 }
 
 impl Timeline {
-    /// Takes in one answer of the history endpoint; returns how many new
-    /// points it held.
-    pub fn absorb(&mut self, v: &Value) -> usize {
-        match HistoryPage::deserialize(v) {
-            Ok(page) => self.absorb_page(page),
-            Err(_) => 0,
-        }
-    }
-
-    /// The same from the answer's bytes, read straight into points (a
-    /// reload takes in every retained write this way).
-    pub fn absorb_bytes(&mut self, body: &[u8]) -> usize {
+    /// Takes in one answer of the history endpoint, read straight into
+    /// points (a reload takes in every retained write this way); returns
+    /// how many new points it held.
+    pub fn absorb(&mut self, body: &[u8]) -> usize {
         match serde_json::from_slice::<HistoryPage>(body) {
             Ok(page) => self.absorb_page(page),
             Err(_) => 0,
@@ -182,8 +173,9 @@ mod tests {
             "historyWindowSeconds": 300, "events": [
             {"revision": "2", "type": "ADDED", "group": "", "version": "v1", "resource": "configmaps", "kind": "ConfigMap", "namespace": "default", "name": "a"},
             {"revision": "3", "type": "DELETED", "group": "", "version": "v1", "resource": "configmaps", "kind": "ConfigMap", "namespace": "default", "name": "a"}]});
-        assert_eq!(t.absorb(&page), 2);
-        assert_eq!(t.absorb(&page), 0);
+        let page = page.to_string();
+        assert_eq!(t.absorb(page.as_bytes()), 2);
+        assert_eq!(t.absorb(page.as_bytes()), 0);
         assert_eq!(t.last_revision, 3);
         assert_eq!(t.points[1].verb(), "delete");
         assert_eq!(t.points[0].object_label(), "ConfigMap/default/a");
