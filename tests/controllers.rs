@@ -129,6 +129,38 @@ fn dependents_of_a_deleted_owner_are_collected_in_the_background() {
 }
 
 #[test]
+fn the_garbage_collector_reads_metadata_only() {
+    let mut k = Cluster::new();
+    k.call("POST", CM, Some(json!({"metadata": {"name": "big"}, "data": {"k": "v".repeat(1000)}})));
+    // A garbage collector started now lists every resource, as upstream's
+    // metadata informers do: PartialObjectMetadataList, no data.
+    let mut c = kubesim::controllers::Controllers::new(&["garbage-collector"]).unwrap();
+    c.record(true);
+    c.settle(&mut k.s);
+    let log = c.take_log();
+    let list = log
+        .iter()
+        .find(|x| x.request.path == "/api/v1/configmaps" && x.request.query.is_empty())
+        .expect("the garbage collector lists configmaps");
+    assert_eq!(
+        list.request.header("Accept"),
+        Some("application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json")
+    );
+    let body = list.response.json_body();
+    assert_eq!(body["kind"], "PartialObjectMetadataList");
+    let item = body["items"].as_array().unwrap().iter().find(|i| i["metadata"]["name"] == "big").unwrap();
+    assert_eq!(item["kind"], "PartialObjectMetadata");
+    assert!(item.get("data").is_none());
+    assert!(item["metadata"]["managedFields"].is_array(), "the server sends them; the informer drops them");
+    // And it still collects: an owner deleted now takes its dependent.
+    let uid = k.uid(&format!("{CM}/big"));
+    k.call("POST", CM, Some(cm("dep", json!([owner("big", &uid, false)]), json!(null))));
+    k.call("DELETE", &format!("{CM}/big"), None);
+    c.settle(&mut k.s);
+    assert_eq!(k.get(&format!("{CM}/dep")).status, 404);
+}
+
+#[test]
 fn a_dependent_of_an_owner_that_never_existed_is_collected() {
     let mut k = Cluster::new();
     k.call("POST", CM, Some(cm("orphaned", json!([owner("ghost", "no-such-uid", false)]), json!(null))));

@@ -102,6 +102,8 @@ pub struct Exchange {
     pub response: std::sync::Arc<Response>,
 }
 
+const JSON: &str = "application/json";
+
 /// A client for one reconcile: the server, the identity, and a count of
 /// the writes it made.
 pub struct Client<'s> {
@@ -145,10 +147,18 @@ impl<'s> Client<'s> {
 
     /// Sends a request; a body is sent with its content type.
     pub fn send(&mut self, method: &str, target: &str, body: Option<(&str, Vec<u8>)>) -> std::sync::Arc<Response> {
-        let mut req = Request::new(method, target)
-            .as_user(self.identity.user.clone())
-            .with_header("User-Agent", &self.identity.user_agent)
-            .with_header("Accept", "application/json");
+        self.send_accepting(method, target, JSON, body)
+    }
+
+    /// Sends a request that asks for `accept`.
+    fn send_accepting(
+        &mut self,
+        method: &str,
+        target: &str,
+        accept: &str,
+        body: Option<(&str, Vec<u8>)>,
+    ) -> std::sync::Arc<Response> {
+        let mut req = self.request(method, target, accept);
         if let Some((content_type, bytes)) = body {
             req = req.with_header("Content-Type", content_type).with_body(bytes);
         }
@@ -179,6 +189,18 @@ impl<'s> Client<'s> {
         self.send("GET", target, None)
     }
 
+    /// A GET that asks for another representation (`Accept`).
+    pub fn get_as(&mut self, target: &str, accept: &str) -> std::sync::Arc<Response> {
+        self.send_accepting("GET", target, accept, None)
+    }
+
+    fn request(&self, method: &str, target: &str, accept: &str) -> Request {
+        Request::new(method, target)
+            .as_user(self.identity.user.clone())
+            .with_header("User-Agent", &self.identity.user_agent)
+            .with_header("Accept", accept)
+    }
+
     /// A write with a JSON body.
     pub fn write(&mut self, method: &str, target: &str, content_type: &str, body: &Value) -> std::sync::Arc<Response> {
         self.send(method, target, Some((content_type, serde_json::to_vec(body).unwrap_or_default())))
@@ -186,11 +208,12 @@ impl<'s> Client<'s> {
 
     /// Opens a watch (the target carries its query).
     pub fn watch(&mut self, target: &str) -> Result<WatchStream, Response> {
-        let req = Request::new("GET", target)
-            .as_user(self.identity.user.clone())
-            .with_header("User-Agent", &self.identity.user_agent)
-            .with_header("Accept", "application/json");
-        match self.server.serve(req) {
+        self.watch_as(target, JSON)
+    }
+
+    /// Opens a watch whose events come in another representation.
+    pub fn watch_as(&mut self, target: &str, accept: &str) -> Result<WatchStream, Response> {
+        match self.server.serve(self.request("GET", target, accept)) {
             Served::Watch(_, stream) => Ok(stream),
             Served::Response(r) | Served::Log(r, _) => Err(r),
         }

@@ -22,31 +22,43 @@
 //! here the queue is worked in uid order until it is empty.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde_json::{json, Value};
 
 use super::client::{ApiResource, Client};
-use super::informer::Informer;
+use super::informer::{Informer, Metadata};
 use super::{Controller, Progress};
 
 const ORPHAN: &str = "orphan";
 const FOREGROUND: &str = "foregroundDeletion";
 
-/// What the graph knows of one object.
+/// What the graph knows of one object: its resource and its metadata as
+/// the informer read it (shared with the informer's cache).
 #[derive(Clone, Debug)]
 struct Node {
     resource: usize,
-    namespace: String,
-    name: String,
-    owners: Vec<Value>,
-    deleting: bool,
-    finalizers: Vec<String>,
+    meta: Arc<Metadata>,
+}
+
+impl Node {
+    fn deleting(&self) -> bool {
+        self.meta.deletion_timestamp.is_some()
+    }
+
+    fn owners(&self) -> &[Value] {
+        &self.meta.owner_references
+    }
+
+    fn has_finalizer(&self, f: &str) -> bool {
+        self.meta.finalizers.iter().any(|x| x == f)
+    }
 }
 
 #[derive(Default)]
 pub struct GarbageCollector {
     resources: Vec<ApiResource>,
-    informers: Vec<Informer>,
+    informers: Vec<Informer<Metadata>>,
     started: bool,
     nodes: BTreeMap<String, Node>,
     /// owner uid → the uids of objects that name it.
@@ -59,8 +71,8 @@ fn str_list(v: &Value) -> Vec<String> {
     v.as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect()
 }
 
-fn uid_of(v: &Value) -> String {
-    v["metadata"]["uid"].as_str().unwrap_or("").to_string()
+fn uid_of(v: &Value) -> &str {
+    v["metadata"]["uid"].as_str().unwrap_or("")
 }
 
 fn owner_uids(owners: &[Value]) -> Vec<String> {
@@ -87,7 +99,7 @@ impl Controller for GarbageCollector {
                         && !(r.resource == "events" && (r.group.is_empty() || r.group == "events.k8s.io"))
                 })
                 .collect();
-            self.informers = self.resources.iter().map(|r| Informer::tracking(r.collection(None))).collect();
+            self.informers = self.resources.iter().map(|r| Informer::metadata(r.collection(None))).collect();
             self.started = true;
         }
         for i in 0..self.informers.len() {
@@ -106,13 +118,13 @@ impl Controller for GarbageCollector {
 impl GarbageCollector {
     /// Brings the graph up to date with one change and queues what it
     /// touches.
-    fn observe(&mut self, resource: usize, old: Option<std::sync::Arc<Value>>, new: Option<std::sync::Arc<Value>>) {
+    fn observe(&mut self, resource: usize, old: Option<Arc<Metadata>>, new: Option<Arc<Metadata>>) {
         if let Some(old) = &old {
-            let uid = uid_of(old);
-            if let Some(node) = self.nodes.remove(&uid) {
-                for o in owner_uids(&node.owners) {
+            let uid = &old.uid;
+            if let Some(node) = self.nodes.remove(uid) {
+                for o in owner_uids(node.owners()) {
                     if let Some(d) = self.dependents.get_mut(&o) {
-                        d.remove(&uid);
+                        d.remove(uid);
                     }
                     // A foreground owner may have been waiting for it.
                     self.queue.insert(o);
@@ -120,23 +132,15 @@ impl GarbageCollector {
             }
             if new.is_none() {
                 // Its dependents lost an owner.
-                for d in self.dependents.get(&uid).into_iter().flatten() {
+                for d in self.dependents.get(uid).into_iter().flatten() {
                     self.queue.insert(d.clone());
                 }
             }
         }
-        if let Some(new) = new {
-            let uid = uid_of(&new);
-            let meta = &new["metadata"];
-            let node = Node {
-                resource,
-                namespace: meta["namespace"].as_str().unwrap_or("").to_string(),
-                name: meta["name"].as_str().unwrap_or("").to_string(),
-                owners: meta["ownerReferences"].as_array().cloned().unwrap_or_default(),
-                deleting: !meta["deletionTimestamp"].is_null(),
-                finalizers: str_list(&meta["finalizers"]),
-            };
-            for o in owner_uids(&node.owners) {
+        if let Some(meta) = new {
+            let uid = meta.uid.clone();
+            let node = Node { resource, meta };
+            for o in owner_uids(node.owners()) {
                 self.dependents.entry(o.clone()).or_default().insert(uid.clone());
                 self.queue.insert(o);
             }
@@ -146,7 +150,7 @@ impl GarbageCollector {
     }
 
     fn path_of(&self, node: &Node) -> String {
-        self.resources[node.resource].item(&node.namespace, &node.name)
+        self.resources[node.resource].item(&node.meta.namespace, &node.meta.name)
     }
 
     /// The resource an ownerReference names (by apiVersion and kind).
@@ -157,15 +161,12 @@ impl GarbageCollector {
 
     fn attempt(&mut self, client: &mut Client<'_>, uid: &str) {
         let Some(node) = self.nodes.get(uid).cloned() else { return };
-        if node.deleting {
-            if node.finalizers.iter().any(|f| f == ORPHAN) {
+        if node.deleting() {
+            if node.has_finalizer(ORPHAN) {
                 self.orphan_dependents(client, uid, &node);
-            } else if node.finalizers.iter().any(|f| f == FOREGROUND) {
+            } else if node.has_finalizer(FOREGROUND) {
                 self.delete_dependents_first(client, uid, &node);
             }
-            return;
-        }
-        if node.owners.is_empty() {
             return;
         }
         self.collect_if_owners_gone(client, uid, &node);
@@ -180,7 +181,7 @@ impl GarbageCollector {
         }
         let r = self.resource_for(owner)?;
         let name = owner["name"].as_str().unwrap_or("");
-        let resp = client.get(&r.item(&dependent.namespace, name));
+        let resp = client.get(&r.item(&dependent.meta.namespace, name));
         match resp.status {
             404 => Some(false),
             200 => Some(uid_of(&resp.json_body()) == owner_uid),
@@ -191,7 +192,7 @@ impl GarbageCollector {
     fn collect_if_owners_gone(&mut self, client: &mut Client<'_>, uid: &str, node: &Node) {
         let mut dangling = Vec::new();
         let mut solid = 0;
-        for owner in &node.owners {
+        for owner in node.owners() {
             match self.owner_exists(client, node, owner) {
                 Some(true) => solid += 1,
                 Some(false) => dangling.push(owner["uid"].as_str().unwrap_or("").to_string()),
@@ -250,21 +251,21 @@ impl GarbageCollector {
         for d in dependents {
             let Some(dep) = self.nodes.get(&d).cloned() else { continue };
             let blocks = dep
-                .owners
+                .owners()
                 .iter()
                 .any(|o| o["uid"].as_str() == Some(uid) && o["blockOwnerDeletion"].as_bool() == Some(true));
             if blocks {
                 blocking += 1;
             }
-            if dep.deleting {
+            if dep.deleting() {
                 continue;
             }
             let mut solid = false;
             let mut unneeded = Vec::new();
-            for owner in &dep.owners {
+            for owner in dep.owners() {
                 let owner_uid = owner["uid"].as_str().unwrap_or("").to_string();
                 match self.nodes.get(&owner_uid) {
-                    Some(o) if o.deleting && o.finalizers.iter().any(|f| f == FOREGROUND) => unneeded.push(owner_uid),
+                    Some(o) if o.deleting() && o.has_finalizer(FOREGROUND) => unneeded.push(owner_uid),
                     Some(_) => solid = true,
                     None => match self.owner_exists(client, &dep, owner) {
                         Some(false) => unneeded.push(owner_uid),
@@ -280,9 +281,9 @@ impl GarbageCollector {
                 continue;
             }
             let has_dependents = self.dependents.get(&d).is_some_and(|s| !s.is_empty());
-            let policy = if has_dependents || dep.finalizers.iter().any(|f| f == FOREGROUND) {
+            let policy = if has_dependents || dep.has_finalizer(FOREGROUND) {
                 "Foreground"
-            } else if dep.finalizers.iter().any(|f| f == ORPHAN) {
+            } else if dep.has_finalizer(ORPHAN) {
                 "Orphan"
             } else {
                 "Background"

@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 
 use super::client::Client;
@@ -44,26 +45,139 @@ impl ParseCache {
     }
 }
 
-/// The cache of one collection, kept current by `sync`.
-pub struct Informer {
+/// What an informer keeps of each object, and how it reads it.
+pub trait Cached: PartialEq + Sized {
+    /// What its list and its watch ask for (`Accept`).
+    const ACCEPT_LIST: &'static str;
+    const ACCEPT_WATCH: &'static str;
+    /// `namespace/name`, or `name` for a cluster-scoped object.
+    fn key(&self) -> String;
+    fn resource_version(&self) -> &str;
+    /// A list's resourceVersion and items.
+    fn read_list(body: &[u8]) -> Option<(String, Vec<Self>)>;
+    /// A watch event's object (not an ERROR's).
+    fn read_event(client: &mut Client<'_>, e: &WatchEvent) -> Option<Arc<Self>>;
+}
+
+/// Whole objects, as JSON values (parsed once for every informer that
+/// receives them, through the client's parse cache).
+impl Cached for Value {
+    const ACCEPT_LIST: &'static str = "application/json";
+    const ACCEPT_WATCH: &'static str = "application/json";
+
+    fn key(&self) -> String {
+        key_of(self)
+    }
+
+    fn resource_version(&self) -> &str {
+        self["metadata"]["resourceVersion"].as_str().unwrap_or("")
+    }
+
+    fn read_list(body: &[u8]) -> Option<(String, Vec<Value>)> {
+        let mut list: Value = serde_json::from_slice(body).ok()?;
+        let rv = list["metadata"]["resourceVersion"].as_str().unwrap_or("").to_string();
+        match list.get_mut("items").map(Value::take) {
+            Some(Value::Array(items)) => Some((rv, items)),
+            _ => Some((rv, Vec::new())),
+        }
+    }
+
+    fn read_event(client: &mut Client<'_>, e: &WatchEvent) -> Option<Arc<Value>> {
+        client.parsed(e)
+    }
+}
+
+/// An object as a metadata informer keeps it (client-go's metadata
+/// informers, which the garbage collector uses upstream): the server
+/// answers PartialObjectMetadata, and of that these fields are kept. The
+/// rest (labels, annotations, managedFields…) is skipped as it is read,
+/// as kube-controller-manager's informers drop managedFields.
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+pub struct Metadata {
+    #[serde(deserialize_with = "nullable")]
+    pub name: String,
+    #[serde(deserialize_with = "nullable")]
+    pub namespace: String,
+    #[serde(deserialize_with = "nullable")]
+    pub uid: String,
+    #[serde(deserialize_with = "nullable")]
+    pub resource_version: String,
+    pub deletion_timestamp: Option<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub finalizers: Vec<String>,
+    #[serde(deserialize_with = "nullable")]
+    pub owner_references: Vec<Value>,
+}
+
+/// A field written as null reads as its default.
+fn nullable<'de, D: Deserializer<'de>, T: Default + Deserialize<'de>>(d: D) -> Result<T, D::Error> {
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
+}
+
+/// A PartialObjectMetadata (or any object) read for its metadata.
+#[derive(Deserialize)]
+struct PartialObject {
+    #[serde(default, deserialize_with = "nullable")]
+    metadata: Metadata,
+}
+
+#[derive(Deserialize)]
+struct PartialList {
+    #[serde(default, deserialize_with = "nullable")]
+    metadata: Metadata,
+    #[serde(default, deserialize_with = "nullable")]
+    items: Vec<PartialObject>,
+}
+
+impl Cached for Metadata {
+    const ACCEPT_LIST: &'static str =
+        "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json";
+    const ACCEPT_WATCH: &'static str = "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json";
+
+    fn key(&self) -> String {
+        if self.namespace.is_empty() {
+            self.name.clone()
+        } else {
+            format!("{}/{}", self.namespace, self.name)
+        }
+    }
+
+    fn resource_version(&self) -> &str {
+        &self.resource_version
+    }
+
+    fn read_list(body: &[u8]) -> Option<(String, Vec<Metadata>)> {
+        let list: PartialList = serde_json::from_slice(body).ok()?;
+        Some((list.metadata.resource_version, list.items.into_iter().map(|i| i.metadata).collect()))
+    }
+
+    fn read_event(_: &mut Client<'_>, e: &WatchEvent) -> Option<Arc<Metadata>> {
+        serde_json::from_slice::<PartialObject>(e.object_json()).ok().map(|o| Arc::new(o.metadata))
+    }
+}
+
+/// The cache of one collection, kept current by `sync`: whole objects
+/// (`Informer`), or their metadata (`Informer<Metadata>`).
+pub struct Informer<T = Value> {
     /// The collection's path (`/api/v1/namespaces`, `/apis/apps/v1/deployments`),
     /// with a query when it selects (`?labelSelector=…`).
     pub path: String,
     /// Every object by `namespace/name` (cluster-scoped: `name`), shared
     /// with the other informers that saw the same version.
-    objects: BTreeMap<String, Arc<Value>>,
+    objects: BTreeMap<String, Arc<T>>,
     resource_version: String,
     stream: Option<WatchStream>,
     listed: bool,
     /// What changed since `take_changes` was last called: (before, after),
     /// kept only for an informer made `tracking` (shared, never copied).
-    changes: Vec<Change>,
+    changes: Vec<Change<T>>,
     track: bool,
 }
 
 /// One change an informer saw: the object before and after (None for
 /// absent), shared with its cache.
-pub type Change = (Option<Arc<Value>>, Option<Arc<Value>>);
+pub type Change<T = Value> = (Option<Arc<T>>, Option<Arc<T>>);
 
 /// An object's cache key.
 pub fn key_of(obj: &Value) -> String {
@@ -82,8 +196,33 @@ pub fn key_of(obj: &Value) -> String {
     }
 }
 
-impl Informer {
+impl Informer<Value> {
     pub fn new(path: impl Into<String>) -> Informer {
+        Informer::of(path, false)
+    }
+
+    /// An informer that keeps what changed, for `take_changes`.
+    pub fn tracking(path: impl Into<String>) -> Informer {
+        Informer::of(path, true)
+    }
+}
+
+impl Informer<Metadata> {
+    /// A tracking informer of the collection's metadata.
+    pub fn metadata(path: impl Into<String>) -> Informer<Metadata> {
+        Informer::of(path, true)
+    }
+}
+
+/// The `code` of an ERROR event's Status.
+#[derive(Deserialize)]
+struct ErrorCode {
+    #[serde(default)]
+    code: Option<i64>,
+}
+
+impl<T: Cached> Informer<T> {
+    fn of(path: impl Into<String>, track: bool) -> Informer<T> {
         Informer {
             path: path.into(),
             objects: BTreeMap::new(),
@@ -91,34 +230,29 @@ impl Informer {
             stream: None,
             listed: false,
             changes: Vec::new(),
-            track: false,
+            track,
         }
     }
 
-    /// An informer that keeps what changed, for `take_changes`.
-    pub fn tracking(path: impl Into<String>) -> Informer {
-        Informer { track: true, ..Informer::new(path) }
-    }
-
-    fn record(&mut self, before: Option<Arc<Value>>, after: Option<Arc<Value>>) {
+    fn record(&mut self, before: Option<Arc<T>>, after: Option<Arc<T>>) {
         if self.track {
             self.changes.push((before, after));
         }
     }
 
-    pub fn objects(&self) -> impl Iterator<Item = &Value> {
+    pub fn objects(&self) -> impl Iterator<Item = &T> {
         self.objects.values().map(|v| &**v)
     }
 
     /// The cached objects as shared values, for a controller that keeps
     /// them while it sends requests (a copy is a reference count).
-    pub fn shared(&self) -> impl Iterator<Item = &Arc<Value>> {
+    pub fn shared(&self) -> impl Iterator<Item = &Arc<T>> {
         self.objects.values()
     }
 
     /// The cached objects of one namespace, in key order: a range of the
     /// cache (keys are `namespace/name`), not a pass over every object.
-    pub fn in_namespace<'a>(&'a self, ns: &str) -> impl Iterator<Item = &'a Arc<Value>> + 'a {
+    pub fn in_namespace<'a>(&'a self, ns: &str) -> impl Iterator<Item = &'a Arc<T>> + 'a {
         let from = format!("{ns}/");
         // '0' is the character after '/': the end of the namespace's keys.
         let to = format!("{ns}0");
@@ -126,17 +260,17 @@ impl Informer {
     }
 
     /// One cached object as a shared value.
-    pub fn shared_get(&self, key: &str) -> Option<&Arc<Value>> {
+    pub fn shared_get(&self, key: &str) -> Option<&Arc<T>> {
         self.objects.get(key)
     }
 
-    pub fn get(&self, key: &str) -> Option<&Value> {
+    pub fn get(&self, key: &str) -> Option<&T> {
         self.objects.get(key).map(|v| &**v)
     }
 
     /// What changed since the last call, in the order it was seen:
     /// (the object before, the object after); None for absent.
-    pub fn take_changes(&mut self) -> Vec<Change> {
+    pub fn take_changes(&mut self) -> Vec<Change<T>> {
         std::mem::take(&mut self.changes)
     }
 
@@ -158,7 +292,7 @@ impl Informer {
                     "{}{sep}watch=true&allowWatchBookmarks=true&resourceVersion={}",
                     self.path, self.resource_version
                 );
-                match client.watch(&target) {
+                match client.watch_as(&target, T::ACCEPT_WATCH) {
                     Ok(s) => self.stream = Some(s),
                     Err(_) => {
                         changed |= self.relist(client);
@@ -171,23 +305,25 @@ impl Informer {
             let done = stream.is_done();
             let mut expired = false;
             for e in events {
-                let Some(obj) = client.parsed(&e) else { continue };
-                let rv = obj["metadata"]["resourceVersion"].as_str().unwrap_or("").to_string();
+                if e.event_type == WatchEventType::Error {
+                    let code = serde_json::from_slice::<ErrorCode>(e.object_json()).ok().and_then(|c| c.code);
+                    expired = code == Some(410);
+                    continue;
+                }
+                let Some(obj) = T::read_event(client, &e) else { continue };
+                self.resource_version = obj.resource_version().to_string();
                 match e.event_type {
                     WatchEventType::Added | WatchEventType::Modified => {
-                        self.resource_version = rv;
-                        let before = self.objects.insert(key_of(&obj), obj.clone());
+                        let before = self.objects.insert(obj.key(), obj.clone());
                         self.record(before, Some(obj));
                         changed = true;
                     }
                     WatchEventType::Deleted => {
-                        self.resource_version = rv;
-                        let before = self.objects.remove(&key_of(&obj));
+                        let before = self.objects.remove(&obj.key());
                         self.record(before, None);
                         changed = true;
                     }
-                    WatchEventType::Bookmark => self.resource_version = rv,
-                    WatchEventType::Error => expired = obj["code"].as_i64() == Some(410),
+                    WatchEventType::Bookmark | WatchEventType::Error => {}
                 }
             }
             if expired {
@@ -207,19 +343,15 @@ impl Informer {
 
     /// Lists the collection afresh (the first time, and after a 410).
     fn relist(&mut self, client: &mut Client<'_>) -> bool {
-        let r = client.get(&self.path);
+        let r = client.get_as(&self.path, T::ACCEPT_LIST);
         if r.status != 200 {
             return false;
         }
-        let mut list = r.json_body();
-        let items = match list.get_mut("items").map(Value::take) {
-            Some(Value::Array(items)) => items,
-            _ => Vec::new(),
-        };
+        let Some((resource_version, items)) = T::read_list(&r.body) else { return false };
         let mut before = std::mem::take(&mut self.objects);
         let mut changed = false;
         for item in items {
-            let key = key_of(&item);
+            let key = item.key();
             let old = before.remove(&key);
             let item = Arc::new(item);
             if old.as_ref() != Some(&item) {
@@ -232,9 +364,34 @@ impl Informer {
         for (_, old) in before {
             self.record(Some(old), None);
         }
-        self.resource_version = list["metadata"]["resourceVersion"].as_str().unwrap_or("").to_string();
+        self.resource_version = resource_version;
         self.stream = None;
         self.listed = true;
         changed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metadata_keeps_what_controllers_read_and_skips_the_rest() {
+        let list = br#"{"kind":"PartialObjectMetadataList","metadata":{"resourceVersion":"9"},"items":[
+            {"kind":"PartialObjectMetadata","metadata":{"name":"a","namespace":"ns","uid":"u","resourceVersion":"5",
+              "labels":{"x":"y"},"managedFields":[{"manager":"m","fieldsV1":{"f:data":{}}}],
+              "finalizers":["orphan"],"ownerReferences":[{"uid":"o","kind":"ReplicaSet"}],
+              "deletionTimestamp":"2023-11-14T22:13:20Z"}},
+            {"metadata":{"name":"n","finalizers":null,"ownerReferences":null}}]}"#;
+        let (rv, items) = Metadata::read_list(list).unwrap();
+        assert_eq!(rv, "9");
+        assert_eq!(items[0].key(), "ns/a");
+        assert_eq!(items[0].resource_version(), "5");
+        assert_eq!(items[0].finalizers, ["orphan"]);
+        assert_eq!(items[0].owner_references[0]["uid"], "o");
+        assert_eq!(items[0].deletion_timestamp.as_deref(), Some("2023-11-14T22:13:20Z"));
+        assert_eq!(items[1], Metadata { name: "n".into(), ..Metadata::default() });
+        assert_eq!(items[1].key(), "n");
+        assert!(Metadata::read_list(b"[1]").is_none());
     }
 }

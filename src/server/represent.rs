@@ -6,6 +6,10 @@
 use crate::sort::Order;
 use std::sync::Arc;
 
+use std::borrow::Cow;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 use crate::api::{gvk, Status};
@@ -60,6 +64,84 @@ fn metadata_only(v: &Value, api_version: &str) -> Value {
         "apiVersion": api_version,
         "metadata": v.get("metadata").cloned().unwrap_or_else(|| json!({})),
     })
+}
+
+/// An object or list as it was written, read only as far as the
+/// PartialObjectMetadata conversions need: its kind, its metadata, and
+/// each item's metadata, borrowed from the body (everything else is
+/// skipped, not parsed into values).
+#[derive(Deserialize)]
+struct RawDocument<'a> {
+    #[serde(borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    metadata: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    items: Option<Vec<RawItem<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct RawItem<'a> {
+    #[serde(borrow, default)]
+    metadata: Option<&'a RawValue>,
+}
+
+/// Writes one PartialObjectMetadata around an object's metadata as written.
+fn write_metadata_only(out: &mut Vec<u8>, api_version: &str, metadata: Option<&RawValue>) {
+    out.extend_from_slice(br#"{"kind":"PartialObjectMetadata","apiVersion":""#);
+    out.extend_from_slice(api_version.as_bytes());
+    out.extend_from_slice(br#"","metadata":"#);
+    out.extend_from_slice(metadata.map_or("{}", RawValue::get).as_bytes());
+    out.push(b'}');
+}
+
+/// The PartialObjectMetadata conversions of a JSON body, made from the
+/// bytes: each object's metadata is copied as it was written, so a list of
+/// many objects costs a scan, not a parse of every object. None when no
+/// such conversion was asked for, or the body is not a resource object or
+/// list (a Status passes through untouched); the same answers as `convert`.
+pub fn metadata_only_json(r: &Rendering, body: &[u8]) -> Option<Result<Vec<u8>, Status>> {
+    let target = r.output.convert.filter(|c| *c != Convert::Table)?;
+    let doc: RawDocument = serde_json::from_slice(body).ok()?;
+    let kind = doc.kind.as_deref().unwrap_or("");
+    if kind == "Status" {
+        return None;
+    }
+    let list = kind == r.rt.list_kind();
+    let api_version = r.output.meta_api_version();
+    match (target, list) {
+        (Convert::PartialObjectMetadata, true) => Some(Err(Status::not_acceptable(format!(
+            "you requested PartialObjectMetadata, but the requested object is a list ({})",
+            go_type(&r.rt, true)
+        )))),
+        (Convert::PartialObjectMetadataList, false) => Some(Err(Status::not_acceptable(format!(
+            "you requested PartialObjectMetadataList, but the requested object is not a list ({})",
+            go_type(&r.rt, false)
+        )))),
+        (Convert::PartialObjectMetadata, false) => {
+            let mut out = Vec::with_capacity(body.len().min(4096));
+            write_metadata_only(&mut out, api_version, doc.metadata);
+            Some(Ok(out))
+        }
+        _ => {
+            let meta = doc.metadata.and_then(|m| serde_json::from_str::<Value>(m.get()).ok()).unwrap_or(Value::Null);
+            // Metadata is most of a typical object: no reallocation of a large list.
+            let mut out = Vec::with_capacity(body.len());
+            out.extend_from_slice(br#"{"kind":"PartialObjectMetadataList","apiVersion":""#);
+            out.extend_from_slice(api_version.as_bytes());
+            out.extend_from_slice(br#"","metadata":"#);
+            out.extend_from_slice(&serde_json::to_vec(&list_meta(&json!({ "metadata": meta }))).unwrap_or_default());
+            out.extend_from_slice(br#","items":["#);
+            for (i, item) in doc.items.iter().flatten().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_metadata_only(&mut out, api_version, item.metadata);
+            }
+            out.extend_from_slice(b"]}");
+            Some(Ok(out))
+        }
+    }
 }
 
 /// The list metadata a converted list carries over.
@@ -209,15 +291,27 @@ pub fn render(mut resp: Response, r: &Rendering) -> Response {
     if !is_json || (r.output.encoding == Encoding::Json && r.output.convert.is_none()) {
         return resp;
     }
+    let unconverted = Rendering { output: Output { convert: None, ..r.output }, ..r.clone() };
+    let refuse = |resp: Response, s: &Status| {
+        let mut err = Response::status(s);
+        err.headers.extend(resp.headers.into_iter().filter(|(k, _)| !k.eq_ignore_ascii_case("Content-Type")));
+        render(err, &unconverted)
+    };
+    if resp.status < 300 {
+        match metadata_only_json(r, &resp.body) {
+            Some(Ok(json)) => {
+                resp.body = json;
+                return render(resp, &unconverted);
+            }
+            Some(Err(s)) => return refuse(resp, &s),
+            None => {}
+        }
+    }
     let Ok(v) = serde_json::from_slice::<Value>(&resp.body) else { return resp };
     let v = if resp.status < 300 && r.output.convert.is_some() {
         match convert(r, v, true) {
             Ok(v) => v,
-            Err(s) => {
-                let mut err = Response::status(&s);
-                err.headers.extend(resp.headers.into_iter().filter(|(k, _)| !k.eq_ignore_ascii_case("Content-Type")));
-                return render(err, &Rendering { output: Output { convert: None, ..r.output }, ..r.clone() });
-            }
+            Err(s) => return refuse(resp, &s),
         }
     } else {
         v
@@ -335,6 +429,43 @@ mod tests {
         }
         assert_eq!(got["items"], want["items"]);
         assert_eq!(got["metadata"], want["metadata"]);
+    }
+
+    #[test]
+    fn metadata_read_from_the_bytes_is_the_conversion_of_the_parsed_body() {
+        let object = list()["items"][0].clone();
+        let bare_list = json!({"kind": "ConfigMapList", "apiVersion": "v1", "items": [{"data": {}}, object.clone()]});
+        let cases = [
+            (Convert::PartialObjectMetadataList, list()),
+            (Convert::PartialObjectMetadataList, bare_list.clone()),
+            (
+                Convert::PartialObjectMetadata,
+                json!({"kind": "ConfigMap", "apiVersion": "v1", "metadata": object["metadata"]}),
+            ),
+            (Convert::PartialObjectMetadata, json!({"kind": "ConfigMap", "data": {"a": "b"}})),
+            (Convert::PartialObjectMetadata, list()),
+            (Convert::PartialObjectMetadataList, object),
+        ];
+        for (target, doc) in cases {
+            let r = rendering(Some(target), IncludeObject::Metadata);
+            let fast = metadata_only_json(&r, &serde_json::to_vec(&doc).unwrap()).expect("converted from the bytes");
+            match (fast, convert(&r, doc.clone(), true)) {
+                (Ok(bytes), Ok(v)) => assert_eq!(
+                    String::from_utf8(bytes).unwrap(),
+                    serde_json::to_string(&v).unwrap(),
+                    "{target:?} of {doc}"
+                ),
+                (Err(a), Err(b)) => assert_eq!((a.code, a.message), (b.code, b.message)),
+                (fast, slow) => panic!("{target:?} of {doc}: {fast:?} against {slow:?}"),
+            }
+        }
+        // A Status, a Table request and a body that is not JSON are not for it.
+        let status = serde_json::to_vec(&json!({"kind": "Status", "apiVersion": "v1", "code": 404})).unwrap();
+        assert!(metadata_only_json(&rendering(Some(Convert::PartialObjectMetadata), IncludeObject::Metadata), &status)
+            .is_none());
+        assert!(metadata_only_json(&rendering(Some(Convert::Table), IncludeObject::Metadata), b"{}").is_none());
+        assert!(metadata_only_json(&rendering(Some(Convert::PartialObjectMetadata), IncludeObject::Metadata), b"{")
+            .is_none());
     }
 
     #[test]

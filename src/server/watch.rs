@@ -85,6 +85,17 @@ impl WatchStream {
             if e.event_type == WatchEventType::Error {
                 continue;
             }
+            match super::represent::metadata_only_json(&r, e.object_json()) {
+                Some(Ok(json)) => {
+                    e.object = WatchObject::Inline(json.into());
+                    continue;
+                }
+                Some(Err(s)) => {
+                    *e = WatchEvent::error(&s);
+                    continue;
+                }
+                None => {}
+            }
             let Ok(v) = serde_json::from_slice::<serde_json::Value>(e.object_json()) else { continue };
             let converted = match super::represent::convert(&r, v, !self.table_headers_sent) {
                 Ok(v) => v,
