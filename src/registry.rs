@@ -60,17 +60,23 @@ pub struct RestorePoint {
     pub now: SimTime,
 }
 
-/// One write of the event log, named as a client would name the object.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// One write of the event log: its storage key (`HistoryEntry::names`
+/// reads it as a client names the object) and the resource it belongs to
+/// (None for one no longer served). Shared with storage, not copied: a
+/// page reload reads every retained write through here.
+#[derive(Clone, Debug)]
 pub struct HistoryEntry {
     pub revision: Revision,
     pub event_type: WatchEventType,
-    pub group: String,
-    pub version: String,
-    pub resource: String,
-    pub kind: String,
-    pub namespace: String,
-    pub name: String,
+    pub key: Arc<str>,
+    pub resource: Option<Arc<ResourceType>>,
+}
+
+impl HistoryEntry {
+    /// The object's group, resource, namespace and name.
+    pub fn names<'a>(&'a self, catalog: &Catalog) -> keys::ParsedKey<'a> {
+        keys::parse(&self.key, catalog)
+    }
 }
 
 /// Every write after a revision, as far back as history goes.
@@ -219,9 +225,10 @@ impl<S: Storage> Registry<S> {
         let mut entries = Vec::new();
         if let Ok(mut cursor) = self.storage.watch("/", from) {
             if let Ok(batch) = self.storage.poll(&mut cursor, limit) {
+                entries.reserve(batch.len());
                 for e in batch {
                     let k = keys::parse(&e.key, &self.resources);
-                    let rt = self.resources.lookup_group_resource(k.group, k.resource);
+                    let resource = self.resources.lookup_group_resource(k.group, k.resource).cloned();
                     entries.push(HistoryEntry {
                         revision: e.revision,
                         event_type: match e.kind {
@@ -229,12 +236,8 @@ impl<S: Storage> Registry<S> {
                             EventKind::Updated => WatchEventType::Modified,
                             EventKind::Deleted => WatchEventType::Deleted,
                         },
-                        group: k.group.to_string(),
-                        version: rt.map(|rt| rt.version().to_string()).unwrap_or_default(),
-                        resource: k.resource.to_string(),
-                        kind: rt.map(|rt| rt.kind().to_string()).unwrap_or_default(),
-                        namespace: k.namespace.to_string(),
-                        name: k.name.to_string(),
+                        key: e.key.clone(),
+                        resource,
                     });
                 }
             }

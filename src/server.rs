@@ -547,7 +547,8 @@ impl Server {
         /// of the page reads every retained write through here).
         #[derive(serde::Serialize)]
         struct Event<'a> {
-            revision: String,
+            #[serde(serialize_with = "as_text")]
+            revision: Revision,
             #[serde(rename = "type")]
             event_type: &'a str,
             group: &'a str,
@@ -557,18 +558,26 @@ impl Server {
             namespace: &'a str,
             name: &'a str,
         }
+        /// A revision written as a JSON string, without a copy.
+        fn as_text<S: serde::Serializer>(r: &Revision, s: S) -> Result<S::Ok, S::Error> {
+            s.collect_str(&r.0)
+        }
+        let catalog = self.registry.resources();
         let events: Vec<Event<'_>> = history
             .entries
             .iter()
-            .map(|e| Event {
-                revision: e.revision.to_string(),
-                event_type: e.event_type.as_str(),
-                group: &e.group,
-                version: &e.version,
-                resource: &e.resource,
-                kind: &e.kind,
-                namespace: &e.namespace,
-                name: &e.name,
+            .map(|e| {
+                let k = e.names(catalog);
+                Event {
+                    revision: e.revision,
+                    event_type: e.event_type.as_str(),
+                    group: k.group,
+                    version: e.resource.as_deref().map_or("", |rt| rt.version()),
+                    resource: k.resource,
+                    kind: e.resource.as_deref().map_or("", |rt| rt.kind()),
+                    namespace: k.namespace,
+                    name: k.name,
+                }
             })
             .collect();
         #[derive(serde::Serialize)]

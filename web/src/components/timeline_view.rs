@@ -87,10 +87,10 @@ pub fn timeline_view() -> Html {
             let rev = p.revision;
             let gone = rev <= s.timeline.compacted;
             let obj = ObjectRef {
-                group: p.group.clone(),
-                version: p.version.clone(),
-                resource: p.resource.clone(),
-                namespace: p.namespace.clone(),
+                group: p.group.to_string(),
+                version: p.version.to_string(),
+                resource: p.resource.to_string(),
+                namespace: p.namespace.to_string(),
                 name: p.name.clone(),
             };
             let (pick, ctx2) = (pick.clone(), ctx.clone());
