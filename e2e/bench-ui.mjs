@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, constants } from 'node:zlib';
-import { ROOT, startServer, launch, openApp, rolloutSeconds } from './harness.mjs';
+import { ROOT, startServer, launch, openApp, rolloutSeconds, reloadFigures } from './harness.mjs';
 
 const dist = join(ROOT, 'dist');
 let raw = 0, br = 0;
@@ -116,34 +116,14 @@ if (want('rollout')) {
   console.log(`rollout: 1,000 replicas Ready in ${runs[0].toFixed(2)} s of page time, best of 3 (median ${runs[1].toFixed(2)} s; goal <= 2 s)`);
 }
 
-// A large saved session: N small ConfigMap creates (RELOAD_WRITES, default
-// 10,000) through the page's session, each saved to IndexedDB as it is
-// made; then how long until all are durable, the bytes stored, and a
-// reload: navigation to interactive (the database read and the journal
-// replayed into the identical cluster).
+// A large saved session reloaded (RELOAD_WRITES writes, default 10,000;
+// harness.mjs's reloadFigures).
 if (want('reload')) {
   const n = Number(process.env.RELOAD_WRITES || 10000);
-  const { page, context } = await openApp(browser, server.url);
-  const made = await page.evaluate((n) => {
-    const t0 = performance.now();
-    for (let i = 0; i < n; i++) {
-      const body = JSON.stringify({ metadata: { name: `cm-${i}` }, data: { k: 'v'.repeat(100) } });
-      window.wasmBindings.kubesimRequest('POST', '/api/v1/namespaces/default/configmaps', body);
-    }
-    return { ms: performance.now() - t0, at: performance.now() };
-  }, n);
-  await page.waitForSelector('#save-state.saved', { timeout: 600000 });
-  const durableAt = await page.evaluate(() => performance.now());
-  const usage = await page.evaluate(async () => (await navigator.storage.estimate()).usage);
-  const before = await page.evaluate(() => window.wasmBindings.kubesimRequest('GET', '/api/v1/namespaces/default/configmaps?limit=1').body);
-  await page.reload();
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 600000 });
-  const readyAt = Number(await page.getAttribute('body', 'data-ready-at'));
-  const after = await page.evaluate(() => window.wasmBindings.kubesimRequest('GET', '/api/v1/namespaces/default/configmaps?limit=1').body);
-  console.log(`reload: ${n} writes made in ${(made.ms / 1000).toFixed(1)} s, all durable ${((durableAt - made.at) / 1000).toFixed(1)} s after the last; ` +
-    `${(usage / 1048576).toFixed(1)} MiB stored; reload to interactive ${(readyAt / 1000).toFixed(2)} s ` +
-    `(goal <= 2 s at 100,000); same cluster: ${before === after}`);
-  await context.close();
+  const f = await reloadFigures(browser, server.url, n);
+  console.log(`reload: ${n} writes made in ${f.made.toFixed(1)} s, all durable ${f.durable.toFixed(1)} s after the last; ` +
+    `${(f.usage / 1048576).toFixed(1)} MiB stored; reload to interactive ${f.ready.toFixed(2)} s ` +
+    `(goal <= 2 s at 100,000); same cluster: ${f.same}`);
 }
 
 await browser.close();

@@ -118,3 +118,31 @@ export async function serveFiles() {
   await new Promise((resolve) => srv.listen(0, '127.0.0.1', resolve));
   return { url: `http://127.0.0.1:${srv.address().port}/`, stop: () => srv.close() };
 }
+
+// A large saved session: n small ConfigMap creates through the page's
+// session, each saved to IndexedDB as it is made; then how long until all
+// are durable, the bytes stored, and a reload: navigation to interactive
+// (the store restored from its log, the controllers restarted), and
+// whether the reloaded cluster answers as before.
+export async function reloadFigures(browser, url, n) {
+  const { page, context } = await openApp(browser, url);
+  const made = await page.evaluate((n) => {
+    const t0 = performance.now();
+    for (let i = 0; i < n; i++) {
+      const body = JSON.stringify({ metadata: { name: `cm-${i}` }, data: { k: 'v'.repeat(100) } });
+      window.wasmBindings.kubesimRequest('POST', '/api/v1/namespaces/default/configmaps', body);
+    }
+    return { ms: performance.now() - t0, at: performance.now() };
+  }, n);
+  await page.waitForSelector('#save-state.saved', { timeout: 600000 });
+  const durableAt = await page.evaluate(() => performance.now());
+  const usage = await page.evaluate(async () => (await navigator.storage.estimate()).usage);
+  const read = () => page.evaluate(() => window.wasmBindings.kubesimRequest('GET', '/api/v1/namespaces/default/configmaps?limit=1').body);
+  const before = await read();
+  await page.reload();
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 600000 });
+  const ready = Number(await page.getAttribute('body', 'data-ready-at')) / 1000;
+  const same = before === await read();
+  await context.close();
+  return { made: made.ms / 1000, durable: (durableAt - made.at) / 1000, usage, ready, same };
+}
