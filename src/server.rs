@@ -458,11 +458,14 @@ impl Server {
         // Warnings go out with the answer, an error too (upstream writes
         // each header as it is recorded).
         let mut warnings: Warnings = Vec::new();
-        let served = match self.resource(req, query, target, output, &mut warnings) {
+        // What is left to render: a verb that made the conversion itself
+        // (a metadata list, from the stored bytes) clears it.
+        let mut left = output;
+        let served = match self.resource(req, query, target, &mut left, &mut warnings) {
             Ok(served) => served,
             Err(s) => Served::Response(with_warnings(Response::status(&s), warnings)),
         };
-        let rendering = represent::Rendering { rt: rt.clone(), output, include, now: self.now() };
+        let rendering = represent::Rendering { rt: rt.clone(), output: left, include, now: self.now() };
         match served {
             Served::Response(r) => Served::Response(represent::render(r, &rendering)),
             log @ Served::Log(..) => log,
@@ -636,7 +639,7 @@ impl Server {
         req: &Request,
         q: &Query,
         t: Target,
-        output: negotiation::Output,
+        output: &mut negotiation::Output,
         warnings: &mut Warnings,
     ) -> Result<Served, Status> {
         let rt = t.rt.clone();

@@ -155,6 +155,38 @@ fn partial_object_metadata_for_get_list_and_watch() {
 }
 
 #[test]
+fn a_metadata_list_is_each_item_metadata_with_the_page_metadata() {
+    let mut s = server();
+    for name in ["a", "b", "c"] {
+        create_cm(&mut s, name, json!({"app": name}));
+    }
+    let page = "/api/v1/namespaces/default/configmaps?limit=2";
+    let full = get(&mut s, page).json_body();
+    for version in ["v1", "v1beta1"] {
+        let api_version = format!("meta.k8s.io/{version}");
+        let got =
+            accept(&mut s, page, &format!("application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v={version}"));
+        assert_eq!(got.header("Content-Type"), Some("application/json"));
+        let items: Vec<Value> = full["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| json!({"kind": "PartialObjectMetadata", "apiVersion": api_version, "metadata": i["metadata"]}))
+            .collect();
+        let want = json!({"kind": "PartialObjectMetadataList", "apiVersion": api_version,
+            "metadata": {"resourceVersion": full["metadata"]["resourceVersion"], "continue": full["metadata"]["continue"],
+                "remainingItemCount": 1},
+            "items": items});
+        assert_eq!(String::from_utf8(got.body).unwrap(), want.to_string());
+    }
+    // YAML, from the same conversion.
+    let yaml = accept(&mut s, page, "application/yaml;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1");
+    let text = String::from_utf8(yaml.body).unwrap();
+    assert!(text.contains("kind: PartialObjectMetadataList"), "{text}");
+    assert!(text.contains("remainingItemCount: 1") && !text.contains("k: v"), "{text}");
+}
+
+#[test]
 fn protobuf_gets_lists_writes_and_watches() {
     let mut s = server();
     // Create from protobuf, answer in JSON.

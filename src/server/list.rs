@@ -2,7 +2,7 @@
 //! without re-encoding an item, or protobuf splicing each item's cached
 //! encoding into the XList message.
 
-use super::negotiation::{self, Encoding, Output};
+use super::negotiation::{self, Convert, Encoding, Output};
 use super::{Response, Server};
 use crate::api::Status;
 use crate::registry::store::ListResult;
@@ -10,13 +10,21 @@ use crate::registry::ResourceType;
 
 impl Server {
     /// The response for a list page, in JSON or (when negotiated without a
-    /// conversion) protobuf.
+    /// conversion) protobuf. A PartialObjectMetadataList is made here, from
+    /// each stored object's metadata (the rest of the object is not read),
+    /// and the conversion cleared from `output`.
     pub(crate) fn list_response(
         &self,
         rt: &ResourceType,
         list: &ListResult,
-        output: Output,
+        output: &mut Output,
     ) -> Result<Response, Status> {
+        if output.convert == Some(Convert::PartialObjectMetadataList) {
+            if let Some(body) = encode_metadata_list(list, output.meta_api_version()) {
+                output.convert = None;
+                return Ok(Response::json(200, body));
+            }
+        }
         if output.encoding != Encoding::Protobuf || output.convert.is_some() {
             return Ok(Response::json(200, encode_list(rt, list)));
         }
@@ -54,19 +62,8 @@ pub fn encode_list(rt: &ResourceType, list: &ListResult) -> Vec<u8> {
     out.extend_from_slice(rt.list_kind().as_bytes());
     out.extend_from_slice(b"\",\"apiVersion\":\"");
     out.extend_from_slice(rt.api_version().as_bytes());
-    out.extend_from_slice(b"\",\"metadata\":{\"resourceVersion\":\"");
-    out.extend_from_slice(list.revision.to_string().as_bytes());
-    out.push(b'"');
-    if let Some(c) = &list.continue_token {
-        out.extend_from_slice(b",\"continue\":\"");
-        out.extend_from_slice(c.as_bytes());
-        out.push(b'"');
-    }
-    if let Some(n) = list.remaining {
-        out.extend_from_slice(b",\"remainingItemCount\":");
-        out.extend_from_slice(n.to_string().as_bytes());
-    }
-    out.extend_from_slice(b"},\"items\":[");
+    out.extend_from_slice(b"\",");
+    write_list_meta(&mut out, list);
     for (i, o) in list.items.iter().enumerate() {
         if i > 0 {
             out.push(b',');
@@ -80,6 +77,47 @@ pub fn encode_list(rt: &ResourceType, list: &ListResult) -> Vec<u8> {
     }
     out.extend_from_slice(b"]}");
     out
+}
+
+/// A PartialObjectMetadataList of the page: each item's metadata copied as
+/// it is stored. Stored objects are canonical (`kind`, `apiVersion`, then
+/// `metadata`), so only the metadata is read, never the rest. None when an
+/// object is laid out otherwise (the conversion is then made from the
+/// whole list).
+fn encode_metadata_list(list: &ListResult, api_version: &str) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(list.items.iter().map(|o| o.json.len() / 2 + 80).sum::<usize>() + 200);
+    out.extend_from_slice(b"{\"kind\":\"PartialObjectMetadataList\",\"apiVersion\":\"");
+    out.extend_from_slice(api_version.as_bytes());
+    out.extend_from_slice(b"\",");
+    write_list_meta(&mut out, list);
+    for (i, o) in list.items.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        let meta = after_type_meta(&o.json).strip_prefix(b"\"metadata\":")?;
+        let mut de = serde_json::Deserializer::from_slice(meta);
+        let raw = <&serde_json::value::RawValue as serde::Deserialize>::deserialize(&mut de).ok()?;
+        super::represent::write_metadata_only(&mut out, api_version, Some(raw));
+    }
+    out.extend_from_slice(b"]}");
+    Some(out)
+}
+
+/// `"metadata":{"resourceVersion":…,"continue":…,"remainingItemCount":…},"items":[`
+fn write_list_meta(out: &mut Vec<u8>, list: &ListResult) {
+    out.extend_from_slice(b"\"metadata\":{\"resourceVersion\":\"");
+    out.extend_from_slice(list.revision.to_string().as_bytes());
+    out.push(b'"');
+    if let Some(c) = &list.continue_token {
+        out.extend_from_slice(b",\"continue\":\"");
+        out.extend_from_slice(c.as_bytes());
+        out.push(b'"');
+    }
+    if let Some(n) = list.remaining {
+        out.extend_from_slice(b",\"remainingItemCount\":");
+        out.extend_from_slice(n.to_string().as_bytes());
+    }
+    out.extend_from_slice(b"},\"items\":[");
 }
 
 /// The bytes of a stored object after its opening brace and its leading

@@ -87,7 +87,7 @@ struct RawItem<'a> {
 }
 
 /// Writes one PartialObjectMetadata around an object's metadata as written.
-fn write_metadata_only(out: &mut Vec<u8>, api_version: &str, metadata: Option<&RawValue>) {
+pub(super) fn write_metadata_only(out: &mut Vec<u8>, api_version: &str, metadata: Option<&RawValue>) {
     out.extend_from_slice(br#"{"kind":"PartialObjectMetadata","apiVersion":""#);
     out.extend_from_slice(api_version.as_bytes());
     out.extend_from_slice(br#"","metadata":"#);
