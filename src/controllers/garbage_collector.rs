@@ -144,8 +144,15 @@ impl GarbageCollector {
                 self.dependents.entry(o.clone()).or_default().insert(uid.clone());
                 self.queue.insert(o);
             }
-            self.nodes.insert(uid.clone(), node);
-            self.queue.insert(uid);
+            // An object with no owner that is not being deleted gives
+            // `attempt` nothing to do: it is in the graph, not the queue.
+            let idle = !node.deleting() && node.owners().is_empty();
+            if idle {
+                self.nodes.insert(uid, node);
+            } else {
+                self.nodes.insert(uid.clone(), node);
+                self.queue.insert(uid);
+            }
         }
     }
 
