@@ -109,28 +109,23 @@ pub fn metadata_only_json(r: &Rendering, body: &[u8]) -> Option<Result<Vec<u8>, 
     }
     let list = kind == r.rt.list_kind();
     let api_version = r.output.meta_api_version();
-    match (target, list) {
-        (Convert::PartialObjectMetadata, true) => Some(Err(Status::not_acceptable(format!(
-            "you requested PartialObjectMetadata, but the requested object is a list ({})",
-            go_type(&r.rt, true)
-        )))),
-        (Convert::PartialObjectMetadataList, false) => Some(Err(Status::not_acceptable(format!(
-            "you requested PartialObjectMetadataList, but the requested object is not a list ({})",
-            go_type(&r.rt, false)
-        )))),
-        (Convert::PartialObjectMetadata, false) => {
+    if let Some(refused) = wrong_shape(r, target, list) {
+        return Some(Err(refused));
+    }
+    match target {
+        Convert::PartialObjectMetadata => {
             let mut out = Vec::with_capacity(body.len().min(4096));
             write_metadata_only(&mut out, api_version, doc.metadata);
             Some(Ok(out))
         }
         _ => {
-            let meta = doc.metadata.and_then(|m| serde_json::from_str::<Value>(m.get()).ok()).unwrap_or(Value::Null);
+            let meta = doc.metadata.and_then(|m| serde_json::from_str::<Value>(m.get()).ok());
             // Metadata is most of a typical object: no reallocation of a large list.
             let mut out = Vec::with_capacity(body.len());
             out.extend_from_slice(br#"{"kind":"PartialObjectMetadataList","apiVersion":""#);
             out.extend_from_slice(api_version.as_bytes());
             out.extend_from_slice(br#"","metadata":"#);
-            out.extend_from_slice(&serde_json::to_vec(&list_meta(&json!({ "metadata": meta }))).unwrap_or_default());
+            out.extend_from_slice(&serde_json::to_vec(&paging(meta.as_ref())).unwrap_or_default());
             out.extend_from_slice(br#","items":["#);
             for (i, item) in doc.items.iter().flatten().enumerate() {
                 if i > 0 {
@@ -144,10 +139,30 @@ pub fn metadata_only_json(r: &Rendering, body: &[u8]) -> Option<Result<Vec<u8>, 
     }
 }
 
+/// The 406 for a PartialObjectMetadata conversion asked of a list, or a
+/// PartialObjectMetadataList of a single object, in upstream's words.
+fn wrong_shape(r: &Rendering, target: Convert, list: bool) -> Option<Status> {
+    let message = match (target, list) {
+        (Convert::PartialObjectMetadata, true) => {
+            "you requested PartialObjectMetadata, but the requested object is a list"
+        }
+        (Convert::PartialObjectMetadataList, false) => {
+            "you requested PartialObjectMetadataList, but the requested object is not a list"
+        }
+        _ => return None,
+    };
+    Some(Status::not_acceptable(format!("{message} ({})", go_type(&r.rt, list))))
+}
+
 /// The list metadata a converted list carries over.
 fn list_meta(v: &Value) -> Value {
+    paging(v.get("metadata"))
+}
+
+/// Of a list's metadata, what a converted list carries over.
+fn paging(metadata: Option<&Value>) -> Value {
     let mut m = Map::new();
-    if let Some(Value::Object(src)) = v.get("metadata") {
+    if let Some(Value::Object(src)) = metadata {
         for k in ["resourceVersion", "continue", "remainingItemCount"] {
             if let Some(x) = src.get(k) {
                 m.insert(k.into(), x.clone());
@@ -170,20 +185,14 @@ pub fn convert(r: &Rendering, v: Value, headers: bool) -> Result<Value, Status> 
     let api_version = r.output.meta_api_version();
     match target {
         Convert::PartialObjectMetadata => {
-            if list {
-                return Err(Status::not_acceptable(format!(
-                    "you requested PartialObjectMetadata, but the requested object is a list ({})",
-                    go_type(&r.rt, true)
-                )));
+            if let Some(refused) = wrong_shape(r, target, list) {
+                return Err(refused);
             }
             Ok(metadata_only(&v, api_version))
         }
         Convert::PartialObjectMetadataList => {
-            if !list {
-                return Err(Status::not_acceptable(format!(
-                    "you requested PartialObjectMetadataList, but the requested object is not a list ({})",
-                    go_type(&r.rt, false)
-                )));
+            if let Some(refused) = wrong_shape(r, target, list) {
+                return Err(refused);
             }
             let items: Vec<Value> = v
                 .get("items")
