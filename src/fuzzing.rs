@@ -196,6 +196,13 @@ pub fn protobuf(data: &[u8]) {
         let again = crate::proto::encode_object(&v).expect("a decoded object encodes");
         let back = crate::proto::decode_object(&again).expect("what was encoded decodes");
         assert_eq!(back, v, "the round trip keeps the object");
+        // Encoded from its JSON bytes (as a stored object is), the same.
+        let json = serde_json::to_vec(&v).expect("a value serializes");
+        assert_eq!(
+            crate::proto::encode_raw_stored(api_version, kind, &json),
+            crate::proto::encode_raw(api_version, kind, &v),
+            "read from its bytes, the object encodes as its value does"
+        );
     }
 }
 

@@ -89,6 +89,11 @@ struct MessageType {
     /// whose fields are then looked up field by field). Looked up once
     /// per key of every object encoded: foldhash, not SipHash.
     by_json: HashMap<String, usize, foldhash::fast::FixedState>,
+    /// It embeds a struct (`by_json` is empty then).
+    embeds: bool,
+    /// Each field's name as `field_at` compares it first, in the fields'
+    /// order.
+    names: Vec<NameKey>,
     /// How many bytes the length of the last one encoded took (a guess
     /// for the next: `nested_message`).
     length_bytes: std::sync::atomic::AtomicU8,
@@ -165,12 +170,14 @@ fn layouts() -> &'static Layouts {
                     _ => Special::None,
                 };
                 let fields: Vec<Field> = fields;
-                let by_json = if fields.iter().any(|f| matches!(f.kind, Kind::Inline(_))) {
+                let embeds = fields.iter().any(|f| matches!(f.kind, Kind::Inline(_)));
+                let by_json = if embeds {
                     HashMap::default()
                 } else {
                     fields.iter().enumerate().map(|(i, f)| (f.json.clone(), i)).collect()
                 };
-                MessageType { name: name.clone(), fields, special, by_json, length_bytes: 1.into() }
+                let names = fields.iter().map(|f| NameKey::of(&f.json)).collect();
+                MessageType { name: name.clone(), fields, special, by_json, embeds, names, length_bytes: 1.into() }
             })
             .collect();
         Layouts { messages, by_name }
@@ -234,10 +241,24 @@ fn nested_reserving(
     reserve: usize,
     fill: impl FnOnce(&mut Vec<u8>) -> Result<(), String>,
 ) -> Result<usize, String> {
+    let at = open_nested(out, number, reserve);
+    fill(out)?;
+    Ok(close_nested(out, at, reserve))
+}
+
+/// Starts a length-delimited field: its key, and `reserve` bytes for the
+/// length (`close_nested` writes it); says where the length goes.
+fn open_nested(out: &mut Vec<u8>, number: u32, reserve: usize) -> usize {
     key(out, number, LEN);
     let at = out.len();
     out.resize(at + reserve, 0);
-    fill(out)?;
+    at
+}
+
+/// Ends what `open_nested` started: writes the payload's length, moving
+/// the payload when the length needs other than `reserve` bytes; says how
+/// many it took.
+fn close_nested(out: &mut Vec<u8>, at: usize, reserve: usize) -> usize {
     let start = at + reserve;
     let len = out.len() - start;
     let need = varint_len(len);
@@ -253,19 +274,28 @@ fn nested_reserving(
     let mut slot = &mut prefix[..];
     encode_varint(len as u64, &mut slot);
     out[at..at + need].copy_from_slice(&prefix[..need]);
-    Ok(need)
+    need
 }
 
 /// A message nested in a field, its length's bytes guessed from the last
 /// message of its type (items of a list, containers of pods: alike).
 fn nested_message(out: &mut Vec<u8>, number: u32, msg: usize, v: &Value) -> Result<(), String> {
-    let hint = &layouts().messages[msg].length_bytes;
-    let guess = usize::from(hint.load(std::sync::atomic::Ordering::Relaxed)).max(1);
+    let guess = length_guess(msg);
     let took = nested_reserving(out, number, guess, |out| encode_message(msg, v, out))?;
-    if took != guess {
-        hint.store(took as u8, std::sync::atomic::Ordering::Relaxed);
-    }
+    learn_length(msg, guess, took);
     Ok(())
+}
+
+/// How many bytes the length of a message of type `msg` probably takes.
+fn length_guess(msg: usize) -> usize {
+    usize::from(layouts().messages[msg].length_bytes.load(std::sync::atomic::Ordering::Relaxed)).max(1)
+}
+
+/// Remembers how many it took, when the guess was wrong.
+fn learn_length(msg: usize, guess: usize, took: usize) {
+    if took != guess {
+        layouts().messages[msg].length_bytes.store(took as u8, std::sync::atomic::Ordering::Relaxed);
+    }
 }
 
 fn varint_field(out: &mut Vec<u8>, number: u32, v: u64) {
@@ -283,7 +313,7 @@ fn encode_message(msg: usize, v: &Value, out: &mut Vec<u8>) -> Result<(), String
         special => return encode_special(special, v, out),
     }
     let Some(obj) = v.as_object() else { return Err(format!("{}: expected an object", short(&m.name))) };
-    if m.by_json.is_empty() {
+    if m.embeds {
         for f in &m.fields {
             if let Kind::Inline(inner) = f.kind {
                 // Go writes an embedded struct always, even when empty.
@@ -308,11 +338,7 @@ fn encode_message(msg: usize, v: &Value, out: &mut Vec<u8>) -> Result<(), String
         if val.is_null() {
             continue;
         }
-        let ahead = m.fields.get(next..(next + 3).min(m.fields.len())).unwrap_or_default();
-        let Some(i) = ahead.iter().position(|f| f.json == *k).map(|p| next + p).or_else(|| m.by_json.get(k).copied())
-        else {
-            continue;
-        };
+        let Some(i) = field_at(m, next, k) else { continue };
         in_order &= count == 0 || last_number < m.fields[i].number;
         last_number = m.fields[i].number;
         if count < inline.len() {
@@ -334,6 +360,37 @@ fn encode_message(msg: usize, v: &Value, out: &mut Vec<u8>) -> Result<(), String
         encode_field(&m.fields[*i], val, out)?;
     }
     Ok(())
+}
+
+/// The index of the field whose JSON name is `k`: first compared with the
+/// few fields from `next` on (where the next key usually is), then looked
+/// up.
+fn field_at(m: &MessageType, next: usize, k: &str) -> Option<usize> {
+    let key = NameKey::of(k);
+    let ahead = m.names.get(next..(next + 3).min(m.names.len())).unwrap_or_default();
+    ahead
+        .iter()
+        .position(|n| *n == key)
+        .map(|p| next + p)
+        .filter(|i| k.len() <= 8 || m.fields[*i].json == k)
+        .or_else(|| m.by_json.get(k).copied())
+}
+
+/// A name's length and first eight bytes in one word: most names are told
+/// apart by it (and names of up to eight bytes found equal) without a
+/// call to `memcmp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct NameKey(u64, usize);
+
+impl NameKey {
+    fn of(name: &str) -> NameKey {
+        let b = name.as_bytes();
+        let head = match b.first_chunk::<8>() {
+            Some(first) => u64::from_le_bytes(*first),
+            None => b.iter().rev().fold(0u64, |acc, &x| acc << 8 | u64::from(x)),
+        };
+        NameKey(head, b.len())
+    }
 }
 
 fn encode_field(f: &Field, val: &Value, out: &mut Vec<u8>) -> Result<(), String> {
@@ -395,7 +452,10 @@ fn encode_single(f: &Field, v: &Value, out: &mut Vec<u8>) -> Result<(), String> 
 }
 
 fn base64_bytes(v: &Value) -> Result<Vec<u8>, String> {
-    let s = v.as_str().ok_or_else(|| format!("expected base64 text, got {v}"))?;
+    base64_text(v.as_str().ok_or_else(|| format!("expected base64 text, got {v}"))?)
+}
+
+fn base64_text(s: &str) -> Result<Vec<u8>, String> {
     base64::engine::general_purpose::STANDARD.decode(s).map_err(|e| format!("illegal base64 data: {e}"))
 }
 
@@ -789,11 +849,12 @@ fn go_duration(ms: i64) -> String {
 // layout the UI shows.
 mod annotate;
 mod envelope;
+mod transcode;
 
 pub use annotate::{annotate, Span};
 pub use envelope::{
-    decode_object, encode_list, encode_object, encode_raw, envelope, read_watch_frames, write_watch_frame,
-    write_watch_frame_enveloped, EncodingCache,
+    decode_object, encode_list, encode_object, encode_raw, encode_raw_stored, envelope, read_watch_frames, transcode,
+    write_watch_frame, write_watch_frame_enveloped, EncodingCache,
 };
 
 #[cfg(test)]

@@ -85,6 +85,24 @@ pub fn encode_raw(api_version: &str, kind: &str, v: &Value) -> Result<Vec<u8>, S
     Ok(raw)
 }
 
+/// `encode_raw` of a stored object's JSON bytes: read straight into
+/// protobuf (`transcode`) when it can be, else through its `Value`.
+pub fn encode_raw_stored(api_version: &str, kind: &str, json: &[u8]) -> Result<Vec<u8>, String> {
+    transcode(api_version, kind, json).map_or_else(
+        || {
+            let v: Value = serde_json::from_slice(json).map_err(|e| e.to_string())?;
+            encode_raw(api_version, kind, &v)
+        },
+        Ok,
+    )
+}
+
+/// The straight read alone (for tests): None when it leaves the object to
+/// the `Value` encoder.
+pub fn transcode(api_version: &str, kind: &str, json: &[u8]) -> Option<Vec<u8>> {
+    super::transcode::encode_raw_json(api_version, kind, json).ok()
+}
+
 /// Decodes an enveloped protobuf object into JSON, with `kind` and
 /// `apiVersion` from the envelope.
 pub fn decode_object(body: &[u8]) -> Result<Value, String> {
@@ -183,7 +201,7 @@ impl EncodingCache {
         if let Some((_, raw)) = self.entries.get(&key) {
             return Ok(raw.clone());
         }
-        let raw: std::sync::Arc<[u8]> = encode_raw(api_version, kind, &obj.value())?.into();
+        let raw: std::sync::Arc<[u8]> = encode_raw_stored(api_version, kind, &obj.json)?.into();
         if self.bytes + raw.len() > Self::BUDGET {
             self.entries.clear();
             self.bytes = 0;
