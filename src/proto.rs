@@ -853,8 +853,8 @@ mod transcode;
 
 pub use annotate::{annotate, Span};
 pub use envelope::{
-    decode_object, encode_list, encode_object, encode_raw, encode_raw_stored, envelope, read_watch_frames, transcode,
-    write_watch_frame, write_watch_frame_enveloped, EncodingCache,
+    decode_object, encode_list, encode_object, encode_object_json, encode_raw, encode_raw_stored, envelope,
+    read_watch_frames, transcode, write_watch_frame, write_watch_frame_enveloped, EncodingCache,
 };
 
 #[cfg(test)]

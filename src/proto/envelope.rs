@@ -97,6 +97,19 @@ pub fn encode_raw_stored(api_version: &str, kind: &str, json: &[u8]) -> Result<V
     )
 }
 
+/// `encode_object` of an object's JSON bytes as the server writes them
+/// (an answer's body), read straight into protobuf; None when the `Value`
+/// way must do it.
+pub fn encode_object_json(json: &[u8]) -> Option<Vec<u8>> {
+    let (api_version, kind) = super::transcode::type_of(json).ok()?;
+    let msg = message_for(&api_version, &kind)?;
+    let mut out = Vec::with_capacity(json.len() + 32);
+    envelope_head(&mut out, &api_version, &kind);
+    super::transcode::encode_nested_json(&mut out, 2, msg, json).ok()?;
+    envelope_tail(&mut out);
+    Some(out)
+}
+
 /// The straight read alone (for tests): None when it leaves the object to
 /// the `Value` encoder.
 pub fn transcode(api_version: &str, kind: &str, json: &[u8]) -> Option<Vec<u8>> {

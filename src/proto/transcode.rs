@@ -46,6 +46,46 @@ type Result<T> = std::result::Result<T, Refused>;
 /// given kind; `Refused` when the `Value` encoder must do it (see above).
 pub(super) fn encode_raw_json(api_version: &str, kind: &str, json: &[u8]) -> Result<Vec<u8>> {
     let msg = message_for(api_version, kind).ok_or(Refused)?;
+    let mut out = Vec::with_capacity(json.len());
+    write_fields(msg, json, &mut out)?;
+    Ok(out)
+}
+
+/// As `encode_raw_json`, the message nested in field `number` of what
+/// `out` holds.
+pub(super) fn encode_nested_json(out: &mut Vec<u8>, number: u32, msg: usize, json: &[u8]) -> Result<()> {
+    let guess = length_guess(msg);
+    let at = open_nested(out, number, guess);
+    write_fields(msg, json, out)?;
+    learn_length(msg, guess, close_nested(out, at, guess));
+    Ok(())
+}
+
+/// An object's `apiVersion` and `kind`, read from its JSON without the rest
+/// (they lead, in the order the server writes objects).
+pub(super) fn type_of(json: &[u8]) -> Result<(Cow<'_, str>, Cow<'_, str>)> {
+    let text = std::str::from_utf8(json).map_err(|_| Refused)?;
+    let mut j = Json { text, at: 0, marks: Vec::new(), spare: Vec::new() };
+    let (mut api_version, mut kind) = (None, None);
+    let mut more = j.open(b'{', b'}')?;
+    while more && (api_version.is_none() || kind.is_none()) {
+        let k = j.string()?;
+        j.eat(b':')?;
+        match k.as_ref() {
+            "apiVersion" if j.peek() == Some(b'"') => api_version = Some(j.string()?),
+            "kind" if j.peek() == Some(b'"') => kind = Some(j.string()?),
+            _ => {
+                j.skip()?;
+            }
+        }
+        more = j.more(b'}')?;
+    }
+    Ok((api_version.ok_or(Refused)?, kind.ok_or(Refused)?))
+}
+
+/// The fields of the message `msg` read from `json`, written where `out`
+/// ends.
+fn write_fields(msg: usize, json: &[u8], out: &mut Vec<u8>) -> Result<()> {
     let text = std::str::from_utf8(json).map_err(|_| Refused)?;
     // The marks and the spare buffer are kept for the next object.
     thread_local! {
@@ -54,15 +94,14 @@ pub(super) fn encode_raw_json(api_version: &str, kind: &str, json: &[u8]) -> Res
     let (mut marks, spare) = SCRATCH.take();
     marks.clear();
     let mut j = Json { text, at: 0, marks, spare };
-    let mut out = Vec::with_capacity(json.len());
-    let done = fields(&mut j, msg, &mut out);
+    let done = fields(&mut j, msg, out);
     let whole = j.at == text.len();
     SCRATCH.set((j.marks, j.spare));
     done?;
     if !whole {
         return Err(Refused);
     }
-    Ok(out)
+    Ok(())
 }
 
 /// A field written: its number, where it starts and ends.
@@ -182,6 +221,9 @@ impl<'a> Json<'a> {
                             continue;
                         }
                         Some(b'{' | b'[') => depth += 1,
+                        // (Not as serde_json writes it: copied, it would
+                        // differ from the value written again.)
+                        Some(b' ' | b'\n' | b'\r' | b'\t') => return Err(Refused),
                         Some(b'}' | b']') => {
                             depth -= 1;
                             if depth == 0 {
@@ -525,7 +567,7 @@ fn reorder(out: &mut [u8], base: usize) {
 mod tests {
     use super::super::encode_raw;
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     /// Read straight from the bytes (`fast`: without falling back), the
     /// object encodes as its `Value` does.
@@ -539,6 +581,28 @@ mod tests {
             assert_eq!(Some(got), want.as_ref().ok(), "{v}");
         }
         assert_eq!(super::super::encode_raw_stored(api_version, kind, &json), want, "{v}");
+        // Enveloped, its type read from its leading keys (an answer's body).
+        let mut typed = serde_json::Map::new();
+        typed.insert("apiVersion".into(), json!(api_version));
+        typed.insert("kind".into(), json!(kind));
+        typed.extend(v.as_object().into_iter().flatten().map(|(k, x)| (k.clone(), x.clone())));
+        let typed = Value::Object(typed);
+        let enveloped = super::super::encode_object_json(&serde_json::to_vec(&typed).unwrap());
+        if fast || enveloped.is_some() {
+            assert_eq!(enveloped, super::super::encode_object(&typed).ok(), "{typed}");
+        }
+    }
+
+    #[test]
+    fn json_not_as_serde_json_writes_it_is_left_to_the_value_encoder() {
+        let pretty = br#"{"metadata": {"name": "p"}}"#;
+        assert!(encode_raw_json("v1", "Pod", pretty).is_err());
+        // Whitespace inside FieldsV1 would be copied: refused too.
+        let spaced = br#"{"metadata":{"managedFields":[{"fieldsV1":{"f:a": {}}}]}}"#;
+        assert!(encode_raw_json("v1", "Pod", spaced).is_err());
+        let v: Value = serde_json::from_slice(spaced).unwrap();
+        assert_eq!(super::super::encode_raw_stored("v1", "Pod", spaced), encode_raw("v1", "Pod", &v));
+        assert!(super::super::encode_object_json(br#"{"metadata":{}}"#).is_none());
     }
 
     #[test]

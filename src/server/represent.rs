@@ -316,6 +316,14 @@ pub fn render(mut resp: Response, r: &Rendering) -> Response {
             None => {}
         }
     }
+    if r.output.encoding == Encoding::Protobuf && r.output.convert.is_none() {
+        // Straight from the body's bytes, without parsing it.
+        if let Some(body) = crate::proto::encode_object_json(&resp.body) {
+            resp.body = body;
+            set_content_type(&mut resp, Encoding::Protobuf.content_type());
+            return resp;
+        }
+    }
     let Ok(v) = serde_json::from_slice::<Value>(&resp.body) else { return resp };
     let v = if resp.status < 300 && r.output.convert.is_some() {
         match convert(r, v, true) {
