@@ -31,7 +31,7 @@ use serde_json::Value;
 
 use super::{
     close_nested, encode_message, field_at, key, layouts, learn_length, len_delimited, length_guess, message_for,
-    open_nested, parse_timestamp, varint_field, Kind, MapValue, Reader, Special, FIXED64, LEN,
+    open_nested, parse_timestamp, varint_field, Kind, MapValue, Reader, Special, FIXED64,
 };
 use crate::sort::Order;
 
@@ -104,7 +104,7 @@ fn write_fields(msg: usize, json: &[u8], out: &mut Vec<u8>) -> Result<()> {
     Ok(())
 }
 
-/// A field written: its number, where it starts and ends.
+/// A field or map entry written: its number, where it starts and ends.
 type Mark = (u32, usize, usize);
 
 /// The marks and the spare buffer of `Json`, between objects.
@@ -114,8 +114,9 @@ type Scratch = (Vec<Mark>, Vec<u8>);
 struct Json<'a> {
     text: &'a str,
     at: usize,
-    /// The fields each object being written has written so far (number,
-    /// start, end), objects within objects above their parents'.
+    /// What each object being written has written so far (a field's
+    /// number or a map's, start, end), objects within objects above their
+    /// parents'.
     marks: Vec<Mark>,
     /// Where fields are put in order.
     spare: Vec<u8>,
@@ -376,28 +377,49 @@ fn fields(j: &mut Json, msg: usize, out: &mut Vec<u8>) -> Result<()> {
         more = j.more(b'}')?;
     }
     if !in_order {
-        // Into field-number order (a repeated field's items keep theirs).
-        let written = &mut j.marks[marks..];
-        written.order_by(|a, b| a.0.cmp(&b.0));
-        j.spare.clear();
-        for (_, start, end) in written.iter() {
-            j.spare.extend_from_slice(&out[*start..*end]);
-        }
-        if let Some(&(_, base, _)) = written.iter().min_by_key(|m| m.1) {
-            out[base..].copy_from_slice(&j.spare);
-        }
+        put_in_order(j, marks, out, false);
     }
     j.marks.truncate(marks);
     Ok(())
 }
 
+/// Puts the pieces written since mark `first` in order with one copy:
+/// fields by number (a repeated field's items keep theirs), or a map's
+/// entries by the key each holds.
+fn put_in_order(j: &mut Json, first: usize, out: &mut [u8], by_entry_key: bool) {
+    let Json { marks, spare, .. } = j;
+    let written = &mut marks[first..];
+    let Some(&(_, base, _)) = written.first() else { return };
+    if by_entry_key {
+        written.order_by(|a, b| entry_key(&out[a.1..a.2]).cmp(entry_key(&out[b.1..b.2])));
+    } else {
+        written.order_by(|a, b| a.0.cmp(&b.0));
+    }
+    spare.clear();
+    for (_, start, end) in written.iter() {
+        spare.extend_from_slice(&out[*start..*end]);
+    }
+    out[base..].copy_from_slice(spare);
+}
+
+/// The key a map entry holds, read back from the entry's bytes: past its
+/// tag and length, the key's tag, then the key.
+fn entry_key(entry: &[u8]) -> &[u8] {
+    let mut r = Reader { buf: entry };
+    let key = r.varint().and_then(|_| r.varint()).and_then(|_| r.varint()).and_then(|_| r.bytes());
+    key.unwrap_or_default()
+}
+
 /// A map field's entries: messages {1: key, 2: value}, in key order.
 fn entries(j: &mut Json, number: u32, value: MapValue, out: &mut Vec<u8>) -> Result<()> {
-    let mut order = InOrder::new(out);
+    let marks = j.marks.len();
+    let mut last: Option<Cow<str>> = None;
+    let mut in_order = true;
     let mut more = j.open(b'{', b'}')?;
     while more {
         let k = j.string()?;
         j.eat(b':')?;
+        let start = out.len();
         let at = open_nested(out, number, 1);
         len_delimited(out, 1, k.as_bytes());
         match value {
@@ -406,10 +428,15 @@ fn entries(j: &mut Json, number: u32, value: MapValue, out: &mut Vec<u8>) -> Res
             MapValue::Message(inner) => single(j, 2, Kind::Message(inner), out)?,
         }
         close_nested(out, at, 1);
-        order.wrote(k);
+        j.marks.push((number, start, out.len()));
+        in_order &= last.is_none_or(|l| l < k);
+        last = Some(k);
         more = j.more(b'}')?;
     }
-    order.settle_entries(out);
+    if !in_order {
+        put_in_order(j, marks, out, true);
+    }
+    j.marks.truncate(marks);
     Ok(())
 }
 
@@ -493,74 +520,6 @@ fn message_value(j: &mut Json, inner: usize, special: Special, out: &mut Vec<u8>
         _ => return Err(Refused),
     }
     Ok(())
-}
-
-/// Whether a map's entries written since `base` are in key order; when
-/// they are not, they are put in order at the end, found again by reading
-/// the protobuf just written.
-struct InOrder<K> {
-    base: usize,
-    last: Option<K>,
-    in_order: bool,
-}
-
-impl<K: Ord> InOrder<K> {
-    fn new(out: &[u8]) -> InOrder<K> {
-        InOrder { base: out.len(), last: None, in_order: true }
-    }
-
-    fn wrote(&mut self, key: K) {
-        self.in_order &= self.last.as_ref().is_none_or(|last| *last < key);
-        self.last = Some(key);
-    }
-    /// Puts the map entries written since `base` in key order.
-    fn settle_entries(self, out: &mut [u8]) {
-        if !self.in_order {
-            reorder(out, self.base);
-        }
-    }
-}
-
-/// One map entry as written: where it starts and ends, and where its
-/// payload starts (past the length).
-struct Piece {
-    start: usize,
-    payload: usize,
-    end: usize,
-}
-
-/// Sorts the map entries written in `out[base..]` by the key each holds
-/// first.
-fn reorder(out: &mut [u8], base: usize) {
-    let whole = &*out;
-    let at = |r: &Reader| whole.len() - r.buf.len();
-    let mut pieces = Vec::new();
-    let mut r = Reader { buf: &whole[base..] };
-    while !r.buf.is_empty() {
-        let start = at(&r);
-        let Ok(tag) = r.varint() else { return };
-        let mut payload = at(&r);
-        if tag & 7 == u64::from(LEN) {
-            let mut l = Reader { buf: r.buf };
-            if l.varint().is_ok() {
-                payload = at(&l);
-            }
-        }
-        if r.skip((tag & 7) as u32).is_err() {
-            return;
-        }
-        pieces.push(Piece { start, payload, end: at(&r) });
-    }
-    let entry_key = |p: &Piece| {
-        let mut r = Reader { buf: &whole[p.payload..p.end] };
-        r.varint().and_then(|_| r.bytes()).unwrap_or_default()
-    };
-    pieces.order_by(|a, b| entry_key(a).cmp(entry_key(b)));
-    let mut ordered = Vec::with_capacity(whole.len() - base);
-    for p in &pieces {
-        ordered.extend_from_slice(&whole[p.start..p.end]);
-    }
-    out[base..].copy_from_slice(&ordered);
 }
 
 #[cfg(test)]
