@@ -127,18 +127,23 @@ pub struct Arrive {
     pub width: Width,
 }
 
-/// Who asked for what, as `dump_requests?includeRequestDetails=1` shows it.
+/// Who asked for what, as `dump_requests?includeRequestDetails=1` shows it:
+/// the user, and the request's attributes shared with the request (a
+/// request's arrival copies none of them).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Details {
     pub user: String,
-    pub verb: String,
-    pub path: String,
-    pub namespace: String,
-    pub name: String,
+    pub request: std::sync::Arc<crate::auth::Attributes>,
+}
+
+impl Details {
     /// `group/version`, or the version alone for the core group.
-    pub api_version: String,
-    pub resource: String,
-    pub subresource: String,
+    pub fn api_version(&self) -> String {
+        match (self.request.api_group.as_str(), self.request.api_version.as_str()) {
+            ("", v) => v.to_string(),
+            (g, v) => format!("{g}/{v}"),
+        }
+    }
 }
 
 /// What happened, for metrics and for the browser's view.
@@ -192,7 +197,8 @@ pub struct Dispatcher {
     /// How long a request may wait in a queue.
     pub wait_limit: u64,
     pub levels: BTreeMap<String, Level>,
-    tickets: BTreeMap<u64, Ticket>,
+    /// (Looked up by id, never walked: hashed.)
+    tickets: std::collections::HashMap<u64, Ticket, foldhash::fast::FixedState>,
     /// Waiting requests' deadlines, in arrival order (stale entries are
     /// skipped: the request started or left).
     deadlines: std::collections::VecDeque<(u64, u64)>,
@@ -205,6 +211,12 @@ pub struct Dispatcher {
     events: Vec<Event>,
     /// A buffer for the ids of requests started, reused.
     scratch: Vec<u64>,
+    /// Flows' hashes, kept (a flow's requests repeat).
+    hashes: shuffle::FlowHashes,
+    /// No later than the earliest release of seats held after a request
+    /// (None: no level holds any), so that time passing visits the levels
+    /// only when something may be due.
+    earliest_hold: Option<u64>,
 }
 
 impl Dispatcher {
@@ -213,7 +225,7 @@ impl Dispatcher {
             server_limit,
             wait_limit,
             levels: BTreeMap::new(),
-            tickets: BTreeMap::new(),
+            tickets: Default::default(),
             deadlines: Default::default(),
             next_id: 1,
             next_borrowing: 0,
@@ -221,6 +233,8 @@ impl Dispatcher {
             fair_fraction: 0.0,
             events: Vec::new(),
             scratch: Vec::new(),
+            hashes: Default::default(),
+            earliest_hold: None,
         }
     }
 
@@ -313,10 +327,10 @@ impl Dispatcher {
         // The flow matters (and is shown) only where there are queues to
         // shard.
         let (hash, flow) = match level.set.queuing {
-            Some(q) if q.queues > 1 => (shuffle::flow_hash(&a.flow_schema, &a.flow), a.flow),
+            Some(q) if q.queues > 1 => (self.hashes.get(&a.flow_schema, &a.flow), a.flow),
             _ => (0, String::new()),
         };
-        let watch = a.details.verb == "watch";
+        let watch = a.details.request.verb == "watch";
         let w = Waiting {
             id,
             arrived: now,
@@ -324,7 +338,7 @@ impl Dispatcher {
             width,
             flow_schema: a.flow_schema.clone(),
             flow,
-            details: Box::new(a.details),
+            details: a.details,
         };
         let mut started = std::mem::take(&mut self.scratch);
         let arrival = level.set.arrive(now, hash, w, &mut started);
@@ -400,7 +414,9 @@ impl Dispatcher {
         let started_at = level.set.executing.get(&id).map_or(now, |e| e.started);
         let mut started = std::mem::take(&mut self.scratch);
         let width = if hold { t.width } else { Width { additional_latency: 0, ..t.width } };
-        level.set.finish(now, id, width, &mut started);
+        if let Some(at) = level.set.finish(now, id, width, &mut started) {
+            self.earliest_hold = Some(self.earliest_hold.map_or(at, |e| e.min(at)));
+        }
         level.demand.set(now, f64::from(level.set.demand()));
         self.events.push(Event::Finished {
             id,
@@ -473,14 +489,22 @@ impl Dispatcher {
     /// date before each change to it (its rate is constant in between), so
     /// a level nothing happens to costs nothing here.
     fn tick(&mut self, now: u64) {
-        let mut started = std::mem::take(&mut self.scratch);
-        for level in self.levels.values_mut() {
-            if level.set.next_due().is_some_and(|due| due <= now) {
-                level.set.release_due(now, &mut started);
-                level.demand.set(now, f64::from(level.set.demand()));
+        if self.earliest_hold.is_some_and(|due| due <= now) {
+            let mut started = std::mem::take(&mut self.scratch);
+            let mut next = None;
+            for level in self.levels.values_mut() {
+                if level.set.next_due().is_some_and(|due| due <= now) {
+                    level.set.release_due(now, &mut started);
+                    level.demand.set(now, f64::from(level.set.demand()));
+                }
+                next = match (next, level.set.next_due()) {
+                    (Some(a), Some(b)) => Some(std::cmp::min(a, b)),
+                    (a, b) => a.or(b),
+                };
             }
+            self.earliest_hold = next;
+            self.started(now, started);
         }
-        self.started(now, started);
         while let Some(&(deadline, id)) = self.deadlines.front() {
             if self.state(id) != Some(&TicketState::Waiting) {
                 self.deadlines.pop_front();
@@ -586,7 +610,7 @@ impl Dispatcher {
 
     /// Whether any level holds seats past a request's end.
     pub fn holding(&self) -> bool {
-        self.levels.values().any(|l| l.set.next_due().is_some())
+        self.earliest_hold.is_some()
     }
 
     /// What happened since the last call.
@@ -787,6 +811,54 @@ mod tests {
                 running = d.levels["l"].set.executing.keys().copied().collect();
                 let set = &d.levels["l"].set;
                 prop_assert!(set.seats_in_use <= set.limit || set.executing.len() == 1);
+            }
+        }
+
+        /// An arrival when nothing waits starts at once without going
+        /// through its queue: the same decisions, events, queues, virtual
+        /// times and held seats as the way through the queue; and
+        /// `holding` says whether any seats are held.
+        #[test]
+        fn the_shortcut_changes_nothing(
+            steps in proptest::collection::vec((0u8..5, 0u32..6, 1u32..4, 0u32..3), 1..150),
+        ) {
+            let mut fast = one_level(3, queued(8, 2, 4));
+            let mut slow = fast.clone();
+            slow.levels.get_mut("l").expect("the level").set.no_shortcut = true;
+            let mut now = 0;
+            for (what, flow, seats, final_seats) in steps {
+                now += MS;
+                let running: Vec<u64> = fast.levels["l"].set.executing.keys().copied().collect();
+                match what {
+                    0 if !running.is_empty() => {
+                        let id = running[flow as usize % running.len()];
+                        fast.finish(now, id, true);
+                        slow.finish(now, id, true);
+                    }
+                    1 => {
+                        now += 4 * MS;
+                        fast.advance(now);
+                        slow.advance(now);
+                    }
+                    _ => {
+                        let mut a = ask("l", &format!("f{flow}"));
+                        a.width = Width { initial: seats, final_seats, additional_latency: 5 * MS };
+                        prop_assert_eq!(fast.arrive(now, a.clone()), slow.arrive(now, a));
+                    }
+                }
+                prop_assert_eq!(fast.take_events(), slow.take_events());
+                prop_assert_eq!(fast.dump_queues(), slow.dump_queues());
+                prop_assert_eq!(fast.dump_priority_levels(), slow.dump_priority_levels());
+                prop_assert_eq!(fast.dump_requests(true, |t| t as i64), slow.dump_requests(true, |t| t as i64));
+                let queues = |d: &Dispatcher| {
+                    let set = &d.levels["l"].set;
+                    let q: Vec<_> = set.queues.iter().map(|q| (q.next_r, q.executing, q.seats_in_use, q.waiting.len())).collect();
+                    (set.virtual_time(), set.seats_in_use, q)
+                };
+                prop_assert_eq!(queues(&fast), queues(&slow));
+                prop_assert_eq!(fast.next_due(), slow.next_due());
+                let held = fast.levels.values().any(|l| l.set.next_due().is_some());
+                prop_assert_eq!(fast.holding(), held);
             }
         }
 

@@ -194,6 +194,13 @@ impl Default for ServerConfig {
     }
 }
 
+/// Stored objects by group, then resource, and when they were counted.
+type ObjectCounts = std::collections::HashMap<
+    String,
+    std::collections::HashMap<String, (i64, u64), foldhash::fast::FixedState>,
+    foldhash::fast::FixedState,
+>;
+
 /// The simulated API server.
 pub struct Server {
     registry: Registry,
@@ -218,9 +225,9 @@ pub struct Server {
     watchers: std::collections::BTreeMap<WatchKey, std::sync::Arc<()>>,
     /// Requests executing now, by ticket: whether each is a write.
     executing: std::collections::BTreeMap<u64, bool>,
-    /// Stored objects by (group, resource), and when they were counted
+    /// Stored objects by group, then resource, and when they were counted
     /// (the dispatcher's clock), for the work estimator.
-    object_count_cache: std::collections::BTreeMap<(String, String), (i64, u64)>,
+    object_count_cache: ObjectCounts,
 }
 
 const JSON_ONLY: &str = "only the following media types are accepted: application/json";

@@ -235,6 +235,29 @@ fn requests_are_classified_by_precedence_then_name_and_answers_say_how() {
 }
 
 #[test]
+fn a_subresource_is_matched_by_resource_slash_subresource_only() {
+    let mut s = server();
+    let fs = |s: &mut Server, n: &str| uid(s, &format!("{FS}/{n}"));
+    let pl = |s: &mut Server, n: &str| uid(s, &format!("{PL}/{n}"));
+    let schema = |name: &str, resource: &str| {
+        json!({"metadata": {"name": name}, "spec": {"priorityLevelConfiguration": {"name": "workload-low"},
+            "matchingPrecedence": 400,
+            "rules": [{"subjects": [{"kind": "Group", "group": {"name": "probers"}}],
+                "resourceRules": [{"verbs": ["get"], "apiGroups": [""], "resources": [resource], "namespaces": ["*"]}]}]}})
+    };
+    assert_eq!(call(&mut s, "POST", FS, Some(schema("status-readers", "pods/status"))).status, 201);
+    assert_eq!(call(&mut s, "POST", FS, Some(schema("pod-readers", "pods"))).status, 201);
+    let user = Some(("carol", &["probers"][..]));
+    let status = "/api/v1/namespaces/default/pods/p/status";
+    assert_eq!(matched(&mut s, status, user), (fs(&mut s, "status-readers"), pl(&mut s, "workload-low")));
+    let pod = "/api/v1/namespaces/default/pods/p";
+    assert_eq!(matched(&mut s, pod, user), (fs(&mut s, "pod-readers"), pl(&mut s, "workload-low")));
+    // `pods` alone does not cover its other subresources.
+    let other = "/api/v1/namespaces/default/pods/p/ephemeralcontainers";
+    assert_eq!(matched(&mut s, other, user), (fs(&mut s, "global-default"), pl(&mut s, "global-default")));
+}
+
+#[test]
 fn a_refused_request_is_classified_an_unauthenticated_one_is_not() {
     let tokens = kubesim::auth::parse_token_file("t,alice,1\n").unwrap();
     let mut s = Server::new(kubesim::server::ServerConfig { tokens: Some(tokens), rbac: true, ..Default::default() });

@@ -185,13 +185,35 @@ fn full(b: Vec<u8>) -> Body {
     Full::new(Bytes::from(b)).boxed()
 }
 
+/// The names the core's answers carry on every request, known without
+/// parsing them (HTTP/1 sends names in lower case either way).
+fn known_header(name: &str) -> Option<hyper::header::HeaderName> {
+    use hyper::header::{HeaderName, CACHE_CONTROL, CONTENT_TYPE};
+    // (Constants: checked when compiled, not per answer.)
+    const AUDIT_ID: HeaderName = HeaderName::from_static("audit-id");
+    const FLOW_SCHEMA: HeaderName = HeaderName::from_static("x-kubernetes-pf-flowschema-uid");
+    const PRIORITY_LEVEL: HeaderName = HeaderName::from_static("x-kubernetes-pf-prioritylevel-uid");
+    Some(match name {
+        "Content-Type" => CONTENT_TYPE,
+        "Cache-Control" => CACHE_CONTROL,
+        "Audit-Id" => AUDIT_ID,
+        "X-Kubernetes-Pf-Flowschema-Uid" => FLOW_SCHEMA,
+        "X-Kubernetes-Pf-Prioritylevel-Uid" => PRIORITY_LEVEL,
+        _ => return None,
+    })
+}
+
 fn to_http(resp: Response, body: Body) -> hyper::Response<Body> {
     let mut builder = hyper::Response::builder().status(resp.status);
-    for (k, v) in &resp.headers {
+    for (k, v) in resp.headers {
         if k.eq_ignore_ascii_case("Transfer-Encoding") {
             continue; // hyper chunks a streaming body by itself
         }
-        builder = builder.header(k, v);
+        // (The value's bytes are moved, not copied.)
+        builder = match known_header(&k) {
+            Some(name) => builder.header(name, v),
+            None => builder.header(k, v),
+        };
     }
     builder.body(body).unwrap_or_else(|_| hyper::Response::new(full(Vec::new())))
 }
@@ -362,8 +384,8 @@ async fn wait_for_seat(shared: &Arc<Shared>, p: Pending) -> Result<Pending, Serv
 /// counts only a watch's initialization).
 fn respond(shared: &Arc<Shared>, served: Served, seats: Option<Seats>) -> hyper::Response<Body> {
     match served {
-        Served::Response(r) => {
-            let body = full(r.body.clone());
+        Served::Response(mut r) => {
+            let body = full(std::mem::take(&mut r.body));
             match seats {
                 Some(seats) => to_http(r, Holding { body, _seats: seats }.boxed()),
                 None => to_http(r, body),

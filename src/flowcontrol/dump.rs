@@ -213,15 +213,16 @@ impl Dispatcher {
                 rfc3339_nano(started.map(&wall)),
             ];
             if details {
+                let a = &d.request;
                 cells.extend([
                     d.user.clone(),
-                    d.verb.clone(),
-                    d.path.clone(),
-                    d.namespace.clone(),
-                    d.name.clone(),
-                    d.api_version.clone(),
-                    d.resource.clone(),
-                    d.subresource.clone(),
+                    a.verb.clone(),
+                    a.path.clone(),
+                    a.namespace.clone(),
+                    a.name.clone(),
+                    d.api_version(),
+                    a.resource.clone(),
+                    a.subresource.clone(),
                 ]);
             }
             row(&cells)

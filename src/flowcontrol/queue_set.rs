@@ -23,9 +23,8 @@ pub struct Waiting {
     pub width: Width,
     pub flow_schema: super::Name,
     pub flow: String,
-    /// Who asked and what, for `dump_requests` (boxed: requests move
-    /// between queues and the executing set).
-    pub details: Box<super::Details>,
+    /// Who asked and what, for `dump_requests`.
+    pub details: super::Details,
 }
 
 impl Waiting {
@@ -76,7 +75,7 @@ pub struct Executing {
     pub width: Width,
     pub flow_schema: super::Name,
     pub flow: String,
-    pub details: Box<super::Details>,
+    pub details: super::Details,
     /// Set when the request has finished and its final seats are held
     /// for the additional latency, until this time.
     pub release_at: Option<u64>,
@@ -122,6 +121,9 @@ pub struct QueueSet {
     active: u32,
     /// Queues with a request waiting.
     nonempty: BTreeSet<usize>,
+    /// Every arrival goes through its queue (tests compare this with the
+    /// shortcut taken when nothing waits).
+    pub(super) no_shortcut: bool,
 }
 
 impl QueueSet {
@@ -259,6 +261,23 @@ impl QueueSet {
         let r = self.r;
         if self.queues[idx].idle() {
             self.queues[idx].next_r = r;
+        }
+        // Nothing waits and its seats fit: queued and dispatched at once,
+        // without the detour through the queue (the same changes: the
+        // queue's next start is not before the request's arrival, and the
+        // queue is the last one served).
+        if !self.no_shortcut
+            && self.waiting_total == 0
+            && (self.seats_in_use < self.limit || self.limit == 0)
+            && self.fits(w.width.max_seats())
+        {
+            let q = &mut self.queues[idx];
+            if q.next_r < r {
+                q.next_r = r;
+            }
+            self.robin = idx;
+            self.start(now, Some(idx), Waiting { arrival_r: r, ..w }, started);
+            return Arrival::Executing;
         }
         self.push_waiting(idx, Waiting { arrival_r: r, ..w });
         self.bound(idx);

@@ -6,10 +6,11 @@
 //! missing mandatory objects are imagined from the bootstrap
 //! configuration. Every classified response says what it matched in the
 //! `X-Kubernetes-PF-FlowSchema-UID` and `X-Kubernetes-PF-PriorityLevel-UID`
-//! headers. (Dispatching — seats, queues, 429s — is not simulated yet.)
+//! headers; `dispatch.rs` hands the request to the dispatcher.
 
 use crate::sort::Order;
-use std::collections::BTreeMap;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
@@ -79,6 +80,82 @@ struct Rule {
 pub struct Config {
     schemas: Vec<Schema>,
     levels: BTreeMap<String, String>,
+    /// What requests were classified as, by everything a classification
+    /// reads (a request like an earlier one is not matched against every
+    /// schema again). Kept with this configuration only, and forgotten
+    /// all at once past a bound.
+    memo: RefCell<Memo>,
+}
+
+type Fast = foldhash::fast::FixedState;
+
+#[derive(Clone, Debug, Default)]
+struct Memo {
+    /// By the hash of the key: keys, each with its classification.
+    by_hash: HashMap<u64, Vec<(MemoKey, Option<Classification>)>, Fast>,
+    len: usize,
+}
+
+/// What a classification depends on: the user and groups, and the
+/// request's attributes (the path only for a non-resource request; never
+/// the object's name).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct MemoKey {
+    user: String,
+    groups: Vec<String>,
+    resource_request: bool,
+    verb: String,
+    api_group: String,
+    resource: String,
+    subresource: String,
+    namespace: String,
+    path: String,
+}
+
+impl MemoKey {
+    fn of(user: &UserInfo, a: &Attributes) -> MemoKey {
+        MemoKey {
+            user: user.name.clone(),
+            groups: user.groups.clone(),
+            resource_request: a.resource_request,
+            verb: a.verb.clone(),
+            api_group: a.api_group.clone(),
+            resource: a.resource.clone(),
+            subresource: a.subresource.clone(),
+            namespace: a.namespace.clone(),
+            path: if a.resource_request { String::new() } else { a.path.clone() },
+        }
+    }
+
+    fn is(&self, user: &UserInfo, a: &Attributes) -> bool {
+        self.user == user.name
+            && self.groups == user.groups
+            && self.resource_request == a.resource_request
+            && self.verb == a.verb
+            && self.api_group == a.api_group
+            && self.resource == a.resource
+            && self.subresource == a.subresource
+            && self.namespace == a.namespace
+            && (a.resource_request || self.path == a.path)
+    }
+
+    /// The hash of the key `of(user, a)` would make, without making it.
+    fn hash(user: &UserInfo, a: &Attributes) -> u64 {
+        use std::hash::{BuildHasher, Hash, Hasher};
+        let mut h = Fast::default().build_hasher();
+        user.name.hash(&mut h);
+        user.groups.hash(&mut h);
+        a.resource_request.hash(&mut h);
+        a.verb.hash(&mut h);
+        a.api_group.hash(&mut h);
+        a.resource.hash(&mut h);
+        a.subresource.hash(&mut h);
+        a.namespace.hash(&mut h);
+        if !a.resource_request {
+            a.path.hash(&mut h);
+        }
+        h.finish()
+    }
 }
 
 /// What a request was classified as.
@@ -158,11 +235,27 @@ impl Config {
             }
         }
         usable.order_by(|a, b| a.precedence.cmp(&b.precedence).then_with(|| a.name.cmp(&b.name)));
-        Config { schemas: usable, levels: level_uids }
+        Config { schemas: usable, levels: level_uids, memo: Default::default() }
     }
 
     /// The first schema matching, and the flow it names.
     pub fn classify(&self, user: &UserInfo, a: &Attributes) -> Option<Classification> {
+        const BOUND: usize = 4096;
+        let hash = MemoKey::hash(user, a);
+        let mut memo = self.memo.borrow_mut();
+        if let Some((_, c)) = memo.by_hash.get(&hash).and_then(|v| v.iter().find(|(k, _)| k.is(user, a))) {
+            return c.clone();
+        }
+        let c = self.match_schemas(user, a);
+        if memo.len >= BOUND {
+            *memo = Memo::default();
+        }
+        memo.by_hash.entry(hash).or_default().push((MemoKey::of(user, a), c.clone()));
+        memo.len += 1;
+        c
+    }
+
+    fn match_schemas(&self, user: &UserInfo, a: &Attributes) -> Option<Classification> {
         let s = self.schemas.iter().find(|s| s.rules.iter().any(|r| rule_matches(r, user, a)))?;
         let flow = match s.distinguisher.as_deref() {
             Some("ByUser") => user.name.clone(),
@@ -199,6 +292,19 @@ fn url_matches(pattern: &str, path: &str) -> bool {
         || pattern.strip_suffix('*').is_some_and(|prefix| prefix.ends_with('/') && path.starts_with(prefix))
 }
 
+/// A rule's resources name a request's as `resource` or, for a
+/// subresource, as `resource/subresource` only (`pods` does not cover
+/// `pods/status`); `*` covers both.
+fn resource_matches(names: &Names, resource: &str, subresource: &str) -> bool {
+    if subresource.is_empty() {
+        return names.has(resource);
+    }
+    names.0.iter().any(|n| {
+        n == "*"
+            || n.strip_prefix(resource).and_then(|rest| rest.strip_prefix('/')).is_some_and(|sub| sub == subresource)
+    })
+}
+
 /// One `PolicyRulesWithSubjects`: a subject names the user, and a
 /// resource rule (verb, group, resource, namespace or cluster scope) or a
 /// non-resource rule (verb, URL) covers the request.
@@ -210,7 +316,7 @@ fn rule_matches(rule: &Rule, user: &UserInfo, a: &Attributes) -> bool {
         rule.resource_rules.iter().any(|r| {
             r.verbs.has(&a.verb)
                 && r.groups.has(&a.api_group)
-                && r.resources.has(&a.resource)
+                && resource_matches(&r.resources, &a.resource, &a.subresource)
                 && if a.namespace.is_empty() { r.cluster_scope } else { r.namespaces.has(&a.namespace) }
         })
     } else {

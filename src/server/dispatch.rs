@@ -8,6 +8,8 @@
 //! queue is given up at once and refused, and its seats are released as
 //! soon as it is answered.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::apf::Classification;
@@ -26,10 +28,13 @@ const EVENT_ADDITIONAL_NANOS: u64 = 5_000_000;
 pub struct Pending {
     req: Request,
     who: Result<(UserInfo, bool), Response>,
-    attrs: Attributes,
+    /// (Shared with the dispatcher's record of the request.)
+    attrs: Arc<Attributes>,
     flow: Option<Classification>,
     /// When it arrived, on the dispatcher's clock.
     arrived: u64,
+    /// When the dispatcher let it start, if at once (the same moment).
+    started: Option<u64>,
     /// Its place in the dispatcher (None: not dispatched, e.g. exempt from
     /// the gate or refused before it).
     pub ticket: Option<u64>,
@@ -87,43 +92,35 @@ impl Server {
     /// Identifies and classifies a request, and dispatches it.
     pub fn gate(&mut self, req: Request) -> Gated {
         self.refresh_rbac();
-        let attrs = crate::auth::attributes(&req.method, &req.path, &req.query);
+        let attrs = Arc::new(crate::auth::attributes(&req.method, &req.path, &req.query));
         let who = self.identify(&req);
+        // (One reading of the clock for the whole gate: the steps below
+        // happen at the same moment.)
         let arrived = self.apf_now();
-        let mut p = Pending { req, who, attrs, flow: None, arrived, ticket: None };
+        let mut p = Pending { req, who, attrs, flow: None, arrived, started: None, ticket: None };
         let Ok((user, _)) = &p.who else { return Gated::Run(p) };
         if !self.config.apf || (long_running(&p.attrs) && p.attrs.verb != "watch") {
             return Gated::Run(p);
         }
         p.flow = self.apf.config.classify(user, &p.attrs);
         let Some(flow) = &p.flow else { return Gated::Run(p) };
-        let width = self.estimate_width(&p.req, &p.attrs);
+        let width = self.estimate_width(&p.req, &p.attrs, arrived);
         self.metrics.estimated(&flow.flow_schema, &flow.priority_level, width.max_seats());
         let arrive = Arrive {
             level: flow.priority_level.clone(),
             flow_schema: flow.flow_schema.clone(),
             flow: flow.flow.clone(),
-            details: Details {
-                user: user.name.clone(),
-                verb: p.attrs.verb.clone(),
-                path: p.attrs.path.clone(),
-                namespace: p.attrs.namespace.clone(),
-                name: p.attrs.name.clone(),
-                api_version: match (p.attrs.api_group.as_str(), p.attrs.api_version.as_str()) {
-                    ("", v) => v.to_string(),
-                    (g, v) => format!("{g}/{v}"),
-                },
-                resource: p.attrs.resource.clone(),
-                subresource: p.attrs.subresource.clone(),
-            },
+            details: Details { user: user.name.clone(), request: p.attrs.clone() },
             width,
         };
-        let now = self.apf_now();
-        let (ticket, decision) = self.apf.dispatcher.arrive(now, arrive);
+        let (ticket, decision) = self.apf.dispatcher.arrive(arrived, arrive);
         self.record_apf_events();
         p.ticket = Some(ticket);
         match decision {
-            Decision::Execute => Gated::Run(p),
+            Decision::Execute => {
+                p.started = Some(arrived);
+                Gated::Run(p)
+            }
             Decision::Wait => Gated::Wait(p),
             Decision::Reject { retry_after, .. } => {
                 let served = Served::Response(too_many_requests(retry_after));
@@ -138,7 +135,7 @@ impl Server {
         if let Some(t) = p.ticket {
             let mutating = !matches!(p.attrs.verb.as_str(), "get" | "list" | "watch");
             self.executing.insert(t, mutating);
-            let second = self.apf_now() as i64 / 1_000_000_000;
+            let second = p.started.unwrap_or_else(|| self.apf_now()) as i64 / 1_000_000_000;
             self.metrics.executing(mutating, true, second);
         }
         let served = match &p.who {
@@ -292,28 +289,26 @@ impl Server {
     /// How many objects of a resource are stored, as upstream's object
     /// count tracker knows it: counted again when a minute (on the
     /// dispatcher's clock) has passed since the last count.
-    fn stored_count(&mut self, group: &str, version: &str, resource: &str) -> Option<i64> {
+    fn stored_count(&mut self, group: &str, version: &str, resource: &str, now: u64) -> Option<i64> {
         const REFRESH: u64 = 60_000_000_000;
-        let now = self.apf_now();
-        let key = (group.to_string(), resource.to_string());
-        if let Some((n, at)) = self.object_count_cache.get(&key) {
+        if let Some((n, at)) = self.object_count_cache.get(group).and_then(|by| by.get(resource)) {
             if now.saturating_sub(*at) < REFRESH {
                 return Some(*n);
             }
         }
         let rt = self.registry.resources().lookup(group, version, resource).cloned()?;
         let n = self.count_stored(&rt)?;
-        self.object_count_cache.insert(key, (n, now));
+        self.object_count_cache.entry(group.to_string()).or_default().insert(resource.to_string(), (n, now));
         Some(n)
     }
 
     /// Seats for a request, as upstream's work estimator guesses them.
-    fn estimate_width(&mut self, req: &Request, a: &Attributes) -> Width {
+    fn estimate_width(&mut self, req: &Request, a: &Attributes, now: u64) -> Width {
         if !a.resource_request {
             return Width::default();
         }
         match a.verb.as_str() {
-            "list" => Width { initial: self.list_seats(req, a), ..Width::default() },
+            "list" => Width { initial: self.list_seats(req, a, now), ..Width::default() },
             "watch" => {
                 // A watch costs like a list while it sends its initial
                 // events (no resourceVersion, or sendInitialEvents=true).
@@ -321,7 +316,7 @@ impl Server {
                 let rv = q.iter().find(|(k, _)| k == "resourceVersion").map(|(_, v)| v.as_str());
                 let initial_events = q.iter().any(|(k, v)| k == "sendInitialEvents" && v == "true");
                 if initial_events || rv.is_none_or(str::is_empty) {
-                    Width { initial: self.list_seats(req, a), ..Width::default() }
+                    Width { initial: self.list_seats(req, a, now), ..Width::default() }
                 } else {
                     Width::default()
                 }
@@ -344,8 +339,8 @@ impl Server {
     }
 
     /// A list's seats: the objects it goes through, 100 a seat.
-    fn list_seats(&mut self, req: &Request, a: &Attributes) -> u32 {
-        let Some(stored) = self.stored_count(&a.api_group, &a.api_version, &a.resource) else { return 1 };
+    fn list_seats(&mut self, req: &Request, a: &Attributes, now: u64) -> u32 {
+        let Some(stored) = self.stored_count(&a.api_group, &a.api_version, &a.resource, now) else { return 1 };
         let q: Vec<(String, String)> = form_urlencoded::parse(req.query.as_bytes()).into_owned().collect();
         let get = |k: &str| q.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str()).unwrap_or("");
         let limit = get("limit").parse::<i64>().ok().filter(|l| *l > 0 && *l < stored).unwrap_or(stored);

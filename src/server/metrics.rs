@@ -5,16 +5,18 @@
 //! read at scrape time, as upstream's storage check reads them.
 
 use crate::sort::Order;
-use std::collections::{BTreeMap, BTreeSet};
+use std::cell::{RefCell, RefMut};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use prometheus::core::Collector;
 use prometheus::proto::MetricFamily;
 use prometheus::{
-    Encoder, GaugeVec, HistogramOpts, HistogramVec, IntCounterVec, IntGaugeVec, Opts, Registry, TextEncoder,
+    Encoder, GaugeVec, Histogram, HistogramOpts, HistogramVec, IntCounter, IntCounterVec, IntGaugeVec, Opts, Registry,
+    TextEncoder,
 };
 
 use crate::auth::Attributes;
-use crate::flowcontrol::{Dispatcher, Event};
+use crate::flowcontrol::{Dispatcher, Event, Name};
 use crate::registry::options::ListOptions;
 use crate::registry::StorageSize;
 
@@ -256,6 +258,24 @@ pub(super) struct Metrics {
     /// Requests executing now (read-only, mutating) and their watermarks.
     inflight: [u32; 2],
     watermarks: [Watermark; 2],
+    /// The series every dispatched request feeds, by FlowSchema, then
+    /// priority level: looked up by their labels once, not per request.
+    flows: RefCell<FlowsSeries>,
+}
+
+type Fast = foldhash::fast::FixedState;
+type FlowsSeries = HashMap<Name, HashMap<Name, FlowSeries, Fast>, Fast>;
+
+/// One flow's series (a FlowSchema at a priority level), each made when
+/// first fed (a series shows in a scrape from when it is made).
+#[derive(Clone, Default)]
+struct FlowSeries {
+    estimated: Option<Histogram>,
+    dispatched: Option<IntCounter>,
+    /// Waits of requests that went through a queue and executed.
+    waited: Option<Histogram>,
+    /// Executions of regular requests, then of watches.
+    execution: [Option<Histogram>; 2],
 }
 
 fn opts(d: &Desc) -> Opts {
@@ -292,6 +312,7 @@ impl Metrics {
             watch_events: counter(&WATCH_EVENTS),
             inflight: [0; 2],
             watermarks: Default::default(),
+            flows: Default::default(),
             registry,
             options,
         }
@@ -375,8 +396,39 @@ impl Metrics {
     }
 
     /// The seats the work estimator gave a request.
-    pub(super) fn estimated(&self, flow_schema: &str, level: &str, seats: u32) {
-        self.observe(&self.estimated_seats, &ESTIMATED_SEATS, &[flow_schema, level], f64::from(seats));
+    pub(super) fn estimated(&self, flow_schema: &Name, level: &Name, seats: u32) {
+        let mut s = self.flow(flow_schema, level);
+        if s.estimated.is_none() {
+            s.estimated = self.series(&self.estimated_seats, &ESTIMATED_SEATS, &[flow_schema, level]);
+        }
+        if let Some(h) = &s.estimated {
+            h.observe(f64::from(seats));
+        }
+    }
+
+    /// A flow's series (those not made yet are None).
+    fn flow(&self, flow_schema: &Name, level: &Name) -> RefMut<'_, FlowSeries> {
+        // (Looked up by reference: only a new flow clones its names.)
+        match RefMut::filter_map(self.flows.borrow_mut(), |f| f.get_mut(&**flow_schema)?.get_mut(&**level)) {
+            Ok(series) => series,
+            Err(flows) => {
+                RefMut::map(flows, |f| f.entry(flow_schema.clone()).or_default().entry(level.clone()).or_default())
+            }
+        }
+    }
+
+    /// One series of a vector, with `--allow-metric-labels` applied (None
+    /// when the metric is disabled).
+    fn series<M: prometheus::core::MetricVecBuilder>(
+        &self,
+        vec: &Option<prometheus::core::MetricVec<M>>,
+        d: &Desc,
+        values: &[&str],
+    ) -> Option<M::M> {
+        let vec = vec.as_ref()?;
+        let mut out = None;
+        self.with_values(d, values, |v| out = Some(vec.with_label_values(v)));
+        out
     }
 }
 
@@ -471,9 +523,20 @@ impl Metrics {
             // (The wait is measured only where there are queues: "true"
             // for a request that entered one, however it left it.)
             Event::Dispatched { level, flow_schema, waited, queued, .. } => {
-                self.count(&self.dispatched, &DISPATCHED, &[flow_schema, level], 1);
+                let mut s = self.flow(flow_schema, level);
+                if s.dispatched.is_none() {
+                    s.dispatched = self.series(&self.dispatched, &DISPATCHED, &[flow_schema, level]);
+                }
+                if let Some(c) = &s.dispatched {
+                    c.inc();
+                }
                 if *queued {
-                    self.observe(&self.wait, &WAIT, &["true", flow_schema, level], seconds(*waited));
+                    if s.waited.is_none() {
+                        s.waited = self.series(&self.wait, &WAIT, &["true", flow_schema, level]);
+                    }
+                    if let Some(h) = &s.waited {
+                        h.observe(seconds(*waited));
+                    }
                 }
             }
             Event::Rejected { level, flow_schema, reason, waited, queued, .. } => {
@@ -488,8 +551,15 @@ impl Metrics {
                 }
             }
             Event::Finished { level, flow_schema, executed, watch, .. } => {
-                let kind = if *watch { "watch" } else { "regular" };
-                self.observe(&self.execution, &EXECUTION, &[flow_schema, level, kind], seconds(*executed));
+                let kind = usize::from(*watch);
+                let mut s = self.flow(flow_schema, level);
+                if s.execution[kind].is_none() {
+                    let labels = [&**flow_schema, &**level, ["regular", "watch"][kind]];
+                    s.execution[kind] = self.series(&self.execution, &EXECUTION, &labels);
+                }
+                if let Some(h) = &s.execution[kind] {
+                    h.observe(seconds(*executed));
+                }
             }
         }
     }
