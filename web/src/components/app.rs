@@ -170,6 +170,7 @@ pub fn app(props: &AppProps) -> Html {
             });
             if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
                 let _ = body.set_attribute("data-ready", "1");
+                super::mark("kubesim:ready");
                 // When the page became interactive (ms since navigation), for the benchmark.
                 let _ = body.set_attribute("data-ready-at", &format!("{:.0}", super::real_now()));
             }

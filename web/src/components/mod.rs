@@ -51,8 +51,10 @@ pub fn start() {
         show_panic(&info.to_string());
     }));
     // The saved session is read from IndexedDB first (asynchronously).
+    mark("kubesim:start");
     wasm_bindgen_futures::spawn_local(async {
         let boot = persist::boot(lessons::browser_lang()).await;
+        mark("kubesim:booted");
         let props = AppProps { embed: None, boot: Some(app::BootCell::new(boot)) };
         yew::Renderer::<App>::with_props(props).render();
     });
@@ -89,6 +91,13 @@ pub async fn fetch_text(url: &str) -> Result<String, String> {
     }
     let text = answer.text().map_err(|_| format!("{url}: no text"))?;
     JsFuture::from(text).await.ok().and_then(|t| t.as_string()).ok_or_else(|| format!("{url}: no text"))
+}
+
+/// A named moment in the page's performance timeline (for profiles).
+pub fn mark(name: &str) {
+    if let Some(p) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = p.mark(name);
+    }
 }
 
 /// The real-time clock the page feeds the simulation (ms).

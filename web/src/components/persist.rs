@@ -296,6 +296,7 @@ pub async fn boot(lang: Lang) -> Boot {
     // The lock and the database are asked for together.
     let lock = take_lock(&format!("{name}-session"));
     let db = open(&name).await;
+    super::mark("kubesim:opened");
     let owner = JsFuture::from(lock).await.ok().and_then(|v| v.as_bool()).unwrap_or(true);
     let db = match db {
         Ok(db) => Rc::new(db),
@@ -406,7 +407,9 @@ pub async fn boot(lang: Lang) -> Boot {
     } else {
         crate::durable::nowhere()
     };
-    Boot { session: session.unwrap_or_else(|| Session::new(1)), stored, notice, saver, read_only, pending_journal }
+    let session = session.unwrap_or_else(|| Session::new(1));
+    super::mark("kubesim:session");
+    Boot { session, stored, notice, saver, read_only, pending_journal }
 }
 
 /// Where the clock is remembered as the page is left.
