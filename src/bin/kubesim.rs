@@ -56,6 +56,9 @@ struct Shared {
     /// when it was (on the dispatcher's clock): given back by the next
     /// holder of the core, which every request at the gate is.
     finished: Mutex<Vec<(u64, u64)>>,
+    /// The list `finished` is swapped with when its seats are given back
+    /// (kept, so that answering a request allocates nothing for it).
+    spare: Mutex<Vec<(u64, u64)>>,
     /// Requests waiting for a seat: only while there are some does an
     /// answered request see that its seats are given back at once.
     waiting: AtomicUsize,
@@ -106,8 +109,10 @@ impl Drop for Seats {
 /// Gives the dispatcher back the seats of requests answered since the last
 /// call, and wakes what that may have let start.
 fn settle_finished(shared: &Shared, server: &mut Server) {
-    let done = std::mem::take(&mut *shared.finished.lock().unwrap_or_else(|p| p.into_inner()));
+    let mut done = std::mem::take(&mut *shared.spare.lock().unwrap_or_else(|p| p.into_inner()));
+    std::mem::swap(&mut done, &mut *shared.finished.lock().unwrap_or_else(|p| p.into_inner()));
     if done.is_empty() {
+        *shared.spare.lock().unwrap_or_else(|p| p.into_inner()) = done;
         return;
     }
     // (Every one is finished: no short-circuit.)
@@ -118,6 +123,8 @@ fn settle_finished(shared: &Shared, server: &mut Server) {
         }
         held
     }));
+    done.clear();
+    *shared.spare.lock().unwrap_or_else(|p| p.into_inner()) = done;
     shared.apf_moved.notify_waiters();
     // Seats held a while longer: the upkeep must release them in time.
     if held.unwrap_or(true) {
@@ -777,6 +784,7 @@ async fn main() {
         apf_moved: Notify::new(),
         apf_changed: Notify::new(),
         finished: Mutex::new(Vec::new()),
+        spare: Mutex::new(Vec::new()),
         waiting: AtomicUsize::new(0),
         started,
     });

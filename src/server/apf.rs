@@ -21,7 +21,7 @@ use crate::auth::{Attributes, UserInfo};
 #[derive(Clone, Debug)]
 struct Schema {
     name: crate::flowcontrol::Name,
-    uid: String,
+    uid: crate::flowcontrol::Name,
     precedence: i64,
     level: crate::flowcontrol::Name,
     /// `ByUser`, `ByNamespace`, or None.
@@ -79,7 +79,7 @@ struct Rule {
 #[derive(Clone, Debug, Default)]
 pub struct Config {
     schemas: Vec<Schema>,
-    levels: BTreeMap<String, String>,
+    levels: BTreeMap<String, crate::flowcontrol::Name>,
     /// What requests were classified as, by everything a classification
     /// reads (a request like an earlier one is not matched against every
     /// schema again). Kept with this configuration only, and forgotten
@@ -162,9 +162,9 @@ impl MemoKey {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Classification {
     pub flow_schema: crate::flowcontrol::Name,
-    pub flow_schema_uid: String,
+    pub flow_schema_uid: crate::flowcontrol::Name,
     pub priority_level: crate::flowcontrol::Name,
-    pub priority_level_uid: String,
+    pub priority_level_uid: crate::flowcontrol::Name,
     /// The flow distinguisher (user name, namespace, or empty).
     pub flow: String,
 }
@@ -208,7 +208,7 @@ fn rule_of(r: &Value) -> Rule {
 fn schema_of(fs: &Value) -> Schema {
     Schema {
         name: text(fs, "/metadata/name").into(),
-        uid: text(fs, "/metadata/uid").to_string(),
+        uid: text(fs, "/metadata/uid").into(),
         precedence: fs.pointer("/spec/matchingPrecedence").and_then(Value::as_i64).unwrap_or(1000),
         level: text(fs, "/spec/priorityLevelConfiguration/name").into(),
         distinguisher: fs.pointer("/spec/distinguisherMethod/type").and_then(Value::as_str).map(str::to_string),
@@ -219,10 +219,8 @@ fn schema_of(fs: &Value) -> Schema {
 impl Config {
     /// From the stored objects and the mandatory bootstrap ones.
     pub fn new(schemas: &[Value], levels: &[Value], mandatory_schemas: &[Value], mandatory_levels: &[Value]) -> Config {
-        let mut level_uids: BTreeMap<String, String> = levels
-            .iter()
-            .map(|l| (text(l, "/metadata/name").to_string(), text(l, "/metadata/uid").to_string()))
-            .collect();
+        let mut level_uids: BTreeMap<String, crate::flowcontrol::Name> =
+            levels.iter().map(|l| (text(l, "/metadata/name").to_string(), text(l, "/metadata/uid").into())).collect();
         for l in mandatory_levels {
             level_uids.entry(text(l, "/metadata/name").to_string()).or_default();
         }
@@ -231,7 +229,7 @@ impl Config {
         for m in mandatory_schemas {
             let m = schema_of(m);
             if !usable.iter().any(|s| s.name == m.name) {
-                usable.push(Schema { uid: String::new(), ..m });
+                usable.push(Schema { uid: "".into(), ..m });
             }
         }
         usable.order_by(|a, b| a.precedence.cmp(&b.precedence).then_with(|| a.name.cmp(&b.name)));

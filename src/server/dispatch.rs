@@ -174,8 +174,8 @@ impl Server {
         r.headers.push(("Audit-Id".into(), audit_id));
         r.headers.push(("Cache-Control".into(), "no-cache, private".into()));
         if let Some(c) = &p.flow {
-            r.headers.push(("X-Kubernetes-Pf-Flowschema-Uid".into(), c.flow_schema_uid.clone()));
-            r.headers.push(("X-Kubernetes-Pf-Prioritylevel-Uid".into(), c.priority_level_uid.clone()));
+            r.headers.push(("X-Kubernetes-Pf-Flowschema-Uid".into(), c.flow_schema_uid.to_string()));
+            r.headers.push(("X-Kubernetes-Pf-Prioritylevel-Uid".into(), c.priority_level_uid.to_string()));
         }
         let content_type = p.req.header("Content-Type").unwrap_or("");
         let seconds = self.apf_now().saturating_sub(p.arrived) as f64 / 1e9;
@@ -341,8 +341,9 @@ impl Server {
     /// A list's seats: the objects it goes through, 100 a seat.
     fn list_seats(&mut self, req: &Request, a: &Attributes, now: u64) -> u32 {
         let Some(stored) = self.stored_count(&a.api_group, &a.api_version, &a.resource, now) else { return 1 };
-        let q: Vec<(String, String)> = form_urlencoded::parse(req.query.as_bytes()).into_owned().collect();
-        let get = |k: &str| q.iter().find(|(n, _)| n == k).map(|(_, v)| v.as_str()).unwrap_or("");
+        let q: Vec<(std::borrow::Cow<str>, std::borrow::Cow<str>)> =
+            form_urlencoded::parse(req.query.as_bytes()).collect();
+        let get = |k: &str| q.iter().find(|(n, _)| n == k).map(|(_, v)| &**v).unwrap_or("");
         let limit = get("limit").parse::<i64>().ok().filter(|l| *l > 0 && *l < stored).unwrap_or(stored);
         let from_cache = a.verb == "watch" || get("resourceVersion") == "0";
         let objects = if from_cache {

@@ -258,13 +258,16 @@ pub(super) struct Metrics {
     /// Requests executing now (read-only, mutating) and their watermarks.
     inflight: [u32; 2],
     watermarks: [Watermark; 2],
-    /// The series every dispatched request feeds, by FlowSchema, then
+    /// The series every dispatched request feeds, by FlowSchema and
     /// priority level: looked up by their labels once, not per request.
     flows: RefCell<FlowsSeries>,
 }
 
 type Fast = foldhash::fast::FixedState;
-type FlowsSeries = HashMap<Name, HashMap<Name, FlowSeries, Fast>, Fast>;
+/// By the addresses of the two names (a configuration's names are shared
+/// by every request it classifies), each entry keeping its names so that
+/// their addresses are not reused while it lives.
+type FlowsSeries = HashMap<(usize, usize), (Name, Name, FlowSeries), Fast>;
 
 /// One flow's series (a FlowSchema at a priority level), each made when
 /// first fed (a series shows in a scrape from when it is made).
@@ -408,13 +411,17 @@ impl Metrics {
 
     /// A flow's series (those not made yet are None).
     fn flow(&self, flow_schema: &Name, level: &Name) -> RefMut<'_, FlowSeries> {
-        // (Looked up by reference: only a new flow clones its names.)
-        match RefMut::filter_map(self.flows.borrow_mut(), |f| f.get_mut(&**flow_schema)?.get_mut(&**level)) {
-            Ok(series) => series,
-            Err(flows) => {
-                RefMut::map(flows, |f| f.entry(flow_schema.clone()).or_default().entry(level.clone()).or_default())
+        // (Forgotten all at once past a bound: names come and go with the
+        // configuration.)
+        const BOUND: usize = 1024;
+        let address = |n: &Name| std::sync::Arc::as_ptr(n) as *const u8 as usize;
+        let key = (address(flow_schema), address(level));
+        RefMut::map(self.flows.borrow_mut(), |f| {
+            if f.len() >= BOUND && !f.contains_key(&key) {
+                f.clear();
             }
-        }
+            &mut f.entry(key).or_insert_with(|| (flow_schema.clone(), level.clone(), FlowSeries::default())).2
+        })
     }
 
     /// One series of a vector, with `--allow-metric-labels` applied (None
