@@ -13,6 +13,9 @@
 BIN=${BIN:-target/release/kubesim}; PAIRS=${PAIRS:-8}; D=${D:-3}; SETUP=${SETUP:-0}
 URL=${URL:-/api/v1/namespaces/default/configmaps}
 if [ "${1:-}" = instructions ]; then
+  for tool in valgrind wrk; do
+    command -v $tool >/dev/null || { echo "bench-door-apf: needs $tool (apt-get install -y $tool)" >&2; exit 2; }
+  done
   count() { # $1: APF on?, $2: seconds of load (0: none) -> "instructions requests"
     local out; out=$(mktemp)
     valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null $BIN serve --listen 127.0.0.1:16444 \
