@@ -63,8 +63,6 @@ pub fn deal_into(mut hash: u64, deck: u32, hand: u32, cards: &mut [u32; MAX_HAND
     hand
 }
 
-/// A flow's hash: the first eight bytes (little-endian) of SHA-256 over the
-/// FlowSchema's name, a zero byte, and the flow distinguisher.
 /// Flows' hashes as they were computed (SHA-256 costs more than a request's
 /// dispatch otherwise would): by FlowSchema, then distinguisher; forgotten
 /// all at once past a bound, so a stream of distinct users cannot grow it.
@@ -92,6 +90,8 @@ impl FlowHashes {
     }
 }
 
+/// A flow's hash: the first eight bytes (little-endian) of SHA-256 over the
+/// FlowSchema's name, a zero byte, and the flow distinguisher.
 pub fn flow_hash(flow_schema: &str, distinguisher: &str) -> u64 {
     let mut h = Sha256::new();
     h.update(flow_schema.as_bytes());

@@ -91,70 +91,22 @@ type Fast = foldhash::fast::FixedState;
 
 #[derive(Clone, Debug, Default)]
 struct Memo {
-    /// By the hash of the key: keys, each with its classification.
-    by_hash: HashMap<u64, Vec<(MemoKey, Option<Classification>)>, Fast>,
-    len: usize,
+    by_key: HashMap<Vec<u8>, Option<Classification>, Fast>,
+    /// The key being looked up (reused: a lookup allocates nothing).
+    key: Vec<u8>,
 }
 
-/// What a classification depends on: the user and groups, and the
-/// request's attributes (the path only for a non-resource request; never
-/// the object's name).
-#[derive(Clone, Debug, PartialEq, Eq)]
-struct MemoKey {
-    user: String,
-    groups: Vec<String>,
-    resource_request: bool,
-    verb: String,
-    api_group: String,
-    resource: String,
-    subresource: String,
-    namespace: String,
-    path: String,
-}
-
-impl MemoKey {
-    fn of(user: &UserInfo, a: &Attributes) -> MemoKey {
-        MemoKey {
-            user: user.name.clone(),
-            groups: user.groups.clone(),
-            resource_request: a.resource_request,
-            verb: a.verb.clone(),
-            api_group: a.api_group.clone(),
-            resource: a.resource.clone(),
-            subresource: a.subresource.clone(),
-            namespace: a.namespace.clone(),
-            path: if a.resource_request { String::new() } else { a.path.clone() },
-        }
-    }
-
-    fn is(&self, user: &UserInfo, a: &Attributes) -> bool {
-        self.user == user.name
-            && self.groups == user.groups
-            && self.resource_request == a.resource_request
-            && self.verb == a.verb
-            && self.api_group == a.api_group
-            && self.resource == a.resource
-            && self.subresource == a.subresource
-            && self.namespace == a.namespace
-            && (a.resource_request || self.path == a.path)
-    }
-
-    /// The hash of the key `of(user, a)` would make, without making it.
-    fn hash(user: &UserInfo, a: &Attributes) -> u64 {
-        use std::hash::{BuildHasher, Hash, Hasher};
-        let mut h = Fast::default().build_hasher();
-        user.name.hash(&mut h);
-        user.groups.hash(&mut h);
-        a.resource_request.hash(&mut h);
-        a.verb.hash(&mut h);
-        a.api_group.hash(&mut h);
-        a.resource.hash(&mut h);
-        a.subresource.hash(&mut h);
-        a.namespace.hash(&mut h);
-        if !a.resource_request {
-            a.path.hash(&mut h);
-        }
-        h.finish()
+/// Everything a classification reads, as one key, each part led by its
+/// length (no two requests' keys run together): the user, the request's
+/// attributes (the path only for a non-resource request; never the
+/// object's name), then the groups.
+fn memo_key(user: &UserInfo, a: &Attributes, key: &mut Vec<u8>) {
+    key.clear();
+    let (kind, path) = if a.resource_request { ("resource", "") } else { ("non-resource", a.path.as_str()) };
+    let fixed = [kind, &user.name, &a.verb, &a.api_group, &a.resource, &a.subresource, &a.namespace, path];
+    for part in fixed.into_iter().chain(user.groups.iter().map(String::as_str)) {
+        key.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        key.extend_from_slice(part.as_bytes());
     }
 }
 
@@ -239,17 +191,17 @@ impl Config {
     /// The first schema matching, and the flow it names.
     pub fn classify(&self, user: &UserInfo, a: &Attributes) -> Option<Classification> {
         const BOUND: usize = 4096;
-        let hash = MemoKey::hash(user, a);
         let mut memo = self.memo.borrow_mut();
-        if let Some((_, c)) = memo.by_hash.get(&hash).and_then(|v| v.iter().find(|(k, _)| k.is(user, a))) {
+        let Memo { by_key, key } = &mut *memo;
+        memo_key(user, a, key);
+        if let Some(c) = by_key.get(key.as_slice()) {
             return c.clone();
         }
         let c = self.match_schemas(user, a);
-        if memo.len >= BOUND {
-            *memo = Memo::default();
+        if by_key.len() >= BOUND {
+            by_key.clear();
         }
-        memo.by_hash.entry(hash).or_default().push((MemoKey::of(user, a), c.clone()));
-        memo.len += 1;
+        by_key.insert(key.clone(), c.clone());
         c
     }
 

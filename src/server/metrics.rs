@@ -401,10 +401,7 @@ impl Metrics {
     /// The seats the work estimator gave a request.
     pub(super) fn estimated(&self, flow_schema: &Name, level: &Name, seats: u32) {
         let mut s = self.flow(flow_schema, level);
-        if s.estimated.is_none() {
-            s.estimated = self.series(&self.estimated_seats, &ESTIMATED_SEATS, &[flow_schema, level]);
-        }
-        if let Some(h) = &s.estimated {
+        if let Some(h) = self.made(&mut s.estimated, &self.estimated_seats, &ESTIMATED_SEATS, &[flow_schema, level]) {
             h.observe(f64::from(seats));
         }
     }
@@ -424,18 +421,22 @@ impl Metrics {
         })
     }
 
-    /// One series of a vector, with `--allow-metric-labels` applied (None
-    /// when the metric is disabled).
-    fn series<M: prometheus::core::MetricVecBuilder>(
+    /// A flow's series kept in `slot`, made the first time it is fed
+    /// (with `--allow-metric-labels` applied; None when the metric is
+    /// disabled).
+    fn made<'a, M: prometheus::core::MetricVecBuilder>(
         &self,
+        slot: &'a mut Option<M::M>,
         vec: &Option<prometheus::core::MetricVec<M>>,
         d: &Desc,
         values: &[&str],
-    ) -> Option<M::M> {
-        let vec = vec.as_ref()?;
-        let mut out = None;
-        self.with_values(d, values, |v| out = Some(vec.with_label_values(v)));
-        out
+    ) -> Option<&'a M::M> {
+        if slot.is_none() {
+            if let Some(vec) = vec {
+                self.with_values(d, values, |v| *slot = Some(vec.with_label_values(v)));
+            }
+        }
+        slot.as_ref()
     }
 }
 
@@ -531,17 +532,11 @@ impl Metrics {
             // for a request that entered one, however it left it.)
             Event::Dispatched { level, flow_schema, waited, queued, .. } => {
                 let mut s = self.flow(flow_schema, level);
-                if s.dispatched.is_none() {
-                    s.dispatched = self.series(&self.dispatched, &DISPATCHED, &[flow_schema, level]);
-                }
-                if let Some(c) = &s.dispatched {
+                if let Some(c) = self.made(&mut s.dispatched, &self.dispatched, &DISPATCHED, &[flow_schema, level]) {
                     c.inc();
                 }
                 if *queued {
-                    if s.waited.is_none() {
-                        s.waited = self.series(&self.wait, &WAIT, &["true", flow_schema, level]);
-                    }
-                    if let Some(h) = &s.waited {
+                    if let Some(h) = self.made(&mut s.waited, &self.wait, &WAIT, &["true", flow_schema, level]) {
                         h.observe(seconds(*waited));
                     }
                 }
@@ -560,11 +555,8 @@ impl Metrics {
             Event::Finished { level, flow_schema, executed, watch, .. } => {
                 let kind = usize::from(*watch);
                 let mut s = self.flow(flow_schema, level);
-                if s.execution[kind].is_none() {
-                    let labels = [&**flow_schema, &**level, ["regular", "watch"][kind]];
-                    s.execution[kind] = self.series(&self.execution, &EXECUTION, &labels);
-                }
-                if let Some(h) = &s.execution[kind] {
+                let labels = [&**flow_schema, &**level, ["regular", "watch"][kind]];
+                if let Some(h) = self.made(&mut s.execution[kind], &self.execution, &EXECUTION, &labels) {
                     h.observe(seconds(*executed));
                 }
             }
