@@ -225,6 +225,8 @@ pub struct Server {
     watchers: std::collections::BTreeMap<WatchKey, std::sync::Arc<()>>,
     /// Requests executing now, by ticket: whether each is a write.
     executing: std::collections::BTreeMap<u64, bool>,
+    /// The next in-flight slot's number (API Priority and Fairness off).
+    next_slot: u64,
     /// Stored objects by group, then resource, and when they were counted
     /// (the dispatcher's clock), for the work estimator.
     object_count_cache: ObjectCounts,
@@ -258,6 +260,7 @@ impl Server {
             apf_clock: None,
             watchers: Default::default(),
             executing: Default::default(),
+            next_slot: 0,
             object_count_cache: Default::default(),
             config,
         }

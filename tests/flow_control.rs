@@ -446,3 +446,77 @@ fn the_work_estimator_counts_seats_as_upstream_does() {
         .with_body(br#"{"metadata":{"name":"unwatched"}}"#.to_vec());
     assert_eq!(seats(&mut s, create), 1.0);
 }
+
+/// With API Priority and Fairness off, upstream's in-flight limits gate
+/// requests instead: reads and writes each have their own, long-running
+/// requests and `system:masters` are never refused, a slot is given back
+/// when its request is answered, and a refusal is plain text with
+/// `Retry-After: 1`.
+#[test]
+fn with_apf_off_the_in_flight_limits_refuse_what_is_over_them() {
+    use kubesim::server::dispatch::Gated;
+    use kubesim::server::{Request, Served, ServerConfig};
+    let mut s = Server::new(ServerConfig {
+        apf: false,
+        max_requests_inflight: 2,
+        max_mutating_requests_inflight: 1,
+        ..ServerConfig::default()
+    });
+    let as_bob = |method: &str, target: &str| Request::new(method, target).with_header("Impersonate-User", "bob");
+    let cms = "/api/v1/namespaces/default/configmaps";
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        match s.gate(as_bob("GET", cms)) {
+            Gated::Run(p) => held.push(p),
+            _ => panic!("a read under the limit must run"),
+        }
+    }
+    // A third read is over the limit.
+    let Gated::Done(Served::Response(r)) = s.gate(as_bob("GET", cms)) else {
+        panic!("a read over the limit must be refused")
+    };
+    assert_eq!(r.status, 429);
+    assert_eq!(r.body, b"Too many requests, please try again later.\n");
+    assert_eq!(r.header("Retry-After"), Some("1"));
+    assert_eq!(r.header("Content-Type"), Some("text/plain; charset=utf-8"));
+    assert_eq!(r.header("X-Kubernetes-Pf-Flowschema-Uid"), None);
+    // Writes count against their own limit; a watch is not counted; the
+    // administrator (system:masters) is answered over the limit.
+    let Gated::Run(write) = s.gate(as_bob("POST", cms).with_body(br#"{"metadata":{"name":"a"}}"#.to_vec())) else {
+        panic!("a write has its own limit")
+    };
+    assert!(matches!(s.gate(as_bob("GET", &format!("{cms}?watch=true"))), Gated::Run(_)));
+    assert!(matches!(s.gate(Request::new("GET", cms)), Gated::Run(_)));
+    let Gated::Done(Served::Response(r)) = s.gate(as_bob("DELETE", &format!("{cms}/a"))) else {
+        panic!("second write")
+    };
+    assert_eq!(r.status, 429);
+    let metrics = String::from_utf8(get(&mut s, "/metrics").body).unwrap();
+    assert!(metrics.contains("apiserver_dropped_requests_total{request_kind=\"readOnly\"} 1\n"), "{metrics}");
+    assert!(metrics.contains("apiserver_dropped_requests_total{request_kind=\"mutating\"} 1\n"), "{metrics}");
+    assert!(metrics.contains("apiserver_current_inflight_requests{request_kind=\"readOnly\"}"), "{metrics}");
+    // Answering one read gives its slot back.
+    let p = held.pop().unwrap();
+    let ticket = p.ticket.expect("a counted request holds a slot");
+    assert!(matches!(s.serve_gated(p), Served::Response(ref r) if r.status == 200));
+    s.apf_finish(ticket, s.apf_clock_now());
+    assert!(matches!(s.gate(as_bob("GET", cms)), Gated::Run(_)));
+    drop(write);
+}
+
+/// A limit of 0 is no limit (upstream's `--max-requests-inflight=0`).
+#[test]
+fn an_in_flight_limit_of_zero_is_no_limit() {
+    use kubesim::server::dispatch::Gated;
+    use kubesim::server::{Request, ServerConfig};
+    let mut s = Server::new(ServerConfig { apf: false, max_requests_inflight: 0, ..ServerConfig::default() });
+    let mut held = Vec::new();
+    for _ in 0..50 {
+        let r = Request::new("GET", "/api/v1/namespaces/default/configmaps").with_header("Impersonate-User", "bob");
+        match s.gate(r) {
+            Gated::Run(p) => held.push(p),
+            _ => panic!("no limit"),
+        }
+    }
+    assert!(held.iter().all(|p| p.ticket.is_none()));
+}

@@ -322,3 +322,58 @@ fn connections_over_the_cap_wait_for_one_to_close() {
     child.kill().unwrap();
     let _ = child.wait();
 }
+
+/// API Priority and Fairness off: upstream's in-flight limit instead. A
+/// read whose large answer is not being read holds the one read slot, so
+/// another user's read is refused (429, `Retry-After: 1`, no APF headers)
+/// while the administrator (system:masters) is still answered; once the
+/// answer has been read, reads are let in again.
+#[test]
+fn with_apf_off_a_read_over_the_in_flight_limit_is_refused() {
+    let (mut child, addr, _stdout) = start(&[
+        "--enable-priority-and-fairness=false",
+        "--max-requests-inflight",
+        "1",
+        "--max-mutating-requests-inflight=0",
+    ]);
+    // ~12 MB of ConfigMaps: more than the loopback socket holds unread.
+    let data = "x".repeat(1_000_000);
+    for i in 0..12 {
+        let body = format!(r#"{{"metadata":{{"name":"big-{i}"}},"data":{{"d":"{data}"}}}}"#);
+        let r = request(&addr, "POST", "/api/v1/namespaces/default/configmaps", body.as_bytes());
+        assert!(r.starts_with("HTTP/1.1 201"), "{}", &r[..r.len().min(300)]);
+    }
+    let mut slow = TcpStream::connect(&addr).unwrap();
+    write!(slow, "GET /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let refused = loop {
+        let r = request_as(&addr, "Impersonate-User: bob\r\n", "GET", "/api/v1/namespaces/kube-system/configmaps", b"");
+        if r.starts_with("HTTP/1.1 429") || std::time::Instant::now() > deadline {
+            break r;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let lower = refused.to_ascii_lowercase();
+    assert!(lower.starts_with("http/1.1 429"), "{refused}");
+    assert!(lower.contains("\r\nretry-after: 1\r\n"), "{refused}");
+    assert!(!lower.contains("x-kubernetes-pf-"), "{refused}");
+    assert!(lower.ends_with("\r\n\r\ntoo many requests, please try again later.\n"), "{refused}");
+    let admin = request(&addr, "GET", "/api/v1/namespaces/kube-system/configmaps", b"");
+    assert!(admin.starts_with("HTTP/1.1 200"), "{admin}");
+    let mut big = Vec::new();
+    slow.read_to_end(&mut big).unwrap();
+    assert!(big.starts_with(b"HTTP/1.1 200") && big.len() > 12_000_000);
+    let again = loop {
+        let r = request_as(&addr, "Impersonate-User: bob\r\n", "GET", "/api/v1/namespaces/kube-system/configmaps", b"");
+        if r.starts_with("HTTP/1.1 200") || std::time::Instant::now() > deadline {
+            break r;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(again.starts_with("HTTP/1.1 200"), "{again}");
+    let metrics = request(&addr, "GET", "/metrics", b"");
+    assert!(metrics.contains("apiserver_dropped_requests_total{request_kind=\"readOnly\"} "), "{metrics}");
+    child.kill().unwrap();
+    let _ = child.wait();
+}

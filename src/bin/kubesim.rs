@@ -578,9 +578,11 @@ const USAGE: &str =
   --authorization-mode  AlwaysAllow (default) or RBAC: Roles, ClusterRoles and their bindings
                  decide (the bootstrap roles are created at start)
   --enable-priority-and-fairness  classify every request by FlowSchema (default true); false: no
-                 classification and no X-Kubernetes-Pf-* headers (the objects are still served)
+                 classification and no X-Kubernetes-Pf-* headers, the in-flight limits instead (the
+                 objects are still served)
   --max-requests-inflight, --max-mutating-requests-inflight  together, the seats API Priority and
-                 Fairness shares among the priority levels (kube-apiserver's defaults: 400 and 200)
+                 Fairness shares among the priority levels (kube-apiserver's defaults: 400 and 200);
+                 with it off, the reads and the writes each may have in flight (0: no limit)
   --show-hidden-metrics-for-version 1.32  /metrics shows the deprecated (hidden) metrics again
   --disabled-metrics  metrics /metrics leaves out (comma-separated names; may repeat)
   --allow-metric-labels  METRIC,LABEL=V1,V2: any other value of that label is reported as

@@ -59,7 +59,17 @@ fn long_running(a: &Attributes) -> bool {
             || matches!(a.subresource.as_str(), "attach" | "exec" | "proxy" | "log" | "portforward"))
 }
 
-/// APF's 429: plain text, with how long to wait.
+/// Upstream's writes, for the in-flight limits and their watermarks:
+/// every verb but get, list and watch.
+fn mutating(a: &Attributes) -> bool {
+    !matches!(a.verb.as_str(), "get" | "list" | "watch")
+}
+
+/// Marks the slots the in-flight limits hand out (API Priority and Fairness
+/// off), so that they never meet the dispatcher's tickets.
+const SLOT: u64 = 1 << 63;
+
+/// APF's 429 (and the in-flight limits'): plain text, with how long to wait.
 fn too_many_requests(retry_after: u32) -> Response {
     Response {
         status: 429,
@@ -99,7 +109,10 @@ impl Server {
         let arrived = self.apf_now();
         let mut p = Pending { req, who, attrs, flow: None, arrived, started: None, ticket: None };
         let Ok((user, _)) = &p.who else { return Gated::Run(p) };
-        if !self.config.apf || (long_running(&p.attrs) && p.attrs.verb != "watch") {
+        if !self.config.apf {
+            return self.max_in_flight(p);
+        }
+        if long_running(&p.attrs) && p.attrs.verb != "watch" {
             return Gated::Run(p);
         }
         p.flow = self.apf.config.classify(user, &p.attrs);
@@ -123,17 +136,49 @@ impl Server {
             }
             Decision::Wait => Gated::Wait(p),
             Decision::Reject { retry_after, .. } => {
+                self.metrics.dropped(mutating(&p.attrs));
                 let served = Served::Response(too_many_requests(retry_after));
                 Gated::Done(self.conclude(&p, served))
             }
         }
     }
 
+    /// API Priority and Fairness off: upstream's in-flight limits instead
+    /// (`--max-requests-inflight` for gets, lists and watches,
+    /// `--max-mutating-requests-inflight` for the rest; 0 is no limit).
+    /// Long-running requests are not counted. A request over its limit is
+    /// refused with a 429 and `Retry-After: 1`, unless its user is in
+    /// `system:masters`, which is always answered (uncounted). A slot is
+    /// held until the answer is sent, as a dispatched request's seats are.
+    fn max_in_flight(&mut self, mut p: Pending) -> Gated {
+        let mutating = mutating(&p.attrs);
+        let limit =
+            if mutating { self.config.max_mutating_requests_inflight } else { self.config.max_requests_inflight };
+        if limit == 0 || long_running(&p.attrs) {
+            return Gated::Run(p);
+        }
+        if self.metrics.in_flight(mutating) < limit {
+            let slot = SLOT | self.next_slot;
+            self.next_slot = (self.next_slot + 1) & !SLOT;
+            self.executing.insert(slot, mutating);
+            self.metrics.executing(mutating, true, p.arrived as i64 / 1_000_000_000);
+            p.ticket = Some(slot);
+            return Gated::Run(p);
+        }
+        let Ok((user, _)) = &p.who else { return Gated::Run(p) };
+        if user.groups.iter().any(|g| g == "system:masters") {
+            return Gated::Run(p);
+        }
+        self.metrics.dropped(mutating);
+        let served = Served::Response(too_many_requests(1));
+        Gated::Done(self.conclude(&p, served))
+    }
+
     /// Serves a request the gate let through: authorization, then the
     /// route, then the after-request upkeep and the common headers.
     pub fn serve_gated(&mut self, p: Pending) -> Served {
-        if let Some(t) = p.ticket {
-            let mutating = !matches!(p.attrs.verb.as_str(), "get" | "list" | "watch");
+        if let Some(t) = p.ticket.filter(|t| !self.executing.contains_key(t)) {
+            let mutating = mutating(&p.attrs);
             self.executing.insert(t, mutating);
             let second = p.started.unwrap_or_else(|| self.apf_now()) as i64 / 1_000_000_000;
             self.metrics.executing(mutating, true, second);
@@ -160,6 +205,7 @@ impl Server {
         if let Some(t) = p.ticket {
             self.apf.dispatcher.forget(t);
         }
+        self.metrics.dropped(mutating(&p.attrs));
         self.conclude(&p, Served::Response(too_many_requests(retry_after)))
     }
 
@@ -196,6 +242,9 @@ impl Server {
         let now = at.unwrap_or_else(|| self.apf_now());
         if let Some(mutating) = self.executing.remove(&ticket) {
             self.metrics.executing(mutating, false, now as i64 / 1_000_000_000);
+        }
+        if ticket & SLOT != 0 {
+            return;
         }
         self.apf.dispatcher.finish(now, ticket, hold);
         self.record_apf_events();
@@ -280,6 +329,7 @@ impl Server {
                 if let Some(t) = p.ticket {
                     self.apf_cancel(t);
                 }
+                self.metrics.dropped(mutating(&p.attrs));
                 let served = Served::Response(too_many_requests(1));
                 self.conclude(&p, served)
             }

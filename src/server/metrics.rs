@@ -197,6 +197,13 @@ const INFLIGHT: Desc = Desc {
     labels: &["request_kind"],
     deprecated: None,
 };
+const DROPPED: Desc = Desc {
+    name: "apiserver_dropped_requests_total",
+    stability: "ALPHA",
+    help: "Number of requests dropped with 'Try again later' response",
+    labels: &["request_kind"],
+    deprecated: None,
+};
 const LONGRUNNING: Desc = Desc {
     name: "apiserver_longrunning_requests",
     stability: "STABLE",
@@ -255,6 +262,7 @@ pub(super) struct Metrics {
     execution: Option<HistogramVec>,
     estimated_seats: Option<HistogramVec>,
     watch_events: Option<IntCounterVec>,
+    dropped: Option<IntCounterVec>,
     /// Requests executing now (read-only, mutating) and their watermarks.
     inflight: [u32; 2],
     watermarks: [Watermark; 2],
@@ -313,6 +321,7 @@ impl Metrics {
             execution: histogram(&EXECUTION, APF_BUCKETS),
             estimated_seats: histogram(&ESTIMATED_SEATS, SEAT_BUCKETS),
             watch_events: counter(&WATCH_EVENTS),
+            dropped: counter(&DROPPED),
             inflight: [0; 2],
             watermarks: Default::default(),
             flows: Default::default(),
@@ -391,6 +400,18 @@ impl Metrics {
         let i = usize::from(mutating);
         self.inflight[i] = if started { self.inflight[i] + 1 } else { self.inflight[i].saturating_sub(1) };
         self.watermarks[i].observe(second, self.inflight[i]);
+    }
+
+    /// Requests executing now, writes or not.
+    pub(super) fn in_flight(&self, mutating: bool) -> u32 {
+        self.inflight[usize::from(mutating)]
+    }
+
+    /// A request refused with "Too many requests" (by API Priority and
+    /// Fairness or by the in-flight limits).
+    pub(super) fn dropped(&self, mutating: bool) {
+        let kind = if mutating { "mutating" } else { "readOnly" };
+        self.count(&self.dropped, &DROPPED, &[kind], 1);
     }
 
     /// Events a watch sent.
