@@ -211,18 +211,34 @@ fn known_header(name: &str) -> Option<hyper::header::HeaderName> {
 }
 
 fn to_http(resp: Response, body: Body) -> hyper::Response<Body> {
-    let mut builder = hyper::Response::builder().status(resp.status);
+    use hyper::header::{HeaderName, HeaderValue};
+    let mut out = hyper::Response::new(body);
+    let Ok(status) = hyper::StatusCode::from_u16(resp.status) else {
+        return hyper::Response::new(full(Vec::new()));
+    };
+    *out.status_mut() = status;
+    // (Straight into the answer's map, not through a builder that moves
+    // itself at every header.)
+    let headers = out.headers_mut();
+    headers.reserve(resp.headers.len());
     for (k, v) in resp.headers {
         if k.eq_ignore_ascii_case("Transfer-Encoding") {
             continue; // hyper chunks a streaming body by itself
         }
+        let name = match known_header(&k) {
+            Some(name) => name,
+            None => match HeaderName::try_from(k) {
+                Ok(name) => name,
+                Err(_) => return hyper::Response::new(full(Vec::new())),
+            },
+        };
         // (The value's bytes are moved, not copied.)
-        builder = match known_header(&k) {
-            Some(name) => builder.header(name, v),
-            None => builder.header(k, v),
+        match HeaderValue::try_from(v) {
+            Ok(value) => headers.append(name, value),
+            Err(_) => return hyper::Response::new(full(Vec::new())),
         };
     }
-    builder.body(body).unwrap_or_else(|_| hyper::Response::new(full(Vec::new())))
+    out
 }
 
 fn status_response(s: &Status) -> hyper::Response<Body> {

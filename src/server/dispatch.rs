@@ -217,6 +217,7 @@ impl Server {
         self.maintain_apf();
         let audit_id = self.audit.uuid();
         let (Served::Response(r) | Served::Watch(r, _) | Served::Log(r, _)) = &mut served;
+        r.headers.reserve(4);
         r.headers.push(("Audit-Id".into(), audit_id));
         r.headers.push(("Cache-Control".into(), "no-cache, private".into()));
         if let Some(c) = &p.flow {
