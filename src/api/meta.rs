@@ -132,7 +132,10 @@ fn reorder(map: &mut Map<String, Value>, first: &[&str], last: &[&str]) {
         std::mem::take(map).into_iter().map(|(k, v)| (rank(first, last, &k), k, v)).collect();
     // Stable: keys of equal rank keep the order they came in.
     entries.order_by_key(|(r, _, _)| *r);
-    map.extend(entries.into_iter().map(|(_, k, v)| (k, v)));
+    // (Sized once: no growing and rehashing on the way.)
+    let mut sorted = Map::with_capacity(entries.len());
+    sorted.extend(entries.into_iter().map(|(_, k, v)| (k, v)));
+    *map = sorted;
 }
 
 /// Puts an object's keys in the order kube-apiserver serializes them:
