@@ -444,11 +444,8 @@ impl<S: Storage> Registry<S> {
     /// Brings the served custom resources in line with the stored
     /// definitions; called after every request.
     pub fn sync_custom_resources(&mut self) {
-        let Some(crd_rt) = self.resources.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions").cloned()
-        else {
-            return;
-        };
-        let prefix = keys::prefix(&crd_rt, None);
+        // (Whether a definition changed first: that is all most requests
+        // need, and it costs no look-up.)
         let changed = match self.custom.cursor.as_mut() {
             None => true,
             Some(c) => match self.storage.poll(c, usize::MAX) {
@@ -459,6 +456,11 @@ impl<S: Storage> Registry<S> {
         if !changed && !self.custom.terminating {
             return;
         }
+        let Some(crd_rt) = self.resources.lookup("apiextensions.k8s.io", "v1", "customresourcedefinitions").cloned()
+        else {
+            return;
+        };
+        let prefix = keys::prefix(&crd_rt, None);
         // Each pass may write statuses, which the next pass reads back;
         // two naming steps and a cleanup are the most one change needs.
         for _ in 0..6 {
