@@ -244,7 +244,7 @@ fn bench_dispatcher() {
         queuing: Some(Queuing { queues: 128, hand_size: 6, queue_length_limit: 50 }),
     };
     d.configure(0, &[level]);
-    let users: Vec<String> = (0..1000).map(|i| format!("user-{i}")).collect();
+    let users: Vec<kubesim::flowcontrol::Name> = (0..1000).map(|i| format!("user-{i}").into()).collect();
     // (As the classifier hands them over: shared names.)
     let name: kubesim::flowcontrol::Name = "global-default".into();
     let n = 1_000_000u64;

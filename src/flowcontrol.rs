@@ -122,7 +122,7 @@ pub struct Arrive {
     pub level: Name,
     pub flow_schema: Name,
     /// The flow distinguisher (user name, namespace, or empty).
-    pub flow: String,
+    pub flow: Name,
     pub details: Details,
     pub width: Width,
 }
@@ -132,7 +132,7 @@ pub struct Arrive {
 /// request's arrival copies none of them).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Details {
-    pub user: String,
+    pub user: Name,
     pub request: std::sync::Arc<crate::auth::Attributes>,
 }
 
@@ -328,7 +328,7 @@ impl Dispatcher {
         // shard.
         let (hash, flow) = match level.set.queuing {
             Some(q) if q.queues > 1 => (self.hashes.get(&a.flow_schema, &a.flow), a.flow),
-            _ => (0, String::new()),
+            _ => (0, Name::default()),
         };
         let watch = a.details.request.verb == "watch";
         let w = Waiting {

@@ -215,7 +215,7 @@ impl Dispatcher {
             if details {
                 let a = &d.request;
                 cells.extend([
-                    d.user.clone(),
+                    d.user.to_string(),
                     a.verb.clone(),
                     a.path.clone(),
                     a.namespace.clone(),

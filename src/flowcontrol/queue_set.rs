@@ -22,7 +22,7 @@ pub struct Waiting {
     pub arrival_r: f64,
     pub width: Width,
     pub flow_schema: super::Name,
-    pub flow: String,
+    pub flow: super::Name,
     /// Who asked and what, for `dump_requests`.
     pub details: super::Details,
 }
@@ -74,7 +74,7 @@ pub struct Executing {
     pub started: u64,
     pub width: Width,
     pub flow_schema: super::Name,
-    pub flow: String,
+    pub flow: super::Name,
     pub details: super::Details,
     /// Set when the request has finished and its final seats are held
     /// for the additional latency, until this time.

@@ -102,7 +102,7 @@ pub fn run(base: &Dispatcher, flows: &[Flow], duration_ms: u64, frame_ms: u64) -
                 let arrive = Arrive {
                     level: f.level.clone(),
                     flow_schema: f.flow_schema.clone(),
-                    flow: f.distinguisher.clone(),
+                    flow: f.distinguisher.as_str().into(),
                     width: super::Width { initial: f.seats.max(1), ..Default::default() },
                     ..Default::default()
                 };

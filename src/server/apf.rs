@@ -118,7 +118,10 @@ pub struct Classification {
     pub priority_level: crate::flowcontrol::Name,
     pub priority_level_uid: crate::flowcontrol::Name,
     /// The flow distinguisher (user name, namespace, or empty).
-    pub flow: String,
+    pub flow: crate::flowcontrol::Name,
+    /// Who asked (shared by the requests it classifies, for the
+    /// dispatcher's record of them).
+    pub user: crate::flowcontrol::Name,
 }
 
 fn text<'a>(v: &'a Value, ptr: &str) -> &'a str {
@@ -207,10 +210,11 @@ impl Config {
 
     fn match_schemas(&self, user: &UserInfo, a: &Attributes) -> Option<Classification> {
         let s = self.schemas.iter().find(|s| s.rules.iter().any(|r| rule_matches(r, user, a)))?;
+        let who: crate::flowcontrol::Name = user.name.as_str().into();
         let flow = match s.distinguisher.as_deref() {
-            Some("ByUser") => user.name.clone(),
-            Some("ByNamespace") => a.namespace.clone(),
-            _ => String::new(),
+            Some("ByUser") => who.clone(),
+            Some("ByNamespace") => a.namespace.as_str().into(),
+            _ => Default::default(),
         };
         Some(Classification {
             flow_schema: s.name.clone(),
@@ -218,6 +222,7 @@ impl Config {
             priority_level: s.level.clone(),
             priority_level_uid: self.levels.get(&*s.level).cloned().unwrap_or_default(),
             flow,
+            user: who,
         })
     }
 }

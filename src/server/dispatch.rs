@@ -123,7 +123,7 @@ impl Server {
             level: flow.priority_level.clone(),
             flow_schema: flow.flow_schema.clone(),
             flow: flow.flow.clone(),
-            details: Details { user: user.name.clone(), request: p.attrs.clone() },
+            details: Details { user: flow.user.clone(), request: p.attrs.clone() },
             width,
         };
         let (ticket, decision) = self.apf.dispatcher.arrive(arrived, arrive);
@@ -484,14 +484,15 @@ impl Server {
                 ..Default::default()
             };
             let c = if self.config.apf { self.apf.config.classify(&user, &attrs) } else { None };
-            classified
-                .push(c.as_ref().map(|c| (c.flow_schema.to_string(), c.priority_level.to_string(), c.flow.clone())));
+            classified.push(
+                c.as_ref().map(|c| (c.flow_schema.to_string(), c.priority_level.to_string(), c.flow.to_string())),
+            );
             let Some(c) = c else { continue };
             run.push(crate::flowcontrol::scenario::Flow {
                 name: f.name.clone(),
                 level: c.priority_level,
                 flow_schema: c.flow_schema,
-                distinguisher: c.flow,
+                distinguisher: c.flow.to_string(),
                 rate: f.rate,
                 cost_ms: f.cost_ms,
                 seats: f.seats,
