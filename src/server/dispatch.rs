@@ -221,8 +221,8 @@ impl Server {
         r.headers.push(("Audit-Id".into(), audit_id));
         r.headers.push(("Cache-Control".into(), "no-cache, private".into()));
         if let Some(c) = &p.flow {
-            r.headers.push(("X-Kubernetes-Pf-Flowschema-Uid".into(), c.flow_schema_uid.to_string()));
-            r.headers.push(("X-Kubernetes-Pf-Prioritylevel-Uid".into(), c.priority_level_uid.to_string()));
+            r.headers.push(("X-Kubernetes-Pf-Flowschema-Uid".into(), String::from(&*c.flow_schema_uid)));
+            r.headers.push(("X-Kubernetes-Pf-Prioritylevel-Uid".into(), String::from(&*c.priority_level_uid)));
         }
         let content_type = p.req.header("Content-Type").unwrap_or("");
         let seconds = self.apf_now().saturating_sub(p.arrived) as f64 / 1e9;
