@@ -240,6 +240,32 @@ impl QueueSet {
             self.start(now, None, w, started);
             return Arrival::Executing;
         };
+        let seats = w.width.max_seats();
+        // Nothing waits and its seats fit: every queue of the hand is
+        // empty, so the first one visited is taken; only the cards up to
+        // it are dealt. (The same as below; tested against it.)
+        let n = u64::from(q.hand_size.min(q.queues).min(super::shuffle::MAX_HAND as u32));
+        if !self.no_shortcut
+            && n > 0
+            && self.waiting_total == 0
+            && (self.seats_in_use < self.limit || self.limit == 0)
+            && !(self.seats_in_use >= self.limit && q.queue_length_limit == 0)
+            && self.fits(seats)
+        {
+            let offset = (self.enqueues % n) as usize;
+            self.enqueues += 1;
+            let idx = super::shuffle::card(hash, q.queues, q.hand_size, offset) as usize;
+            let r = self.r;
+            let q = &mut self.queues[idx];
+            // (An idle queue starts again at now's virtual time; a busy
+            // one not before it.)
+            if q.idle() || q.next_r < r {
+                q.next_r = r;
+            }
+            self.robin = idx;
+            self.start(now, Some(idx), Waiting { arrival_r: r, ..w }, started);
+            return Arrival::Executing;
+        }
         let mut cards = [0u32; super::shuffle::MAX_HAND];
         let n = super::shuffle::deal_into(hash, q.queues, q.hand_size, &mut cards);
         let hand = &cards[..n];
@@ -261,23 +287,6 @@ impl QueueSet {
         let r = self.r;
         if self.queues[idx].idle() {
             self.queues[idx].next_r = r;
-        }
-        // Nothing waits and its seats fit: queued and dispatched at once,
-        // without the detour through the queue (the same changes: the
-        // queue's next start is not before the request's arrival, and the
-        // queue is the last one served).
-        if !self.no_shortcut
-            && self.waiting_total == 0
-            && (self.seats_in_use < self.limit || self.limit == 0)
-            && self.fits(w.width.max_seats())
-        {
-            let q = &mut self.queues[idx];
-            if q.next_r < r {
-                q.next_r = r;
-            }
-            self.robin = idx;
-            self.start(now, Some(idx), Waiting { arrival_r: r, ..w }, started);
-            return Arrival::Executing;
         }
         self.push_waiting(idx, Waiting { arrival_r: r, ..w });
         self.bound(idx);

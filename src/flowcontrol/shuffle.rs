@@ -63,6 +63,27 @@ pub fn deal_into(mut hash: u64, deck: u32, hand: u32, cards: &mut [u32; MAX_HAND
     hand
 }
 
+/// The `k`th card of the hand `deal_into` deals (`k` below the hand's
+/// size), dealing only the cards before it: what an arrival needs when
+/// every queue of its hand is empty and the first one visited is taken.
+pub fn card(mut hash: u64, deck: u32, hand: u32, k: usize) -> u32 {
+    let hand = hand.min(deck).min(MAX_HAND as u32) as usize;
+    let k = k.min(hand.saturating_sub(1));
+    let mut digits = [0u32; MAX_HAND];
+    for (i, digit) in digits.iter_mut().enumerate().take(k + 1) {
+        let base = u64::from(deck - i as u32);
+        *digit = (hash % base) as u32;
+        hash /= base;
+    }
+    let mut card = digits[k];
+    for j in (1..=k).rev() {
+        if card >= digits[j - 1] {
+            card += 1;
+        }
+    }
+    card
+}
+
 /// Flows' hashes as they were computed (SHA-256 costs more than a request's
 /// dispatch otherwise would): by FlowSchema, then distinguisher; forgotten
 /// all at once past a bound, so a stream of distinct users cannot grow it.
@@ -107,6 +128,25 @@ pub fn flow_hash(flow_schema: &str, distinguisher: &str) -> u64 {
 mod tests {
     use super::*;
     use crate::sort::Order;
+
+    /// `card` is the card `deal_into` deals at that place, for hands of
+    /// every size the decks allow.
+    #[test]
+    fn one_card_is_the_card_the_whole_hand_has_there() {
+        let mut hash: u64 = 0x243F_6A88_85A3_08D3;
+        for deck in [1u32, 2, 3, 7, 64, 128, 1000] {
+            for hand in 1..=20u32 {
+                for _ in 0..50 {
+                    hash = hash.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    let mut cards = [0u32; MAX_HAND];
+                    let n = deal_into(hash, deck, hand, &mut cards);
+                    for (k, c) in cards.iter().enumerate().take(n) {
+                        assert_eq!(card(hash, deck, hand, k), *c, "deck {deck} hand {hand} k {k}");
+                    }
+                }
+            }
+        }
+    }
 
     #[test]
     fn hands_are_distinct_and_in_the_deck() {
