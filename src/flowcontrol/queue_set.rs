@@ -248,8 +248,8 @@ impl QueueSet {
         if !self.no_shortcut
             && n > 0
             && self.waiting_total == 0
-            && (self.seats_in_use < self.limit || self.limit == 0)
-            && !(self.seats_in_use >= self.limit && q.queue_length_limit == 0)
+            // (At a limit of 0, a queue that may hold nothing refuses.)
+            && (self.seats_in_use < self.limit || (self.limit == 0 && q.queue_length_limit != 0))
             && self.fits(seats)
         {
             let offset = (self.enqueues % n) as usize;
