@@ -324,7 +324,8 @@ fn connections_over_the_cap_wait_for_one_to_close() {
 }
 
 /// API Priority and Fairness off: upstream's in-flight limit instead. A
-/// read whose large answer is not being read holds the one read slot, so
+/// read whose large answer is not being read (by a client with a small
+/// receive buffer) holds the one read slot, so
 /// another user's read is refused (429, `Retry-After: 1`, no APF headers)
 /// while the administrator (system:masters) is still answered; once the
 /// answer has been read, reads are let in again.
@@ -343,7 +344,13 @@ fn with_apf_off_a_read_over_the_in_flight_limit_is_refused() {
         let r = request(&addr, "POST", "/api/v1/namespaces/default/configmaps", body.as_bytes());
         assert!(r.starts_with("HTTP/1.1 201"), "{}", &r[..r.len().min(300)]);
     }
-    let mut slow = TcpStream::connect(&addr).unwrap();
+    // A client that does not read, with a small receive buffer: the answer
+    // cannot all sit in the kernel's buffers, so it is still being sent.
+    let slow = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    slow.set_recv_buffer_size(4096).unwrap();
+    let at: std::net::SocketAddr = addr.parse().unwrap();
+    slow.connect(&at.into()).unwrap();
+    let mut slow: TcpStream = slow.into();
     write!(slow, "GET /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")
         .unwrap();
     let deadline = std::time::Instant::now() + Duration::from_secs(20);

@@ -151,26 +151,40 @@ impl Drop for Queued {
     }
 }
 
-/// A response body that holds the request's seats until it is sent.
+/// A response body that holds the request's seats (or in-flight slot)
+/// until it is sent. It is handed to hyper a piece at a time: hyper asks
+/// for the next piece only when its own buffer has room (about a
+/// megabyte), so a large answer to a client that reads slowly keeps its
+/// seats while it is being written, as a handler writing to a Go
+/// `ResponseWriter` does. (Given whole, hyper would take it at once and
+/// the seats would come back before the client had read anything.)
 struct Holding {
-    body: Body,
+    data: Bytes,
     _seats: Seats,
 }
+
+/// The pieces `Holding` hands over (slices of one buffer: nothing copied).
+const PIECE: usize = 64 * 1024;
 
 impl hyper::body::Body for Holding {
     type Data = Bytes;
     type Error = Infallible;
     fn poll_frame(
         self: std::pin::Pin<&mut Self>,
-        cx: &mut std::task::Context<'_>,
+        _: &mut std::task::Context<'_>,
     ) -> std::task::Poll<Option<Result<Frame<Bytes>, Infallible>>> {
-        std::pin::Pin::new(&mut self.get_mut().body).poll_frame(cx)
+        let this = self.get_mut();
+        if this.data.is_empty() {
+            return std::task::Poll::Ready(None);
+        }
+        let piece = this.data.split_to(this.data.len().min(PIECE));
+        std::task::Poll::Ready(Some(Ok(Frame::data(piece))))
     }
     fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
+        self.data.is_empty()
     }
     fn size_hint(&self) -> hyper::body::SizeHint {
-        self.body.size_hint()
+        hyper::body::SizeHint::with_exact(self.data.len() as u64)
     }
 }
 
@@ -408,10 +422,10 @@ async fn wait_for_seat(shared: &Arc<Shared>, p: Pending) -> Result<Pending, Serv
 fn respond(shared: &Arc<Shared>, served: Served, seats: Option<Seats>) -> hyper::Response<Body> {
     match served {
         Served::Response(mut r) => {
-            let body = full(std::mem::take(&mut r.body));
+            let data = std::mem::take(&mut r.body);
             match seats {
-                Some(seats) => to_http(r, Holding { body, _seats: seats }.boxed()),
-                None => to_http(r, body),
+                Some(seats) => to_http(r, Holding { data: Bytes::from(data), _seats: seats }.boxed()),
+                None => to_http(r, full(data)),
             }
         }
         Served::Watch(head, stream) => {
