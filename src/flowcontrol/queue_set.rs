@@ -244,7 +244,7 @@ impl QueueSet {
         // Nothing waits and its seats fit: every queue of the hand is
         // empty, so the first one visited is taken; only the cards up to
         // it are dealt. (The same as below; tested against it.)
-        let n = u64::from(q.hand_size.min(q.queues).min(super::shuffle::MAX_HAND as u32));
+        let n = super::shuffle::hand_len(q.queues, q.hand_size) as u64;
         if !self.no_shortcut
             && n > 0
             && self.waiting_total == 0

@@ -42,9 +42,14 @@ pub fn deal(hash: u64, deck: u32, hand: u32) -> Vec<u32> {
 /// than 15; a hand is cut to this).
 pub const MAX_HAND: usize = 16;
 
+/// How many cards a hand of `hand` from a deck of `deck` holds.
+pub fn hand_len(deck: u32, hand: u32) -> usize {
+    hand.min(deck).min(MAX_HAND as u32) as usize
+}
+
 /// `deal` without allocating: the hand goes into `cards`; returns its size.
 pub fn deal_into(mut hash: u64, deck: u32, hand: u32, cards: &mut [u32; MAX_HAND]) -> usize {
-    let hand = hand.min(deck).min(MAX_HAND as u32) as usize;
+    let hand = hand_len(deck, hand);
     let mut digits = [0u32; MAX_HAND];
     for (i, digit) in digits.iter_mut().enumerate().take(hand) {
         let base = u64::from(deck - i as u32);
@@ -67,8 +72,7 @@ pub fn deal_into(mut hash: u64, deck: u32, hand: u32, cards: &mut [u32; MAX_HAND
 /// size), dealing only the cards before it: what an arrival needs when
 /// every queue of its hand is empty and the first one visited is taken.
 pub fn card(mut hash: u64, deck: u32, hand: u32, k: usize) -> u32 {
-    let hand = hand.min(deck).min(MAX_HAND as u32) as usize;
-    let k = k.min(hand.saturating_sub(1));
+    let k = k.min(hand_len(deck, hand).saturating_sub(1));
     let mut digits = [0u32; MAX_HAND];
     for (i, digit) in digits.iter_mut().enumerate().take(k + 1) {
         let base = u64::from(deck - i as u32);

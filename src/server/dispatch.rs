@@ -135,11 +135,7 @@ impl Server {
                 Gated::Run(p)
             }
             Decision::Wait => Gated::Wait(p),
-            Decision::Reject { retry_after, .. } => {
-                self.metrics.dropped(mutating(&p.attrs));
-                let served = Served::Response(too_many_requests(retry_after));
-                Gated::Done(self.conclude(&p, served))
-            }
+            Decision::Reject { retry_after, .. } => Gated::Done(self.refuse(&p, retry_after)),
         }
     }
 
@@ -169,9 +165,14 @@ impl Server {
         if user.groups.iter().any(|g| g == "system:masters") {
             return Gated::Run(p);
         }
-        self.metrics.dropped(mutating);
-        let served = Served::Response(too_many_requests(1));
-        Gated::Done(self.conclude(&p, served))
+        Gated::Done(self.refuse(&p, 1))
+    }
+
+    /// "Too many requests": counted as dropped, then answered as every
+    /// request is (`conclude`).
+    fn refuse(&mut self, p: &Pending, retry_after: u32) -> Served {
+        self.metrics.dropped(mutating(&p.attrs));
+        self.conclude(p, Served::Response(too_many_requests(retry_after)))
     }
 
     /// Serves a request the gate let through: authorization, then the
@@ -205,8 +206,7 @@ impl Server {
         if let Some(t) = p.ticket {
             self.apf.dispatcher.forget(t);
         }
-        self.metrics.dropped(mutating(&p.attrs));
-        self.conclude(&p, Served::Response(too_many_requests(retry_after)))
+        self.refuse(&p, retry_after)
     }
 
     /// The after-request upkeep, the headers every answer carries, and the
@@ -330,9 +330,7 @@ impl Server {
                 if let Some(t) = p.ticket {
                     self.apf_cancel(t);
                 }
-                self.metrics.dropped(mutating(&p.attrs));
-                let served = Served::Response(too_many_requests(1));
-                self.conclude(&p, served)
+                self.refuse(&p, 1)
             }
         }
     }
