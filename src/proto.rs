@@ -88,12 +88,16 @@ struct MessageType {
     /// Field index by JSON name (empty when the message embeds a struct,
     /// whose fields are then looked up field by field). Looked up once
     /// per key of every object encoded: foldhash, not SipHash.
-    by_json: HashMap<String, usize, foldhash::fast::FixedState>,
+    by_json: HashMap<Box<[u8]>, usize, foldhash::fast::FixedState>,
     /// It embeds a struct (`by_json` is empty then).
     embeds: bool,
     /// Each field's name as `field_at` compares it first, in the fields'
     /// order.
     names: Vec<NameKey>,
+    /// After field `i - 1` (after none for `i == 0`), the field whose key
+    /// came next in the last object encoded: objects of a kind are
+    /// written with their keys in one order, not always the fields'.
+    follows: Vec<std::sync::atomic::AtomicU16>,
     /// How many bytes the length of the last one encoded took (a guess
     /// for the next: `nested_message`).
     length_bytes: std::sync::atomic::AtomicU8,
@@ -174,10 +178,20 @@ fn layouts() -> &'static Layouts {
                 let by_json = if embeds {
                     HashMap::default()
                 } else {
-                    fields.iter().enumerate().map(|(i, f)| (f.json.clone(), i)).collect()
+                    fields.iter().enumerate().map(|(i, f)| (f.json.as_bytes().into(), i)).collect()
                 };
-                let names = fields.iter().map(|f| NameKey::of(&f.json)).collect();
-                MessageType { name: name.clone(), fields, special, by_json, embeds, names, length_bytes: 1.into() }
+                let names = fields.iter().map(|f| NameKey::of(f.json.as_bytes())).collect();
+                let follows = (0..=fields.len()).map(|i| (i as u16).into()).collect();
+                MessageType {
+                    name: name.clone(),
+                    fields,
+                    special,
+                    by_json,
+                    embeds,
+                    names,
+                    follows,
+                    length_bytes: 1.into(),
+                }
             })
             .collect();
         Layouts { messages, by_name }
@@ -186,6 +200,29 @@ fn layouts() -> &'static Layouts {
 
 /// The protobuf message of an `apiVersion`/`kind`, if the kind has one.
 fn message_for(api_version: &str, kind: &str) -> Option<usize> {
+    // The last few answers, per thread: a list's items and a watch's
+    // events ask for the same kind again and again, and naming its
+    // message costs two strings built and hashed.
+    type Memo = Vec<(Box<str>, Box<str>, Option<usize>)>;
+    thread_local! {
+        static LAST: std::cell::RefCell<Memo> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let known =
+        LAST.with_borrow(|memo| memo.iter().find(|(a, k, _)| **k == *kind && **a == *api_version).map(|(.., m)| *m));
+    if let Some(msg) = known {
+        return msg;
+    }
+    let msg = look_up_message(api_version, kind);
+    LAST.with_borrow_mut(|memo| {
+        if memo.len() == 8 {
+            memo.remove(0);
+        }
+        memo.push((api_version.into(), kind.into(), msg));
+    });
+    msg
+}
+
+fn look_up_message(api_version: &str, kind: &str) -> Option<usize> {
     let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
     let package = match (group, kind) {
         ("", "Status" | "WatchEvent" | "DeleteOptions") | ("meta.k8s.io", _) => {
@@ -209,13 +246,28 @@ const VARINT: u32 = 0;
 const FIXED64: u32 = 1;
 const LEN: u32 = 2;
 
+#[inline]
 fn key(out: &mut Vec<u8>, number: u32, wire: u32) {
-    encode_varint(u64::from(number << 3 | wire), out);
+    let tag = number << 3 | wire;
+    match u8::try_from(tag) {
+        Ok(one) if one < 0x80 => out.push(one),
+        _ => encode_varint(u64::from(tag), out),
+    }
 }
 
+#[inline]
 fn len_delimited(out: &mut Vec<u8>, number: u32, bytes: &[u8]) {
-    key(out, number, LEN);
-    encode_varint(bytes.len() as u64, out);
+    // (Most tags and lengths take a byte each: both written at once.)
+    match (u8::try_from(number << 3 | LEN), u8::try_from(bytes.len())) {
+        (Ok(tag), Ok(len)) if tag < 0x80 && len < 0x80 => {
+            out.reserve(bytes.len() + 2);
+            out.extend_from_slice(&[tag, len]);
+        }
+        _ => {
+            key(out, number, LEN);
+            encode_varint(bytes.len() as u64, out);
+        }
+    }
     out.extend_from_slice(bytes);
 }
 
@@ -261,6 +313,10 @@ fn open_nested(out: &mut Vec<u8>, number: u32, reserve: usize) -> usize {
 fn close_nested(out: &mut Vec<u8>, at: usize, reserve: usize) -> usize {
     let start = at + reserve;
     let len = out.len() - start;
+    if let (1, Ok(short @ 0..0x80)) = (reserve, u8::try_from(len)) {
+        out[at] = short;
+        return 1;
+    }
     let need = varint_len(len);
     if need != reserve {
         let end = out.len();
@@ -338,7 +394,7 @@ fn encode_message(msg: usize, v: &Value, out: &mut Vec<u8>) -> Result<(), String
         if val.is_null() {
             continue;
         }
-        let Some(i) = field_at(m, next, k) else { continue };
+        let Some(i) = field_at(m, next, k.as_bytes()) else { continue };
         in_order &= count == 0 || last_number < m.fields[i].number;
         last_number = m.fields[i].number;
         if count < inline.len() {
@@ -362,34 +418,61 @@ fn encode_message(msg: usize, v: &Value, out: &mut Vec<u8>) -> Result<(), String
     Ok(())
 }
 
-/// The index of the field whose JSON name is `k`: first compared with the
-/// few fields from `next` on (where the next key usually is), then looked
-/// up.
-fn field_at(m: &MessageType, next: usize, k: &str) -> Option<usize> {
+/// The index of the field whose JSON name is `k`, the key after field
+/// `next - 1` (or the first key, `next == 0`): first compared with the
+/// field that followed that one last time, then with the few fields from
+/// `next` on, then looked up.
+fn field_at(m: &MessageType, next: usize, k: &[u8]) -> Option<usize> {
+    use std::sync::atomic::Ordering::Relaxed;
     let key = NameKey::of(k);
-    let ahead = m.names.get(next..(next + 3).min(m.names.len())).unwrap_or_default();
-    ahead
-        .iter()
-        .position(|n| *n == key)
-        .map(|p| next + p)
-        .filter(|i| k.len() <= 8 || m.fields[*i].json == k)
-        .or_else(|| m.by_json.get(k).copied())
+    let is =
+        |i: usize| m.names.get(i).is_some_and(|n| *n == key) && (k.len() <= 16 || m.fields[i].json.as_bytes() == k);
+    let learned = m.follows.get(next).map(|f| usize::from(f.load(Relaxed)));
+    if let Some(i) = learned.filter(|i| is(*i)) {
+        return Some(i);
+    }
+    let found = (next..(next + 3).min(m.names.len())).find(|i| is(*i)).or_else(|| m.by_json.get(k).copied());
+    if let (Some(i), Some(f)) = (found, m.follows.get(next)) {
+        f.store(i as u16, Relaxed);
+    }
+    found
 }
 
-/// A name's length and first eight bytes in one word: most names are told
-/// apart by it (and names of up to eight bytes found equal) without a
-/// call to `memcmp`.
+/// When the key whose opening quote is at `text[at]` is the one that
+/// followed field `next - 1` last time (see `field_at`): that field, and
+/// where the key ends. Compared in place as a `NameKey`, without looking
+/// for the key's end first.
+#[inline(always)]
+fn predicted(m: &MessageType, next: usize, text: &[u8], at: usize) -> Option<(usize, usize)> {
+    let i = usize::from(m.follows.get(next)?.load(std::sync::atomic::Ordering::Relaxed));
+    let name = m.names.get(i)?;
+    let (start, len) = (at + 1, name.2);
+    let word = |p: usize| text.get(p..)?.first_chunk::<8>().map(|w| u64::from_le_bytes(*w));
+    let (head, tail) = match len {
+        0..8 => (word(start)? & ((1u64 << (8 * len)) - 1), 0),
+        _ => (word(start)?, word(start + len - 8)?),
+    };
+    let same = text.get(at) == Some(&b'"')
+        && head == name.0
+        && tail == name.1
+        && text.get(start + len) == Some(&b'"')
+        && (len <= 16 || text.get(start..start + len) == Some(m.fields[i].json.as_bytes()));
+    same.then_some((i, start + len + 1))
+}
+
+/// A name's length and its first and last eight bytes: most names are
+/// told apart by them (and names of up to sixteen bytes found equal)
+/// without a call to `memcmp`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct NameKey(u64, usize);
+struct NameKey(u64, u64, usize);
 
 impl NameKey {
-    fn of(name: &str) -> NameKey {
-        let b = name.as_bytes();
-        let head = match b.first_chunk::<8>() {
-            Some(first) => u64::from_le_bytes(*first),
-            None => b.iter().rev().fold(0u64, |acc, &x| acc << 8 | u64::from(x)),
-        };
-        NameKey(head, b.len())
+    fn of(b: &[u8]) -> NameKey {
+        let word = |w: &[u8]| w.iter().rev().fold(0u64, |acc, &x| acc << 8 | u64::from(x));
+        match (b.first_chunk::<8>(), b.last_chunk::<8>()) {
+            (Some(first), Some(last)) => NameKey(u64::from_le_bytes(*first), u64::from_le_bytes(*last), b.len()),
+            _ => NameKey(word(b), 0, b.len()),
+        }
     }
 }
 

@@ -24,6 +24,13 @@
 //! scan for its closing brace, where serde_json's reader parses every key
 //! of it; with serde_json's reader this was no faster than parsing into a
 //! `Value` and encoding that (`BENCHMARKS.md`).
+//!
+//! What makes it fast: a key is first compared in place with the one that
+//! followed the previous field last time (objects of a kind are written
+//! with their keys in one order), so most keys are neither scanned for
+//! their end nor looked up; an object holding only objects (FieldsV1) is
+//! skipped key by key; the bytes are not checked as UTF-8 as a whole
+//! (serde_json wrote them), only the few strings read as text.
 
 use std::borrow::Cow;
 
@@ -31,7 +38,7 @@ use serde_json::Value;
 
 use super::{
     close_nested, encode_message, field_at, key, layouts, learn_length, len_delimited, length_guess, message_for,
-    open_nested, parse_timestamp, varint_field, Kind, MapValue, Reader, Special, FIXED64,
+    open_nested, parse_timestamp, predicted, varint_field, Kind, MapValue, Reader, Special, FIXED64,
 };
 use crate::sort::Order;
 
@@ -64,38 +71,49 @@ pub(super) fn encode_nested_json(out: &mut Vec<u8>, number: u32, msg: usize, jso
 /// An object's `apiVersion` and `kind`, read from its JSON without the rest
 /// (they lead, in the order the server writes objects).
 pub(super) fn type_of(json: &[u8]) -> Result<(Cow<'_, str>, Cow<'_, str>)> {
-    let text = std::str::from_utf8(json).map_err(|_| Refused)?;
-    let mut j = Json { text, at: 0, marks: Vec::new(), spare: Vec::new() };
+    let mut j = Json { text: json, at: 0, marks: Vec::new(), spare: Vec::new() };
     let (mut api_version, mut kind) = (None, None);
     let mut more = j.open(b'{', b'}')?;
     while more && (api_version.is_none() || kind.is_none()) {
         let k = j.string()?;
         j.eat(b':')?;
         match k.as_ref() {
-            "apiVersion" if j.peek() == Some(b'"') => api_version = Some(j.string()?),
-            "kind" if j.peek() == Some(b'"') => kind = Some(j.string()?),
+            b"apiVersion" if j.peek() == Some(b'"') => api_version = Some(j.string()?),
+            b"kind" if j.peek() == Some(b'"') => kind = Some(j.string()?),
             _ => {
                 j.skip()?;
             }
         }
         more = j.more(b'}')?;
     }
-    Ok((api_version.ok_or(Refused)?, kind.ok_or(Refused)?))
+    Ok((into_text(api_version.ok_or(Refused)?)?, into_text(kind.ok_or(Refused)?)?))
+}
+
+/// Bytes read as text (strings and scalars of the stored JSON, which
+/// serde_json wrote: always UTF-8).
+fn utf8(b: &[u8]) -> Result<&str> {
+    std::str::from_utf8(b).map_err(|_| Refused)
+}
+
+fn into_text(b: Cow<'_, [u8]>) -> Result<Cow<'_, str>> {
+    match b {
+        Cow::Borrowed(b) => utf8(b).map(Cow::Borrowed),
+        Cow::Owned(v) => String::from_utf8(v).map(Cow::Owned).map_err(|_| Refused),
+    }
 }
 
 /// The fields of the message `msg` read from `json`, written where `out`
 /// ends.
 fn write_fields(msg: usize, json: &[u8], out: &mut Vec<u8>) -> Result<()> {
-    let text = std::str::from_utf8(json).map_err(|_| Refused)?;
     // The marks and the spare buffer are kept for the next object.
     thread_local! {
         static SCRATCH: std::cell::Cell<Scratch> = const { std::cell::Cell::new((Vec::new(), Vec::new())) };
     }
     let (mut marks, spare) = SCRATCH.take();
     marks.clear();
-    let mut j = Json { text, at: 0, marks, spare };
+    let mut j = Json { text: json, at: 0, marks, spare };
     let done = fields(&mut j, msg, out);
-    let whole = j.at == text.len();
+    let whole = j.at == json.len();
     SCRATCH.set((j.marks, j.spare));
     done?;
     if !whole {
@@ -112,7 +130,7 @@ type Scratch = (Vec<Mark>, Vec<u8>);
 
 /// Compact JSON, read left to right.
 struct Json<'a> {
-    text: &'a str,
+    text: &'a [u8],
     at: usize,
     /// What each object being written has written so far (a field's
     /// number or a map's, start, end), objects within objects above their
@@ -124,7 +142,7 @@ struct Json<'a> {
 
 impl<'a> Json<'a> {
     fn peek(&self) -> Option<u8> {
-        self.text.as_bytes().get(self.at).copied()
+        self.text.get(self.at).copied()
     }
 
     fn eat(&mut self, c: u8) -> Result<()> {
@@ -162,43 +180,32 @@ impl<'a> Json<'a> {
 
     /// Where the string starting here ends (past its closing quote), and
     /// whether it has escapes.
+    #[inline(always)]
     fn string_end(&self) -> Result<(usize, bool)> {
-        let bytes = self.text.as_bytes();
+        let bytes = self.text;
         if bytes.get(self.at) != Some(&b'"') {
             return Err(Refused);
         }
-        let mut i = self.at + 1;
-        let mut escaped = false;
-        loop {
-            i = quote_or_escape(bytes, i);
-            let Some(&c) = bytes.get(i) else { break };
-            match c {
-                b'"' => return Ok((i + 1, escaped)),
-                b'\\' => {
-                    escaped = true;
-                    i += 2;
-                }
-                _ => i += 1,
-            }
-        }
-        Err(Refused)
+        past_string(bytes, self.at + 1)
     }
 
     /// A string, borrowed unless it has escapes.
-    fn string(&mut self) -> Result<Cow<'a, str>> {
+    #[inline(always)]
+    fn string(&mut self) -> Result<Cow<'a, [u8]>> {
+        let start = self.at;
         let (end, escaped) = self.string_end()?;
-        let quoted = self.text.get(self.at..end).ok_or(Refused)?;
         self.at = end;
         if escaped {
-            serde_json::from_str::<String>(quoted).map(Cow::Owned).map_err(|_| Refused)
+            let quoted = self.text.get(start..end).ok_or(Refused)?;
+            serde_json::from_slice::<String>(quoted).map(|s| Cow::Owned(s.into_bytes())).map_err(|_| Refused)
         } else {
-            quoted.get(1..quoted.len() - 1).map(Cow::Borrowed).ok_or(Refused)
+            self.text.get(start + 1..end - 1).map(Cow::Borrowed).ok_or(Refused)
         }
     }
 
     /// A scalar's text (a number, true, false, null).
-    fn scalar(&mut self) -> &'a str {
-        let bytes = self.text.as_bytes();
+    fn scalar(&mut self) -> &'a [u8] {
+        let bytes = self.text;
         let start = self.at;
         while self.at < bytes.len() && !matches!(bytes[self.at], b',' | b'}' | b']') {
             self.at += 1;
@@ -207,35 +214,34 @@ impl<'a> Json<'a> {
     }
 
     /// Skips a value; returns its text.
-    fn skip(&mut self) -> Result<&'a str> {
-        let bytes = self.text.as_bytes();
+    fn skip(&mut self) -> Result<&'a [u8]> {
+        let bytes = self.text;
         let start = self.at;
         match self.peek() {
             Some(b'"') => self.at = self.string_end()?.0,
+            Some(b'{') if let Some(end) = objects_end(bytes, start) => self.at = end,
             Some(b'{' | b'[') => {
                 let mut depth = 0usize;
+                let mut i = self.at;
                 loop {
-                    match bytes.get(self.at) {
-                        None => return Err(Refused),
-                        Some(b'"') => {
-                            self.at = self.string_end()?.0;
-                            continue;
-                        }
-                        Some(b'{' | b'[') => depth += 1,
-                        // (Not as serde_json writes it: copied, it would
-                        // differ from the value written again.)
-                        Some(b' ' | b'\n' | b'\r' | b'\t') => return Err(Refused),
-                        Some(b'}' | b']') => {
+                    let c = *bytes.get(i).ok_or(Refused)?;
+                    i += 1;
+                    match c {
+                        b'"' => i = past_string(bytes, i)?.0,
+                        b'{' | b'[' => depth += 1,
+                        b'}' | b']' => {
                             depth -= 1;
                             if depth == 0 {
-                                self.at += 1;
                                 break;
                             }
                         }
-                        Some(_) => {}
+                        // (Not as serde_json writes it: copied, it would
+                        // differ from the value written again.)
+                        b' ' | b'\n' | b'\r' | b'\t' => return Err(Refused),
+                        _ => {}
                     }
-                    self.at += 1;
                 }
+                self.at = i;
             }
             Some(_) => {
                 self.scalar();
@@ -247,11 +253,77 @@ impl<'a> Json<'a> {
 
     /// `null` here: read past it.
     fn null(&mut self) -> bool {
-        let is = self.text.as_bytes().get(self.at..self.at + 4) == Some(b"null");
+        let is = self.text.get(self.at..self.at + 4) == Some(b"null");
         if is {
             self.at += 4;
         }
         is
+    }
+}
+
+/// Where the object at `bytes[at]` ends when it holds only objects, each
+/// key's value an object down to empty ones (FieldsV1, half of most
+/// objects' bytes): read key by key, not byte by byte. `None` when it holds
+/// anything else (then it is skipped byte by byte).
+fn objects_end(bytes: &[u8], mut i: usize) -> Option<usize> {
+    let at = |i: usize| bytes.get(i).copied();
+    // At an object's `{`.
+    let mut depth = 1usize;
+    i += 1;
+    if at(i) == Some(b'}') {
+        return Some(i + 1);
+    }
+    loop {
+        // A key and its colon.
+        if at(i) != Some(b'"') {
+            return None;
+        }
+        i = past_string(bytes, i + 1).ok()?.0;
+        if at(i) != Some(b':') || at(i + 1) != Some(b'{') {
+            return None;
+        }
+        i += 2;
+        if at(i) != Some(b'}') {
+            // An object with keys: its first key next.
+            depth += 1;
+            continue;
+        }
+        i += 1;
+        // Past an empty object: the objects it ends end too.
+        loop {
+            match at(i) {
+                Some(b',') => {
+                    i += 1;
+                    break;
+                }
+                Some(b'}') => {
+                    i += 1;
+                    depth -= 1;
+                    if depth == 0 {
+                        return Some(i);
+                    }
+                }
+                _ => return None,
+            }
+        }
+    }
+}
+
+/// Where the string whose text starts at `i` (past its opening quote)
+/// ends (past its closing quote), and whether it has escapes.
+#[inline(always)]
+fn past_string(bytes: &[u8], mut i: usize) -> Result<(usize, bool)> {
+    let mut escaped = false;
+    loop {
+        i = quote_or_escape(bytes, i);
+        match bytes.get(i) {
+            Some(b'"') => return Ok((i + 1, escaped)),
+            Some(_) => {
+                escaped = true;
+                i += 2;
+            }
+            None => return Err(Refused),
+        }
     }
 }
 
@@ -292,12 +364,23 @@ enum Number {
 }
 
 impl Number {
-    fn read(text: &str) -> Result<Number> {
-        let first = text.bytes().next().ok_or(Refused)?;
+    fn read(text: &[u8]) -> Result<Number> {
+        // Most are small integers: read digit by digit.
+        let (negative, digits) = match text.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            _ => (false, text),
+        };
+        if (1..=18).contains(&digits.len()) && digits.iter().all(u8::is_ascii_digit) && !(negative && digits == b"0") {
+            let n = digits.iter().fold(0i64, |n, d| n * 10 + i64::from(d - b'0'));
+            return Ok(Number::Int(if negative { -n } else { n }));
+        }
+        let first = *text.first().ok_or(Refused)?;
         if !(first == b'-' || first.is_ascii_digit()) {
             return Err(Refused);
         }
-        if text.bytes().all(|b| b.is_ascii_digit() || b == b'-') {
+        let digits = text.iter().all(|b| b.is_ascii_digit() || *b == b'-');
+        let text = utf8(text)?;
+        if digits {
             // ("-0" is a float to serde_json; serde_json never writes it.)
             if text == "-0" {
                 return Err(Refused);
@@ -337,7 +420,7 @@ fn fields(j: &mut Json, msg: usize, out: &mut Vec<u8>) -> Result<()> {
     let m = &layouts().messages[msg];
     if m.embeds {
         // (Probes embed their handler: small, read as a value.)
-        let v: Value = serde_json::from_str(j.skip()?).map_err(|_| Refused)?;
+        let v: Value = serde_json::from_slice(j.skip()?).map_err(|_| Refused)?;
         return encode_message(msg, &v, out).map_err(|_| Refused);
     }
     let marks = j.marks.len();
@@ -345,9 +428,15 @@ fn fields(j: &mut Json, msg: usize, out: &mut Vec<u8>) -> Result<()> {
     let mut next = 0;
     let mut more = j.open(b'{', b'}')?;
     while more {
-        let k = j.string()?;
+        let found = match predicted(m, next, j.text, j.at) {
+            Some((i, end)) => {
+                j.at = end;
+                Some(i)
+            }
+            None => field_at(m, next, &j.string()?),
+        };
         j.eat(b':')?;
-        match field_at(m, next, &k) {
+        match found {
             None => {
                 j.skip()?;
             }
@@ -413,7 +502,7 @@ fn entry_key(entry: &[u8]) -> &[u8] {
 /// A map field's entries: messages {1: key, 2: value}, in key order.
 fn entries(j: &mut Json, number: u32, value: MapValue, out: &mut Vec<u8>) -> Result<()> {
     let marks = j.marks.len();
-    let mut last: Option<Cow<str>> = None;
+    let mut last: Option<Cow<[u8]>> = None;
     let mut in_order = true;
     let mut more = j.open(b'{', b'}')?;
     while more {
@@ -421,10 +510,10 @@ fn entries(j: &mut Json, number: u32, value: MapValue, out: &mut Vec<u8>) -> Res
         j.eat(b':')?;
         let start = out.len();
         let at = open_nested(out, number, 1);
-        len_delimited(out, 1, k.as_bytes());
+        len_delimited(out, 1, &k);
         match value {
-            MapValue::String => len_delimited(out, 2, j.string()?.as_bytes()),
-            MapValue::Bytes => len_delimited(out, 2, &super::base64_text(&j.string()?).map_err(|_| Refused)?),
+            MapValue::String => len_delimited(out, 2, &j.string()?),
+            MapValue::Bytes => len_delimited(out, 2, &super::base64_text(utf8(&j.string()?)?).map_err(|_| Refused)?),
             MapValue::Message(inner) => single(j, 2, Kind::Message(inner), out)?,
         }
         close_nested(out, at, 1);
@@ -444,12 +533,12 @@ fn entries(j: &mut Json, number: u32, value: MapValue, out: &mut Vec<u8>) -> Res
 /// left out before): a scalar, or a message nested with its length.
 fn single(j: &mut Json, number: u32, kind: Kind, out: &mut Vec<u8>) -> Result<()> {
     match kind {
-        Kind::String => len_delimited(out, number, j.string()?.as_bytes()),
-        Kind::Bytes => len_delimited(out, number, &super::base64_text(&j.string()?).map_err(|_| Refused)?),
+        Kind::String => len_delimited(out, number, &j.string()?),
+        Kind::Bytes => len_delimited(out, number, &super::base64_text(utf8(&j.string()?)?).map_err(|_| Refused)?),
         Kind::Bool => {
             let b = match j.scalar() {
-                "true" => true,
-                "false" => false,
+                b"true" => true,
+                b"false" => false,
                 _ => return Err(Refused),
             };
             varint_field(out, number, u64::from(b));
@@ -482,14 +571,14 @@ fn single(j: &mut Json, number: u32, kind: Kind, out: &mut Vec<u8>) -> Result<()
 fn message_value(j: &mut Json, inner: usize, special: Special, out: &mut Vec<u8>) -> Result<()> {
     match special {
         Special::None => fields(j, inner, out)?,
-        Special::RawJson => len_delimited(out, 1, j.skip()?.as_bytes()),
+        Special::RawJson => len_delimited(out, 1, j.skip()?),
         Special::Time | Special::MicroTime => {
-            let (secs, nanos) = parse_timestamp(&j.string()?).ok_or(Refused)?;
+            let (secs, nanos) = parse_timestamp(utf8(&j.string()?)?).ok_or(Refused)?;
             varint_field(out, 1, secs as u64);
             varint_field(out, 2, nanos as u64);
         }
         Special::Duration => {
-            let ms = crate::clock::parse_duration_millis(&j.string()?).ok_or(Refused)?;
+            let ms = crate::clock::parse_duration_millis(utf8(&j.string()?)?).ok_or(Refused)?;
             varint_field(out, 1, ms.saturating_mul(1_000_000) as u64);
         }
         Special::IntOrString | Special::Quantity if j.peek() == Some(b'"') => {
@@ -497,9 +586,9 @@ fn message_value(j: &mut Json, inner: usize, special: Special, out: &mut Vec<u8>
             if special == Special::IntOrString {
                 varint_field(out, 1, 1);
                 varint_field(out, 2, 0);
-                len_delimited(out, 3, s.as_bytes());
+                len_delimited(out, 3, &s);
             } else {
-                len_delimited(out, 1, s.as_bytes());
+                len_delimited(out, 1, &s);
             }
         }
         Special::IntOrString => {
@@ -596,6 +685,42 @@ mod tests {
         same("v1", "Event", &event, true);
         let list = json!({"metadata": {"resourceVersion": "5"}, "items": [pod, pod]});
         same("v1", "PodList", &list, true);
+    }
+
+    #[test]
+    fn keys_like_the_expected_one_are_not_taken_for_it() {
+        // After these the same keys are expected again, in this order.
+        let usual = json!({"metadata": {"name": "p", "namespace": "d", "resourceVersion": "1",
+            "creationTimestamp": "2024-01-02T03:04:05Z"}});
+        same("v1", "Pod", &usual, true);
+        same("v1", "Pod", &usual, true);
+        // A longer key starting with the expected one; one of the same
+        // length, first and last eight bytes (the ninth differs).
+        // (Read from its bytes before the `Value` encoder learns its
+        // order.)
+        let unusual = json!({"metadata": {"name": "p", "namespaces": "d", "resourceVersion": "1",
+            "creationXimestamp": "not a time"}});
+        let got = encode_raw_json("v1", "Pod", &serde_json::to_vec(&unusual).unwrap());
+        assert_eq!(got.ok(), encode_raw("v1", "Pod", &unusual).ok());
+    }
+
+    #[test]
+    fn an_object_of_objects_ends_where_json_says() {
+        let ends = [
+            &br#"{}"#[..],
+            br#"{"f:a":{}}"#,
+            br#"{"f:a":{"f:b":{},".":{}},"f:c":{}},"more":1"#,
+            br#"{"k:{\"name\":\"}{\"}":{".":{},"f:x":{"f:y":{"f:z":{}}}}}]"#,
+        ];
+        for text in ends {
+            let mut values = serde_json::Deserializer::from_slice(text).into_iter::<Value>();
+            assert!(values.next().is_some_and(|v| v.is_ok()));
+            assert_eq!(objects_end(text, 0), Some(values.byte_offset()), "{}", String::from_utf8_lossy(text));
+        }
+        // Anything else is left to the byte-by-byte skip.
+        for other in [&br#"{"a":1}"#[..], br#"{"a":{} }"#, br#"{"a":[]}"#, br#"{"a":{"b":{}}"#, br#"{"a" :{}}"#] {
+            assert_eq!(objects_end(other, 0), None, "{}", String::from_utf8_lossy(other));
+        }
     }
 
     #[test]
