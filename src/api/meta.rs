@@ -126,16 +126,10 @@ fn reorder(map: &mut Map<String, Value>, first: &[&str], last: &[&str]) {
     if ranks.all(|r| std::mem::replace(&mut prev, r) <= r) {
         return;
     }
-    // Rebuild rather than remove: with `preserve_order`, `Map::remove` is a
-    // swap-remove and would scramble the order of the remaining keys.
-    let mut entries: Vec<(usize, String, Value)> =
-        std::mem::take(map).into_iter().map(|(k, v)| (rank(first, last, &k), k, v)).collect();
-    // Stable: keys of equal rank keep the order they came in.
-    entries.order_by_key(|(r, _, _)| *r);
-    // (Sized once: no growing and rehashing on the way.)
-    let mut sorted = Map::with_capacity(entries.len());
-    sorted.extend(entries.into_iter().map(|(_, k, v)| (k, v)));
-    *map = sorted;
+    // In place, each key ranked once; stable: keys of equal rank keep the
+    // order they came in. (The vendored serde_json's: no key is hashed
+    // again.)
+    map.sort_by_cached_key(|k, _| rank(first, last, k));
 }
 
 /// Puts an object's keys in the order kube-apiserver serializes them:

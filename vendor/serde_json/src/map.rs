@@ -391,6 +391,22 @@ impl Map<String, Value> {
         #[cfg(feature = "preserve_order")]
         self.map.sort_unstable_keys();
     }
+
+    /// (kubesim, vendor/README.md.) Sorts the entries in place by a key
+    /// computed once per entry; entries with equal keys keep their order.
+    /// The index is rebuilt from the hashes it holds: no key is hashed
+    /// again. Without `preserve_order` the map stays in key order.
+    #[inline]
+    pub fn sort_by_cached_key<T, F>(&mut self, sort_key: F)
+    where
+        T: Ord,
+        F: FnMut(&String, &Value) -> T,
+    {
+        #[cfg(feature = "preserve_order")]
+        self.map.sort_by_cached_key(sort_key);
+        #[cfg(not(feature = "preserve_order"))]
+        let _ = sort_key;
+    }
 }
 
 #[allow(clippy::derivable_impls)] // clippy bug: https://github.com/rust-lang/rust-clippy/issues/7655
