@@ -123,6 +123,10 @@ pub struct Arrive {
     pub flow_schema: Name,
     /// The flow distinguisher (user name, namespace, or empty).
     pub flow: Name,
+    /// The flow's hash (`shuffle::flow_hash`), when the caller has it
+    /// already (a classification computes it once); else it is computed
+    /// here, and remembered.
+    pub flow_hash: Option<u64>,
     pub details: Details,
     pub width: Width,
 }
@@ -327,7 +331,9 @@ impl Dispatcher {
         // The flow matters (and is shown) only where there are queues to
         // shard.
         let (hash, flow) = match level.set.queuing {
-            Some(q) if q.queues > 1 => (self.hashes.get(&a.flow_schema, &a.flow), a.flow),
+            Some(q) if q.queues > 1 => {
+                (a.flow_hash.unwrap_or_else(|| self.hashes.get(&a.flow_schema, &a.flow)), a.flow)
+            }
             _ => (0, Name::default()),
         };
         let watch = a.details.request.verb == "watch";
@@ -343,7 +349,7 @@ impl Dispatcher {
         let mut started = std::mem::take(&mut self.scratch);
         let arrival = level.set.arrive(now, hash, w, &mut started);
         level.demand.set(now, f64::from(level.set.demand()));
-        let ticket = Ticket {
+        let mut ticket = Ticket {
             level: a.level.clone(),
             flow_schema: a.flow_schema.clone(),
             arrived: now,
@@ -352,7 +358,21 @@ impl Dispatcher {
             queue: 0,
             state: TicketState::Waiting,
         };
-        let mut ticket = ticket;
+        if started.len() == 1 && started[0] == id {
+            // It alone started, at once: reported here, where its level is
+            // at hand (what `started` would do, without looking it up).
+            started.clear();
+            ticket.state = TicketState::Executing;
+            level.dispatched += 1;
+            self.events.push(Event::Dispatched {
+                id,
+                level: a.level.clone(),
+                flow_schema: a.flow_schema.clone(),
+                waited: 0,
+                seats: width.max_seats(),
+                queued: level.set.queuing.is_some(),
+            });
+        }
         let decision = match arrival {
             Arrival::Rejected(reason) => {
                 level.rejected += 1;
@@ -411,10 +431,11 @@ impl Dispatcher {
     pub fn finish(&mut self, now: u64, id: u64, hold: bool) {
         let Some(t) = self.tickets.remove(&id) else { return };
         let Some(level) = self.levels.get_mut(&*t.level) else { return };
-        let started_at = level.set.executing.get(&id).map_or(now, |e| e.started);
         let mut started = std::mem::take(&mut self.scratch);
         let width = if hold { t.width } else { Width { additional_latency: 0, ..t.width } };
-        if let Some(at) = level.set.finish(now, id, width, &mut started) {
+        let (hold_until, started_at) = level.set.finish(now, id, width, &mut started);
+        let started_at = started_at.unwrap_or(now);
+        if let Some(at) = hold_until {
             self.earliest_hold = Some(self.earliest_hold.map_or(at, |e| e.min(at)));
         }
         level.demand.set(now, f64::from(level.set.demand()));

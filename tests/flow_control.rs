@@ -431,6 +431,10 @@ fn the_work_estimator_counts_seats_as_upstream_does() {
     assert_eq!(seats(&mut s, list("?labelSelector=app%3Dx&limit=100")), ((stored + 100.0) / 100.0).ceil());
     // A small page: twice the page.
     assert_eq!(seats(&mut s, list("?limit=50")), 1.0);
+    // A parameter given twice counts as the first one (upstream reads the
+    // query's first value).
+    assert_eq!(seats(&mut s, list("?limit=50&limit=100000")), 1.0);
+    assert_eq!(seats(&mut s, list("?labelSelector=&labelSelector=app%3Dx")), (2.0 * stored / 100.0).ceil());
     // A write seen by 25 watchers holds ceil(25 / 10) seats after it.
     let mut watches = Vec::new();
     for _ in 0..25 {

@@ -384,3 +384,48 @@ fn with_apf_off_a_read_over_the_in_flight_limit_is_refused() {
     child.kill().unwrap();
     let _ = child.wait();
 }
+
+/// Each answer names the FlowSchema and priority level its request was
+/// classified into, by uid, however the door's requests alternate between
+/// flows (the door keeps recent header values to share them).
+#[test]
+fn every_answer_names_its_own_flow_schema_and_level() {
+    let (mut child, addr, _stdout) = start(&[]);
+    let header = |r: &str, name: &str| -> String {
+        let lower = r.to_ascii_lowercase();
+        let at = lower.find(&format!("\r\n{name}: ")).unwrap_or_else(|| panic!("no {name} in {r}"));
+        r[at + name.len() + 4..].split("\r\n").next().unwrap().to_string()
+    };
+    let uid = |path: &str| -> String {
+        let r = request(&addr, "GET", &format!("/apis/flowcontrol.apiserver.k8s.io/v1/{path}"), b"");
+        let body = &r[r.find("\r\n\r\n").unwrap() + 4..];
+        let v: serde_json::Value = serde_json::from_str(body).unwrap();
+        v["metadata"]["uid"].as_str().unwrap().to_string()
+    };
+    // (who, the FlowSchema and level upstream's configuration classifies
+    // a list of ConfigMaps by them into)
+    let who = [
+        ("", "exempt", "exempt"),
+        ("Impersonate-User: bob\r\n", "global-default", "global-default"),
+        ("Impersonate-User: system:kube-scheduler\r\n", "kube-scheduler", "workload-high"),
+        ("Impersonate-User: system:serviceaccount:default:app\r\n", "service-accounts", "workload-low"),
+        ("Impersonate-User: system:node:n1\r\nImpersonate-Group: system:nodes\r\n", "system-nodes", "system"),
+    ];
+    let want: Vec<(String, String)> = who
+        .iter()
+        .map(|(_, fs, pl)| (uid(&format!("flowschemas/{fs}")), uid(&format!("prioritylevelconfigurations/{pl}"))))
+        .collect();
+    assert!(want.iter().all(|(fs, pl)| !fs.is_empty() && !pl.is_empty()), "{want:?}");
+    for round in 0..4 {
+        for k in 0..who.len() {
+            let i = (k + round) % who.len();
+            let (headers, fs, _) = who[i];
+            let r = request_as(&addr, headers, "GET", "/api/v1/namespaces/default/configmaps", b"");
+            assert!(r.starts_with("HTTP/1.1 200"), "{headers}: {r}");
+            let got = (header(&r, "x-kubernetes-pf-flowschema-uid"), header(&r, "x-kubernetes-pf-prioritylevel-uid"));
+            assert_eq!(got, want[i], "{fs} ({headers})");
+        }
+    }
+    child.kill().unwrap();
+    let _ = child.wait();
+}

@@ -224,6 +224,38 @@ fn known_header(name: &str) -> Option<hyper::header::HeaderName> {
     })
 }
 
+/// Headers whose values repeat from answer to answer: the uids of the
+/// FlowSchema and priority level a request was classified into.
+fn repeats(name: &hyper::header::HeaderName) -> bool {
+    let n = name.as_str();
+    n.len() > 15 && n.starts_with("x-kubernetes-pf")
+}
+
+/// A repeating header value, shared with the answers that had it lately
+/// (cloning a kept value is cheaper than checking and wrapping the bytes
+/// again). A few are kept per thread; the oldest goes first.
+fn repeated(v: String) -> Result<hyper::header::HeaderValue, hyper::header::InvalidHeaderValue> {
+    use hyper::header::HeaderValue;
+    use std::cell::RefCell;
+    const KEPT: usize = 16;
+    thread_local! {
+        static KEPT_VALUES: RefCell<std::collections::VecDeque<(String, HeaderValue)>> = const {
+            RefCell::new(std::collections::VecDeque::new())
+        };
+    }
+    KEPT_VALUES.with_borrow_mut(|kept| {
+        if let Some((_, value)) = kept.iter().find(|(text, _)| *text == v) {
+            return Ok(value.clone());
+        }
+        let value = HeaderValue::try_from(v.as_str())?;
+        if kept.len() >= KEPT {
+            kept.pop_front();
+        }
+        kept.push_back((v, value.clone()));
+        Ok(value)
+    })
+}
+
 fn to_http(resp: Response, body: Body) -> hyper::Response<Body> {
     use hyper::header::{HeaderName, HeaderValue};
     let mut out = hyper::Response::new(body);
@@ -246,8 +278,10 @@ fn to_http(resp: Response, body: Body) -> hyper::Response<Body> {
                 Err(_) => return hyper::Response::new(full(Vec::new())),
             },
         };
-        // (The value's bytes are moved, not copied.)
-        match HeaderValue::try_from(v) {
+        // (The value's bytes are moved, not copied; a value that repeats
+        // from answer to answer is shared.)
+        let value = if repeats(&name) { repeated(v) } else { HeaderValue::try_from(v) };
+        match value {
             Ok(value) => headers.append(name, value),
             Err(_) => return hyper::Response::new(full(Vec::new())),
         };

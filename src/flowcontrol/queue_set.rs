@@ -372,12 +372,13 @@ impl QueueSet {
     }
 
     /// A request finished executing: its seats are released now, or held
-    /// for its additional latency (returns when they will be).
-    pub fn finish(&mut self, now: u64, id: u64, width: Width, started: &mut Vec<u64>) -> Option<u64> {
+    /// for its additional latency. Returns when they will be, and when the
+    /// request started (None: not executing here).
+    pub fn finish(&mut self, now: u64, id: u64, width: Width, started: &mut Vec<u64>) -> (Option<u64>, Option<u64>) {
         self.sync(now);
-        let e = self.executing.get_mut(&id)?;
+        let Some(e) = self.executing.get_mut(&id) else { return (None, None) };
         if e.release_at.is_some() {
-            return e.release_at;
+            return (e.release_at, Some(e.started));
         }
         // The queue's virtual clock is corrected by how much the
         // estimate missed.
@@ -393,10 +394,10 @@ impl QueueSet {
         }
         if let Some(at) = hold {
             self.holds.insert((at, id));
-            return hold;
+            return (hold, Some(started_at));
         }
         self.release(now, id, started);
-        None
+        (None, Some(started_at))
     }
 
     /// Releases a request's seats and lets waiting ones start.

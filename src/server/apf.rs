@@ -11,6 +11,7 @@
 use crate::sort::Order;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -91,21 +92,31 @@ type Fast = foldhash::fast::FixedState;
 
 #[derive(Clone, Debug, Default)]
 struct Memo {
-    by_key: HashMap<Vec<u8>, Option<Classification>, Fast>,
+    by_key: HashMap<Vec<u8>, Option<Arc<Classification>>, Fast>,
     /// The key being looked up (reused: a lookup allocates nothing).
     key: Vec<u8>,
 }
 
 /// Everything a classification reads, as one key, each part led by its
-/// length (no two requests' keys run together): the user, the request's
-/// attributes (the path only for a non-resource request; never the
-/// object's name), then the groups.
+/// length (no two requests' keys run together): whether it is a resource
+/// request, the user, the request's attributes (the path only for a
+/// non-resource request; never the object's name), then the groups.
+/// Lengths are written seven bits a byte, low first, the high bit saying
+/// more follow (most parts take one byte).
 fn memo_key(user: &UserInfo, a: &Attributes, key: &mut Vec<u8>) {
     key.clear();
-    let (kind, path) = if a.resource_request { ("resource", "") } else { ("non-resource", a.path.as_str()) };
-    let fixed = [kind, &user.name, &a.verb, &a.api_group, &a.resource, &a.subresource, &a.namespace, path];
-    for part in fixed.into_iter().chain(user.groups.iter().map(String::as_str)) {
-        key.extend_from_slice(&(part.len() as u64).to_le_bytes());
+    let path = if a.resource_request { "" } else { a.path.as_str() };
+    let fixed: [&str; 7] = [&user.name, &a.verb, &a.api_group, &a.resource, &a.subresource, &a.namespace, path];
+    let groups = user.groups.iter().map(String::as_str);
+    key.reserve(1 + fixed.into_iter().chain(groups.clone()).map(|p| p.len() + 2).sum::<usize>());
+    key.push(u8::from(a.resource_request));
+    for part in fixed.into_iter().chain(groups) {
+        let mut n = part.len();
+        while n >= 0x80 {
+            key.push(0x80 | (n & 0x7f) as u8);
+            n >>= 7;
+        }
+        key.push(n as u8);
         key.extend_from_slice(part.as_bytes());
     }
 }
@@ -122,6 +133,9 @@ pub struct Classification {
     /// Who asked (shared by the requests it classifies, for the
     /// dispatcher's record of them).
     pub user: crate::flowcontrol::Name,
+    /// The flow's hash, which deals its hand of queues (computed once,
+    /// with the classification).
+    pub flow_hash: u64,
 }
 
 fn text<'a>(v: &'a Value, ptr: &str) -> &'a str {
@@ -191,8 +205,9 @@ impl Config {
         Config { schemas: usable, levels: level_uids, memo: Default::default() }
     }
 
-    /// The first schema matching, and the flow it names.
-    pub fn classify(&self, user: &UserInfo, a: &Attributes) -> Option<Classification> {
+    /// The first schema matching, and the flow it names (shared: the
+    /// requests classified alike share one).
+    pub fn classify(&self, user: &UserInfo, a: &Attributes) -> Option<Arc<Classification>> {
         const BOUND: usize = 4096;
         let mut memo = self.memo.borrow_mut();
         let Memo { by_key, key } = &mut *memo;
@@ -200,7 +215,7 @@ impl Config {
         if let Some(c) = by_key.get(key.as_slice()) {
             return c.clone();
         }
-        let c = self.match_schemas(user, a);
+        let c = self.match_schemas(user, a).map(Arc::new);
         if by_key.len() >= BOUND {
             by_key.clear();
         }
@@ -221,6 +236,7 @@ impl Config {
             flow_schema_uid: s.uid.clone(),
             priority_level: s.level.clone(),
             priority_level_uid: self.levels.get(&*s.level).cloned().unwrap_or_default(),
+            flow_hash: crate::flowcontrol::shuffle::flow_hash(&s.name, &flow),
             flow,
             user: who,
         })
@@ -276,5 +292,65 @@ fn rule_matches(rule: &Rule, user: &UserInfo, a: &Attributes) -> bool {
         })
     } else {
         rule.non_resource_rules.iter().any(|r| r.verbs.has(&a.verb) && r.urls.iter().any(|p| url_matches(p, &a.path)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A key read back into its parts: the resource flag, then each part
+    /// by its length.
+    fn parts_of(key: &[u8]) -> (bool, Vec<String>) {
+        let mut parts = Vec::new();
+        let mut i = 1;
+        while i < key.len() {
+            let (mut n, mut shift) = (0usize, 0);
+            loop {
+                let b = key[i];
+                i += 1;
+                n |= usize::from(b & 0x7f) << shift;
+                shift += 7;
+                if b < 0x80 {
+                    break;
+                }
+            }
+            parts.push(String::from_utf8(key[i..i + n].to_vec()).unwrap());
+            i += n;
+        }
+        (key[0] == 1, parts)
+    }
+
+    /// Every part of a memo key comes back out of it as it went in, short
+    /// and long (lengths of one, two and three bytes): two requests share a
+    /// key only when everything the classification reads is the same.
+    #[test]
+    fn a_memo_key_holds_each_part_whole() {
+        let long = |n: usize| "x".repeat(n);
+        let cases = [
+            (UserInfo::new("ab", &["g1", "g2"]), "c", true, "/api"),
+            (UserInfo::new("a", &["g1g2"]), "bc", true, "/api"),
+            (UserInfo::new(&long(127), &[]), &long(128), false, "/healthz"),
+            (UserInfo::new(&long(300), &["", &long(20_000)]), "get", false, &long(16_384)),
+        ];
+        for (user, verb, resource_request, path) in cases {
+            let a = Attributes {
+                verb: verb.to_string(),
+                resource_request,
+                api_group: "apps".into(),
+                resource: "deployments".into(),
+                subresource: "scale".into(),
+                namespace: "ns".into(),
+                name: "never-read".into(),
+                path: path.to_string(),
+                ..Default::default()
+            };
+            let mut key = Vec::new();
+            memo_key(&user, &a, &mut key);
+            let path = if resource_request { "" } else { path };
+            let mut want = vec![user.name.as_str(), verb, "apps", "deployments", "scale", "ns", path];
+            want.extend(user.groups.iter().map(String::as_str));
+            assert_eq!(parts_of(&key), (resource_request, want.iter().map(|p| p.to_string()).collect()));
+        }
     }
 }

@@ -30,7 +30,7 @@ pub struct Pending {
     who: Result<(UserInfo, bool), Response>,
     /// (Shared with the dispatcher's record of the request.)
     attrs: Arc<Attributes>,
-    flow: Option<Classification>,
+    flow: Option<Arc<Classification>>,
     /// When it arrived, on the dispatcher's clock.
     arrived: u64,
     /// When the dispatcher let it start, if at once (the same moment).
@@ -123,6 +123,7 @@ impl Server {
             level: flow.priority_level.clone(),
             flow_schema: flow.flow_schema.clone(),
             flow: flow.flow.clone(),
+            flow_hash: Some(flow.flow_hash),
             details: Details { user: flow.user.clone(), request: p.attrs.clone() },
             width,
         };
@@ -390,14 +391,22 @@ impl Server {
     /// A list's seats: the objects it goes through, 100 a seat.
     fn list_seats(&mut self, req: &Request, a: &Attributes, now: u64) -> u32 {
         let Some(stored) = self.stored_count(&a.api_group, &a.api_version, &a.resource, now) else { return 1 };
-        let q: Vec<(std::borrow::Cow<str>, std::borrow::Cow<str>)> =
-            form_urlencoded::parse(req.query.as_bytes()).collect();
-        let get = |k: &str| q.iter().find(|(n, _)| n == k).map(|(_, v)| &**v).unwrap_or("");
-        let limit = get("limit").parse::<i64>().ok().filter(|l| *l > 0 && *l < stored).unwrap_or(stored);
-        let from_cache = a.verb == "watch" || get("resourceVersion") == "0";
+        // (The first of each parameter counts, as a lookup would find it.)
+        let (mut limit, mut rv0, mut label, mut field) = (None, None, None, None);
+        for (k, v) in form_urlencoded::parse(req.query.as_bytes()) {
+            match &*k {
+                "limit" => _ = limit.get_or_insert_with(|| v.parse::<i64>().ok()),
+                "resourceVersion" => _ = rv0.get_or_insert(v == "0"),
+                "labelSelector" => _ = label.get_or_insert(!v.is_empty()),
+                "fieldSelector" => _ = field.get_or_insert(!v.is_empty()),
+                _ => {}
+            }
+        }
+        let limit = limit.flatten().filter(|l| *l > 0 && *l < stored).unwrap_or(stored);
+        let from_cache = a.verb == "watch" || rv0 == Some(true);
         let objects = if from_cache {
             stored
-        } else if !get("labelSelector").is_empty() || !get("fieldSelector").is_empty() {
+        } else if label == Some(true) || field == Some(true) {
             stored + limit
         } else {
             2 * limit
@@ -488,8 +497,8 @@ impl Server {
             let Some(c) = c else { continue };
             run.push(crate::flowcontrol::scenario::Flow {
                 name: f.name.clone(),
-                level: c.priority_level,
-                flow_schema: c.flow_schema,
+                level: c.priority_level.clone(),
+                flow_schema: c.flow_schema.clone(),
                 distinguisher: c.flow.to_string(),
                 rate: f.rate,
                 cost_ms: f.cost_ms,
