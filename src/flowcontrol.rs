@@ -736,7 +736,7 @@ mod tests {
         let mut now = 20 * MS;
         while order.len() < 5 {
             d.finish(now, *order.last().unwrap(), true);
-            let next = d.levels["l"].set.executing.keys().next().copied().unwrap();
+            let next = d.levels["l"].set.executing.keys().min().copied().unwrap();
             order.push(next);
             now += 3 * MS;
         }
@@ -829,7 +829,7 @@ mod tests {
                     a.width = Width { initial: seats, final_seats: 0, additional_latency: 0 };
                     d.arrive(now, a);
                 }
-                running = d.levels["l"].set.executing.keys().copied().collect();
+                running = d.levels["l"].set.in_order().iter().map(|(id, _)| *id).collect();
                 let set = &d.levels["l"].set;
                 prop_assert!(set.seats_in_use <= set.limit || set.executing.len() == 1);
             }
@@ -849,7 +849,7 @@ mod tests {
             let mut now = 0;
             for (what, flow, seats, final_seats) in steps {
                 now += MS;
-                let running: Vec<u64> = fast.levels["l"].set.executing.keys().copied().collect();
+                let running: Vec<u64> = fast.levels["l"].set.in_order().iter().map(|(id, _)| *id).collect();
                 match what {
                     0 if !running.is_empty() => {
                         let id = running[flow as usize % running.len()];
@@ -902,7 +902,7 @@ mod tests {
             let mut served: BTreeMap<String, usize> = BTreeMap::new();
             let mut now = MS;
             for _ in 0..(flows * each / 2) {
-                let Some(id) = d.levels["l"].set.executing.keys().next().copied() else { break };
+                let Some(id) = d.levels["l"].set.executing.keys().min().copied() else { break };
                 *served.entry(owner[&id].clone()).or_default() += 1;
                 now += 3 * MS;
                 d.finish(now, id, true);

@@ -228,6 +228,7 @@ impl Dispatcher {
             row(&cells)
         };
         for (name, l) in &self.levels {
+            let executing = l.set.in_order();
             for (qi, q) in l.set.queues.iter().enumerate() {
                 for (ri, w) in q.waiting.iter().enumerate() {
                     rows.push(line(
@@ -242,7 +243,7 @@ impl Dispatcher {
                         &w.details,
                     ));
                 }
-                for e in l.set.executing.values().filter(|e| e.queue == Some(qi)) {
+                for (_, e) in executing.iter().filter(|(_, e)| e.queue == Some(qi)) {
                     rows.push(line(
                         name,
                         &e.flow_schema,
@@ -256,7 +257,7 @@ impl Dispatcher {
                     ));
                 }
             }
-            for e in l.set.executing.values().filter(|e| e.queue.is_none()) {
+            for (_, e) in executing.iter().filter(|(_, e)| e.queue.is_none()) {
                 rows.push(line(
                     name,
                     &e.flow_schema,

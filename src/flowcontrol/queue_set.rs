@@ -6,7 +6,7 @@
 //! work (seat-seconds), and the queue whose next request finishes first is
 //! served first.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use super::{Width, NANOS_PER_SECOND};
 
@@ -110,7 +110,8 @@ pub struct QueueSet {
     enqueues: u64,
     robin: usize,
     pub seats_in_use: u32,
-    pub executing: BTreeMap<u64, Executing>,
+    /// (Hashed: found by id on every finish; `in_order` walks them by id.)
+    pub executing: HashMap<u64, Executing, foldhash::fast::FixedState>,
     /// Held seats by release time.
     holds: BTreeSet<(u64, u64)>,
     /// Requests in their main phase (not just holding seats).
@@ -448,6 +449,14 @@ impl QueueSet {
     /// The earliest time something here is due (a held seat's release).
     pub fn next_due(&self) -> Option<u64> {
         self.holds.first().map(|(at, _)| *at)
+    }
+
+    /// The requests holding seats, by id (the order they arrived in).
+    pub fn in_order(&self) -> Vec<(u64, &Executing)> {
+        use crate::sort::Order;
+        let mut all: Vec<(u64, &Executing)> = self.executing.iter().map(|(id, e)| (*id, e)).collect();
+        all.order_by_key(|(id, _)| *id);
+        all
     }
 
     /// Seats demanded now: in use and waiting.
