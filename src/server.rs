@@ -88,10 +88,46 @@ impl Request {
     }
 }
 
+/// A header's value: text of its own, or text shared by many answers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HeaderText {
+    Own(String),
+    Shared(std::sync::Arc<str>),
+}
+
+impl std::ops::Deref for HeaderText {
+    type Target = str;
+    fn deref(&self) -> &str {
+        match self {
+            HeaderText::Own(s) => s,
+            HeaderText::Shared(s) => s,
+        }
+    }
+}
+
+impl std::fmt::Display for HeaderText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self)
+    }
+}
+
+impl From<String> for HeaderText {
+    fn from(s: String) -> HeaderText {
+        HeaderText::Own(s)
+    }
+}
+
+impl From<&str> for HeaderText {
+    fn from(s: &str) -> HeaderText {
+        HeaderText::Own(s.to_string())
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Response {
     pub status: u16,
-    pub headers: Vec<(String, String)>,
+    /// (Names are mostly constants: kept without a copy.)
+    pub headers: Vec<(std::borrow::Cow<'static, str>, HeaderText)>,
     pub body: Vec<u8>,
 }
 
@@ -109,7 +145,7 @@ impl Response {
         let mut r = Response::json(s.code.clamp(100, 599) as u16, s.to_json());
         if let Some(d) = &s.details {
             if d.retry_after_seconds > 0 {
-                r.headers.push(("Retry-After".into(), d.retry_after_seconds.to_string()));
+                r.headers.push(("Retry-After".into(), d.retry_after_seconds.to_string().into()));
             }
         }
         r
@@ -124,7 +160,7 @@ impl Response {
     }
 
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+        self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| &**v)
     }
 
     pub fn json_body(&self) -> Value {
@@ -489,7 +525,7 @@ impl Server {
                     stream.proto_cache = Some(self.proto_cache.clone());
                     for (k, v) in head.headers.iter_mut() {
                         if k.eq_ignore_ascii_case("Content-Type") {
-                            *v = format!("{};stream=watch", negotiation::PROTOBUF);
+                            *v = format!("{};stream=watch", negotiation::PROTOBUF).into();
                         }
                     }
                 }
@@ -900,7 +936,7 @@ fn with_warnings(mut r: Response, warnings: Warnings) -> Response {
             continue;
         }
         sent.push(w);
-        r.headers.push(("Warning".into(), warning_header(w)));
+        r.headers.push(("Warning".into(), warning_header(w).into()));
     }
     r
 }

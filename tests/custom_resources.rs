@@ -397,7 +397,7 @@ fn unknown_fields_are_pruned_warned_of_or_refused() {
     let r = post(&mut s, "", body("warned"));
     assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
     let warnings: Vec<String> =
-        r.headers.iter().filter(|(k, _)| k.eq_ignore_ascii_case("Warning")).map(|(_, v)| v.clone()).collect();
+        r.headers.iter().filter(|(k, _)| k.eq_ignore_ascii_case("Warning")).map(|(_, v)| v.to_string()).collect();
     assert!(warnings.iter().any(|w| w.contains("unknown field \\\"spec.foo\\\"")), "{warnings:?}");
     let obj = r.json_body();
     assert_eq!(obj["spec"], json!({"size": 1, "extra": {"anything": {"goes": true}}, "nested": {}}));

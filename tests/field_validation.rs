@@ -13,7 +13,7 @@ fn send(s: &mut Server, method: &str, target: &str, content_type: &str, body: &s
 }
 
 fn warnings(r: &Response) -> Vec<String> {
-    r.headers.iter().filter(|(k, _)| k == "Warning").map(|(_, v)| v.clone()).collect()
+    r.headers.iter().filter(|(k, _)| k == "Warning").map(|(_, v)| v.to_string()).collect()
 }
 
 #[test]

@@ -182,7 +182,7 @@ impl Core {
 fn answer_of(r: &kubesim::server::Response) -> Answer {
     Answer {
         status: r.status,
-        headers: r.headers.iter().flat_map(|(k, v)| [k.clone(), v.clone()]).collect(),
+        headers: r.headers.iter().flat_map(|(k, v)| [k.to_string(), v.to_string()]).collect(),
         body: r.body.clone(),
         watch: None,
     }

@@ -19,7 +19,9 @@ use kubesim::controllers::{Config, Controllers};
 use kubesim::flowcontrol::TicketState;
 use kubesim::network;
 use kubesim::server::dispatch::{Gated, Pending};
-use kubesim::server::{guard_panics, guard_poll, Request, Response, Served, Server, ServerConfig, WatchStream};
+use kubesim::server::{
+    guard_panics, guard_poll, HeaderText, Request, Response, Served, Server, ServerConfig, WatchStream,
+};
 use tokio::net::TcpListener;
 use tokio::sync::{mpsc, Notify, OwnedSemaphorePermit, Semaphore};
 
@@ -224,34 +226,31 @@ fn known_header(name: &str) -> Option<hyper::header::HeaderName> {
     })
 }
 
-/// Headers whose values repeat from answer to answer: the uids of the
-/// FlowSchema and priority level a request was classified into.
-fn repeats(name: &hyper::header::HeaderName) -> bool {
-    let n = name.as_str();
-    n.len() > 15 && n.starts_with("x-kubernetes-pf")
-}
-
-/// A repeating header value, shared with the answers that had it lately
-/// (cloning a kept value is cheaper than checking and wrapping the bytes
-/// again). A few are kept per thread; the oldest goes first.
-fn repeated(v: String) -> Result<hyper::header::HeaderValue, hyper::header::InvalidHeaderValue> {
+/// A header value the core shares between answers (the uids of the
+/// FlowSchema and priority level a request was classified into), made once
+/// and then shared with the answers that have it: cloning a kept value is
+/// cheaper than checking and wrapping the bytes again. A few are kept per
+/// thread, known by the shared text's address (kept alive with them); the
+/// oldest goes first.
+fn shared_value(text: &std::sync::Arc<str>) -> Result<hyper::header::HeaderValue, hyper::header::InvalidHeaderValue> {
     use hyper::header::HeaderValue;
     use std::cell::RefCell;
+    use std::sync::Arc;
     const KEPT: usize = 16;
     thread_local! {
-        static KEPT_VALUES: RefCell<std::collections::VecDeque<(String, HeaderValue)>> = const {
+        static KEPT_VALUES: RefCell<std::collections::VecDeque<(Arc<str>, HeaderValue)>> = const {
             RefCell::new(std::collections::VecDeque::new())
         };
     }
     KEPT_VALUES.with_borrow_mut(|kept| {
-        if let Some((_, value)) = kept.iter().find(|(text, _)| *text == v) {
+        if let Some((_, value)) = kept.iter().find(|(kept, _)| Arc::ptr_eq(kept, text)) {
             return Ok(value.clone());
         }
-        let value = HeaderValue::try_from(v.as_str())?;
+        let value = HeaderValue::try_from(&**text)?;
         if kept.len() >= KEPT {
             kept.pop_front();
         }
-        kept.push_back((v, value.clone()));
+        kept.push_back((text.clone(), value.clone()));
         Ok(value)
     })
 }
@@ -273,14 +272,17 @@ fn to_http(resp: Response, body: Body) -> hyper::Response<Body> {
         }
         let name = match known_header(&k) {
             Some(name) => name,
-            None => match HeaderName::try_from(k) {
+            None => match HeaderName::from_bytes(k.as_bytes()) {
                 Ok(name) => name,
                 Err(_) => return hyper::Response::new(full(Vec::new())),
             },
         };
-        // (The value's bytes are moved, not copied; a value that repeats
-        // from answer to answer is shared.)
-        let value = if repeats(&name) { repeated(v) } else { HeaderValue::try_from(v) };
+        // (The value's bytes are moved, not copied; a value the core
+        // shares between answers is shared here too.)
+        let value = match v {
+            HeaderText::Own(text) => HeaderValue::try_from(text),
+            HeaderText::Shared(text) => shared_value(&text),
+        };
         match value {
             Ok(value) => headers.append(name, value),
             Err(_) => return hyper::Response::new(full(Vec::new())),

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::apf::Classification;
-use super::{Request, Response, Served, Server};
+use super::{HeaderText, Request, Response, Served, Server};
 use crate::auth::{Attributes, UserInfo};
 use crate::flowcontrol::{Arrive, Decision, Details, TicketState, Width};
 
@@ -76,7 +76,7 @@ fn too_many_requests(retry_after: u32) -> Response {
         headers: vec![
             ("Content-Type".into(), "text/plain; charset=utf-8".into()),
             ("X-Content-Type-Options".into(), "nosniff".into()),
-            ("Retry-After".into(), retry_after.to_string()),
+            ("Retry-After".into(), retry_after.to_string().into()),
         ],
         body: b"Too many requests, please try again later.\n".to_vec(),
     }
@@ -219,11 +219,12 @@ impl Server {
         let audit_id = self.audit.uuid();
         let (Served::Response(r) | Served::Watch(r, _) | Served::Log(r, _)) = &mut served;
         r.headers.reserve(4);
-        r.headers.push(("Audit-Id".into(), audit_id));
+        r.headers.push(("Audit-Id".into(), audit_id.into()));
         r.headers.push(("Cache-Control".into(), "no-cache, private".into()));
         if let Some(c) = &p.flow {
-            r.headers.push(("X-Kubernetes-Pf-Flowschema-Uid".into(), String::from(&*c.flow_schema_uid)));
-            r.headers.push(("X-Kubernetes-Pf-Prioritylevel-Uid".into(), String::from(&*c.priority_level_uid)));
+            r.headers.push(("X-Kubernetes-Pf-Flowschema-Uid".into(), HeaderText::Shared(c.flow_schema_uid.clone())));
+            r.headers
+                .push(("X-Kubernetes-Pf-Prioritylevel-Uid".into(), HeaderText::Shared(c.priority_level_uid.clone())));
         }
         let content_type = p.req.header("Content-Type").unwrap_or("");
         let seconds = self.apf_now().saturating_sub(p.arrived) as f64 / 1e9;

@@ -60,7 +60,7 @@ pub fn serve_on(
     let e = s.request(Source::Console, req);
     let answer = Answer {
         status: e.response.status,
-        headers: e.response.headers.clone(),
+        headers: e.response.headers.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
         body: String::from_utf8_lossy(&e.response.body).into_owned(),
     };
     serde_wasm_bindgen::to_value(&answer).map_err(|e| JsValue::from_str(&e.to_string()))

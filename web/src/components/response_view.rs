@@ -47,7 +47,7 @@ pub fn response_view(p: &Props) -> Html {
     let lang = use_context::<super::app::Ctx>().map(|c| c.0.lang).unwrap_or_default();
     let r = &p.response;
     let class = if r.status >= 400 { "status bad" } else { "status good" };
-    let mut headers: Vec<&(String, String)> = r.headers.iter().collect();
+    let mut headers: Vec<_> = r.headers.iter().collect();
     headers.order_by_key(|(k, _)| !k.eq_ignore_ascii_case("warning"));
     let request = p.request.as_ref().map(|q| {
         let url = if q.query.is_empty() { q.path.clone() } else { format!("{}?{}", q.path, q.query) };
