@@ -116,6 +116,36 @@ pub enum TicketState {
     Rejected { reason: &'static str, retry_after: u32 },
 }
 
+/// What a caller attaches to a request and gets back with each of its
+/// events (the server: its flow's metrics series, so that an event finds
+/// them without a lookup). Compared by identity.
+#[derive(Clone, Default)]
+pub struct Tag(Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>);
+
+impl Tag {
+    pub fn new<T: std::any::Any + Send + Sync>(value: std::sync::Arc<T>) -> Tag {
+        Tag(Some(value))
+    }
+    pub fn get<T: std::any::Any>(&self) -> Option<&T> {
+        self.0.as_deref()?.downcast_ref()
+    }
+}
+
+impl PartialEq for Tag {
+    fn eq(&self, other: &Tag) -> bool {
+        match (&self.0, &other.0) {
+            (Some(a), Some(b)) => std::sync::Arc::ptr_eq(a, b),
+            (a, b) => a.is_none() && b.is_none(),
+        }
+    }
+}
+
+impl std::fmt::Debug for Tag {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "Tag(..)" } else { "Tag(None)" })
+    }
+}
+
 /// A request arriving, classified.
 #[derive(Clone, Debug, Default)]
 pub struct Arrive {
@@ -129,6 +159,8 @@ pub struct Arrive {
     pub flow_hash: Option<u64>,
     pub details: Details,
     pub width: Width,
+    /// Handed back with the request's events.
+    pub tag: Tag,
 }
 
 /// Who asked for what, as `dump_requests?includeRequestDetails=1` shows it:
@@ -161,6 +193,7 @@ pub enum Event {
         waited: u64,
         seats: u32,
         queued: bool,
+        tag: Tag,
     },
     /// Refused on arrival (`queue-full`, `concurrency-limit`) or after
     /// waiting (`time-out`; `queued` is then true).
@@ -171,6 +204,7 @@ pub enum Event {
         reason: &'static str,
         waited: u64,
         queued: bool,
+        tag: Tag,
     },
     Finished {
         id: u64,
@@ -178,6 +212,7 @@ pub enum Event {
         flow_schema: Name,
         executed: u64,
         watch: bool,
+        tag: Tag,
     },
 }
 
@@ -191,6 +226,7 @@ struct Ticket {
     /// The queue it waits in.
     queue: usize,
     state: TicketState,
+    tag: Tag,
 }
 
 #[derive(Clone, Debug)]
@@ -357,6 +393,7 @@ impl Dispatcher {
             watch,
             queue: 0,
             state: TicketState::Waiting,
+            tag: a.tag,
         };
         if started.len() == 1 && started[0] == id {
             // It alone started, at once: reported here, where its level is
@@ -371,6 +408,7 @@ impl Dispatcher {
                 waited: 0,
                 seats: width.max_seats(),
                 queued: level.set.queuing.is_some(),
+                tag: ticket.tag.clone(),
             });
         }
         let decision = match arrival {
@@ -384,6 +422,7 @@ impl Dispatcher {
                     reason,
                     waited: 0,
                     queued: false,
+                    tag: ticket.tag.clone(),
                 });
                 Decision::Reject { reason, retry_after }
             }
@@ -420,6 +459,7 @@ impl Dispatcher {
                 waited: now.saturating_sub(t.arrived),
                 seats: t.width.max_seats(),
                 queued,
+                tag: t.tag.clone(),
             });
         }
         self.scratch = ids;
@@ -445,6 +485,7 @@ impl Dispatcher {
             flow_schema: t.flow_schema,
             executed: now.saturating_sub(started_at),
             watch: t.watch,
+            tag: t.tag,
         });
         self.started(now, started);
         self.tick(now);
@@ -487,6 +528,7 @@ impl Dispatcher {
             reason,
             waited: now.saturating_sub(t.arrived),
             queued: true,
+            tag: t.tag.clone(),
         });
         t.state = TicketState::Rejected { reason, retry_after };
         self.started(now, started);

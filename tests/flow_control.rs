@@ -302,6 +302,39 @@ fn metrics_count_requests_dispatches_and_stored_objects_in_prometheus_text() {
     assert!(cms.ends_with(" 1"), "{cms}");
 }
 
+/// Each flow's series count its own requests (dispatched, executed, their
+/// seats estimated), however the requests of several flows interleave.
+#[test]
+fn each_flows_series_count_its_own_requests() {
+    let mut s = server();
+    let pods = "/api/v1/namespaces/default/pods";
+    let users =
+        [("alice", 3), ("system:serviceaccount:kube-system:robot", 5), ("system:serviceaccount:default:app", 2)];
+    for round in 0..5 {
+        for (user, n) in users {
+            if round < n {
+                matched(&mut s, pods, Some((user, &[])));
+            }
+        }
+    }
+    let text = String::from_utf8(get(&mut s, "/metrics").body.clone()).unwrap();
+    let value = |prefix: &str| -> String {
+        let line = text.lines().find(|l| l.starts_with(prefix)).unwrap_or_else(|| panic!("{prefix}\n{text}"));
+        line.rsplit(' ').next().unwrap().to_string()
+    };
+    for (schema, level, n) in [
+        ("global-default", "global-default", "3"),
+        ("kube-system-service-accounts", "workload-high", "5"),
+        ("service-accounts", "workload-low", "2"),
+    ] {
+        let labels = format!(r#"flow_schema="{schema}",priority_level="{level}""#);
+        assert_eq!(value(&format!("apiserver_flowcontrol_dispatched_requests_total{{{labels}}} ")), n, "{schema}");
+        assert_eq!(value(&format!("apiserver_flowcontrol_work_estimated_seats_count{{{labels}}} ")), n, "{schema}");
+        let executed = format!("apiserver_flowcontrol_request_execution_seconds_count{{{labels},type=\"regular\"}} ");
+        assert_eq!(value(&executed), n, "{schema}");
+    }
+}
+
 #[test]
 fn storage_size_grows_with_writes_and_does_not_shrink_when_compacted() {
     let mut s = server();

@@ -122,7 +122,7 @@ fn memo_key(user: &UserInfo, a: &Attributes, key: &mut Vec<u8>) {
 }
 
 /// What a request was classified as.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct Classification {
     pub flow_schema: crate::flowcontrol::Name,
     pub flow_schema_uid: crate::flowcontrol::Name,
@@ -136,6 +136,8 @@ pub struct Classification {
     /// The flow's hash, which deals its hand of queues (computed once,
     /// with the classification).
     pub flow_hash: u64,
+    /// The flow's metrics series, made as they are first fed.
+    pub series: Arc<super::metrics::FlowSeries>,
 }
 
 fn text<'a>(v: &'a Value, ptr: &str) -> &'a str {
@@ -239,6 +241,7 @@ impl Config {
             flow_hash: crate::flowcontrol::shuffle::flow_hash(&s.name, &flow),
             flow,
             user: who,
+            series: Default::default(),
         })
     }
 }

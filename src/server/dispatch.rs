@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::apf::Classification;
 use super::{HeaderText, Request, Response, Served, Server};
 use crate::auth::{Attributes, UserInfo};
-use crate::flowcontrol::{Arrive, Decision, Details, TicketState, Width};
+use crate::flowcontrol::{Arrive, Decision, Details, Tag, TicketState, Width};
 
 /// Upstream's work estimator: one seat per 100 objects a list goes
 /// through; one final seat per 10 watchers a write notifies, each held
@@ -118,7 +118,7 @@ impl Server {
         p.flow = self.apf.config.classify(user, &p.attrs);
         let Some(flow) = &p.flow else { return Gated::Run(p) };
         let width = self.estimate_width(&p.req, &p.attrs, arrived);
-        self.metrics.estimated(&flow.flow_schema, &flow.priority_level, width.max_seats());
+        self.metrics.estimated(&flow.series, &flow.flow_schema, &flow.priority_level, width.max_seats());
         let arrive = Arrive {
             level: flow.priority_level.clone(),
             flow_schema: flow.flow_schema.clone(),
@@ -126,6 +126,7 @@ impl Server {
             flow_hash: Some(flow.flow_hash),
             details: Details { user: flow.user.clone(), request: p.attrs.clone() },
             width,
+            tag: Tag::new(flow.series.clone()),
         };
         let (ticket, decision) = self.apf.dispatcher.arrive(arrived, arrive);
         self.record_apf_events();

@@ -5,8 +5,9 @@
 //! read at scrape time, as upstream's storage check reads them.
 
 use crate::sort::Order;
-use std::cell::{RefCell, RefMut};
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::{Arc, OnceLock};
 
 use prometheus::core::Collector;
 use prometheus::proto::MetricFamily;
@@ -16,7 +17,7 @@ use prometheus::{
 };
 
 use crate::auth::Attributes;
-use crate::flowcontrol::{Dispatcher, Event, Name};
+use crate::flowcontrol::{Dispatcher, Event, Name, Tag};
 use crate::registry::options::ListOptions;
 use crate::registry::StorageSize;
 
@@ -275,18 +276,27 @@ type Fast = foldhash::fast::FixedState;
 /// By the addresses of the two names (a configuration's names are shared
 /// by every request it classifies), each entry keeping its names so that
 /// their addresses are not reused while it lives.
-type FlowsSeries = HashMap<(usize, usize), (Name, Name, FlowSeries), Fast>;
+type FlowsSeries = HashMap<(usize, usize), (Name, Name, Arc<FlowSeries>), Fast>;
 
 /// One flow's series (a FlowSchema at a priority level), each made when
-/// first fed (a series shows in a scrape from when it is made).
-#[derive(Clone, Default)]
-struct FlowSeries {
-    estimated: Option<Histogram>,
-    dispatched: Option<IntCounter>,
+/// first fed (a series shows in a scrape from when it is made; None: the
+/// metric is not shown). A classification keeps its flow's, and its
+/// requests' events carry them back (`Tag`), so a request's metrics are
+/// fed without looking its flow up.
+#[derive(Default)]
+pub struct FlowSeries {
+    estimated: OnceLock<Option<Histogram>>,
+    dispatched: OnceLock<Option<IntCounter>>,
     /// Waits of requests that went through a queue and executed.
-    waited: Option<Histogram>,
+    waited: OnceLock<Option<Histogram>>,
     /// Executions of regular requests, then of watches.
-    execution: [Option<Histogram>; 2],
+    execution: [OnceLock<Option<Histogram>>; 2],
+}
+
+impl std::fmt::Debug for FlowSeries {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FlowSeries")
+    }
 }
 
 fn opts(d: &Desc) -> Opts {
@@ -419,27 +429,32 @@ impl Metrics {
         self.count(&self.watch_events, &WATCH_EVENTS, &[group, kind, version], n);
     }
 
-    /// The seats the work estimator gave a request.
-    pub(super) fn estimated(&self, flow_schema: &Name, level: &Name, seats: u32) {
-        let mut s = self.flow(flow_schema, level);
-        if let Some(h) = self.made(&mut s.estimated, &self.estimated_seats, &ESTIMATED_SEATS, &[flow_schema, level]) {
+    /// The seats the work estimator gave a request of the flow `s`.
+    pub(super) fn estimated(&self, s: &FlowSeries, flow_schema: &Name, level: &Name, seats: u32) {
+        if let Some(h) = self.made(&s.estimated, &self.estimated_seats, &ESTIMATED_SEATS, &[flow_schema, level]) {
             h.observe(f64::from(seats));
         }
     }
 
-    /// A flow's series (those not made yet are None).
-    fn flow(&self, flow_schema: &Name, level: &Name) -> RefMut<'_, FlowSeries> {
+    /// Feeds a flow's series: those the event's tag carries, or else
+    /// those found by the flow's names.
+    fn with_flow(&self, tag: &Tag, flow_schema: &Name, level: &Name, feed: impl FnOnce(&FlowSeries)) {
         // (Forgotten all at once past a bound: names come and go with the
         // configuration.)
         const BOUND: usize = 1024;
-        let address = |n: &Name| std::sync::Arc::as_ptr(n) as *const u8 as usize;
+        if let Some(s) = tag.get::<FlowSeries>() {
+            return feed(s);
+        }
+        let address = |n: &Name| Arc::as_ptr(n) as *const u8 as usize;
         let key = (address(flow_schema), address(level));
-        RefMut::map(self.flows.borrow_mut(), |f| {
+        let s = {
+            let mut f = self.flows.borrow_mut();
             if f.len() >= BOUND && !f.contains_key(&key) {
                 f.clear();
             }
-            &mut f.entry(key).or_insert_with(|| (flow_schema.clone(), level.clone(), FlowSeries::default())).2
-        })
+            f.entry(key).or_insert_with(|| (flow_schema.clone(), level.clone(), Arc::default())).2.clone()
+        };
+        feed(&s)
     }
 
     /// A flow's series kept in `slot`, made the first time it is fed
@@ -447,17 +462,19 @@ impl Metrics {
     /// disabled).
     fn made<'a, M: prometheus::core::MetricVecBuilder>(
         &self,
-        slot: &'a mut Option<M::M>,
+        slot: &'a OnceLock<Option<M::M>>,
         vec: &Option<prometheus::core::MetricVec<M>>,
         d: &Desc,
         values: &[&str],
     ) -> Option<&'a M::M> {
-        if slot.is_none() {
+        slot.get_or_init(|| {
+            let mut made = None;
             if let Some(vec) = vec {
-                self.with_values(d, values, |v| *slot = Some(vec.with_label_values(v)));
+                self.with_values(d, values, |v| made = Some(vec.with_label_values(v)));
             }
-        }
-        slot.as_ref()
+            made
+        })
+        .as_ref()
     }
 }
 
@@ -551,16 +568,17 @@ impl Metrics {
         match e {
             // (The wait is measured only where there are queues: "true"
             // for a request that entered one, however it left it.)
-            Event::Dispatched { level, flow_schema, waited, queued, .. } => {
-                let mut s = self.flow(flow_schema, level);
-                if let Some(c) = self.made(&mut s.dispatched, &self.dispatched, &DISPATCHED, &[flow_schema, level]) {
-                    c.inc();
-                }
-                if *queued {
-                    if let Some(h) = self.made(&mut s.waited, &self.wait, &WAIT, &["true", flow_schema, level]) {
-                        h.observe(seconds(*waited));
+            Event::Dispatched { level, flow_schema, waited, queued, tag, .. } => {
+                self.with_flow(tag, flow_schema, level, |s| {
+                    if let Some(c) = self.made(&s.dispatched, &self.dispatched, &DISPATCHED, &[flow_schema, level]) {
+                        c.inc();
                     }
-                }
+                    if *queued {
+                        if let Some(h) = self.made(&s.waited, &self.wait, &WAIT, &["true", flow_schema, level]) {
+                            h.observe(seconds(*waited));
+                        }
+                    }
+                })
             }
             Event::Rejected { level, flow_schema, reason, waited, queued, .. } => {
                 self.count(&self.rejected, &REJECTED, &[flow_schema, level, reason], 1);
@@ -573,13 +591,14 @@ impl Metrics {
                     self.observe(&self.wait, &WAIT, &[execute, flow_schema, level], seconds(*waited));
                 }
             }
-            Event::Finished { level, flow_schema, executed, watch, .. } => {
+            Event::Finished { level, flow_schema, executed, watch, tag, .. } => {
                 let kind = usize::from(*watch);
-                let mut s = self.flow(flow_schema, level);
-                let labels = [&**flow_schema, &**level, ["regular", "watch"][kind]];
-                if let Some(h) = self.made(&mut s.execution[kind], &self.execution, &EXECUTION, &labels) {
-                    h.observe(seconds(*executed));
-                }
+                self.with_flow(tag, flow_schema, level, |s| {
+                    let labels = [&**flow_schema, &**level, ["regular", "watch"][kind]];
+                    if let Some(h) = self.made(&s.execution[kind], &self.execution, &EXECUTION, &labels) {
+                        h.observe(seconds(*executed));
+                    }
+                })
             }
         }
     }
