@@ -444,6 +444,11 @@ impl Dispatcher {
 
     /// Marks requests started and reports them.
     fn started(&mut self, now: u64, mut ids: Vec<u64>) {
+        if ids.is_empty() {
+            // (Most arrivals and finishes start nobody else.)
+            self.scratch = ids;
+            return;
+        }
         for id in ids.drain(..) {
             let Some(t) = self.tickets.get_mut(&id) else { continue };
             t.state = TicketState::Executing;

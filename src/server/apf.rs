@@ -108,7 +108,7 @@ fn memo_key(user: &UserInfo, a: &Attributes, key: &mut Vec<u8>) {
     let path = if a.resource_request { "" } else { a.path.as_str() };
     let fixed: [&str; 7] = [&user.name, &a.verb, &a.api_group, &a.resource, &a.subresource, &a.namespace, path];
     let groups = user.groups.iter().map(String::as_str);
-    key.reserve(1 + fixed.into_iter().chain(groups.clone()).map(|p| p.len() + 2).sum::<usize>());
+    // (The buffer is reused: it has room from earlier keys.)
     key.push(u8::from(a.resource_request));
     for part in fixed.into_iter().chain(groups) {
         let mut n = part.len();
