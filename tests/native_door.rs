@@ -9,7 +9,31 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
-fn start(flags: &[&str]) -> (Child, String, BufReader<std::process::ChildStdout>) {
+/// The server, killed when the test ends however it ends (a failed
+/// assertion leaves no server behind).
+struct Door(Child);
+
+impl std::ops::Deref for Door {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Door {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Door {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn start(flags: &[&str]) -> (Door, String, BufReader<std::process::ChildStdout>) {
     let dir = std::env::temp_dir().join(format!("kubesim-door-{}-{}", std::process::id(), flags.len()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_kubesim"))
@@ -24,7 +48,7 @@ fn start(flags: &[&str]) -> (Child, String, BufReader<std::process::ChildStdout>
     let mut first = String::new();
     out.read_line(&mut first).unwrap();
     let addr = first.rsplit("http://").next().unwrap().trim().to_string();
-    (child, addr, out)
+    (Door(child), addr, out)
 }
 
 fn request(addr: &str, method: &str, path: &str, body: &[u8]) -> String {
@@ -208,55 +232,78 @@ fn a_queuing_level_lets_waiting_requests_in_as_seats_come_free() {
     assert!(request(&addr, "POST", &format!("{base}/prioritylevelconfigurations"), level).starts_with("HTTP/1.1 201"));
     assert!(request(&addr, "POST", &format!("{base}/flowschemas"), schema).starts_with("HTTP/1.1 201"));
 
+    // The one seat held for sure: a list of ~12 MB asked by a client that
+    // does not read yet, with a small receive buffer, keeps its seat while
+    // its answer is being sent (on a loaded machine, clients alone may
+    // never overlap).
+    let data = "x".repeat(1_000_000);
+    for i in 0..12 {
+        let body = format!(r#"{{"metadata":{{"name":"big-{i}"}},"data":{{"d":"{data}"}}}}"#);
+        let r = request(&addr, "POST", "/api/v1/namespaces/default/configmaps", body.as_bytes());
+        assert!(r.starts_with("HTTP/1.1 201"), "{}", &r[..r.len().min(300)]);
+    }
+    let slow = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    slow.set_recv_buffer_size(4096).unwrap();
+    let at: std::net::SocketAddr = addr.parse().unwrap();
+    slow.connect(&at.into()).unwrap();
+    let mut slow: TcpStream = slow.into();
+    write!(
+        slow,
+        "GET /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: {addr}\r\nImpersonate-User: patient\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    // Its first bytes: it holds the seat now.
+    let mut first = [0u8; 12];
+    slow.read_exact(&mut first).unwrap();
+    assert_eq!(&first, b"HTTP/1.1 200");
+
     const CLIENTS: usize = 12;
     const EACH: usize = 10;
-    // Floods until one of them made a request wait (on a loaded machine the
-    // clients may not overlap at all in one round), five at most.
-    let mut sent = 0;
-    let metrics = loop {
-        let flood: Vec<_> = (0..CLIENTS)
-            .map(|_| {
-                let addr = addr.clone();
-                std::thread::spawn(move || {
-                    (0..EACH)
-                        .map(|_| {
-                            let h = "Impersonate-User: patient\r\n";
-                            request_as(&addr, h, "GET", "/api/v1/namespaces/kube-system/configmaps", b"")
-                        })
-                        .collect::<Vec<_>>()
-                })
+    let flood: Vec<_> = (0..CLIENTS)
+        .map(|_| {
+            let addr = addr.clone();
+            std::thread::spawn(move || {
+                (0..EACH)
+                    .map(|_| {
+                        let h = "Impersonate-User: patient\r\n";
+                        request_as(&addr, h, "GET", "/api/v1/namespaces/kube-system/configmaps", b"")
+                    })
+                    .collect::<Vec<_>>()
             })
-            .collect();
-        let answers: Vec<String> = flood.into_iter().flat_map(|t| t.join().unwrap()).collect();
-        assert_eq!(answers.len(), CLIENTS * EACH);
-        assert!(
-            answers.iter().all(|r| r.starts_with("HTTP/1.1 200")),
-            "{:?}",
-            answers.iter().find(|r| !r.starts_with("HTTP/1.1 200"))
-        );
-        sent += CLIENTS * EACH;
+        })
+        .collect();
+    // The flood's first requests queue behind the slow one; reading it
+    // through gives the seat back.
+    std::thread::sleep(Duration::from_millis(300));
+    let mut big = Vec::new();
+    slow.read_to_end(&mut big).unwrap();
+    assert!(big.len() > 12_000_000);
+    let answers: Vec<String> = flood.into_iter().flat_map(|t| t.join().unwrap()).collect();
+    assert_eq!(answers.len(), CLIENTS * EACH);
+    assert!(
+        answers.iter().all(|r| r.starts_with("HTTP/1.1 200")),
+        "{:?}",
+        answers.iter().find(|r| !r.starts_with("HTTP/1.1 200"))
+    );
+    let sent = CLIENTS * EACH + 1;
 
-        let metrics = request(&addr, "GET", "/metrics", b"");
-        let value = |prefix: &str| -> Option<f64> {
-            metrics.lines().find(|l| l.starts_with(prefix)).and_then(|l| l.rsplit(' ').next()?.parse().ok())
-        };
-        let dispatched = value(
-            r#"apiserver_flowcontrol_dispatched_requests_total{flow_schema="patient",priority_level="one-seat"}"#,
-        );
-        assert_eq!(dispatched, Some(sent as f64), "{metrics}");
-        // Requests that went through the queue (one seat, twelve clients: most).
-        let queued = value(
-            r#"apiserver_flowcontrol_request_wait_duration_seconds_count{execute="true",flow_schema="patient",priority_level="one-seat"}"#,
-        );
-        let at_once = value(
-            r#"apiserver_flowcontrol_request_wait_duration_seconds_bucket{execute="true",flow_schema="patient",priority_level="one-seat",le="0"}"#,
-        );
-        assert_eq!(queued, dispatched, "{metrics}");
-        if at_once.is_some_and(|n| n < sent as f64) {
-            break metrics;
-        }
-        assert!(sent < 5 * CLIENTS * EACH, "some waited for a seat: {metrics}");
+    let metrics = request(&addr, "GET", "/metrics", b"");
+    let value = |prefix: &str| -> Option<f64> {
+        metrics.lines().find(|l| l.starts_with(prefix)).and_then(|l| l.rsplit(' ').next()?.parse().ok())
     };
+    let dispatched =
+        value(r#"apiserver_flowcontrol_dispatched_requests_total{flow_schema="patient",priority_level="one-seat"}"#);
+    assert_eq!(dispatched, Some(sent as f64), "{metrics}");
+    // Requests that went through the queue (a queuing level: all), and
+    // those that did not wait (not the ones behind the slow one).
+    let queued = value(
+        r#"apiserver_flowcontrol_request_wait_duration_seconds_count{execute="true",flow_schema="patient",priority_level="one-seat"}"#,
+    );
+    let at_once = value(
+        r#"apiserver_flowcontrol_request_wait_duration_seconds_bucket{execute="true",flow_schema="patient",priority_level="one-seat",le="0"}"#,
+    );
+    assert_eq!(queued, dispatched, "{metrics}");
+    assert!(at_once.is_some_and(|n| n < sent as f64), "some waited for a seat: {metrics}");
     assert!(!metrics.contains(r#"apiserver_flowcontrol_rejected_requests_total{flow_schema="patient""#), "{metrics}");
     child.kill().unwrap();
     child.wait().unwrap();
