@@ -5,9 +5,8 @@
 //! read at scrape time, as upstream's storage check reads them.
 
 use crate::sort::Order;
-use std::cell::RefCell;
-use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::sync::{Arc, OnceLock};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::OnceLock;
 
 use prometheus::core::Collector;
 use prometheus::proto::MetricFamily;
@@ -267,16 +266,7 @@ pub(super) struct Metrics {
     /// Requests executing now (read-only, mutating) and their watermarks.
     inflight: [u32; 2],
     watermarks: [Watermark; 2],
-    /// The series every dispatched request feeds, by FlowSchema and
-    /// priority level: looked up by their labels once, not per request.
-    flows: RefCell<FlowsSeries>,
 }
-
-type Fast = foldhash::fast::FixedState;
-/// By the addresses of the two names (a configuration's names are shared
-/// by every request it classifies), each entry keeping its names so that
-/// their addresses are not reused while it lives.
-type FlowsSeries = HashMap<(usize, usize), (Name, Name, Arc<FlowSeries>), Fast>;
 
 /// One flow's series (a FlowSchema at a priority level), each made when
 /// first fed (a series shows in a scrape from when it is made; None: the
@@ -334,7 +324,6 @@ impl Metrics {
             dropped: counter(&DROPPED),
             inflight: [0; 2],
             watermarks: Default::default(),
-            flows: Default::default(),
             registry,
             options,
         }
@@ -436,25 +425,14 @@ impl Metrics {
         }
     }
 
-    /// Feeds a flow's series: those the event's tag carries, or else
-    /// those found by the flow's names.
-    fn with_flow(&self, tag: &Tag, flow_schema: &Name, level: &Name, feed: impl FnOnce(&FlowSeries)) {
-        // (Forgotten all at once past a bound: names come and go with the
-        // configuration.)
-        const BOUND: usize = 1024;
-        if let Some(s) = tag.get::<FlowSeries>() {
-            return feed(s);
+    /// Feeds a flow's series: those the event's tag carries (every
+    /// request the gate dispatches has them), or else series found by
+    /// their labels for this event alone.
+    fn with_flow(&self, tag: &Tag, feed: impl FnOnce(&FlowSeries)) {
+        match tag.get::<FlowSeries>() {
+            Some(s) => feed(s),
+            None => feed(&FlowSeries::default()),
         }
-        let address = |n: &Name| Arc::as_ptr(n) as *const u8 as usize;
-        let key = (address(flow_schema), address(level));
-        let s = {
-            let mut f = self.flows.borrow_mut();
-            if f.len() >= BOUND && !f.contains_key(&key) {
-                f.clear();
-            }
-            f.entry(key).or_insert_with(|| (flow_schema.clone(), level.clone(), Arc::default())).2.clone()
-        };
-        feed(&s)
     }
 
     /// A flow's series kept in `slot`, made the first time it is fed
@@ -568,18 +546,16 @@ impl Metrics {
         match e {
             // (The wait is measured only where there are queues: "true"
             // for a request that entered one, however it left it.)
-            Event::Dispatched { level, flow_schema, waited, queued, tag, .. } => {
-                self.with_flow(tag, flow_schema, level, |s| {
-                    if let Some(c) = self.made(&s.dispatched, &self.dispatched, &DISPATCHED, &[flow_schema, level]) {
-                        c.inc();
+            Event::Dispatched { level, flow_schema, waited, queued, tag, .. } => self.with_flow(tag, |s| {
+                if let Some(c) = self.made(&s.dispatched, &self.dispatched, &DISPATCHED, &[flow_schema, level]) {
+                    c.inc();
+                }
+                if *queued {
+                    if let Some(h) = self.made(&s.waited, &self.wait, &WAIT, &["true", flow_schema, level]) {
+                        h.observe(seconds(*waited));
                     }
-                    if *queued {
-                        if let Some(h) = self.made(&s.waited, &self.wait, &WAIT, &["true", flow_schema, level]) {
-                            h.observe(seconds(*waited));
-                        }
-                    }
-                })
-            }
+                }
+            }),
             Event::Rejected { level, flow_schema, reason, waited, queued, .. } => {
                 self.count(&self.rejected, &REJECTED, &[flow_schema, level, reason], 1);
                 let execute = match (*queued, *reason) {
@@ -593,7 +569,7 @@ impl Metrics {
             }
             Event::Finished { level, flow_schema, executed, watch, tag, .. } => {
                 let kind = usize::from(*watch);
-                self.with_flow(tag, flow_schema, level, |s| {
+                self.with_flow(tag, |s| {
                     let labels = [&**flow_schema, &**level, ["regular", "watch"][kind]];
                     if let Some(h) = self.made(&s.execution[kind], &self.execution, &EXECUTION, &labels) {
                         h.observe(seconds(*executed));
