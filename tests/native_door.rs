@@ -65,6 +65,31 @@ fn request_as(addr: &str, headers: &str, method: &str, path: &str, body: &[u8]) 
     resp
 }
 
+/// Stores ~12 MB of ConfigMaps (more than the loopback socket holds
+/// unread), then asks for their list (with extra header lines) on a
+/// connection that does not read yet and has a small receive buffer: the
+/// answer cannot all sit in the kernel's buffers, so it is still being sent
+/// (and the request holds its seat or slot) until the caller reads it.
+fn slow_reader(addr: &str, headers: &str) -> TcpStream {
+    let data = "x".repeat(1_000_000);
+    for i in 0..12 {
+        let body = format!(r#"{{"metadata":{{"name":"big-{i}"}},"data":{{"d":"{data}"}}}}"#);
+        let r = request(addr, "POST", "/api/v1/namespaces/default/configmaps", body.as_bytes());
+        assert!(r.starts_with("HTTP/1.1 201"), "{}", &r[..r.len().min(300)]);
+    }
+    let slow = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
+    slow.set_recv_buffer_size(4096).unwrap();
+    let at: std::net::SocketAddr = addr.parse().unwrap();
+    slow.connect(&at.into()).unwrap();
+    let mut slow: TcpStream = slow.into();
+    write!(
+        slow,
+        "GET /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: {addr}\r\n{headers}Connection: close\r\n\r\n"
+    )
+    .unwrap();
+    slow
+}
+
 #[test]
 fn watch_streams_chunks_and_the_door_shuts_down_cleanly() {
     let (mut child, addr, mut stdout) = start(&[]);
@@ -232,26 +257,10 @@ fn a_queuing_level_lets_waiting_requests_in_as_seats_come_free() {
     assert!(request(&addr, "POST", &format!("{base}/prioritylevelconfigurations"), level).starts_with("HTTP/1.1 201"));
     assert!(request(&addr, "POST", &format!("{base}/flowschemas"), schema).starts_with("HTTP/1.1 201"));
 
-    // The one seat held for sure: a list of ~12 MB asked by a client that
-    // does not read yet, with a small receive buffer, keeps its seat while
-    // its answer is being sent (on a loaded machine, clients alone may
-    // never overlap).
-    let data = "x".repeat(1_000_000);
-    for i in 0..12 {
-        let body = format!(r#"{{"metadata":{{"name":"big-{i}"}},"data":{{"d":"{data}"}}}}"#);
-        let r = request(&addr, "POST", "/api/v1/namespaces/default/configmaps", body.as_bytes());
-        assert!(r.starts_with("HTTP/1.1 201"), "{}", &r[..r.len().min(300)]);
-    }
-    let slow = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
-    slow.set_recv_buffer_size(4096).unwrap();
-    let at: std::net::SocketAddr = addr.parse().unwrap();
-    slow.connect(&at.into()).unwrap();
-    let mut slow: TcpStream = slow.into();
-    write!(
-        slow,
-        "GET /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: {addr}\r\nImpersonate-User: patient\r\nConnection: close\r\n\r\n"
-    )
-    .unwrap();
+    // The one seat held for sure: a slow reader of a big list keeps it
+    // while its answer is being sent (on a loaded machine, clients alone
+    // may never overlap).
+    let mut slow = slow_reader(&addr, "Impersonate-User: patient\r\n");
     // Its first bytes: it holds the seat now.
     let mut first = [0u8; 12];
     slow.read_exact(&mut first).unwrap();
@@ -384,22 +393,7 @@ fn with_apf_off_a_read_over_the_in_flight_limit_is_refused() {
         "1",
         "--max-mutating-requests-inflight=0",
     ]);
-    // ~12 MB of ConfigMaps: more than the loopback socket holds unread.
-    let data = "x".repeat(1_000_000);
-    for i in 0..12 {
-        let body = format!(r#"{{"metadata":{{"name":"big-{i}"}},"data":{{"d":"{data}"}}}}"#);
-        let r = request(&addr, "POST", "/api/v1/namespaces/default/configmaps", body.as_bytes());
-        assert!(r.starts_with("HTTP/1.1 201"), "{}", &r[..r.len().min(300)]);
-    }
-    // A client that does not read, with a small receive buffer: the answer
-    // cannot all sit in the kernel's buffers, so it is still being sent.
-    let slow = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None).unwrap();
-    slow.set_recv_buffer_size(4096).unwrap();
-    let at: std::net::SocketAddr = addr.parse().unwrap();
-    slow.connect(&at.into()).unwrap();
-    let mut slow: TcpStream = slow.into();
-    write!(slow, "GET /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")
-        .unwrap();
+    let mut slow = slow_reader(&addr, "");
     let deadline = std::time::Instant::now() + Duration::from_secs(20);
     let refused = loop {
         let r = request_as(&addr, "Impersonate-User: bob\r\n", "GET", "/api/v1/namespaces/kube-system/configmaps", b"");
