@@ -110,11 +110,16 @@ impl<'s> Facts<'s> {
 pub fn schemas() -> &'static Schemas {
     static LOADED: OnceLock<Schemas> = OnceLock::new();
     LOADED.get_or_init(|| {
-        let doc: Value = serde_json::from_str(DOCUMENT).unwrap_or(Value::Null);
-        let defs: &'static Map<String, Value> = Box::leak(Box::new(match doc.get("definitions") {
-            Some(Value::Object(m)) => m.clone(),
-            _ => Map::new(),
-        }));
+        // (The definitions are taken out of the document, not copied.)
+        let defs: &'static Map<String, Value> = Box::leak(Box::new(
+            match serde_json::from_str::<Value>(DOCUMENT)
+                .ok()
+                .and_then(|mut doc| doc.as_object_mut()?.remove("definitions"))
+            {
+                Some(Value::Object(m)) => m,
+                _ => Map::new(),
+            },
+        ));
         let mut by_kind: HashMap<String, Vec<(String, String, String)>> = HashMap::new();
         for (name, d) in defs {
             for gvk in d.get("x-kubernetes-group-version-kind").and_then(Value::as_array).into_iter().flatten() {

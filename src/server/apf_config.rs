@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 
 use serde_json::{json, Value};
 
-use super::{Request, Server};
+use super::{Request, Response, Server};
 use crate::api::Revision;
 use crate::auth::UserInfo;
 
@@ -101,7 +101,9 @@ fn autoupdate(v: &Value) -> Option<bool> {
 }
 
 impl Server {
-    fn loopback(&mut self, method: &str, target: &str, body: Option<&Value>, content_type: &str) -> (u16, Value) {
+    /// A request of the server's own (its answer's body is read only by
+    /// those that need it).
+    fn loopback(&mut self, method: &str, target: &str, body: Option<&Value>, content_type: &str) -> Response {
         let mut req = Request::new(method, target)
             .as_user(UserInfo::new("system:apiserver", &["system:masters", "system:authenticated"]))
             .with_header("User-Agent", "kube-apiserver/v1.33.0 (linux/amd64) kubernetes/kubesim")
@@ -109,17 +111,19 @@ impl Server {
         if let Some(b) = body {
             req = req.with_header("Content-Type", content_type).with_body(serde_json::to_vec(b).unwrap_or_default());
         }
-        let r = self.handle_loopback(req);
-        (r.status, r.json_body())
+        self.handle_loopback(req)
     }
 
     /// Everything in the group, by resource.
     fn apf_objects(&mut self, resource: &str) -> Vec<Value> {
-        let (status, list) = self.loopback("GET", &format!("{BASE}/{resource}"), None, "");
-        if status != 200 {
+        let r = self.loopback("GET", &format!("{BASE}/{resource}"), None, "");
+        if r.status != 200 {
             return Vec::new();
         }
-        list["items"].as_array().cloned().unwrap_or_default()
+        match r.json_body().get_mut("items").map(Value::take) {
+            Some(Value::Array(items)) => items,
+            _ => Vec::new(),
+        }
     }
 
     /// One pass of the producer (upstream's `ensure`).
@@ -127,7 +131,8 @@ impl Server {
         let manager = format!("?fieldManager={PRODUCER}");
         for (resource, want, mandatory) in &bootstrap().objects {
             let name = name_of(want);
-            let (status, current) = self.loopback("GET", &format!("{BASE}/{resource}/{name}"), None, "");
+            let r = self.loopback("GET", &format!("{BASE}/{resource}/{name}"), None, "");
+            let status = r.status;
             if status == 404 {
                 self.loopback("POST", &format!("{BASE}/{resource}{manager}"), Some(want), "application/json");
                 continue;
@@ -135,6 +140,7 @@ impl Server {
             if status != 200 {
                 continue;
             }
+            let current = r.json_body();
             let generation = current.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(0);
             let update_spec = *mandatory || autoupdate(&current).unwrap_or(generation == 1);
             let fix_annotation = autoupdate(&current) != Some(update_spec);
