@@ -23,7 +23,9 @@ const reloadWrites = Number(process.env.RELOAD_WRITES || 0);
 for (let r = 0; r < Number(rounds); r++) {
   for (const i of [0, 1]) {
     const { page, context } = await openApp(browser, servers[i].url);
-    interactive[i].push(Number(await page.getAttribute('body', 'data-ready-at')) / 1000);
+    // (A build older than data-interactive-at was interactive when ready.)
+    const at = (await page.getAttribute('body', 'data-interactive-at')) ?? (await page.getAttribute('body', 'data-ready-at'));
+    interactive[i].push(Number(at) / 1000);
     await context.close();
   }
   for (const i of [0, 1]) runs[i].push(await rolloutSeconds(browser, servers[i].url));

@@ -1,9 +1,11 @@
 // Where a fresh page's time goes before it is interactive: for RUNS fresh
-// pages (default 3), the moment it was ready, when its files arrived, and
-// the page's own marks (`kubesim:start` when the module runs,
+// pages (default 3), the moment it was interactive, when its files
+// arrived, and the page's own marks (`kubesim:start` when the module runs,
 // `kubesim:opened` when the session's database is open,
-// `kubesim:session` when the session is built or restored,
-// `kubesim:booted`, `kubesim:ready`), all in ms since navigation.
+// `kubesim:session` when the session is made or restored,
+// `kubesim:booted`, `kubesim:interactive` when first shown,
+// `kubesim:ready` when a new session's starter cluster is built too), all
+// in ms since navigation.
 // PROFILE=1 adds a CPU profile of the last page (self and inclusive
 // times; FILTER=regex picks the inclusive lines). Wasm functions are named
 // only in a build that keeps its symbols and skips wasm-opt (see
@@ -33,13 +35,13 @@ for (let r = 0; r < runs; r++) {
   }
   await page.goto(server.url);
   await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
-  const ready = Number(await page.getAttribute('body', 'data-ready-at'));
+  const ready = Number(await page.getAttribute('body', 'data-interactive-at'));
   const t = await page.evaluate(() => ({
     files: performance.getEntriesByType('resource')
       .map((e) => `${e.name.split('/').pop().replace(/-[0-9a-f]{16}/, '')} ${Math.round(e.responseEnd)}`),
     marks: performance.getEntriesByType('mark').map((m) => `${m.name.replace('kubesim:', '')} ${Math.round(m.startTime)}`),
   }));
-  console.log(`ready ${ready} | arrived: ${t.files.join(', ')} | marks: ${t.marks.join(', ')}`);
+  console.log(`interactive ${ready} | arrived: ${t.files.join(', ')} | marks: ${t.marks.join(', ')}`);
   if (profiling && r === runs - 1) {
     const { profile } = await cdp.send('Profiler.stop');
     const byId = new Map(profile.nodes.map((x) => [x.id, x]));

@@ -117,7 +117,9 @@ impl Saving {
     pub fn save_if_needed(self: &Rc<Self>, session: &Session, force: bool) {
         let batch = {
             let mut p = self.progress.borrow_mut();
-            if p.in_flight {
+            // (A session whose starter cluster is still being built is
+            // saved once it is: a reload meanwhile starts afresh.)
+            if p.in_flight || session.starter_pending() {
                 return;
             }
             let len = session.journal_len();
@@ -266,6 +268,21 @@ mod tests {
         // Nothing new: no save.
         saving.save_if_needed(&s, false);
         assert!(pending.borrow().is_empty());
+    }
+
+    #[test]
+    fn a_session_is_saved_once_its_starter_cluster_is_built() {
+        let mut s = Session::deferred(1);
+        let (saver, pending) = later();
+        let saving = Saving::new(saver, &s, true);
+        s.starter_step();
+        saving.save_if_needed(&s, true);
+        assert!(pending.borrow().is_empty(), "half a starter is not saved, even as the page is hidden");
+        while s.starter_step() {}
+        saving.save_if_needed(&s, false);
+        let whole = finish(&pending, Ok(()));
+        assert!(whole.fresh);
+        assert_eq!((whole.from, whole.entries.len()), (0, s.journal_len()));
     }
 
     #[test]

@@ -270,6 +270,11 @@ impl PageClock {
         }
         self.last_real = Some(real_ms);
     }
+
+    /// Real time passes but this clock does not.
+    fn hold(&mut self, real_ms: f64) {
+        self.last_real = Some(real_ms);
+    }
 }
 
 pub struct Session {
@@ -303,6 +308,10 @@ pub struct Session {
     /// object as it was then): the second `edit` patches from it, as
     /// kubectl patches from what it opened in the editor.
     pub editing: Option<(String, serde_json::Value)>,
+    /// The starter cluster's requests not sent yet: a fresh page shows
+    /// itself first and builds the cluster after, a request at a time
+    /// (`starter_step`).
+    starter: std::collections::VecDeque<Request>,
 }
 
 /// A user the page acts as, and the groups it claims.
@@ -336,12 +345,37 @@ impl Session {
     pub fn configured(seed: u64, history_window_ms: i64, starter: bool) -> Session {
         let mut s = Session::empty(seed, history_window_ms);
         if starter {
-            for req in kubesim::starter::requests(&Default::default()) {
-                s.request(Source::Setup, req);
-            }
+            s.starter = kubesim::starter::requests(&Default::default()).into();
+            while s.starter_step() {}
         }
         s.refresh_timeline();
         s
+    }
+
+    /// A fresh session whose starter cluster is still to be built: the
+    /// page shows itself, then calls `starter_step` between frames.
+    pub fn deferred(seed: u64) -> Session {
+        let mut s = Session::empty(seed, ServerConfig::default().history_window_ms);
+        s.starter = kubesim::starter::requests(&Default::default()).into();
+        s
+    }
+
+    /// Sends the starter cluster's next request (the controllers settle
+    /// after it, as after any write); whether more remain.
+    pub fn starter_step(&mut self) -> bool {
+        if let Some(req) = self.starter.pop_front() {
+            self.request(Source::Setup, req);
+            if self.starter.is_empty() {
+                self.refresh_timeline();
+            }
+        }
+        !self.starter.is_empty()
+    }
+
+    /// Whether the starter cluster is still being built (such a session
+    /// is not saved: a reload starts it afresh).
+    pub fn starter_pending(&self) -> bool {
+        !self.starter.is_empty()
     }
 
     fn empty(seed: u64, history_window_ms: i64) -> Session {
@@ -371,6 +405,7 @@ impl Session {
             history: Default::default(),
             restored: None,
             editing: None,
+            starter: Default::default(),
         }
     }
 
@@ -517,7 +552,13 @@ impl Session {
     /// simulated time, delivers watch events, follows new revisions.
     pub fn tick(&mut self, real_ms: f64) {
         let before = self.clock.wall;
-        self.clock.tick(real_ms);
+        if self.starter_pending() {
+            // (The starter cluster is built at the start time, as
+            // `Session::new` builds it: the clock starts after it.)
+            self.clock.hold(real_ms);
+        } else {
+            self.clock.tick(real_ms);
+        }
         if self.clock.wall != before {
             self.server.sync_clock(SimTime(self.clock.wall));
             // The page shows the clock to the second.
@@ -847,6 +888,31 @@ pub(crate) mod tests {
         let node = body_json(&s.request(Source::Console, Request::new("GET", "/api/v1/nodes/worker-1")).response);
         assert_eq!(node["status"]["conditions"][0]["type"], "Ready");
         assert!(s.timeline.points.len() >= 10);
+    }
+
+    #[test]
+    fn a_starter_built_a_request_at_a_time_is_the_one_built_at_once() {
+        let mut at_once = Session::new(1);
+        let mut deferred = Session::deferred(1);
+        assert!(deferred.starter_pending());
+        assert!(deferred.log.iter().all(|e| e.source != Source::Setup), "nothing sent before the first step");
+        let mut steps = 0u32;
+        deferred.tick(1_000.0);
+        while deferred.starter_step() {
+            // Real time passes between the page's slices; the clock waits.
+            deferred.tick(1_000.0 + 500.0 * f64::from(steps + 1));
+            steps += 1;
+        }
+        assert!(!deferred.starter_pending());
+        assert!(!deferred.starter_step(), "a built starter has nothing more to send");
+        assert_eq!(steps as usize + 1, kubesim::starter::requests(&Default::default()).len());
+        assert_eq!(deferred.export_json().unwrap(), at_once.export_json().unwrap());
+        assert_eq!(observed(&mut deferred), observed(&mut at_once));
+        assert_eq!(deferred.timeline.points.len(), at_once.timeline.points.len());
+        // Built, it keeps time again.
+        let wall = deferred.clock.wall;
+        deferred.tick(1_000.0 + 500.0 * f64::from(steps) + 2_000.0);
+        assert_eq!(deferred.clock.wall, wall + 2_000);
     }
 
     #[test]

@@ -302,7 +302,7 @@ pub async fn boot(lang: Lang) -> Boot {
         Ok(db) => Rc::new(db),
         Err(e) => {
             return Boot {
-                session: Session::new(1),
+                session: Session::deferred(1),
                 stored: false,
                 notice: Some(e),
                 saver: crate::durable::nowhere(),
@@ -407,7 +407,8 @@ pub async fn boot(lang: Lang) -> Boot {
     } else {
         crate::durable::nowhere()
     };
-    let session = session.unwrap_or_else(|| Session::new(1));
+    // (A new session's starter cluster is built once the page shows.)
+    let session = session.unwrap_or_else(|| Session::deferred(1));
     super::mark("kubesim:session");
     Boot { session, stored, notice, saver, read_only, pending_journal }
 }
