@@ -82,6 +82,7 @@ const UI: &[(&str, &str)] = &[
     ("not saved in this tab", "此标签页不保存"),
     ("not saved", "未保存"),
     ("saving {} writes…", "正在保存 {} 个写入…"),
+    ("building the starter cluster…", "正在创建初始集群…"),
     ("saved in this browser", "已保存在此浏览器中"),
     ("not saved yet", "尚未保存"),
     ("revision {}", "修订版本 {}"),

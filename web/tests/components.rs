@@ -1,5 +1,5 @@
 //! Component tests in headless Chromium (wasm-bindgen-test): the app
-//! mounts and shows the starter cluster, responses render as text with
+//! mounts, then builds and shows the starter cluster, responses render as text with
 //! Warning headers first, long lists render only what is in view, and a
 //! watch lane's client cache follows what the lane received.
 #![cfg(target_arch = "wasm32")]
@@ -28,7 +28,13 @@ async fn the_app_mounts_with_the_starter_cluster() {
     }
     let root = mount_point();
     yew::Renderer::<App>::with_root(root.clone()).render();
-    TimeoutFuture::new(300).await;
+    // Shown first: the starter cluster is built after, and not saved
+    // until it is.
+    TimeoutFuture::new(0).await;
+    let saved = || root.query_selector("#save-state").unwrap().unwrap().text_content().unwrap();
+    assert_eq!(saved(), "building the starter cluster…");
+    assert!(!root.text_content().unwrap_or_default().contains("Service/kube-system/kube-dns"));
+    starter_built(&root).await;
     let text = root.text_content().unwrap_or_default();
     assert!(text.contains("Request log"), "{text}");
     // The starter objects, and what the controllers made of them: CoreDNS's
@@ -145,6 +151,19 @@ async fn the_command_bar_runs_kubectl_and_the_log_shows_its_requests() {
     assert!(log.contains("/api/v1/namespaces"), "{log}");
 }
 
+/// Waits (up to 10 s) until the app's starter cluster is built (its save
+/// state no longer says it is being built).
+async fn starter_built(root: &web_sys::Element) {
+    for _ in 0..200 {
+        TimeoutFuture::new(50).await;
+        let state = root.query_selector("#save-state").unwrap().map(|e| e.text_content().unwrap_or_default());
+        if state.is_some_and(|s| s != "building the starter cluster…") {
+            return;
+        }
+    }
+    panic!("the starter cluster was not built in 10 s");
+}
+
 #[wasm_bindgen_test]
 async fn a_lane_s_client_cache_holds_what_it_listed_and_falls_behind_when_stopped() {
     if let Some(st) = web_sys::window().unwrap().local_storage().unwrap() {
@@ -152,7 +171,7 @@ async fn a_lane_s_client_cache_holds_what_it_listed_and_falls_behind_when_stoppe
     }
     let root = mount_point();
     yew::Renderer::<App>::with_root(root.clone()).render();
-    TimeoutFuture::new(200).await;
+    starter_built(&root).await;
     click(&root, "#lane-open");
     TimeoutFuture::new(200).await;
     let text = |sel: &str| root.query_selector(sel).unwrap().unwrap().text_content().unwrap();

@@ -42,7 +42,7 @@ fn initial_state(embed: Option<Rc<EmbedOptions>>, boot: Option<BootCell>) -> App
         return st;
     }
     let Some(boot) = boot.and_then(|b| b.0.borrow_mut().take()) else {
-        return AppState::new(Session::new(1), None, crate::durable::nowhere(), false);
+        return AppState::new(Session::deferred(1), None, crate::durable::nowhere(), false);
     };
     let mut st = AppState::new(boot.session, boot.notice, boot.saver, boot.stored);
     st.read_only = boot.read_only;
@@ -335,7 +335,8 @@ fn panel_body(id: &str, lang: Lang) -> (&'static str, Html) {
 }
 
 /// Whether the page's writes are saved: all of them, some still being
-/// written, or none (this tab saves nothing).
+/// written (or a new session's starter cluster still being built), or
+/// none (this tab saves nothing).
 fn save_state(state: &AppState, lang: Lang) -> Html {
     let s = state.session.borrow();
     let waiting = s.journal_len().saturating_sub(state.durable);
@@ -343,6 +344,9 @@ fn save_state(state: &AppState, lang: Lang) -> Html {
         ("pill save-state not-saved", tr("not saved in this tab", lang).to_string())
     } else if state.save_error.is_some() {
         ("pill save-state not-saved", tr("not saved", lang).to_string())
+    } else if s.starter_pending() {
+        // (Saved once it is built.)
+        ("pill save-state saving", tr("building the starter cluster…", lang).to_string())
     } else if waiting > 0 || state.saving_now() {
         ("pill save-state saving", crate::i18n::fill(tr("saving {} writes…", lang), &[&waiting]))
     } else {
