@@ -345,10 +345,12 @@ impl Session {
     pub fn configured(seed: u64, history_window_ms: i64, starter: bool) -> Session {
         let mut s = Session::empty(seed, history_window_ms);
         if starter {
+            // (Its last step reads the timeline.)
             s.starter = kubesim::starter::requests(&Default::default()).into();
             while s.starter_step() {}
+        } else {
+            s.refresh_timeline();
         }
-        s.refresh_timeline();
         s
     }
 
