@@ -153,9 +153,9 @@ pub struct Arrive {
     pub flow_schema: Name,
     /// The flow distinguisher (user name, namespace, or empty).
     pub flow: Name,
-    /// The flow's hash (`shuffle::flow_hash`), when the caller has it
-    /// already (a classification computes it once); else it is computed
-    /// here, and remembered.
+    /// The flow's hash (`shuffle::flow_hash`), which callers keep for
+    /// their flows (a classification, a scenario's flow); else (a test's
+    /// request) it is computed here, at each arrival.
     pub flow_hash: Option<u64>,
     pub details: Details,
     pub width: Width,
@@ -251,8 +251,6 @@ pub struct Dispatcher {
     events: Vec<Event>,
     /// A buffer for the ids of requests started, reused.
     scratch: Vec<u64>,
-    /// Flows' hashes, kept (a flow's requests repeat).
-    hashes: shuffle::FlowHashes,
     /// No later than the earliest release of seats held after a request
     /// (None: no level holds any), so that time passing visits the levels
     /// only when something may be due.
@@ -273,7 +271,6 @@ impl Dispatcher {
             fair_fraction: 0.0,
             events: Vec::new(),
             scratch: Vec::new(),
-            hashes: Default::default(),
             earliest_hold: None,
         }
     }
@@ -368,7 +365,7 @@ impl Dispatcher {
         // shard.
         let (hash, flow) = match level.set.queuing {
             Some(q) if q.queues > 1 => {
-                (a.flow_hash.unwrap_or_else(|| self.hashes.get(&a.flow_schema, &a.flow)), a.flow)
+                (a.flow_hash.unwrap_or_else(|| shuffle::flow_hash(&a.flow_schema, &a.flow)), a.flow)
             }
             _ => (0, Name::default()),
         };

@@ -84,6 +84,8 @@ pub fn run(base: &Dispatcher, flows: &[Flow], duration_ms: u64, frame_ms: u64) -
     // When each executing request finishes (ms), by ticket.
     let mut finishing: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
     let mut credit = vec![0.0f64; flows.len()];
+    // (Each flow's hash once, not at each of its requests.)
+    let hashes: Vec<u64> = flows.iter().map(|f| super::shuffle::flow_hash(&f.flow_schema, &f.distinguisher)).collect();
     let mut frames = Vec::new();
     let frame_ms = frame_ms.max(1);
     for t in 0..=duration_ms {
@@ -103,6 +105,7 @@ pub fn run(base: &Dispatcher, flows: &[Flow], duration_ms: u64, frame_ms: u64) -
                     level: f.level.clone(),
                     flow_schema: f.flow_schema.clone(),
                     flow: f.distinguisher.as_str().into(),
+                    flow_hash: Some(hashes[i]),
                     width: super::Width { initial: f.seats.max(1), ..Default::default() },
                     ..Default::default()
                 };

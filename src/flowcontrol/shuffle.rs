@@ -2,11 +2,7 @@
 //! distinct queues out of a level's deck, the same hand for the same flow
 //! on every server, so one noisy flow fills only its own few queues.
 
-use std::collections::HashMap;
-
 use sha2::{Digest, Sha256};
-
-type Fast = foldhash::fast::FixedState;
 
 /// The largest deck upstream accepts (2^26 queues).
 pub const MAX_DECK: u32 = 1 << 26;
@@ -86,33 +82,6 @@ pub fn card(mut hash: u64, deck: u32, hand: u32, k: usize) -> u32 {
         }
     }
     card
-}
-
-/// Flows' hashes as they were computed (SHA-256 costs more than a request's
-/// dispatch otherwise would): by FlowSchema, then distinguisher; forgotten
-/// all at once past a bound, so a stream of distinct users cannot grow it.
-#[derive(Clone, Debug, Default)]
-pub struct FlowHashes {
-    by_schema: HashMap<super::Name, HashMap<String, u64, Fast>, Fast>,
-    len: usize,
-}
-
-impl FlowHashes {
-    const BOUND: usize = 4096;
-
-    pub fn get(&mut self, flow_schema: &super::Name, distinguisher: &str) -> u64 {
-        if let Some(h) = self.by_schema.get(&**flow_schema).and_then(|m| m.get(distinguisher)) {
-            return *h;
-        }
-        if self.len >= Self::BOUND {
-            self.by_schema.clear();
-            self.len = 0;
-        }
-        let h = flow_hash(flow_schema, distinguisher);
-        self.by_schema.entry(flow_schema.clone()).or_default().insert(distinguisher.to_string(), h);
-        self.len += 1;
-        h
-    }
 }
 
 /// A flow's hash: the first eight bytes (little-endian) of SHA-256 over the
