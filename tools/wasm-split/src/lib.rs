@@ -1,0 +1,676 @@
+//! Splits one WebAssembly module into a *primary* module, which a page loads
+//! first, and a *secondary* one holding the bodies of every function the
+//! primary does not keep, loaded later (docs/browser.md, "The page's module
+//! in two parts").
+//!
+//! No tool on this machine does it for a wasm-bindgen module (binaryen's
+//! `wasm-split` is not in npm's binaryen, and Debian's is too old for this
+//! Rust's output), and the job is small once a parser and an encoder remap
+//! indices: this file only decides what goes where.
+//!
+//! - Every function keeps its index in the primary. A function that moves
+//!   leaves a *stub* there: if the secondary is not loaded yet, the stub
+//!   calls the import `kubesim_split.load` (which loads it, synchronously if
+//!   it must), then calls the function's body through the funcref table, at
+//!   a slot the secondary fills when it is instantiated. Table entries,
+//!   exports and calls that name a moved function reach its stub, so nothing
+//!   else in the primary changes.
+//! - The secondary imports the primary's memory, tables, globals (all, in
+//!   order, so their indices do not change) and every function its bodies
+//!   call that stayed behind; its active element segment writes its
+//!   functions into the table's new slots. Its calls between moved
+//!   functions are direct.
+//! - In *instrument* mode nothing is kept (but a start function) and every
+//!   stub first calls `kubesim_split.note(slot)`, so a page can report which
+//!   functions it ran: the list the real split keeps.
+
+use std::collections::HashMap;
+use std::collections::HashSet;
+
+use wasm_encoder::reencode::{utils, Error as ReError, Reencode};
+use wasm_encoder::{
+    BlockType, CodeSection, ConstExpr, ElementSection, Elements, EntityType, ExportKind, ExportSection, Function,
+    FunctionSection, GlobalSection, GlobalType, ImportSection, Instruction, MemoryType, Module, TableType, TypeSection,
+    ValType,
+};
+use wasmparser::{KnownCustom, Name, Operator, Parser, Payload, TypeRef};
+
+/// The import namespace of the primary's two extra imports.
+pub const NAMESPACE: &str = "kubesim_split";
+/// The export the page sets to 1 once the secondary is instantiated.
+pub const LOADED: &str = "$loaded";
+
+/// What went wrong, in words.
+pub type Result<T> = std::result::Result<T, String>;
+
+/// The two halves, and which function each of the secondary's slots holds.
+pub struct Split {
+    pub primary: Vec<u8>,
+    pub secondary: Vec<u8>,
+    /// For each slot (the order of `kubesim_split.note`'s argument): the
+    /// function's name as the key a keep list names it by.
+    pub moved: Vec<String>,
+}
+
+/// A function's name without what changes from build to build of the same
+/// code: the legacy scheme's hash suffix (`::h0123456789abcdef`) and the v0
+/// scheme's crate disambiguators (`core[c5930c85a12de822]`).
+pub fn key(name: &str) -> String {
+    let name = match name.rfind("::h") {
+        Some(at) if name.len() - at == 19 && name[at + 3..].bytes().all(|b| b.is_ascii_hexdigit()) => &name[..at],
+        _ => name,
+    };
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(open) = rest.find('[') {
+        let close = rest[open..].find(']').map(|c| open + c);
+        match close {
+            Some(close) if close > open + 1 && rest[open + 1..close].bytes().all(|b| b.is_ascii_hexdigit()) => {
+                out.push_str(&rest[..open]);
+                rest = &rest[close + 1..];
+            }
+            _ => {
+                out.push_str(&rest[..=open]);
+                rest = &rest[open + 1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+struct Facts<'a> {
+    types: Vec<wasmparser::FuncType>,
+    /// The type of every function, imported ones first.
+    func_types: Vec<u32>,
+    imported_funcs: u32,
+    tables: Vec<wasmparser::TableType>,
+    memories: Vec<wasmparser::MemoryType>,
+    globals: Vec<wasmparser::GlobalType>,
+    bodies: Vec<wasmparser::FunctionBody<'a>>,
+    names: HashMap<u32, &'a str>,
+    start: Option<u32>,
+}
+
+fn facts(wasm: &[u8]) -> Result<Facts<'_>> {
+    let mut f = Facts {
+        types: Vec::new(),
+        func_types: Vec::new(),
+        imported_funcs: 0,
+        tables: Vec::new(),
+        memories: Vec::new(),
+        globals: Vec::new(),
+        bodies: Vec::new(),
+        names: HashMap::new(),
+        start: None,
+    };
+    let e = |e: wasmparser::BinaryReaderError| e.to_string();
+    for payload in Parser::new(0).parse_all(wasm) {
+        match payload.map_err(e)? {
+            Payload::TypeSection(s) => {
+                for t in s.into_iter_err_on_gc_types() {
+                    f.types.push(t.map_err(e)?);
+                }
+            }
+            Payload::ImportSection(s) => {
+                for i in s.into_imports() {
+                    match i.map_err(e)?.ty {
+                        TypeRef::Func(t) => {
+                            f.func_types.push(t);
+                            f.imported_funcs += 1;
+                        }
+                        TypeRef::Table(t) => f.tables.push(t),
+                        TypeRef::Memory(m) => f.memories.push(m),
+                        TypeRef::Global(g) => f.globals.push(g),
+                        _ => return Err("an import of a kind this splitter does not know".into()),
+                    }
+                }
+            }
+            Payload::FunctionSection(s) => {
+                for t in s {
+                    f.func_types.push(t.map_err(e)?);
+                }
+            }
+            Payload::TableSection(s) => {
+                for t in s {
+                    f.tables.push(t.map_err(e)?.ty);
+                }
+            }
+            Payload::MemorySection(s) => {
+                for m in s {
+                    f.memories.push(m.map_err(e)?);
+                }
+            }
+            Payload::GlobalSection(s) => {
+                for g in s {
+                    f.globals.push(g.map_err(e)?.ty);
+                }
+            }
+            Payload::StartSection { func, .. } => f.start = Some(func),
+            Payload::CodeSectionEntry(body) => f.bodies.push(body),
+            Payload::CustomSection(c) => {
+                if let KnownCustom::Name(names) = c.as_known() {
+                    for n in names {
+                        if let Name::Function(map) = n.map_err(e)? {
+                            for naming in map {
+                                let naming = naming.map_err(e)?;
+                                f.names.insert(naming.index, naming.name);
+                            }
+                        }
+                    }
+                }
+            }
+            Payload::TagSection(_) => return Err("tags (exceptions) are not supported".into()),
+            _ => {}
+        }
+    }
+    if f.memories.len() != 1 {
+        return Err(format!("{} memories; one is supported", f.memories.len()));
+    }
+    if f.bodies.len() as u32 + f.imported_funcs != f.func_types.len() as u32 {
+        return Err("the function and code sections disagree".into());
+    }
+    Ok(f)
+}
+
+/// Splits `wasm`. A defined function stays in the primary when `keep`
+/// answers true for its name's key, and always when it has no name (the
+/// glue's shims: nothing to go by) or is the start function. `instrument` makes every stub
+/// report its slot first (and keeps nothing else).
+pub fn split(wasm: &[u8], keep: &dyn Fn(&str) -> bool, instrument: bool) -> Result<Split> {
+    let f = facts(wasm)?;
+    let table =
+        f.tables.iter().position(|t| t.element_type == wasmparser::RefType::FUNCREF).ok_or("no funcref table")? as u32;
+    let base = f.tables[table as usize].initial;
+
+    // Which functions move, and their slots.
+    let mut slot: HashMap<u32, u32> = HashMap::new();
+    let mut moved_names = Vec::new();
+    let mut order = Vec::new();
+    for i in 0..f.bodies.len() as u32 {
+        let index = f.imported_funcs + i;
+        let name = f.names.get(&index).copied().unwrap_or("");
+        let stays = Some(index) == f.start || (!instrument && (name.is_empty() || keep(&key(name))));
+        if !stays {
+            slot.insert(index, order.len() as u32);
+            order.push(index);
+            moved_names.push(key(name));
+        }
+    }
+
+    // The functions the moved bodies call that stay behind, in a fixed order.
+    let mut reached = Vec::new();
+    let mut seen = HashSet::new();
+    for &index in &order {
+        let body = &f.bodies[(index - f.imported_funcs) as usize];
+        let mut ops = body.get_operators_reader().map_err(|e| e.to_string())?;
+        while !ops.eof() {
+            let callee = match ops.read().map_err(|e| e.to_string())? {
+                Operator::Call { function_index }
+                | Operator::ReturnCall { function_index }
+                | Operator::RefFunc { function_index } => function_index,
+                _ => continue,
+            };
+            // Instrumented, even calls between moved functions go through the
+            // primary's stubs, so that each reports itself.
+            if (instrument || !slot.contains_key(&callee)) && seen.insert(callee) {
+                reached.push(callee);
+            }
+        }
+    }
+
+    let added_imports = if instrument { 2 } else { 1 };
+    let primary = primary(wasm, &f, &slot, &reached, table, base, instrument, added_imports)?;
+    let secondary = secondary(&f, &order, &slot, &reached, table, base)?;
+    for (what, bytes) in [("primary", &primary), ("secondary", &secondary)] {
+        wasmparser::Validator::new().validate_all(bytes).map_err(|e| format!("the {what} module is not valid: {e}"))?;
+    }
+    Ok(Split { primary, secondary, moved: moved_names })
+}
+
+fn func_name(index: u32) -> String {
+    format!("$f{index}")
+}
+
+struct Primary<'f, 'a> {
+    f: &'f Facts<'a>,
+    slot: &'f HashMap<u32, u32>,
+    reached: &'f [u32],
+    table: u32,
+    base: u64,
+    instrument: bool,
+    added_imports: u32,
+    /// The next defined function the code section reaches.
+    next: u32,
+    load_type: u32,
+    note_type: u32,
+    load_func: u32,
+    note_func: u32,
+    loaded_global: u32,
+}
+
+impl Reencode for Primary<'_, '_> {
+    type Error = String;
+
+    fn function_index(&mut self, func: u32) -> std::result::Result<u32, ReError<String>> {
+        Ok(if func < self.f.imported_funcs { func } else { func + self.added_imports })
+    }
+
+    fn parse_type_section(
+        &mut self,
+        types: &mut TypeSection,
+        section: wasmparser::TypeSectionReader<'_>,
+    ) -> std::result::Result<(), ReError<String>> {
+        utils::parse_type_section(self, types, section)?;
+        types.ty().function([], []);
+        types.ty().function([ValType::I32], []);
+        Ok(())
+    }
+
+    fn parse_import_section(
+        &mut self,
+        imports: &mut ImportSection,
+        section: wasmparser::ImportSectionReader<'_>,
+    ) -> std::result::Result<(), ReError<String>> {
+        utils::parse_import_section(self, imports, section)?;
+        imports.import(NAMESPACE, "load", EntityType::Function(self.load_type));
+        if self.instrument {
+            imports.import(NAMESPACE, "note", EntityType::Function(self.note_type));
+        }
+        Ok(())
+    }
+
+    fn parse_table_section(
+        &mut self,
+        tables: &mut wasm_encoder::TableSection,
+        section: wasmparser::TableSectionReader<'_>,
+    ) -> std::result::Result<(), ReError<String>> {
+        let imported_tables = self.f.tables.len() as u32 - section.count();
+        for (i, t) in section.into_iter().enumerate() {
+            let t = t?;
+            let mut ty = self.table_type(t.ty)?;
+            if imported_tables + i as u32 == self.table {
+                let grown = self.base + self.slot.len() as u64;
+                ty.minimum = grown;
+                ty.maximum = ty.maximum.map(|m| m.max(grown));
+            }
+            match t.init {
+                wasmparser::TableInit::RefNull => tables.table(ty),
+                wasmparser::TableInit::Expr(e) => tables.table_with_init(ty, &self.const_expr(e)?),
+            };
+        }
+        Ok(())
+    }
+
+    fn parse_global_section(
+        &mut self,
+        globals: &mut GlobalSection,
+        section: wasmparser::GlobalSectionReader<'_>,
+    ) -> std::result::Result<(), ReError<String>> {
+        utils::parse_global_section(self, globals, section)?;
+        globals.global(GlobalType { val_type: ValType::I32, mutable: true, shared: false }, &ConstExpr::i32_const(0));
+        Ok(())
+    }
+
+    fn parse_export_section(
+        &mut self,
+        exports: &mut ExportSection,
+        section: wasmparser::ExportSectionReader<'_>,
+    ) -> std::result::Result<(), ReError<String>> {
+        utils::parse_export_section(self, exports, section)?;
+        exports.export(LOADED, ExportKind::Global, self.loaded_global);
+        exports.export("$m0", ExportKind::Memory, 0);
+        for t in 0..self.f.tables.len() as u32 {
+            exports.export(&format!("$t{t}"), ExportKind::Table, t);
+        }
+        for g in 0..self.f.globals.len() as u32 {
+            exports.export(&format!("$g{g}"), ExportKind::Global, g);
+        }
+        for &func in self.reached {
+            let index = self.function_index(func)?;
+            exports.export(&func_name(func), ExportKind::Func, index);
+        }
+        Ok(())
+    }
+
+    fn parse_function_body(
+        &mut self,
+        code: &mut CodeSection,
+        func: wasmparser::FunctionBody<'_>,
+    ) -> std::result::Result<(), ReError<String>> {
+        let index = self.f.imported_funcs + self.next;
+        self.next += 1;
+        let Some(&slot) = self.slot.get(&index) else {
+            return utils::parse_function_body(self, code, func);
+        };
+        let ty = self.f.func_types[index as usize];
+        let params = self.f.types[ty as usize].params().len() as u32;
+        let mut stub = Function::new([]);
+        if self.instrument {
+            stub.instruction(&Instruction::I32Const(slot as i32));
+            stub.instruction(&Instruction::Call(self.note_func));
+        }
+        stub.instruction(&Instruction::GlobalGet(self.loaded_global));
+        stub.instruction(&Instruction::I32Eqz);
+        stub.instruction(&Instruction::If(BlockType::Empty));
+        stub.instruction(&Instruction::Call(self.load_func));
+        stub.instruction(&Instruction::End);
+        for p in 0..params {
+            stub.instruction(&Instruction::LocalGet(p));
+        }
+        stub.instruction(&Instruction::I32Const((self.base as u32 + slot) as i32));
+        stub.instruction(&Instruction::CallIndirect { type_index: ty, table_index: self.table });
+        stub.instruction(&Instruction::End);
+        code.function(&stub);
+        Ok(())
+    }
+
+    fn parse_custom_section(
+        &mut self,
+        _module: &mut Module,
+        _section: wasmparser::CustomSectionReader<'_>,
+    ) -> std::result::Result<(), ReError<String>> {
+        // Names, producers and the like: the page's build strips them anyway.
+        Ok(())
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn primary(
+    wasm: &[u8],
+    f: &Facts<'_>,
+    slot: &HashMap<u32, u32>,
+    reached: &[u32],
+    table: u32,
+    base: u64,
+    instrument: bool,
+    added_imports: u32,
+) -> Result<Vec<u8>> {
+    let mut p = Primary {
+        f,
+        slot,
+        reached,
+        table,
+        base,
+        instrument,
+        added_imports,
+        next: 0,
+        load_type: f.types.len() as u32,
+        note_type: f.types.len() as u32 + 1,
+        load_func: f.imported_funcs,
+        note_func: f.imported_funcs + 1,
+        loaded_global: f.globals.len() as u32,
+    };
+    let mut module = Module::new();
+    p.parse_core_module(&mut module, Parser::new(0), wasm).map_err(|e| e.to_string())?;
+    Ok(module.finish())
+}
+
+struct Secondary<'f> {
+    map: &'f HashMap<u32, u32>,
+}
+
+impl Reencode for Secondary<'_> {
+    type Error = String;
+
+    fn function_index(&mut self, func: u32) -> std::result::Result<u32, ReError<String>> {
+        self.map
+            .get(&func)
+            .copied()
+            .ok_or_else(|| ReError::UserError(format!("function {func} has no place in the secondary")))
+    }
+
+    fn data_index(&mut self, _: u32) -> std::result::Result<u32, ReError<String>> {
+        Err(ReError::UserError("a moved function names a data segment".into()))
+    }
+
+    fn element_index(&mut self, _: u32) -> std::result::Result<u32, ReError<String>> {
+        Err(ReError::UserError("a moved function names an element segment".into()))
+    }
+}
+
+fn secondary(
+    f: &Facts<'_>,
+    order: &[u32],
+    slot: &HashMap<u32, u32>,
+    reached: &[u32],
+    table: u32,
+    base: u64,
+) -> Result<Vec<u8>> {
+    let e = |e: ReError<String>| e.to_string();
+    let mut s = Secondary { map: &HashMap::new() };
+    let mut module = Module::new();
+
+    let mut types = TypeSection::new();
+    for t in &f.types {
+        let t = s.func_type(t.clone()).map_err(e)?;
+        types.ty().func_type(&t);
+    }
+    module.section(&types);
+
+    let mut imports = ImportSection::new();
+    let memory: MemoryType = s.memory_type(f.memories[0]).map_err(e)?;
+    imports.import("p", "$m0", memory);
+    for (i, t) in f.tables.iter().enumerate() {
+        let mut ty: TableType = s.table_type(*t).map_err(e)?;
+        if i as u32 == table {
+            let grown = base + slot.len() as u64;
+            ty.minimum = grown;
+            ty.maximum = ty.maximum.map(|m| m.max(grown));
+        }
+        imports.import("p", &format!("$t{i}"), ty);
+    }
+    for (i, g) in f.globals.iter().enumerate() {
+        let ty = s.global_type(*g).map_err(e)?;
+        imports.import("p", &format!("$g{i}"), ty);
+    }
+    let mut map = HashMap::new();
+    for (i, &func) in reached.iter().enumerate() {
+        imports.import("p", &func_name(func), EntityType::Function(f.func_types[func as usize]));
+        map.insert(func, i as u32);
+    }
+    module.section(&imports);
+    for (k, &func) in order.iter().enumerate() {
+        map.entry(func).or_insert(reached.len() as u32 + k as u32);
+    }
+
+    let mut functions = FunctionSection::new();
+    for &func in order {
+        functions.function(f.func_types[func as usize]);
+    }
+    module.section(&functions);
+
+    let mut elements = ElementSection::new();
+    let locals: Vec<u32> = (0..order.len() as u32).map(|k| reached.len() as u32 + k).collect();
+    let offset = ConstExpr::i32_const(base as i32);
+    elements.active(if table == 0 { None } else { Some(table) }, &offset, Elements::Functions(locals.into()));
+    module.section(&elements);
+
+    let mut code = CodeSection::new();
+    let mut s = Secondary { map: &map };
+    for &func in order {
+        let body = f.bodies[(func - f.imported_funcs) as usize].clone();
+        s.parse_function_body(&mut code, body).map_err(e)?;
+    }
+    module.section(&code);
+    Ok(module.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_encoder::{ExportSection, MemorySection, NameMap, NameSection, TableSection};
+
+    /// A module of one import and three functions: `kept` calls
+    /// `moved_a`, which calls `moved_b`, the import and `kept`; the table
+    /// holds both moved ones.
+    fn module() -> Vec<u8> {
+        module_named(true)
+    }
+
+    fn module_named(named: bool) -> Vec<u8> {
+        let mut m = Module::new();
+        let mut types = TypeSection::new();
+        types.ty().function([], [ValType::I32]);
+        types.ty().function([ValType::I32], [ValType::I32]);
+        m.section(&types);
+        let mut imports = ImportSection::new();
+        imports.import("env", "ext", EntityType::Function(0));
+        m.section(&imports);
+        let mut functions = FunctionSection::new();
+        functions.function(0).function(1).function(1);
+        m.section(&functions);
+        let mut tables = TableSection::new();
+        tables.table(TableType {
+            element_type: wasm_encoder::RefType::FUNCREF,
+            table64: false,
+            minimum: 2,
+            maximum: Some(2),
+            shared: false,
+        });
+        m.section(&tables);
+        let mut memories = MemorySection::new();
+        memories.memory(MemoryType { minimum: 1, maximum: None, memory64: false, shared: false, page_size_log2: None });
+        m.section(&memories);
+        let mut globals = GlobalSection::new();
+        globals
+            .global(GlobalType { val_type: ValType::I32, mutable: true, shared: false }, &ConstExpr::i32_const(1024));
+        m.section(&globals);
+        let mut exports = ExportSection::new();
+        exports.export("kept", ExportKind::Func, 1).export("memory", ExportKind::Memory, 0);
+        m.section(&exports);
+        let mut elements = ElementSection::new();
+        elements.active(None, &ConstExpr::i32_const(0), Elements::Functions(vec![2, 3].into()));
+        m.section(&elements);
+        let mut code = CodeSection::new();
+        let mut kept = Function::new([]);
+        kept.instruction(&Instruction::I32Const(1)).instruction(&Instruction::Call(2)).instruction(&Instruction::End);
+        let mut a = Function::new([]);
+        a.instruction(&Instruction::LocalGet(0))
+            .instruction(&Instruction::Call(3))
+            .instruction(&Instruction::Call(0))
+            .instruction(&Instruction::I32Add)
+            .instruction(&Instruction::Call(1))
+            .instruction(&Instruction::I32Add)
+            .instruction(&Instruction::End);
+        let mut b = Function::new([]);
+        b.instruction(&Instruction::LocalGet(0)).instruction(&Instruction::End);
+        code.function(&kept).function(&a).function(&b);
+        m.section(&code);
+        let mut names = NameMap::new();
+        names.append(0, "ext");
+        names.append(1, "demo::kept::h0123456789abcdef");
+        names.append(2, "demo[5f0e1d2c3b4a5968]::moved_a");
+        names.append(3, "demo::moved_b");
+        let mut section = NameSection::new();
+        section.functions(&names);
+        if named {
+            m.section(&section);
+        }
+        m.finish()
+    }
+
+    #[derive(Default, Debug)]
+    struct Shape {
+        imports: Vec<(String, String)>,
+        exports: Vec<String>,
+        table_min: Vec<u64>,
+        functions: usize,
+        element_offset: Option<i32>,
+    }
+
+    fn shape(wasm: &[u8]) -> Shape {
+        let mut s = Shape::default();
+        for p in Parser::new(0).parse_all(wasm) {
+            match p.unwrap() {
+                Payload::ImportSection(r) => {
+                    for i in r.into_imports() {
+                        let i = i.unwrap();
+                        if let TypeRef::Table(t) = i.ty {
+                            s.table_min.push(t.initial);
+                        }
+                        s.imports.push((i.module.to_string(), i.name.to_string()));
+                    }
+                }
+                Payload::ExportSection(r) => s.exports = r.into_iter().map(|e| e.unwrap().name.to_string()).collect(),
+                Payload::TableSection(r) => s.table_min.extend(r.into_iter().map(|t| t.unwrap().ty.initial)),
+                Payload::FunctionSection(r) => s.functions = r.count() as usize,
+                Payload::ElementSection(r) => {
+                    for e in r {
+                        if let wasmparser::ElementKind::Active { offset_expr, .. } = e.unwrap().kind {
+                            if let Operator::I32Const { value } = offset_expr.get_operators_reader().read().unwrap() {
+                                s.element_offset = Some(value);
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        s
+    }
+
+    fn pair(a: &str, b: &str) -> (String, String) {
+        (a.to_string(), b.to_string())
+    }
+
+    #[test]
+    fn keys_drop_what_changes_between_builds() {
+        assert_eq!(key("demo::kept::h0123456789abcdef"), "demo::kept");
+        assert_eq!(
+            key("<alloc[3ca501edff3f0c7c]::vec::Vec<core[c5930c85a12de822]::option::Option<u8>>>::push"),
+            "<alloc::vec::Vec<core::option::Option<u8>>>::push"
+        );
+        // Brackets that are not a disambiguator, and a short `::h`, stay.
+        assert_eq!(key("<[u8] as demo::T>::f"), "<[u8] as demo::T>::f");
+        assert_eq!(key("demo::h12"), "demo::h12");
+        assert_eq!(key("[]"), "[]");
+    }
+
+    #[test]
+    fn what_is_not_kept_moves_and_leaves_a_stub() {
+        let split = split(&module(), &|k| k == "demo::kept", false).unwrap();
+        assert_eq!(split.moved, ["demo::moved_a", "demo::moved_b"]);
+
+        let p = shape(&split.primary);
+        // Every function keeps its place (two stubs), one import is added.
+        assert_eq!(p.functions, 3);
+        assert_eq!(p.imports, [pair("env", "ext"), pair(NAMESPACE, "load")]);
+        // The table grows by a slot for each moved function.
+        assert_eq!(p.table_min, [4]);
+        for name in ["kept", "memory", LOADED, "$m0", "$t0", "$g0", "$f0", "$f1"] {
+            assert!(p.exports.iter().any(|e| e == name), "{name} in {:?}", p.exports);
+        }
+
+        let s = shape(&split.secondary);
+        // The moved bodies reach the import and `kept` through the primary;
+        // `moved_a` calls `moved_b` directly.
+        assert_eq!(
+            s.imports,
+            [pair("p", "$m0"), pair("p", "$t0"), pair("p", "$g0"), pair("p", "$f0"), pair("p", "$f1")]
+        );
+        assert_eq!(s.functions, 2);
+        assert_eq!(s.table_min, [4]);
+        assert_eq!(s.element_offset, Some(2));
+    }
+
+    #[test]
+    fn instrumented_every_call_goes_through_a_stub_that_reports_it() {
+        let split = split(&module(), &|_| true, true).unwrap();
+        assert_eq!(split.moved, ["demo::kept", "demo::moved_a", "demo::moved_b"]);
+        let p = shape(&split.primary);
+        assert_eq!(p.imports, [pair("env", "ext"), pair(NAMESPACE, "load"), pair(NAMESPACE, "note")]);
+        let s = shape(&split.secondary);
+        // moved_b is called through the primary's stub, not directly.
+        assert!(s.imports.contains(&pair("p", "$f3")), "{:?}", s.imports);
+        assert_eq!(s.functions, 3);
+    }
+
+    #[test]
+    fn nothing_kept_but_the_names_asked_for_and_the_nameless() {
+        // Without the name section every function stays.
+        let split = split(&module_named(false), &|_| false, false).unwrap();
+        assert!(split.moved.is_empty());
+        assert_eq!(shape(&split.secondary).functions, 0);
+    }
+}
