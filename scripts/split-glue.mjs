@@ -1,23 +1,27 @@
-// node scripts/split-glue.mjs GLUE.js DEFERRED_FILE INDEX.html PRIMARY.wasm
-// (run by scripts/split-page.sh): gives wasm-bindgen's glue the two imports
-// of the split module (`kubesim_split.load` and `.note`) and the loader of
-// its second part, then puts the new hashes of the glue and the module in
-// index.html's `integrity` attributes (Trunk computed them before the hook).
+// node scripts/split-glue.mjs INDEX.html PRIMARY.wasm GLUE.js [DEFERRED_FILE]
+// (run by scripts/split-page.sh): with DEFERRED_FILE, gives wasm-bindgen's
+// glue the two imports of the split module (`kubesim_split.load` and
+// `.note`) and the loader of its second part; then puts the hashes of the
+// glue and the module as they now are in index.html's `integrity`
+// attributes (Trunk computed them before the hook).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 
-const [glue, deferred, index, primary] = process.argv.slice(2);
-let js = readFileSync(glue, 'utf8');
+const [index, primary, glue, deferred] = process.argv.slice(2);
+if (deferred) addLoader();
 
-// wasm-bindgen 0.2.130's imports object: one namespace, its own module.
-const namespace = /("\.\/kubesim-web_bg\.js": import0,)/;
-if ((js.match(new RegExp(namespace.source, 'g')) || []).length !== 1) {
-  throw new Error(`split-glue: ${glue} does not have the one imports object it expects (wasm-bindgen changed?)`);
-}
-js = js.replace(namespace, '$1\n        "kubesim_split": __kubesimSplit,');
+function addLoader() {
+  let js = readFileSync(glue, 'utf8');
 
-js += `
+  // wasm-bindgen 0.2.130's imports object: one namespace, its own module.
+  const namespace = /("\.\/kubesim-web_bg\.js": import0,)/;
+  if ((js.match(new RegExp(namespace.source, 'g')) || []).length !== 1) {
+    throw new Error(`split-glue: ${glue} does not have the one imports object it expects (wasm-bindgen changed?)`);
+  }
+  js = js.replace(namespace, '$1\n        "kubesim_split": __kubesimSplit,');
+
+  js += `
 // kubesim: the second part of the module (scripts/split-page.sh).
 const __kubesimDeferredUrl = new URL(${JSON.stringify(deferred)}, import.meta.url);
 let __kubesimDeferredModule = null;
@@ -63,7 +67,8 @@ if (typeof PerformanceObserver === 'function') {
     seen.observe({ type: 'mark' });
 }
 `;
-writeFileSync(glue, js);
+  writeFileSync(glue, js);
+}
 
 const sri = (file) => 'sha384-' + createHash('sha384').update(readFileSync(file)).digest('base64');
 let html = readFileSync(index, 'utf8');

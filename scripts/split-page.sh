@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Trunk's post-build hook (Trunk.toml): the page's module optimised for size,
-# then split in two (tools/wasm-split; docs/browser.md, "The page's module
+# Trunk's post-build hook (Trunk.toml): the page's module split in two, each
+# part then optimised for size (tools/wasm-split; docs/browser.md, "The page's module
 # in two parts"):
 #   <name>_bg.wasm        what a page runs until its starter cluster is built
 #                         (the functions web/split-keep.txt names), with a
@@ -26,20 +26,26 @@ deferred="${stem}_deferred.wasm"
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 
-# -g keeps the functions' names, which the split goes by; neither output
-# carries them.
-wasm-opt "$bg" -Oz -g -o "$tmp/opt.wasm"
+# The split goes by the functions' names as rustc gave them, so it comes
+# before wasm-opt (which merges identical functions, and which ones are
+# identical varies with where the sources were built); each part is then
+# optimised on its own, with the features Trunk enables.
+features=(--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
+  --enable-mutable-globals --enable-multivalue --enable-reference-types)
 if [ "$mode" = off ]; then
-  wasm-opt "$tmp/opt.wasm" --strip-debug --strip-producers -o "$bg"
+  wasm-opt "${features[@]}" -Oz "$bg" -o "$bg"
+  node scripts/split-glue.mjs "$TRUNK_STAGING_DIR/index.html" "$bg" "$js"
   exit 0
 fi
 
 cargo build --quiet --release -p kubesim-wasm-split
 split="${CARGO_TARGET_DIR:-target}/release/kubesim-wasm-split"
 case "$mode" in
-  split) "$split" split "$tmp/opt.wasm" "$bg" "$deferred" web/split-keep.txt ;;
-  instrument) "$split" instrument "$tmp/opt.wasm" "$bg" "$deferred" "$TRUNK_STAGING_DIR/split-slots.txt" ;;
+  split) "$split" split "$bg" "$tmp/first.wasm" "$tmp/second.wasm" web/split-keep.txt ;;
+  instrument) "$split" instrument "$bg" "$tmp/first.wasm" "$tmp/second.wasm" "$TRUNK_STAGING_DIR/split-slots.txt" ;;
   *) echo "split-page: KUBESIM_SPLIT is split, instrument or off, not $mode" >&2; exit 1 ;;
 esac
+wasm-opt "${features[@]}" -Oz "$tmp/first.wasm" -o "$bg"
+wasm-opt "${features[@]}" -Oz "$tmp/second.wasm" -o "$deferred"
 
-node scripts/split-glue.mjs "$js" "$(basename "$deferred")" "$TRUNK_STAGING_DIR/index.html" "$bg"
+node scripts/split-glue.mjs "$TRUNK_STAGING_DIR/index.html" "$bg" "$js" "$(basename "$deferred")"

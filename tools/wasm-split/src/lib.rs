@@ -84,6 +84,7 @@ struct Facts<'a> {
     /// The type of every function, imported ones first.
     func_types: Vec<u32>,
     imported_funcs: u32,
+    imported_tables: u32,
     tables: Vec<wasmparser::TableType>,
     memories: Vec<wasmparser::MemoryType>,
     globals: Vec<wasmparser::GlobalType>,
@@ -97,6 +98,7 @@ fn facts(wasm: &[u8]) -> Result<Facts<'_>> {
         types: Vec::new(),
         func_types: Vec::new(),
         imported_funcs: 0,
+        imported_tables: 0,
         tables: Vec::new(),
         memories: Vec::new(),
         globals: Vec::new(),
@@ -119,7 +121,10 @@ fn facts(wasm: &[u8]) -> Result<Facts<'_>> {
                             f.func_types.push(t);
                             f.imported_funcs += 1;
                         }
-                        TypeRef::Table(t) => f.tables.push(t),
+                        TypeRef::Table(t) => {
+                            f.tables.push(t);
+                            f.imported_tables += 1;
+                        }
                         TypeRef::Memory(m) => f.memories.push(m),
                         TypeRef::Global(g) => f.globals.push(g),
                         _ => return Err("an import of a kind this splitter does not know".into()),
@@ -181,6 +186,9 @@ pub fn split(wasm: &[u8], keep: &dyn Fn(&str) -> bool, instrument: bool) -> Resu
     let f = facts(wasm)?;
     let table =
         f.tables.iter().position(|t| t.element_type == wasmparser::RefType::FUNCREF).ok_or("no funcref table")? as u32;
+    if table < f.imported_tables {
+        return Err("the funcref table is imported; it must be the module's own to grow".into());
+    }
     let base = f.tables[table as usize].initial;
 
     // Which functions move, and their slots.
@@ -247,6 +255,8 @@ struct Primary<'f, 'a> {
     load_func: u32,
     note_func: u32,
     loaded_global: u32,
+    /// The sections the additions go in, as they are met: all must be.
+    met: [bool; 4],
 }
 
 impl Reencode for Primary<'_, '_> {
@@ -273,6 +283,7 @@ impl Reencode for Primary<'_, '_> {
         section: wasmparser::ImportSectionReader<'_>,
     ) -> std::result::Result<(), ReError<String>> {
         utils::parse_import_section(self, imports, section)?;
+        self.met[0] = true;
         imports.import(NAMESPACE, "load", EntityType::Function(self.load_type));
         if self.instrument {
             imports.import(NAMESPACE, "note", EntityType::Function(self.note_type));
@@ -285,7 +296,8 @@ impl Reencode for Primary<'_, '_> {
         tables: &mut wasm_encoder::TableSection,
         section: wasmparser::TableSectionReader<'_>,
     ) -> std::result::Result<(), ReError<String>> {
-        let imported_tables = self.f.tables.len() as u32 - section.count();
+        self.met[1] = true;
+        let imported_tables = self.f.imported_tables;
         for (i, t) in section.into_iter().enumerate() {
             let t = t?;
             let mut ty = self.table_type(t.ty)?;
@@ -307,6 +319,7 @@ impl Reencode for Primary<'_, '_> {
         globals: &mut GlobalSection,
         section: wasmparser::GlobalSectionReader<'_>,
     ) -> std::result::Result<(), ReError<String>> {
+        self.met[2] = true;
         utils::parse_global_section(self, globals, section)?;
         globals.global(GlobalType { val_type: ValType::I32, mutable: true, shared: false }, &ConstExpr::i32_const(0));
         Ok(())
@@ -317,6 +330,7 @@ impl Reencode for Primary<'_, '_> {
         exports: &mut ExportSection,
         section: wasmparser::ExportSectionReader<'_>,
     ) -> std::result::Result<(), ReError<String>> {
+        self.met[3] = true;
         utils::parse_export_section(self, exports, section)?;
         exports.export(LOADED, ExportKind::Global, self.loaded_global);
         exports.export("$m0", ExportKind::Memory, 0);
@@ -400,9 +414,13 @@ fn primary(
         load_func: f.imported_funcs,
         note_func: f.imported_funcs + 1,
         loaded_global: f.globals.len() as u32,
+        met: [false; 4],
     };
     let mut module = Module::new();
     p.parse_core_module(&mut module, Parser::new(0), wasm).map_err(|e| e.to_string())?;
+    if p.met.contains(&false) {
+        return Err("a module without imports, tables, globals or exports is not supported".into());
+    }
     Ok(module.finish())
 }
 
