@@ -1,13 +1,13 @@
 // End-to-end: the page's module in two parts (docs/browser.md). A page runs
 // until ready on the part it loads first, fetches the second part after,
-// and works whichever way the second part arrives.
+// and works whichever way the second part arrives. UI=dir tests another build.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launch } from './harness.mjs';
 
 let server, browser;
 before(async () => {
-  server = await startServer();
+  server = await startServer(process.env.UI);
   browser = await launch();
 });
 after(async () => {
@@ -67,6 +67,24 @@ test('a function of the second part called before it has arrived loads it there 
   assert.ok(after.includes('kubesim:deferred-sync') && after.includes('kubesim:deferred'), after.join(' '));
   assert.deepEqual(requests, ['fetch', 'xhr']);
   assert.deepEqual(JSON.parse(await kubectl(page, 'kubectl get configmap early -o json')).data, { a: 'b' });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a background fetch of the second part that fails is not an error; the next call fetches it', async () => {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1600 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const warned = new Promise((resolve) => page.on('console', (m) => {
+    if (m.type() === 'warning' && /second part of the module did not load/.test(m.text())) resolve();
+  }));
+  await page.route(/_deferred\.wasm$/, (route) => (route.request().resourceType() === 'fetch' ? route.abort() : route.continue()));
+  await page.goto(server.url);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+  await Promise.race([warned, new Promise((_, fail) => setTimeout(() => fail(new Error('no warning of the failed fetch')), 10000))]);
+  assert.equal(await kubectl(page, 'kubectl create configmap later --from-literal=a=b'), 'configmap/later created\n');
+  assert.ok((await marks(page)).includes('kubesim:deferred-sync'));
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -56,6 +56,10 @@ function __kubesimLoadDeferred() {
     __kubesimDeferredFetch ??= WebAssembly.compileStreaming(fetch(__kubesimDeferredUrl)).then((m) => {
         __kubesimDeferredModule ??= m;
         if (wasm) __kubesimInstantiate();
+    }, (e) => {
+        // Not fatal: a later call fetches it again (or the next one here).
+        console.warn('kubesim: the second part of the module did not load in the background', e);
+        __kubesimDeferredFetch = null;
     });
     return __kubesimDeferredFetch;
 }
