@@ -16,11 +16,20 @@ after(async () => {
 });
 
 const marks = (page) => page.evaluate(() => performance.getEntriesByType('mark').map((m) => m.name));
-const deferredRequests = (page) => {
-  const seen = [];
-  page.on('request', (r) => { if (/_deferred\.wasm$/.test(r.url())) seen.push(r.resourceType()); });
-  return seen;
-};
+// A page, its errors, and its requests for the second part by resource type
+// ('fetch' or 'xhr'); `onFetch`, if given, answers the background fetch.
+async function open(onFetch) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1600 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const requests = [];
+  page.on('request', (r) => { if (/_deferred\.wasm$/.test(r.url())) requests.push(r.resourceType()); });
+  if (onFetch) {
+    await page.route(/_deferred\.wasm$/, (route) => (route.request().resourceType() === 'fetch' ? onFetch(route) : route.continue()));
+  }
+  return { context, page, errors, requests };
+}
 
 async function kubectl(page, line) {
   await page.fill('#kubectl-line', line);
@@ -29,11 +38,7 @@ async function kubectl(page, line) {
 }
 
 test('a fresh page and a reloaded one are ready before the second part of the module is fetched', async () => {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1600 } });
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  const requests = deferredRequests(page);
+  const { context, page, errors, requests } = await open();
   for (const visit of ['fresh', 'reload']) {
     if (visit === 'fresh') await page.goto(server.url); else await page.reload();
     await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
@@ -51,13 +56,8 @@ test('a fresh page and a reloaded one are ready before the second part of the mo
 });
 
 test('a function of the second part called before it has arrived loads it there and then', async () => {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1600 } });
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  const requests = deferredRequests(page);
   // The background fetch never answers; the synchronous one does.
-  await page.route(/_deferred\.wasm$/, (route) => (route.request().resourceType() === 'fetch' ? undefined : route.continue()));
+  const { context, page, errors, requests } = await open(() => {});
   await page.goto(server.url);
   await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
   assert.ok(!(await marks(page)).includes('kubesim:deferred'));
@@ -72,14 +72,10 @@ test('a function of the second part called before it has arrived loads it there 
 });
 
 test('a background fetch of the second part that fails is not an error; the next call fetches it', async () => {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1600 } });
-  const page = await context.newPage();
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
+  const { context, page, errors } = await open((route) => route.abort());
   const warned = new Promise((resolve) => page.on('console', (m) => {
     if (m.type() === 'warning' && /second part of the module did not load/.test(m.text())) resolve();
   }));
-  await page.route(/_deferred\.wasm$/, (route) => (route.request().resourceType() === 'fetch' ? route.abort() : route.continue()));
   await page.goto(server.url);
   await page.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
   await Promise.race([warned, new Promise((_, fail) => setTimeout(() => fail(new Error('no warning of the failed fetch')), 10000))]);
