@@ -7,14 +7,14 @@
 #                         stub for every other function;
 #   <name>_deferred.wasm  the other functions, fetched once the page is ready,
 #                         or at once, synchronously, if a stub is called first.
-# The glue (<name>.js) gets the loader, and index.html the new files' hashes.
+# The split and wasm-opt are scripts/split-wasm.sh's; the glue (<name>.js)
+# gets the loader (scripts/split-glue.mjs), and index.html the new files' hashes.
 # KUBESIM_SPLIT=instrument moves every function and makes each stub report
 # itself (scripts/split-profile.sh); KUBESIM_SPLIT=off only optimises.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 : "${TRUNK_STAGING_DIR:?run by trunk as a post_build hook}"
 mode="${KUBESIM_SPLIT:-split}"
-export PATH="$PWD/node_modules/.bin:$PATH"
 
 shopt -s nullglob
 wasms=("$TRUNK_STAGING_DIR"/kubesim-web-*_bg.wasm)
@@ -23,29 +23,14 @@ bg="${wasms[0]}"
 stem="${bg%_bg.wasm}"
 js="$stem.js"
 deferred="${stem}_deferred.wasm"
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-
-# The split goes by the functions' names as rustc gave them, so it comes
-# before wasm-opt (which merges identical functions, and which ones are
-# identical varies with where the sources were built); each part is then
-# optimised on its own, with the features Trunk enables.
-features=(--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
-  --enable-mutable-globals --enable-multivalue --enable-reference-types)
-if [ "$mode" = off ]; then
-  wasm-opt "${features[@]}" -Oz "$bg" -o "$bg"
-  node scripts/split-glue.mjs "$TRUNK_STAGING_DIR/index.html" "$bg" "$js"
-  exit 0
-fi
-
-cargo build --quiet --release -p kubesim-wasm-split
-split="${CARGO_TARGET_DIR:-target}/release/kubesim-wasm-split"
 case "$mode" in
-  split) "$split" split "$bg" "$tmp/first.wasm" "$tmp/second.wasm" web/split-keep.txt ;;
-  instrument) "$split" instrument "$bg" "$tmp/first.wasm" "$tmp/second.wasm" "$TRUNK_STAGING_DIR/split-slots.txt" ;;
+  split) ./scripts/split-wasm.sh split "$bg" "$bg" "$deferred" web/split-keep.txt ;;
+  instrument) ./scripts/split-wasm.sh instrument "$bg" "$bg" "$deferred" "$TRUNK_STAGING_DIR/split-slots.txt" ;;
+  off) ./scripts/split-wasm.sh off "$bg" "$bg" - - ;;
   *) echo "split-page: KUBESIM_SPLIT is split, instrument or off, not $mode" >&2; exit 1 ;;
 esac
-wasm-opt "${features[@]}" -Oz "$tmp/first.wasm" -o "$bg"
-wasm-opt "${features[@]}" -Oz "$tmp/second.wasm" -o "$deferred"
-
-node scripts/split-glue.mjs "$TRUNK_STAGING_DIR/index.html" "$bg" "$js" "$(basename "$deferred")"
+if [ "$mode" = off ]; then
+  node scripts/split-glue.mjs "$js" - --index "$TRUNK_STAGING_DIR/index.html" "$bg"
+else
+  node scripts/split-glue.mjs "$js" "$(basename "$deferred")" --on-ready-mark --index "$TRUNK_STAGING_DIR/index.html" "$bg"
+fi
