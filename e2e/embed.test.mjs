@@ -66,6 +66,34 @@ test('elements load when first seen, at their final height, and each lesson runs
   await context.close();
 });
 
+// The element's module in two parts (docs/embedding.md, "Two parts"): how
+// its second part came in, as the element's glue says.
+const deferredState = (page) => page.evaluate(async () => (await import('/pkg/element/kubesim_element.js')).kubesimDeferredState());
+
+test('an element is ready on its module\'s first part; the second comes after, or at once if a command needs it first', async () => {
+  for (const hang of [false, true]) {
+    const { context, page, errors } = await openExample();
+    const asked = [];
+    await page.route(/_deferred\.wasm$/, (route) => {
+      asked.push(route.request().resourceType());
+      // Hung: the background fetch never answers (the synchronous one does).
+      return hang && route.request().resourceType() === 'fetch' ? undefined : route.continue();
+    });
+    await start(page, 'sim-watch');
+    // Nothing an element runs until ready is in the second part: if this
+    // fails, remake element/split-keep.txt (./scripts/split-profile.sh element).
+    assert.notEqual(await deferredState(page), 'sync');
+    if (!hang) await page.waitForFunction(async () => (await import('/pkg/element/kubesim_element.js')).kubesimDeferredState() === 'background');
+    await page.fill('#sim-watch #kubectl-line', 'create configmap split --from-literal=a=b');
+    await page.press('#sim-watch #kubectl-line', 'Enter');
+    await page.waitForSelector('#sim-watch #command-panel :text("configmap/split created")');
+    assert.equal(await deferredState(page), hang ? 'sync' : 'background');
+    assert.deepEqual(asked, hang ? ['fetch', 'xhr'] : ['fetch']);
+    assert.deepEqual(errors, []);
+    await context.close();
+  }
+});
+
 test('elements with one cluster name share a cluster; its scenario is created', async () => {
   const { context, page, errors } = await openExample();
   await start(page, 'sim-shared-left');

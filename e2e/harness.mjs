@@ -99,7 +99,9 @@ const TYPES = {
 
 // The repository's pkg/ and www/ as a plain static site serves them (the
 // npm package and its example page), with a blank page at `/`; the URL.
-export async function serveFiles() {
+// root: a directory with pkg/ and www/ (another build of the package, for
+// an A/B); the repository's by default.
+export async function serveFiles(root = ROOT) {
   const { createServer: http } = await import('node:http');
   const { readFile } = await import('node:fs/promises');
   const srv = http(async (req, res) => {
@@ -109,7 +111,7 @@ export async function serveFiles() {
     const parts = path.split('/').filter(Boolean);
     if (!['pkg', 'www'].includes(parts[0]) || parts.some((p) => p.startsWith('.'))) return res.writeHead(404).end();
     try {
-      const body = await readFile(join(ROOT, ...parts));
+      const body = await readFile(join(root, ...parts));
       res.writeHead(200, { 'Content-Type': TYPES[path.slice(path.lastIndexOf('.'))] || 'application/octet-stream' }).end(body);
     } catch {
       res.writeHead(404).end();

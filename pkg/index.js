@@ -111,6 +111,8 @@ export class Simulator {
     const objects = scenario !== "starter" && scenario !== "empty";
     const core = new module.glue.Core(Number(seed), windowMs, scenario === "starter");
     const sim = new Simulator(module, core);
+    // The rest of the module, in the background (docs/embedding.md, "Two parts").
+    module.glue.kubesimLoadDeferred?.();
     if (objects) {
       const printed = sim.kubectlResult("create -f -", { stdin: String(scenario) });
       if (printed.failed) throw new Error(`kubesim: the scenario did not load:\n${printed.text}`);
@@ -123,7 +125,9 @@ export class Simulator {
     const module = await load();
     const s = typeof json === "string" ? json : JSON.stringify(json);
     try {
-      return new Simulator(module, module.glue.Core.import(s));
+      const sim = new Simulator(module, module.glue.Core.import(s));
+      module.glue.kubesimLoadDeferred?.();
+      return sim;
     } catch (e) {
       throw new Error(`kubesim: ${e instanceof Error ? e.message : String(e)}`);
     }

@@ -221,6 +221,8 @@ export class KubeSim extends HTMLElement {
     });
     placeholder.replaceWith(body);
     this.setAttribute("ready", "");
+    // The rest of the module, in the background (docs/embedding.md, "Two parts").
+    glue.kubesimLoadDeferred?.();
     this.dispatchEvent(new CustomEvent("kube-sim-ready", { bubbles: true }));
   }
 

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readdirSync, writeFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -167,6 +167,36 @@ test("a panic is a 500 Status; that simulator says it aborted, and a new one wor
   const fresh = await Simulator.create({ scenario: "empty" });
   assert.equal(fresh.aborted, false);
   assert.equal(fresh.request("POST", CMS, { body: cm("ok") }).status, 201);
+});
+
+// The module in two parts (docs/embedding.md, "Two parts"): each case loads
+// its own instance of the glue (a query makes it a module of its own).
+async function freshModule(tag) {
+  const glue = await import(`../wasm/kubesim.js?split=${tag}`);
+  await glue.default({ module_or_path: readFileSync(new URL("../wasm/kubesim_bg.wasm", import.meta.url)) });
+  return glue;
+}
+const pods = (core) => core.kubectl("get pods -A", "").text;
+
+test("a new simulator runs on the module's first part; the second comes in the background", async () => {
+  const glue = await freshModule("background");
+  const core = new glue.Core(7, undefined, true);
+  // Nothing the starter cluster ran is in the second part: if this fails,
+  // remake embed/split-keep.txt (./scripts/split-profile.sh headless).
+  assert.equal(glue.kubesimDeferredState(), "absent");
+  await glue.kubesimLoadDeferred();
+  assert.equal(glue.kubesimDeferredState(), "background");
+  assert.match(pods(core), /^NAMESPACE\s+NAME\s+READY/);
+});
+
+test("a function of the second part called before it came in reads it at once", async () => {
+  const glue = await freshModule("sync");
+  const core = new glue.Core(7, undefined, true);
+  const printed = pods(core);
+  assert.equal(glue.kubesimDeferredState(), "sync");
+  assert.match(printed, /^NAMESPACE\s+NAME\s+READY/);
+  await glue.kubesimLoadDeferred();
+  assert.equal(glue.kubesimDeferredState(), "sync");
 });
 
 test("npm pack gives a tarball that installs into an empty project and runs", { timeout: 120_000 }, () => {
