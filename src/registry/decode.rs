@@ -418,12 +418,19 @@ pub fn patch_problems(
 /// type, is the 500 of building the typed object.
 pub fn apply_configuration(rt: &ResourceType, bytes: &[u8]) -> Result<(Value, Vec<String>), Status> {
     let text = std::str::from_utf8(bytes).map_err(|e| Status::bad_request(format!("error decoding YAML: {e}")))?;
-    let config = crate::schema::decode::decode_yaml(text).map_err(|e| {
-        Status::bad_request(format!(
-            "error decoding YAML: error converting YAML to JSON: {}",
-            go_yaml_error(&e.to_string())
-        ))
-    })?;
+    // (JSON, as most are, through the JSON parser when that gives the same.)
+    let (config, yaml) = match crate::schema::decode::decode_json_as_yaml(text) {
+        Some(config) => (config, false),
+        None => (
+            crate::schema::decode::decode_yaml(text).map_err(|e| {
+                Status::bad_request(format!(
+                    "error decoding YAML: error converting YAML to JSON: {}",
+                    go_yaml_error(&e.to_string())
+                ))
+            })?,
+            true,
+        ),
+    };
     if !config.is_object() {
         return Err(Status::bad_request("error decoding YAML: the applied configuration must be an object"));
     }
@@ -450,7 +457,8 @@ pub fn apply_configuration(rt: &ResourceType, bytes: &[u8]) -> Result<(Value, Ve
             meta("name")
         )));
     }
-    Ok((config, crate::schema::decode::yaml_repeated_keys(text)))
+    // (A document the JSON parser took repeats no key.)
+    Ok((config, if yaml { crate::schema::decode::yaml_repeated_keys(text) } else { Vec::new() }))
 }
 
 /// After an apply succeeded: the configuration's repeated keys, per `fv`

@@ -78,6 +78,34 @@ pub fn decode_yaml(text: &str) -> Result<Value, serde_norway::Error> {
         .deserialize(serde_norway::Deserializer::from_str(text))
 }
 
+/// A YAML document that is JSON, decoded by the JSON parser when that gives
+/// what [`decode_yaml`] would: an object, with no repeated key (those are
+/// reported with their YAML lines, so they take the YAML path), no tab (a
+/// JSON separator that YAML's flow style refuses in places), no `\u`
+/// escape (YAML and JSON treat surrogates differently), no `-0` (an integer
+/// zero to YAML, a negative float to JSON), and within go-yaml's nesting
+/// limit. `None` means: decode it as YAML. Apply configurations are
+/// mostly JSON (kubectl's, and the in-process clients' status applies as a
+/// server starts); the JSON parser is smaller to run and to load.
+pub fn decode_json_as_yaml(text: &str) -> Option<Value> {
+    let start = text.trim_start_matches([' ', '\n', '\r']);
+    let negative_zero = text
+        .match_indices("-0")
+        .any(|(at, _)| !matches!(text.as_bytes().get(at + 2), Some(b'.' | b'e' | b'E' | b'0'..=b'9')));
+    if !start.starts_with('{')
+        || text.contains('\t')
+        || text.contains("\\u")
+        || negative_zero
+        || yaml_flow_too_deep(text).is_some()
+    {
+        return None;
+    }
+    match decode_free_form(text.as_bytes()) {
+        Ok((value, repeated)) if repeated.0.is_empty() => Some(value),
+        _ => None,
+    }
+}
+
 /// Problems a strict decode found, in the order upstream's strict decoder
 /// (sigs.k8s.io/json) reports them: document order, each (kind, path) once,
 /// at most 100.
@@ -443,6 +471,46 @@ pub fn sorted_keys(v: Value) -> Value {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn json_decoded_as_json_is_what_yaml_decoding_gives() {
+        // Taken by the JSON parser, and the same value as YAML's.
+        for doc in [
+            r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a","labels":{"x":"y"}},"data":{"k":"v"}}"#,
+            r#" {"a": 1, "b": -2, "c": 1.5, "d": 0.1, "e": 1e3, "f": 1.5E-7, "g": -0.5, "h": 0.0, "i": 18446744073709551615}"#,
+            r#"{"a": -9223372036854775808, "b": 9223372036854775808}"#,
+            r#"{"a": true, "b": false, "c": null, "d": [], "e": {}, "f": [1, [2, [3]]], "g": "", "h": "yes", "i": "on"}"#,
+            r#"{"a": "q\"uote\\ \/ \b\f\n\r x", "b": "é ü 日本", "c": "~", "d": "null", "e": "1", "f": "<<"}"#,
+            "{\r\n  \"a\": 1,\n  \"b\": [\n    2\n  ]\n}\n",
+            r##"{"a": "#not a comment", "b": "x: y", "c": "- z", "d": "&anchor", "e": "*alias", "f": "!tag"}"##,
+        ] {
+            let json = decode_json_as_yaml(doc).unwrap_or_else(|| panic!("not taken as JSON: {doc}"));
+            assert_eq!(json, decode_yaml(doc).unwrap(), "{doc}");
+        }
+        // Left to the YAML decoder.
+        for doc in [
+            "a: 1",
+            "[1, 2]",
+            r#"{"a": 1, "a": 2}"#,
+            "{\"a\":\t1}",
+            r#"{"a": "\u00e9"}"#,
+            r#"{"a": 1} x"#,
+            r#"{"a": 1e400}"#,
+            r#"{"a": -0}"#,
+            r#"{"a": [-0]}"#,
+            r#"{"a": 'single'}"#,
+        ] {
+            assert_eq!(decode_json_as_yaml(doc), None, "{doc}");
+        }
+        // An integer past 64 bits is the float go-yaml resolves it to (our
+        // YAML decoder refuses it).
+        assert_eq!(
+            decode_json_as_yaml(r#"{"c": 123456789012345678901234567890}"#),
+            Some(json!({"c": 1.2345678901234568e29}))
+        );
+        let deep = format!("{{\"a\": {}{}}}", "[".repeat(MAX_YAML_FLOW_DEPTH), "]".repeat(MAX_YAML_FLOW_DEPTH));
+        assert_eq!(decode_json_as_yaml(&deep), None);
+    }
 
     #[test]
     fn free_form_duplicates_are_reported_with_their_paths_and_the_last_wins() {
