@@ -3,8 +3,8 @@
 # native door: the headless simulator (the core, its controllers and the
 # page's kubectl, no UI) and the <kube-sim> element (the browser app).
 # Each module: cargo (the page's `web` profile) -> wasm-bindgen --target
-# web -> split in two, then wasm-opt -Oz on each part (as the page's). The generated files land in pkg/wasm/ and
-# pkg/element/ (not committed). Then
+# web -> split in two, then wasm-opt -Oz on each part (as the page's). The
+# generated files land in pkg/wasm/ and pkg/element/ (not committed). Then
 #   cd pkg && npm pack          gives kubesim-X.tgz, installable offline.
 # Needs the tools scripts/install-web-tools.sh installs.
 set -euo pipefail
