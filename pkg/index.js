@@ -33,6 +33,9 @@ async function load() {
   const glueUrl = new URL(`./wasm/kubesim.js${generation > 1 ? `?instance=${generation}` : ""}`, import.meta.url);
   const glue = await import(glueUrl.href);
   await glue.default({ module_or_path: await wasmBytes() });
+  // The rest of the module, fetched while the first simulator is built
+  // (docs/embedding.md, "Two parts").
+  glue.kubesimLoadDeferred?.();
   current = { glue, aborted: false, generation };
   return current;
 }
@@ -111,8 +114,6 @@ export class Simulator {
     const objects = scenario !== "starter" && scenario !== "empty";
     const core = new module.glue.Core(Number(seed), windowMs, scenario === "starter");
     const sim = new Simulator(module, core);
-    // The rest of the module, in the background (docs/embedding.md, "Two parts").
-    module.glue.kubesimLoadDeferred?.();
     if (objects) {
       const printed = sim.kubectlResult("create -f -", { stdin: String(scenario) });
       if (printed.failed) throw new Error(`kubesim: the scenario did not load:\n${printed.text}`);
@@ -125,9 +126,7 @@ export class Simulator {
     const module = await load();
     const s = typeof json === "string" ? json : JSON.stringify(json);
     try {
-      const sim = new Simulator(module, module.glue.Core.import(s));
-      module.glue.kubesimLoadDeferred?.();
-      return sim;
+      return new Simulator(module, module.glue.Core.import(s));
     } catch (e) {
       throw new Error(`kubesim: ${e instanceof Error ? e.message : String(e)}`);
     }

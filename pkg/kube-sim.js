@@ -34,6 +34,9 @@ export function loadModule() {
   module ??= (async () => {
     const glue = await import(new URL("kubesim_element.js", here).href);
     await glue.default({ module_or_path: new URL("kubesim_element_bg.wasm", here) });
+    // The rest of the module, fetched while the first element is built
+    // (docs/embedding.md, "Two parts").
+    glue.kubesimLoadDeferred?.();
     return glue;
   })();
   return module;
@@ -221,8 +224,6 @@ export class KubeSim extends HTMLElement {
     });
     placeholder.replaceWith(body);
     this.setAttribute("ready", "");
-    // The rest of the module, in the background (docs/embedding.md, "Two parts").
-    glue.kubesimLoadDeferred?.();
     this.dispatchEvent(new CustomEvent("kube-sim-ready", { bubbles: true }));
   }
 
