@@ -83,23 +83,24 @@ pub fn decode_yaml(text: &str) -> Result<Value, serde_norway::Error> {
 /// reported with their YAML lines, so they take the YAML path), no tab (a
 /// JSON separator that YAML's flow style refuses in places), no `\u`
 /// escape (YAML and JSON treat surrogates differently), no `-0` (an integer
-/// zero to YAML, a negative float to JSON), and within go-yaml's nesting
+/// zero to YAML, a negative float to JSON), and within serde_json's nesting
 /// limit. `None` means: decode it as YAML. Apply configurations are
 /// mostly JSON (kubectl's, and the in-process clients' status applies as a
 /// server starts); the JSON parser is smaller to run and to load.
 pub fn decode_json_as_yaml(text: &str) -> Option<Value> {
-    let start = text.trim_start_matches([' ', '\n', '\r']);
-    let negative_zero = text
-        .match_indices("-0")
-        .any(|(at, _)| !matches!(text.as_bytes().get(at + 2), Some(b'.' | b'e' | b'E' | b'0'..=b'9')));
-    if !start.starts_with('{')
+    let negative_zero = || {
+        text.match_indices("-0")
+            .any(|(at, _)| !matches!(text.as_bytes().get(at + 2), Some(b'.' | b'e' | b'E' | b'0'..=b'9')))
+    };
+    if !text.trim_start_matches([' ', '\n', '\r']).starts_with('{')
         || text.contains('\t')
         || text.contains("\\u")
-        || negative_zero
-        || yaml_flow_too_deep(text).is_some()
+        || negative_zero()
     {
         return None;
     }
+    // (Past serde_json's nesting limit, far below go-yaml's, the parse
+    // fails and the YAML path gives go-yaml's answer.)
     match decode_free_form(text.as_bytes()) {
         Ok((value, repeated)) if repeated.0.is_empty() => Some(value),
         _ => None,
