@@ -198,11 +198,12 @@ pub fn split(wasm: &[u8], keep: &dyn Fn(&str) -> bool, instrument: bool) -> Resu
     for i in 0..f.bodies.len() as u32 {
         let index = f.imported_funcs + i;
         let name = f.names.get(&index).copied().unwrap_or("");
-        let stays = Some(index) == f.start || (!instrument && (name.is_empty() || keep(&key(name))));
+        let name_key = key(name);
+        let stays = Some(index) == f.start || (!instrument && (name.is_empty() || keep(&name_key)));
         if !stays {
             slot.insert(index, order.len() as u32);
             order.push(index);
-            moved_names.push(key(name));
+            moved_names.push(name_key);
         }
     }
 
@@ -238,6 +239,14 @@ pub fn split(wasm: &[u8], keep: &dyn Fn(&str) -> bool, instrument: bool) -> Resu
 
 fn func_name(index: u32) -> String {
     format!("$f{index}")
+}
+
+/// The funcref table as both modules declare it: grown by the moved
+/// functions' slots.
+fn grow(ty: &mut TableType, base: u64, slots: usize) {
+    let grown = base + slots as u64;
+    ty.minimum = grown;
+    ty.maximum = ty.maximum.map(|m| m.max(grown));
 }
 
 struct Primary<'f, 'a> {
@@ -302,9 +311,7 @@ impl Reencode for Primary<'_, '_> {
             let t = t?;
             let mut ty = self.table_type(t.ty)?;
             if imported_tables + i as u32 == self.table {
-                let grown = self.base + self.slot.len() as u64;
-                ty.minimum = grown;
-                ty.maximum = ty.maximum.map(|m| m.max(grown));
+                grow(&mut ty, self.base, self.slot.len());
             }
             match t.init {
                 wasmparser::TableInit::RefNull => tables.table(ty),
@@ -472,9 +479,7 @@ fn secondary(
     for (i, t) in f.tables.iter().enumerate() {
         let mut ty: TableType = s.table_type(*t).map_err(e)?;
         if i as u32 == table {
-            let grown = base + slot.len() as u64;
-            ty.minimum = grown;
-            ty.maximum = ty.maximum.map(|m| m.max(grown));
+            grow(&mut ty, base, slot.len());
         }
         imports.import("p", &format!("$t{i}"), ty);
     }
