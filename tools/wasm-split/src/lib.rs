@@ -180,8 +180,9 @@ fn facts(wasm: &[u8]) -> Result<Facts<'_>> {
 
 /// Splits `wasm`. A defined function stays in the primary when `keep`
 /// answers true for its name's key, and always when it has no name (the
-/// glue's shims: nothing to go by) or is the start function. `instrument` makes every stub
-/// report its slot first (and keeps nothing else).
+/// glue's shims: nothing to go by) or is the start function; so does a
+/// small function one of those calls (`keep_small_callees`). `instrument`
+/// makes every stub report its slot first (and keeps nothing else).
 pub fn split(wasm: &[u8], keep: &dyn Fn(&str) -> bool, instrument: bool) -> Result<Split> {
     let f = facts(wasm)?;
     let table =
@@ -191,20 +192,27 @@ pub fn split(wasm: &[u8], keep: &dyn Fn(&str) -> bool, instrument: bool) -> Resu
     }
     let base = f.tables[table as usize].initial;
 
-    // Which functions move, and their slots.
+    // Which functions stay: by name, then the small ones they call.
+    let name_of = |index: u32| f.names.get(&index).copied().unwrap_or("");
+    let mut stays: Vec<bool> = (0..f.bodies.len() as u32)
+        .map(|i| {
+            let index = f.imported_funcs + i;
+            let name = name_of(index);
+            Some(index) == f.start || (!instrument && (name.is_empty() || keep(&key(name))))
+        })
+        .collect();
+    if !instrument {
+        keep_small_callees(&f, &mut stays)?;
+    }
+    // The others move, each to a slot.
     let mut slot: HashMap<u32, u32> = HashMap::new();
     let mut moved_names = Vec::new();
     let mut order = Vec::new();
-    for i in 0..f.bodies.len() as u32 {
-        let index = f.imported_funcs + i;
-        let name = f.names.get(&index).copied().unwrap_or("");
-        let name_key = key(name);
-        let stays = Some(index) == f.start || (!instrument && (name.is_empty() || keep(&name_key)));
-        if !stays {
-            slot.insert(index, order.len() as u32);
-            order.push(index);
-            moved_names.push(name_key);
-        }
+    for (i, _) in stays.iter().enumerate().filter(|(_, stays)| !**stays) {
+        let index = f.imported_funcs + i as u32;
+        slot.insert(index, order.len() as u32);
+        order.push(index);
+        moved_names.push(key(name_of(index)));
     }
 
     // The functions the moved bodies call that stay behind, in a fixed order.
@@ -235,6 +243,37 @@ pub fn split(wasm: &[u8], keep: &dyn Fn(&str) -> bool, instrument: bool) -> Resu
         wasmparser::Validator::new().validate_all(bytes).map_err(|e| format!("the {what} module is not valid: {e}"))?;
     }
     Ok(Split { primary, secondary, moved: moved_names })
+}
+
+/// The size of body (bytes) up to which a function that a staying function
+/// calls directly stays too.
+pub const SMALL: usize = 96;
+
+/// Marks as staying every function of at most [`SMALL`] bytes that a
+/// staying function calls directly, and so on from those. A stub and its
+/// slot cost nearly as much, and a profile misses the branches a start
+/// takes only now and then: the key comparison of a hash probe, reached
+/// when two hashes share their top bits, differs with every random seed.
+fn keep_small_callees(f: &Facts<'_>, stays: &mut [bool]) -> Result<()> {
+    let defined = |index: u32| index.checked_sub(f.imported_funcs).map(|i| i as usize);
+    let mut todo: Vec<usize> = (0..stays.len()).filter(|&i| stays[i]).collect();
+    while let Some(i) = todo.pop() {
+        let mut ops = f.bodies[i].get_operators_reader().map_err(|e| e.to_string())?;
+        while !ops.eof() {
+            let (Operator::Call { function_index } | Operator::ReturnCall { function_index }) =
+                ops.read().map_err(|e| e.to_string())?
+            else {
+                continue;
+            };
+            if let Some(c) = defined(function_index) {
+                if !stays[c] && f.bodies[c].range().len() <= SMALL {
+                    stays[c] = true;
+                    todo.push(c);
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 fn func_name(index: u32) -> String {
@@ -525,13 +564,17 @@ mod tests {
     use wasm_encoder::{ExportSection, MemorySection, NameMap, NameSection, TableSection};
 
     /// A module of one import and three functions: `kept` calls
-    /// `moved_a`, which calls `moved_b`, the import and `kept`; the table
-    /// holds both moved ones.
+    /// `moved_a` (larger than [`SMALL`]), which calls `moved_b`, the import
+    /// and `kept`; the table holds both moved ones.
     fn module() -> Vec<u8> {
-        module_named(true)
+        module_with(true, true)
     }
 
     fn module_named(named: bool) -> Vec<u8> {
+        module_with(named, true)
+    }
+
+    fn module_with(named: bool, large_a: bool) -> Vec<u8> {
         let mut m = Module::new();
         let mut types = TypeSection::new();
         types.ty().function([], [ValType::I32]);
@@ -569,6 +612,9 @@ mod tests {
         let mut kept = Function::new([]);
         kept.instruction(&Instruction::I32Const(1)).instruction(&Instruction::Call(2)).instruction(&Instruction::End);
         let mut a = Function::new([]);
+        for _ in 0..if large_a { SMALL } else { 0 } {
+            a.instruction(&Instruction::Nop);
+        }
         a.instruction(&Instruction::LocalGet(0))
             .instruction(&Instruction::Call(3))
             .instruction(&Instruction::Call(0))
@@ -687,6 +733,17 @@ mod tests {
         // moved_b is called through the primary's stub, not directly.
         assert!(s.imports.contains(&pair("p", "$f3")), "{:?}", s.imports);
         assert_eq!(s.functions, 3);
+    }
+
+    #[test]
+    fn small_functions_that_staying_ones_call_stay_too() {
+        // `moved_a` small: `kept` calls it, so it stays, and so does
+        // `moved_b`, which it calls.
+        let small = split(&module_with(true, false), &|k| k == "demo::kept", false).unwrap();
+        assert!(small.moved.is_empty(), "{:?}", small.moved);
+        // Called only from a function that moves, `moved_b` moves with it.
+        let large = split(&module(), &|k| k == "demo::kept", false).unwrap();
+        assert_eq!(large.moved, ["demo::moved_a", "demo::moved_b"]);
     }
 
     #[test]
