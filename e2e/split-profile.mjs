@@ -18,7 +18,7 @@ const browser = await launch();
 const ran = new Set();
 let context, page;
 try {
-  // Twice, in case timing decides a path.
+  // Twice (VISITS=n: n times), in case timing decides a path.
   for (const visit of Array.from({ length: Number(process.env.VISITS || 2) }, () => ['fresh', 'reload']).flat()) {
     if (visit === 'fresh') {
       context = await browser.newContext({ viewport: { width: 1400, height: 1600 } });
