@@ -26,11 +26,13 @@ module() {
   local crate=$1 out=$2 name=$3 label=$4 keep=$5 mode=${KUBESIM_SPLIT:-split}
   cargo build --quiet -p "$crate" --target wasm32-unknown-unknown --profile web
   rm -rf "$out"
-  wasm-bindgen --target web --out-dir "$out" --out-name "$name" \
-    "target/wasm32-unknown-unknown/web/${crate//-/_}.wasm"
+  # As linked, with its relocations (.cargo/config.toml): the split reads
+  # them to move the data only the moved functions use.
+  local linked="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/web/${crate//-/_}.wasm"
+  wasm-bindgen --target web --out-dir "$out" --out-name "$name" "$linked"
   local wasm="$out/${name}_bg.wasm" second="$out/${name}_deferred.wasm"
   case "$mode" in
-    split) ./scripts/split-wasm.sh split "$wasm" "$wasm" "$second" "$keep" ;;
+    split) ./scripts/split-wasm.sh split "$wasm" "$wasm" "$second" "$keep" "$linked" ;;
     instrument) ./scripts/split-wasm.sh instrument "$wasm" "$wasm" "$second" "$out/split-slots.txt" ;;
     off) ./scripts/split-wasm.sh off "$wasm" "$wasm" - - ;;
     *) echo "build-pkg: KUBESIM_SPLIT is split, instrument or off, not $mode" >&2; exit 1 ;;

@@ -24,7 +24,11 @@ stem="${bg%_bg.wasm}"
 js="$stem.js"
 deferred="${stem}_deferred.wasm"
 case "$mode" in
-  split) ./scripts/split-wasm.sh split "$bg" "$bg" "$deferred" web/split-keep.txt ;;
+  # The module as cargo linked it, with its relocations (.cargo/config.toml),
+  # for the data that moves too; the split checks it is the one Trunk's
+  # wasm-bindgen read.
+  split) ./scripts/split-wasm.sh split "$bg" "$bg" "$deferred" web/split-keep.txt \
+    "${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/web/kubesim-web.wasm" ;;
   instrument) ./scripts/split-wasm.sh instrument "$bg" "$bg" "$deferred" "$TRUNK_STAGING_DIR/split-slots.txt" ;;
   off) ./scripts/split-wasm.sh off "$bg" "$bg" - - ;;
   *) echo "split-page: KUBESIM_SPLIT is split, instrument or off, not $mode" >&2; exit 1 ;;

@@ -27,6 +27,8 @@
 use std::collections::HashMap;
 use std::collections::HashSet;
 
+pub mod data;
+
 use wasm_encoder::reencode::{utils, Error as ReError, Reencode};
 use wasm_encoder::{
     BlockType, CodeSection, ConstExpr, ElementSection, Elements, EntityType, ExportKind, ExportSection, Function,
@@ -50,6 +52,8 @@ pub struct Split {
     /// For each slot (the order of `kubesim_split.note`'s argument): the
     /// function's name as the key a keep list names it by.
     pub moved: Vec<String>,
+    /// The bytes of read-only data that moved with them ([`data`]).
+    pub moved_data: usize,
 }
 
 /// A function's name without what changes from build to build of the same
@@ -91,6 +95,9 @@ struct Facts<'a> {
     bodies: Vec<wasmparser::FunctionBody<'a>>,
     names: HashMap<u32, &'a str>,
     start: Option<u32>,
+    /// Whether the data segments are all active ones of memory 0 at constant
+    /// addresses (only then can data move).
+    plain_data: bool,
 }
 
 fn facts(wasm: &[u8]) -> Result<Facts<'_>> {
@@ -105,6 +112,7 @@ fn facts(wasm: &[u8]) -> Result<Facts<'_>> {
         bodies: Vec::new(),
         names: HashMap::new(),
         start: None,
+        plain_data: true,
     };
     let e = |e: wasmparser::BinaryReaderError| e.to_string();
     for payload in Parser::new(0).parse_all(wasm) {
@@ -153,6 +161,7 @@ fn facts(wasm: &[u8]) -> Result<Facts<'_>> {
             }
             Payload::StartSection { func, .. } => f.start = Some(func),
             Payload::CodeSectionEntry(body) => f.bodies.push(body),
+            Payload::DataSection(s) => f.plain_data = data::segments(wasm, s).is_ok(),
             Payload::CustomSection(c) => {
                 if let KnownCustom::Name(names) = c.as_known() {
                     for n in names {
@@ -182,8 +191,15 @@ fn facts(wasm: &[u8]) -> Result<Facts<'_>> {
 /// answers true for its name's key, and always when it has no name (the
 /// glue's shims: nothing to go by) or is the start function; so does a
 /// small function one of those calls (`keep_small_callees`). `instrument`
-/// makes every stub report its slot first (and keeps nothing else).
-pub fn split(wasm: &[u8], keep: &dyn Fn(&str) -> bool, instrument: bool) -> Result<Split> {
+/// makes every stub report its slot first (and keeps nothing else). Given
+/// `relocs` (the linker's record of the same module, [`data::relocs`]), the
+/// read-only data only moved functions use moves too.
+pub fn split(
+    wasm: &[u8],
+    keep: &dyn Fn(&str) -> bool,
+    instrument: bool,
+    relocs: Option<&data::Relocs>,
+) -> Result<Split> {
     let f = facts(wasm)?;
     let table =
         f.tables.iter().position(|t| t.element_type == wasmparser::RefType::FUNCREF).ok_or("no funcref table")? as u32;
@@ -204,6 +220,19 @@ pub fn split(wasm: &[u8], keep: &dyn Fn(&str) -> bool, instrument: bool) -> Resu
     if !instrument {
         keep_small_callees(&f, &mut stays)?;
     }
+    let moved_data = match relocs {
+        Some(relocs) if !instrument => {
+            if !f.plain_data {
+                return Err("data can move only out of active segments at constant addresses".into());
+            }
+            relocs.check_same_data(wasm)?;
+            let staying = || stays.iter().enumerate().filter(|(_, s)| **s).map(|(i, _)| i);
+            let keys: HashSet<String> = staying().map(|i| key(name_of(f.imported_funcs + i as u32))).collect();
+            let bodies: Vec<_> = staying().map(|i| &f.bodies[i]).collect();
+            data::movable(relocs, &keys, &bodies)?
+        }
+        _ => Vec::new(),
+    };
     // The others move, each to a slot.
     let mut slot: HashMap<u32, u32> = HashMap::new();
     let mut moved_names = Vec::new();
@@ -237,12 +266,33 @@ pub fn split(wasm: &[u8], keep: &dyn Fn(&str) -> bool, instrument: bool) -> Resu
     }
 
     let added_imports = if instrument { 2 } else { 1 };
-    let primary = primary(wasm, &f, &slot, &reached, table, base, instrument, added_imports)?;
-    let secondary = secondary(&f, &order, &slot, &reached, table, base)?;
+    let primary = primary(wasm, &f, &slot, &reached, table, base, instrument, added_imports, &moved_data)?;
+    let secondary = secondary(wasm, &f, &order, &slot, &reached, table, base, &moved_data)?;
     for (what, bytes) in [("primary", &primary), ("secondary", &secondary)] {
         wasmparser::Validator::new().validate_all(bytes).map_err(|e| format!("the {what} module is not valid: {e}"))?;
     }
-    Ok(Split { primary, secondary, moved: moved_names })
+    let moved_data = moved_data.iter().map(|(s, e)| (e - s) as usize).sum();
+    Ok(Split { primary, secondary, moved: moved_names, moved_data })
+}
+
+/// `wasm` without its custom sections (names, producers, and the linker's
+/// relocations that wasm-bindgen carries over, stale): what the split's
+/// primary drops too, for a module that is not split.
+pub fn strip(wasm: &[u8]) -> Result<Vec<u8>> {
+    struct Strip;
+    impl Reencode for Strip {
+        type Error = String;
+        fn parse_custom_section(
+            &mut self,
+            _module: &mut Module,
+            _section: wasmparser::CustomSectionReader<'_>,
+        ) -> std::result::Result<(), ReError<String>> {
+            Ok(())
+        }
+    }
+    let mut module = Module::new();
+    Strip.parse_core_module(&mut module, Parser::new(0), wasm).map_err(|e| e.to_string())?;
+    Ok(module.finish())
 }
 
 /// The size of body (bytes) up to which a function that a staying function
@@ -289,6 +339,7 @@ fn grow(ty: &mut TableType, base: u64, slots: usize) {
 }
 
 struct Primary<'f, 'a> {
+    wasm: &'f [u8],
     f: &'f Facts<'a>,
     slot: &'f HashMap<u32, u32>,
     reached: &'f [u32],
@@ -305,6 +356,8 @@ struct Primary<'f, 'a> {
     loaded_global: u32,
     /// The sections the additions go in, as they are met: all must be.
     met: [bool; 4],
+    /// The memory ranges whose bytes moved to the secondary.
+    moved_data: &'f [(u32, u32)],
 }
 
 impl Reencode for Primary<'_, '_> {
@@ -433,6 +486,38 @@ impl Reencode for Primary<'_, '_> {
         // Names, producers and the like: the page's build strips them anyway.
         Ok(())
     }
+
+    fn data_count(&mut self, count: u32) -> std::result::Result<u32, ReError<String>> {
+        if self.moved_data.is_empty() {
+            return Ok(count);
+        }
+        let wasm = self.wasm;
+        let mut pieces = 0;
+        for payload in Parser::new(0).parse_all(wasm) {
+            if let Payload::DataSection(s) = payload? {
+                for seg in data::segments(wasm, s).map_err(ReError::UserError)? {
+                    pieces += data::pieces(seg.address, seg.bytes(wasm), self.moved_data, false).len() as u32;
+                }
+            }
+        }
+        Ok(pieces)
+    }
+
+    fn parse_data_section(
+        &mut self,
+        section_out: &mut wasm_encoder::DataSection,
+        section: wasmparser::DataSectionReader<'_>,
+    ) -> std::result::Result<(), ReError<String>> {
+        if self.moved_data.is_empty() {
+            return utils::parse_data_section(self, section_out, section);
+        }
+        for seg in data::segments(self.wasm, section).map_err(ReError::UserError)? {
+            for (address, bytes) in data::pieces(seg.address, seg.bytes(self.wasm), self.moved_data, false) {
+                section_out.active(0, &ConstExpr::i32_const(address as i32), bytes.iter().copied());
+            }
+        }
+        Ok(())
+    }
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -445,8 +530,11 @@ fn primary(
     base: u64,
     instrument: bool,
     added_imports: u32,
+    moved_data: &[(u32, u32)],
 ) -> Result<Vec<u8>> {
     let mut p = Primary {
+        wasm,
+        moved_data,
         f,
         slot,
         reached,
@@ -493,13 +581,16 @@ impl Reencode for Secondary<'_> {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn secondary(
+    wasm: &[u8],
     f: &Facts<'_>,
     order: &[u32],
     slot: &HashMap<u32, u32>,
     reached: &[u32],
     table: u32,
     base: u64,
+    moved_data: &[(u32, u32)],
 ) -> Result<Vec<u8>> {
     let e = |e: ReError<String>| e.to_string();
     let mut s = Secondary { map: &HashMap::new() };
@@ -555,6 +646,21 @@ fn secondary(
         s.parse_function_body(&mut code, body).map_err(e)?;
     }
     module.section(&code);
+    // The moved data, written into the primary's memory as this module is
+    // instantiated.
+    if !moved_data.is_empty() {
+        let mut section = wasm_encoder::DataSection::new();
+        for payload in Parser::new(0).parse_all(wasm) {
+            if let Payload::DataSection(s) = payload.map_err(|e| e.to_string())? {
+                for seg in data::segments(wasm, s)? {
+                    for (address, bytes) in data::pieces(seg.address, seg.bytes(wasm), moved_data, true) {
+                        section.active(0, &ConstExpr::i32_const(address as i32), bytes.iter().copied());
+                    }
+                }
+            }
+        }
+        module.section(&section);
+    }
     Ok(module.finish())
 }
 
@@ -698,7 +804,7 @@ mod tests {
 
     #[test]
     fn what_is_not_kept_moves_and_leaves_a_stub() {
-        let split = split(&module(), &|k| k == "demo::kept", false).unwrap();
+        let split = split(&module(), &|k| k == "demo::kept", false, None).unwrap();
         assert_eq!(split.moved, ["demo::moved_a", "demo::moved_b"]);
 
         let p = shape(&split.primary);
@@ -725,7 +831,7 @@ mod tests {
 
     #[test]
     fn instrumented_every_call_goes_through_a_stub_that_reports_it() {
-        let split = split(&module(), &|_| true, true).unwrap();
+        let split = split(&module(), &|_| true, true, None).unwrap();
         assert_eq!(split.moved, ["demo::kept", "demo::moved_a", "demo::moved_b"]);
         let p = shape(&split.primary);
         assert_eq!(p.imports, [pair("env", "ext"), pair(NAMESPACE, "load"), pair(NAMESPACE, "note")]);
@@ -739,17 +845,17 @@ mod tests {
     fn small_functions_that_staying_ones_call_stay_too() {
         // `moved_a` small: `kept` calls it, so it stays, and so does
         // `moved_b`, which it calls.
-        let small = split(&module_with(true, false), &|k| k == "demo::kept", false).unwrap();
+        let small = split(&module_with(true, false), &|k| k == "demo::kept", false, None).unwrap();
         assert!(small.moved.is_empty(), "{:?}", small.moved);
         // Called only from a function that moves, `moved_b` moves with it.
-        let large = split(&module(), &|k| k == "demo::kept", false).unwrap();
+        let large = split(&module(), &|k| k == "demo::kept", false, None).unwrap();
         assert_eq!(large.moved, ["demo::moved_a", "demo::moved_b"]);
     }
 
     #[test]
     fn nothing_kept_but_the_names_asked_for_and_the_nameless() {
         // Without the name section every function stays.
-        let split = split(&module_named(false), &|_| false, false).unwrap();
+        let split = split(&module_named(false), &|_| false, false, None).unwrap();
         assert!(split.moved.is_empty());
         assert_eq!(shape(&split.secondary).functions, 0);
     }
