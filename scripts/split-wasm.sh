@@ -11,7 +11,9 @@
 #   off         no split: FIRST is IN optimised (SECOND and LIST unused).
 # LINKED (split only): the module as cargo linked it with `-C
 # link-arg=--emit-relocs`, before wasm-bindgen; the read-only data only the
-# moved functions use then moves with them (tools/wasm-split/src/data.rs).
+# moved functions use then moves with them (tools/wasm-split/src/data.rs);
+# KUBESIM_SPLIT_DATA=off leaves all data in FIRST (to compare, or to rule
+# the data's move out when something reads zeros).
 # The split goes by the functions' names as rustc gave them, so it comes
 # before wasm-opt (which merges identical functions, and which ones are
 # identical varies with where the sources were built).
@@ -19,6 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$#" = 5 ] || [ "$#" = 6 ] || { echo "usage: $0 split|instrument|off IN.wasm FIRST.wasm SECOND.wasm LIST [LINKED.wasm]" >&2; exit 2; }
 mode=$1 in=$2 first=$3 second=$4 list=$5 linked=${6:-}
+[ "${KUBESIM_SPLIT_DATA:-on}" = off ] && linked=
 export PATH="$PWD/node_modules/.bin:$PATH"
 features=(--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
   --enable-mutable-globals --enable-multivalue --enable-reference-types)
