@@ -96,6 +96,31 @@ test('an element is ready on its module\'s first part; the second comes after, o
   }
 });
 
+test('elements that start together are ready on the first part too', async () => {
+  // Windows tall enough to show two, then three, elements at once: they
+  // start together (element/split-keep.txt is profiled in such windows).
+  for (const height of [1600, 2400]) {
+    const context = await browser.newContext({ viewport: { width: 1200, height } });
+    const page = await context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    // The background fetch hung, so only a stub could bring the second part.
+    await page.route(/_deferred\.wasm$/, (route) => (route.request().resourceType() === 'fetch' ? undefined : route.continue()));
+    await page.goto(`${server.url}www/embed-example.html`);
+    const shown = [];
+    for (const el of await page.locator('kube-sim').all()) {
+      const at = await el.boundingBox();
+      if (at && at.y < height) shown.push(el);
+    }
+    assert.ok(shown.length >= (height === 1600 ? 2 : 3), `${shown.length} elements in a window ${height} tall`);
+    for (const el of shown) await el.and(page.locator('[ready]')).waitFor({ timeout: 30000 });
+    assert.equal(await deferredState(page), 'absent', `window ${height} tall`);
+    assert.deepEqual(errors.filter((e) => !e.includes('favicon')), []);
+    await context.close();
+  }
+});
+
 test('elements with one cluster name share a cluster; its scenario is created', async () => {
   const { context, page, errors } = await openExample();
   await start(page, 'sim-shared-left');

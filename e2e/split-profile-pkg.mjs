@@ -4,7 +4,8 @@
 //   headless  a Simulator created with the starter cluster and one empty
 //             (in Node);
 //   element   every element of www/embed-example.html scrolled into view
-//             until ready, then a second and a half (in headless Chromium);
+//             until ready, then a second and a half, in windows 900, 1600
+//             and 2400 pixels tall (in headless Chromium);
 // prints the keys of the functions they ran, sorted, one a line.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -26,14 +27,23 @@ if (which === 'headless') {
   const server = await serveFiles();
   const browser = await launch();
   try {
-    const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
-    await page.goto(`${server.url}www/embed-example.html`);
-    for (const el of await page.locator('kube-sim').all()) {
-      await el.scrollIntoViewIfNeeded();
-      await el.and(page.locator('[ready]')).waitFor({ timeout: 60000 });
+    // A window that shows one element at a time, and taller ones that
+    // start two, then all three, together (what runs differs: they share
+    // the module's start-up and its scheduler).
+    noted = [];
+    // Twice each (VISITS=n: n times), in case timing decides a path.
+    const visits = Number(process.env.VISITS || 2);
+    for (const height of [900, 1600, 2400].flatMap((h) => Array(visits).fill(h))) {
+      const page = await browser.newPage({ viewport: { width: 1200, height } });
+      await page.goto(`${server.url}www/embed-example.html`);
+      for (const el of await page.locator('kube-sim').all()) {
+        await el.scrollIntoViewIfNeeded();
+        await el.and(page.locator('[ready]')).waitFor({ timeout: 60000 });
+      }
+      await page.waitForTimeout(1500);
+      noted.push(...(await page.evaluate(() => [...(globalThis.__kubesimSplitNoted || [])])));
+      await page.close();
     }
-    await page.waitForTimeout(1500);
-    noted = await page.evaluate(() => [...(globalThis.__kubesimSplitNoted || [])]);
   } finally {
     await browser.close();
     server.stop();

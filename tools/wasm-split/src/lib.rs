@@ -218,6 +218,7 @@ pub fn split(
         })
         .collect();
     if !instrument {
+        keep_closures(&f, &mut stays);
         keep_small_callees(&f, &mut stays)?;
     }
     let moved_data = match relocs {
@@ -293,6 +294,50 @@ pub fn strip(wasm: &[u8]) -> Result<Vec<u8>> {
     let mut module = Module::new();
     Strip.parse_core_module(&mut module, Parser::new(0), wasm).map_err(|e| e.to_string())?;
     Ok(module.finish())
+}
+
+/// The function a closure's key names it in: `f::{closure#0}` → `f`.
+fn closure_parent(key: &str) -> Option<&str> {
+    let (parent, last) = key.rsplit_once("::")?;
+    let n = last.strip_prefix("{closure#")?.strip_suffix('}')?;
+    n.bytes().all(|b| b.is_ascii_digit()).then_some(parent)
+}
+
+/// Whether a closure stays with the functions that stay: when the
+/// function it is in stays, and every closure of hashbrown's tables (their
+/// probes' key comparisons, whose enclosing function is mostly inlined
+/// away, so it cannot be asked about).
+fn closure_stays(key: &str, staying: &HashSet<String>) -> bool {
+    closure_parent(key).is_some_and(|p| staying.contains(p) || p.starts_with("<hashbrown::raw::RawTable<"))
+}
+
+/// Marks as staying every closure `closure_stays` names (and theirs). A
+/// closure is often called through a `dyn FnMut` (a hash probe's key
+/// comparison), so `keep_small_callees` does not see the call, and a
+/// profile misses the ones run only now and then: a key comparison runs
+/// only when two hashes share their top bits, which differs with every
+/// random seed (e2e/embed.test.mjs, elements started together, failed 3
+/// runs in 10 for want of one).
+fn keep_closures(f: &Facts<'_>, stays: &mut [bool]) {
+    let key_of = |i: usize| key(f.names.get(&(f.imported_funcs + i as u32)).copied().unwrap_or(""));
+    let mut staying: HashSet<String> = (0..stays.len()).filter(|&i| stays[i]).map(key_of).collect();
+    loop {
+        let mut more = false;
+        for (i, stays) in stays.iter_mut().enumerate() {
+            if *stays {
+                continue;
+            }
+            let k = key_of(i);
+            if closure_stays(&k, &staying) {
+                *stays = true;
+                staying.insert(k);
+                more = true;
+            }
+        }
+        if !more {
+            return;
+        }
+    }
 }
 
 /// The size of body (bytes) up to which a function that a staying function
@@ -850,6 +895,20 @@ mod tests {
         // Called only from a function that moves, `moved_b` moves with it.
         let large = split(&module(), &|k| k == "demo::kept", false, None).unwrap();
         assert_eq!(large.moved, ["demo::moved_a", "demo::moved_b"]);
+    }
+
+    #[test]
+    fn closures_stay_with_their_function_and_hashbrown_probes_always() {
+        assert_eq!(closure_parent("a::f::{closure#0}"), Some("a::f"));
+        assert_eq!(closure_parent("a::f::{closure#12}::{closure#0}"), Some("a::f::{closure#12}"));
+        assert_eq!(closure_parent("a::f"), None);
+        assert_eq!(closure_parent("a::{closure#x}"), None);
+        let staying = HashSet::from(["a::f".to_string()]);
+        assert!(closure_stays("a::f::{closure#0}", &staying));
+        assert!(!closure_stays("a::g::{closure#0}", &staying));
+        assert!(!closure_stays("a::f", &staying));
+        let probe = "<hashbrown::raw::RawTable<(u64, ())>>::find::<hashbrown::map::equivalent_key<u64, u64, ()>::{closure#0}>::{closure#0}";
+        assert!(closure_stays(probe, &staying));
     }
 
     #[test]
