@@ -48,17 +48,16 @@ pub struct Relocs {
 }
 
 impl Relocs {
-    /// Whether `wasm` holds the same data as the linked module, segment for
-    /// segment: if not, it was not made from it (a stale file, another
+    /// Whether `wasm`'s `segments` hold the same data as the linked module,
+    /// segment for segment: if not, it was not made from it (a stale file, another
     /// build), and its symbols' places cannot be trusted.
-    pub fn check_same_data(&self, wasm: &[u8]) -> Result<()> {
-        let mut found = Vec::new();
-        for payload in Parser::new(0).parse_all(wasm) {
-            if let Payload::DataSection(s) = payload.map_err(|e| e.to_string())? {
-                found = segments(wasm, s)?.iter().map(|seg| (seg.address, seg.bytes(wasm).to_vec())).collect();
-            }
-        }
-        if found != self.data {
+    pub fn check_same_data(&self, wasm: &[u8], segments: &[Segment]) -> Result<()> {
+        let same = segments.len() == self.data.len()
+            && segments
+                .iter()
+                .zip(&self.data)
+                .all(|(seg, (address, bytes))| seg.address == *address && seg.bytes(wasm) == bytes.as_slice());
+        if !same {
             return Err("the linked module's data differs from the module being split's: not the same build".into());
         }
         Ok(())
@@ -444,6 +443,16 @@ pub fn pieces<'a>(address: u32, bytes: &'a [u8], moved: &[(u32, u32)], want_move
         out.push((at, &bytes[(at - address) as usize..]));
     }
     out
+}
+
+/// [`pieces`] of every segment of `wasm`, in order.
+pub fn all_pieces<'a>(
+    wasm: &'a [u8],
+    segments: &'a [Segment],
+    moved: &'a [(u32, u32)],
+    want_moved: bool,
+) -> impl Iterator<Item = (u32, &'a [u8])> + 'a {
+    segments.iter().flat_map(move |seg| pieces(seg.address, seg.bytes(wasm), moved, want_moved))
 }
 
 #[cfg(test)]

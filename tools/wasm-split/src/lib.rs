@@ -95,9 +95,9 @@ struct Facts<'a> {
     bodies: Vec<wasmparser::FunctionBody<'a>>,
     names: HashMap<u32, &'a str>,
     start: Option<u32>,
-    /// Whether the data segments are all active ones of memory 0 at constant
+    /// The data segments, when all are active ones of memory 0 at constant
     /// addresses (only then can data move).
-    plain_data: bool,
+    segments: Option<Vec<data::Segment>>,
 }
 
 fn facts(wasm: &[u8]) -> Result<Facts<'_>> {
@@ -112,7 +112,7 @@ fn facts(wasm: &[u8]) -> Result<Facts<'_>> {
         bodies: Vec::new(),
         names: HashMap::new(),
         start: None,
-        plain_data: true,
+        segments: Some(Vec::new()),
     };
     let e = |e: wasmparser::BinaryReaderError| e.to_string();
     for payload in Parser::new(0).parse_all(wasm) {
@@ -161,7 +161,7 @@ fn facts(wasm: &[u8]) -> Result<Facts<'_>> {
             }
             Payload::StartSection { func, .. } => f.start = Some(func),
             Payload::CodeSectionEntry(body) => f.bodies.push(body),
-            Payload::DataSection(s) => f.plain_data = data::segments(wasm, s).is_ok(),
+            Payload::DataSection(s) => f.segments = data::segments(wasm, s).ok(),
             Payload::CustomSection(c) => {
                 if let KnownCustom::Name(names) = c.as_known() {
                     for n in names {
@@ -208,29 +208,29 @@ pub fn split(
     }
     let base = f.tables[table as usize].initial;
 
-    // Which functions stay: by name, then the small ones they call.
-    let name_of = |index: u32| f.names.get(&index).copied().unwrap_or("");
-    let mut stays: Vec<bool> = (0..f.bodies.len() as u32)
-        .map(|i| {
-            let index = f.imported_funcs + i;
-            let name = name_of(index);
-            Some(index) == f.start || (!instrument && (name.is_empty() || keep(&key(name))))
-        })
+    // Which functions stay: by name, then the closures and small functions
+    // of those. (Each defined function's key, by its place in the code.)
+    let keys: Vec<String> =
+        (0..f.bodies.len() as u32).map(|i| key(f.names.get(&(f.imported_funcs + i)).copied().unwrap_or(""))).collect();
+    let mut stays: Vec<bool> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| Some(f.imported_funcs + i as u32) == f.start || (!instrument && (k.is_empty() || keep(k))))
         .collect();
     if !instrument {
-        keep_closures(&f, &mut stays);
+        keep_closures(&keys, &mut stays);
         keep_small_callees(&f, &mut stays)?;
     }
     let moved_data = match relocs {
         Some(relocs) if !instrument => {
-            if !f.plain_data {
+            let Some(segments) = &f.segments else {
                 return Err("data can move only out of active segments at constant addresses".into());
-            }
-            relocs.check_same_data(wasm)?;
+            };
+            relocs.check_same_data(wasm, segments)?;
             let staying = || stays.iter().enumerate().filter(|(_, s)| **s).map(|(i, _)| i);
-            let keys: HashSet<String> = staying().map(|i| key(name_of(f.imported_funcs + i as u32))).collect();
+            let staying_keys: HashSet<String> = staying().map(|i| keys[i].clone()).collect();
             let bodies: Vec<_> = staying().map(|i| &f.bodies[i]).collect();
-            data::movable(relocs, &keys, &bodies)?
+            data::movable(relocs, &staying_keys, &bodies)?
         }
         _ => Vec::new(),
     };
@@ -242,7 +242,7 @@ pub fn split(
         let index = f.imported_funcs + i as u32;
         slot.insert(index, order.len() as u32);
         order.push(index);
-        moved_names.push(key(name_of(index)));
+        moved_names.push(keys[i].clone());
     }
 
     // The functions the moved bodies call that stay behind, in a fixed order.
@@ -307,7 +307,7 @@ fn closure_parent(key: &str) -> Option<&str> {
 /// function it is in stays, and every closure of hashbrown's tables (their
 /// probes' key comparisons, whose enclosing function is mostly inlined
 /// away, so it cannot be asked about).
-fn closure_stays(key: &str, staying: &HashSet<String>) -> bool {
+fn closure_stays(key: &str, staying: &HashSet<&str>) -> bool {
     closure_parent(key).is_some_and(|p| staying.contains(p) || p.starts_with("<hashbrown::raw::RawTable<"))
 }
 
@@ -318,17 +318,16 @@ fn closure_stays(key: &str, staying: &HashSet<String>) -> bool {
 /// only when two hashes share their top bits, which differs with every
 /// random seed (e2e/embed.test.mjs, elements started together, failed 3
 /// runs in 10 for want of one).
-fn keep_closures(f: &Facts<'_>, stays: &mut [bool]) {
-    let key_of = |i: usize| key(f.names.get(&(f.imported_funcs + i as u32)).copied().unwrap_or(""));
-    let mut staying: HashSet<String> = (0..stays.len()).filter(|&i| stays[i]).map(key_of).collect();
+fn keep_closures(keys: &[String], stays: &mut [bool]) {
+    let mut staying: HashSet<&str> = (0..stays.len()).filter(|&i| stays[i]).map(|i| keys[i].as_str()).collect();
     loop {
         let mut more = false;
         for (i, stays) in stays.iter_mut().enumerate() {
             if *stays {
                 continue;
             }
-            let k = key_of(i);
-            if closure_stays(&k, &staying) {
+            let k = keys[i].as_str();
+            if closure_stays(k, &staying) {
                 *stays = true;
                 staying.insert(k);
                 more = true;
@@ -403,6 +402,13 @@ struct Primary<'f, 'a> {
     met: [bool; 4],
     /// The memory ranges whose bytes moved to the secondary.
     moved_data: &'f [(u32, u32)],
+}
+
+impl Primary<'_, '_> {
+    /// The pieces of the data segments that stay.
+    fn kept_pieces(&self) -> impl Iterator<Item = (u32, &[u8])> {
+        data::all_pieces(self.wasm, self.f.segments.as_deref().unwrap_or_default(), self.moved_data, false)
+    }
 }
 
 impl Reencode for Primary<'_, '_> {
@@ -536,16 +542,7 @@ impl Reencode for Primary<'_, '_> {
         if self.moved_data.is_empty() {
             return Ok(count);
         }
-        let wasm = self.wasm;
-        let mut pieces = 0;
-        for payload in Parser::new(0).parse_all(wasm) {
-            if let Payload::DataSection(s) = payload? {
-                for seg in data::segments(wasm, s).map_err(ReError::UserError)? {
-                    pieces += data::pieces(seg.address, seg.bytes(wasm), self.moved_data, false).len() as u32;
-                }
-            }
-        }
-        Ok(pieces)
+        Ok(self.kept_pieces().count() as u32)
     }
 
     fn parse_data_section(
@@ -556,10 +553,8 @@ impl Reencode for Primary<'_, '_> {
         if self.moved_data.is_empty() {
             return utils::parse_data_section(self, section_out, section);
         }
-        for seg in data::segments(self.wasm, section).map_err(ReError::UserError)? {
-            for (address, bytes) in data::pieces(seg.address, seg.bytes(self.wasm), self.moved_data, false) {
-                section_out.active(0, &ConstExpr::i32_const(address as i32), bytes.iter().copied());
-            }
+        for (address, bytes) in self.kept_pieces() {
+            section_out.active(0, &ConstExpr::i32_const(address as i32), bytes.iter().copied());
         }
         Ok(())
     }
@@ -695,14 +690,8 @@ fn secondary(
     // instantiated.
     if !moved_data.is_empty() {
         let mut section = wasm_encoder::DataSection::new();
-        for payload in Parser::new(0).parse_all(wasm) {
-            if let Payload::DataSection(s) = payload.map_err(|e| e.to_string())? {
-                for seg in data::segments(wasm, s)? {
-                    for (address, bytes) in data::pieces(seg.address, seg.bytes(wasm), moved_data, true) {
-                        section.active(0, &ConstExpr::i32_const(address as i32), bytes.iter().copied());
-                    }
-                }
-            }
+        for (address, bytes) in data::all_pieces(wasm, f.segments.as_deref().unwrap_or_default(), moved_data, true) {
+            section.active(0, &ConstExpr::i32_const(address as i32), bytes.iter().copied());
         }
         module.section(&section);
     }
@@ -903,7 +892,7 @@ mod tests {
         assert_eq!(closure_parent("a::f::{closure#12}::{closure#0}"), Some("a::f::{closure#12}"));
         assert_eq!(closure_parent("a::f"), None);
         assert_eq!(closure_parent("a::{closure#x}"), None);
-        let staying = HashSet::from(["a::f".to_string()]);
+        let staying = HashSet::from(["a::f"]);
         assert!(closure_stays("a::f::{closure#0}", &staying));
         assert!(!closure_stays("a::g::{closure#0}", &staying));
         assert!(!closure_stays("a::f", &staying));
