@@ -371,24 +371,44 @@ pub fn added_fields_v1(
 ) -> Value {
     let Value::Object(m) = value else { return Value::Object(Map::new()) };
     let props = schema.and_then(|sc| s.facts(sc).properties);
-    let mut out = std::collections::BTreeMap::new();
+    let mut out = Vec::with_capacity(m.len());
     for (k, v) in m {
         if !keep(k, None) {
             continue;
         }
         let child = props.and_then(|p| p.get(k));
-        let mut node = if child.is_none() { Value::Object(Map::new()) } else { added_node(s, child, v, false) };
-        if k == "metadata" {
-            if let Value::Object(md) = &mut node {
-                md.retain(|f, _| f.strip_prefix("f:").is_none_or(|name| keep("metadata", Some(name))));
-                if md.is_empty() {
+        let node = match (k.as_str(), child, v) {
+            // Metadata's fields the server owns are left out before they
+            // are walked.
+            ("metadata", Some(child), Value::Object(md)) => {
+                let meta_props = s.facts(child).properties;
+                let mut fields = Vec::new();
+                for (f, fv) in md {
+                    if keep("metadata", Some(f)) {
+                        let c = meta_props.and_then(|p| p.get(f));
+                        let node = if c.is_none() { Value::Object(Map::new()) } else { added_node(s, c, fv, false) };
+                        fields.push((field_key(f), node));
+                    }
+                }
+                if fields.is_empty() {
                     continue;
                 }
+                sorted_object(fields)
             }
-        }
-        out.insert(field_key(k), node);
+            // Metadata that is not an object sets none of its fields.
+            ("metadata", _, _) => continue,
+            (_, None, _) => Value::Object(Map::new()),
+            _ => added_node(s, child, v, false),
+        };
+        out.push((field_key(k), node));
     }
-    Value::Object(out.into_iter().collect())
+    sorted_object(out)
+}
+
+/// An object of FieldsV1 entries, its keys in order (each key is unique).
+fn sorted_object(mut entries: Vec<(String, Value)>) -> Value {
+    entries.order_by(|a, b| a.0.cmp(&b.0));
+    Value::Object(entries.into_iter().collect())
 }
 
 fn added_node(s: &Schemas, schema: Option<&Value>, value: &Value, list_item: bool) -> Value {
@@ -397,20 +417,22 @@ fn added_node(s: &Schemas, schema: Option<&Value>, value: &Value, list_item: boo
     if matches!(sh, Shape::Leaf) || matches!(sh, Shape::List(ListKind::Atomic, _)) || is_empty_container(Some(value)) {
         return leaf();
     }
-    let mut out = std::collections::BTreeMap::new();
+    let mut out = Vec::new();
     let mut member = list_item;
     match (sh, value) {
         (Shape::Struct(props), Value::Object(m)) => {
+            out.reserve(m.len() + 1);
             for (k, v) in m {
                 let child = props.get(k);
                 let node = if child.is_none() { leaf() } else { added_node(s, child, v, false) };
-                out.insert(field_key(k), node);
+                out.push((field_key(k), node));
             }
         }
         (Shape::Map(elem), Value::Object(m)) => {
             member = true;
+            out.reserve(m.len() + 1);
             for (k, v) in m {
-                out.insert(field_key(k), added_node(s, elem, v, false));
+                out.push((field_key(k), added_node(s, elem, v, false)));
             }
         }
         (Shape::List(kind, items), Value::Array(list)) => {
@@ -423,15 +445,15 @@ fn added_node(s: &Schemas, schema: Option<&Value>, value: &Value, list_item: boo
                     continue;
                 }
                 let node = if matches!(kind, ListKind::Set) { leaf() } else { added_node(s, items, item, true) };
-                out.insert(key, node);
+                out.push((key, node));
             }
         }
         _ => return leaf(),
     }
     if member && !out.is_empty() {
-        out.insert(".".into(), leaf());
+        out.push((".".into(), leaf()));
     }
-    Value::Object(out.into_iter().collect())
+    sorted_object(out)
 }
 
 /// Merges an applied configuration into the live object: the

@@ -23,12 +23,12 @@ fn group_segment(group: &str) -> &str {
 
 /// Every object of every resource of an API group.
 pub fn group_prefix(group: &str) -> String {
-    format!("/{}/", group_segment(group))
+    ["/", group_segment(group), "/"].concat()
 }
 
 /// Every object of the resource.
 pub fn resource_prefix(rt: &ResourceType) -> String {
-    format!("/{}/{}/", group_segment(rt.storage_group()), rt.storage_resource())
+    ["/", group_segment(rt.storage_group()), "/", rt.storage_resource(), "/"].concat()
 }
 
 /// The prefix a list or watch covers: one namespace of a namespaced

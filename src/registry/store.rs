@@ -356,11 +356,10 @@ impl<S: Storage> Registry<S> {
         errs.extend(rt.strategy.validate(&value));
         errs.extend(rt.strategy.validate_create(&value));
         if errs.is_empty() {
-            let prefix = keys::resource_prefix(rt);
             let storage = &self.storage;
             let existing = || -> Vec<Value> {
                 storage
-                    .list(&prefix, storage.revision(), &ListStart::Beginning, None, None)
+                    .list(&keys::resource_prefix(rt), storage.revision(), &ListStart::Beginning, None, None)
                     .map(|page| page.items.iter().map(|o| o.value()).collect())
                     .unwrap_or_default()
             };

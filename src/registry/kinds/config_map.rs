@@ -89,17 +89,18 @@ pub(super) fn data_keys(obj: &Value, errs: &mut Vec<FieldError>) {
     let binary = obj.get("binaryData").and_then(Value::as_object);
     for (field, map) in [("data", data), ("binaryData", binary)] {
         for k in map.into_iter().flatten().map(|(k, _)| k) {
-            let at = format!("{field}[{k}]");
+            // The path is made only for an error.
+            let at = || format!("{field}[{k}]");
             let valid = !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b));
             if !valid {
-                errs.push(FieldError::invalid(&at, k, CONFIG_KEY_MSG));
+                errs.push(FieldError::invalid(&at(), k, CONFIG_KEY_MSG));
             } else if k == "." || k == ".." {
-                errs.push(FieldError::invalid(&at, k, &format!("must not be '{k}'")));
+                errs.push(FieldError::invalid(&at(), k, &format!("must not be '{k}'")));
             } else if k.starts_with("..") {
-                errs.push(FieldError::invalid(&at, k, "must not start with '..'"));
+                errs.push(FieldError::invalid(&at(), k, "must not start with '..'"));
             }
             if field == "data" && binary.is_some_and(|b| b.contains_key(k)) {
-                errs.push(FieldError::invalid(&at, k, "duplicate of key present in binaryData"));
+                errs.push(FieldError::invalid(&at(), k, "duplicate of key present in binaryData"));
             }
         }
     }

@@ -256,6 +256,16 @@ impl Display for Value {
     }
 }
 
+// kubesim: a pointer's token is copied only when it has an escape (`~1`,
+// `~0`) to undo; most have none, and upstream copied every token twice.
+fn unescape_token(token: &str) -> alloc::borrow::Cow<'_, str> {
+    if token.contains('~') {
+        alloc::borrow::Cow::Owned(token.replace("~1", "/").replace("~0", "~"))
+    } else {
+        alloc::borrow::Cow::Borrowed(token)
+    }
+}
+
 fn parse_index(s: &str) -> Option<usize> {
     if s.starts_with('+') || (s.starts_with('0') && s.len() != 1) {
         return None;
@@ -786,9 +796,9 @@ impl Value {
         pointer
             .split('/')
             .skip(1)
-            .map(|x| x.replace("~1", "/").replace("~0", "~"))
+            .map(unescape_token)
             .try_fold(self, |target, token| match target {
-                Value::Object(map) => map.get(&token),
+                Value::Object(map) => map.get(&*token),
                 Value::Array(list) => parse_index(&token).and_then(|x| list.get(x)),
                 _ => None,
             })
@@ -841,9 +851,9 @@ impl Value {
         pointer
             .split('/')
             .skip(1)
-            .map(|x| x.replace("~1", "/").replace("~0", "~"))
+            .map(unescape_token)
             .try_fold(self, |target, token| match target {
-                Value::Object(map) => map.get_mut(&token),
+                Value::Object(map) => map.get_mut(&*token),
                 Value::Array(list) => parse_index(&token).and_then(move |x| list.get_mut(x)),
                 _ => None,
             })
