@@ -132,6 +132,49 @@ fn reorder(map: &mut Map<String, Value>, first: &[&str], last: &[&str]) {
     map.sort_by_cached_key(|k, _| rank(first, last, k));
 }
 
+/// Sets a field of `metadata` where kube-apiserver's order puts it when the
+/// field is new (after every field that comes at or before it in that
+/// order): metadata in order stays in order, so `canonicalize` has nothing
+/// to sort. A field already there keeps its place.
+pub fn insert_metadata_field(meta: &mut Map<String, Value>, key: &str, value: Value) {
+    if let Some(v) = meta.get_mut(key) {
+        *v = value;
+        return;
+    }
+    let r = rank(METADATA_ORDER, &[], key);
+    match meta.keys().position(|k| rank(METADATA_ORDER, &[], k) > r) {
+        Some(at) => {
+            meta.shift_insert(at, key.to_string(), value);
+        }
+        // At the end: a plain insert (cheaper).
+        None => {
+            meta.insert(key.to_string(), value);
+        }
+    }
+}
+
+/// Sets `kind` and `apiVersion` and puts them first, as kube-apiserver
+/// writes them; the other keys keep their order. When they are not first
+/// already the map is built again (an object has few top-level keys, and
+/// moving entries in place costs more).
+pub fn set_kind_first(root: &mut Map<String, Value>, kind: &str, api_version: &str) {
+    let mut keys = root.keys();
+    if keys.next().is_some_and(|k| k == "kind") && keys.next().is_some_and(|k| k == "apiVersion") {
+        root.insert("kind".into(), Value::String(kind.into()));
+        root.insert("apiVersion".into(), Value::String(api_version.into()));
+        return;
+    }
+    let mut out = Map::with_capacity(root.len() + 2);
+    out.insert("kind".into(), Value::String(kind.into()));
+    out.insert("apiVersion".into(), Value::String(api_version.into()));
+    for (k, v) in std::mem::take(root) {
+        if k != "kind" && k != "apiVersion" {
+            out.insert(k, v);
+        }
+    }
+    *root = out;
+}
+
 /// Puts an object's keys in the order kube-apiserver serializes them:
 /// kind, apiVersion, metadata (its own fields in ObjectMeta order), the
 /// rest as given, status last.
@@ -333,6 +376,36 @@ mod tests {
             serde_json::to_string(&v).unwrap(),
             r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"n","uid":"u"},"data":{}}"#
         );
+    }
+
+    #[test]
+    fn ranked_inserts_keep_an_ordered_map_in_order() {
+        let text = |v: &Value| serde_json::to_string(v).unwrap();
+        let mut v = json!({"metadata": {"name": "n", "labels": {}, "managedFields": []}, "data": {}});
+        let Value::Object(root) = &mut v else { unreachable!() };
+        set_kind_first(root, "ConfigMap", "v1");
+        let Some(Value::Object(meta)) = root.get_mut("metadata") else { unreachable!() };
+        insert_metadata_field(meta, "creationTimestamp", json!("t"));
+        insert_metadata_field(meta, "uid", json!("u"));
+        insert_metadata_field(meta, "resourceVersion", json!("1"));
+        // A key already there keeps its place and takes the new value.
+        insert_metadata_field(meta, "name", json!("m"));
+        let inserted = text(&v);
+        assert_eq!(
+            inserted,
+            r#"{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"m","uid":"u","resourceVersion":"1","creationTimestamp":"t","labels":{},"managedFields":[]},"data":{}}"#
+        );
+        canonicalize(&mut v);
+        assert_eq!(text(&v), inserted);
+        // Kind and apiVersion sent in another place move to the front;
+        // the rest keeps its order.
+        let mut v = json!({"spec": {}, "apiVersion": "x", "kind": "K", "status": {}});
+        let Value::Object(root) = &mut v else { unreachable!() };
+        set_kind_first(root, "K", "v1");
+        assert_eq!(text(&v), r#"{"kind":"K","apiVersion":"v1","spec":{},"status":{}}"#);
+        let Value::Object(root) = &mut v else { unreachable!() };
+        set_kind_first(root, "K", "v2");
+        assert_eq!(text(&v), r#"{"kind":"K","apiVersion":"v2","spec":{},"status":{}}"#);
     }
 
     #[test]

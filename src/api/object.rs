@@ -109,7 +109,11 @@ impl StoredObject {
     /// as the parsed value until `forget_decoded`.
     pub fn encode_keeping(obj: Value, rev: Revision, attrs: Arc<ObjectAttrs>, scratch: &mut Vec<u8>) -> StoredObject {
         let mut obj = obj;
-        super::meta::metadata_mut(&mut obj).insert("resourceVersion".into(), Value::String(rev.to_string()));
+        super::meta::insert_metadata_field(
+            super::meta::metadata_mut(&mut obj),
+            "resourceVersion",
+            Value::String(rev.to_string()),
+        );
         super::meta::canonicalize(&mut obj);
         scratch.clear();
         // In canonical order already: written as it is.

@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::options::FieldValidation;
 use super::resource::ResourceType;
-use crate::api::{media_type, FieldError, Status};
+use crate::api::{media_type, meta, FieldError, Status};
 use crate::schema::decode::StrictProblems;
 
 /// A request body and its media type (without parameters).
@@ -308,8 +308,7 @@ fn typed(rt: &ResourceType, value: Value) -> Result<Map<String, Value>, Status> 
     if obj.get("metadata").is_some_and(|m| !m.is_object() && !m.is_null()) {
         return Err(cannot_handle(rt, "metadata must be an object"));
     }
-    obj.insert("kind".into(), json!(rt.kind()));
-    obj.insert("apiVersion".into(), json!(api_version));
+    meta::set_kind_first(&mut obj, rt.kind(), api_version);
     Ok(obj)
 }
 

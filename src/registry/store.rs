@@ -156,7 +156,7 @@ fn set_namespace(rt: &ResourceType, value: &mut Value, namespace: &str) -> Resul
     }
     match m.get("namespace").and_then(Value::as_str) {
         None | Some("") => {
-            m.insert("namespace".into(), json!(namespace));
+            meta::insert_metadata_field(m, "namespace", json!(namespace));
             Ok(())
         }
         Some(ns) if ns == namespace => Ok(()),
@@ -335,10 +335,10 @@ impl<S: Storage> Registry<S> {
             for k in ["uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink"] {
                 m.shift_remove(k);
             }
-            m.insert("uid".into(), json!(self.rng.uuid()));
-            m.insert("creationTimestamp".into(), json!(self.now.rfc3339()));
+            meta::insert_metadata_field(m, "uid", json!(self.rng.uuid()));
+            meta::insert_metadata_field(m, "creationTimestamp", json!(self.now.rfc3339()));
             if rt.tracks_generation {
-                m.insert("generation".into(), json!(1));
+                meta::insert_metadata_field(m, "generation", json!(1));
             } else {
                 m.shift_remove("generation");
             }
