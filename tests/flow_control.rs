@@ -302,6 +302,50 @@ fn metrics_count_requests_dispatches_and_stored_objects_in_prometheus_text() {
     assert!(cms.ends_with(" 1"), "{cms}");
 }
 
+/// Requests of several kinds, interleaved and repeated, each counted in
+/// its own series, every time (the server keeps each kind's series at
+/// hand after its first request).
+#[test]
+fn request_metrics_count_every_request_in_its_own_series() {
+    let mut s = server();
+    for i in 0..3 {
+        create_cm(&mut s, &format!("c{i}"), json!({}));
+        get(&mut s, "/api/v1/namespaces/default/configmaps");
+        if i > 0 {
+            get(&mut s, "/api/v1/namespaces/default/configmaps/nope");
+        }
+    }
+    let dry = call(
+        &mut s,
+        "POST",
+        "/api/v1/namespaces/default/configmaps?dryRun=All",
+        Some(json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "dry"}})),
+    );
+    assert_eq!(dry.status, 201);
+    let text = String::from_utf8(get(&mut s, "/metrics").body.clone()).unwrap();
+    let value = |series: &str| {
+        text.lines().find(|l| l.starts_with(series)).and_then(|l| l.rsplit(' ').next()).map(str::to_string)
+    };
+    let labels = |code: &str, dry_run: &str, scope: &str, verb: &str| {
+        format!(
+            r#"{{code="{code}",component="apiserver",dry_run="{dry_run}",group="",resource="configmaps",scope="{scope}",subresource="",verb="{verb}",version="v1"}}"#
+        )
+    };
+    let total = |l: String| value(&format!("apiserver_request_total{l}"));
+    assert_eq!(total(labels("201", "", "namespace", "POST")).as_deref(), Some("3"), "{text}");
+    assert_eq!(total(labels("200", "", "namespace", "LIST")).as_deref(), Some("3"), "{text}");
+    assert_eq!(total(labels("404", "", "resource", "GET")).as_deref(), Some("2"), "{text}");
+    assert_eq!(total(labels("201", "All", "namespace", "POST")).as_deref(), Some("1"), "{text}");
+    let count = |dry_run: &str, scope: &str, verb: &str| {
+        value(&format!(
+            r#"apiserver_request_duration_seconds_count{{component="apiserver",dry_run="{dry_run}",group="",resource="configmaps",scope="{scope}",subresource="",verb="{verb}",version="v1"}}"#
+        ))
+    };
+    assert_eq!(count("", "namespace", "POST").as_deref(), Some("3"), "{text}");
+    assert_eq!(count("", "resource", "GET").as_deref(), Some("2"), "{text}");
+    assert_eq!(count("All", "namespace", "POST").as_deref(), Some("1"), "{text}");
+}
+
 /// Each flow's series count its own requests (dispatched, executed, their
 /// seats estimated), however the requests of several flows interleave.
 #[test]

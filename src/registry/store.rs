@@ -328,7 +328,7 @@ impl<S: Storage> Registry<S> {
             if !has_name {
                 if let Some(base) = m.get("generateName").and_then(Value::as_str).filter(|s| !s.is_empty()) {
                     let name = self.names.generate(base, &mut self.rng);
-                    m.insert("name".into(), json!(name));
+                    meta::insert_metadata_field(m, "name", json!(name));
                     generated = true;
                 }
             }

@@ -266,6 +266,29 @@ pub(super) struct Metrics {
     /// Requests executing now (read-only, mutating) and their watermarks.
     inflight: [u32; 2],
     watermarks: [Watermark; 2],
+    /// Each request kind's two series (`apiserver_request_total`,
+    /// `apiserver_request_duration_seconds`) by their label values, so a
+    /// request feeds them without the families hashing nine labels twice.
+    request_series: std::cell::RefCell<RequestSeriesMemo>,
+}
+
+/// The series one kind of request feeds.
+struct RequestSeries {
+    count: Option<IntCounter>,
+    duration: Option<Histogram>,
+}
+
+#[derive(Default)]
+struct RequestSeriesMemo {
+    by_labels: std::collections::HashMap<Box<[u8]>, RequestSeries, foldhash::fast::FixedState>,
+    /// The key being looked up (reused: a hit allocates nothing).
+    key: Vec<u8>,
+}
+
+impl RequestSeriesMemo {
+    /// As many request kinds as it keeps; past it, it starts again (the
+    /// series themselves stay in the families).
+    const BOUND: usize = 4096;
 }
 
 /// One flow's series (a FlowSchema at a priority level), each made when
@@ -324,6 +347,7 @@ impl Metrics {
             dropped: counter(&DROPPED),
             inflight: [0; 2],
             watermarks: Default::default(),
+            request_series: Default::default(),
             registry,
             options,
         }
@@ -458,12 +482,13 @@ impl Metrics {
 
 /// The verb upstream reports: the method, with GET split into LIST, WATCH
 /// and GET, and a server-side apply as APPLY.
-fn reported_verb(method: &str, a: &Attributes, content_type: &str) -> String {
+fn reported_verb<'a>(method: &'a str, a: &Attributes, content_type: &str) -> std::borrow::Cow<'a, str> {
     match (method, a.verb.as_str()) {
         ("GET" | "HEAD", "list") => "LIST".into(),
         ("GET" | "HEAD", "watch") => "WATCH".into(),
         ("PATCH", _) if content_type.starts_with("application/apply-patch") => "APPLY".into(),
-        (m, _) => m.to_ascii_uppercase(),
+        (m, _) if !m.bytes().any(|b| b.is_ascii_lowercase()) => m.into(),
+        (m, _) => m.to_ascii_uppercase().into(),
     }
 }
 
@@ -507,12 +532,15 @@ impl Metrics {
         seconds: f64,
     ) {
         let scope = scope(a);
-        let dry_run = form_urlencoded::parse(query.as_bytes())
-            .filter(|(k, _)| k == "dryRun")
-            .map(|(_, v)| v.into_owned())
-            .collect::<Vec<_>>()
-            .join(",");
-        let code = code.to_string();
+        let dry_run = if query.contains("dryRun") {
+            form_urlencoded::parse(query.as_bytes())
+                .filter(|(k, _)| k == "dryRun")
+                .map(|(_, v)| v.into_owned())
+                .collect::<Vec<_>>()
+                .join(",")
+        } else {
+            String::new()
+        };
         let verb = reported_verb(method, a, content_type);
         let component = "apiserver";
         // (Upstream names a non-resource endpoint by its path in the
@@ -522,20 +550,39 @@ impl Metrics {
         } else {
             ("", "", a.path.as_str(), "")
         };
-        self.count(
-            &self.requests,
-            &REQUESTS,
-            &[&code, component, &dry_run, group, resource, scope, subresource, &verb, version],
-            1,
-        );
-        // (A watch's lifetime is not a latency: it is not observed.)
-        if verb != "WATCH" {
-            self.observe(
-                &self.durations,
-                &DURATIONS,
-                &[component, &dry_run, group, resource, scope, subresource, &verb, version],
-                seconds,
-            );
+        let mut memo = self.request_series.borrow_mut();
+        let RequestSeriesMemo { by_labels, key } = &mut *memo;
+        key.clear();
+        let code_digits = [b'0' + (code / 100 % 10) as u8, b'0' + (code / 10 % 10) as u8, b'0' + (code % 10) as u8];
+        let code = std::str::from_utf8(&code_digits).unwrap_or("000");
+        // The label values, each led by its length.
+        for part in [code, &dry_run, group, resource, scope, subresource, &verb, version] {
+            key.extend_from_slice(&(part.len() as u32).to_le_bytes());
+            key.extend_from_slice(part.as_bytes());
+        }
+        if !by_labels.contains_key(key.as_slice()) {
+            let mut series = RequestSeries { count: None, duration: None };
+            if let Some(c) = &self.requests {
+                let values = [code, component, &dry_run, group, resource, scope, subresource, &verb, version];
+                self.with_values(&REQUESTS, &values, |v| series.count = Some(c.with_label_values(v)));
+            }
+            // (A watch's lifetime is not a latency: it is not observed.)
+            if let (Some(h), false) = (&self.durations, verb == "WATCH") {
+                let values = [component, &dry_run, group, resource, scope, subresource, &verb, version];
+                self.with_values(&DURATIONS, &values, |v| series.duration = Some(h.with_label_values(v)));
+            }
+            if by_labels.len() >= RequestSeriesMemo::BOUND {
+                by_labels.clear();
+            }
+            by_labels.insert(key.as_slice().into(), series);
+        }
+        if let Some(series) = by_labels.get(key.as_slice()) {
+            if let Some(c) = &series.count {
+                c.inc();
+            }
+            if let Some(h) = &series.duration {
+                h.observe(seconds);
+            }
         }
     }
 
