@@ -174,6 +174,8 @@ test('a save the browser refuses is reported and the last good save kept; a seco
   await page.waitForSelector('#save-error');
   assert.match(await page.textContent('#save-error'), /QuotaExceededError.*last save is intact/);
   assert.equal(await page.textContent('#save-state'), 'not saved');
+  // (The row's mark may be drawn just after the error: wait for it.)
+  await page.waitForSelector('#log-list .logrow:has-text("configmaps") .unsaved');
   assert.equal(await page.locator('#log-list .logrow:has-text("configmaps") .unsaved').count(), 1);
   await page.screenshot({ path: join(SHOTS, '09-quota.png') });
   // A second tab on the same session: it shows what was saved, and says
