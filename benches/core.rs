@@ -25,7 +25,7 @@ static COUNTING: AtomicBool = AtomicBool::new(false);
 /// allocation (reading the environment without allocating), so nothing
 /// one allocator made is freed by the other.
 static CHOICE: AtomicU8 = AtomicU8::new(0);
-static MI: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static MI: kubesim::alloc::Allocator = kubesim::alloc::Allocator;
 
 extern "C" {
     fn getenv(name: *const std::ffi::c_char) -> *mut std::ffi::c_char;

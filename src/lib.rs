@@ -19,6 +19,8 @@
 // only add noise.
 #![allow(clippy::result_large_err)]
 
+#[cfg(not(target_arch = "wasm32"))]
+pub mod alloc;
 pub mod api;
 pub mod apply;
 pub mod auth;

@@ -28,7 +28,7 @@ use tokio::sync::{mpsc, Notify, OwnedSemaphorePermit, Semaphore};
 /// The core allocates and frees many small JSON nodes per request; mimalloc
 /// does that about a third faster than glibc's malloc (BENCHMARKS.md).
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: kubesim::alloc::Allocator = kubesim::alloc::Allocator;
 
 /// Upstream's limit on request bodies (3 MiB).
 const MAX_BODY: usize = 3 * 1024 * 1024;
