@@ -209,7 +209,19 @@ impl Schemas {
         if value.is_null() {
             return None;
         }
-        let facts = self.facts(raw);
+        self.check_types_with(raw, self.facts(raw), value, path, parent)
+    }
+
+    /// `check_types` with `raw`'s facts found already (once for all the
+    /// values of a map or items of a list).
+    fn check_types_with(
+        &self,
+        raw: &Value,
+        facts: Facts<'_>,
+        value: &Value,
+        path: &mut String,
+        parent: &str,
+    ) -> Option<String> {
         let json_kind = match value {
             Value::String(_) => "string",
             Value::Bool(_) => "bool",
@@ -252,6 +264,14 @@ impl Schemas {
         match value {
             Value::Object(m) => {
                 let (props, extra) = (facts.properties, facts.additional);
+                if let (None, Some(c)) = (props, extra) {
+                    // A map: one schema for every value, and no path.
+                    let values = self.facts(c);
+                    return m
+                        .values()
+                        .filter(|v| !v.is_null())
+                        .find_map(|v| self.check_types_with(c, values, v, path, parent));
+                }
                 let here = facts.ref_name.map(type_name).unwrap_or(parent);
                 for (k, v) in m {
                     let child = props.and_then(|p| p.get(k)).or(extra);
@@ -276,7 +296,8 @@ impl Schemas {
             }
             Value::Array(items) => {
                 let s = facts.items?;
-                items.iter().find_map(|v| self.check_types(s, v, path, parent))
+                let each = self.facts(s);
+                items.iter().filter(|v| !v.is_null()).find_map(|v| self.check_types_with(s, each, v, path, parent))
             }
             _ => None,
         }

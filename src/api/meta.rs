@@ -154,25 +154,12 @@ pub fn insert_metadata_field(meta: &mut Map<String, Value>, key: &str, value: Va
 }
 
 /// Sets `kind` and `apiVersion` and puts them first, as kube-apiserver
-/// writes them; the other keys keep their order. When they are not first
-/// already the map is built again (an object has few top-level keys, and
-/// moving entries in place costs more).
+/// writes them; the other keys keep their order. (Each is inserted at its
+/// place: only the entries before its old place move, and an object has
+/// few top-level keys.)
 pub fn set_kind_first(root: &mut Map<String, Value>, kind: &str, api_version: &str) {
-    let mut keys = root.keys();
-    if keys.next().is_some_and(|k| k == "kind") && keys.next().is_some_and(|k| k == "apiVersion") {
-        root.insert("kind".into(), Value::String(kind.into()));
-        root.insert("apiVersion".into(), Value::String(api_version.into()));
-        return;
-    }
-    let mut out = Map::with_capacity(root.len() + 2);
-    out.insert("kind".into(), Value::String(kind.into()));
-    out.insert("apiVersion".into(), Value::String(api_version.into()));
-    for (k, v) in std::mem::take(root) {
-        if k != "kind" && k != "apiVersion" {
-            out.insert(k, v);
-        }
-    }
-    *root = out;
+    root.shift_insert(0, "kind".into(), Value::String(kind.into()));
+    root.shift_insert(1, "apiVersion".into(), Value::String(api_version.into()));
 }
 
 /// Puts an object's keys in the order kube-apiserver serializes them:
@@ -406,6 +393,16 @@ mod tests {
         let Value::Object(root) = &mut v else { unreachable!() };
         set_kind_first(root, "K", "v2");
         assert_eq!(text(&v), r#"{"kind":"K","apiVersion":"v2","spec":{},"status":{}}"#);
+        for (sent, kept) in [
+            (json!({"apiVersion": "x", "kind": "K", "spec": {}}), r#""spec":{}"#),
+            (json!({"metadata": {}, "kind": "K", "data": {}}), r#""metadata":{},"data":{}"#),
+            (json!({"metadata": {}, "data": {}, "apiVersion": "x"}), r#""metadata":{},"data":{}"#),
+        ] {
+            let mut v = sent;
+            let Value::Object(root) = &mut v else { unreachable!() };
+            set_kind_first(root, "K", "v1");
+            assert_eq!(text(&v), format!(r#"{{"kind":"K","apiVersion":"v1",{kept}}}"#));
+        }
     }
 
     #[test]

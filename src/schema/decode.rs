@@ -371,7 +371,16 @@ impl<'de> Visitor<'de> for Strict<'_, '_> {
         Ok(Value::Array(out))
     }
     fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> Result<Value, A::Error> {
-        let mut out = Map::new();
+        // Room for what the server adds to an object it stores (kind and
+        // apiVersion at the root; namespace, uid, resourceVersion,
+        // generation, creationTimestamp and managedFields in metadata), so
+        // the maps are not grown again as it does.
+        let room = match self.path.as_str() {
+            "" => 6,
+            "metadata" => 10,
+            _ => 0,
+        };
+        let mut out = Map::with_capacity(room);
         let base = self.path.len();
         while let Some(key) = map.next_key::<String>()? {
             if base > 0 {

@@ -1,6 +1,7 @@
 //! The in-memory MVCC store.
 
 use crate::sort::Order;
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, VecDeque};
 use std::ops::Bound;
 use std::sync::{Arc, Weak};
@@ -92,16 +93,18 @@ impl MemStorage {
         now: SimTime,
     ) {
         let (kind, event_obj, prev) = event;
-        let key: Arc<str> = match self.keys.get_key_value(key) {
-            Some((k, _)) => k.clone(),
-            None => Arc::from(key),
+        // One search of the keys: a key written before keeps its first
+        // `Arc` (shared with its events), and the new one is dropped.
+        let (key, history) = match self.keys.entry(Arc::from(key)) {
+            Entry::Occupied(e) => (e.key().clone(), e.into_mut()),
+            Entry::Vacant(e) => (e.key().clone(), e.insert(KeyHistory::default())),
         };
+        let versions = &mut history.versions;
         match kind {
             EventKind::Created => self.live.insert(key.clone()),
             EventKind::Deleted => self.live.remove(&key),
             EventKind::Updated => {}
         }
-        let versions = &mut self.keys.entry(key.clone()).or_default().versions;
         // Histories are short: grow them exactly rather than by doubling.
         versions.reserve_exact(1);
         self.size.grow(key.len() as u64 + value.as_ref().map_or(0, |v| v.json.len() as u64));
