@@ -106,17 +106,26 @@ fn stripped(path: &Path, status_write: bool, has_status_subresource: bool) -> bo
         _ => return false,
     };
     let second = match path.get(1) {
-        None => None,
-        Some(PathElement::Field(f)) => Some(Some(f.as_str())),
-        Some(_) => Some(None),
+        None => Second::None,
+        Some(PathElement::Field(f)) => Second::Field(f.as_str()),
+        Some(_) => Second::NotAField,
     };
     stripped_field(first, second, status_write, has_status_subresource)
 }
 
-/// `stripped` for a path that starts with the field `first`; `second` is
-/// its second element (None: the path has one; `Some(None)`: it is not a
-/// field name).
-fn stripped_field(first: &str, second: Option<Option<&str>>, status_write: bool, has_status_subresource: bool) -> bool {
+/// A path's second element, as `stripped_field` asks about it.
+#[derive(Clone, Copy)]
+enum Second<'a> {
+    /// The path has one element.
+    None,
+    /// A field name.
+    Field(&'a str),
+    /// A map key, a list item's key or value, or an index.
+    NotAField,
+}
+
+/// `stripped` for a path that starts with the field `first`.
+fn stripped_field(first: &str, second: Second<'_>, status_write: bool, has_status_subresource: bool) -> bool {
     if status_write {
         return first != "status";
     }
@@ -124,23 +133,24 @@ fn stripped_field(first: &str, second: Option<Option<&str>>, status_write: bool,
         return true;
     }
     if first == "metadata" {
-        if let Some(second) = second {
-            let Some(f) = second else { return false };
-            return matches!(
-                f,
-                "name"
-                    | "namespace"
-                    | "uid"
-                    | "resourceVersion"
-                    | "generation"
-                    | "creationTimestamp"
-                    | "managedFields"
-                    | "selfLink"
-                    | "deletionTimestamp"
-                    | "deletionGracePeriodSeconds"
-            );
-        }
-        return true;
+        let f = match second {
+            Second::None => return true,
+            Second::NotAField => return false,
+            Second::Field(f) => f,
+        };
+        return matches!(
+            f,
+            "name"
+                | "namespace"
+                | "uid"
+                | "resourceVersion"
+                | "generation"
+                | "creationTimestamp"
+                | "managedFields"
+                | "selfLink"
+                | "deletionTimestamp"
+                | "deletionGracePeriodSeconds"
+        );
     }
     false
 }
@@ -193,8 +203,8 @@ pub fn record_update(w: &Writer, old: Option<&Value>, new: &mut Value) {
         // A create: everything the object sets is this manager's; written
         // straight into FieldsV1 (the general path below gives the same).
         let keep = |field: &str, meta: Option<&str>| match meta {
-            None => field == "metadata" || !stripped_field(field, None, status_write, w.has_status_subresource),
-            Some(m) => !stripped_field("metadata", Some(Some(m)), status_write, w.has_status_subresource),
+            None => field == "metadata" || !stripped_field(field, Second::None, status_write, w.has_status_subresource),
+            Some(m) => !stripped_field("metadata", Second::Field(m), status_write, w.has_status_subresource),
         };
         let fields = typed::added_fields_v1(schemas(), w.schema(), new, &keep);
         if fields.as_object().is_some_and(|m| !m.is_empty()) {
@@ -512,6 +522,28 @@ mod tests {
             has_status_subresource: false,
             now: "2023-11-14T22:13:20Z",
         }
+    }
+
+    /// The fields nobody manages: the server's metadata and the type's
+    /// identity; status where it has its own subresource; on a status
+    /// write, everything but status.
+    #[test]
+    fn the_server_owned_fields_are_stripped() {
+        let path = |parts: &[&str]| -> Path { parts.iter().map(|p| PathElement::Field(p.to_string())).collect() };
+        let strip = |p: &Path| stripped(p, false, false);
+        assert!(strip(&path(&["metadata"])));
+        assert!(strip(&path(&["metadata", "name"])));
+        assert!(strip(&path(&["metadata", "managedFields"])));
+        assert!(!strip(&path(&["metadata", "labels"])));
+        assert!(!strip(&path(&["metadata", "labels", "app"])));
+        let keyed = vec![PathElement::Field("metadata".into()), PathElement::Value("\"x\"".into())];
+        assert!(!strip(&keyed));
+        assert!(strip(&path(&["kind"])) && strip(&path(&["apiVersion"])));
+        assert!(!strip(&path(&["data", "k"])));
+        assert!(!strip(&path(&["status", "phase"])));
+        assert!(stripped(&path(&["status", "phase"]), false, true));
+        assert!(stripped(&path(&["spec", "replicas"]), true, true));
+        assert!(!stripped(&path(&["status", "phase"]), true, true));
     }
 
     #[test]
