@@ -289,3 +289,47 @@ async fn the_lesson_pane_renders_prose_as_text_and_turns_green_when_the_check_ho
     let title = root.query_selector("#lesson-step-title").unwrap().unwrap().text_content().unwrap();
     assert_eq!(title, "再来一次");
 }
+
+#[derive(Properties, PartialEq)]
+struct Grows {
+    count: usize,
+}
+
+#[function_component(GrowingLog)]
+fn growing_log(p: &Grows) -> Html {
+    let render = Callback::from(|i: usize| html! { <span class="cell">{ format!("row {i}") }</span> });
+    html! { <VirtualList count={p.count} row_height={20.0} height={200.0} {render} follow=true /> }
+}
+
+/// A scroll event that arrives after the rows grew and before the list
+/// moved down to them (the renderer yields between drawing and its
+/// effects) leaves the view short of the bottom: the list still follows,
+/// and the newest row is drawn when more arrive.
+#[wasm_bindgen_test]
+async fn a_following_list_keeps_following_through_a_stale_scroll_event() {
+    // (The page's style sheet, which this test page lacks, makes it scroll.)
+    let doc = web_sys::window().unwrap().document().unwrap();
+    let style = doc.create_element("style").unwrap();
+    style.set_text_content(Some(".vlist { overflow-y: auto; }"));
+    doc.head().unwrap().append_child(&style).unwrap();
+    let root = mount_point();
+    let mut app = yew::Renderer::<GrowingLog>::with_root_and_props(root.clone(), Grows { count: 40 }).render();
+    TimeoutFuture::new(50).await;
+    let list = root.query_selector(".vlist").unwrap().unwrap();
+    assert!(root.text_content().unwrap().contains("row 39"));
+    // The rows grow in the DOM while the view stays where it was.
+    let inner = list.first_element_child().unwrap();
+    inner.set_attribute("style", "position:relative;height:2000px").unwrap();
+    list.dispatch_event(&web_sys::Event::new("scroll").unwrap()).unwrap();
+    TimeoutFuture::new(50).await;
+    app.update(Grows { count: 100 });
+    TimeoutFuture::new(50).await;
+    assert!(root.text_content().unwrap().contains("row 99"), "{}", root.text_content().unwrap());
+    // A scroll up is the reader's: the list lets go.
+    list.set_scroll_top(0);
+    TimeoutFuture::new(100).await;
+    app.update(Grows { count: 200 });
+    TimeoutFuture::new(50).await;
+    assert!(!root.text_content().unwrap().contains("row 199"));
+    assert!(root.text_content().unwrap().contains("row 0"));
+}

@@ -2,7 +2,7 @@
 
 use yew::prelude::*;
 
-use crate::virtual_window::visible_rows;
+use crate::virtual_window::{still_pinned, visible_rows};
 
 #[derive(Properties, PartialEq)]
 pub struct Props {
@@ -49,6 +49,10 @@ fn row_keys(e: KeyboardEvent) {
 pub fn virtual_list(p: &Props) -> Html {
     let scroll = use_state(|| 0.0f64);
     let pinned = use_state(|| true);
+    // Where the last scroll event left the view (a scroll up from there is
+    // the reader's), and whether it left the list following: read by the
+    // next event even before a render.
+    let seen = use_mut_ref(|| (0.0f64, true));
     let node = use_node_ref();
     // Rows grow with the reader's text size.
     let scale = use_context::<crate::view::ViewPrefs>().map_or(1.0, |v| v.scale());
@@ -70,11 +74,16 @@ pub fn virtual_list(p: &Props) -> Html {
     let onscroll = {
         let scroll = scroll.clone();
         let pinned = pinned.clone();
+        let seen = seen.clone();
         Callback::from(move |e: Event| {
             if let Some(el) = e.target_dyn_into::<web_sys::Element>() {
                 let t = el.scroll_top() as f64;
+                let at_bottom = t + el.client_height() as f64 >= el.scroll_height() as f64 - 2.0;
+                let (last, was) = *seen.borrow();
+                let now = still_pinned(was, at_bottom, t < last);
+                *seen.borrow_mut() = (t, now);
                 scroll.set(t);
-                pinned.set(t + el.client_height() as f64 >= el.scroll_height() as f64 - 2.0);
+                pinned.set(now);
             }
         })
     };
