@@ -15,6 +15,7 @@ pub mod discovery;
 pub mod dispatch;
 mod list;
 pub mod logs;
+mod memo;
 pub mod metrics;
 pub mod negotiation;
 mod node_proxy;

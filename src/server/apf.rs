@@ -10,7 +10,7 @@
 
 use crate::sort::Order;
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -85,16 +85,7 @@ pub struct Config {
     /// reads (a request like an earlier one is not matched against every
     /// schema again). Kept with this configuration only, and forgotten
     /// all at once past a bound.
-    memo: RefCell<Memo>,
-}
-
-type Fast = foldhash::fast::FixedState;
-
-#[derive(Clone, Debug, Default)]
-struct Memo {
-    by_key: HashMap<Vec<u8>, Option<Arc<Classification>>, Fast>,
-    /// The key being looked up (reused: a lookup allocates nothing).
-    key: Vec<u8>,
+    memo: RefCell<super::memo::BoundedMemo<Option<Arc<Classification>>>>,
 }
 
 /// Everything a classification reads, as one key, each part led by its
@@ -104,7 +95,6 @@ struct Memo {
 /// Lengths are written seven bits a byte, low first, the high bit saying
 /// more follow (most parts take one byte).
 fn memo_key(user: &UserInfo, a: &Attributes, key: &mut Vec<u8>) {
-    key.clear();
     let path = if a.resource_request { "" } else { a.path.as_str() };
     let fixed: [&str; 7] = [&user.name, &a.verb, &a.api_group, &a.resource, &a.subresource, &a.namespace, path];
     let groups = user.groups.iter().map(String::as_str);
@@ -210,19 +200,9 @@ impl Config {
     /// The first schema matching, and the flow it names (shared: the
     /// requests classified alike share one).
     pub fn classify(&self, user: &UserInfo, a: &Attributes) -> Option<Arc<Classification>> {
-        const BOUND: usize = 4096;
         let mut memo = self.memo.borrow_mut();
-        let Memo { by_key, key } = &mut *memo;
-        memo_key(user, a, key);
-        if let Some(c) = by_key.get(key.as_slice()) {
-            return c.clone();
-        }
-        let c = self.match_schemas(user, a).map(Arc::new);
-        if by_key.len() >= BOUND {
-            by_key.clear();
-        }
-        by_key.insert(key.clone(), c.clone());
-        c
+        memo_key(user, a, memo.key());
+        memo.with(|| self.match_schemas(user, a).map(Arc::new), Clone::clone)
     }
 
     fn match_schemas(&self, user: &UserInfo, a: &Attributes) -> Option<Classification> {

@@ -268,27 +268,15 @@ pub(super) struct Metrics {
     watermarks: [Watermark; 2],
     /// Each request kind's two series (`apiserver_request_total`,
     /// `apiserver_request_duration_seconds`) by their label values, so a
-    /// request feeds them without the families hashing nine labels twice.
-    request_series: std::cell::RefCell<RequestSeriesMemo>,
+    /// request feeds them without the families hashing nine labels twice
+    /// (the series stay in the families when the memo starts again).
+    request_series: std::cell::RefCell<super::memo::BoundedMemo<RequestSeries>>,
 }
 
 /// The series one kind of request feeds.
 struct RequestSeries {
     count: Option<IntCounter>,
     duration: Option<Histogram>,
-}
-
-#[derive(Default)]
-struct RequestSeriesMemo {
-    by_labels: std::collections::HashMap<Box<[u8]>, RequestSeries, foldhash::fast::FixedState>,
-    /// The key being looked up (reused: a hit allocates nothing).
-    key: Vec<u8>,
-}
-
-impl RequestSeriesMemo {
-    /// As many request kinds as it keeps; past it, it starts again (the
-    /// series themselves stay in the families).
-    const BOUND: usize = 4096;
 }
 
 /// One flow's series (a FlowSchema at a priority level), each made when
@@ -551,8 +539,7 @@ impl Metrics {
             ("", "", a.path.as_str(), "")
         };
         let mut memo = self.request_series.borrow_mut();
-        let RequestSeriesMemo { by_labels, key } = &mut *memo;
-        key.clear();
+        let key = memo.key();
         let code_digits = [b'0' + (code / 100 % 10) as u8, b'0' + (code / 10 % 10) as u8, b'0' + (code % 10) as u8];
         let code = std::str::from_utf8(&code_digits).unwrap_or("000");
         // The label values, each led by its length.
@@ -560,7 +547,7 @@ impl Metrics {
             key.extend_from_slice(&(part.len() as u32).to_le_bytes());
             key.extend_from_slice(part.as_bytes());
         }
-        if !by_labels.contains_key(key.as_slice()) {
+        let make = || {
             let mut series = RequestSeries { count: None, duration: None };
             if let Some(c) = &self.requests {
                 let values = [code, component, &dry_run, group, resource, scope, subresource, &verb, version];
@@ -571,19 +558,16 @@ impl Metrics {
                 let values = [component, &dry_run, group, resource, scope, subresource, &verb, version];
                 self.with_values(&DURATIONS, &values, |v| series.duration = Some(h.with_label_values(v)));
             }
-            if by_labels.len() >= RequestSeriesMemo::BOUND {
-                by_labels.clear();
-            }
-            by_labels.insert(key.as_slice().into(), series);
-        }
-        if let Some(series) = by_labels.get(key.as_slice()) {
+            series
+        };
+        memo.with(make, |series| {
             if let Some(c) = &series.count {
                 c.inc();
             }
             if let Some(h) = &series.duration {
                 h.observe(seconds);
             }
-        }
+        });
     }
 
     /// What the dispatcher did: requests dispatched (and how long they
