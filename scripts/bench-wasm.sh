@@ -8,10 +8,12 @@
 #   ./scripts/bench-wasm.sh            (needs valgrind and the npm tools)
 #   ./scripts/bench-wasm.sh creates    (50,000 ~1 KB ConfigMap creates through
 #                                       Server::handle, timed, three runs)
+#   ./scripts/bench-wasm.sh chromium   (the same module and creates in
+#                                       headless Chromium, three runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-rollout}"
-[ "$mode" = creates ] || command -v valgrind >/dev/null || { echo "bench-wasm: needs valgrind (apt-get install -y valgrind)" >&2; exit 2; }
+[ "$mode" = creates ] || [ "$mode" = chromium ] || command -v valgrind >/dev/null || { echo "bench-wasm: needs valgrind (apt-get install -y valgrind)" >&2; exit 2; }
 rustup target list --installed | grep -qx wasm32-wasip1 || rustup target add wasm32-wasip1
 cargo build -q -p kubesim-bench-wasm --target wasm32-wasip1 --profile web
 out=target/wasm32-wasip1/web
@@ -20,6 +22,10 @@ if [ -x node_modules/.bin/wasm-opt ]; then
   node_modules/.bin/wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals --enable-multivalue --enable-reference-types "$wasm" -o "$out/rollout-opt.wasm"
   wasm="$out/rollout-opt.wasm"
+fi
+if [ "$mode" = chromium ]; then
+  for _ in 1 2 3; do node benches/wasm/chromium.mjs "$wasm" creates 50000; done
+  exit 0
 fi
 if [ "$mode" = creates ]; then
   for _ in 1 2 3; do node --no-warnings "benches/wasm/run.mjs" "$wasm" creates 50000; done
