@@ -359,6 +359,15 @@ test('the kubectl panel behaves like a terminal: echo, scroll-back, history, Ctr
   await page.keyboard.press('ArrowUp');
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => document.querySelectorAll('#kubectl-scrollback .echo').length === 2);
+  // Past its height, the scroll-back shows its newest entries, just above
+  // the latest command, as a terminal does.
+  for (let i = 0; i < 8; i++) await kubectl(page, `kubectl create configmap more-${i}`);
+  const back = await page.evaluate(() => {
+    const el = document.querySelector('#kubectl-scrollback');
+    return { overflows: el.scrollHeight > el.clientHeight, atBottom: el.scrollTop + el.clientHeight >= el.scrollHeight - 2 };
+  });
+  assert.deepEqual(back, { overflows: true, atBottom: true });
+  await page.focus('#kubectl-line');
   await page.keyboard.press('Control+l');
   assert.equal(await page.locator('#kubectl-scrollback').count(), 0);
   assert.equal(await page.locator('#kubectl-output').count(), 0);

@@ -23,13 +23,25 @@ pub fn command_bar() -> Html {
     // The latest command and what it printed; the ones before it.
     let output = use_state(|| None::<(String, kubectl::Outcome)>);
     let scrollback = use_state(Vec::<(String, kubectl::Outcome)>::new);
+    // Commands run so far: the scroll-back moves down to its newest entry
+    // after each, as a terminal's does.
+    let runs = use_state(|| 0u64);
+    let back_ref = use_node_ref();
+    {
+        let back_ref = back_ref.clone();
+        use_effect_with(*runs, move |_| {
+            if let Some(el) = back_ref.cast::<web_sys::Element>() {
+                el.set_scroll_top(el.scroll_height());
+            }
+        });
+    }
     // Every command run, oldest first, and where ↑/↓ stand in it.
     let commands = use_state(Vec::<String>::new);
     let recall = use_state(|| None::<usize>);
     // Runs a command line (the one typed, or a starter's).
     let execute = {
         let (ctx, file, output) = (ctx.clone(), file.clone(), output.clone());
-        let (scrollback, commands, recall) = (scrollback.clone(), commands.clone(), recall.clone());
+        let (scrollback, commands, recall, runs) = (scrollback.clone(), commands.clone(), recall.clone(), runs.clone());
         Callback::from(move |line: String| {
             let out = ctx.run(|s| {
                 let out = kubectl::run(s, &line, &file);
@@ -56,6 +68,7 @@ pub fn command_bar() -> Html {
             }
             commands.set(past);
             recall.set(None);
+            runs.set(*runs + 1);
             output.set(Some((line, out)));
         })
     };
@@ -144,7 +157,7 @@ pub fn command_bar() -> Html {
     });
     let back = (!scrollback.is_empty()).then(|| {
         html! {
-            <div class="scrollback" id="kubectl-scrollback" aria-label={tr("earlier commands", lang)}>
+            <div class="scrollback" id="kubectl-scrollback" ref={back_ref.clone()} aria-label={tr("earlier commands", lang)}>
                 { for scrollback.iter().map(|(line, o)| html! {
                     <>
                         <div class="echo mono">
