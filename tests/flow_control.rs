@@ -170,6 +170,11 @@ fn invalid_objects_are_refused_with_their_fields() {
             "spec.limited: Required value: must not be empty when type is Limited"),
         (PL, json!({"metadata": {"name": "a"}, "spec": {"type": "Limited", "limited": {"limitResponse": {"type": "Queue", "queuing": {"queues": 2, "handSize": 4}}}}}),
             "spec.limited.limitResponse.queuing.handSize: Invalid value: 4: should not be greater than queues (2)"),
+        // (8 digits of up to 9 bits: 72 bits of the hash, more than the 60 there are.)
+        (PL, json!({"metadata": {"name": "a"}, "spec": {"type": "Limited", "limited": {"limitResponse": {"type": "Queue", "queuing": {"queues": 512, "handSize": 8}}}}}),
+            "spec.limited.limitResponse.queuing.handSize: Invalid value: 8: required entropy bits of deckSize 512 and handSize 8 should not be greater than 60"),
+        (PL, json!({"metadata": {"name": "a"}, "spec": {"type": "Limited", "limited": {"limitResponse": {"type": "Queue", "queuing": {"queues": 10_000_001, "handSize": 1}}}}}),
+            "spec.limited.limitResponse.queuing.queues: Invalid value: 10000001: must not be greater than 10000000"),
     ];
     for (path, body, wanted) in cases {
         let r = call(&mut s, "POST", path, Some(body));
@@ -177,6 +182,25 @@ fn invalid_objects_are_refused_with_their_fields() {
         assert_eq!(r.status, 422, "{message}");
         assert!(message.contains(wanted), "{message}");
     }
+}
+
+/// A level whose deal uses exactly the hash's 60 bits (1,024 queues, hands
+/// of 6) is accepted; one more card is not.
+#[test]
+fn a_deal_may_use_every_bit_of_the_hash_and_no_more() {
+    let mut s = server();
+    let level = |name: &str, hand: u32| {
+        json!({"metadata": {"name": name}, "spec": {"type": "Limited", "limited": {"limitResponse": {"type": "Queue",
+            "queuing": {"queues": 1024, "handSize": hand, "queueLengthLimit": 10}}}}})
+    };
+    let r = call(&mut s, "POST", PL, Some(level("sixty", 6)));
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let r = call(&mut s, "POST", PL, Some(level("seventy", 7)));
+    assert_eq!(r.status, 422);
+    assert_eq!(
+        r.json_body()["message"],
+        "PriorityLevelConfiguration.flowcontrol.apiserver.k8s.io \"seventy\" is invalid: spec.limited.limitResponse.queuing.handSize: Invalid value: 7: required entropy bits of deckSize 1024 and handSize 7 should not be greater than 60"
+    );
 }
 
 fn uid(s: &mut Server, path: &str) -> String {

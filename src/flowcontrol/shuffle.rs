@@ -18,10 +18,36 @@ pub fn check(deck: u32, hand: u32) -> Result<(), String> {
     if hand > deck {
         return Err(format!("handSize {hand} is greater than deckSize {deck}"));
     }
-    if (f64::from(deck).log2() * f64::from(hand)).ceil() > 60.0 {
-        return Err(format!("required entropy bits of deckSize {deck} and handSize {hand} is greater than 60"));
+    if required_entropy_bits(deck.into(), hand.into()) > MAX_HASH_BITS {
+        return Err(format!(
+            "required entropy bits of deckSize {deck} and handSize {hand} is greater than {MAX_HASH_BITS}"
+        ));
     }
     Ok(())
+}
+
+/// The bits of a flow's hash that dealing uses (60: what is left of the
+/// 64-bit hash once upstream's check for an even deal is made).
+pub const MAX_HASH_BITS: u32 = 60;
+
+/// How many bits of the hash a hand of `hand` cards from a deck of `deck`
+/// consumes: `hand` digits of at most log2(deck) bits each, rounded up.
+/// (Both sizes positive.)
+pub fn required_entropy_bits(deck: u64, hand: u64) -> u32 {
+    (log2(deck) * hand as f64).ceil().min(f64::from(u32::MAX)) as u32
+}
+
+/// log2 as Go's `math.Log2` computes it (a power of two exactly; else the
+/// natural log of the mantissa scaled, plus the exponent), so that a size
+/// at the edge is judged as upstream judges it.
+fn log2(x: u64) -> f64 {
+    // x = frac × 2^exp with frac in [0.5, 1).
+    let exp = 64 - i64::from(x.leading_zeros());
+    let frac = x as f64 / 2f64.powi(exp as i32);
+    if frac == 0.5 {
+        return (exp - 1) as f64;
+    }
+    frac.ln() * (1.0 / std::f64::consts::LN_2) + exp as f64
 }
 
 /// The hand for `hash`: `hand` distinct queue indices in [0, deck), in
@@ -101,6 +127,21 @@ pub fn flow_hash(flow_schema: &str, distinguisher: &str) -> u64 {
 mod tests {
     use super::*;
     use crate::sort::Order;
+
+    /// A hand's digits take log2(deck) bits each, rounded up over the
+    /// hand; a deck that is a power of two takes whole bits exactly.
+    #[test]
+    fn entropy_is_the_hands_digits_bits_rounded_up() {
+        let cases = [(1024, 6, 60), (512, 8, 72), (32, 8, 40), (3, 2, 4), (64, 8, 48), (1, 1, 0), (10_000_000, 2, 47)];
+        for (deck, hand, bits) in cases {
+            assert_eq!(required_entropy_bits(deck, hand), bits, "deck {deck} hand {hand}");
+        }
+        assert_eq!(check(1024, 6), Ok(()));
+        assert_eq!(
+            check(1024, 7),
+            Err("required entropy bits of deckSize 1024 and handSize 7 is greater than 60".into())
+        );
+    }
 
     /// `card` is the card `deal_into` deals at that place, for hands of
     /// every size the decks allow.

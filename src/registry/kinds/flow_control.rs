@@ -272,23 +272,7 @@ impl Strategy for PriorityLevelConfiguration {
                 _ => {}
             }
             if let Some(q) = queuing {
-                let n = |k: &str| q[k].as_i64().unwrap_or(0);
-                for k in ["queueLengthLimit", "queues", "handSize"] {
-                    if n(k) <= 0 {
-                        errs.push(FieldError::invalid_value(
-                            &format!("spec.limited.limitResponse.queuing.{k}"),
-                            &json!(n(k)),
-                            "must be positive",
-                        ));
-                    }
-                }
-                if n("handSize") > n("queues") {
-                    errs.push(FieldError::invalid_value(
-                        "spec.limited.limitResponse.queuing.handSize",
-                        &json!(n("handSize")),
-                        &format!("should not be greater than queues ({})", n("queues")),
-                    ));
-                }
+                validate_queuing(&mut errs, q);
             }
         }
         errs
@@ -310,5 +294,39 @@ impl Strategy for PriorityLevelConfiguration {
             None => json!("<none>"),
         };
         vec![name(o), s(o, "/spec/type").into(), shares, q("queues"), q("handSize"), q("queueLengthLimit"), age(o, now)]
+    }
+}
+
+/// The most queues a level may have (upstream's validation: 10^7).
+const MAX_QUEUES: i64 = 10_000_000;
+
+/// A level's queuing, as upstream validates it: each size positive, at
+/// most 10^7 queues, a hand no bigger than the deck, and a deal that needs
+/// no more of a flow's hash than there is (`shuffle::MAX_HASH_BITS`). A
+/// size that is wrong is not checked against the others.
+fn validate_queuing(errs: &mut Vec<FieldError>, q: &Value) {
+    use crate::flowcontrol::shuffle::{required_entropy_bits, MAX_HASH_BITS};
+    let n = |k: &str| q[k].as_i64().unwrap_or(0);
+    let (limit, queues, hand) = (n("queueLengthLimit"), n("queues"), n("handSize"));
+    let mut invalid = |k: &str, v: i64, why: &str| {
+        errs.push(FieldError::invalid_value(&format!("spec.limited.limitResponse.queuing.{k}"), &json!(v), why))
+    };
+    if limit <= 0 {
+        invalid("queueLengthLimit", limit, "must be positive");
+    }
+    if queues <= 0 {
+        invalid("queues", queues, "must be positive");
+    } else if queues > MAX_QUEUES {
+        invalid("queues", queues, &format!("must not be greater than {MAX_QUEUES}"));
+    }
+    if hand <= 0 {
+        invalid("handSize", hand, "must be positive");
+    } else if hand > queues {
+        invalid("handSize", hand, &format!("should not be greater than queues ({queues})"));
+    } else if required_entropy_bits(queues as u64, hand as u64) > MAX_HASH_BITS {
+        let why = format!(
+            "required entropy bits of deckSize {queues} and handSize {hand} should not be greater than {MAX_HASH_BITS}"
+        );
+        invalid("handSize", hand, &why);
     }
 }
