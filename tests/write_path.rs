@@ -255,3 +255,105 @@ fn server_side_apply_creates_conflicts_forces_and_prunes() {
     assert_eq!(r.status, 200);
     assert!(r.json_body()["metadata"].get("managedFields").is_none());
 }
+
+/// The fields a create's writer owns are what it sent, with their
+/// defaults: what the strategy adds afterwards (a Job's selector and
+/// template labels, a namespace's `kubernetes` finalizer) and what the
+/// registry allocates (a Service's cluster IPs and IP families) are no
+/// one's, as upstream's field manager records a create before either runs.
+/// So a later apply by the writer, which drops what it does not send,
+/// leaves them be.
+#[test]
+fn what_a_create_adds_after_the_request_is_no_ones() {
+    let mut s = server();
+    let owned = |s: &mut Server, path: &str, body: Value| -> Value {
+        let r = call(s, "POST", path, Some(body));
+        assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+        let v = r.json_body();
+        let entries = v["metadata"]["managedFields"].as_array().cloned().unwrap_or_default();
+        assert_eq!(entries.len(), 1, "{entries:?}");
+        entries[0]["fieldsV1"].clone()
+    };
+
+    let job = owned(
+        &mut s,
+        "/apis/batch/v1/namespaces/default/jobs",
+        json!({"metadata": {"name": "once"}, "spec": {"template": {"spec": {"restartPolicy": "Never",
+            "containers": [{"name": "c", "image": "busybox"}]}}}}),
+    );
+    let spec = &job["f:spec"];
+    assert!(spec.get("f:selector").is_none(), "{spec}");
+    assert!(spec["f:template"].get("f:metadata").is_none(), "{spec}");
+    assert!(spec.get("f:backoffLimit").is_some(), "defaults are the writer's: {spec}");
+    let stored = get(&mut s, "/apis/batch/v1/namespaces/default/jobs/once").json_body();
+    assert!(stored["spec"]["selector"]["matchLabels"]["batch.kubernetes.io/controller-uid"].is_string());
+
+    let ns = owned(&mut s, "/api/v1/namespaces", json!({"metadata": {"name": "team"}}));
+    assert_eq!(ns, json!({"f:metadata": {"f:labels": {".": {}, "f:kubernetes.io/metadata.name": {}}}}));
+
+    let svc = owned(
+        &mut s,
+        "/api/v1/namespaces/default/services",
+        json!({"metadata": {"name": "web"}, "spec": {"selector": {"app": "web"}, "ports": [{"port": 80}]}}),
+    );
+    let mut fields: Vec<&String> = svc["f:spec"].as_object().unwrap().keys().collect();
+    fields.sort();
+    assert_eq!(fields, ["f:internalTrafficPolicy", "f:ports", "f:selector", "f:sessionAffinity", "f:type"], "{svc}");
+    let stored = get(&mut s, "/api/v1/namespaces/default/services/web").json_body();
+    assert_eq!(stored["spec"]["ipFamilies"], json!(["IPv4"]));
+    assert_eq!(stored["spec"]["clusterIPs"], json!([stored["spec"]["clusterIP"]]));
+}
+
+/// A Job's selector is immutable, refused with upstream's message.
+#[test]
+fn a_jobs_selector_cannot_change() {
+    let mut s = server();
+    let path = "/apis/batch/v1/namespaces/default/jobs";
+    let body = json!({"metadata": {"name": "once"}, "spec": {"template": {"spec": {"restartPolicy": "Never",
+        "containers": [{"name": "c", "image": "busybox"}]}}}});
+    assert_eq!(call(&mut s, "POST", path, Some(body)).status, 201);
+    let mut job = get(&mut s, &format!("{path}/once")).json_body();
+    let uid = job["metadata"]["uid"].as_str().unwrap().to_string();
+    job["spec"]["selector"] = json!({"matchLabels": {"job-name": "once"}});
+    let r = call(&mut s, "PUT", &format!("{path}/once"), Some(job.clone()));
+    assert_eq!(r.status, 422);
+    assert_eq!(
+        r.json_body()["message"],
+        format!(
+            "Job.batch \"once\" is invalid: spec.selector: Invalid value: v1.LabelSelector{{MatchLabels:map[string]string{{\"job-name\":\"once\"}}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}}: field is immutable"
+        )
+    );
+    job["spec"]["selector"] = json!({"matchLabels": {"batch.kubernetes.io/controller-uid": uid}});
+    job["spec"]["suspend"] = json!(true);
+    assert_eq!(call(&mut s, "PUT", &format!("{path}/once"), Some(job)).status, 200);
+}
+
+/// Every namespace carries its name as the label
+/// `kubernetes.io/metadata.name`: one named by `generateName` too, and an
+/// update cannot take it off or change it.
+#[test]
+fn a_namespace_is_labelled_with_its_name() {
+    let mut s = server();
+    let label = |v: &Value| v["metadata"]["labels"]["kubernetes.io/metadata.name"].clone();
+    let r = call(&mut s, "POST", "/api/v1/namespaces", Some(json!({"metadata": {"generateName": "team-"}})));
+    assert_eq!(r.status, 201);
+    let v = r.json_body();
+    let name = v["metadata"]["name"].as_str().unwrap().to_string();
+    assert!(name.starts_with("team-"), "{name}");
+    assert_eq!(label(&v), json!(name));
+
+    let mut ns = v.clone();
+    ns["metadata"]["labels"] = json!({"kubernetes.io/metadata.name": "other", "tier": "x"});
+    let r = call(&mut s, "PUT", &format!("/api/v1/namespaces/{name}"), Some(ns.clone()));
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    assert_eq!(r.json_body()["metadata"]["labels"], json!({"kubernetes.io/metadata.name": name, "tier": "x"}));
+    ns = r.json_body();
+    ns["metadata"].as_object_mut().unwrap().remove("labels");
+    let r = call(&mut s, "PUT", &format!("/api/v1/namespaces/{name}"), Some(ns));
+    assert_eq!(label(&r.json_body()), json!(name));
+    let listed = get(&mut s, "/api/v1/namespaces?labelSelector=kubernetes.io/metadata.name%3Dteam-nope").json_body();
+    assert_eq!(listed["items"], json!([]));
+    let listed =
+        get(&mut s, &format!("/api/v1/namespaces?labelSelector=kubernetes.io/metadata.name%3D{name}")).json_body();
+    assert_eq!(listed["items"].as_array().map(Vec::len), Some(1));
+}

@@ -345,6 +345,16 @@ impl<S: Storage> Registry<S> {
         }
         if let Value::Object(o) = &mut value {
             rt.strategy.defaults(o);
+        }
+        // The writer owns what it sent, with its defaults: upstream's field
+        // manager records a create before the strategy prepares the object
+        // and before allocation, so what those add (a Job's selector and
+        // template labels, a namespace's finalizer, a Service's cluster IPs)
+        // is no one's.
+        if recorded == Recorded::Update {
+            crate::apply::record_update(&writer(rt, opts, &self.now.rfc3339()), None, &mut value);
+        }
+        if let Value::Object(o) = &mut value {
             if rt.status_subresource {
                 let status = rt.strategy.initial_status(o);
                 o.insert("status".into(), status);
@@ -370,9 +380,6 @@ impl<S: Storage> Registry<S> {
             return Err(Status::invalid(rt.group(), rt.kind(), &name, &errs));
         }
         self.admit_to_namespace(rt, namespace, &name)?;
-        if recorded == Recorded::Update {
-            crate::apply::record_update(&writer(rt, opts, &self.now.rfc3339()), None, &mut value);
-        }
         let k = keys::key(rt, namespace, &name);
         let taken = |existing: Option<Arc<StoredObject>>| {
             let mut s = if generated {

@@ -7,7 +7,9 @@
 //! from its definition. Nothing in the generic flow names a kind.
 //!
 //! The order the store calls them in, on create:
-//! `defaults` → status reset to `initial_status` (kinds with a status
+//! `defaults` → (the writer's managed fields recorded, as upstream's field
+//! manager does before the strategy runs: what the hooks after this add is
+//! no one's) → status reset to `initial_status` (kinds with a status
 //! subresource) → `prepare_for_create` → `validate` → `validate_create` →
 //! `allocate`;
 //! on an update of the main resource: `defaults` → `prepare_for_update` →

@@ -64,6 +64,11 @@ impl Strategy for Job {
         }
     }
 
+    /// A Job's selector cannot change (upstream's `ValidateJobSpecUpdate`).
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        super::workload::validate_selector_update(new, old)
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
         match obj.get("spec") {

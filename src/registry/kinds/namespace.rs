@@ -1,5 +1,5 @@
-//! Namespaces: Active on create with the `kubernetes` finalizer in
-//! `spec.finalizers`, Terminating once deletion begins (the namespace
+//! Namespaces: labelled with their name, Active on create with the
+//! `kubernetes` finalizer in `spec.finalizers`, Terminating once deletion begins (the namespace
 //! controller, a client, then removes the content and, through
 //! `/finalize`, the finalizer), the phase as a selectable field,
 //! kubectl's columns.
@@ -13,11 +13,32 @@ use crate::clock::SimTime;
 
 pub struct Namespace;
 
+/// The label every namespace carries with its own name.
+const NAME_LABEL: &str = "kubernetes.io/metadata.name";
+
 static FIELDS: &[SelectableField] = &[SelectableField::new("status.phase", "")];
 
 static COLUMNS: &[Column] = &[NAME, col("Status", "string", text("The status of the namespace")), AGE];
 
 impl Strategy for Namespace {
+    /// A named namespace is labelled with its name
+    /// (`kubernetes.io/metadata.name`, upstream's `SetDefaults_Namespace`),
+    /// on every write: the label cannot be taken off or changed.
+    fn defaults(&self, o: &mut Map<String, Value>) {
+        let name = match o.get("metadata").and_then(|m| m.get("name")).and_then(Value::as_str) {
+            Some(n) if !n.is_empty() => n.to_string(),
+            _ => return,
+        };
+        let Some(Value::Object(meta)) = o.get_mut("metadata") else { return };
+        let labels = meta.entry("labels").or_insert_with(|| json!({}));
+        if !labels.is_object() {
+            *labels = json!({});
+        }
+        if let Value::Object(l) = labels {
+            l.insert(NAME_LABEL.into(), json!(name));
+        }
+    }
+
     /// The namespace storage checks a delete's preconditions itself.
     fn own_delete_preconditions(&self) -> bool {
         true

@@ -63,6 +63,16 @@ impl Strategy for Service {
                 }
             }
         }
+        ip_fields(spec);
+    }
+
+    /// The IP family fields, and `clusterIPs` from a `clusterIP` asked for,
+    /// are the registry's (upstream sets them as it allocates), not
+    /// defaults: the writer of a Service does not own them.
+    fn prepare_for_create(&self, o: &mut Map<String, Value>) {
+        if let Some(spec) = object(o, "spec") {
+            ip_fields(spec);
+        }
     }
 
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
@@ -220,14 +230,21 @@ fn spec_defaults(spec: &mut Map<String, Value>) {
     }
     if kind != "ExternalName" {
         default(spec, "internalTrafficPolicy", json!("Cluster"));
-        default(spec, "ipFamilyPolicy", json!("SingleStack"));
-        default(spec, "ipFamilies", json!(["IPv4"]));
     }
     if kind == "NodePort" || kind == "LoadBalancer" {
         default(spec, "externalTrafficPolicy", json!("Cluster"));
     }
     if kind == "LoadBalancer" {
         default(spec, "allocateLoadBalancerNodePorts", json!(true));
+    }
+}
+
+/// One IPv4 family, single stack (the simulated cluster has no other),
+/// and `clusterIPs` from a `clusterIP` asked for.
+fn ip_fields(spec: &mut Map<String, Value>) {
+    if spec.get("type").and_then(Value::as_str) != Some("ExternalName") {
+        default(spec, "ipFamilyPolicy", json!("SingleStack"));
+        default(spec, "ipFamilies", json!(["IPv4"]));
     }
     if let Some(ip) = spec.get("clusterIP").filter(|v| v.as_str().is_some_and(|s| !s.is_empty())).cloned() {
         default(spec, "clusterIPs", json!([ip]));
@@ -328,7 +345,12 @@ mod tests {
         Service.defaults(svc.as_object_mut().unwrap());
         assert_eq!(svc["spec"]["type"], "ClusterIP");
         assert_eq!(svc["spec"]["ports"][0], json!({"port": 80, "protocol": "TCP", "targetPort": 80}));
+        assert_eq!(svc["spec"]["internalTrafficPolicy"], "Cluster");
+        // The IP families are the registry's, set as the Service is created.
+        assert_eq!(svc["spec"].get("ipFamilies"), None);
+        Service.prepare_for_create(svc.as_object_mut().unwrap());
         assert_eq!(svc["spec"]["ipFamilies"], json!(["IPv4"]));
+        assert_eq!(svc["spec"]["ipFamilyPolicy"], "SingleStack");
     }
 
     #[test]
