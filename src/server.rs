@@ -13,6 +13,7 @@ mod checkpoint;
 mod debug;
 pub mod discovery;
 pub mod dispatch;
+mod health;
 mod list;
 pub mod logs;
 mod memo;
@@ -424,7 +425,8 @@ impl Server {
         let query = Query::parse(&req.query);
         let route = self.resolve(&req.path);
         let resp = match route {
-            Route::Text(t) => Response::text(200, t),
+            Route::Health(endpoint) => health::answer(endpoint, &req.query),
+            Route::HealthCheck => Response::text(200, "ok"),
             Route::Metrics => {
                 let text = self.metrics.render(&self.scrape(true));
                 Response {

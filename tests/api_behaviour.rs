@@ -347,6 +347,28 @@ fn discovery_documents() {
     assert_eq!(get(&mut s, "/healthz").body, b"ok");
 }
 
+/// The health endpoints as `kubectl get --raw '/readyz?verbose'` shows
+/// them, one check at a time under their paths, and 404 for a check the
+/// endpoint does not have.
+#[test]
+fn health_endpoints_list_and_answer_their_checks() {
+    let mut s = server();
+    let text = |r: kubesim::server::Response| (r.status, String::from_utf8(r.body).unwrap());
+    let (status, ready) = text(get(&mut s, "/readyz?verbose"));
+    assert_eq!(status, 200);
+    assert!(ready.starts_with("[+]ping ok\n[+]log ok\n[+]etcd ok\n[+]etcd-readiness ok\n"), "{ready}");
+    assert!(ready.ends_with("[+]shutdown ok\nreadyz check passed\n"), "{ready}");
+    let (_, live) = text(get(&mut s, "/livez?verbose&exclude=etcd"));
+    assert!(live.contains("[+]etcd excluded: ok\n") && live.ends_with("livez check passed\n"), "{live}");
+    assert_eq!(text(get(&mut s, "/readyz/ping")), (200, "ok".to_string()));
+    assert_eq!(text(get(&mut s, "/livez/poststarthook/rbac/bootstrap-roles")), (200, "ok".to_string()));
+    assert_eq!(get(&mut s, "/livez/shutdown").status, 404);
+    assert_eq!(get(&mut s, "/readyz/nope").status, 404);
+    // (Only under a health endpoint: `/api/ping` is no check.)
+    assert_eq!(get(&mut s, "/api/ping").status, 404);
+    assert_eq!(get(&mut s, "/version/log").status, 404);
+}
+
 #[test]
 fn the_history_window_is_configurable() {
     let mut s = Server::new(ServerConfig { history_window_ms: 60_000, ..Default::default() });

@@ -425,3 +425,26 @@ fn header_names_that_are_not_ascii_are_not_impersonation() {
     );
     assert_eq!(r.status, 200);
 }
+
+/// The health endpoints are everyone's (`system:public-info-viewer`);
+/// their single checks and `/metrics` only `system:monitoring`'s.
+#[test]
+fn health_checks_one_by_one_are_for_monitoring() {
+    let mut s = server();
+    assert_eq!(as_token(&mut s, "bob-token", "GET", "/readyz", None).status, 200);
+    assert_eq!(as_token(&mut s, "", "GET", "/livez?verbose", None).status, 200);
+    let r = as_token(&mut s, "bob-token", "GET", "/readyz/ping", None);
+    assert_eq!(r.status, 403);
+    assert_eq!(r.json_body()["message"], "forbidden: User \"bob\" cannot get path \"/readyz/ping\"");
+    assert_eq!(as_token(&mut s, "bob-token", "GET", "/metrics", None).status, 403);
+    let monitor = |s: &mut Server, path: &str| {
+        let req = Request::new("GET", path)
+            .with_header("Authorization", "Bearer admin-token")
+            .with_header("Impersonate-User", "prometheus")
+            .with_header("Impersonate-Group", "system:monitoring");
+        s.handle(req).status
+    };
+    assert_eq!(monitor(&mut s, "/readyz/ping"), 200);
+    assert_eq!(monitor(&mut s, "/healthz/poststarthook/rbac/bootstrap-roles"), 200);
+    assert_eq!(monitor(&mut s, "/metrics"), 200);
+}

@@ -140,6 +140,23 @@ pub fn objects() -> Vec<(&'static str, Value)> {
                 url_rule(&["/healthz", "/livez", "/readyz", "/version", "/version/"]),
             ),
         ),
+        (
+            "clusterroles",
+            cluster_role(
+                "system:monitoring",
+                json!({}),
+                url_rule(&[
+                    "/metrics",
+                    "/metrics/slis",
+                    "/livez",
+                    "/readyz",
+                    "/healthz",
+                    "/livez/*",
+                    "/readyz/*",
+                    "/healthz/*",
+                ]),
+            ),
+        ),
         ("clusterroles", aggregated("admin", "admin")),
         ("clusterroles", aggregated("edit", "edit")),
         ("clusterroles", aggregated("view", "view")),
@@ -162,5 +179,6 @@ pub fn objects() -> Vec<(&'static str, Value)> {
             &["system:authenticated", "system:unauthenticated"],
         ),
     ));
+    out.push(("clusterrolebindings", binding("system:monitoring", "system:monitoring", &["system:monitoring"])));
     out
 }

@@ -61,7 +61,10 @@ impl Target {
 }
 
 pub(crate) enum Route {
-    Text(&'static str),
+    /// `/healthz`, `/livez`, `/readyz` (`server/health.rs`).
+    Health(&'static str),
+    /// One check of one of them (`/readyz/ping`): it passes.
+    HealthCheck,
     /// `/metrics`, in Prometheus' text format.
     Metrics,
     Value(Value),
@@ -86,7 +89,14 @@ impl Server {
         let segs: Vec<&str> = if segs == [""] { Vec::new() } else { segs };
         match segs.as_slice() {
             ["version"] => Route::Version,
-            ["healthz"] | ["livez"] | ["readyz"] => Route::Text("ok"),
+            [e] if super::health::ENDPOINTS.contains(e) => {
+                Route::Health(super::health::ENDPOINTS.into_iter().find(|x| x == e).unwrap_or("healthz"))
+            }
+            [e, check @ ..]
+                if super::health::ENDPOINTS.contains(e) && super::health::has_check(e, &check.join("/")) =>
+            {
+                Route::HealthCheck
+            }
             ["metrics"] => Route::Metrics,
             ["api"] => Route::Aggregated(true),
             ["apis"] => Route::Aggregated(false),
