@@ -5,11 +5,11 @@
 //! check passes here (the simulated control plane has nothing that can be
 //! unready), so none answers 500.
 //!
-//! The checks are kube-apiserver v1.33's as it lists them (the ping and
-//! log checks, storage, then the post-start hooks of its controllers in
-//! the order they are installed; readiness adds storage readiness, the
-//! informers' sync and shutdown). The simulator chose this list from
-//! clusters of that generation; it is written down in `docs/fidelity.md`.
+//! The checks are those kube-apiserver lists in v1.31–v1.33 clusters (the
+//! ping and log checks, storage, then the post-start hooks of its
+//! controllers in the order they are installed; readiness adds storage
+//! readiness, the informers' sync and shutdown): a list chosen from
+//! clusters of that generation, as `docs/fidelity.md` says.
 
 use super::Response;
 

@@ -1,8 +1,8 @@
 //! Namespaces: labelled with their name, Active on create with the
-//! `kubernetes` finalizer in `spec.finalizers`, Terminating once deletion begins (the namespace
-//! controller, a client, then removes the content and, through
-//! `/finalize`, the finalizer), the phase as a selectable field,
-//! kubectl's columns.
+//! `kubernetes` finalizer in `spec.finalizers`, Terminating once deletion
+//! begins (the namespace controller, a client, then removes the content
+//! and, through `/finalize`, the finalizer), the phase as a selectable
+//! field, kubectl's columns.
 
 use serde_json::{json, Map, Value};
 
