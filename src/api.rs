@@ -11,6 +11,7 @@ pub mod pod;
 pub mod quantity;
 pub mod status;
 pub mod watch;
+pub mod yaml;
 
 pub use gvk::{GroupVersionKind, GroupVersionResource};
 pub use object::{ObjectAttrs, StoredObject};

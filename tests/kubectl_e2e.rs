@@ -693,3 +693,111 @@ fn kubectl_rbac_with_impersonation() {
     assert!(out.lines().any(|l| l.starts_with("Username") && l.ends_with("bob")), "{out}");
     assert!(out.contains("[devs system:authenticated]"), "{out}");
 }
+
+/// The server's `application/yaml` answer is, byte for byte, what kubectl
+/// prints for `-o yaml` (both go-yaml v2 from the same JSON): quoting of
+/// strings that read as other types, plain, single- and double-quoted
+/// strings, escapes, literal blocks and their chomping, folding past
+/// column 80, and go-yaml's natural key order.
+#[test]
+fn kubectl_prints_yaml_as_the_server_answers_it() {
+    if !kubectl_or_skip() {
+        return;
+    }
+    let d = &start("yaml");
+    let long = "the quick brown fox jumps over the lazy dog ".repeat(6);
+    let (longquote, longdq) = (format!("'{}", long.trim_end()), format!("\t{}", long.trim_end()));
+    let pairs: Vec<(&str, &str)> = vec![
+        ("int", "141"),
+        ("float", "1e5"),
+        ("dot", ".5"),
+        ("octal", "017"),
+        ("eight", "08"),
+        ("hex", "0x1F"),
+        ("plus", "+1"),
+        ("bin", "0b101"),
+        ("under", "1_000"),
+        ("sexagesimal", "1:20"),
+        ("date", "2023-11-14"),
+        ("time", "2023-11-14T22:13:20Z"),
+        ("notime", "2023-11-14T22:13:20"),
+        ("yes", "yes"),
+        ("on", "On"),
+        ("n", "n"),
+        ("tilde", "~"),
+        ("null", "null"),
+        ("empty", ""),
+        ("dash", "-"),
+        ("dashword", "-x"),
+        ("colon", "a: b"),
+        ("endcolon", "a:"),
+        ("hash", "a #b"),
+        ("hash2", "a#b"),
+        ("star", "*x"),
+        ("quote", "it's"),
+        ("dquote", "say \"hi\""),
+        ("lead", " x"),
+        ("trail", "x "),
+        ("tab", "a\tb"),
+        ("emoji", "ok \u{1F642}"),
+        ("nbsp", "a\u{a0}b"),
+        ("accent", "caf\u{e9}"),
+        ("multi", "line one\nline two\n"),
+        ("multi2", "a\nb"),
+        ("multi3", "a\n\n"),
+        ("multi4", "  indented\nnext"),
+        ("multitrail", "a \nb"),
+        ("long", long.trim_end()),
+        ("longquote", &longquote),
+        ("longdq", &longdq),
+        ("file10", "x"),
+        ("file9", "x"),
+        ("file09", "x"),
+        ("a_", "x"),
+        ("aZ", "x"),
+        ("a-b", "x"),
+        ("a1", "x"),
+        ("A", "x"),
+        ("_", "x"),
+        ("docstart", "--- x"),
+        ("percent", "%x"),
+        ("bool", "true"),
+        ("False", "False"),
+        ("inf", ".inf"),
+        ("merge", "<<"),
+    ];
+    let data: serde_json::Map<String, serde_json::Value> =
+        pairs.into_iter().map(|(k, v)| (k.to_string(), serde_json::Value::from(v))).collect();
+    let cm = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "tricky", "labels": {"app": "web", "tier10": "a", "tier9": "b"},
+            "annotations": {"note": long.trim_end()}},
+        "data": data});
+    d.run_stdin(&["create", "-f", "-"], &cm.to_string());
+    d.run(&["create", "deployment", "web", "--image=nginx:1.27", "--replicas=2", "--port=80"]);
+    for (kind, name) in [("configmap", "tricky"), ("deployment", "web"), ("namespace", "default")] {
+        let printed = d.run(&["get", kind, name, "-o", "yaml", "--show-managed-fields"]);
+        let path = match kind {
+            "configmap" => format!("/api/v1/namespaces/default/configmaps/{name}"),
+            "deployment" => format!("/apis/apps/v1/namespaces/default/deployments/{name}"),
+            _ => format!("/api/v1/namespaces/{name}"),
+        };
+        use std::io::Write;
+        let mut s = std::net::TcpStream::connect(&d.addr).unwrap();
+        write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\nAccept: application/yaml\r\nConnection: close\r\n\r\n").unwrap();
+        let mut resp = String::new();
+        s.read_to_string(&mut resp).unwrap();
+        let body = resp.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+        assert!(resp.starts_with("HTTP/1.1 200"), "{resp}");
+        if printed != body {
+            // (Both kept next to the build, to diff.)
+            let keep = |what: &str, text: &str| {
+                let p = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("yaml-{kind}.{what}.txt"));
+                let _ = std::fs::write(&p, text);
+                p.display().to_string()
+            };
+            let (a, b) = (keep("kubectl", &printed), keep("server", body));
+            let first = printed.lines().zip(body.lines()).position(|(a, b)| a != b);
+            panic!("{kind}/{name}: kubectl's -o yaml ({a}) and the server's YAML ({b}) differ from line {first:?}");
+        }
+    }
+}

@@ -3,7 +3,6 @@
 //! and then the encoding (JSON, YAML, protobuf). Responses are produced as
 //! JSON by the verbs; a plain JSON answer passes through untouched.
 
-use crate::sort::Order;
 use std::sync::Arc;
 
 use std::borrow::Cow;
@@ -260,21 +259,10 @@ pub fn convert(r: &Rendering, v: Value, headers: bool) -> Result<Value, Status> 
     }
 }
 
-/// YAML text of a JSON value, keys sorted as upstream's JSON-to-YAML
-/// conversion sorts them.
+/// YAML text of a JSON value, as upstream's JSON-to-YAML conversion
+/// writes it (`api::yaml`).
 pub fn yaml_text(v: Value) -> Result<String, String> {
-    fn sorted(v: Value) -> Value {
-        match v {
-            Value::Object(m) => {
-                let mut kv: Vec<(String, Value)> = m.into_iter().collect();
-                kv.order_by(|a, b| a.0.cmp(&b.0));
-                Value::Object(kv.into_iter().map(|(k, v)| (k, sorted(v))).collect())
-            }
-            Value::Array(a) => Value::Array(a.into_iter().map(sorted).collect()),
-            other => other,
-        }
-    }
-    serde_norway::to_string(&sorted(v)).map_err(|e| e.to_string())
+    Ok(crate::api::yaml::to_string(&v))
 }
 
 /// Encodes a JSON value in `encoding`, as a body and its content type.

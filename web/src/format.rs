@@ -49,8 +49,10 @@ pub fn pretty_body(body: &[u8]) -> String {
     lines.join("\n")
 }
 
+/// YAML as kubectl prints it (go-yaml's quoting, folding and key order:
+/// `kubesim::api::yaml`).
 pub fn to_yaml(v: &Value) -> String {
-    serde_norway::to_string(v).unwrap_or_else(|e| format!("# cannot render as YAML: {e}"))
+    kubesim::api::yaml::to_string(v)
 }
 
 /// The value with every object's keys in byte order, as kubectl prints
