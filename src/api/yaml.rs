@@ -371,11 +371,8 @@ fn analyze(s: &str) -> Analysis {
         return Analysis { block_plain_allowed: true, single_quoted_allowed: true, block_allowed: false };
     }
     let chars: Vec<char> = s.chars().collect();
-    let (mut flow_ind, mut block_ind) = (false, false);
-    if s.starts_with("---") || s.starts_with("...") {
-        flow_ind = true;
-        block_ind = true;
-    }
+    // (Only block indicators matter: flow collections are never written.)
+    let mut block_ind = s.starts_with("---") || s.starts_with("...");
     let mut preceded_by_ws = true;
     let (mut leading_space, mut leading_break, mut trailing_space, mut trailing_break) = (false, false, false, false);
     let (mut break_space, mut space_break, mut previous_space, mut previous_break) = (false, false, false, false);
@@ -386,30 +383,15 @@ fn analyze(s: &str) -> Analysis {
         if i == 0 {
             match c {
                 '#' | ',' | '[' | ']' | '{' | '}' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%' | '@' | '`' => {
-                    flow_ind = true;
-                    block_ind = true;
+                    block_ind = true
                 }
-                '?' | ':' => {
-                    flow_ind = true;
-                    block_ind |= followed_by_ws;
-                }
-                '-' if followed_by_ws => {
-                    flow_ind = true;
-                    block_ind = true;
-                }
+                '?' | ':' | '-' => block_ind |= followed_by_ws,
                 _ => {}
             }
         } else {
             match c {
-                ',' | '?' | '[' | ']' | '{' | '}' => flow_ind = true,
-                ':' => {
-                    flow_ind = true;
-                    block_ind |= followed_by_ws;
-                }
-                '#' if preceded_by_ws => {
-                    flow_ind = true;
-                    block_ind = true;
-                }
+                ':' => block_ind |= followed_by_ws,
+                '#' => block_ind |= preceded_by_ws,
                 _ => {}
             }
         }
@@ -456,9 +438,6 @@ fn analyze(s: &str) -> Analysis {
     if line_breaks {
         a.block_plain_allowed = false;
     }
-    // (Flow indicators matter only inside flow collections, which are
-    // never written here.)
-    let _ = flow_ind;
     if block_ind {
         a.block_plain_allowed = false;
     }
@@ -486,7 +465,8 @@ fn resolves_as_string(s: &str) -> bool {
         return false;
     }
     match s.as_bytes()[0] {
-        b'.' => s.parse::<f64>().is_err() || !go_float_syntax(s),
+        // (Go's `ParseFloat` and Rust's read `.5` and `.5e3` alike.)
+        b'.' => s.parse::<f64>().is_err(),
         b'+' | b'-' | b'0'..=b'9' => {
             if timestamp(s) {
                 return false;
@@ -496,22 +476,6 @@ fn resolves_as_string(s: &str) -> bool {
         }
         _ => true,
     }
-}
-
-/// Go's `strconv.ParseFloat` syntax for a text starting with `.`: digits
-/// after the point, an optional exponent (what `.5` or `.5e3` are).
-fn go_float_syntax(s: &str) -> bool {
-    let rest = &s[1..];
-    let (digits, exp) = match rest.find(['e', 'E']) {
-        Some(i) => (&rest[..i], Some(&rest[i + 1..])),
-        None => (rest, None),
-    };
-    let digits_ok = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit() || b == b'_');
-    let exp_ok = exp.is_none_or(|e| {
-        let e = e.strip_prefix(['+', '-']).unwrap_or(e);
-        !e.is_empty() && e.bytes().all(|b| b.is_ascii_digit())
-    });
-    digits_ok && exp_ok
 }
 
 /// `strconv.ParseInt(s, 0, 64)` or `ParseUint` succeeding: a sign, then

@@ -89,12 +89,10 @@ impl Server {
         let segs: Vec<&str> = if segs == [""] { Vec::new() } else { segs };
         match segs.as_slice() {
             ["version"] => Route::Version,
-            [e] if super::health::ENDPOINTS.contains(e) => {
-                Route::Health(super::health::ENDPOINTS.into_iter().find(|x| x == e).unwrap_or("healthz"))
-            }
-            [e, check @ ..]
-                if super::health::ENDPOINTS.contains(e) && super::health::has_check(e, &check.join("/")) =>
-            {
+            ["healthz"] => Route::Health("healthz"),
+            ["livez"] => Route::Health("livez"),
+            ["readyz"] => Route::Health("readyz"),
+            [e @ ("healthz" | "livez" | "readyz"), check @ ..] if super::health::has_check(e, &check.join("/")) => {
                 Route::HealthCheck
             }
             ["metrics"] => Route::Metrics,

@@ -34,7 +34,7 @@ pub(super) fn edit(s: &mut Session, d: &Discovery, cmd: &Command, file: &str, ou
         if let Some(m) = opened.get_mut("metadata").and_then(Value::as_object_mut) {
             m.remove("managedFields");
         }
-        out.edit = Some(to_yaml(&keys_sorted(&opened)));
+        out.edit = Some(to_yaml(&opened));
         out.line(format!(
             "{} is in the file box: change it, then run this command again to save it",
             name_ref(&r, &name)

@@ -135,8 +135,12 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
         } else {
             json!({"apiVersion": "v1", "items": printed, "kind": "List", "metadata": {"resourceVersion": ""}})
         };
-        let doc = keys_sorted(&doc);
-        out.text.push_str(&if cmd.output == Output::Yaml { to_yaml(&doc) } else { to_pretty_json(&doc) + "\n" });
+        // (YAML orders keys as go-yaml does; JSON by bytes, as Go's encoder.)
+        out.text.push_str(&if cmd.output == Output::Yaml {
+            to_yaml(&doc)
+        } else {
+            to_pretty_json(&keys_sorted(&doc)) + "\n"
+        });
     }
     if cmd.watch {
         out.line("(watching: the events stream into a new watch lane)");
