@@ -18,6 +18,7 @@ pub mod keys;
 pub mod kinds;
 mod namespace_lifecycle;
 pub mod options;
+pub mod priority;
 pub mod resource;
 pub mod resource_version;
 pub mod schema_validation;

@@ -315,9 +315,16 @@ impl Server {
             .unwrap_or_default();
             let _ = self.registry.create(&ns, "", RequestBody::json(&body), &Default::default(), &mut Vec::new());
         }
+        let opts =
+            crate::registry::options::WriteOptions { field_manager: "kube-apiserver".into(), ..Default::default() };
+        // The system priority classes (upstream's post-start hook).
+        if let Some(rt) = self.registry.resources().lookup("scheduling.k8s.io", "v1", "priorityclasses").cloned() {
+            for obj in crate::registry::priority::system_classes() {
+                let body = serde_json::to_vec(&obj).unwrap_or_default();
+                let _ = self.registry.create(&rt, "", RequestBody::json(&body), &opts, &mut Vec::new());
+            }
+        }
         if self.config.rbac {
-            let opts =
-                crate::registry::options::WriteOptions { field_manager: "kube-apiserver".into(), ..Default::default() };
             for (resource, obj) in bootstrap_rbac::objects() {
                 let Some(rt) = self.registry.resources().lookup("rbac.authorization.k8s.io", "v1", resource).cloned()
                 else {

@@ -366,6 +366,10 @@ fn fixtures() -> Vec<(&'static str, Value)> {
             json!({"metadata": {"name": "view"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "viewer"}, "subjects": [{"kind": "Group", "name": "devs", "apiGroup": "rbac.authorization.k8s.io"}]}),
         ),
         (
+            "/apis/scheduling.k8s.io/v1/priorityclasses",
+            json!({"metadata": {"name": "batch"}, "value": 1000, "preemptionPolicy": "Never", "description": "Batch jobs."}),
+        ),
+        (
             "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
             json!({"metadata": {"name": "widgets.example.com"}, "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "widgets", "singular": "widget", "kind": "Widget", "listKind": "WidgetList"}, "versions": [{"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}]}}),
         ),

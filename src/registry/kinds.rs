@@ -29,6 +29,7 @@ mod persistent_volume;
 mod persistent_volume_claim;
 mod pod;
 mod pod_disruption_budget;
+pub(super) mod priority_class;
 mod replica_set;
 mod role;
 mod role_binding;
@@ -332,6 +333,12 @@ pub static BUILTIN: &[Builtin] = &[
             false,
         )
     },
+    // scheduling.k8s.io/v1
+    Builtin {
+        short_names: &["pc"],
+        strategy: &priority_class::PriorityClass,
+        ..rt("scheduling.k8s.io", "v1", "priorityclasses", "priorityclass", "PriorityClass", false)
+    },
     // flowcontrol.apiserver.k8s.io/v1: API Priority and Fairness.
     Builtin {
         status_subresource: true,
@@ -410,7 +417,7 @@ mod tests {
     fn table_is_consistent() {
         let c = builtin_catalog();
         assert_eq!(c.iter().count(), BUILTIN.len(), "no entry collides with another");
-        assert_eq!(BUILTIN.len(), 33);
+        assert_eq!(BUILTIN.len(), 34);
         assert!(c.namespaces().is_some());
         for r in c.iter() {
             assert!(r.resource().ends_with('s'), "{}", r.resource());

@@ -14,11 +14,15 @@ const IMMORTAL: &[&str] = &["default", "kube-system", "kube-public"];
 
 impl<S: Storage> Registry<S> {
     /// Refuses the deletion of a namespace every cluster needs (before the
-    /// object is read, as admission runs before the storage's delete).
+    /// object is read, as admission runs before the storage's delete), or
+    /// of an object its kind keeps (the system priority classes).
     pub(super) fn admit_delete(&self, rt: &ResourceType, name: &str) -> Result<(), Status> {
         let is_namespaces = self.resources.namespaces().is_some_and(|ns| ns.gvr == rt.gvr);
         if is_namespaces && IMMORTAL.contains(&name) {
             return Err(Status::forbidden(rt.group(), rt.resource(), name, "this namespace may not be deleted"));
+        }
+        if let Some(why) = rt.strategy.delete_forbidden(name) {
+            return Err(Status::forbidden(rt.group(), rt.resource(), name, why));
         }
         Ok(())
     }

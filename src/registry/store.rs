@@ -354,6 +354,11 @@ impl<S: Storage> Registry<S> {
         if recorded == Recorded::Update {
             crate::apply::record_update(&writer(rt, opts, &self.now.rfc3339()), None, &mut value);
         }
+        // Mutating admission, after the field manager as upstream's.
+        if let Value::Object(o) = &mut value {
+            rt.strategy.admit(o);
+        }
+        self.admit_pod_priority_on_create(rt, generated, &mut value)?;
         if let Value::Object(o) = &mut value {
             if rt.status_subresource {
                 let status = rt.strategy.initial_status(o);
@@ -380,6 +385,7 @@ impl<S: Storage> Registry<S> {
             return Err(Status::invalid(rt.group(), rt.kind(), &name, &errs));
         }
         self.admit_to_namespace(rt, namespace, &name)?;
+        self.admit_priority_class(rt, &value, true)?;
         let k = keys::key(rt, namespace, &name);
         let taken = |existing: Option<Arc<StoredObject>>| {
             let mut s = if generated {
@@ -618,7 +624,9 @@ impl<S: Storage> Registry<S> {
         if !status && opts.subresource != Subresource::Finalize {
             if let Value::Object(o) = &mut new {
                 rt.strategy.defaults(o);
+                rt.strategy.admit(o);
             }
+            Self::admit_pod_priority_on_update(rt, &mut new, old);
             rt.strategy.prepare_for_update(&mut new, old);
         }
         if rt.tracks_generation && spec_changed(old, &new) {
@@ -634,6 +642,9 @@ impl<S: Storage> Registry<S> {
         }
         if !errs.is_empty() {
             return Err(Status::invalid(rt.group(), rt.kind(), name, &errs));
+        }
+        if !status {
+            self.admit_priority_class(rt, &new, false)?;
         }
         if recorded == Recorded::Update {
             crate::apply::record_update(&writer(rt, opts, &self.now.rfc3339()), Some(old), &mut new);

@@ -62,6 +62,12 @@ pub trait Strategy: Send + Sync {
     /// and what the admission plugins every cluster runs add).
     fn defaults(&self, _obj: &mut Map<String, Value>) {}
 
+    /// What the cluster's mutating admission adds that needs nothing but
+    /// the object (a pod's service account and tolerations): after the
+    /// writer's managed fields are recorded on a create, so no one owns
+    /// it, as upstream's admission runs after the field manager.
+    fn admit(&self, _obj: &mut Map<String, Value>) {}
+
     /// The status a new object starts with, for kinds with a status
     /// subresource: clients cannot create an object with a status.
     fn initial_status(&self, _obj: &Map<String, Value>) -> Value {
@@ -107,6 +113,13 @@ pub trait Strategy: Send + Sync {
     /// Why every create is refused for now, as a 403's reason (a custom
     /// resource whose definition is being deleted).
     fn create_forbidden(&self) -> Option<&str> {
+        None
+    }
+
+    /// Why a DELETE of the object named `name` is refused, as a 403's
+    /// reason (the system priority classes). A delete of the collection
+    /// does not ask, as upstream's store does not.
+    fn delete_forbidden(&self, _name: &str) -> Option<&'static str> {
         None
     }
 

@@ -67,6 +67,12 @@ impl Strategy for Pod {
     fn defaults(&self, o: &mut Map<String, Value>) {
         if let Some(spec) = object(o, "spec") {
             spec_defaults(spec);
+            default(spec, "enableServiceLinks", json!(true));
+        }
+    }
+
+    fn admit(&self, o: &mut Map<String, Value>) {
+        if let Some(spec) = object(o, "spec") {
             admission(spec);
         }
     }
@@ -147,16 +153,14 @@ pub fn pull_policy(image: &str) -> &'static str {
     }
 }
 
-/// What the admission plugins of every cluster add to a pod: the default
-/// service account, the default priority, and the not-ready/unreachable
-/// tolerations.
+/// What two admission plugins of every cluster add to a pod, needing
+/// nothing but the pod: the default service account (ServiceAccount) and
+/// the not-ready/unreachable tolerations (DefaultTolerationSeconds). Its
+/// priority is the Priority plugin's (`registry/priority.rs`).
 fn admission(spec: &mut Map<String, Value>) {
     default(spec, "serviceAccountName", json!("default"));
     let sa = spec.get("serviceAccountName").cloned().unwrap_or(json!("default"));
     default(spec, "serviceAccount", sa);
-    default(spec, "priority", json!(0));
-    default(spec, "enableServiceLinks", json!(true));
-    default(spec, "preemptionPolicy", json!("PreemptLowerPriority"));
     let mut tolerations = match spec.remove("tolerations") {
         Some(Value::Array(t)) => t,
         _ => Vec::new(),
@@ -225,6 +229,16 @@ pub(super) fn validate_spec(spec: &Value, path: &str, errs: &mut Vec<FieldError>
             errs.push(FieldError::not_supported(&format!("{path}.dnsPolicy"), d, DNS));
         }
     }
+    if let Some(class) = str_at(spec, "priorityClassName").filter(|c| !c.is_empty()) {
+        for msg in validate_name(NameRule::Dns1123Subdomain, class) {
+            errs.push(FieldError::invalid(&format!("{path}.priorityClassName"), class, &msg));
+        }
+    }
+    super::priority_class::validate_preemption_policy(
+        spec.get("preemptionPolicy"),
+        &format!("{path}.preemptionPolicy"),
+        errs,
+    );
 }
 
 fn pod_cells(o: &Value, now: SimTime) -> Vec<Value> {
@@ -367,6 +381,9 @@ mod tests {
         let mut pod = json!({"spec": {"containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80}]}],
                                       "tolerations": [{"key": "x", "operator": "Exists"}]}});
         Pod.defaults(pod.as_object_mut().unwrap());
+        assert_eq!(pod["spec"]["enableServiceLinks"], true);
+        assert!(pod["spec"].get("serviceAccountName").is_none(), "admission's, not a default");
+        Pod.admit(pod.as_object_mut().unwrap());
         let s = &pod["spec"];
         assert_eq!((s["restartPolicy"].as_str(), s["dnsPolicy"].as_str()), (Some("Always"), Some("ClusterFirst")));
         assert_eq!(s["schedulerName"], "default-scheduler");
