@@ -13,6 +13,7 @@
 //! below and changes it only through the verbs, the clock and compaction.
 
 pub mod decode;
+mod default_ingress_class;
 pub mod jsonpath;
 pub mod keys;
 pub mod kinds;

@@ -366,6 +366,14 @@ fn fixtures() -> Vec<(&'static str, Value)> {
             json!({"metadata": {"name": "view"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "viewer"}, "subjects": [{"kind": "Group", "name": "devs", "apiGroup": "rbac.authorization.k8s.io"}]}),
         ),
         (
+            "/apis/networking.k8s.io/v1/ingressclasses",
+            json!({"metadata": {"name": "nginx"}, "spec": {"controller": "k8s.io/ingress-nginx"}}),
+        ),
+        (
+            "/apis/networking.k8s.io/v1/namespaces/default/ingresses",
+            json!({"metadata": {"name": "web"}, "spec": {"ingressClassName": "nginx", "rules": [{"host": "web.example.com", "http": {"paths": [{"path": "/", "pathType": "Prefix", "backend": {"service": {"name": "web", "port": {"number": 80}}}}]}}]}}),
+        ),
+        (
             "/apis/scheduling.k8s.io/v1/priorityclasses",
             json!({"metadata": {"name": "batch"}, "value": 1000, "preemptionPolicy": "Never", "description": "Batch jobs."}),
         ),

@@ -43,6 +43,7 @@ KINDS = {
     "k8s.io.api.coordination.v1": ["Lease"],
     "k8s.io.api.events.v1": ["Event"],
     "k8s.io.api.discovery.v1": ["EndpointSlice"],
+    "k8s.io.api.networking.v1": ["Ingress", "IngressClass"],
     "k8s.io.api.policy.v1": ["PodDisruptionBudget"],
     "k8s.io.api.rbac.v1": ["Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"],
     "k8s.io.api.scheduling.v1": ["PriorityClass"],

@@ -21,6 +21,7 @@ mod endpoint_slice;
 mod endpoints;
 mod event;
 mod flow_control;
+pub(super) mod ingress;
 mod job;
 mod lease;
 mod namespace;
@@ -294,6 +295,19 @@ pub static BUILTIN: &[Builtin] = &[
         strategy: &endpoint_slice::EndpointSlice,
         ..rt("discovery.k8s.io", "v1", "endpointslices", "endpointslice", "EndpointSlice", true)
     },
+    // networking.k8s.io/v1
+    Builtin {
+        short_names: &["ing"],
+        status_subresource: true,
+        tracks_generation: true,
+        strategy: &ingress::Ingress,
+        ..rt("networking.k8s.io", "v1", "ingresses", "ingress", "Ingress", true)
+    },
+    Builtin {
+        tracks_generation: true,
+        strategy: &ingress::IngressClass,
+        ..rt("networking.k8s.io", "v1", "ingressclasses", "ingressclass", "IngressClass", false)
+    },
     // policy/v1
     Builtin {
         short_names: &["pdb"],
@@ -417,7 +431,7 @@ mod tests {
     fn table_is_consistent() {
         let c = builtin_catalog();
         assert_eq!(c.iter().count(), BUILTIN.len(), "no entry collides with another");
-        assert_eq!(BUILTIN.len(), 34);
+        assert_eq!(BUILTIN.len(), 36);
         assert!(c.namespaces().is_some());
         for r in c.iter() {
             assert!(r.resource().ends_with('s'), "{}", r.resource());

@@ -359,6 +359,7 @@ impl<S: Storage> Registry<S> {
             rt.strategy.admit(o);
         }
         self.admit_pod_priority_on_create(rt, generated, &mut value)?;
+        self.admit_ingress_class(rt, &mut value);
         if let Value::Object(o) = &mut value {
             if rt.status_subresource {
                 let status = rt.strategy.initial_status(o);
