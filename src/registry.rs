@@ -17,6 +17,7 @@ mod default_ingress_class;
 pub mod jsonpath;
 pub mod keys;
 pub mod kinds;
+mod limit_ranger;
 mod namespace_lifecycle;
 pub mod options;
 pub mod priority;

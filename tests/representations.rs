@@ -325,6 +325,10 @@ fn fixtures() -> Vec<(&'static str, Value)> {
             json!({"metadata": {"name": "data"}, "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "1Gi"}}, "storageClassName": "fast"}}),
         ),
         (
+            "/api/v1/namespaces/default/limitranges",
+            json!({"metadata": {"name": "defaults"}, "spec": {"limits": [{"type": "Container", "default": {"cpu": "500m"}}]}}),
+        ),
+        (
             "/apis/apps/v1/namespaces/default/deployments",
             json!({"metadata": {"name": "web"}, "spec": {"replicas": 3, "selector": sel, "template": tpl}}),
         ),

@@ -37,7 +37,7 @@ ROOTS = [
 ]
 KINDS = {
     "k8s.io.api.core.v1": ["Namespace", "Pod", "Service", "ConfigMap", "Secret", "ServiceAccount", "Node", "Event",
-                           "Endpoints", "PersistentVolume", "PersistentVolumeClaim"],
+                           "Endpoints", "PersistentVolume", "PersistentVolumeClaim", "LimitRange"],
     "k8s.io.api.apps.v1": ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"],
     "k8s.io.api.batch.v1": ["Job", "CronJob"],
     "k8s.io.api.coordination.v1": ["Lease"],

@@ -24,6 +24,7 @@ mod flow_control;
 pub(super) mod ingress;
 mod job;
 mod lease;
+pub(super) mod limit_range;
 mod namespace;
 mod node;
 mod persistent_volume;
@@ -223,6 +224,11 @@ pub static BUILTIN: &[Builtin] = &[
         return_deleted_object: true,
         strategy: &persistent_volume_claim::PersistentVolumeClaim,
         ..rt("", "v1", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", true)
+    },
+    Builtin {
+        short_names: &["limits"],
+        strategy: &limit_range::LimitRange,
+        ..rt("", "v1", "limitranges", "limitrange", "LimitRange", true)
     },
     // apps/v1
     Builtin {
@@ -431,7 +437,7 @@ mod tests {
     fn table_is_consistent() {
         let c = builtin_catalog();
         assert_eq!(c.iter().count(), BUILTIN.len(), "no entry collides with another");
-        assert_eq!(BUILTIN.len(), 36);
+        assert_eq!(BUILTIN.len(), 37);
         assert!(c.namespaces().is_some());
         for r in c.iter() {
             assert!(r.resource().ends_with('s'), "{}", r.resource());

@@ -360,6 +360,7 @@ impl<S: Storage> Registry<S> {
         }
         self.admit_pod_priority_on_create(rt, generated, &mut value)?;
         self.admit_ingress_class(rt, &mut value);
+        self.admit_limit_ranges(rt, namespace, &mut value);
         if let Value::Object(o) = &mut value {
             if rt.status_subresource {
                 let status = rt.strategy.initial_status(o);
@@ -387,6 +388,8 @@ impl<S: Storage> Registry<S> {
         }
         self.admit_to_namespace(rt, namespace, &name)?;
         self.admit_priority_class(rt, &value, true)?;
+        let shown = if generated { meta::meta_str(&value, "generateName").unwrap_or("") } else { &name };
+        self.validate_limit_ranges(rt, namespace, &value, shown)?;
         let k = keys::key(rt, namespace, &name);
         let taken = |existing: Option<Arc<StoredObject>>| {
             let mut s = if generated {
@@ -646,6 +649,9 @@ impl<S: Storage> Registry<S> {
         }
         if !status {
             self.admit_priority_class(rt, &new, false)?;
+            if rt.gvr.resource == "persistentvolumeclaims" {
+                self.validate_limit_ranges(rt, namespace, &new, name)?;
+            }
         }
         if recorded == Recorded::Update {
             crate::apply::record_update(&writer(rt, opts, &self.now.rfc3339()), Some(old), &mut new);

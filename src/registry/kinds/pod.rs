@@ -67,6 +67,11 @@ impl Strategy for Pod {
     fn defaults(&self, o: &mut Map<String, Value>) {
         if let Some(spec) = object(o, "spec") {
             spec_defaults(spec);
+            for list in ["initContainers", "containers"] {
+                if let Some(Value::Array(cs)) = spec.get_mut(list) {
+                    cs.iter_mut().filter_map(Value::as_object_mut).for_each(requests_from_limits);
+                }
+            }
             default(spec, "enableServiceLinks", json!(true));
         }
     }
@@ -136,6 +141,20 @@ fn container(c: &mut Map<String, Value>) {
     if let Some(Value::Array(ports)) = c.get_mut("ports") {
         for p in ports.iter_mut().filter_map(Value::as_object_mut) {
             default(p, "protocol", json!("TCP"));
+        }
+    }
+}
+
+/// A pod's container (not a template's) that limits a resource and does
+/// not request it requests its limit (`SetDefaults_Pod`).
+fn requests_from_limits(c: &mut Map<String, Value>) {
+    let Some(Value::Object(resources)) = c.get_mut("resources") else { return };
+    let Some(Value::Object(limits)) = resources.get("limits") else { return };
+    let limits = limits.clone();
+    let requests = resources.entry("requests").or_insert_with(|| json!({}));
+    if let Value::Object(requests) = requests {
+        for (k, v) in limits {
+            requests.entry(k).or_insert(v);
         }
     }
 }
@@ -380,8 +399,15 @@ mod tests {
     fn pods_get_spec_container_and_admission_defaults() {
         let mut pod = json!({"spec": {"containers": [{"name": "c", "image": "nginx", "ports": [{"containerPort": 80}]}],
                                       "tolerations": [{"key": "x", "operator": "Exists"}]}});
+        pod["spec"]["containers"][0]["resources"] =
+            json!({"limits": {"cpu": "1", "memory": "1Gi"}, "requests": {"cpu": "500m"}});
         Pod.defaults(pod.as_object_mut().unwrap());
         assert_eq!(pod["spec"]["enableServiceLinks"], true);
+        assert_eq!(
+            pod["spec"]["containers"][0]["resources"]["requests"],
+            json!({"cpu": "500m", "memory": "1Gi"}),
+            "a limit without a request is requested"
+        );
         assert!(pod["spec"].get("serviceAccountName").is_none(), "admission's, not a default");
         Pod.admit(pod.as_object_mut().unwrap());
         let s = &pod["spec"];
