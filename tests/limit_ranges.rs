@@ -143,3 +143,18 @@ fn claims_are_held_to_their_storage_bounds() {
         201
     );
 }
+
+#[test]
+fn a_pod_made_before_its_limit_range_may_still_be_updated() {
+    let mut s = server();
+    assert_eq!(call(&mut s, "POST", PODS, Some(pod("early", json!({"limits": {"cpu": "2"}})))).status, 201);
+    let lr = limit_range("late", json!([{"type": "Container", "max": {"cpu": "1"}}]));
+    assert_eq!(call(&mut s, "POST", LIMITS, Some(lr)).status, 201);
+    let r = s.handle(
+        kubesim::server::Request::new("PATCH", &format!("{PODS}/early"))
+            .with_header("Content-Type", "application/merge-patch+json")
+            .with_body(br#"{"metadata":{"labels":{"touched":"yes"}}}"#.to_vec()),
+    );
+    assert_eq!(r.status, 200, "{}", message(&r));
+    assert_eq!(call(&mut s, "POST", PODS, Some(pod("later", json!({"limits": {"cpu": "2"}})))).status, 403);
+}

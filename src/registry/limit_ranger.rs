@@ -248,17 +248,19 @@ impl<S: Storage> Registry<S> {
         }
     }
 
-    /// The validating half, for a new pod, or a claim created or updated:
-    /// the first LimitRange any of whose items is broken refuses it, every
-    /// broken limit of that range said.
+    /// The validating half, for a new pod (a pod's containers cannot
+    /// change, upstream reasons, so an update is not asked), or a claim
+    /// created or updated: the first LimitRange any of whose items is
+    /// broken refuses it, every broken limit of that range said.
     pub(super) fn validate_limit_ranges(
         &self,
         rt: &ResourceType,
         namespace: &str,
         value: &Value,
         shown_name: &str,
+        creating: bool,
     ) -> Result<(), Status> {
-        if !is_pods(rt) && !is_claims(rt) {
+        if !(is_claims(rt) || (creating && is_pods(rt))) {
             return Ok(());
         }
         for lr in self.limit_ranges(namespace) {

@@ -389,7 +389,7 @@ impl<S: Storage> Registry<S> {
         self.admit_to_namespace(rt, namespace, &name)?;
         self.admit_priority_class(rt, &value, true)?;
         let shown = if generated { meta::meta_str(&value, "generateName").unwrap_or("") } else { &name };
-        self.validate_limit_ranges(rt, namespace, &value, shown)?;
+        self.validate_limit_ranges(rt, namespace, &value, shown, true)?;
         let k = keys::key(rt, namespace, &name);
         let taken = |existing: Option<Arc<StoredObject>>| {
             let mut s = if generated {
@@ -649,9 +649,7 @@ impl<S: Storage> Registry<S> {
         }
         if !status {
             self.admit_priority_class(rt, &new, false)?;
-            if rt.gvr.resource == "persistentvolumeclaims" {
-                self.validate_limit_ranges(rt, namespace, &new, name)?;
-            }
+            self.validate_limit_ranges(rt, namespace, &new, name, false)?;
         }
         if recorded == Recorded::Update {
             crate::apply::record_update(&writer(rt, opts, &self.now.rfc3339()), Some(old), &mut new);

@@ -59,7 +59,7 @@ pub struct Allocation<'a> {
 
 pub trait Strategy: Send + Sync {
     /// Fills in the fields a client left out (upstream's `SetDefaults_*`,
-    /// and what the admission plugins every cluster runs add).
+    /// applied as the request is decoded; admission's are `admit`'s).
     fn defaults(&self, _obj: &mut Map<String, Value>) {}
 
     /// What the cluster's mutating admission adds that needs nothing but
