@@ -801,3 +801,42 @@ fn kubectl_prints_yaml_as_the_server_answers_it() {
         }
     }
 }
+
+/// PriorityClasses, LimitRanges and Ingresses through kubectl's own
+/// commands: its columns, and the admissions' answers as it prints them.
+#[test]
+fn kubectl_priority_classes_limit_ranges_and_ingresses() {
+    if !kubectl_or_skip() {
+        return;
+    }
+    let d = &start_with("admission", &["--controllers=none", "--starter", "none"]);
+    let out = d.run(&["create", "priorityclass", "high", "--value=1000", "--description=the important"]);
+    assert!(out.contains("priorityclass.scheduling.k8s.io/high created"), "{out}");
+    let (header, row) = columns(&d.run(&["get", "pc"]), "system-node-critical");
+    assert_eq!(header, ["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"]);
+    assert_eq!((row[1].as_str(), row[2].as_str(), row[4].as_str()), ("2000001000", "false", "PreemptLowerPriority"));
+    let (ok, out) = d.attempt(&["delete", "pc", "system-node-critical"], "");
+    assert!(!ok && out.contains("this is a system priority class and cannot be deleted"), "{out}");
+
+    let lr = "apiVersion: v1\nkind: LimitRange\nmetadata: {name: cpu}\nspec:\n  limits:\n  - type: Container\n    max: {cpu: \"1\"}\n    default: {cpu: 500m}\n";
+    d.run_stdin(&["apply", "-f", "-"], lr);
+    let (header, _) = columns(&d.run(&["get", "limits"]), "cpu");
+    assert_eq!(header, ["NAME", "CREATED AT"]);
+    d.run(&["run", "web", "--image=nginx", "--overrides={\"spec\":{\"priorityClassName\":\"high\"}}"]);
+    let out =
+        d.run(&["get", "pod", "web", "-o", "jsonpath={.spec.priority} {.spec.containers[0].resources.limits.cpu}"]);
+    assert_eq!(out.trim(), "1000 500m");
+    let big = "{\"spec\":{\"containers\":[{\"name\":\"big\",\"image\":\"nginx\",\"resources\":{\"limits\":{\"cpu\":\"2\"}}}]}}";
+    let (ok, out) = d.attempt(&["run", "big", "--image=nginx", &format!("--overrides={big}")], "");
+    assert!(
+        !ok && out.contains("pods \"big\" is forbidden: maximum cpu usage per Container is 1, but limit is 2"),
+        "{out}"
+    );
+
+    d.run(&["create", "ingress", "web", "--rule=foo.com/bar=web:80,tls=foo-tls"]);
+    let (header, row) = columns(&d.run(&["get", "ingress"]), "web");
+    assert_eq!(header, ["NAME", "CLASS", "HOSTS", "ADDRESS", "PORTS", "AGE"]);
+    assert_eq!((row[1].as_str(), row[2].as_str(), row[3].as_str()), ("<none>", "foo.com", "80, 443"));
+    let (ok, out) = d.attempt(&["create", "ingress", "bad", "--rule=1.2.3.4/x=web:80"], "");
+    assert!(!ok && out.contains("must be a DNS name, not an IP address"), "{out}");
+}
