@@ -17,6 +17,7 @@ mod edit;
 mod explain;
 mod get;
 mod imperative;
+mod jsonpath;
 mod label;
 mod parse;
 mod print;
@@ -681,6 +682,12 @@ mod tests {
         assert_eq!((v["kind"].as_str(), v["metadata"]["labels"]["tier"].as_str()), (Some("ConfigMap"), Some("web")));
         assert_eq!(v["metadata"]["annotations"]["note"], "hello world");
         assert_eq!(run(&mut s, "get cm demo demo2 -o name", "").text, "configmap/demo\nconfigmap/demo2\n");
+        assert_eq!(run(&mut s, "get cm demo -o jsonpath='{.metadata.labels.tier}'", "").text, "web");
+        let each = r#"get cm demo demo2 -o jsonpath='{range .items[*]}{.metadata.name}{"\n"}{end}'"#;
+        assert_eq!(run(&mut s, each, "").text, "demo\ndemo2\n");
+        assert!(run(&mut s, "get cm demo -o jsonpath", "")
+            .text
+            .contains("template format specified but no template given"));
 
         let out =
             run(&mut s, "replace -f -", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: demo2\ndata:\n  x: y\n");

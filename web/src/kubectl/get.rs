@@ -118,7 +118,7 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
                     out.line(name_ref(r, it.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("")));
                 }
             }
-            Output::Yaml | Output::Json => printed.extend(items.into_iter().map(|mut i| {
+            Output::Yaml | Output::Json | Output::JsonPath(_) => printed.extend(items.into_iter().map(|mut i| {
                 if !cmd.show_managed_fields {
                     if let Some(m) = i.get_mut("metadata").and_then(Value::as_object_mut) {
                         m.shift_remove("managedFields");
@@ -129,18 +129,23 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
         }
     }
     // (Named objects none of which was found: only their errors.)
-    if matches!(cmd.output, Output::Yaml | Output::Json) && (cmd.names.is_empty() || !printed.is_empty()) {
+    if matches!(cmd.output, Output::Yaml | Output::Json | Output::JsonPath(_))
+        && (cmd.names.is_empty() || !printed.is_empty())
+    {
         let doc = if printed.len() == 1 && !cmd.names.is_empty() {
             printed.remove(0)
         } else {
             json!({"apiVersion": "v1", "items": printed, "kind": "List", "metadata": {"resourceVersion": ""}})
         };
         // (YAML orders keys as go-yaml does; JSON by bytes, as Go's encoder.)
-        out.text.push_str(&if cmd.output == Output::Yaml {
-            to_yaml(&doc)
-        } else {
-            to_pretty_json(&keys_sorted(&doc)) + "\n"
-        });
+        match &cmd.output {
+            Output::Yaml => out.text.push_str(&to_yaml(&doc)),
+            Output::JsonPath(template) => match super::jsonpath::print(template, &doc) {
+                Ok(text) => out.text.push_str(&text),
+                Err(e) => out.error(e),
+            },
+            _ => out.text.push_str(&(to_pretty_json(&keys_sorted(&doc)) + "\n")),
+        }
     }
     if cmd.watch {
         out.line("(watching: the events stream into a new watch lane)");

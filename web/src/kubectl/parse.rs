@@ -9,6 +9,8 @@ pub enum Output {
     Yaml,
     Json,
     Name,
+    /// `-o jsonpath=TEMPLATE`.
+    JsonPath(String),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -404,9 +406,11 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     "json" => Output::Json,
                     "name" => Output::Name,
                     "wide" => Output::Wide,
+                    "jsonpath" | "jsonpath=" => return Err("error: template format specified but no template given".into()),
+                    t if t.starts_with("jsonpath=") => Output::JsonPath(t["jsonpath=".len()..].to_string()),
                     _ => {
                         return Err(format!(
-                            "unable to match a printer suitable for the output format \"{v}\", allowed formats are: json,name,wide,yaml"
+                            "unable to match a printer suitable for the output format \"{v}\", allowed formats are: json,jsonpath,name,wide,yaml"
                         ))
                     }
                 };
