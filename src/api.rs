@@ -4,6 +4,7 @@
 //! helpers over JSON objects.
 
 pub mod gvk;
+pub mod jsonpath;
 pub mod media_type;
 pub mod meta;
 pub mod object;

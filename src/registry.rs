@@ -14,7 +14,6 @@
 
 pub mod decode;
 mod default_ingress_class;
-pub mod jsonpath;
 pub mod keys;
 pub mod kinds;
 mod limit_ranger;

@@ -30,8 +30,9 @@ use super::super::options::{DeleteOptions, FieldValidation, Subresource, Verb, W
 use super::super::resource::{Conversion, ConversionRef, ResourceDefinition, ResourceType, StoredAs};
 use super::super::strategy::{SelectableField, Strategy, StrategyRef};
 use super::super::table::{Column, Desc, META, NAME};
-use super::super::{jsonpath, keys, schema_validation, Registry};
+use super::super::{keys, schema_validation, Registry};
 use super::{is_terminating, Recorded};
+use crate::api::jsonpath;
 use crate::api::meta::NameRule;
 use crate::api::{FieldError, GroupVersionResource};
 use crate::clock::{human_duration, parse_rfc3339, SimTime};

@@ -134,7 +134,7 @@ fn select<'a>(root: &'a Value, path: &str) -> Result<Vec<&'a Value>, String> {
         return Ok(vec![root]);
     }
     let p = p.strip_prefix('@').unwrap_or(p);
-    kubesim::registry::jsonpath::select(root, p)
+    kubesim::api::jsonpath::select(root, p)
         .ok_or_else(|| format!("unrecognized character in action: {}", p.chars().next().unwrap_or(' ')))
 }
 

@@ -2,7 +2,9 @@
 //! printer columns use (`.status.replicas`, `.spec.items[0].name`,
 //! `.spec.containers[*].image`, `.status.conditions[?(@.type=="Ready")].status`,
 //! optionally wrapped in `{}`), evaluated with missing keys allowed, as the
-//! apiextensions table convertor evaluates it.
+//! apiextensions table convertor evaluates it; the page's kubectl
+//! evaluates each `{}` of a `-o jsonpath` template with it (so it lives
+//! with the plain data, where the page may name it).
 //!
 //! Written here rather than taken from an RFC 9535 crate: Kubernetes'
 //! dialect is client-go's (its `{}` templates, `[?()]` filters compared as
