@@ -38,10 +38,6 @@ fn created(s: &mut Server, target: &str, body: Value) -> Value {
     r.json_body()
 }
 
-fn message(r: &kubesim::server::Response) -> String {
-    r.json_body()["message"].as_str().unwrap_or_default().to_string()
-}
-
 #[test]
 fn a_core_event_reads_through_events_k8s_io_with_its_fields_renamed() {
     let mut s = server();

@@ -10,10 +10,6 @@ use serde_json::{json, Value};
 const INGRESSES: &str = "/apis/networking.k8s.io/v1/namespaces/default/ingresses";
 const CLASSES: &str = "/apis/networking.k8s.io/v1/ingressclasses";
 
-fn message(r: &kubesim::server::Response) -> String {
-    r.json_body()["message"].as_str().unwrap_or_default().to_string()
-}
-
 fn ingress(name: &str, spec: Value) -> Value {
     json!({"apiVersion": "networking.k8s.io/v1", "kind": "Ingress", "metadata": {"name": name}, "spec": spec})
 }
@@ -159,12 +155,6 @@ fn classes_validate_their_controller_and_parameters() {
     changed["spec"]["controller"] = json!("acme.io/y");
     let r = call(&mut s, "PUT", &format!("{CLASSES}/x"), Some(changed));
     assert_eq!(message(&r), "IngressClass.networking.k8s.io \"x\" is invalid: spec.controller: Invalid value: \"acme.io/y\": field is immutable");
-}
-
-fn table(s: &mut kubesim::server::Server, path: &str) -> Value {
-    let req = kubesim::server::Request::new("GET", path)
-        .with_header("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io");
-    s.handle(req).json_body()
 }
 
 #[test]

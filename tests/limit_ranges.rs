@@ -11,10 +11,6 @@ use serde_json::{json, Value};
 const LIMITS: &str = "/api/v1/namespaces/default/limitranges";
 const PODS: &str = "/api/v1/namespaces/default/pods";
 
-fn message(r: &kubesim::server::Response) -> String {
-    r.json_body()["message"].as_str().unwrap_or_default().to_string()
-}
-
 fn limit_range(name: &str, limits: Value) -> Value {
     json!({"apiVersion": "v1", "kind": "LimitRange", "metadata": {"name": name}, "spec": {"limits": limits}})
 }
@@ -55,12 +51,7 @@ fn a_container_item_is_defaulted_and_validated() {
         assert_eq!(r.status, 422, "{limits}");
         assert_eq!(message(&r), format!("LimitRange \"bad\" is invalid: {want}"), "{limits}");
     }
-    let table = s
-        .handle(
-            kubesim::server::Request::new("GET", LIMITS)
-                .with_header("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io"),
-        )
-        .json_body();
+    let table = table(&mut s, LIMITS);
     let names: Vec<&str> =
         table["columnDefinitions"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["Name", "Created At"]);

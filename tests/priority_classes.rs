@@ -26,10 +26,6 @@ fn pod(name: &str, spec_extra: Value) -> Value {
     json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec})
 }
 
-fn message(r: &kubesim::server::Response) -> String {
-    r.json_body()["message"].as_str().unwrap_or_default().to_string()
-}
-
 #[test]
 fn the_system_classes_exist_at_start_and_refuse_deletion() {
     let mut s = server();
@@ -216,9 +212,7 @@ fn a_templates_class_name_and_policy_are_validated() {
 #[test]
 fn kubectl_sees_the_columns_it_prints() {
     let mut s = server();
-    let mut req = kubesim::server::Request::new("GET", CLASSES);
-    req = req.with_header("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io");
-    let table = s.handle(req).json_body();
+    let table = table(&mut s, CLASSES);
     let columns: Vec<&str> =
         table["columnDefinitions"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
     assert_eq!(columns, ["Name", "Value", "Global-Default", "Age", "PreemptionPolicy"]);

@@ -58,6 +58,17 @@ pub fn events(r: &Response) -> Vec<(String, Value)> {
         .collect()
 }
 
+/// A Status answer's message.
+pub fn message(r: &Response) -> String {
+    r.json_body()["message"].as_str().unwrap_or_default().to_string()
+}
+
+/// A list or object as a server-side Table (kubectl's Accept).
+pub fn table(s: &mut Server, target: &str) -> Value {
+    s.handle(Request::new("GET", target).with_header("Accept", "application/json;as=Table;v=v1;g=meta.k8s.io"))
+        .json_body()
+}
+
 pub fn reason(r: &Response) -> String {
     r.json_body()["reason"].as_str().unwrap_or_default().to_string()
 }
