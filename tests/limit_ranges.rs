@@ -23,10 +23,11 @@ fn pod(name: &str, resources: Value) -> Value {
 #[test]
 fn a_container_item_is_defaulted_and_validated() {
     let mut s = server();
+    // (A PUT of a missing LimitRange creates it, as upstream's strategy allows.)
     let r = call(
         &mut s,
-        "POST",
-        LIMITS,
+        "PUT",
+        &format!("{LIMITS}/cpu"),
         Some(limit_range("cpu", json!([{"type": "Container", "max": {"cpu": "1"}, "min": {"cpu": "100m"}}]))),
     );
     assert_eq!(r.status, 201, "{}", message(&r));

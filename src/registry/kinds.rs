@@ -227,6 +227,7 @@ pub static BUILTIN: &[Builtin] = &[
     },
     Builtin {
         short_names: &["limits"],
+        allow_create_on_update: true,
         strategy: &limit_range::LimitRange,
         ..rt("", "v1", "limitranges", "limitrange", "LimitRange", true)
     },
