@@ -657,3 +657,29 @@ fn a_number_comes_back_as_the_nearest_double_prints_it() {
     let r = get(&mut s, "/apis/example.com/v1/namespaces/default/widgets/w");
     assert!(String::from_utf8_lossy(&r.body).contains(r#""ratio":444444.44444474444"#));
 }
+
+#[test]
+fn a_custom_objects_update_owns_every_node_it_added_with_a_dot() {
+    // A custom resource's zero value is an empty object: `spec` and every
+    // struct under it are added by the create (as upstream records it:
+    // `"f:spec":{".":{},...}`), and so is `status` by its first write.
+    let mut s = server();
+    assert_eq!(call(&mut s, "POST", CRDS, Some(typed_crd())).status, 201);
+    let w = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"},
+        "spec": {"size": 1, "ports": [{"name": "http", "port": 80}]}});
+    let r = call(&mut s, "POST", "/apis/example.com/v1/namespaces/default/widgets", Some(w));
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let obj = r.json_body();
+    assert_eq!(
+        obj["metadata"]["managedFields"][0]["fieldsV1"],
+        json!({"f:spec": {".": {}, "f:ports": {".": {}, "k:{\"name\":\"http\"}": {".": {}, "f:name": {}, "f:port": {}}},
+            "f:size": {}}})
+    );
+    let mut with_status = obj.clone();
+    with_status["status"] = json!({"ready": true});
+    let r = call(&mut s, "PUT", "/apis/example.com/v1/namespaces/default/widgets/w/status", Some(with_status));
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let entries = r.json_body()["metadata"]["managedFields"].clone();
+    let status_entry = entries.as_array().unwrap().iter().find(|e| e["subresource"] == "status").cloned();
+    assert_eq!(status_entry.expect("a status entry")["fieldsV1"], json!({"f:status": {".": {}, "f:ready": {}}}));
+}

@@ -22,7 +22,9 @@ enum ListKind<'a> {
 /// What a schema node is.
 enum Shape<'a> {
     Leaf,
-    Struct(crate::schema::Props<'a>),
+    /// A struct: its fields, and the fields its zero value holds (see
+    /// `Facts::zero`).
+    Struct(crate::schema::Props<'a>, Option<&'a Map<String, Value>>),
     Map(Option<&'a Value>),
     List(ListKind<'a>, Option<&'a Value>),
 }
@@ -58,7 +60,7 @@ fn shape<'a>(s: &'a Schemas, schema: Option<&'a Value>, value: &Value) -> Shape<
                 return Shape::Leaf;
             }
             match (facts.properties, facts.additional) {
-                (Some(p), _) => Shape::Struct(p),
+                (Some(p), _) => Shape::Struct(p, facts.zero),
                 (_, Some(ap)) => Shape::Map(Some(ap)),
                 _ => Shape::Leaf,
             }
@@ -91,7 +93,7 @@ fn item_element(kind: ListKind, item: &Value, index: usize) -> Option<PathElemen
 pub fn undeclared_fields(s: &Schemas, schema: Option<&Value>, value: &Value) -> Vec<String> {
     fn walk(s: &Schemas, schema: Option<&Value>, value: &Value, path: &mut Path, out: &mut Vec<String>) {
         match (shape(s, schema, value), value) {
-            (Shape::Struct(props), Value::Object(m)) => {
+            (Shape::Struct(props, _), Value::Object(m)) => {
                 for (k, v) in m {
                     path.push(PathElement::Field(k.clone()));
                     match props.get(k) {
@@ -136,7 +138,7 @@ pub fn to_set(s: &Schemas, schema: Option<&Value>, value: &Value) -> Set {
 
 fn walk_set(s: &Schemas, schema: Option<&Value>, value: &Value, path: &mut Path, out: &mut Set) {
     match (shape(s, schema, value), value) {
-        (Shape::Struct(props), Value::Object(m)) => {
+        (Shape::Struct(props, _), Value::Object(m)) => {
             for (k, v) in m {
                 path.push(PathElement::Field(k.clone()));
                 let child = props.get(k);
@@ -208,7 +210,7 @@ fn field_key(name: &str) -> String {
 /// Compares `old` and `new` (either may be absent).
 pub fn compare(s: &Schemas, schema: Option<&Value>, old: Option<&Value>, new: Option<&Value>) -> Comparison {
     let mut c = Comparison::default();
-    walk_cmp(s, schema, old, new, &mut Vec::new(), false, &mut c);
+    walk_cmp(s, schema, old, new, &mut Vec::new(), &mut c);
     c
 }
 
@@ -233,16 +235,19 @@ fn leaf(old: Option<&Value>, new: Option<&Value>, path: &Path, c: &mut Compariso
     }
 }
 
-/// A struct's zero value always exists in upstream's typed objects, so
-/// adding or removing a struct is not itself a change; a list item
-/// (`list_item`) always is.
+/// Upstream compares typed Go values, where a struct that exists holds its
+/// zero fields whether or not the JSON wrote them (a non-pointer struct, a
+/// field without `omitempty`): within a struct present on one side, a zero
+/// field it leaves out counts as its zero value there. So adding a pointer
+/// struct (`rollingUpdate`) is a change of its own, and filling a
+/// non-pointer one (`strategy`) or a list that is never omitted
+/// (`containers`) is not.
 fn walk_cmp(
     s: &Schemas,
     schema: Option<&Value>,
     old: Option<&Value>,
     new: Option<&Value>,
     path: &mut Path,
-    list_item: bool,
     c: &mut Comparison,
 ) {
     // Equal subtrees hold no change (a status write leaves the spec be).
@@ -260,18 +265,19 @@ fn walk_cmp(
         leaf(old, new, path, c);
         return;
     }
-    let mut struct_node = false;
     match sh {
-        Shape::Struct(props) => {
-            struct_node = true;
+        Shape::Struct(props, zero) => {
             let (om, nm) = (old.and_then(Value::as_object), new.and_then(Value::as_object));
+            let zero_of = |side: Option<&Map<String, Value>>, k: &str| side.and(zero).and_then(|z| z.get(k));
             for (k, o, n) in union_entries(om, nm) {
+                let o = o.or_else(|| zero_of(om, k));
+                let n = n.or_else(|| zero_of(nm, k));
                 path.push(PathElement::Field(k.clone()));
                 let child = props.get(k.as_str());
                 if child.is_none() {
                     leaf(o, n, path, c);
                 } else {
-                    walk_cmp(s, child, o, n, path, false, c);
+                    walk_cmp(s, child, o, n, path, c);
                 }
                 path.pop();
             }
@@ -280,7 +286,7 @@ fn walk_cmp(
             let (om, nm) = (old.and_then(Value::as_object), new.and_then(Value::as_object));
             for (k, o, n) in union_entries(om, nm) {
                 path.push(PathElement::Field(k.clone()));
-                walk_cmp(s, elem, o, n, path, false, c);
+                walk_cmp(s, elem, o, n, path, c);
                 path.pop();
             }
         }
@@ -310,7 +316,7 @@ fn walk_cmp(
                 if matches!(kind, ListKind::Set) {
                     leaf(o, n, path, c);
                 } else {
-                    walk_cmp(s, items, o, n, path, true, c);
+                    walk_cmp(s, items, o, n, path, c);
                 }
                 path.pop();
             }
@@ -318,8 +324,8 @@ fn walk_cmp(
         Shape::Leaf => {}
     }
     // A container added or removed as a whole is a change of its own
-    // (upstream's post-item hook), except structs (see above).
-    if (!struct_node || list_item) && !path.is_empty() {
+    // (upstream's post-item hook).
+    if !path.is_empty() {
         match (old, new) {
             (None, Some(_)) => c.added.insert(path.clone()),
             (Some(_), None) => c.removed.insert(path.clone()),
@@ -359,10 +365,12 @@ fn union_entries<'a>(
     out
 }
 
-/// The FieldsV1 document of everything `value` sets when it is new (a
-/// create): what `compare(None, value)` marks added, written directly as
-/// the nested document, without building a set of paths first. `keep`
-/// decides which top-level fields (and metadata fields) are managed.
+/// The FieldsV1 document of everything a create of `value` changes:
+/// what `compare(zero, value)` marks added or modified, where `zero` is
+/// the kind's zero value (upstream's field manager starts a create from
+/// it), written directly as the nested document, without building a set
+/// of paths first. `keep` decides which top-level fields (and metadata
+/// fields) are managed.
 pub fn added_fields_v1(
     s: &Schemas,
     schema: Option<&Value>,
@@ -370,24 +378,31 @@ pub fn added_fields_v1(
     keep: &dyn Fn(&str, Option<&str>) -> bool,
 ) -> Value {
     let Value::Object(m) = value else { return Value::Object(Map::new()) };
-    let props = schema.and_then(|sc| s.facts(sc).properties);
+    let facts = schema.map(|sc| s.facts(sc));
+    let props = facts.and_then(|f| f.properties);
+    let zero = facts.and_then(|f| f.zero);
     let mut out = Vec::with_capacity(m.len());
     for (k, v) in m {
         if !keep(k, None) {
             continue;
         }
         let child = props.and_then(|p| p.get(k));
+        let was = zero.and_then(|z| z.get(k));
         let node = match (k.as_str(), child, v) {
             // Metadata's fields the server owns are left out before they
             // are walked.
             ("metadata", Some(child), Value::Object(md)) => {
-                let meta_props = s.facts(child).properties;
+                let meta = s.facts(child);
+                // Metadata's own zero fields count only where the zero
+                // value has metadata (a built-in kind's does).
+                let meta_zero = was.and(meta.zero);
                 let mut fields = Vec::new();
                 for (f, fv) in md {
                     if keep("metadata", Some(f)) {
-                        let c = meta_props.and_then(|p| p.get(f));
-                        let node = if c.is_none() { Value::Object(Map::new()) } else { added_node(s, c, fv, false) };
-                        fields.push((field_key(f), node));
+                        let c = meta.properties.and_then(|p| p.get(f));
+                        if let Some(node) = changed_node(s, c, fv, meta_zero.and_then(|z| z.get(f))) {
+                            fields.push((field_key(f), node));
+                        }
                     }
                 }
                 if fields.is_empty() {
@@ -397,8 +412,10 @@ pub fn added_fields_v1(
             }
             // Metadata that is not an object sets none of its fields.
             ("metadata", _, _) => continue,
-            (_, None, _) => Value::Object(Map::new()),
-            _ => added_node(s, child, v, false),
+            _ => match changed_node(s, child, v, was) {
+                Some(node) => node,
+                None => continue,
+            },
         };
         out.push((field_key(k), node));
     }
@@ -411,32 +428,44 @@ fn sorted_object(mut entries: Vec<(String, Value)>) -> Value {
     Value::Object(entries.into_iter().collect())
 }
 
-fn added_node(s: &Schemas, schema: Option<&Value>, value: &Value, list_item: bool) -> Value {
+/// The FieldsV1 node of `value` where it was `was` before (None: absent),
+/// or None when nothing changed: `walk_cmp` for one side known to be a
+/// zero value. A node absent before is added, and so holds `.` when it has
+/// children; a node that existed (a zero field) does not.
+fn changed_node(s: &Schemas, schema: Option<&Value>, value: &Value, was: Option<&Value>) -> Option<Value> {
     let leaf = || Value::Object(Map::new());
+    if was.is_some_and(|w| same(w, value)) {
+        return None;
+    }
+    if schema.is_none() {
+        return Some(leaf());
+    }
     let sh = shape(s, schema, value);
-    if matches!(sh, Shape::Leaf) || matches!(sh, Shape::List(ListKind::Atomic, _)) || is_empty_container(Some(value)) {
-        return leaf();
+    if matches!(sh, Shape::Leaf)
+        || matches!(sh, Shape::List(ListKind::Atomic, _))
+        || (is_empty_container(was) && is_empty_container(Some(value)))
+    {
+        return Some(leaf());
     }
     let mut out = Vec::new();
-    let mut member = list_item;
     match (sh, value) {
-        (Shape::Struct(props), Value::Object(m)) => {
+        (Shape::Struct(props, zero), Value::Object(m)) => {
             out.reserve(m.len() + 1);
+            // A struct that existed holds its zero fields.
+            let zero = was.and(zero);
             for (k, v) in m {
-                let child = props.get(k);
-                let node = if child.is_none() { leaf() } else { added_node(s, child, v, false) };
-                out.push((field_key(k), node));
+                if let Some(node) = changed_node(s, props.get(k), v, zero.and_then(|z| z.get(k))) {
+                    out.push((field_key(k), node));
+                }
             }
         }
         (Shape::Map(elem), Value::Object(m)) => {
-            member = true;
             out.reserve(m.len() + 1);
             for (k, v) in m {
-                out.push((field_key(k), added_node(s, elem, v, false)));
+                out.extend(changed_node(s, elem, v, None).map(|node| (field_key(k), node)));
             }
         }
         (Shape::List(kind, items), Value::Array(list)) => {
-            member = true;
             let mut seen = std::collections::HashSet::new();
             for (i, item) in list.iter().enumerate() {
                 let Some(e) = item_element(kind, item, i) else { continue };
@@ -444,23 +473,27 @@ fn added_node(s: &Schemas, schema: Option<&Value>, value: &Value, list_item: boo
                 if !seen.insert(key.clone()) {
                     continue;
                 }
-                let node = if matches!(kind, ListKind::Set) { leaf() } else { added_node(s, items, item, true) };
-                out.push((key, node));
+                let node =
+                    if matches!(kind, ListKind::Set) { Some(leaf()) } else { changed_node(s, items, item, None) };
+                out.extend(node.map(|node| (key, node)));
             }
         }
-        _ => return leaf(),
+        _ => return Some(leaf()),
     }
-    if member && !out.is_empty() {
+    if out.is_empty() {
+        return was.is_none().then(leaf);
+    }
+    if was.is_none() {
         out.push((".".into(), leaf()));
     }
-    sorted_object(out)
+    Some(sorted_object(out))
 }
 
 /// Merges an applied configuration into the live object: the
 /// configuration's values win; what it leaves out stays.
 pub fn merge(s: &Schemas, schema: Option<&Value>, live: &Value, config: &Value) -> Value {
     match (shape(s, schema, config), live, config) {
-        (Shape::Struct(props), Value::Object(l), Value::Object(cfg)) => {
+        (Shape::Struct(props, _), Value::Object(l), Value::Object(cfg)) => {
             let mut out = l.clone();
             for (k, v) in cfg {
                 let merged = match l.get(k) {
@@ -507,11 +540,11 @@ pub fn remove(s: &Schemas, schema: Option<&Value>, value: &mut Value, set: &Set)
 fn walk_remove(s: &Schemas, schema: Option<&Value>, value: &mut Value, path: &mut Path, set: &Set) {
     let sh = shape(s, schema, value);
     match (sh, value) {
-        (sh @ (Shape::Struct(_) | Shape::Map(_)), Value::Object(m)) => {
+        (sh @ (Shape::Struct(..) | Shape::Map(_)), Value::Object(m)) => {
             let keys: Vec<String> = m.keys().cloned().collect();
             for k in keys {
                 let child = match &sh {
-                    Shape::Struct(props) => props.get(&k),
+                    Shape::Struct(props, _) => props.get(&k),
                     Shape::Map(elem) => *elem,
                     _ => None,
                 };
@@ -599,9 +632,16 @@ mod tests {
     }
 
     #[test]
-    fn compare_marks_added_containers_but_not_structs() {
+    fn compare_marks_what_the_zero_value_lacks_as_added() {
+        // As upstream's typed values: a DeploymentSpec always holds
+        // `strategy` and `template` (non-pointer structs) and a PodSpec
+        // `containers` (no omitempty), so filling them is no addition of
+        // their own; `labels`, `rollingUpdate` (a pointer) and list items
+        // are added.
         let old = json!({"spec": {"replicas": 1}});
-        let new = json!({"metadata": {"labels": {"a": "b"}}, "spec": {"replicas": 2, "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}});
+        let new = json!({"metadata": {"labels": {"a": "b"}}, "spec": {"replicas": 2,
+            "strategy": {"rollingUpdate": {"maxSurge": 1}},
+            "template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}});
         let c = compare(schemas(), deploy_schema(), Some(&old), Some(&new));
         assert_eq!(shown(&c.modified), vec![".spec.replicas"]);
         assert_eq!(
@@ -609,13 +649,22 @@ mod tests {
             vec![
                 ".metadata.labels",
                 ".metadata.labels.a",
-                ".spec.template.spec.containers",
+                ".spec.strategy.rollingUpdate",
+                ".spec.strategy.rollingUpdate.maxSurge",
                 ".spec.template.spec.containers[name=\"c\"]",
                 ".spec.template.spec.containers[name=\"c\"].image",
                 ".spec.template.spec.containers[name=\"c\"].name",
             ]
         );
         assert!(c.removed.is_empty());
+        // Taking the pointer struct away removes it; emptying the list
+        // that is never omitted modifies it.
+        let back = compare(schemas(), deploy_schema(), Some(&new), Some(&old));
+        assert!(shown(&back.removed).contains(&".spec.strategy.rollingUpdate".to_string()));
+        assert!(!shown(&back.removed).iter().any(|p| p == ".spec.template.spec.containers"));
+        // A zero field written with its zero value changes nothing.
+        let same = compare(schemas(), deploy_schema(), Some(&json!({})), Some(&json!({"spec": {"strategy": {}}})));
+        assert!(same.added.is_empty() && same.modified.is_empty(), "{:?}", same);
     }
 
     #[test]

@@ -363,8 +363,10 @@ impl<S: Storage> Registry<S> {
         self.admit_limit_ranges(rt, namespace, &mut value);
         if let Value::Object(o) = &mut value {
             if rt.status_subresource {
-                let status = rt.strategy.initial_status(o);
-                o.insert("status".into(), status);
+                match rt.strategy.initial_status(o) {
+                    Value::Null => o.shift_remove("status"),
+                    status => o.insert("status".into(), status),
+                };
             }
             rt.strategy.prepare_for_create(o);
         }

@@ -69,7 +69,8 @@ pub trait Strategy: Send + Sync {
     fn admit(&self, _obj: &mut Map<String, Value>) {}
 
     /// The status a new object starts with, for kinds with a status
-    /// subresource: clients cannot create an object with a status.
+    /// subresource: clients cannot create an object with a status. Null:
+    /// none at all (a custom resource's).
     fn initial_status(&self, _obj: &Map<String, Value>) -> Value {
         Value::Object(Map::new())
     }

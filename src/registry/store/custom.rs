@@ -251,6 +251,13 @@ impl Strategy for CustomStrategy {
         self.terminating.then_some("create not allowed while custom resource definition is terminating")
     }
 
+    /// A custom resource starts with no status at all (upstream's
+    /// strategy deletes what the create sent; an unstructured object has no
+    /// zero status to hold), so its first status write adds `status`.
+    fn initial_status(&self, _obj: &serde_json::Map<String, Value>) -> Value {
+        Value::Null
+    }
+
     /// A status write changes no metadata (upstream's
     /// `ResetObjectMetaForStatus` for custom resources).
     fn metadata_kept_on_status_update(&self) -> &'static [&'static str] {
