@@ -212,6 +212,46 @@ impl Schemas {
         }
     }
 
+    /// Writes into `value` what upstream's encoding of it shows that it
+    /// leaves out: within each struct it holds, the fields the struct's Go
+    /// type always encodes (its zero fields: `creationTimestamp: null` in
+    /// a template's metadata, a pod condition's `lastProbeTime: null`, an
+    /// event's `reportingComponent: ""`), after its own fields. Upstream
+    /// decodes every write into its Go type, so these are there in all it
+    /// stores and answers.
+    pub fn fill_zero_fields(&self, schema: &Value, value: &mut Value) {
+        let nested = |v: &Value| v.is_object() || v.is_array();
+        match value {
+            Value::Object(m) => {
+                let facts = self.facts(schema);
+                if let Some(props) = facts.properties {
+                    for (k, z) in facts.zero.into_iter().flatten() {
+                        if !m.contains_key(k) {
+                            m.insert(k.clone(), z.clone());
+                        }
+                    }
+                    for (k, v) in m.iter_mut().filter(|(_, v)| nested(v)) {
+                        if let Some(child) = props.get(k) {
+                            self.fill_zero_fields(child, v);
+                        }
+                    }
+                } else if let Some(elem) = facts.additional {
+                    for v in m.values_mut().filter(|v| nested(v)) {
+                        self.fill_zero_fields(elem, v);
+                    }
+                }
+            }
+            Value::Array(list) => {
+                if let Some(items) = self.facts(schema).items {
+                    for v in list.iter_mut().filter(|v| nested(v)) {
+                        self.fill_zero_fields(items, v);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
     /// The definition name of a kind (`io.k8s.api.core.v1.ConfigMap`).
     pub fn name_of(&self, group: &str, version: &str, kind: &str) -> Option<&str> {
         self.by_kind.get(kind)?.iter().find(|(g, v, _)| g == group && v == version).map(|(_, _, n)| n.as_str())

@@ -43,8 +43,12 @@ fn a_definition_is_named_established_and_served() {
     let r = call(&mut s, "POST", CRDS, Some(widget_crd()));
     assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
     let created = r.json_body();
-    // The create answers before the controllers run: no names accepted yet.
-    assert_eq!(created["status"], json!({"acceptedNames": {"plural": "", "kind": ""}, "storedVersions": ["v1"]}));
+    // The create answers before the controllers run: no names accepted yet
+    // (and `conditions: null`, a list Go always encodes).
+    assert_eq!(
+        created["status"],
+        json!({"acceptedNames": {"plural": "", "kind": ""}, "storedVersions": ["v1"], "conditions": null})
+    );
     assert_eq!(created["spec"]["names"]["singular"], "widget");
     assert_eq!(created["spec"]["names"]["listKind"], "WidgetList");
     assert_eq!(created["spec"]["conversion"], json!({"strategy": "None"}));

@@ -146,6 +146,16 @@ fn writer<'a>(rt: &'a ResourceType, opts: &'a WriteOptions, now: &'a str) -> cra
     }
 }
 
+/// A built-in object as upstream holds it: with the zero fields of each of
+/// its structs (`Schemas::fill_zero_fields`). A custom resource's schema
+/// has none (its zero value is an empty object).
+fn fill_zero_fields(rt: &ResourceType, value: &mut Value) {
+    let s = crate::schema::schemas();
+    if let Some(schema) = rt.schema().filter(|sc| s.facts(sc).zero.is_some()) {
+        s.fill_zero_fields(schema, value);
+    }
+}
+
 /// The body's namespace must be empty (it is filled in) or the URL's; a
 /// cluster-scoped object has none.
 fn set_namespace(rt: &ResourceType, value: &mut Value, namespace: &str) -> Result<(), Status> {
@@ -370,6 +380,7 @@ impl<S: Storage> Registry<S> {
             }
             rt.strategy.prepare_for_create(o);
         }
+        fill_zero_fields(rt, &mut value);
         let name = meta::name(&value).to_string();
         let mut errs = validation::validate_meta(rt, &value);
         errs.extend(rt.strategy.validate(&value));
@@ -640,6 +651,7 @@ impl<S: Storage> Registry<S> {
             meta::metadata_mut(&mut new).insert("generation".into(), json!(g + 1));
         }
         meta::prune_empty_metadata(&mut new);
+        fill_zero_fields(rt, &mut new);
         let mut errs = validation::validate_meta(rt, &new);
         errs.extend(validation::validate_meta_update(&new, old));
         if !status {
