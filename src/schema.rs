@@ -63,6 +63,9 @@ pub struct Facts<'s> {
     /// field manager finds "before" a create, and inside any struct that
     /// exists. None for a custom resource's schemas.
     pub zero: Option<&'s Map<String, Value>>,
+    /// Whether the node or anything below it has zero fields (false: a
+    /// value of it never needs any filled in).
+    pub zero_below: bool,
 }
 
 /// A struct's declared fields, by name: through an index hashed with
@@ -114,6 +117,7 @@ impl<'s> Facts<'s> {
             preserve_unknown: resolved.get("x-kubernetes-preserve-unknown-fields").and_then(Value::as_bool)
                 == Some(true),
             zero: None,
+            zero_below: false,
         }
     }
 }
@@ -182,12 +186,58 @@ pub fn schemas() -> &'static Schemas {
         for d in defs.values() {
             visit(defs, &zeros, d, &mut facts, &mut indexes);
         }
+        // Which definitions hold zero fields at any depth: those with their
+        // own, then, until nothing changes, those that reach one.
+        let mut deep: std::collections::HashSet<usize> = zeros.keys().copied().collect();
+        loop {
+            let before = deep.len();
+            for d in defs.values() {
+                if !deep.contains(&address(d)) && reaches_zero(&facts, &deep, d) {
+                    deep.insert(address(d));
+                }
+            }
+            if deep.len() == before {
+                break;
+            }
+        }
+        let below: Vec<usize> = facts
+            .iter()
+            .filter(|(_, f)| deep.contains(&address(f.resolved)) || reaches_zero(&facts, &deep, f.resolved))
+            .map(|(at, _)| *at)
+            .collect();
+        for at in below {
+            if let Some(f) = facts.get_mut(&at) {
+                f.zero_below = true;
+            }
+        }
         Schemas { defs, by_kind, facts, zeros }
     })
 }
 
 fn address(v: &Value) -> usize {
     v as *const Value as usize
+}
+
+/// Whether a node's children (fields, items, map values) are or reach a
+/// definition in `deep`, looking through inline children.
+fn reaches_zero(
+    facts: &HashMap<usize, Facts<'static>, foldhash::fast::FixedState>,
+    deep: &std::collections::HashSet<usize>,
+    node: &Value,
+) -> bool {
+    let children = node
+        .get("properties")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flat_map(|p| p.values())
+        .chain(["items", "additionalProperties"].into_iter().filter_map(|k| node.get(k)));
+    for child in children {
+        let resolved = facts.get(&address(child)).map_or(child, |f| f.resolved);
+        if deep.contains(&address(resolved)) || (std::ptr::eq(resolved, child) && reaches_zero(facts, deep, child)) {
+            return true;
+        }
+    }
+    false
 }
 
 impl Schemas {
@@ -221,9 +271,12 @@ impl Schemas {
     /// stores and answers.
     pub fn fill_zero_fields(&self, schema: &Value, value: &mut Value) {
         let nested = |v: &Value| v.is_object() || v.is_array();
+        let facts = self.facts(schema);
+        if !facts.zero_below {
+            return;
+        }
         match value {
             Value::Object(m) => {
-                let facts = self.facts(schema);
                 if let Some(props) = facts.properties {
                     for (k, z) in facts.zero.into_iter().flatten() {
                         if !m.contains_key(k) {
@@ -242,7 +295,7 @@ impl Schemas {
                 }
             }
             Value::Array(list) => {
-                if let Some(items) = self.facts(schema).items {
+                if let Some(items) = facts.items {
                     for v in list.iter_mut().filter(|v| nested(v)) {
                         self.fill_zero_fields(items, v);
                     }
@@ -415,6 +468,28 @@ fn go_qualified(definition: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn zero_fields_are_found_where_a_definition_reaches_them() {
+        let s = schemas();
+        let def = |n: &str| s.definition(&format!("io.k8s.{n}")).unwrap();
+        let deploy = s.facts(def("api.apps.v1.Deployment"));
+        assert!(deploy.zero_below && deploy.zero.is_some_and(|z| z.contains_key("spec")));
+        assert_eq!(s.facts(def("api.core.v1.PodSpec")).zero.unwrap().get("containers"), Some(&Value::Null));
+        // A ConfigMap's data and a managedFields entry hold none below.
+        let cm = s.facts(def("api.core.v1.ConfigMap"));
+        assert!(!s.facts(cm.properties.unwrap().get("data").unwrap()).zero_below);
+        assert!(!s.facts(def("apimachinery.pkg.apis.meta.v1.ManagedFieldsEntry")).zero_below);
+        // Reached through a list: a PodSpec's containers' resources.
+        let pod_spec = s.facts(def("api.core.v1.PodSpec"));
+        assert!(s.facts(pod_spec.properties.unwrap().get("containers").unwrap()).zero_below);
+        let mut obj =
+            json!({"spec": {"containers": [{"name": "c"}]}, "metadata": {"managedFields": [{"manager": "m"}]}});
+        s.fill_zero_fields(def("api.core.v1.Pod"), &mut obj);
+        assert_eq!(obj["spec"]["containers"][0]["resources"], json!({}));
+        assert_eq!(obj["status"], json!({}));
+        assert_eq!(obj["metadata"]["managedFields"][0], json!({"manager": "m"}));
+    }
 
     #[test]
     fn the_browser_schemas_are_the_native_ones_without_descriptions() {

@@ -181,6 +181,9 @@ pub struct ResourceType {
     /// The names of the selectable fields (metadata ones first), shared by
     /// every stored object's attributes.
     field_names: Vec<Arc<str>>,
+    /// The built-in schema of the kind, found once (each write reads it
+    /// several times).
+    builtin_schema: Option<&'static serde_json::Value>,
 }
 
 impl ResourceType {
@@ -195,7 +198,10 @@ impl ResourceType {
             field_names.push(Arc::from("metadata.namespace"));
         }
         field_names.extend(d.strategy.selectable_fields().iter().map(|f| Arc::from(f.name.as_ref())));
+        let s = crate::schema::schemas();
+        let builtin_schema = s.name_of(&d.gvr.group, &d.gvr.version, &d.kind).and_then(|n| s.definition(n));
         ResourceType {
+            builtin_schema,
             api_version: gvk::api_version(&d.gvr.group, &d.gvr.version),
             list_kind: format!("{}List", d.kind),
             gvk: GroupVersionKind::new(&d.gvr.group, &d.gvr.version, &d.kind),
@@ -330,13 +336,7 @@ impl ResourceType {
     /// The kind's schema: a custom resource's from its definition, a
     /// built-in's generated definition (None: any JSON).
     pub fn schema(&self) -> Option<&Value> {
-        match self.strategy.schema() {
-            Some(s) => Some(s),
-            None => {
-                let s = crate::schema::schemas();
-                s.name_of(self.group(), self.version(), self.kind()).and_then(|d| s.definition(d))
-            }
-        }
+        self.strategy.schema().or(self.builtin_schema)
     }
 
     /// Served as unstructured objects, as custom resources are: no
