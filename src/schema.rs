@@ -28,6 +28,8 @@ pub struct Schemas {
     facts: HashMap<usize, Facts<'static>, foldhash::fast::FixedState>,
     /// Each definition's zero fields, by the definition's address.
     zeros: HashMap<usize, &'static Map<String, Value>>,
+    /// Each definition's pointer fields to values, by its address.
+    pointers: HashMap<usize, &'static [Value]>,
 }
 
 /// What decoding and type checks read of one schema node (its `$ref`s
@@ -66,6 +68,10 @@ pub struct Facts<'s> {
     /// Whether the node or anything below it has zero fields (false: a
     /// value of it never needs any filled in).
     pub zero_below: bool,
+    /// For a built-in struct, its fields that are Go pointers to values
+    /// (`replicas`, `automountServiceAccountToken`): their zero value is
+    /// written, where an `omitempty` value field's is left out.
+    pub pointers: &'s [Value],
 }
 
 /// A struct's declared fields, by name: through an index hashed with
@@ -118,6 +124,7 @@ impl<'s> Facts<'s> {
                 == Some(true),
             zero: None,
             zero_below: false,
+            pointers: &[],
         }
     }
 }
@@ -151,10 +158,18 @@ pub fn schemas() -> &'static Schemas {
             .flatten()
             .filter_map(|(name, z)| Some((address(defs.get(name)?), z.as_object()?)))
             .collect();
+        let pointers: HashMap<usize, &'static [Value]> = zero_doc
+            .get("pointers")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter_map(|(name, p)| Some((address(defs.get(name)?), p.as_array()?.as_slice())))
+            .collect();
         let mut facts = HashMap::with_hasher(foldhash::fast::FixedState::default());
         fn visit(
             defs: &'static Map<String, Value>,
             zeros: &HashMap<usize, &'static Map<String, Value>>,
+            pointers: &HashMap<usize, &'static [Value]>,
             node: &'static Value,
             out: &mut HashMap<usize, Facts<'static>, foldhash::fast::FixedState>,
             indexes: &mut HashMap<usize, &'static PropIndex>,
@@ -164,6 +179,7 @@ pub fn schemas() -> &'static Schemas {
             }
             let mut facts = Facts::find(defs, node);
             facts.zero = zeros.get(&address(facts.resolved)).copied();
+            facts.pointers = pointers.get(&address(facts.resolved)).copied().unwrap_or(&[]);
             if let Some(p) = &mut facts.properties {
                 // One index per declared map, however many nodes refer to it.
                 let at = p.map as *const Map<String, Value> as usize;
@@ -174,17 +190,17 @@ pub fn schemas() -> &'static Schemas {
             }
             out.insert(address(node), facts);
             for child in node.get("properties").and_then(Value::as_object).into_iter().flat_map(|p| p.values()) {
-                visit(defs, zeros, child, out, indexes);
+                visit(defs, zeros, pointers, child, out, indexes);
             }
             for key in ["additionalProperties", "items"] {
                 if let Some(child) = node.get(key) {
-                    visit(defs, zeros, child, out, indexes);
+                    visit(defs, zeros, pointers, child, out, indexes);
                 }
             }
         }
         let mut indexes = HashMap::new();
         for d in defs.values() {
-            visit(defs, &zeros, d, &mut facts, &mut indexes);
+            visit(defs, &zeros, &pointers, d, &mut facts, &mut indexes);
         }
         // Which definitions hold zero fields at any depth: those with their
         // own, then, until nothing changes, those that reach one.
@@ -210,7 +226,7 @@ pub fn schemas() -> &'static Schemas {
                 f.zero_below = true;
             }
         }
-        Schemas { defs, by_kind, facts, zeros }
+        Schemas { defs, by_kind, facts, zeros, pointers }
     })
 }
 
@@ -257,6 +273,7 @@ impl Schemas {
             None => {
                 let mut f = Facts::find(self.defs, raw);
                 f.zero = self.zeros.get(&address(f.resolved)).copied();
+                f.pointers = self.pointers.get(&address(f.resolved)).copied().unwrap_or(&[]);
                 f
             }
         }
@@ -298,6 +315,59 @@ impl Schemas {
                 if let Some(items) = facts.items {
                     for v in list.iter_mut().filter(|v| nested(v)) {
                         self.fill_zero_fields(items, v);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Takes out of `value` what upstream's decoding into its Go types and
+    /// encoding again leaves out: within each struct, an `omitempty` field
+    /// at its empty value — null (a nil pointer, list or map), an empty
+    /// list or map, and `false`, `0` or `""` unless the field is a pointer
+    /// — while a null where the Go field always holds a value (a value
+    /// struct, a field without `omitempty`) becomes that value.
+    pub fn drop_omitted(&self, schema: &Value, value: &mut Value) {
+        let nested = |v: &Value| v.is_object() || v.is_array();
+        match value {
+            Value::Object(m) => {
+                let facts = self.facts(schema);
+                if let Some(props) = facts.properties {
+                    let zero_of = |k: &str| facts.zero.and_then(|z| z.iter().find(|(zk, _)| *zk == k).map(|(_, z)| z));
+                    let pointer = |k: &str| facts.pointers.iter().any(|p| p.as_str() == Some(k));
+                    m.retain(|k, v| {
+                        let Some(child) = props.get(k) else { return true };
+                        if let Some(z) = zero_of(k) {
+                            if v.is_null() {
+                                *v = z.clone();
+                            }
+                            return true;
+                        }
+                        match v {
+                            Value::Null => false,
+                            Value::Array(a) => !a.is_empty(),
+                            Value::Object(o) => !o.is_empty() || self.facts(child).additional.is_none(),
+                            Value::Bool(b) => *b || pointer(k),
+                            Value::Number(n) => n.as_f64() != Some(0.0) || pointer(k),
+                            Value::String(s) => !s.is_empty() || pointer(k),
+                        }
+                    });
+                    for (k, v) in m.iter_mut().filter(|(_, v)| nested(v)) {
+                        if let Some(child) = props.get(k) {
+                            self.drop_omitted(child, v);
+                        }
+                    }
+                } else if let Some(elem) = facts.additional {
+                    for v in m.values_mut().filter(|v| nested(v)) {
+                        self.drop_omitted(elem, v);
+                    }
+                }
+            }
+            Value::Array(list) => {
+                if let Some(items) = self.facts(schema).items {
+                    for v in list.iter_mut().filter(|v| nested(v)) {
+                        self.drop_omitted(items, v);
                     }
                 }
             }

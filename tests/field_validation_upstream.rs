@@ -281,7 +281,9 @@ fn merge_json_and_strategic_patches() {
                     assert_eq!(r.status, 200, "{case}: {}", String::from_utf8_lossy(&r.body));
                     assert_eq!(warnings(&r), *problems, "{case}");
                     let d = r.json_body();
-                    assert_eq!(d["spec"]["paused"], false, "{case}: the last of repeated keys wins");
+                    // The last of repeated keys wins: false, which Go's
+                    // encoding leaves out (true would be there).
+                    assert!(d["spec"].get("paused").is_none(), "{case}: the last of repeated keys wins");
                     assert_eq!(d["spec"]["template"]["spec"]["containers"][0]["imagePullPolicy"], "Never", "{case}");
                     assert!(d["spec"].get("unknown1").is_none(), "{case}: unknown fields are dropped");
                 }

@@ -69,3 +69,43 @@ fn an_event_holds_its_empty_reporting_fields() {
     assert!(has(&body, "eventTime") && body["eventTime"].is_null(), "{body}");
     assert_eq!(body["source"], json!({}));
 }
+
+#[test]
+fn omitempty_fields_written_empty_are_left_out_and_no_ones() {
+    let mut s = server();
+    let pod = json!({"metadata": {"name": "p", "labels": {}}, "spec": {
+        "hostNetwork": false, "nodeSelector": {}, "terminationGracePeriodSeconds": 0,
+        "automountServiceAccountToken": false, "securityContext": {},
+        "containers": [{"name": "c", "image": "nginx", "args": [], "stdin": false,
+            "ports": [{"containerPort": 80, "hostPort": 0}]}]}});
+    let r = call(&mut s, "POST", "/api/v1/namespaces/default/pods", Some(pod));
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let body = r.json_body();
+    let spec = &body["spec"];
+    for gone in ["hostNetwork", "nodeSelector"] {
+        assert!(!has(spec, gone), "{gone}: {spec}");
+    }
+    // Pointers keep their zero; an empty struct stays.
+    assert_eq!(
+        (&spec["terminationGracePeriodSeconds"], &spec["automountServiceAccountToken"]),
+        (&json!(0), &json!(false))
+    );
+    assert_eq!(spec["securityContext"], json!({}));
+    let c = &spec["containers"][0];
+    assert!(!has(c, "args") && !has(c, "stdin") && !has(&c["ports"][0], "hostPort"), "{c}");
+    let fields = &body["metadata"]["managedFields"][0]["fieldsV1"];
+    assert!(
+        !has(&fields["f:spec"], "f:hostNetwork") && has(&fields["f:spec"], "f:automountServiceAccountToken"),
+        "{fields}"
+    );
+    assert!(!has(&fields["f:metadata"], "f:labels"), "{fields}");
+
+    let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+        "spec": {"replicas": 0, "minReadySeconds": 0, "paused": false, "selector": {"matchLabels": {"a": "b"}},
+            "template": {"metadata": {"labels": {"a": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}});
+    let r = call(&mut s, "POST", "/apis/apps/v1/namespaces/default/deployments", Some(d));
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let spec = r.json_body()["spec"].clone();
+    assert_eq!(spec["replicas"], json!(0));
+    assert!(!has(&spec, "minReadySeconds") && !has(&spec, "paused"), "{spec}");
+}

@@ -195,13 +195,21 @@ def fields_of(packages, pkg, name):
     return out
 
 
+def is_struct(schemas, node):
+    """Whether a schema node is an object with declared fields."""
+    ref = node.get("$ref")
+    if ref:
+        node = schemas.get(ref.rsplit("/", 1)[-1], {})
+    return "properties" in node
+
+
 def main():
     if len(sys.argv) != 4:
         raise SystemExit(__doc__)
     schemas = json.load(open(SCHEMAS))["definitions"]
     packages = load(sys.argv[1], sys.argv[2], sys.argv[3], schemas)
     by_prefix = {p.prefix: p for p in packages.values()}
-    table = {}
+    table, pointers = {}, {}
     for definition in sorted(schemas):
         props = schemas[definition].get("properties")
         prefix, name = definition.rsplit(".", 1)
@@ -215,11 +223,24 @@ def main():
                 zeros[jname] = z
         if zeros:
             table[definition] = dict(sorted(zeros.items()))
+        # Pointers to values (not to structs): their zero (`replicas: 0`,
+        # `automountServiceAccountToken: false`) is written, where an
+        # omitempty value field's is left out.
+        ptrs = sorted(jname for jname, ty, _ in fields_of(packages, pkg, name)
+                      if ty.startswith("*") and jname in props and not is_struct(schemas, props[jname]))
+        if ptrs:
+            pointers[definition] = ptrs
     doc = {"source": f"k8s.io/api, apimachinery and apiextensions-apiserver {TAG}, Go types (tools/gen-zero-fields.py)",
-           "definitions": table}
+           "definitions": table, "pointers": pointers}
+    # One definition a line: small, and diffs stay readable.
+    compact = lambda v: json.dumps(v, separators=(",", ":"))
     with open(OUT, "w") as f:
-        json.dump(doc, f, indent=1, sort_keys=False)
-        f.write("\n")
+        f.write('{"source":' + compact(doc["source"]))
+        for part in ("definitions", "pointers"):
+            f.write(f',\n"{part}":{{\n')
+            f.write(",\n".join(f"{compact(k)}:{compact(v)}" for k, v in doc[part].items()))
+            f.write("}")
+        f.write("}\n")
     print(f"{len(table)} definitions written to {os.path.relpath(OUT, ROOT)}")
 
 

@@ -156,6 +156,16 @@ fn fill_zero_fields(rt: &ResourceType, value: &mut Value) {
     }
 }
 
+/// A built-in object as upstream decodes it into its Go types: without
+/// the `omitempty` fields it wrote empty (`Schemas::drop_omitted`). A
+/// custom resource is kept as written.
+fn drop_omitted(rt: &ResourceType, value: &mut Value) {
+    let s = crate::schema::schemas();
+    if let Some(schema) = rt.schema().filter(|sc| s.facts(sc).zero.is_some()) {
+        s.drop_omitted(schema, value);
+    }
+}
+
 /// The body's namespace must be empty (it is filled in) or the URL's; a
 /// cluster-scoped object has none.
 fn set_namespace(rt: &ResourceType, value: &mut Value, namespace: &str) -> Result<(), Status> {
@@ -327,6 +337,7 @@ impl<S: Storage> Registry<S> {
         recorded: Recorded,
     ) -> Result<Body, Status> {
         set_namespace(rt, &mut value, namespace)?;
+        drop_omitted(rt, &mut value);
         meta::prune_empty_metadata(&mut value);
         let mut generated = false;
         {
@@ -507,6 +518,7 @@ impl<S: Storage> Registry<S> {
     ) -> Result<Written, Status> {
         let status = opts.subresource == Subresource::Status;
         set_namespace(rt, &mut value, namespace)?;
+        drop_omitted(rt, &mut value);
         check_name(&value, name)?;
         let k = keys::key(rt, namespace, name);
         let uid_precondition = uid_precondition.filter(|u| !u.is_empty());
