@@ -336,29 +336,35 @@ impl Schemas {
                 if let Some(props) = facts.properties {
                     let zero_of = |k: &str| facts.zero.and_then(|z| z.iter().find(|(zk, _)| *zk == k).map(|(_, z)| z));
                     let pointer = |k: &str| facts.pointers.iter().any(|p| p.as_str() == Some(k));
+                    // One pass: each field is kept or not, then walked.
                     m.retain(|k, v| {
                         let Some(child) = props.get(k) else { return true };
-                        if let Some(z) = zero_of(k) {
-                            if v.is_null() {
-                                *v = z.clone();
+                        let keep = match zero_of(k) {
+                            Some(z) => {
+                                if v.is_null() {
+                                    *v = z.clone();
+                                }
+                                true
                             }
-                            return true;
-                        }
-                        match v {
-                            Value::Null => false,
-                            Value::Array(a) => !a.is_empty(),
-                            Value::Object(o) => !o.is_empty() || self.facts(child).additional.is_none(),
-                            Value::Bool(b) => *b || pointer(k),
-                            Value::Number(n) => n.as_f64() != Some(0.0) || pointer(k),
-                            Value::String(s) => !s.is_empty() || pointer(k),
-                        }
-                    });
-                    for (k, v) in m.iter_mut().filter(|(_, v)| nested(v)) {
-                        if let Some(child) = props.get(k) {
+                            None => match v {
+                                Value::Null => false,
+                                Value::Array(a) => !a.is_empty(),
+                                Value::Object(o) => !o.is_empty() || self.facts(child).additional.is_none(),
+                                Value::Bool(b) => *b || pointer(k),
+                                Value::Number(n) => n.as_f64() != Some(0.0) || pointer(k),
+                                Value::String(s) => !s.is_empty() || pointer(k),
+                            },
+                        };
+                        if keep && nested(v) {
                             self.drop_omitted(child, v);
                         }
-                    }
-                } else if let Some(elem) = facts.additional {
+                        keep
+                    });
+                } else if let Some(elem) =
+                    facts.additional.filter(|e| self.facts(e).ty.and_then(Value::as_str) != Some("string"))
+                {
+                    // (A map of strings — labels, a ConfigMap's data — has
+                    // nothing to walk.)
                     for v in m.values_mut().filter(|v| nested(v)) {
                         self.drop_omitted(elem, v);
                     }
