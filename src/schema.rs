@@ -30,6 +30,8 @@ pub struct Schemas {
     zeros: HashMap<usize, &'static Map<String, Value>>,
     /// Each definition's pointer fields to values, by its address.
     pointers: HashMap<usize, &'static [Value]>,
+    /// Each definition's defaults of list-map key fields, by its address.
+    key_defaults: HashMap<usize, &'static Map<String, Value>>,
 }
 
 /// What decoding and type checks read of one schema node (its `$ref`s
@@ -72,6 +74,10 @@ pub struct Facts<'s> {
     /// (`replicas`, `automountServiceAccountToken`): their zero value is
     /// written, where an `omitempty` value field's is left out.
     pub pointers: &'s [Value],
+    /// For a built-in struct that is a list map's item, the defaults of
+    /// its key fields (`protocol: TCP` of a port): an item that leaves a
+    /// key out is keyed by its default.
+    pub key_defaults: Option<&'s Map<String, Value>>,
 }
 
 /// A struct's declared fields, by name: through an index hashed with
@@ -125,6 +131,7 @@ impl<'s> Facts<'s> {
             zero: None,
             zero_below: false,
             pointers: &[],
+            key_defaults: None,
         }
     }
 }
@@ -165,11 +172,19 @@ pub fn schemas() -> &'static Schemas {
             .flatten()
             .filter_map(|(name, p)| Some((address(defs.get(name)?), p.as_array()?.as_slice())))
             .collect();
+        let key_defaults: HashMap<usize, &'static Map<String, Value>> = zero_doc
+            .get("keyDefaults")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter_map(|(name, d)| Some((address(defs.get(name)?), d.as_object()?)))
+            .collect();
         let mut facts = HashMap::with_hasher(foldhash::fast::FixedState::default());
         fn visit(
             defs: &'static Map<String, Value>,
             zeros: &HashMap<usize, &'static Map<String, Value>>,
             pointers: &HashMap<usize, &'static [Value]>,
+            key_defaults: &HashMap<usize, &'static Map<String, Value>>,
             node: &'static Value,
             out: &mut HashMap<usize, Facts<'static>, foldhash::fast::FixedState>,
             indexes: &mut HashMap<usize, &'static PropIndex>,
@@ -180,6 +195,7 @@ pub fn schemas() -> &'static Schemas {
             let mut facts = Facts::find(defs, node);
             facts.zero = zeros.get(&address(facts.resolved)).copied();
             facts.pointers = pointers.get(&address(facts.resolved)).copied().unwrap_or(&[]);
+            facts.key_defaults = key_defaults.get(&address(facts.resolved)).copied();
             if let Some(p) = &mut facts.properties {
                 // One index per declared map, however many nodes refer to it.
                 let at = p.map as *const Map<String, Value> as usize;
@@ -190,17 +206,17 @@ pub fn schemas() -> &'static Schemas {
             }
             out.insert(address(node), facts);
             for child in node.get("properties").and_then(Value::as_object).into_iter().flat_map(|p| p.values()) {
-                visit(defs, zeros, pointers, child, out, indexes);
+                visit(defs, zeros, pointers, key_defaults, child, out, indexes);
             }
             for key in ["additionalProperties", "items"] {
                 if let Some(child) = node.get(key) {
-                    visit(defs, zeros, pointers, child, out, indexes);
+                    visit(defs, zeros, pointers, key_defaults, child, out, indexes);
                 }
             }
         }
         let mut indexes = HashMap::new();
         for d in defs.values() {
-            visit(defs, &zeros, &pointers, d, &mut facts, &mut indexes);
+            visit(defs, &zeros, &pointers, &key_defaults, d, &mut facts, &mut indexes);
         }
         // Which definitions hold zero fields at any depth: those with their
         // own, then, until nothing changes, those that reach one.
@@ -226,7 +242,7 @@ pub fn schemas() -> &'static Schemas {
                 f.zero_below = true;
             }
         }
-        Schemas { defs, by_kind, facts, zeros, pointers }
+        Schemas { defs, by_kind, facts, zeros, pointers, key_defaults }
     })
 }
 
@@ -274,6 +290,7 @@ impl Schemas {
                 let mut f = Facts::find(self.defs, raw);
                 f.zero = self.zeros.get(&address(f.resolved)).copied();
                 f.pointers = self.pointers.get(&address(f.resolved)).copied().unwrap_or(&[]);
+                f.key_defaults = self.key_defaults.get(&address(f.resolved)).copied();
                 f
             }
         }

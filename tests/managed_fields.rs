@@ -94,3 +94,29 @@ fn a_priority_class_of_value_zero_does_not_own_the_value_its_zero_value_holds() 
     assert_eq!(f.get("f:description"), Some(&json!({})), "{f}");
     assert!(f.get("f:value").is_none(), "value 0 is PriorityClass{{}}'s own: {f}");
 }
+
+#[test]
+fn an_applied_port_without_its_protocol_is_keyed_by_the_default() {
+    // Ports are a list map keyed by containerPort and protocol; protocol
+    // defaults to TCP, so an item that leaves it out is the TCP item (as
+    // structured-merge-diff keys it), not a second one.
+    let mut s = server();
+    let yaml = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: api\nspec:\n  selector:\n    matchLabels: {app: api}\n  template:\n    metadata:\n      labels: {app: api}\n    spec:\n      containers:\n      - name: api\n        image: nginx\n        ports:\n        - containerPort: 80\n";
+    let apply = |s: &mut kubesim::server::Server| {
+        s.handle(
+            kubesim::server::Request::new("PATCH", "/apis/apps/v1/namespaces/default/deployments/api?fieldManager=me")
+                .with_header("Content-Type", "application/apply-patch+yaml")
+                .with_body(yaml.as_bytes().to_vec()),
+        )
+    };
+    assert_eq!(apply(&mut s).status, 201);
+    let r = apply(&mut s);
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let body = r.json_body();
+    let c = &body["spec"]["template"]["spec"]["containers"][0];
+    assert_eq!(c["ports"], json!([{"containerPort": 80, "protocol": "TCP"}]));
+    assert_eq!(body["metadata"]["generation"], 1, "applying the same configuration again changes nothing");
+    let mine = &body["metadata"]["managedFields"][0]["fieldsV1"];
+    let ports = &mine["f:spec"]["f:template"]["f:spec"]["f:containers"]["k:{\"name\":\"api\"}"]["f:ports"];
+    assert!(ports.get("k:{\"containerPort\":80,\"protocol\":\"TCP\"}").is_some(), "{ports}");
+}

@@ -88,6 +88,7 @@ class Package:
         self.structs = {}   # name -> [(json name | None for inline, go type, omitempty)]
         self.named = {}     # name -> underlying go type
         self.imports = {}   # alias -> import path
+        self.defaults = {}  # (struct, json name) -> the +default marker's text
 
     def read(self, text):
         lines = text.splitlines()
@@ -107,9 +108,13 @@ class Package:
             m = STRUCT.match(line)
             if m:
                 fields = []
+                default = None
                 i += 1
                 while i < len(lines) and not lines[i].startswith("}"):
                     f = lines[i]
+                    marker = re.match(r"\s*//\s*\+default=(.*)$", f)
+                    if marker:
+                        default = marker.group(1).strip()
                     if not f.strip().startswith("//"):
                         fm = FIELD.match(f)
                         em = None if fm else EMBEDDED.match(f)
@@ -120,6 +125,9 @@ class Package:
                             ty = fm.group(2) if fm else em.group(1)
                             if jname != "-":
                                 fields.append((jname or None, ty, "omitempty" in opts, fm is None))
+                                if default is not None and jname:
+                                    self.defaults[(m.group(1), jname)] = default
+                        default = None
                     i += 1
                 self.structs[m.group(1)] = fields
             else:
@@ -230,13 +238,32 @@ def main():
                       if ty.startswith("*") and jname in props and not is_struct(schemas, props[jname]))
         if ptrs:
             pointers[definition] = ptrs
+    # The defaults (`+default=`) of fields that key a list map
+    # (`protocol` of a port): a list item that leaves its key field out is
+    # keyed by the default, as structured-merge-diff keys it.
+    key_defaults = {}
+    for d in schemas.values():
+        for prop in (d.get("properties") or {}).values():
+            keys = prop.get("x-kubernetes-list-map-keys") or []
+            ref = (prop.get("items") or {}).get("$ref", "")
+            item = ref.rsplit("/", 1)[-1]
+            prefix, name = item.rsplit(".", 1) if "." in item else ("", "")
+            pkg = by_prefix.get(prefix)
+            for key in keys:
+                text = pkg.defaults.get((name, key)) if pkg else None
+                try:
+                    value = json.loads(text) if text is not None else None
+                except json.JSONDecodeError:
+                    value = None
+                if value is not None:
+                    key_defaults.setdefault(item, {})[key] = value
     doc = {"source": f"k8s.io/api, apimachinery and apiextensions-apiserver {TAG}, Go types (tools/gen-zero-fields.py)",
-           "definitions": table, "pointers": pointers}
+           "definitions": table, "pointers": pointers, "keyDefaults": dict(sorted(key_defaults.items()))}
     # One definition a line: small, and diffs stay readable.
     compact = lambda v: json.dumps(v, separators=(",", ":"))
     with open(OUT, "w") as f:
         f.write('{"source":' + compact(doc["source"]))
-        for part in ("definitions", "pointers"):
+        for part in ("definitions", "pointers", "keyDefaults"):
             f.write(f',\n"{part}":{{\n')
             f.write(",\n".join(f"{compact(k)}:{compact(v)}" for k, v in doc[part].items()))
             f.write("}")

@@ -16,7 +16,9 @@ use crate::schema::Schemas;
 enum ListKind<'a> {
     Atomic,
     Set,
-    Map(&'a [Value]),
+    /// Keyed by these fields; an item leaving one out is keyed by its
+    /// default, if it has one.
+    Map(&'a [Value], Option<&'a Map<String, Value>>),
 }
 
 /// What a schema node is.
@@ -38,16 +40,17 @@ fn shape<'a>(s: &'a Schemas, schema: Option<&'a Value>, value: &Value) -> Shape<
     match value {
         Value::Array(_) => {
             let items = facts.items;
+            let defaults = || items.and_then(|i| s.facts(i).key_defaults);
             let kind = match facts.list_type {
                 Some("map") => match facts.list_map_keys {
-                    Some(Value::Array(keys)) => ListKind::Map(keys),
+                    Some(Value::Array(keys)) => ListKind::Map(keys, defaults()),
                     _ => ListKind::Atomic,
                 },
                 Some("set") => ListKind::Set,
                 Some(_) => ListKind::Atomic,
                 None => match (facts.patch_strategy, facts.patch_merge_key) {
                     (Some(st), Some(k @ Value::String(_))) if st.split(',').any(|x| x == "merge") => {
-                        ListKind::Map(std::slice::from_ref(k))
+                        ListKind::Map(std::slice::from_ref(k), defaults())
                     }
                     (Some(st), None) if st.split(',').any(|x| x == "merge") => ListKind::Set,
                     _ => ListKind::Atomic,
@@ -74,11 +77,11 @@ fn item_element(kind: ListKind, item: &Value, index: usize) -> Option<PathElemen
     match kind {
         ListKind::Atomic => Some(PathElement::Index(index)),
         ListKind::Set => Some(PathElement::Value(item.to_string())),
-        ListKind::Map(keys) => {
+        ListKind::Map(keys, defaults) => {
             let obj = item.as_object()?;
             let mut fields = Map::new();
             for k in keys.iter().filter_map(Value::as_str) {
-                if let Some(v) = obj.get(k) {
+                if let Some(v) = obj.get(k).or_else(|| defaults.and_then(|d| d.get(k))) {
                     fields.insert(k.to_string(), v.clone());
                 }
             }
