@@ -109,3 +109,23 @@ fn omitempty_fields_written_empty_are_left_out_and_no_ones() {
     assert_eq!(spec["replicas"], json!(0));
     assert!(!has(&spec, "minReadySeconds") && !has(&spec, "paused"), "{spec}");
 }
+
+#[test]
+fn a_put_that_leaves_out_a_zero_field_changes_nothing() {
+    let mut s = server();
+    let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"},
+        "spec": {"selector": {"matchLabels": {"app": "web"}},
+            "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}});
+    let r = call(&mut s, "POST", "/apis/apps/v1/namespaces/default/deployments", Some(d));
+    assert_eq!(r.status, 201);
+    let mut live = r.json_body();
+    let rv = live["metadata"]["resourceVersion"].clone();
+    // The same object without what Go would write for it anyway.
+    live["spec"]["template"]["metadata"].as_object_mut().unwrap().remove("creationTimestamp");
+    live.as_object_mut().unwrap().remove("status");
+    let r = call(&mut s, "PUT", "/apis/apps/v1/namespaces/default/deployments/web", Some(live));
+    assert_eq!(r.status, 200, "{}", String::from_utf8_lossy(&r.body));
+    let body = r.json_body();
+    assert_eq!(body["metadata"]["generation"], 1, "the spec did not change");
+    assert_eq!(body["metadata"]["resourceVersion"], rv, "nothing changed: nothing was written");
+}

@@ -658,12 +658,13 @@ impl<S: Storage> Registry<S> {
             Self::admit_pod_priority_on_update(rt, &mut new, old);
             rt.strategy.prepare_for_update(&mut new, old);
         }
+        // Compared with the stored object as upstream compares Go values.
+        fill_zero_fields(rt, &mut new);
         if rt.tracks_generation && spec_changed(old, &new) {
             let g = old.pointer("/metadata/generation").and_then(Value::as_i64).unwrap_or(0);
             meta::metadata_mut(&mut new).insert("generation".into(), json!(g + 1));
         }
         meta::prune_empty_metadata(&mut new);
-        fill_zero_fields(rt, &mut new);
         let mut errs = validation::validate_meta(rt, &new);
         errs.extend(validation::validate_meta_update(&new, old));
         if !status {
