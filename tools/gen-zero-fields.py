@@ -12,6 +12,12 @@ its FieldsV1 entry gets no `.`; a node absent there (a pointer struct, an
 `omitempty` list or map) is added and does. The OpenAPI definitions do not
 say which fields are pointers, so this table is read from the Go types.
 
+Beside the zero fields the file lists, per definition, the fields that
+are Go pointers to values (`replicas`: its zero is written, where an
+omitempty value field's is left out) and the `+default` values of fields
+that key a list map (`protocol: TCP` of a port: structured-merge-diff keys
+an item that leaves it out by the default).
+
     python3 tools/gen-zero-fields.py API_GIT APIMACHINERY_GIT APIEXTENSIONS_GIT
 
 The three arguments are git directories of k8s.io/api, k8s.io/apimachinery
