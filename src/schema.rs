@@ -26,12 +26,24 @@ pub struct Schemas {
     by_kind: HashMap<String, Vec<(String, String, String)>>,
     /// The facts of every schema node of `defs`, by the node's address.
     facts: HashMap<usize, Facts<'static>, foldhash::fast::FixedState>,
-    /// Each definition's zero fields, by the definition's address.
-    zeros: HashMap<usize, &'static Map<String, Value>>,
-    /// Each definition's pointer fields to values, by its address.
-    pointers: HashMap<usize, &'static [Value]>,
-    /// Each definition's defaults of list-map key fields, by its address.
-    key_defaults: HashMap<usize, &'static Map<String, Value>>,
+    /// What each definition's Go type says (`zero-fields.json`), by the
+    /// definition's address.
+    go_types: HashMap<usize, GoType>,
+}
+
+/// What `tools/gen-zero-fields.py` read of one definition's Go type.
+#[derive(Clone, Copy, Default)]
+struct GoType {
+    zero: Option<&'static Map<String, Value>>,
+    pointers: &'static [Value],
+    key_defaults: Option<&'static Map<String, Value>>,
+}
+
+impl GoType {
+    fn fill(go_types: &HashMap<usize, GoType>, f: &mut Facts<'_>) {
+        let go = go_types.get(&address(f.resolved)).copied().unwrap_or_default();
+        (f.zero, f.pointers, f.key_defaults) = (go.zero, go.pointers, go.key_defaults);
+    }
 }
 
 /// What decoding and type checks read of one schema node (its `$ref`s
@@ -158,33 +170,22 @@ pub fn schemas() -> &'static Schemas {
             }
         }
         let zero_doc: &'static Value = Box::leak(Box::new(serde_json::from_str(ZERO_FIELDS).unwrap_or(Value::Null)));
-        let zeros: HashMap<usize, &'static Map<String, Value>> = zero_doc
-            .get("definitions")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-            .filter_map(|(name, z)| Some((address(defs.get(name)?), z.as_object()?)))
-            .collect();
-        let pointers: HashMap<usize, &'static [Value]> = zero_doc
-            .get("pointers")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-            .filter_map(|(name, p)| Some((address(defs.get(name)?), p.as_array()?.as_slice())))
-            .collect();
-        let key_defaults: HashMap<usize, &'static Map<String, Value>> = zero_doc
-            .get("keyDefaults")
-            .and_then(Value::as_object)
-            .into_iter()
-            .flatten()
-            .filter_map(|(name, d)| Some((address(defs.get(name)?), d.as_object()?)))
-            .collect();
+        let mut go_types: HashMap<usize, GoType> = HashMap::new();
+        for part in ["definitions", "pointers", "keyDefaults"] {
+            for (name, v) in zero_doc.get(part).and_then(Value::as_object).into_iter().flatten() {
+                let Some(d) = defs.get(name) else { continue };
+                let go = go_types.entry(address(d)).or_default();
+                match part {
+                    "definitions" => go.zero = v.as_object(),
+                    "pointers" => go.pointers = v.as_array().map_or(&[], Vec::as_slice),
+                    _ => go.key_defaults = v.as_object(),
+                }
+            }
+        }
         let mut facts = HashMap::with_hasher(foldhash::fast::FixedState::default());
         fn visit(
             defs: &'static Map<String, Value>,
-            zeros: &HashMap<usize, &'static Map<String, Value>>,
-            pointers: &HashMap<usize, &'static [Value]>,
-            key_defaults: &HashMap<usize, &'static Map<String, Value>>,
+            go_types: &HashMap<usize, GoType>,
             node: &'static Value,
             out: &mut HashMap<usize, Facts<'static>, foldhash::fast::FixedState>,
             indexes: &mut HashMap<usize, &'static PropIndex>,
@@ -193,9 +194,7 @@ pub fn schemas() -> &'static Schemas {
                 return;
             }
             let mut facts = Facts::find(defs, node);
-            facts.zero = zeros.get(&address(facts.resolved)).copied();
-            facts.pointers = pointers.get(&address(facts.resolved)).copied().unwrap_or(&[]);
-            facts.key_defaults = key_defaults.get(&address(facts.resolved)).copied();
+            GoType::fill(go_types, &mut facts);
             if let Some(p) = &mut facts.properties {
                 // One index per declared map, however many nodes refer to it.
                 let at = p.map as *const Map<String, Value> as usize;
@@ -206,21 +205,22 @@ pub fn schemas() -> &'static Schemas {
             }
             out.insert(address(node), facts);
             for child in node.get("properties").and_then(Value::as_object).into_iter().flat_map(|p| p.values()) {
-                visit(defs, zeros, pointers, key_defaults, child, out, indexes);
+                visit(defs, go_types, child, out, indexes);
             }
             for key in ["additionalProperties", "items"] {
                 if let Some(child) = node.get(key) {
-                    visit(defs, zeros, pointers, key_defaults, child, out, indexes);
+                    visit(defs, go_types, child, out, indexes);
                 }
             }
         }
         let mut indexes = HashMap::new();
         for d in defs.values() {
-            visit(defs, &zeros, &pointers, &key_defaults, d, &mut facts, &mut indexes);
+            visit(defs, &go_types, d, &mut facts, &mut indexes);
         }
         // Which definitions hold zero fields at any depth: those with their
         // own, then, until nothing changes, those that reach one.
-        let mut deep: std::collections::HashSet<usize> = zeros.keys().copied().collect();
+        let mut deep: std::collections::HashSet<usize> =
+            go_types.iter().filter(|(_, g)| g.zero.is_some()).map(|(at, _)| *at).collect();
         loop {
             let before = deep.len();
             for d in defs.values() {
@@ -242,7 +242,7 @@ pub fn schemas() -> &'static Schemas {
                 f.zero_below = true;
             }
         }
-        Schemas { defs, by_kind, facts, zeros, pointers, key_defaults }
+        Schemas { defs, by_kind, facts, go_types }
     })
 }
 
@@ -288,9 +288,7 @@ impl Schemas {
             Some(f) => *f,
             None => {
                 let mut f = Facts::find(self.defs, raw);
-                f.zero = self.zeros.get(&address(f.resolved)).copied();
-                f.pointers = self.pointers.get(&address(f.resolved)).copied().unwrap_or(&[]);
-                f.key_defaults = self.key_defaults.get(&address(f.resolved)).copied();
+                GoType::fill(&self.go_types, &mut f);
                 f
             }
         }
