@@ -27,6 +27,7 @@ pub mod namespace;
 pub mod node_ipam;
 pub mod object;
 pub mod replica_set;
+pub mod resource_quota;
 pub mod scheduler;
 pub mod stateful_set;
 
@@ -96,6 +97,7 @@ pub const ALL: &[&str] = &[
     "job",
     "cronjob",
     "disruption",
+    "resourcequota",
     "endpoint",
     "endpointslice",
     "scheduler",
@@ -134,6 +136,7 @@ impl Controllers {
                 "job" => Box::new(job::JobController::default()),
                 "cronjob" => Box::new(cron_job::CronJobController::default()),
                 "disruption" => Box::new(disruption::DisruptionController::default()),
+                "resourcequota" => Box::new(resource_quota::ResourceQuotaController::default()),
                 "endpoint" => Box::new(endpoints::EndpointsController::default()),
                 "endpointslice" => Box::new(endpoints::EndpointSliceController::default()),
                 "scheduler" => Box::new(scheduler::Scheduler::default()),
@@ -268,6 +271,6 @@ mod tests {
             ["namespace", "garbage-collector"]
         );
         let e = Controllers::parse("ttl", &Config::default()).err().unwrap();
-        assert_eq!(e, "unknown controller \"ttl\" (known: nodeipam, namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, endpoint, endpointslice, scheduler, kubelet)");
+        assert_eq!(e, "unknown controller \"ttl\" (known: nodeipam, namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, resourcequota, endpoint, endpointslice, scheduler, kubelet)");
     }
 }

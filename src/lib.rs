@@ -31,6 +31,7 @@ pub mod fuzzing;
 pub mod network;
 pub mod patch;
 pub mod proto;
+pub mod quota;
 pub mod registry;
 pub mod schema;
 pub mod selector;

@@ -21,6 +21,7 @@ mod namespace_lifecycle;
 pub mod options;
 pub mod priority;
 pub mod resource;
+mod resource_quota;
 pub mod resource_version;
 pub mod schema_validation;
 pub mod store;

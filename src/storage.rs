@@ -177,6 +177,9 @@ pub trait Storage {
     fn compacted(&self) -> Revision;
     /// The object at `key` as of `at`, with the revision it was written at.
     fn get(&self, key: &str, at: Revision) -> Result<Option<(Revision, Arc<StoredObject>)>, StorageError>;
+    /// Whether any object lives under `prefix` now (one search: what a
+    /// check that usually finds nothing should cost).
+    fn has_live(&self, prefix: &str) -> bool;
     /// Up to `limit` objects under `prefix` (which ends in `/`) that pass
     /// `filter`, in key order, as of `at`.
     fn list(

@@ -208,7 +208,7 @@ fn show(path: &[String]) -> String {
 /// The layers, bottom first; a module may name only its own layer and the
 /// ones below.
 const LAYERS: &[&[&str]] = &[
-    &["alloc", "api", "auth", "clock", "flowcontrol", "network", "selector", "sort"],
+    &["alloc", "api", "auth", "clock", "flowcontrol", "network", "quota", "selector", "sort"],
     &["storage"],
     &["schema", "patch", "apply", "proto"],
     &["registry"],

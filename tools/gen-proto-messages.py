@@ -37,7 +37,8 @@ ROOTS = [
 ]
 KINDS = {
     "k8s.io.api.core.v1": ["Namespace", "Pod", "Service", "ConfigMap", "Secret", "ServiceAccount", "Node", "Event",
-                           "Endpoints", "PersistentVolume", "PersistentVolumeClaim", "LimitRange"],
+                           "Endpoints", "PersistentVolume", "PersistentVolumeClaim", "LimitRange",
+                           "ResourceQuota"],
     "k8s.io.api.apps.v1": ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"],
     "k8s.io.api.batch.v1": ["Job", "CronJob"],
     "k8s.io.api.coordination.v1": ["Lease"],

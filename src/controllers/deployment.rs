@@ -32,8 +32,10 @@
 //!   strategy lets annotations through).
 //! - Events: `ScalingReplicaSet` ("Scaled up replica set X from 0 to 3").
 //!
-//! Not yet: the `ReplicaFailure` condition and the deprecated rollback
-//! annotation.
+//! - A ReplicaSet's `ReplicaFailure` condition (pods it could not create)
+//!   is copied to the deployment's during a rollout, and removed with it.
+//!
+//! Not yet: the deprecated rollback annotation.
 //! The template hash is FNV-1a of the template's canonical JSON where
 //! upstream hashes a dump of its Go struct, so names differ from a real
 //! cluster's (docs/fidelity.md).

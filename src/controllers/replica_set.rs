@@ -18,9 +18,15 @@
 //!   `/status` when it changes.
 //!
 //! - events `SuccessfulCreate` ("Created pod: X") and `SuccessfulDelete`
-//!   ("Deleted pod: X") are recorded on the ReplicaSet.
+//!   ("Deleted pod: X") are recorded on the ReplicaSet;
+//! - a pod create the server refuses (a quota exceeded) is a Warning
+//!   `FailedCreate` event ("Error creating: <the server's message>") and the
+//!   `ReplicaFailure` condition in the status (gone again once a pass
+//!   succeeds), and the ReplicaSet is tried again after upstream's
+//!   per-item backoff (5 ms, doubling, at most 1000 s) in simulated time.
 
 use crate::sort::Order;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
@@ -32,6 +38,7 @@ use super::object::{
     controller_of, is_active, is_ready, meta_str, name_in, owner_reference, pod_from_template, selects, spec_selector,
 };
 use super::{Controller, Progress};
+use crate::clock::SimTime;
 
 /// The most pods one pass creates (upstream's `burstReplicas`).
 const BURST: usize = 500;
@@ -40,6 +47,14 @@ pub struct ReplicaSetController {
     replica_sets: Informer,
     pods: Informer,
     recorder: Recorder,
+    /// ReplicaSets whose last pass failed, by uid: how many passes in a
+    /// row failed, and when to try again.
+    failing: BTreeMap<String, (u32, SimTime)>,
+}
+
+/// Upstream's workqueue backoff for the `n`th failure in a row (from 0).
+fn backoff_millis(n: u32) -> i64 {
+    (5i64 << n.min(20)).min(1_000_000)
 }
 
 impl Default for ReplicaSetController {
@@ -48,6 +63,7 @@ impl Default for ReplicaSetController {
             replica_sets: Informer::new("/apis/apps/v1/replicasets"),
             pods: Informer::new("/api/v1/pods"),
             recorder: Recorder::new("replicaset-controller", ""),
+            failing: BTreeMap::new(),
         }
     }
 }
@@ -65,13 +81,21 @@ impl Controller for ReplicaSetController {
         let before = client.writes;
         let rs_changed = self.replica_sets.sync(client);
         let pods_changed = self.pods.sync(client);
-        if rs_changed || pods_changed {
+        let now = SimTime(client.now_millis());
+        let retry = self.failing.values().any(|(_, at)| at.0 <= now.0);
+        if rs_changed || pods_changed || retry {
             let sets: Vec<Arc<Value>> = self.replica_sets.shared().cloned().collect();
             for rs in sets {
                 self.sync_replica_set(client, &rs);
             }
+            let live: Vec<&str> = self.replica_sets.objects().map(|rs| meta_str(rs, "uid")).collect();
+            self.failing.retain(|uid, _| live.contains(&uid.as_str()));
         }
         Progress { writes: client.writes - before }
+    }
+
+    fn next_wake(&self) -> Option<SimTime> {
+        self.failing.values().map(|(_, at)| *at).min_by_key(|t| t.0)
     }
 }
 
@@ -128,6 +152,7 @@ impl ReplicaSetController {
         let active: Vec<&Value> = owned.iter().map(|p| &**p).filter(|p| is_active(p)).collect();
         let want = rs["spec"]["replicas"].as_i64().unwrap_or(1).max(0) as usize;
         let mut created = 0usize;
+        let mut failure: Option<(&str, String)> = None;
         if active.len() < want {
             let missing = (want - active.len()).min(BURST);
             let mut batch = 1;
@@ -140,6 +165,18 @@ impl ReplicaSetController {
                         &pod_from_template(rs, ("apps/v1", "ReplicaSet")),
                     );
                     if r.status != 201 {
+                        let why = r.json_body()["message"].as_str().unwrap_or("").to_string();
+                        let message = format!("Error creating: {why}");
+                        self.recorder.event(
+                            client,
+                            rs,
+                            ("apps/v1", "ReplicaSet"),
+                            "",
+                            EventType::Warning,
+                            "FailedCreate",
+                            &message,
+                        );
+                        failure = Some(("FailedCreate", why));
                         break 'slow_start;
                     }
                     let message = format!("Created pod: {}", name_in(&r.body));
@@ -166,7 +203,17 @@ impl ReplicaSetController {
                 }
             }
         }
-        self.write_status(client, rs, &owned);
+        let now = SimTime(client.now_millis());
+        match &failure {
+            Some(_) => {
+                let entry = self.failing.entry(uid.to_string()).or_insert((0, now));
+                *entry = (entry.0 + 1, now.plus_millis(backoff_millis(entry.0)));
+            }
+            None => {
+                self.failing.remove(uid);
+            }
+        }
+        self.write_status(client, rs, &owned, failure);
     }
 
     fn event(&mut self, client: &mut Client<'_>, rs: &Value, reason: &str, message: &str) {
@@ -175,7 +222,7 @@ impl ReplicaSetController {
 
     /// The status from what the informer holds (as upstream computes it
     /// from its cache), written when it differs.
-    fn write_status(&self, client: &mut Client<'_>, rs: &Value, owned: &[Arc<Value>]) {
+    fn write_status(&self, client: &mut Client<'_>, rs: &Value, owned: &[Arc<Value>], failure: Option<(&str, String)>) {
         let active: Vec<&Value> = owned.iter().map(|p| &**p).filter(|p| is_active(p)).collect();
         let template_labels = rs["spec"]["template"]["metadata"]["labels"].as_object().cloned().unwrap_or_default();
         let fully = active
@@ -196,8 +243,18 @@ impl ReplicaSetController {
             status.insert("availableReplicas".into(), json!(ready));
         }
         status.insert("observedGeneration".into(), rs["metadata"]["generation"].clone());
-        if let Some(c) = rs["status"].get("conditions") {
-            status.insert("conditions".into(), c.clone());
+        // ReplicaFailure: set when a pass failed and it was not, removed
+        // when a pass did not fail.
+        let mut conditions: Vec<Value> = rs["status"]["conditions"].as_array().cloned().unwrap_or_default();
+        let had = conditions.iter().any(|c| c["type"] == "ReplicaFailure");
+        match failure {
+            Some((reason, message)) if !had => conditions.push(json!({"type": "ReplicaFailure", "status": "True",
+                "lastTransitionTime": client.now_rfc3339(), "reason": reason, "message": message})),
+            None if had => conditions.retain(|c| c["type"] != "ReplicaFailure"),
+            _ => {}
+        }
+        if !conditions.is_empty() {
+            status.insert("conditions".into(), Value::Array(conditions));
         }
         let status = Value::Object(status);
         if rs["status"] == status {

@@ -33,6 +33,7 @@ mod pod;
 mod pod_disruption_budget;
 pub(super) mod priority_class;
 mod replica_set;
+pub(super) mod resource_quota;
 mod role;
 mod role_binding;
 mod secret;
@@ -224,6 +225,12 @@ pub static BUILTIN: &[Builtin] = &[
         return_deleted_object: true,
         strategy: &persistent_volume_claim::PersistentVolumeClaim,
         ..rt("", "v1", "persistentvolumeclaims", "persistentvolumeclaim", "PersistentVolumeClaim", true)
+    },
+    Builtin {
+        short_names: &["quota"],
+        status_subresource: true,
+        strategy: &resource_quota::ResourceQuota,
+        ..rt("", "v1", "resourcequotas", "resourcequota", "ResourceQuota", true)
     },
     Builtin {
         short_names: &["limits"],
@@ -438,7 +445,7 @@ mod tests {
     fn table_is_consistent() {
         let c = builtin_catalog();
         assert_eq!(c.iter().count(), BUILTIN.len(), "no entry collides with another");
-        assert_eq!(BUILTIN.len(), 37);
+        assert_eq!(BUILTIN.len(), 38);
         assert!(c.namespaces().is_some());
         for r in c.iter() {
             assert!(r.resource().ends_with('s'), "{}", r.resource());

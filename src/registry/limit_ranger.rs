@@ -135,49 +135,10 @@ fn containers(pod: &Value, list: &str) -> Vec<Value> {
     pod.pointer(&format!("/spec/{list}")).and_then(Value::as_array).cloned().unwrap_or_default()
 }
 
-/// A pod's requests or limits as upstream sums them: its containers'
-/// added where they name the resource; init containers one at a time
-/// (sidecars, `restartPolicy: Always`, added to those before them), the
-/// larger of the two.
+/// A pod's requests or limits as upstream sums them (the quota's sum:
+/// containers, sidecars, the largest init container, the overhead).
 fn pod_amounts(pod: &Value, field: &str) -> Amounts {
-    let mut sum: Amounts = Vec::new();
-    let add = |into: &mut Amounts, from: &Amounts| {
-        for (k, v) in from {
-            match into.iter_mut().find(|(n, _)| n == k) {
-                Some((_, total)) => *total += v,
-                None => into.push((k.clone(), *v)),
-            }
-        }
-    };
-    for c in containers(pod, "containers") {
-        add(&mut sum, &amounts(c.get("resources"), field));
-    }
-    let (mut sidecars, mut init_max): (Amounts, Amounts) = (Vec::new(), Vec::new());
-    for c in containers(pod, "initContainers") {
-        let own = amounts(c.get("resources"), field);
-        let this = if c.get("restartPolicy").and_then(Value::as_str) == Some("Always") {
-            add(&mut sum, &own);
-            add(&mut sidecars, &own);
-            sidecars.clone()
-        } else {
-            let mut t = sidecars.clone();
-            add(&mut t, &own);
-            t
-        };
-        for (k, v) in this {
-            match init_max.iter_mut().find(|(n, _)| *n == k) {
-                Some((_, m)) => *m = (*m).max(v),
-                None => init_max.push((k, v)),
-            }
-        }
-    }
-    for (k, v) in init_max {
-        match sum.iter_mut().find(|(n, _)| *n == k) {
-            Some((_, s)) => *s = (*s).max(v),
-            None => sum.push((k, v)),
-        }
-    }
-    sum
+    crate::quota::pod_resources(pod, field).into_iter().map(|(k, q)| (k, q.milli)).collect()
 }
 
 impl<S: Storage> Registry<S> {

@@ -245,7 +245,7 @@ impl Current {
 /// How a write came to be: a body to record under the writer's manager, or
 /// the result of a server-side apply whose managedFields are computed.
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Recorded {
+pub(super) enum Recorded {
     Update,
     Applied,
 }
@@ -414,6 +414,7 @@ impl<S: Storage> Registry<S> {
         self.admit_priority_class(rt, &value, true)?;
         let shown = if generated { meta::meta_str(&value, "generateName").unwrap_or("") } else { &name };
         self.validate_limit_ranges(rt, namespace, &value, shown, true)?;
+        self.admit_quota(rt, namespace, &value, None, shown, opts.dry_run)?;
         let k = keys::key(rt, namespace, &name);
         let taken = |existing: Option<Arc<StoredObject>>| {
             let mut s = if generated {
@@ -488,7 +489,7 @@ impl<S: Storage> Registry<S> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn update_value(
+    pub(super) fn update_value(
         &mut self,
         rt: &ResourceType,
         namespace: &str,
@@ -667,7 +668,9 @@ impl<S: Storage> Registry<S> {
         meta::prune_empty_metadata(&mut new);
         let mut errs = validation::validate_meta(rt, &new);
         errs.extend(validation::validate_meta_update(&new, old));
-        if !status {
+        if status {
+            errs.extend(rt.strategy.validate_status_update(&new, old));
+        } else {
             errs.extend(rt.strategy.validate(&new));
             errs.extend(rt.strategy.validate_update(&new, old));
         }
@@ -677,6 +680,7 @@ impl<S: Storage> Registry<S> {
         if !status {
             self.admit_priority_class(rt, &new, false)?;
             self.validate_limit_ranges(rt, namespace, &new, name, false)?;
+            self.admit_quota(rt, namespace, &new, Some(old), name, opts.dry_run)?;
         }
         if recorded == Recorded::Update {
             crate::apply::record_update(&writer(rt, opts, &self.now.rfc3339()), Some(old), &mut new);

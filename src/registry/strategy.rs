@@ -142,6 +142,12 @@ pub trait Strategy: Send + Sync {
         Vec::new()
     }
 
+    /// What a write of the status (`/status`) must satisfy; the main
+    /// resource's rules are not asked there.
+    fn validate_status_update(&self, _new: &Value, _old: &Value) -> Vec<FieldError> {
+        Vec::new()
+    }
+
     /// Values drawn from a shared range on create (cluster IPs, node
     /// ports), or the reasons a requested one cannot be had (field errors,
     /// a 422), or the error of a range with nothing left (upstream's 500).

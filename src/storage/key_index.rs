@@ -111,6 +111,13 @@ impl RankedSet {
         }
     }
 
+    /// The first element not less than `key`, if any.
+    pub fn first_at_or_after(&self, key: &str) -> Option<&str> {
+        let b = self.blocks.partition_point(|blk| blk.last().is_some_and(|l| &**l < key));
+        let block = self.blocks.get(b)?;
+        block.get(block.partition_point(|k| &**k < key)).map(|k| &**k)
+    }
+
     /// Number of elements strictly less than `key`.
     pub fn rank(&self, key: &str) -> usize {
         let b = self.blocks.partition_point(|blk| blk.last().is_some_and(|l| &**l < key));
@@ -149,6 +156,8 @@ mod tests {
         assert_eq!(set.len(), model.len());
         for probe in ["k00000", "k01000", "k01500x", "k02999", "k9"] {
             assert_eq!(set.rank(probe), model.iter().filter(|k| k.as_str() < probe).count(), "{probe}");
+            let first = model.iter().find(|k| k.as_str() >= probe).map(String::as_str);
+            assert_eq!(set.first_at_or_after(probe), first, "{probe}");
         }
     }
 }

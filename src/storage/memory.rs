@@ -251,6 +251,10 @@ fn too_large(key: &str, stored: &StoredObject) -> Result<(), StorageError> {
 }
 
 impl Storage for MemStorage {
+    fn has_live(&self, prefix: &str) -> bool {
+        self.live.first_at_or_after(prefix).is_some_and(|k| k.starts_with(prefix))
+    }
+
     fn revision(&self) -> Revision {
         self.revision
     }

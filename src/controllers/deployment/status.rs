@@ -208,6 +208,23 @@ impl Sync<'_, '_> {
                 set_condition(&mut status, &now, "Progressing", "False", "ProgressDeadlineExceeded", &message);
             }
         }
+        // A ReplicaSet's failure to make pods (the new one's first) shows
+        // as the deployment's ReplicaFailure, dated as the ReplicaSet's.
+        let failed = new.iter().chain(&old).find_map(|rs| {
+            rs.pointer("/status/conditions")?
+                .as_array()?
+                .iter()
+                .find(|c| c["type"] == "ReplicaFailure" && c["status"] == "True")
+                .cloned()
+        });
+        match failed {
+            Some(c) => {
+                let at = c["lastTransitionTime"].as_str().unwrap_or("").to_string();
+                let (reason, message) = (c["reason"].as_str().unwrap_or(""), c["message"].as_str().unwrap_or(""));
+                set_condition(&mut status, &at, "ReplicaFailure", "True", reason, message);
+            }
+            None => remove_condition(&mut status, "ReplicaFailure"),
+        }
         self.write_status_if_changed(status);
     }
 

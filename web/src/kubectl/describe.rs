@@ -677,6 +677,50 @@ fn config_map(s: &mut Session, w: &mut TabWriter, c: &Value, namespace: &str) {
     events(s, w, c, "ConfigMap", namespace);
 }
 
+/// What kubectl says of each quota scope it explains.
+fn scope_help(scope: &str) -> Option<&'static str> {
+    Some(match scope {
+        "Terminating" => "Matches all pods that have an active deadline. These pods have a limited lifespan on a node before being actively terminated by the system.",
+        "NotTerminating" => "Matches all pods that do not have an active deadline. These pods usually include long running pods whose container command is not expected to terminate.",
+        "BestEffort" => "Matches all pods that do not have resource requirements set. These pods have a best effort quality of service.",
+        "NotBestEffort" => "Matches all pods that have at least one resource requirement set. These pods have a burstable or guaranteed quality of service.",
+        _ => return None,
+    })
+}
+
+fn quota(_: &mut Session, w: &mut TabWriter, q: &Value, _: &str) {
+    use kubesim::api::quantity::Quantity;
+    w.w(0, &format!("Name:\t{}\n", text(q, "/metadata/name")));
+    w.w(0, &format!("Namespace:\t{}\n", text(q, "/metadata/namespace")));
+    let mut scopes: Vec<&str> =
+        q.pointer("/spec/scopes").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
+    if !scopes.is_empty() {
+        scopes.order();
+        w.w(0, &format!("Scopes:\t{}\n", scopes.join(", ")));
+        for help in scopes.iter().filter_map(|s| scope_help(s)) {
+            w.w(0, &format!(" * {help}\n"));
+        }
+    }
+    w.w(0, "Resource\tUsed\tHard\n");
+    w.w(0, "--------\t----\t----\n");
+    let amount = |pointer: &str, k: &str| {
+        q.pointer(pointer)
+            .and_then(|m| m.get(k))
+            .and_then(Value::as_str)
+            .and_then(Quantity::parse)
+            .unwrap_or(Quantity::ZERO)
+    };
+    for (k, _) in sorted(q.pointer("/status/hard")) {
+        let hard = amount("/status/hard", k);
+        let mut used = amount("/status/used", k);
+        // Shown in the hard amount's format, as a whole number then.
+        if used.format != hard.format {
+            used = Quantity { milli: (used.milli + 999).div_euclid(1000) * 1000, format: hard.format };
+        }
+        w.w(0, &format!("{k}\t{used}\t{hard}\n"));
+    }
+}
+
 /// `kubectl describe TYPE NAME...` (or `TYPE/NAME`).
 pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
     let mut targets: Vec<(String, String)> = Vec::new();
@@ -699,9 +743,10 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
             ("", "pods") => pod,
             ("apps", "deployments") => deployment,
             ("", "configmaps") => config_map,
+            ("", "resourcequotas") => quota,
             _ => {
                 return out.error(format!(
-                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments and configmaps",
+                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, configmaps and resourcequotas",
                     r.resource
                 ))
             }
@@ -827,8 +872,41 @@ Events:
             .contains("Error from server (NotFound): pods \"nosuch\" not found"));
         assert_eq!(
             run(&mut s, "describe svc kubernetes", "").text,
-            "\"kubectl describe services\" is not simulated in this command bar; it describes pods, deployments and configmaps\n"
+            "\"kubectl describe services\" is not simulated in this command bar; it describes pods, deployments, configmaps and resourcequotas\n"
         );
+    }
+
+    #[test]
+    fn create_get_and_describe_quota_as_kubectl() {
+        let mut s = Session::new(7);
+        let out = run(
+            &mut s,
+            "create quota compute --hard=pods=3,requests.cpu=1000m,limits.memory=2Gi --scopes=NotBestEffort",
+            "",
+        );
+        assert_eq!(out.text, "resourcequota/compute created\n");
+        let post = s.log.iter().rev().find(|e| e.request.method == "POST").unwrap();
+        let sent: Value = serde_json::from_slice(&post.request.body).unwrap();
+        assert_eq!(
+            sent["spec"],
+            serde_json::json!({"hard": {"limits.memory": "2Gi", "pods": "3", "requests.cpu": "1"}, "scopes": ["NotBestEffort"]})
+        );
+        assert_eq!(
+            run(&mut s, "describe quota compute", "").text,
+            "Name:       compute\nNamespace:  default\nScopes:     NotBestEffort\n * Matches all pods that have at least one resource requirement set. These pods have a burstable or guaranteed quality of service.\n\
+             Resource       Used  Hard\n--------       ----  ----\nlimits.memory  0     2Gi\npods           0     3\nrequests.cpu   0     1\n"
+        );
+        let get = run(&mut s, "get quota", "").text;
+        assert!(get.starts_with("NAME      REQUEST                        LIMIT                  AGE\ncompute   pods: 0/3, requests.cpu: 0/1   limits.memory: 0/2Gi   "), "{get}");
+        for (line, want) in [
+            ("create quota q --hard=pods", "error: Invalid argument syntax pods, expected <resource>=<value>"),
+            ("create quota q --hard=pods=lots", "error: quantities must match the regular expression"),
+            ("create quota q --scopes=BestEffort,", "error: invalid resource quota scope \"\""),
+            ("create quota q --image=nginx", "error: unknown flag: --image"),
+        ] {
+            let out = run(&mut s, line, "");
+            assert!(out.failed && out.text.starts_with(want), "{line}: {}", out.text);
+        }
     }
 
     #[test]

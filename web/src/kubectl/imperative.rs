@@ -119,9 +119,10 @@ fn generated(cmd: &Command) -> Result<Value, String> {
         "configmap" | "cm" => ("configmap", rest),
         "deployment" | "deploy" => ("deployment", rest),
         "job" => ("job", rest),
+        "quota" | "resourcequota" => ("quota", rest),
         other => {
             return Err(format!(
-                "\"kubectl create {other}\" is not simulated in this command bar; it knows create -f and create namespace, configmap, secret generic, deployment, job, service clusterip|nodeport"
+                "\"kubectl create {other}\" is not simulated in this command bar; it knows create -f and create namespace, configmap, secret generic, deployment, job, quota, service clusterip|nodeport"
             ))
         }
     };
@@ -178,6 +179,31 @@ fn generated(cmd: &Command) -> Result<Value, String> {
                 "status": {}
             })
         }
+        "quota" => {
+            let mut spec = serde_json::Map::new();
+            if let Some(hard) = cmd.hard.as_deref().filter(|h| !h.is_empty()) {
+                // Sent as Go encodes a ResourceList: names in order,
+                // amounts canonical.
+                let mut amounts = std::collections::BTreeMap::new();
+                for statement in hard.split(',') {
+                    let parts: Vec<&str> = statement.split('=').collect();
+                    let [resource, amount] = parts[..] else {
+                        return Err(format!("error: Invalid argument syntax {statement}, expected <resource>=<value>"));
+                    };
+                    let q = kubesim::api::quantity::Quantity::parse(amount).ok_or_else(|| quantity_error(amount))?;
+                    amounts.insert(resource.to_string(), json!(q.to_string()));
+                }
+                spec.insert("hard".into(), json!(amounts));
+            }
+            if let Some(scopes) = cmd.scopes.as_deref().filter(|s| !s.is_empty()) {
+                let scopes: Vec<&str> = scopes.split(',').collect();
+                if scopes.contains(&"") {
+                    return Err("error: invalid resource quota scope \"\"".into());
+                }
+                spec.insert("scopes".into(), json!(scopes));
+            }
+            json!({"kind": "ResourceQuota", "apiVersion": "v1", "metadata": meta(name, None), "spec": spec, "status": {}})
+        }
         _ => {
             if cmd.tcp.is_empty() {
                 return Err("error: at least one tcp port specifier must be provided".into());
@@ -192,6 +218,17 @@ fn generated(cmd: &Command) -> Result<Value, String> {
         }
     };
     Ok(object)
+}
+
+/// What Go's `resource.ParseQuantity` says of an amount it cannot read.
+fn quantity_error(amount: &str) -> String {
+    let number = amount.trim_start_matches(['+', '-']);
+    let digits = number.len() - number.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.').len();
+    if digits == 0 {
+        "error: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'".into()
+    } else {
+        "error: unable to parse quantity's suffix".into()
+    }
 }
 
 /// A pod template's metadata as the generators serialize it.

@@ -136,6 +136,9 @@ pub struct Command {
     pub target_port: Option<String>,
     pub service_type: Option<String>,
     pub service_name: Option<String>,
+    /// `create quota --hard` and `--scopes`, as typed.
+    pub hard: Option<String>,
+    pub scopes: Option<String>,
     /// `explain --recursive` and `--api-version`.
     pub recursive: bool,
     pub api_version: Option<String>,
@@ -160,6 +163,8 @@ fn generator_flag(flag: &str, verb: &Verb) -> Option<&'static str> {
         "--type" => "--type",
         "--name" => "--name",
         "--restart" => "--restart",
+        "--hard" => "--hard",
+        "--scopes" => "--scopes",
         _ => return None,
     })
 }
@@ -272,6 +277,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         target_port: None,
         service_type: None,
         service_name: None,
+        hard: None,
+        scopes: None,
         recursive: false,
         api_version: None,
         given: Vec::new(),
@@ -336,6 +343,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--type" => c.service_type = Some(value("'--type'")?),
             "--name" => c.service_name = Some(value("'--name'")?),
             "--restart" => c.restart = Some(value("'--restart'")?),
+            "--hard" => c.hard = Some(value("'--hard'")?),
+            "--scopes" => c.scopes = Some(value("'--scopes'")?),
             "-n" | "--namespace" => c.namespace = Some(value("'-n'")?),
             "-A" | "--all-namespaces" => c.all_namespaces = boolean(&inline)?,
             "-l" | "--selector" => c.selector = Some(value("'-l'")?),
@@ -415,7 +424,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                 };
             }
-            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --image, --replicas, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name where kubectl takes them)")),
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --image, --replicas, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes where kubectl takes them)")),
         }
     }
     if c.verb == Verb::Create && c.filename.is_none() && !positional.is_empty() {
@@ -428,6 +437,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         (Verb::CreateFrom, Some("job")) => &["--image"],
         (Verb::CreateFrom, Some("configmap" | "cm" | "secret")) => &["--from-literal"],
         (Verb::CreateFrom, Some("service" | "svc")) => &["--tcp"],
+        (Verb::CreateFrom, Some("quota" | "resourcequota")) => &["--hard", "--scopes"],
         (Verb::Run, _) => &["--image", "--port", "--restart", "--labels"],
         (Verb::Scale, _) => &["--replicas"],
         (Verb::Logs, _) => &["--container", "--tail"],
