@@ -251,6 +251,40 @@ pub fn tracked_by(name: &str) -> Option<(String, String)> {
     LEGACY_COUNTS.contains(&name).then(|| core(name)).flatten()
 }
 
+/// A resource list (`spec.hard`, `status.used`) as amounts; entries that
+/// are not quantities are left out. (Maps are filled by insertion, not
+/// collected: each collect into a map is a sort of its own in the page's
+/// module.)
+pub fn amounts(list: Option<&Value>) -> Usage {
+    let mut u = Usage::new();
+    for (k, v) in list.and_then(Value::as_object).into_iter().flatten() {
+        if let Some(q) = v.as_str().and_then(Quantity::parse) {
+            u.insert(k.clone(), q);
+        }
+    }
+    u
+}
+
+/// The entries of `u` whose names `keep` holds.
+pub fn masked(u: &Usage, keep: &dyn Fn(&str) -> bool) -> Usage {
+    let mut out = Usage::new();
+    for (k, q) in u {
+        if keep(k) {
+            out.insert(k.clone(), *q);
+        }
+    }
+    out
+}
+
+/// Amounts as a resource list is written: canonical quantities.
+pub fn written(u: &Usage) -> Value {
+    let mut m = serde_json::Map::new();
+    for (k, q) in u {
+        m.insert(k.clone(), Value::String(q.to_string()));
+    }
+    Value::Object(m)
+}
+
 /// Whether a request is never charged (the resources quota ignores).
 pub fn ignored(group: &str, resource: &str) -> bool {
     IGNORED.contains(&(group, resource))
@@ -351,7 +385,7 @@ pub fn pod_resources(pod: &Value, field: &str) -> Usage {
     }
     let (mut sidecars, mut init_max) = (Usage::new(), Usage::new());
     for c in containers("initContainers") {
-        let own: Usage = quantities(&c["resources"][field]).map(|(k, q)| (k.clone(), q)).collect();
+        let own = amounts(Some(&c["resources"][field]));
         let restarts = c["restartPolicy"].as_str() == Some("Always");
         let mut this = sidecars.clone();
         for (k, q) in &own {

@@ -840,3 +840,43 @@ fn kubectl_priority_classes_limit_ranges_and_ingresses() {
     let (ok, out) = d.attempt(&["create", "ingress", "bad", "--rule=1.2.3.4/x=web:80"], "");
     assert!(!ok && out.contains("must be a DNS name, not an IP address"), "{out}");
 }
+
+/// ResourceQuotas through kubectl's own commands: `create quota`, its
+/// columns and `describe`, and the quota admission's refusal as kubectl
+/// prints it.
+#[test]
+fn kubectl_resource_quotas() {
+    if !kubectl_or_skip() {
+        return;
+    }
+    let d = &start_with("quotas", &["--controllers=resourcequota", "--starter", "none"]);
+    let out = d.run(&["create", "quota", "compute", "--hard=pods=1,requests.cpu=1000m,limits.memory=1Gi"]);
+    assert!(out.contains("resourcequota/compute created"), "{out}");
+    let table = d.run(&["get", "quota"]);
+    let (header, _) = columns(&table, "compute");
+    assert_eq!(header, ["NAME", "REQUEST", "LIMIT", "AGE"]);
+    assert!(table.contains("compute   pods: 0/1, requests.cpu: 0/1   limits.memory: 0/1Gi   "), "{table}");
+    let sized = "{\"spec\":{\"containers\":[{\"name\":\"web\",\"image\":\"nginx\",\"resources\":{\"requests\":{\"cpu\":\"500m\"},\"limits\":{\"memory\":\"512Mi\"}}}]}}";
+    let (ok, out) = d.attempt(&["run", "bare", "--image=nginx"], "");
+    assert!(
+        !ok && out.contains("pods \"bare\" is forbidden: failed quota: compute: must specify limits.memory for: bare; requests.cpu for: bare"),
+        "{out}"
+    );
+    d.run(&["run", "web", "--image=nginx", &format!("--overrides={sized}")]);
+    let (ok, out) = d.attempt(&["run", "more", "--image=nginx", &format!("--overrides={sized}")], "");
+    assert!(
+        !ok && out.contains(
+            "pods \"more\" is forbidden: exceeded quota: compute, requested: pods=1, used: pods=1, limited: pods=1"
+        ),
+        "{out}"
+    );
+    let out = d.run(&["describe", "quota", "compute"]);
+    for line in [
+        "Resource       Used   Hard",
+        "limits.memory  512Mi  1Gi",
+        "pods           1      1",
+        "requests.cpu   500m   1",
+    ] {
+        assert!(out.contains(line), "{line}\n{out}");
+    }
+}

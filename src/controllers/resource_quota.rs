@@ -55,18 +55,9 @@ impl Controller for ResourceQuotaController {
     fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
         let before = client.writes;
         let quotas_changed = self.quotas.sync(client);
-        if quotas_changed {
-            self.track(client);
-        }
-        let mut changed = quotas_changed;
-        for informer in self.tracked.values_mut() {
-            changed |= informer.sync(client);
-        }
-        if changed {
-            let quotas: Vec<Arc<Value>> = self.quotas.shared().cloned().collect();
-            for q in quotas {
-                self.sync(client, &q);
-            }
+        // A cluster without quotas costs a watch and nothing more.
+        if self.quotas.objects().next().is_some() {
+            self.sync_all(client, quotas_changed);
         }
         Progress { writes: client.writes - before }
     }
@@ -85,6 +76,25 @@ fn written(u: &Usage) -> Value {
 }
 
 impl ResourceQuotaController {
+    /// Catches up the tracked resources (started for new hard names when
+    /// the quotas changed) and writes every quota whose status differs.
+    #[inline(never)]
+    fn sync_all(&mut self, client: &mut Client<'_>, quotas_changed: bool) {
+        if quotas_changed {
+            self.track(client);
+        }
+        let mut changed = quotas_changed;
+        for informer in self.tracked.values_mut() {
+            changed |= informer.sync(client);
+        }
+        if changed {
+            let quotas: Vec<Arc<Value>> = self.quotas.shared().cloned().collect();
+            for q in quotas {
+                self.sync(client, &q);
+            }
+        }
+    }
+
     /// Starts an informer for every resource a quota's hard names track.
     fn track(&mut self, client: &mut Client<'_>) {
         let wanted: Vec<(String, String)> = self

@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::keys;
 use super::options::{Subresource, WriteOptions};
@@ -21,7 +21,7 @@ use super::store::Recorded;
 use super::Registry;
 use crate::api::quantity::Quantity;
 use crate::api::Status;
-use crate::quota::{Evaluator, Usage};
+use crate::quota::{amounts, masked, written, Evaluator, Usage};
 use crate::sort::Order;
 use crate::storage::{ListStart, Storage};
 
@@ -33,25 +33,9 @@ fn listed(u: &Usage) -> String {
     u.iter().map(|(k, q)| format!("{k}={q}")).collect::<Vec<_>>().join(",")
 }
 
-/// A resource list of a quota (`status.hard`, `status.used`) as amounts.
-fn amounts(quota: &Value, pointer: &str) -> Usage {
-    let m = quota.pointer(pointer).and_then(Value::as_object);
-    m.into_iter().flatten().filter_map(|(k, v)| Some((k.clone(), v.as_str().and_then(Quantity::parse)?))).collect()
-}
-
-/// Amounts as a resource list is written (canonical quantities).
-pub(super) fn written(u: &Usage) -> Value {
-    Value::Object(u.iter().map(|(k, q)| (k.clone(), json!(q.to_string()))).collect::<Map<String, Value>>())
-}
-
 impl<S: Storage> Registry<S> {
-    /// The namespace's quotas (and their resource), none when the cluster
-    /// has none at all: one search of the live keys, not a list, for what
-    /// is asked of every write.
+    /// The namespace's quotas (and their resource).
     fn quotas(&self, namespace: &str) -> (Option<Arc<ResourceType>>, Vec<Value>) {
-        if !self.storage.has_live(QUOTA_KEYS) {
-            return (None, Vec::new());
-        }
         let Some(rt) = self.resources.lookup("", "v1", "resourcequotas").cloned() else { return (None, Vec::new()) };
         debug_assert_eq!(keys::resource_prefix(&rt), QUOTA_KEYS);
         let prefix = keys::prefix(&rt, Some(namespace));
@@ -71,9 +55,26 @@ impl<S: Storage> Registry<S> {
         shown_name: &str,
         dry_run: bool,
     ) -> Result<(), Status> {
-        if namespace.is_empty() {
+        // What every write asks: one search of the live keys, not a list,
+        // when the cluster has no quota at all.
+        if namespace.is_empty() || !self.storage.has_live(QUOTA_KEYS) {
             return Ok(());
         }
+        self.charge_quotas(rt, namespace, new, old, shown_name, dry_run)
+    }
+
+    /// `admit_quota` where quotas exist (apart, so that the check every
+    /// write makes stays small in the page's first module part).
+    #[inline(never)]
+    fn charge_quotas(
+        &mut self,
+        rt: &ResourceType,
+        namespace: &str,
+        new: &Value,
+        old: Option<&Value>,
+        shown_name: &str,
+        dry_run: bool,
+    ) -> Result<(), Status> {
         let (Some(quota_rt), quotas) = self.quotas(namespace) else { return Ok(()) };
         let Some(eval) = Evaluator::of(rt.group(), rt.resource()) else { return Ok(()) };
         if !eval.handles(old.is_none(), "", new, old) {
@@ -126,10 +127,9 @@ impl<S: Storage> Registry<S> {
         }
         let mut charged: Vec<(String, Usage)> = Vec::new();
         for q in applying {
-            let hard = amounts(q, "/status/hard");
-            let used = amounts(q, "/status/used");
-            let requested: Usage =
-                delta.iter().filter(|(k, _)| hard.contains_key(*k)).map(|(k, v)| (k.clone(), *v)).collect();
+            let hard = amounts(q.pointer("/status/hard"));
+            let used = amounts(q.pointer("/status/used"));
+            let requested = masked(&delta, &|k| hard.contains_key(k));
             let mut new_used = used.clone();
             for (k, r) in &requested {
                 new_used.entry(k.clone()).or_insert(Quantity::ZERO).add(*r);
@@ -137,9 +137,7 @@ impl<S: Storage> Registry<S> {
             let exceeded: Vec<&String> =
                 requested.keys().filter(|k| new_used[*k].milli > hard.get(*k).map_or(i128::MAX, |h| h.milli)).collect();
             if !exceeded.is_empty() {
-                let only = |u: &Usage| -> Usage {
-                    u.iter().filter(|(k, _)| exceeded.contains(k)).map(|(k, v)| (k.clone(), *v)).collect()
-                };
+                let only = |u: &Usage| masked(u, &|k| exceeded.iter().any(|e| e.as_str() == k));
                 return Err(forbidden(format!(
                     "exceeded quota: {}, requested: {}, used: {}, limited: {}",
                     name_of(q),
@@ -158,7 +156,7 @@ impl<S: Storage> Registry<S> {
         for (name, used) in charged {
             let Some(mut quota) = quotas.iter().find(|q| name_of(q) == name).cloned() else { continue };
             if let Value::Object(o) = &mut quota {
-                let hard = amounts(&Value::Object(o.clone()), "/status/hard");
+                let hard = amounts(o.get("status").and_then(|s| s.get("hard")));
                 o.insert("status".into(), json!({"hard": written(&hard), "used": written(&used)}));
                 o.insert("kind".into(), json!("ResourceQuota"));
                 o.insert("apiVersion".into(), json!("v1"));
