@@ -78,9 +78,9 @@ fn add(usage: &mut Usage, key: &str, q: Quantity) {
     usage.entry(key.to_string()).or_insert(Quantity::ZERO).add(q);
 }
 
-/// A resource name that is not the cluster's own (`example.com/gpu`),
-/// which a quota may only name as `requests.<name>`.
-fn is_extended(name: &str) -> bool {
+/// A resource name that is not the cluster's own (`example.com/gpu`,
+/// `count/pods`), which a quota may only name as `requests.<name>`.
+pub fn is_extended(name: &str) -> bool {
     name.contains('/') && !name.contains("kubernetes.io/") && !name.starts_with("requests.")
 }
 

@@ -102,10 +102,7 @@ fn is_huge_pages(name: &str) -> bool {
 /// `count/pods`): upstream's `IsExtendedResourceName`, which makes it a
 /// count.
 fn is_extended(name: &str) -> bool {
-    name.contains('/')
-        && !name.contains("kubernetes.io/")
-        && !name.starts_with("requests.")
-        && crate::selector::label_key_problem(&format!("requests.{name}")).is_none()
+    crate::quota::is_extended(name) && crate::selector::label_key_problem(&format!("requests.{name}")).is_none()
 }
 
 /// Go's `%#v` of a `resource.Quantity` read from `text`, as upstream's
