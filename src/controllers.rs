@@ -28,6 +28,7 @@ pub mod node_ipam;
 pub mod object;
 pub mod replica_set;
 pub mod resource_quota;
+pub mod root_ca;
 pub mod scheduler;
 pub mod stateful_set;
 
@@ -98,6 +99,7 @@ pub const ALL: &[&str] = &[
     "cronjob",
     "disruption",
     "resourcequota",
+    "root-ca-cert-publisher",
     "endpoint",
     "endpointslice",
     "scheduler",
@@ -137,6 +139,7 @@ impl Controllers {
                 "cronjob" => Box::new(cron_job::CronJobController::default()),
                 "disruption" => Box::new(disruption::DisruptionController::default()),
                 "resourcequota" => Box::new(resource_quota::ResourceQuotaController::default()),
+                "root-ca-cert-publisher" => Box::new(root_ca::RootCaPublisher::default()),
                 "endpoint" => Box::new(endpoints::EndpointsController::default()),
                 "endpointslice" => Box::new(endpoints::EndpointSliceController::default()),
                 "scheduler" => Box::new(scheduler::Scheduler::default()),
@@ -271,6 +274,6 @@ mod tests {
             ["namespace", "garbage-collector"]
         );
         let e = Controllers::parse("ttl", &Config::default()).err().unwrap();
-        assert_eq!(e, "unknown controller \"ttl\" (known: nodeipam, namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, resourcequota, endpoint, endpointslice, scheduler, kubelet)");
+        assert_eq!(e, "unknown controller \"ttl\" (known: nodeipam, namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, resourcequota, root-ca-cert-publisher, endpoint, endpointslice, scheduler, kubelet)");
     }
 }

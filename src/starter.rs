@@ -5,7 +5,7 @@
 //! come from the nodeipam controller), the `kubernetes` and `kube-dns`
 //! Services (the first and tenth addresses of the Service range), CoreDNS
 //! as a Deployment (which the controllers, scheduler and kubelets bring
-//! up), the `kube-root-ca.crt` ConfigMaps, and in `default` a few running
+//! up), and in `default` a few running
 //! workloads: a Deployment `hello` (two nginx pods) behind a Service, and
 //! spec 002's `counter` pod. The namespaces default, kube-system,
 //! kube-public and kube-node-lease come with the server.
@@ -131,12 +131,5 @@ pub fn requests(services: &ServiceRanges) -> Vec<Request> {
                "spec": {"containers": [{"name": "count", "image": "busybox:1.28",
                         "args": ["/bin/sh", "-c", "i=0; while true; do echo \"$i: $(date)\"; i=$((i+1)); sleep 1; done"]}]}}),
     ));
-    for ns in ["default", "kube-system", "kube-public"] {
-        reqs.push(post(
-            &format!("/api/v1/namespaces/{ns}/configmaps"),
-            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "kube-root-ca.crt"},
-                   "data": {"ca.crt": "-----BEGIN CERTIFICATE-----\n(simulated)\n-----END CERTIFICATE-----\n"}}),
-        ));
-    }
     reqs
 }

@@ -349,3 +349,46 @@ fn a_burst_of_similar_events_is_combined_then_rate_limited() {
     let evs = events(&mut k);
     assert_eq!((evs.len(), evs[9].0), (10, 22));
 }
+
+/// The root CA publisher: every namespace gets `kube-root-ca.crt`, made by
+/// `kube-controller-manager`; a deleted one comes back and a changed one is
+/// put back (a label the user added stays); a namespace being deleted is
+/// given none.
+#[test]
+fn every_namespace_gets_the_root_ca_config_map_and_keeps_it() {
+    let mut k = Cluster::new();
+    let path = "/api/v1/namespaces/team/configmaps/kube-root-ca.crt";
+    k.call("POST", "/api/v1/namespaces", Some(json!({"metadata": {"name": "team"}})));
+    let cm = k.get(path).json_body();
+    assert_eq!(cm["data"], json!({"ca.crt": "-----BEGIN CERTIFICATE-----\n(simulated)\n-----END CERTIFICATE-----\n"}));
+    assert!(cm["metadata"]["annotations"]["kubernetes.io/description"]
+        .as_str()
+        .is_some_and(|d| d.starts_with("Contains a CA bundle that can be used to verify the kube-apiserver")));
+    assert_eq!(cm["metadata"]["managedFields"][0]["manager"], "kube-controller-manager");
+    for ns in ["default", "kube-system", "kube-public", "kube-node-lease"] {
+        assert_eq!(k.get(&format!("/api/v1/namespaces/{ns}/configmaps/kube-root-ca.crt")).status, 200, "{ns}");
+    }
+
+    let uid = cm["metadata"]["uid"].clone();
+    assert_eq!(k.call("DELETE", path, None).status, 200);
+    let again = k.get(path).json_body();
+    assert_eq!(again["data"], cm["data"], "made again");
+    assert_ne!(again["metadata"]["uid"], uid);
+
+    let mut changed = again.clone();
+    changed["data"]["ca.crt"] = json!("mine");
+    changed["metadata"]["labels"] = json!({"keep": "me"});
+    assert_eq!(k.call("PUT", path, Some(changed)).status, 200);
+    let put_back = k.get(path).json_body();
+    assert_eq!(put_back["data"], cm["data"]);
+    assert_eq!(put_back["metadata"]["labels"], json!({"keep": "me"}));
+
+    k.call("DELETE", "/api/v1/namespaces/team", None);
+    let gone = k.get("/api/v1/namespaces/team");
+    assert_eq!(
+        gone.status,
+        404,
+        "emptied and finalized, the map not made again: {}",
+        String::from_utf8_lossy(&gone.body)
+    );
+}

@@ -631,7 +631,7 @@ const USAGE: &str =
   --controllers  which of the cluster's controllers run (clients of the API): all (default), none, or a
                  comma-separated list of nodeipam, namespace, garbage-collector, deployment,
                  replicaset, daemonset, statefulset, job, cronjob, disruption, resourcequota,
-                 endpoint, endpointslice, scheduler, kubelet
+                 root-ca-cert-publisher, endpoint, endpointslice, scheduler, kubelet
   --starter      default: start with the browser app's starter cluster (three nodes, CoreDNS, the
                  kubernetes Service, a Deployment hello and the counter pod); none: only the four namespaces every cluster has
   --service-cluster-ip-range, --service-node-port-range  where Services' cluster IPs and node ports

@@ -610,7 +610,7 @@ mod tests {
         assert!(reqs[0].starts_with("GET /api/v1/configmaps?limit=2 200"), "{reqs:?}");
         assert!(reqs[1].contains("continue="), "{reqs:?}");
         assert!(out.text.starts_with("NAMESPACE"), "{}", out.text);
-        assert_eq!(out.text.matches("kube-root-ca.crt").count(), 3, "{}", out.text);
+        assert_eq!(out.text.matches("kube-root-ca.crt").count(), 4, "one in each namespace: {}", out.text);
         let accept = s.log.last().unwrap().request.header("Accept").unwrap().to_string();
         assert_eq!(accept, TABLE_ACCEPT);
         // The server's columns, as real kubectl prints them.

@@ -865,7 +865,7 @@ Events:
         let cm = run(&mut s, "describe cm kube-root-ca.crt -n kube-public", "");
         assert_eq!(
             cm.text,
-            "Name:         kube-root-ca.crt\nNamespace:    kube-public\nLabels:       <none>\nAnnotations:  <none>\n\nData\n====\nca.crt:\n----\n-----BEGIN CERTIFICATE-----\n(simulated)\n-----END CERTIFICATE-----\n\n\n\nBinaryData\n====\n\nEvents:  <none>\n"
+            "Name:         kube-root-ca.crt\nNamespace:    kube-public\nLabels:       <none>\nAnnotations:  kubernetes.io/description:\n                Contains a CA bundle that can be used to verify the kube-apiserver when using internal endpoints such as the internal service IP or kubern...\n\nData\n====\nca.crt:\n----\n-----BEGIN CERTIFICATE-----\n(simulated)\n-----END CERTIFICATE-----\n\n\n\nBinaryData\n====\n\nEvents:  <none>\n"
         );
         assert!(run(&mut s, "describe pod nosuch", "")
             .text
