@@ -23,7 +23,7 @@ use super::informer::Informer;
 use super::object::meta_str;
 use super::{Controller, Progress};
 use crate::api::quantity::Quantity;
-use crate::quota::{tracked_by, Evaluator, Usage};
+use crate::quota::{amounts, masked, tracked_by, written, Evaluator, Usage};
 
 pub struct ResourceQuotaController {
     quotas: Informer,
@@ -61,18 +61,6 @@ impl Controller for ResourceQuotaController {
         }
         Progress { writes: client.writes - before }
     }
-}
-
-fn amounts(m: Option<&Value>) -> Usage {
-    m.and_then(Value::as_object)
-        .into_iter()
-        .flatten()
-        .filter_map(|(k, v)| Some((k.clone(), v.as_str().and_then(Quantity::parse)?)))
-        .collect()
-}
-
-fn written(u: &Usage) -> Value {
-    Value::Object(u.iter().map(|(k, q)| (k.clone(), json!(q.to_string()))).collect())
 }
 
 impl ResourceQuotaController {
@@ -151,8 +139,7 @@ impl ResourceQuotaController {
         let hard = amounts(quota.pointer("/spec/hard"));
         let old_used = amounts(quota.pointer("/status/used"));
         // What no evaluator sums keeps what it had.
-        let mut used: Usage =
-            old_used.iter().filter(|(k, _)| hard.contains_key(*k)).map(|(k, q)| (k.clone(), *q)).collect();
+        let mut used = masked(&old_used, &|k| hard.contains_key(k));
         let mut resources: Vec<(String, String)> = hard.keys().filter_map(|k| tracked_by(k)).collect();
         resources.dedup();
         let now = client.now_millis();
@@ -163,7 +150,10 @@ impl ResourceQuotaController {
             }
             let Some(eval) = Evaluator::of(&group, &resource) else { continue };
             let matched = eval.matching(hard.keys().map(String::as_str));
-            let mut sum: Usage = matched.iter().map(|k| (k.to_string(), Quantity::ZERO)).collect();
+            let mut sum = Usage::new();
+            for k in &matched {
+                sum.insert(k.to_string(), Quantity::ZERO);
+            }
             for obj in self.objects(&group, &resource, ns) {
                 if !eval.in_scopes(quota, obj) {
                     continue;
@@ -174,7 +164,9 @@ impl ResourceQuotaController {
                     }
                 }
             }
-            used.extend(sum);
+            for (k, q) in sum {
+                used.insert(k, q);
+            }
             done.push((group, resource));
         }
         let status = json!({"hard": written(&hard), "used": written(&used)});
