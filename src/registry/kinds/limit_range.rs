@@ -57,9 +57,15 @@ pub(in crate::registry) fn quantity<'a>(item: &'a Value, field: &str, resource: 
     Some((text, milli_value(text)?))
 }
 
+/// A name a resource list may use unqualified (upstream's
+/// `IsStandardResourceName`: the standard names and huge pages).
+pub(in crate::registry) fn is_standard_resource(name: &str) -> bool {
+    STANDARD.contains(&name) || name.starts_with("hugepages-") || name.starts_with("requests.hugepages-")
+}
+
 fn validate_resource_name(kind: &str, name: &str, path: &str, errs: &mut Vec<FieldError>) {
     let qualified = name.contains('/');
-    if !qualified && !STANDARD.contains(&name) && !name.starts_with("hugepages-") {
+    if !qualified && !is_standard_resource(name) {
         errs.push(FieldError::invalid(path, name, "must be a standard resource type or fully qualified"));
     }
     let for_containers = matches!(kind, "Pod" | "Container");

@@ -12,37 +12,13 @@ use serde_json::{Map, Value};
 use super::super::strategy::Strategy;
 use super::super::table::cells::*;
 use super::super::table::{col, text, Column, AGE, NAME};
+use super::limit_range::is_standard_resource;
 use crate::api::quantity::Quantity;
 use crate::api::FieldError;
 use crate::clock::SimTime;
 use crate::quota::SCOPES;
 
 pub struct ResourceQuota;
-
-/// Upstream's `standardResources`: the names a resource list may use
-/// unqualified.
-const STANDARD: &[&str] = &[
-    "cpu",
-    "memory",
-    "ephemeral-storage",
-    "requests.cpu",
-    "requests.memory",
-    "requests.ephemeral-storage",
-    "limits.cpu",
-    "limits.memory",
-    "limits.ephemeral-storage",
-    "pods",
-    "resourcequotas",
-    "services",
-    "replicationcontrollers",
-    "secrets",
-    "configmaps",
-    "persistentvolumeclaims",
-    "storage",
-    "requests.storage",
-    "services.nodeports",
-    "services.loadbalancers",
-];
 
 /// Those a quota may hold unqualified (`standardQuotaResources`).
 const QUOTA: &[&str] = &[
@@ -152,7 +128,7 @@ fn validate_entry(path: &str, name: &str, value: &Value, errs: &mut Vec<FieldErr
         errs.push(FieldError::invalid(path, name, p));
     }
     if !name.contains('/') {
-        if qualified.is_none() && !STANDARD.contains(&name) && !is_huge_pages(name) {
+        if qualified.is_none() && !is_standard_resource(name) {
             errs.push(FieldError::invalid(path, name, "must be a standard resource type or fully qualified"));
         }
         if !QUOTA.contains(&name) && !is_huge_pages(name) {
