@@ -90,7 +90,14 @@ pub struct Facts<'s> {
     /// its key fields (`protocol: TCP` of a port): an item that leaves a
     /// key out is keyed by its default.
     pub key_defaults: Option<&'s Map<String, Value>>,
+    /// For a built-in schema node, whether it is a `Quantity`, and whether
+    /// anything below it is one.
+    pub quantity: bool,
+    pub quantities_below: bool,
 }
+
+/// The definition of resource quantities (`100m`, `1Gi`).
+const QUANTITY: &str = "io.k8s.apimachinery.pkg.api.resource.Quantity";
 
 /// A struct's declared fields, by name: through an index hashed with
 /// foldhash for the built-in schemas (found once), by the schema's own map
@@ -144,6 +151,8 @@ impl<'s> Facts<'s> {
             zero_below: false,
             pointers: &[],
             key_defaults: None,
+            quantity: false,
+            quantities_below: false,
         }
     }
 }
@@ -217,30 +226,20 @@ pub fn schemas() -> &'static Schemas {
         for d in defs.values() {
             visit(defs, &go_types, d, &mut facts, &mut indexes);
         }
-        // Which definitions hold zero fields at any depth: those with their
-        // own, then, until nothing changes, those that reach one.
-        let mut deep: std::collections::HashSet<usize> =
-            go_types.iter().filter(|(_, g)| g.zero.is_some()).map(|(at, _)| *at).collect();
-        loop {
-            let before = deep.len();
-            for d in defs.values() {
-                if !deep.contains(&address(d)) && reaches_zero(&facts, &deep, d) {
-                    deep.insert(address(d));
-                }
-            }
-            if deep.len() == before {
-                break;
-            }
-        }
-        let below: Vec<usize> = facts
-            .iter()
-            .filter(|(_, f)| deep.contains(&address(f.resolved)) || reaches_zero(&facts, &deep, f.resolved))
-            .map(|(at, _)| *at)
-            .collect();
-        for at in below {
+        let zero = go_types.iter().filter(|(_, g)| g.zero.is_some()).map(|(at, _)| *at).collect();
+        for at in reaching(defs, &facts, zero, true) {
             if let Some(f) = facts.get_mut(&at) {
                 f.zero_below = true;
             }
+        }
+        let quantity = defs.get(QUANTITY).map(address);
+        for at in reaching(defs, &facts, quantity.into_iter().collect(), false) {
+            if let Some(f) = facts.get_mut(&at) {
+                f.quantities_below = true;
+            }
+        }
+        for f in facts.values_mut() {
+            f.quantity = Some(address(f.resolved)) == quantity;
         }
         Schemas { defs, by_kind, facts, go_types }
     })
@@ -250,9 +249,60 @@ fn address(v: &Value) -> usize {
     v as *const Value as usize
 }
 
+/// The schema nodes (by address) whose children are or reach one of the
+/// `seed` definitions at any depth — and, when `itself`, the seed's own
+/// nodes too: first the definitions, until nothing changes, then every
+/// node.
+fn reaching(
+    defs: &Map<String, Value>,
+    facts: &HashMap<usize, Facts<'static>, foldhash::fast::FixedState>,
+    mut deep: std::collections::HashSet<usize>,
+    itself: bool,
+) -> Vec<usize> {
+    let seed = deep.clone();
+    loop {
+        let before = deep.len();
+        for d in defs.values() {
+            if !deep.contains(&address(d)) && reaches(facts, &deep, d) {
+                deep.insert(address(d));
+            }
+        }
+        if deep.len() == before {
+            break;
+        }
+    }
+    let counts = |f: &Facts<'_>| {
+        let at = address(f.resolved);
+        deep.contains(&at) && (itself || !seed.contains(&at)) || reaches(facts, &deep, f.resolved)
+    };
+    facts.iter().filter(|(_, f)| counts(f)).map(|(at, _)| *at).collect()
+}
+
+/// One quantity read (a string trimmed as Go's decoder trims it, a
+/// number by its text, a null as zero) and, when `rewrite`, written as
+/// stored.
+#[inline(never)]
+fn quantity_as_stored(v: &mut Value, rewrite: bool) -> Result<(), &'static str> {
+    use crate::api::quantity::{canonical, FORMAT_WRONG};
+    use std::borrow::Cow;
+    let stored = match v {
+        Value::String(s) => match canonical(s.trim())? {
+            Cow::Borrowed(t) if t.len() == s.len() => return Ok(()),
+            c => c.into_owned(),
+        },
+        Value::Number(n) => canonical(&n.to_string())?.into_owned(),
+        Value::Null => "0".to_string(),
+        _ => return Err(FORMAT_WRONG),
+    };
+    if rewrite {
+        *v = Value::String(stored);
+    }
+    Ok(())
+}
+
 /// Whether a node's children (fields, items, map values) are or reach a
 /// definition in `deep`, looking through inline children.
-fn reaches_zero(
+fn reaches(
     facts: &HashMap<usize, Facts<'static>, foldhash::fast::FixedState>,
     deep: &std::collections::HashSet<usize>,
     node: &Value,
@@ -265,7 +315,7 @@ fn reaches_zero(
         .chain(["items", "additionalProperties"].into_iter().filter_map(|k| node.get(k)));
     for child in children {
         let resolved = facts.get(&address(child)).map_or(child, |f| f.resolved);
-        if deep.contains(&address(resolved)) || (std::ptr::eq(resolved, child) && reaches_zero(facts, deep, child)) {
+        if deep.contains(&address(resolved)) || (std::ptr::eq(resolved, child) && reaches(facts, deep, child)) {
             return true;
         }
     }
@@ -394,6 +444,46 @@ impl Schemas {
             }
             _ => {}
         }
+    }
+
+    /// Reads every quantity in `value` as upstream's decoder does and,
+    /// when `rewrite`, writes it as upstream's encoder then stores it
+    /// (`api::quantity::canonical`: `1000m` as `1`, a null in a map as
+    /// `0`). The error is the first text that is no quantity, in document
+    /// order, as the decoder words it.
+    pub fn quantities(&self, schema: &Value, value: &mut Value, rewrite: bool) -> Result<(), &'static str> {
+        let facts = self.facts(schema);
+        if facts.quantity {
+            return quantity_as_stored(value, rewrite);
+        }
+        if !facts.quantities_below {
+            return Ok(());
+        }
+        match value {
+            Value::Object(m) => {
+                if let Some(props) = facts.properties {
+                    // (A null field is a nil pointer: nothing to read.)
+                    for (k, v) in m.iter_mut().filter(|(_, v)| !v.is_null()) {
+                        if let Some(child) = props.get(k) {
+                            self.quantities(child, v, rewrite)?;
+                        }
+                    }
+                } else if let Some(elem) = facts.additional {
+                    for v in m.values_mut() {
+                        self.quantities(elem, v, rewrite)?;
+                    }
+                }
+            }
+            Value::Array(list) => {
+                if let Some(items) = facts.items {
+                    for v in list.iter_mut().filter(|v| !v.is_null()) {
+                        self.quantities(items, v, rewrite)?;
+                    }
+                }
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     /// The definition name of a kind (`io.k8s.api.core.v1.ConfigMap`).

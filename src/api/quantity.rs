@@ -1,9 +1,12 @@
 //! Resource quantities (`100m`, `1.5`, `64Mi`, `1G`, `5e3`) read as
 //! numbers, for what compares them (the scheduler's fit of requests
 //! against a node's allocatable) and what sums them (quota usage, written
-//! in the canonical form upstream's `Quantity.String()` gives). Stored
-//! objects keep the text their writers sent.
+//! in the canonical form upstream's `Quantity.String()` gives); and the
+//! text a quantity is stored as (`canonical`): upstream decodes every
+//! write into Go types and encodes it again, so `1000m` is stored as `1`
+//! and `0.5Gi` as `512Mi`.
 
+use std::borrow::Cow;
 use std::fmt;
 
 /// How a quantity is written: upstream's three formats, known by the
@@ -113,51 +116,241 @@ impl Quantity {
     }
 }
 
-/// The canonical text (upstream's `Quantity.String()`): binary quantities
-/// with the largest binary suffix that keeps them whole (those under 1024
-/// or with a fraction written as decimal ones), decimal ones with the
-/// largest power of a thousand that keeps them whole.
+/// The canonical text, as upstream's `Quantity.String()` writes it.
 impl fmt::Display for Quantity {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (sign, v) = if self.milli < 0 { ("-", -self.milli) } else { ("", self.milli) };
-        if v == 0 {
-            return f.write_str("0");
+        let (negative, mantissa) = (self.milli < 0, self.milli.unsigned_abs());
+        Exact { negative, mantissa, scale: -3, format: self.format }.fmt(f)
+    }
+}
+
+/// What upstream's decoder answers for text that is no quantity (its
+/// `ErrFormatWrong`, `ErrNumeric` and `ErrSuffix`).
+pub const FORMAT_WRONG: &str =
+    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+pub const NUMERIC: &str = "unable to parse numeric part of quantity";
+pub const SUFFIX: &str = "unable to parse quantity's suffix";
+
+/// A quantity's text taken apart as upstream's scanner does: the sign,
+/// the digits before the point (leading zeros gone, "0" when none), after
+/// it, and the suffix.
+struct Scanned<'a> {
+    negative: bool,
+    whole: &'a str,
+    fraction: &'a str,
+    suffix: &'a str,
+    /// Whether any digit came before the suffix (`.Gi` has none).
+    digits: bool,
+}
+
+fn scan(text: &str) -> Result<Scanned<'_>, &'static str> {
+    let b = text.as_bytes();
+    let mut at = 0;
+    let negative = b.first() == Some(&b'-');
+    if matches!(b.first(), Some(b'-' | b'+')) {
+        at = 1;
+    }
+    let run = |from: usize, ok: fn(u8) -> bool| from + b[from..].iter().take_while(|c| ok(**c)).count();
+    let zeros_end = run(at, |c| c == b'0');
+    let digits = zeros_end > at;
+    if zeros_end == b.len() {
+        return Ok(Scanned { negative, whole: "0", fraction: "", suffix: "", digits: true });
+    }
+    let whole_end = run(zeros_end, |c| c.is_ascii_digit());
+    let whole = if whole_end > zeros_end { &text[zeros_end..whole_end] } else { "0" };
+    let digits = digits || whole_end > zeros_end;
+    let (mut fraction, mut rest) = ("", whole_end);
+    if b.get(whole_end) == Some(&b'.') {
+        let end = run(whole_end + 1, |c| c.is_ascii_digit());
+        (fraction, rest) = (&text[whole_end + 1..end], end);
+    }
+    let digits = digits || !fraction.is_empty();
+    // The suffix: letters of the known suffixes, then an exponent's sign
+    // and digits, to the end.
+    let mut end = run(rest, |c| b"eEinumkKMGTP".contains(&c));
+    if matches!(b.get(end), Some(b'-' | b'+')) {
+        end += 1;
+    }
+    if run(end, |c| c.is_ascii_digit()) != b.len() {
+        return Err(FORMAT_WRONG);
+    }
+    Ok(Scanned { negative, whole, fraction, suffix: &text[rest..], digits })
+}
+
+/// The power a suffix stands for, base 10 or 2, and its format.
+fn interpret(suffix: &str) -> Option<(bool, i64, Format)> {
+    let decimal = |e| Some((false, e, Format::DecimalSi));
+    let binary = |e| Some((true, e, Format::BinarySi));
+    match suffix {
+        "" => decimal(0),
+        "n" => decimal(-9),
+        "u" => decimal(-6),
+        "m" => decimal(-3),
+        "k" => decimal(3),
+        "M" => decimal(6),
+        "G" => decimal(9),
+        "T" => decimal(12),
+        "P" => decimal(15),
+        "E" => decimal(18),
+        "Ki" => binary(10),
+        "Mi" => binary(20),
+        "Gi" => binary(30),
+        "Ti" => binary(40),
+        "Pi" => binary(50),
+        "Ei" => binary(60),
+        // An exponent, cut to 32 bits as Go's `int32(parsed)` cuts it.
+        s if s.len() > 1 && s.starts_with(['e', 'E']) => {
+            s[1..].parse::<i64>().ok().map(|e| (false, i64::from(e as i32), Format::DecimalExponent))
         }
-        let mut format = self.format;
-        if format == Format::BinarySi && (v < 1024 * 1000 || v % 1000 != 0) {
+        _ => None,
+    }
+}
+
+/// An exact amount, `mantissa × 10^scale`, with its sign and format.
+struct Exact {
+    negative: bool,
+    mantissa: u128,
+    scale: i64,
+    format: Format,
+}
+
+/// `n / 10^k` rounded away from zero, and whether that was exact.
+fn divide_up(n: u128, k: u64) -> (u128, bool) {
+    match u32::try_from(k).ok().and_then(|k| 10u128.checked_pow(k)) {
+        Some(d) => (n.div_ceil(d), n % d == 0),
+        None => (u128::from(n != 0), n == 0),
+    }
+}
+
+/// The text kube-apiserver stores for a quantity written as `text` (Go's
+/// decoder reading it, then its encoder writing it): the text itself when
+/// the reader keeps it (read on its 64-bit fast path and shaped as a
+/// canonical one), else the canonical form of the value read — rounded
+/// up to a billionth, a binary amount above 2⁶³−1 capped there. Upstream's
+/// quirks come along (`+1` is kept as written; `1000E` is written `1`, no
+/// suffix standing for 10²¹). Numbers past 38 digits are left as written
+/// (Go reads them into a big decimal; this stops at 128 bits).
+pub fn canonical(text: &str) -> Result<Cow<'_, str>, &'static str> {
+    if text.is_empty() {
+        return Err(FORMAT_WRONG);
+    }
+    if text == "0" {
+        return Ok(Cow::Borrowed(text));
+    }
+    let s = scan(text)?;
+    let (binary, exponent, format) = interpret(s.suffix).ok_or(SUFFIX)?;
+    let parse = |t: &str| t.bytes().try_fold(0u128, |n, c| n.checked_mul(10)?.checked_add(u128::from(c - b'0')));
+    let digits = s.whole.bytes().chain(s.fraction.bytes());
+    let whole_and_fraction = parse(s.whole).and_then(|w| {
+        let f = parse(s.fraction)?;
+        w.checked_mul(10u128.checked_pow(u32::try_from(s.fraction.len()).ok()?)?)?.checked_add(f)
+    });
+    let Some(mut mantissa) = whole_and_fraction else { return Ok(Cow::Borrowed(text)) };
+    // The reader's fast path: few enough digits, no finer than a
+    // billionth, and 64 bits enough.
+    let fast = if binary {
+        let precision = 15 - s.whole.len() as i64 - exponent * 3 / 10 - 1;
+        (s.fraction.is_empty() && precision >= 0 && (mantissa << exponent) <= i64::MAX as u128).then_some(0)
+    } else {
+        let scale = exponent - s.fraction.len() as i64;
+        (s.whole.len() + s.fraction.len() <= 18 && scale >= -9).then_some(scale)
+    };
+    if let Some(scale) = fast {
+        let kept = if binary {
+            mantissa & 7 != 0
+        } else {
+            let zeros = digits.clone().rev().take_while(|c| *c == b'0').count();
+            scale % 3 == 0 && zeros < 3 && !s.whole.starts_with('0')
+        };
+        if kept {
+            return Ok(Cow::Borrowed(text));
+        }
+        if binary {
+            mantissa <<= exponent;
+        }
+        return Ok(Cow::Owned(Exact { negative: s.negative, mantissa, scale, format }.to_string()));
+    }
+    // The slow path, a big decimal.
+    if !s.digits {
+        return Err(NUMERIC);
+    }
+    let (mut scale, mut format) = (-(s.fraction.len() as i64), format);
+    if binary {
+        let Some(m) = mantissa.checked_mul(1u128 << exponent) else { return Ok(Cow::Borrowed(text)) };
+        mantissa = m;
+    } else {
+        scale += exponent;
+    }
+    if mantissa != 0 && scale < -9 {
+        mantissa = divide_up(mantissa, (-9 - scale) as u64).0;
+        scale = -9;
+    }
+    if binary {
+        // (Here the scale is between −9 and 0.)
+        let unit = 10u128.pow(scale.unsigned_abs() as u32);
+        let max = i64::MAX as u128;
+        if mantissa > max * unit {
+            (mantissa, scale) = (max, 0);
+        }
+        if mantissa < 10u128.pow(scale.unsigned_abs() as u32) {
             format = Format::DecimalSi;
         }
-        if format == Format::BinarySi {
-            let mut n = v / 1000;
-            let mut step = 0;
-            while step < 6 && n % 1024 == 0 {
-                n /= 1024;
-                step += 1;
+    }
+    Ok(Cow::Owned(Exact { negative: s.negative, mantissa, scale, format }.to_string()))
+}
+
+/// Upstream's canonical text (`Quantity.String()`): binary amounts with
+/// the largest binary suffix that keeps them whole (those under 1024 or
+/// with a fraction written as decimal ones), decimal ones with the
+/// largest power of a thousand that keeps them whole.
+impl fmt::Display for Exact {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let sign = if self.negative { "-" } else { "" };
+        if self.mantissa == 0 {
+            return f.write_str("0");
+        }
+        if self.format == Format::BinarySi {
+            let whole = match self.scale {
+                s if s >= 0 => u32::try_from(s).ok().and_then(|s| self.mantissa.checked_mul(10u128.checked_pow(s)?)),
+                s => Some(divide_up(self.mantissa, s.unsigned_abs())).filter(|(_, exact)| *exact).map(|(v, _)| v),
+            };
+            if let Some(mut n) = whole.filter(|v| *v >= 1024) {
+                let mut step = 0;
+                while n % 1024 == 0 && step < 6 {
+                    n /= 1024;
+                    step += 1;
+                }
+                let suffix = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][step];
+                return write!(f, "{sign}{n}{suffix}");
             }
-            let suffix = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][step];
-            return write!(f, "{sign}{n}{suffix}");
         }
-        // v × 10⁻³ = mantissa × 10^exp, exp a multiple of 3, as large as
-        // keeps the mantissa whole.
-        let (mut mantissa, mut exp) = (v, -3i32);
-        while mantissa % 1000 == 0 && exp < 18 {
-            mantissa /= 1000;
-            exp += 3;
+        // mantissa × 10^exp, exp a multiple of 3 and as large as keeps the
+        // mantissa whole.
+        let (mut m, mut exp) = (self.mantissa, self.scale);
+        while m >= 10 && m % 10 == 0 {
+            m /= 10;
+            exp += 1;
         }
-        if format == Format::DecimalExponent {
-            return if exp == 0 { write!(f, "{sign}{mantissa}") } else { write!(f, "{sign}{mantissa}e{exp}") };
+        while exp % 3 != 0 {
+            m = m.saturating_mul(10);
+            exp -= 1;
+        }
+        if self.format == Format::DecimalExponent {
+            return if exp == 0 { write!(f, "{sign}{m}") } else { write!(f, "{sign}{m}e{exp}") };
         }
         let suffix = match exp {
+            -9 => "n",
+            -6 => "u",
             -3 => "m",
-            0 => "",
             3 => "k",
             6 => "M",
             9 => "G",
             12 => "T",
             15 => "P",
-            _ => "E",
+            18 => "E",
+            _ => "",
         };
-        write!(f, "{sign}{mantissa}{suffix}")
+        write!(f, "{sign}{m}{suffix}")
     }
 }
 
@@ -209,6 +402,56 @@ mod tests {
         assert_eq!(canonical("0Mi"), "0");
         assert_eq!(canonical("5e3"), "5e3");
         assert_eq!(canonical("-100m"), "-100m");
+    }
+
+    #[test]
+    fn quantities_are_stored_as_upstreams_decoder_and_encoder_leave_them() {
+        let stored = |t: &str| super::canonical(t).map(Cow::into_owned);
+        for (written, kept) in [
+            ("1000m", "1"),
+            ("1500m", "1500m"),
+            ("0.5", "500m"),
+            ("1000", "1k"),
+            ("100", "100"),
+            ("1073741824", "1073741824"),
+            ("1024Mi", "1Gi"),
+            ("2048Ki", "2Mi"),
+            ("1Gi", "1Gi"),
+            ("0.5Gi", "512Mi"),
+            ("-1.5Gi", "-1536Mi"),
+            ("1.1Ki", "1126400m"),
+            ("0.5Ki", "512"),
+            ("1.5n", "2n"),
+            ("1e-12", "1e-9"),
+            ("0.0000000001", "1n"),
+            ("1.5e3", "1500"),
+            ("12e6", "12e6"),
+            ("8Ei", "9223372036854775807"),
+            ("000", "0"),
+            ("-0", "0"),
+            ("Gi", "0"),
+            // Kept as written, as upstream's reader keeps them.
+            ("+1", "+1"),
+            ("01", "01"),
+            ("1.", "1."),
+            ("1E3", "1E3"),
+            ("1000E", "1"),
+        ] {
+            assert_eq!(stored(written).as_deref(), Ok(kept), "{written}");
+        }
+        for (written, error) in [
+            ("", FORMAT_WRONG),
+            ("abc", FORMAT_WRONG),
+            ("1x", FORMAT_WRONG),
+            ("1Kb", FORMAT_WRONG),
+            ("1 ", FORMAT_WRONG),
+            ("1KK", SUFFIX),
+            ("1ee5", SUFFIX),
+            (".e-12", NUMERIC),
+        ] {
+            assert_eq!(stored(written), Err(error), "{written}");
+        }
+        assert!(matches!(super::canonical("250m"), Ok(Cow::Borrowed(_))), "a canonical text is not copied");
     }
 
     #[test]

@@ -112,9 +112,12 @@ fn schema_of(rt: &ResourceType) -> (&'static crate::schema::Schemas, Option<&'st
 /// as Go's decoder words it; and the problems found.
 fn decode_typed(rt: &ResourceType, json: &[u8]) -> Result<Result<(Value, StrictProblems), String>, serde_json::Error> {
     let (schemas, def, schema) = schema_of(rt);
-    let (value, problems) = crate::schema::decode::decode_strict(json, schemas, schema)?;
+    let (mut value, problems) = crate::schema::decode::decode_strict(json, schemas, schema)?;
     if let Some(e) = def.and_then(|d| schemas.first_type_error(d, &value)) {
         return Ok(Err(e));
+    }
+    if let Err(e) = schemas.quantities(schema, &mut value, false) {
+        return Ok(Err(e.to_string()));
     }
     Ok(Ok((value, problems)))
 }
@@ -371,6 +374,9 @@ pub fn patched_object(
     let mut strict = crate::schema::decode::strict_problems(&value, schemas, schema);
     if let Some(e) = def.and_then(|d| schemas.first_type_error(d, &value)) {
         return Err(patch_invalid(&bad_value(&value), &e));
+    }
+    if let Err(e) = schemas.quantities(schema, &mut value, false) {
+        return Err(patch_invalid(&bad_value(&value), e));
     }
     let unknown = !strict.0.is_empty();
     if fv != FieldValidation::Ignore {

@@ -156,14 +156,19 @@ fn fill_zero_fields(rt: &ResourceType, value: &mut Value) {
     }
 }
 
-/// A built-in object as upstream decodes it into its Go types: without
-/// the `omitempty` fields it wrote empty (`Schemas::drop_omitted`). A
-/// custom resource is kept as written.
-fn drop_omitted(rt: &ResourceType, value: &mut Value) {
+/// A built-in object as upstream decodes it into its Go types and encodes
+/// it again: without the `omitempty` fields it wrote empty
+/// (`Schemas::drop_omitted`), its quantities canonical (unless the kind
+/// canonicalizes its own: `Strategy::keeps_quantities`), a text that is
+/// no quantity refused as the decoder refuses it. A custom resource is
+/// kept as written.
+fn as_decoded(rt: &ResourceType, value: &mut Value) -> Result<(), Status> {
     let s = crate::schema::schemas();
     if let Some(schema) = rt.schema().filter(|sc| s.facts(sc).zero.is_some()) {
         s.drop_omitted(schema, value);
+        s.quantities(schema, value, !rt.strategy.keeps_quantities()).map_err(|e| decode::cannot_handle(rt, e))?;
     }
+    Ok(())
 }
 
 /// The body's namespace must be empty (it is filled in) or the URL's; a
@@ -337,7 +342,7 @@ impl<S: Storage> Registry<S> {
         recorded: Recorded,
     ) -> Result<Body, Status> {
         set_namespace(rt, &mut value, namespace)?;
-        drop_omitted(rt, &mut value);
+        as_decoded(rt, &mut value)?;
         meta::prune_empty_metadata(&mut value);
         let mut generated = false;
         {
@@ -519,7 +524,7 @@ impl<S: Storage> Registry<S> {
     ) -> Result<Written, Status> {
         let status = opts.subresource == Subresource::Status;
         set_namespace(rt, &mut value, namespace)?;
-        drop_omitted(rt, &mut value);
+        as_decoded(rt, &mut value)?;
         check_name(&value, name)?;
         let k = keys::key(rt, namespace, name);
         let uid_precondition = uid_precondition.filter(|u| !u.is_empty());

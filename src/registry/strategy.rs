@@ -81,6 +81,14 @@ pub trait Strategy: Send + Sync {
         false
     }
 
+    /// Whether the kind's quantities are left as sent for its validation
+    /// to name them as written (upstream prints the decoded `Quantity`
+    /// there, which remembers some of the text), its `defaults` writing
+    /// the valid ones canonical itself.
+    fn keeps_quantities(&self) -> bool {
+        false
+    }
+
     /// What a write of this object should tell its client (upstream's
     /// `WarningsOnCreate`/`WarningsOnUpdate`): sent as `Warning` headers.
     fn warnings(&self, _obj: &Value) -> Vec<String> {

@@ -319,21 +319,27 @@ fn request_and_limit(o: &Value) -> (String, String) {
 
 impl Strategy for ResourceQuota {
     /// The hard amounts as upstream stores them: decoded and written
-    /// again, so canonical (`1000m` is `1`). Amounts finer than a
-    /// thousandth, negative or with a fraction of a unit are left as
-    /// they came (validation names them as sent).
+    /// again, so canonical (`1000m` is `1`), except those validation
+    /// refuses (negative, or a fraction of what must be whole), left as
+    /// they came for its message to name them as upstream's does.
     fn defaults(&self, o: &mut Map<String, Value>) {
         let Some(Value::Object(hard)) = o.get_mut("spec").and_then(|s| s.get_mut("hard")) else { return };
-        for v in hard.values_mut() {
+        for (name, v) in hard.iter_mut() {
             let Some(text) = v.as_str() else { continue };
-            if text.ends_with(['n', 'u']) {
+            let refused = |q: Quantity| {
+                q.milli < 0 || (INTEGER.contains(&name.as_str()) || is_extended(name)) && q.milli % 1000 != 0
+            };
+            if Quantity::parse(text).is_some_and(refused) {
                 continue;
             }
-            // One validation refuses is left as sent, for its message.
-            if let Some(q) = Quantity::parse(text).filter(|q| q.milli >= 0 && q.milli % 1000 == 0) {
-                *v = Value::String(q.to_string());
+            if let Ok(stored) = crate::api::quantity::canonical(text.trim()) {
+                *v = Value::String(stored.into_owned());
             }
         }
+    }
+
+    fn keeps_quantities(&self) -> bool {
+        true
     }
 
     fn validate(&self, o: &Value) -> Vec<FieldError> {
