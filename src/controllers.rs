@@ -30,6 +30,7 @@ pub mod replica_set;
 pub mod resource_quota;
 pub mod root_ca;
 pub mod scheduler;
+pub mod service_account;
 pub mod stateful_set;
 
 use std::collections::BTreeMap;
@@ -100,6 +101,7 @@ pub const ALL: &[&str] = &[
     "disruption",
     "resourcequota",
     "root-ca-cert-publisher",
+    "serviceaccount",
     "endpoint",
     "endpointslice",
     "scheduler",
@@ -140,6 +142,7 @@ impl Controllers {
                 "disruption" => Box::new(disruption::DisruptionController::default()),
                 "resourcequota" => Box::new(resource_quota::ResourceQuotaController::default()),
                 "root-ca-cert-publisher" => Box::new(root_ca::RootCaPublisher::default()),
+                "serviceaccount" => Box::new(service_account::ServiceAccounts::default()),
                 "endpoint" => Box::new(endpoints::EndpointsController::default()),
                 "endpointslice" => Box::new(endpoints::EndpointSliceController::default()),
                 "scheduler" => Box::new(scheduler::Scheduler::default()),
@@ -274,6 +277,6 @@ mod tests {
             ["namespace", "garbage-collector"]
         );
         let e = Controllers::parse("ttl", &Config::default()).err().unwrap();
-        assert_eq!(e, "unknown controller \"ttl\" (known: nodeipam, namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, resourcequota, root-ca-cert-publisher, endpoint, endpointslice, scheduler, kubelet)");
+        assert_eq!(e, "unknown controller \"ttl\" (known: nodeipam, namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, resourcequota, root-ca-cert-publisher, serviceaccount, endpoint, endpointslice, scheduler, kubelet)");
     }
 }

@@ -26,6 +26,7 @@ pub mod params;
 pub mod represent;
 mod reviews;
 mod routing;
+mod tokens;
 pub mod watch;
 
 use serde_json::{json, Value};
@@ -606,6 +607,16 @@ impl Server {
                 logs::PodLog::Done(text) => Served::Response(head(text)),
                 logs::PodLog::Following(text, follow) => Served::Log(head(text), follow),
             });
+        }
+        if t.side() == Some(Side::Token) {
+            let Some(name) = t.name.as_deref() else { return Err(no_such_resource()) };
+            if !t.routes(req.method.as_str()) {
+                return Err(Status::method_not_allowed());
+            }
+            params::check_write_query("POST", q)?;
+            let media_type = req.header("Content-Type").map(media_type::essence).unwrap_or("");
+            let answer = self.create_token(&ns, name, RequestBody { media_type, bytes: &req.body })?;
+            return Ok(Served::Response(body_response(201, Body::Value(answer))));
         }
         let subresource = match t.subresource.as_deref() {
             None => Subresource::None,

@@ -841,6 +841,54 @@ fn kubectl_priority_classes_limit_ranges_and_ingresses() {
     assert!(!ok && out.contains("must be a DNS name, not an IP address"), "{out}");
 }
 
+/// Service accounts as kubectl meets them: every namespace's `default`,
+/// and `kubectl create token` (the token's claims, its duration and
+/// audience, the server's refusals as kubectl prints them, `-o yaml`).
+#[test]
+fn kubectl_service_account_tokens() {
+    if !kubectl_or_skip() {
+        return;
+    }
+    let d = &start_with("tokens", &["--controllers=serviceaccount", "--starter", "none"]);
+    let has_default = |table: &str, ns: &str| table.lines().any(|l| l.starts_with(ns) && l.contains(" default "));
+    let all = ["default", "kube-node-lease", "kube-public", "kube-system"];
+    wait_for(|| all.iter().all(|ns| has_default(&d.run(&["get", "serviceaccounts", "-A"]), ns)), "default accounts");
+    let token = d.run(&["create", "token", "default"]);
+    let parts: Vec<&str> = token.trim().split('.').collect();
+    assert_eq!(parts.len(), 3, "{token}");
+    use base64::Engine;
+    let claims: serde_json::Value =
+        serde_json::from_slice(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(parts[1]).unwrap()).unwrap();
+    assert_eq!(claims["sub"], "system:serviceaccount:default:default");
+    assert_eq!(claims["exp"].as_i64().unwrap() - claims["iat"].as_i64().unwrap(), 3600);
+    let claims_of = |out: &str| -> serde_json::Value {
+        let payload = out.trim().split('.').nth(1).unwrap().to_string();
+        serde_json::from_slice(&base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(payload).unwrap()).unwrap()
+    };
+    let out = d.run(&["create", "token", "default", "--duration=2h", "--audience=vault"]);
+    let c = claims_of(&out);
+    assert_eq!(
+        (c["aud"].clone(), c["exp"].as_i64().unwrap() - c["iat"].as_i64().unwrap()),
+        (serde_json::json!(["vault"]), 7200)
+    );
+    let (ok, out) = d.attempt(&["create", "token", "default", "--duration=1m"], "");
+    assert!(
+        !ok && out.contains("error: failed to create token: TokenRequest.authentication.k8s.io \"\" is invalid: spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes"),
+        "{out}"
+    );
+    let (ok, out) = d.attempt(&["create", "token", "robot"], "");
+    assert!(!ok && out.contains("error: failed to create token: serviceaccounts \"robot\" not found"), "{out}");
+    let yaml = d.run(&["create", "token", "default", "-o", "yaml"]);
+    for line in [
+        "kind: TokenRequest",
+        "  - https://kubernetes.default.svc.cluster.local",
+        "  expirationSeconds: 3600",
+        "  boundObjectRef: null",
+    ] {
+        assert!(yaml.contains(line), "{line}\n{yaml}");
+    }
+}
+
 /// ResourceQuotas through kubectl's own commands: `create quota`, its
 /// columns and `describe`, and the quota admission's refusal as kubectl
 /// prints it.

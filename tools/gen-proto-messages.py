@@ -34,6 +34,7 @@ ROOTS = [
     "k8s.io.api.authorization.v1.LocalSubjectAccessReview",
     "k8s.io.api.authorization.v1.SelfSubjectRulesReview",
     "k8s.io.api.authentication.v1.SelfSubjectReview",
+    "k8s.io.api.authentication.v1.TokenRequest",
 ]
 KINDS = {
     "k8s.io.api.core.v1": ["Namespace", "Pod", "Service", "ConfigMap", "Secret", "ServiceAccount", "Node", "Event",

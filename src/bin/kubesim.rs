@@ -844,6 +844,10 @@ async fn main() {
             controllers.settle(&mut server);
         }
     }
+    // The controllers start with the server, as kube-controller-manager's
+    // do: each namespace's `default` account and root CA are there before
+    // the first request.
+    controllers.settle(&mut server);
     let shared = Arc::new(Shared {
         ui,
         server: Mutex::new(server),

@@ -191,6 +191,7 @@ pub static BUILTIN: &[Builtin] = &[
         short_names: &["sa"],
         return_deleted_object: true,
         strategy: &service_account::ServiceAccount,
+        side: &[Side::Token],
         ..rt("", "v1", "serviceaccounts", "serviceaccount", "ServiceAccount", true)
     },
     Builtin {

@@ -113,6 +113,9 @@ pub enum Side {
     Log,
     /// `nodes/proxy`: any method, passed on to the node's kubelet.
     Proxy,
+    /// `serviceaccounts/token`: a POST of an authentication.k8s.io/v1
+    /// TokenRequest is answered with a signed token.
+    Token,
 }
 
 impl Side {
@@ -122,6 +125,7 @@ impl Side {
             Side::Eviction => "eviction",
             Side::Log => "log",
             Side::Proxy => "proxy",
+            Side::Token => "token",
         }
     }
 
@@ -129,7 +133,7 @@ impl Side {
     /// a getter's GET, a connecter's every proxied method).
     pub fn routes(self, method: &str) -> bool {
         match self {
-            Side::Binding | Side::Eviction => method == "POST",
+            Side::Binding | Side::Eviction | Side::Token => method == "POST",
             Side::Log => matches!(method, "GET" | "HEAD"),
             Side::Proxy => matches!(method, "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS"),
         }
@@ -138,7 +142,7 @@ impl Side {
     /// The verbs discovery lists.
     pub fn verbs(self) -> &'static [&'static str] {
         match self {
-            Side::Binding | Side::Eviction => &["create"],
+            Side::Binding | Side::Eviction | Side::Token => &["create"],
             Side::Log => &["get"],
             Side::Proxy => &["create", "delete", "get", "patch", "update"],
         }
@@ -149,6 +153,7 @@ impl Side {
         match self {
             Side::Binding => (String::new(), "v1".into(), "Binding".into()),
             Side::Eviction => ("policy".into(), "v1".into(), "Eviction".into()),
+            Side::Token => ("authentication.k8s.io".into(), "v1".into(), "TokenRequest".into()),
             Side::Log => (own.group.clone(), own.version.clone(), own.kind.clone()),
             Side::Proxy => (own.group.clone(), own.version.clone(), format!("{}ProxyOptions", own.kind)),
         }

@@ -98,7 +98,7 @@ pub struct Decision {
     pub reason: String,
 }
 
-fn unauthorized() -> Status {
+pub(super) fn unauthorized() -> Status {
     Status::failure(401, "Unauthorized", "Unauthorized".into())
 }
 
@@ -142,6 +142,11 @@ impl Server {
             .header("Authorization")
             .and_then(|h| h.strip_prefix("Bearer ").or_else(|| h.strip_prefix("bearer ")))
             .map(str::trim);
+        // A service account token this server issued (in any mode: upstream
+        // always reads them), before the token file's.
+        if let Some(user) = token.and_then(|t| self.service_account_user(t)) {
+            return user.map(|u| (u, false));
+        }
         match (&self.config.tokens, token) {
             (None, _) => Ok((UserInfo::admin(), false)),
             (Some(tokens), Some(t)) => match tokens.get(t) {

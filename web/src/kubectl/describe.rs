@@ -877,6 +877,35 @@ Events:
     }
 
     #[test]
+    fn create_a_service_account_and_a_token_for_it_as_kubectl() {
+        let mut s = Session::new(7);
+        let get = run(&mut s, "get sa", "").text;
+        assert!(get.starts_with("NAME      SECRETS   AGE\ndefault   0         "), "{get}");
+        assert_eq!(run(&mut s, "create sa robot", "").text, "serviceaccount/robot created\n");
+        let out = run(&mut s, "create token robot --duration=2h --audience=vault", "");
+        assert!(!out.failed, "{}", out.text);
+        let post = s.log.iter().rev().find(|e| e.request.method == "POST").unwrap();
+        assert_eq!(post.request.path, "/api/v1/namespaces/default/serviceaccounts/robot/token");
+        let sent: Value = serde_json::from_slice(&post.request.body).unwrap();
+        assert_eq!(
+            sent["spec"],
+            serde_json::json!({"audiences": ["vault"], "expirationSeconds": 7200, "boundObjectRef": null})
+        );
+        let token = out.text.trim();
+        assert_eq!(token.split('.').count(), 3, "{token}");
+        for (line, want) in [
+            ("create token robot --duration=1m", "error: failed to create token: TokenRequest.authentication.k8s.io \"\" is invalid: spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes"),
+            ("create token nobody", "error: failed to create token: serviceaccounts \"nobody\" not found"),
+            ("create token robot --duration=1500ms", "error: --duration cannot be expressed in units less than seconds"),
+            ("create token", "error: exactly one NAME is required, got 0"),
+            ("create token robot --hard=pods=1", "error: unknown flag: --hard"),
+        ] {
+            let out = run(&mut s, line, "");
+            assert!(out.failed && out.text.starts_with(want), "{line}: {}", out.text);
+        }
+    }
+
+    #[test]
     fn create_get_and_describe_quota_as_kubectl() {
         let mut s = Session::new(7);
         let out = run(

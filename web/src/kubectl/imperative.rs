@@ -120,9 +120,10 @@ fn generated(cmd: &Command) -> Result<Value, String> {
         "deployment" | "deploy" => ("deployment", rest),
         "job" => ("job", rest),
         "quota" | "resourcequota" => ("quota", rest),
+        "serviceaccount" | "sa" => ("serviceaccount", rest),
         other => {
             return Err(format!(
-                "\"kubectl create {other}\" is not simulated in this command bar; it knows create -f and create namespace, configmap, secret generic, deployment, job, quota, service clusterip|nodeport"
+                "\"kubectl create {other}\" is not simulated in this command bar; it knows create -f and create namespace, configmap, secret generic, deployment, job, quota, serviceaccount, token, service clusterip|nodeport"
             ))
         }
     };
@@ -136,6 +137,7 @@ fn generated(cmd: &Command) -> Result<Value, String> {
         "namespace" => {
             json!({"kind": "Namespace", "apiVersion": "v1", "metadata": meta(name, None), "spec": {}, "status": {}})
         }
+        "serviceaccount" => json!({"kind": "ServiceAccount", "apiVersion": "v1", "metadata": meta(name, None)}),
         "configmap" | "secret" => {
             // (A Secret's values are base64, a ConfigMap's as given.)
             let kind = if what == "secret" { "Secret" } else { "ConfigMap" };
@@ -190,8 +192,8 @@ fn generated(cmd: &Command) -> Result<Value, String> {
                     let [resource, amount] = parts[..] else {
                         return Err(format!("error: Invalid argument syntax {statement}, expected <resource>=<value>"));
                     };
-                    let q = kubesim::api::quantity::Quantity::parse(amount).ok_or_else(|| quantity_error(amount))?;
-                    amounts.insert(resource.to_string(), json!(q.to_string()));
+                    let q = kubesim::api::quantity::canonical(amount).map_err(|e| format!("error: {e}"))?;
+                    amounts.insert(resource.to_string(), json!(q));
                 }
                 spec.insert("hard".into(), json!(amounts));
             }
@@ -218,17 +220,6 @@ fn generated(cmd: &Command) -> Result<Value, String> {
         }
     };
     Ok(object)
-}
-
-/// What Go's `resource.ParseQuantity` says of an amount it cannot read.
-fn quantity_error(amount: &str) -> String {
-    let number = amount.trim_start_matches(['+', '-']);
-    let digits = number.len() - number.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.').len();
-    if digits == 0 {
-        "error: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'".into()
-    } else {
-        "error: unable to parse quantity's suffix".into()
-    }
 }
 
 /// A pod template's metadata as the generators serialize it.
@@ -270,9 +261,54 @@ fn post(s: &mut Session, d: &Discovery, cmd: &Command, object: Value, how: &Crea
 
 /// `create namespace|configmap|secret generic|deployment|job|service …`.
 pub(super) fn create(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
+    if cmd.args.first().is_some_and(|a| a == "token") {
+        return create_token(s, cmd, out);
+    }
     match generated(cmd) {
         Ok(object) => post(s, d, cmd, object, &CREATE, out),
         Err(e) => out.error(e),
+    }
+}
+
+/// `create token NAME [--duration=DUR] [--audience=A]…`: a TokenRequest
+/// posted to `serviceaccounts/NAME/token`, the token printed, as kubectl
+/// 1.33 does it (a duration of whole seconds; the server's refusal as
+/// `error: failed to create token: …`).
+fn create_token(s: &mut Session, cmd: &Command, out: &mut Outcome) {
+    let name = match &cmd.args[1..] {
+        [n] => n.clone(),
+        [] => return out.error("error: exactly one NAME is required, got 0"),
+        more => return out.error(format!("error: exactly one NAME is required, got {}", more.len())),
+    };
+    let mut spec = json!({"audiences": null, "expirationSeconds": null, "boundObjectRef": null});
+    if !cmd.audiences.is_empty() {
+        if cmd.audiences.iter().any(String::is_empty) {
+            return out.error("error: --audience must not be an empty string");
+        }
+        spec["audiences"] = json!(cmd.audiences);
+    }
+    if let Some(d) = &cmd.duration {
+        let Some(ms) = kubesim::clock::parse_duration_millis(d) else {
+            return out.error(format!(
+                "error: invalid argument \"{d}\" for \"--duration\" flag: time: invalid duration \"{d}\""
+            ));
+        };
+        if ms % 1000 != 0 {
+            return out.error("error: --duration cannot be expressed in units less than seconds");
+        }
+        if ms > 0 {
+            spec["expirationSeconds"] = json!(ms / 1000);
+        }
+    }
+    let request = json!({"kind": "TokenRequest", "apiVersion": "authentication.k8s.io/v1",
+        "metadata": {"creationTimestamp": null}, "spec": spec, "status": {"token": "", "expirationTimestamp": null}});
+    let ns = cmd.namespace.clone().unwrap_or_else(|| "default".into());
+    let target = format!("/api/v1/namespaces/{ns}/serviceaccounts/{name}/token");
+    let e = send(s, "POST", &target, Some("application/json"), Some(&request), "application/json");
+    let answer = body_json(&e.response);
+    match answer["status"]["token"].as_str() {
+        Some(t) if e.response.status == 201 => out.line(t),
+        _ => out.error(format!("error: failed to create token: {}", answer["message"].as_str().unwrap_or(""))),
     }
 }
 

@@ -139,6 +139,9 @@ pub struct Command {
     /// `create quota --hard` and `--scopes`, as typed.
     pub hard: Option<String>,
     pub scopes: Option<String>,
+    /// `create token --duration` and `--audience` (repeated).
+    pub duration: Option<String>,
+    pub audiences: Vec<String>,
     /// `explain --recursive` and `--api-version`.
     pub recursive: bool,
     pub api_version: Option<String>,
@@ -165,6 +168,8 @@ fn generator_flag(flag: &str, verb: &Verb) -> Option<&'static str> {
         "--restart" => "--restart",
         "--hard" => "--hard",
         "--scopes" => "--scopes",
+        "--duration" => "--duration",
+        "--audience" => "--audience",
         _ => return None,
     })
 }
@@ -278,6 +283,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         service_type: None,
         service_name: None,
         hard: None,
+        duration: None,
+        audiences: Vec::new(),
         scopes: None,
         recursive: false,
         api_version: None,
@@ -345,6 +352,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--restart" => c.restart = Some(value("'--restart'")?),
             "--hard" => c.hard = Some(value("'--hard'")?),
             "--scopes" => c.scopes = Some(value("'--scopes'")?),
+            "--duration" => c.duration = Some(value("'--duration'")?),
+            "--audience" => c.audiences.push(value("'--audience'")?),
             "-n" | "--namespace" => c.namespace = Some(value("'-n'")?),
             "-A" | "--all-namespaces" => c.all_namespaces = boolean(&inline)?,
             "-l" | "--selector" => c.selector = Some(value("'-l'")?),
@@ -438,6 +447,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         (Verb::CreateFrom, Some("configmap" | "cm" | "secret")) => &["--from-literal"],
         (Verb::CreateFrom, Some("service" | "svc")) => &["--tcp"],
         (Verb::CreateFrom, Some("quota" | "resourcequota")) => &["--hard", "--scopes"],
+        (Verb::CreateFrom, Some("token")) => &["--duration", "--audience"],
         (Verb::Run, _) => &["--image", "--port", "--restart", "--labels"],
         (Verb::Scale, _) => &["--replicas"],
         (Verb::Logs, _) => &["--container", "--tail"],
