@@ -135,6 +135,7 @@ pub const SUFFIX: &str = "unable to parse quantity's suffix";
 /// the digits before the point (leading zeros gone, "0" when none), after
 /// it, and the suffix.
 struct Scanned<'a> {
+    text: &'a str,
     negative: bool,
     whole: &'a str,
     fraction: &'a str,
@@ -154,7 +155,7 @@ fn scan(text: &str) -> Result<Scanned<'_>, &'static str> {
     let zeros_end = run(at, |c| c == b'0');
     let digits = zeros_end > at;
     if zeros_end == b.len() {
-        return Ok(Scanned { negative, whole: "0", fraction: "", suffix: "", digits: true });
+        return Ok(Scanned { text, negative, whole: "0", fraction: "", suffix: "", digits: true });
     }
     let whole_end = run(zeros_end, |c| c.is_ascii_digit());
     let whole = if whole_end > zeros_end { &text[zeros_end..whole_end] } else { "0" };
@@ -174,7 +175,7 @@ fn scan(text: &str) -> Result<Scanned<'_>, &'static str> {
     if run(end, |c| c.is_ascii_digit()) != b.len() {
         return Err(FORMAT_WRONG);
     }
-    Ok(Scanned { negative, whole, fraction, suffix: &text[rest..], digits })
+    Ok(Scanned { text, negative, whole, fraction, suffix: &text[rest..], digits })
 }
 
 /// The power a suffix stands for, base 10 or 2, and its format.
@@ -245,7 +246,7 @@ pub fn canonical(text: &str) -> Result<Cow<'_, str>, &'static str> {
         let f = parse(s.fraction)?;
         w.checked_mul(10u128.checked_pow(u32::try_from(s.fraction.len()).ok()?)?)?.checked_add(f)
     });
-    let Some(mut mantissa) = whole_and_fraction else { return Ok(Cow::Borrowed(text)) };
+    let Some(mantissa) = whole_and_fraction else { return Ok(Cow::Borrowed(text)) };
     // The reader's fast path: few enough digits, no finer than a
     // billionth, and 64 bits enough.
     let fast = if binary {
@@ -266,17 +267,43 @@ pub fn canonical(text: &str) -> Result<Cow<'_, str>, &'static str> {
             return Ok(Cow::Borrowed(text));
         }
         if binary {
-            mantissa <<= exponent;
+            // A whole number of at least 1024 (or zero).
+            let (n, suffix) = in_binary_units(mantissa << exponent);
+            let sign = if s.negative && n != 0 { "-" } else { "" };
+            return Ok(Cow::Owned(format!("{sign}{n}{suffix}")));
         }
         return Ok(Cow::Owned(Exact { negative: s.negative, mantissa, scale, format }.to_string()));
     }
-    // The slow path, a big decimal.
+    slow_path(&s, mantissa, binary, exponent, format).map(Cow::Owned)
+}
+
+/// `n` in the largest binary unit that keeps it whole (`2048` → `2`, `Ki`).
+fn in_binary_units(mut n: u128) -> (u128, &'static str) {
+    let mut step = 0;
+    while n != 0 && n % 1024 == 0 && step < 6 {
+        n /= 1024;
+        step += 1;
+    }
+    (n, ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][step])
+}
+
+/// What the reader's fast path does not take, read as a big decimal is:
+/// rounded up to a billionth, a binary amount capped at 2⁶³−1.
+#[inline(never)]
+fn slow_path(
+    s: &Scanned<'_>,
+    mut mantissa: u128,
+    binary: bool,
+    exponent: i64,
+    format: Format,
+) -> Result<String, &'static str> {
     if !s.digits {
         return Err(NUMERIC);
     }
     let (mut scale, mut format) = (-(s.fraction.len() as i64), format);
     if binary {
-        let Some(m) = mantissa.checked_mul(1u128 << exponent) else { return Ok(Cow::Borrowed(text)) };
+        // (Past 128 bits: written as it came.)
+        let Some(m) = mantissa.checked_mul(1u128 << exponent) else { return Ok(s.text.to_string()) };
         mantissa = m;
     } else {
         scale += exponent;
@@ -296,7 +323,7 @@ pub fn canonical(text: &str) -> Result<Cow<'_, str>, &'static str> {
             format = Format::DecimalSi;
         }
     }
-    Ok(Cow::Owned(Exact { negative: s.negative, mantissa, scale, format }.to_string()))
+    Ok(Exact { negative: s.negative, mantissa, scale, format }.to_string())
 }
 
 /// Upstream's canonical text (`Quantity.String()`): binary amounts with
@@ -314,13 +341,8 @@ impl fmt::Display for Exact {
                 s if s >= 0 => u32::try_from(s).ok().and_then(|s| self.mantissa.checked_mul(10u128.checked_pow(s)?)),
                 s => Some(divide_up(self.mantissa, s.unsigned_abs())).filter(|(_, exact)| *exact).map(|(v, _)| v),
             };
-            if let Some(mut n) = whole.filter(|v| *v >= 1024) {
-                let mut step = 0;
-                while n % 1024 == 0 && step < 6 {
-                    n /= 1024;
-                    step += 1;
-                }
-                let suffix = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"][step];
+            if let Some(n) = whole.filter(|v| *v >= 1024) {
+                let (n, suffix) = in_binary_units(n);
                 return write!(f, "{sign}{n}{suffix}");
             }
         }

@@ -86,6 +86,7 @@ impl Server {
     /// the API server's when unset; a `boundObjectRef` must name a Pod
     /// running as the account, a Secret or a Node that exists (and has the
     /// uid given, if one is).
+    #[inline(never)]
     pub(super) fn create_token(&mut self, namespace: &str, name: &str, body: RequestBody<'_>) -> Result<Value, Status> {
         const DEFINITION: &str = "io.k8s.api.authentication.v1.TokenRequest";
         let cannot = |why: &str| {
@@ -251,6 +252,7 @@ impl Server {
     /// service account tokens (None: a token of another kind), or the 401
     /// when it is one that no longer reads: altered, expired, not yet
     /// valid, for other audiences, or its account or bound object gone.
+    #[inline(never)]
     pub(super) fn service_account_user(&self, token: &str) -> Option<Result<UserInfo, Status>> {
         let mut parts = token.split('.');
         let (Some(header), Some(payload), Some(sig), None) = (parts.next(), parts.next(), parts.next(), parts.next())
