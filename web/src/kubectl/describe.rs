@@ -1,4 +1,5 @@
-//! `kubectl describe` for pods, deployments and configmaps: the requests
+//! `kubectl describe` for pods, deployments, configmaps, namespaces,
+//! resource quotas and limit ranges: the requests
 //! kubectl 1.33 sends (the object read by the resource builder, again by
 //! the describer, its events by field selector, a Deployment's ReplicaSets
 //! by its selector) and its text, laid out as its describers lay it out
@@ -721,6 +722,108 @@ fn quota(_: &mut Session, w: &mut TabWriter, q: &Value, _: &str) {
     }
 }
 
+/// A namespace's objects of a core/v1 resource, as one list request
+/// (kubectl asks for 500 at a time; the page's lists are smaller).
+fn listed(s: &mut Session, namespace: &str, resource: &str) -> Vec<Value> {
+    let e =
+        send(s, "GET", &format!("/api/v1/namespaces/{namespace}/{resource}?limit=500"), None, None, "application/json");
+    let mut list = body_json(&e.response)["items"].as_array().cloned().unwrap_or_default();
+    list.order_by_key(|o| text(o, "/metadata/name").to_string());
+    list
+}
+
+/// A LimitRange's items as kubectl's table rows, each resource of an item
+/// once, with `-` where the item sets nothing (kubectl walks a Go map, in
+/// no order; here by name).
+fn limit_rows(w: &mut TabWriter, lr: &Value, prefix: &str) {
+    const COLUMNS: [&str; 5] = ["min", "max", "defaultRequest", "default", "maxLimitRequestRatio"];
+    for item in items(lr, "/spec/limits") {
+        let mut names: Vec<&String> =
+            COLUMNS.iter().filter_map(|c| item.get(*c).and_then(Value::as_object)).flat_map(|m| m.keys()).collect();
+        names.order();
+        names.dedup();
+        for k in names {
+            let cell = |c: &str| {
+                let q = item.get(c).and_then(|m| m.get(k.as_str())).and_then(Value::as_str);
+                q.map_or("-".to_string(), |q| {
+                    kubesim::api::quantity::canonical(q).map_or_else(|_| q.into(), |c| c.into())
+                })
+            };
+            let [min, max, request, limit, ratio] = COLUMNS.map(cell);
+            let kind = text(item, "/type");
+            w.w(0, &format!("{prefix}{kind}\t{k}\t{min}\t{max}\t{request}\t{limit}\t{ratio}\n"));
+        }
+    }
+}
+
+fn limit_range(_: &mut Session, w: &mut TabWriter, lr: &Value, _: &str) {
+    w.w(0, &format!("Name:\t{}\n", text(lr, "/metadata/name")));
+    w.w(0, &format!("Namespace:\t{}\n", text(lr, "/metadata/namespace")));
+    w.w(0, "Type\tResource\tMin\tMax\tDefault Request\tDefault Limit\tMax Limit/Request Ratio\n");
+    w.w(0, "----\t--------\t---\t---\t---------------\t-------------\t-----------------------\n");
+    limit_rows(w, lr, "");
+}
+
+/// `describe namespace`: the namespace, then its quotas and limit ranges
+/// (one list request each), as kubectl's namespace describer prints them.
+fn a_namespace(s: &mut Session, w: &mut TabWriter, n: &Value, _: &str) {
+    let name = text(n, "/metadata/name").to_string();
+    w.w(0, &format!("Name:\t{name}\n"));
+    labels(w, "", "Labels", n.pointer("/metadata/labels"));
+    annotations(w, "Annotations", n.pointer("/metadata/annotations"));
+    w.w(0, &format!("Status:\t{}\n", text(n, "/status/phase")));
+    let conditions = items(n, "/status/conditions");
+    if !conditions.is_empty() {
+        w.w(0, "Conditions:\n");
+        w.w(1, "Type\tStatus\tLastTransitionTime\tReason\tMessage\n");
+        w.w(1, "----\t------\t------------------\t------\t-------\n");
+        for c in conditions {
+            let t = rfc1123z(c, "/lastTransitionTime");
+            let [ty, status, reason, message] = ["/type", "/status", "/reason", "/message"].map(|p| text(c, p));
+            w.w(1, &format!("{ty}\t{status}\t{t}\t{reason}\t{message}\n"));
+        }
+    }
+    let quotas = listed(s, &name, "resourcequotas");
+    w.w(0, "\n");
+    if quotas.is_empty() {
+        w.w(0, "No resource quota.\n");
+    } else {
+        w.w(0, "Resource Quotas\n");
+    }
+    let stored = |q: &Value, pointer: &str, k: &str| {
+        let v = q.pointer(pointer).and_then(|m| m.get(k)).and_then(Value::as_str).unwrap_or("0");
+        kubesim::api::quantity::canonical(v).map_or_else(|_| v.to_string(), |c| c.into_owned())
+    };
+    for q in &quotas {
+        w.w(1, &format!("Name:\t{}\n", text(q, "/metadata/name")));
+        let mut scopes: Vec<&str> = items(q, "/spec/scopes").iter().filter_map(Value::as_str).collect();
+        if !scopes.is_empty() {
+            scopes.order();
+            w.w(1, &format!("Scopes:\t{}\n", scopes.join(", ")));
+            for help in scopes.iter().filter_map(|s| scope_help(s)) {
+                w.w(1, &format!("* {help}\n"));
+            }
+        }
+        w.w(1, "Resource\tUsed\tHard\n");
+        w.w(1, "--------\t---\t---\n");
+        for (k, _) in sorted(q.pointer("/status/hard")) {
+            let (used, hard) = (stored(q, "/status/used", k), stored(q, "/status/hard", k));
+            w.w(1, &format!("{k}\t{used}\t{hard}\n"));
+        }
+    }
+    let limits = listed(s, &name, "limitranges");
+    w.w(0, "\n");
+    if limits.is_empty() {
+        w.w(0, "No LimitRange resource.\n");
+        return;
+    }
+    w.w(0, "Resource Limits\n Type\tResource\tMin\tMax\tDefault Request\tDefault Limit\tMax Limit/Request Ratio\n");
+    w.w(0, " ----\t--------\t---\t---\t---------------\t-------------\t-----------------------\n");
+    for lr in &limits {
+        limit_rows(w, lr, " ");
+    }
+}
+
 /// `kubectl describe TYPE NAME...` (or `TYPE/NAME`).
 pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
     let mut targets: Vec<(String, String)> = Vec::new();
@@ -744,9 +847,11 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
             ("apps", "deployments") => deployment,
             ("", "configmaps") => config_map,
             ("", "resourcequotas") => quota,
+            ("", "namespaces") => a_namespace,
+            ("", "limitranges") => limit_range,
             _ => {
                 return out.error(format!(
-                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, configmaps and resourcequotas",
+                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, configmaps, namespaces, resourcequotas and limitranges",
                     r.resource
                 ))
             }
@@ -872,7 +977,7 @@ Events:
             .contains("Error from server (NotFound): pods \"nosuch\" not found"));
         assert_eq!(
             run(&mut s, "describe svc kubernetes", "").text,
-            "\"kubectl describe services\" is not simulated in this command bar; it describes pods, deployments, configmaps and resourcequotas\n"
+            "\"kubectl describe services\" is not simulated in this command bar; it describes pods, deployments, configmaps, namespaces, resourcequotas and limitranges\n"
         );
     }
 
@@ -903,6 +1008,59 @@ Events:
             let out = run(&mut s, line, "");
             assert!(out.failed && out.text.starts_with(want), "{line}: {}", out.text);
         }
+    }
+
+    /// The text real kubectl 1.33 printed for the same namespace (its
+    /// limit range rows in name order: kubectl's own order is a Go map's).
+    #[test]
+    fn describe_namespace_and_limitrange_print_what_kubectl_prints() {
+        let mut s = Session::new(7);
+        assert_eq!(
+            run(&mut s, "describe ns kube-public", "").text,
+            "Name:         kube-public\nLabels:       kubernetes.io/metadata.name=kube-public\nAnnotations:  <none>\nStatus:       Active\n\nNo resource quota.\n\nNo LimitRange resource.\n"
+        );
+        for line in [
+            "create quota compute --hard=pods=10,requests.cpu=2 --scopes=NotBestEffort",
+            "create quota objects --hard=count/deployments.apps=2,configmaps=5",
+        ] {
+            assert!(!run(&mut s, line, "").failed);
+        }
+        let lr = "apiVersion: v1\nkind: LimitRange\nmetadata: {name: limits}\nspec:\n  limits:\n  - type: Container\n    default: {cpu: 500m, memory: 256Mi}\n    defaultRequest: {cpu: 250m}\n    max: {cpu: \"2\"}\n    maxLimitRequestRatio: {cpu: \"4\"}\n  - type: Pod\n    max: {memory: 2Gi}\n  - type: PersistentVolumeClaim\n    min: {storage: 1Gi}\n";
+        assert!(!run(&mut s, "apply -f -", lr).failed);
+        let from = s.log.len();
+        let out = run(&mut s, "describe namespace default", "");
+        assert_eq!(
+            out.text,
+            "Name:         default\nLabels:       kubernetes.io/metadata.name=default\nAnnotations:  <none>\nStatus:       Active\n\n\
+             Resource Quotas\n  Name:    compute\n  Scopes:  NotBestEffort\n  * Matches all pods that have at least one resource requirement set. These pods have a burstable or guaranteed quality of service.\n\
+             \x20 Resource                Used  Hard\n  --------                ---   ---\n  pods                    0     10\n  requests.cpu            0     2\n\
+             \x20 Name:                   objects\n  Resource                Used  Hard\n  --------                ---   ---\n  configmaps              1     5\n  count/deployments.apps  1     2\n\n\
+             Resource Limits\n Type                   Resource  Min  Max  Default Request  Default Limit  Max Limit/Request Ratio\n\
+             \x20----                   --------  ---  ---  ---------------  -------------  -----------------------\n\
+             \x20Container              cpu       -    2    250m             500m           4\n\
+             \x20Container              memory    -    -    256Mi            256Mi          -\n\
+             \x20Pod                    memory    -    2Gi  -                -              -\n\
+             \x20PersistentVolumeClaim  storage   1Gi  -    -                -              -\n"
+        );
+        let reqs = sent(&s, from);
+        assert_eq!(
+            reqs[reqs.len() - 4..],
+            [
+                "GET /api/v1/namespaces/default 200",
+                "GET /api/v1/namespaces/default 200",
+                "GET /api/v1/namespaces/default/resourcequotas?limit=500 200",
+                "GET /api/v1/namespaces/default/limitranges?limit=500 200",
+            ]
+        );
+        assert_eq!(
+            run(&mut s, "describe limits limits", "").text,
+            "Name:                  limits\nNamespace:             default\nType                   Resource  Min  Max  Default Request  Default Limit  Max Limit/Request Ratio\n\
+             ----                   --------  ---  ---  ---------------  -------------  -----------------------\n\
+             Container              cpu       -    2    250m             500m           4\n\
+             Container              memory    -    -    256Mi            256Mi          -\n\
+             Pod                    memory    -    2Gi  -                -              -\n\
+             PersistentVolumeClaim  storage   1Gi  -    -                -              -\n"
+        );
     }
 
     #[test]
