@@ -689,19 +689,25 @@ fn scope_help(scope: &str) -> Option<&'static str> {
     })
 }
 
+/// A quota's scopes, sorted, each followed by its help line (after
+/// `bullet`), at an indentation level.
+fn quota_scopes(w: &mut TabWriter, q: &Value, level: usize, bullet: &str) {
+    let mut scopes: Vec<&str> = items(q, "/spec/scopes").iter().filter_map(Value::as_str).collect();
+    if scopes.is_empty() {
+        return;
+    }
+    scopes.order();
+    w.w(level, &format!("Scopes:\t{}\n", scopes.join(", ")));
+    for help in scopes.iter().filter_map(|s| scope_help(s)) {
+        w.w(level, &format!("{bullet}{help}\n"));
+    }
+}
+
 fn quota(_: &mut Session, w: &mut TabWriter, q: &Value, _: &str) {
     use kubesim::api::quantity::Quantity;
     w.w(0, &format!("Name:\t{}\n", text(q, "/metadata/name")));
     w.w(0, &format!("Namespace:\t{}\n", text(q, "/metadata/namespace")));
-    let mut scopes: Vec<&str> =
-        q.pointer("/spec/scopes").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect();
-    if !scopes.is_empty() {
-        scopes.order();
-        w.w(0, &format!("Scopes:\t{}\n", scopes.join(", ")));
-        for help in scopes.iter().filter_map(|s| scope_help(s)) {
-            w.w(0, &format!(" * {help}\n"));
-        }
-    }
+    quota_scopes(w, q, 0, " * ");
     w.w(0, "Resource\tUsed\tHard\n");
     w.w(0, "--------\t----\t----\n");
     let amount = |pointer: &str, k: &str| {
@@ -796,14 +802,7 @@ fn a_namespace(s: &mut Session, w: &mut TabWriter, n: &Value, _: &str) {
     };
     for q in &quotas {
         w.w(1, &format!("Name:\t{}\n", text(q, "/metadata/name")));
-        let mut scopes: Vec<&str> = items(q, "/spec/scopes").iter().filter_map(Value::as_str).collect();
-        if !scopes.is_empty() {
-            scopes.order();
-            w.w(1, &format!("Scopes:\t{}\n", scopes.join(", ")));
-            for help in scopes.iter().filter_map(|s| scope_help(s)) {
-                w.w(1, &format!("* {help}\n"));
-            }
-        }
+        quota_scopes(w, q, 1, "* ");
         w.w(1, "Resource\tUsed\tHard\n");
         w.w(1, "--------\t---\t---\n");
         for (k, _) in sorted(q.pointer("/status/hard")) {
