@@ -1,5 +1,5 @@
 //! `kubectl describe` for pods, deployments, configmaps, namespaces,
-//! resource quotas and limit ranges: the requests
+//! service accounts, resource quotas and limit ranges: the requests
 //! kubectl 1.33 sends (the object read by the resource builder, again by
 //! the describer, its events by field selector, a Deployment's ReplicaSets
 //! by its selector) and its text, laid out as its describers lay it out
@@ -410,9 +410,13 @@ fn volumes(w: &mut TabWriter, list: &[Value], space: &str) {
 
 /// The object's events, read as kubectl reads them (one field selector on
 /// the involved object, 500 a page) and laid out as its events table.
+/// The object's events, by the field selector kubectl 1.33 builds: name,
+/// namespace, kind (left out for a pod, whose describer clears it) and uid,
+/// in that order.
 fn events(s: &mut Session, w: &mut TabWriter, obj: &Value, kind: &str, namespace: &str) {
+    let kind = if kind.is_empty() { String::new() } else { format!(",involvedObject.kind={kind}") };
     let selector = format!(
-        "involvedObject.kind={kind},involvedObject.name={},involvedObject.namespace={namespace},involvedObject.uid={}",
+        "involvedObject.name={},involvedObject.namespace={namespace}{kind},involvedObject.uid={}",
         text(obj, "/metadata/name"),
         text(obj, "/metadata/uid")
     );
@@ -526,7 +530,7 @@ fn pod(s: &mut Session, w: &mut TabWriter, p: &Value, namespace: &str) {
     w.w(0, &format!("QoS Class:\t{}\n", qos.unwrap_or_else(|| kubesim::api::pod::qos_class(&p["spec"]))));
     labels(w, "", "Node-Selectors", p.pointer("/spec/nodeSelector"));
     tolerations(w, "", items(p, "/spec/tolerations"));
-    events(s, w, p, "Pod", namespace);
+    events(s, w, p, "", namespace);
 }
 
 /// A label selector as `LabelSelectorAsSelector(...).String()` prints it.
@@ -770,6 +774,47 @@ fn limit_range(_: &mut Session, w: &mut TabWriter, lr: &Value, _: &str) {
     limit_rows(w, lr, "");
 }
 
+/// `describe serviceaccount`: the account, its image pull secrets, the
+/// secrets it lists and the legacy token Secrets made for it (found in a
+/// list of the namespace's secrets, as kubectl finds them; a listed one
+/// that does not exist is `(not found)`), then its events.
+fn service_account(s: &mut Session, w: &mut TabWriter, sa: &Value, namespace: &str) {
+    w.w(0, &format!("Name:\t{}\n", text(sa, "/metadata/name")));
+    w.w(0, &format!("Namespace:\t{}\n", text(sa, "/metadata/namespace")));
+    labels(w, "", "Labels", sa.pointer("/metadata/labels"));
+    annotations(w, "Annotations", sa.pointer("/metadata/annotations"));
+    let secrets = listed(s, namespace, "secrets");
+    let exists = |name: &str| secrets.iter().any(|x| text(x, "/metadata/name") == name);
+    let names =
+        |pointer: &str| -> Vec<String> { items(sa, pointer).iter().map(|r| text(r, "/name").to_string()).collect() };
+    let (uid, name) = (text(sa, "/metadata/uid"), text(sa, "/metadata/name"));
+    let tokens: Vec<String> = secrets
+        .iter()
+        .filter(|x| {
+            text(x, "/type") == "kubernetes.io/service-account-token"
+                && text(x, "/metadata/annotations/kubernetes.io~1service-account.name") == name
+                && text(x, "/metadata/annotations/kubernetes.io~1service-account.uid") == uid
+        })
+        .map(|x| text(x, "/metadata/name").to_string())
+        .collect();
+    // (kubectl prints the three in its headers' sorted order.)
+    for (header, list, checked) in [
+        ("Image pull secrets:", names("/imagePullSecrets"), true),
+        ("Mountable secrets: ", names("/secrets"), true),
+        ("Tokens:            ", tokens, false),
+    ] {
+        if list.is_empty() {
+            w.w(0, &format!("{header}\t<none>\n"));
+        }
+        for (i, n) in list.iter().enumerate() {
+            let header = if i == 0 { header } else { "                   " };
+            let missing = if checked && !exists(n) { " (not found)" } else { "" };
+            w.w(0, &format!("{header}\t{n}{missing}\n"));
+        }
+    }
+    events(s, w, sa, "ServiceAccount", namespace);
+}
+
 /// `describe namespace`: the namespace, then its quotas and limit ranges
 /// (one list request each), as kubectl's namespace describer prints them.
 fn a_namespace(s: &mut Session, w: &mut TabWriter, n: &Value, _: &str) {
@@ -848,9 +893,10 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
             ("", "resourcequotas") => quota,
             ("", "namespaces") => a_namespace,
             ("", "limitranges") => limit_range,
+            ("", "serviceaccounts") => service_account,
             _ => {
                 return out.error(format!(
-                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, configmaps, namespaces, resourcequotas and limitranges",
+                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, configmaps, namespaces, serviceaccounts, resourcequotas and limitranges",
                     r.resource
                 ))
             }
@@ -894,7 +940,7 @@ mod tests {
         assert_eq!(reqs[reqs.len() - 3..], [
             "GET /api/v1/namespaces/default/pods/counter 200".to_string(),
             "GET /api/v1/namespaces/default/pods/counter 200".to_string(),
-            format!("GET /api/v1/namespaces/default/events?fieldSelector=involvedObject.kind%3DPod%2CinvolvedObject.name%3Dcounter%2CinvolvedObject.namespace%3Ddefault%2CinvolvedObject.uid%3D{}&limit=500 200",
+            format!("GET /api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dcounter%2CinvolvedObject.namespace%3Ddefault%2CinvolvedObject.uid%3D{}&limit=500 200",
                 text(&body_json(&s.log[s.log.len() - 2].response), "/metadata/uid")),
         ]);
         // Laid out as kubectl 1.33 lays out the same pod served by
@@ -976,7 +1022,7 @@ Events:
             .contains("Error from server (NotFound): pods \"nosuch\" not found"));
         assert_eq!(
             run(&mut s, "describe svc kubernetes", "").text,
-            "\"kubectl describe services\" is not simulated in this command bar; it describes pods, deployments, configmaps, namespaces, resourcequotas and limitranges\n"
+            "\"kubectl describe services\" is not simulated in this command bar; it describes pods, deployments, configmaps, namespaces, serviceaccounts, resourcequotas and limitranges\n"
         );
     }
 
@@ -990,9 +1036,9 @@ Events:
         assert!(!out.failed, "{}", out.text);
         let post = s.log.iter().rev().find(|e| e.request.method == "POST").unwrap();
         assert_eq!(post.request.path, "/api/v1/namespaces/default/serviceaccounts/robot/token");
-        let sent: Value = serde_json::from_slice(&post.request.body).unwrap();
+        let request: Value = serde_json::from_slice(&post.request.body).unwrap();
         assert_eq!(
-            sent["spec"],
+            request["spec"],
             serde_json::json!({"audiences": ["vault"], "expirationSeconds": 7200, "boundObjectRef": null})
         );
         let token = out.text.trim();
@@ -1007,6 +1053,29 @@ Events:
             let out = run(&mut s, line, "");
             assert!(out.failed && out.text.starts_with(want), "{line}: {}", out.text);
         }
+        let from = s.log.len();
+        assert_eq!(
+            run(&mut s, "describe sa robot", "").text,
+            "Name:                robot\nNamespace:           default\nLabels:              <none>\nAnnotations:         <none>\n\
+             Image pull secrets:  <none>\nMountable secrets:   <none>\nTokens:              <none>\nEvents:              <none>\n"
+        );
+        let reqs = sent(&s, from);
+        assert_eq!(reqs[reqs.len() - 2], "GET /api/v1/namespaces/default/secrets?limit=500 200");
+        assert!(
+            reqs[reqs.len() - 1].starts_with("GET /api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Drobot%2CinvolvedObject.namespace%3Ddefault%2CinvolvedObject.kind%3DServiceAccount%2CinvolvedObject.uid%3D"),
+            "{reqs:?}"
+        );
+        // What real kubectl printed for the same account and secrets.
+        let account = "apiVersion: v1\nkind: ServiceAccount\nmetadata: {name: robot}\nsecrets: [{name: gone}, {name: kube-root-ca.crt}]\nimagePullSecrets: [{name: regcred}]\n";
+        let out = run(&mut s, "apply -f -", account);
+        assert!(!out.failed, "{}", out.text);
+        assert!(!run(&mut s, "create secret generic regcred", "").failed);
+        assert_eq!(
+            run(&mut s, "describe sa robot", "").text,
+            "Name:                robot\nNamespace:           default\nLabels:              <none>\nAnnotations:         <none>\n\
+             Image pull secrets:  regcred\nMountable secrets:   gone (not found)\n                     kube-root-ca.crt (not found)\n\
+             Tokens:              <none>\nEvents:              <none>\n"
+        );
     }
 
     /// The text real kubectl 1.33 printed for the same namespace (its
