@@ -38,65 +38,32 @@ impl Quantity {
     /// Zero, as upstream's zero `Quantity{Format: DecimalSI}`.
     pub const ZERO: Quantity = Quantity { milli: 0, format: Format::DecimalSi };
 
-    /// Reads a quantity exactly (no floating point): a signed decimal
-    /// number and a suffix. None when it does not parse or is too large.
+    /// Reads a quantity exactly (no floating point), with the scanner and
+    /// suffixes `canonical` reads with: None when upstream's reader would
+    /// refuse it, or when it is past 10³⁰ (no resource here is that large).
     pub fn parse(q: &str) -> Option<Quantity> {
         let q = q.trim();
-        let (negative, q) = match q.as_bytes().first() {
-            Some(b'-') => (true, &q[1..]),
-            Some(b'+') => (false, &q[1..]),
-            _ => (false, q),
-        };
-        let split = q.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(q.len());
-        let (number, suffix) = q.split_at(split);
-        let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
-        if whole.is_empty() && fraction.is_empty() || fraction.contains('.') || whole.len() + fraction.len() > 30 {
+        if q.is_empty() {
             return None;
         }
-        // The digits as one integer, and where the point was.
-        let mut digits: i128 = 0;
-        for b in whole.bytes().chain(fraction.bytes()) {
-            digits = digits * 10 + i128::from(b - b'0');
-        }
-        let (format, exp10, exp2): (Format, i32, u32) = match suffix {
-            "" => (Format::DecimalSi, 0, 0),
-            "n" => (Format::DecimalSi, -9, 0),
-            "u" => (Format::DecimalSi, -6, 0),
-            "m" => (Format::DecimalSi, -3, 0),
-            "k" => (Format::DecimalSi, 3, 0),
-            "M" => (Format::DecimalSi, 6, 0),
-            "G" => (Format::DecimalSi, 9, 0),
-            "T" => (Format::DecimalSi, 12, 0),
-            "P" => (Format::DecimalSi, 15, 0),
-            "E" => (Format::DecimalSi, 18, 0),
-            "Ki" => (Format::BinarySi, 0, 10),
-            "Mi" => (Format::BinarySi, 0, 20),
-            "Gi" => (Format::BinarySi, 0, 30),
-            "Ti" => (Format::BinarySi, 0, 40),
-            "Pi" => (Format::BinarySi, 0, 50),
-            "Ei" => (Format::BinarySi, 0, 60),
-            s if s.starts_with(['e', 'E']) => {
-                let e: i32 = s[1..].parse().ok()?;
-                if !(-30..=30).contains(&e) {
-                    return None;
-                }
-                (Format::DecimalExponent, e, 0)
-            }
-            _ => return None,
-        };
-        // value × 1000 = digits × 2^exp2 × 10^(exp10 + 3 − fraction digits).
-        let scaled = digits.checked_mul(1i128 << exp2)?;
-        let shift = exp10 + 3 - fraction.len() as i32;
+        let s = scan(q).ok()?;
+        let (binary, exponent, format) = interpret(s.suffix)?;
+        let digits = i128::try_from(number(&s)?).ok()?;
+        // value × 1000 = digits × 2^exp2 × 10^(exp10 + 3 − fraction digits),
+        // rounded up past a thousandth.
+        let (exp2, exp10) = if binary { (exponent, 0) } else { (0, exponent) };
+        let scaled = digits.checked_mul(1i128.checked_shl(u32::try_from(exp2).ok()?)?)?;
+        let shift = exp10 + 3 - s.fraction.len() as i64;
         let milli = if shift >= 0 {
-            scaled.checked_mul(ten(shift as u32))?
+            scaled.checked_mul(10i128.checked_pow(u32::try_from(shift).ok()?)?)?
         } else {
-            let d = ten(shift.unsigned_abs().min(38));
+            let d = ten(shift.unsigned_abs().min(38) as u32);
             (scaled + d - 1) / d
         };
         if milli > ten(30) {
             return None;
         }
-        Some(Quantity { milli: if negative { -milli } else { milli }, format })
+        Some(Quantity { milli: if s.negative { -milli } else { milli }, format })
     }
 
     /// `self + other`; a zero takes the other's format (upstream's `Add`).
@@ -240,29 +207,9 @@ pub fn canonical(text: &str) -> Result<Cow<'_, str>, &'static str> {
     }
     let s = scan(text)?;
     let (binary, exponent, format) = interpret(s.suffix).ok_or(SUFFIX)?;
-    let parse = |t: &str| t.bytes().try_fold(0u128, |n, c| n.checked_mul(10)?.checked_add(u128::from(c - b'0')));
-    let digits = s.whole.bytes().chain(s.fraction.bytes());
-    let whole_and_fraction = parse(s.whole).and_then(|w| {
-        let f = parse(s.fraction)?;
-        w.checked_mul(10u128.checked_pow(u32::try_from(s.fraction.len()).ok()?)?)?.checked_add(f)
-    });
-    let Some(mantissa) = whole_and_fraction else { return Ok(Cow::Borrowed(text)) };
-    // The reader's fast path: few enough digits, no finer than a
-    // billionth, and 64 bits enough.
-    let fast = if binary {
-        let precision = 15 - s.whole.len() as i64 - exponent * 3 / 10 - 1;
-        (s.fraction.is_empty() && precision >= 0 && (mantissa << exponent) <= i64::MAX as u128).then_some(0)
-    } else {
-        let scale = exponent - s.fraction.len() as i64;
-        (s.whole.len() + s.fraction.len() <= 18 && scale >= -9).then_some(scale)
-    };
-    if let Some(scale) = fast {
-        let kept = if binary {
-            mantissa & 7 != 0
-        } else {
-            let zeros = digits.clone().rev().take_while(|c| *c == b'0').count();
-            scale % 3 == 0 && zeros < 3 && !s.whole.starts_with('0')
-        };
+    // (Past 128 bits: written as it came.)
+    let Some(mantissa) = number(&s) else { return Ok(Cow::Borrowed(text)) };
+    if let Some((scale, kept)) = fast_path(&s, mantissa, binary, exponent) {
         if kept {
             return Ok(Cow::Borrowed(text));
         }
@@ -275,6 +222,62 @@ pub fn canonical(text: &str) -> Result<Cow<'_, str>, &'static str> {
         return Ok(Cow::Owned(Exact { negative: s.negative, mantissa, scale, format }.to_string()));
     }
     slow_path(&s, mantissa, binary, exponent, format).map(Cow::Owned)
+}
+
+/// The digits before and after the point as one integer (the point
+/// dropped), if 128 bits hold it.
+#[inline(always)]
+fn number(s: &Scanned<'_>) -> Option<u128> {
+    let mut digits = s.whole.bytes().chain(s.fraction.bytes());
+    digits.try_fold(0u128, |n, c| n.checked_mul(10)?.checked_add(u128::from(c - b'0')))
+}
+
+/// Upstream's reader's 64-bit fast path, when it takes a quantity (few
+/// enough digits, no finer than a billionth, 64 bits enough): the scale
+/// of `mantissa` (the `number`, for a binary amount to be shifted by its
+/// exponent), and whether the reader keeps the text as written (it looks
+/// canonical already).
+#[inline(always)]
+fn fast_path(s: &Scanned<'_>, mantissa: u128, binary: bool, exponent: i64) -> Option<(i64, bool)> {
+    if binary {
+        let precision = 15 - s.whole.len() as i64 - exponent * 3 / 10 - 1;
+        let fits = s.fraction.is_empty() && precision >= 0 && (mantissa << exponent) <= i64::MAX as u128;
+        return fits.then_some((0, mantissa & 7 != 0));
+    }
+    let scale = exponent - s.fraction.len() as i64;
+    if s.whole.len() + s.fraction.len() > 18 || scale < -9 {
+        return None;
+    }
+    let zeros = s.whole.bytes().chain(s.fraction.bytes()).rev().take_while(|c| *c == b'0').count();
+    Some((scale, scale % 3 == 0 && zeros < 3 && !s.whole.starts_with('0')))
+}
+
+/// Go's `%#v` of the Quantity upstream reads from `text`, as some of its
+/// validation messages print one: the 64-bit form, with the text when the
+/// reader keeps it. (An amount past the fast path is printed in that form
+/// too; Go would print a pointer to a big decimal.)
+pub fn go_syntax(text: &str) -> String {
+    let t = text.trim();
+    let read = scan(t).ok().and_then(|s| Some((interpret(s.suffix)?, number(&s)?, s)));
+    let (value, scale, kept, format) = match read {
+        Some(((binary, exponent, format), mantissa, s)) => {
+            let shifted = if binary { mantissa << exponent.min(64) } else { mantissa };
+            let fallback = (if binary { 0 } else { exponent - s.fraction.len() as i64 }, false);
+            let (scale, kept) = fast_path(&s, mantissa, binary, exponent).unwrap_or(fallback);
+            let value = i64::try_from(shifted).unwrap_or(i64::MAX);
+            (if s.negative { -value } else { value }, scale, kept, format)
+        }
+        None => (0, 0, false, Format::DecimalSi),
+    };
+    let format = match format {
+        Format::DecimalSi => "DecimalSI",
+        Format::BinarySi => "BinarySI",
+        Format::DecimalExponent => "DecimalExponent",
+    };
+    let s = if kept { t } else { "" };
+    format!(
+        "resource.Quantity{{i:resource.int64Amount{{value:{value}, scale:{scale}}}, d:resource.infDecAmount{{Dec:(*inf.Dec)(nil)}}, s:{s:?}, Format:{format:?}}}"
+    )
 }
 
 /// `n` in the largest binary unit that keeps it whole (`2048` → `2`, `Ki`).
@@ -400,7 +403,9 @@ mod tests {
         assert_eq!(milli_value("1n"), Some(1), "finer than a thousandth rounds up");
         assert_eq!(milli_value("lots"), None);
         assert_eq!(milli_value("1Zi"), None);
-        assert_eq!(milli_value("."), None);
+        assert_eq!(milli_value("."), Some(0), "upstream's reader reads a lone point as zero");
+        assert_eq!(milli_value("1e-12"), Some(1), "rounded up to a thousandth");
+        assert_eq!(milli_value("1e40"), None, "past 10³⁰");
         assert_eq!(milli_value("1.2.3"), None);
         assert_eq!(milli_value("99999999999999999999999999999999999"), None);
     }
@@ -474,6 +479,19 @@ mod tests {
             assert_eq!(stored(written), Err(error), "{written}");
         }
         assert!(matches!(super::canonical("250m"), Ok(Cow::Borrowed(_))), "a canonical text is not copied");
+    }
+
+    #[test]
+    fn go_prints_the_quantity_it_read_with_the_text_its_reader_kept() {
+        let go = |value: i64, scale: i64, s: &str, format: &str| {
+            format!("resource.Quantity{{i:resource.int64Amount{{value:{value}, scale:{scale}}}, d:resource.infDecAmount{{Dec:(*inf.Dec)(nil)}}, s:{s:?}, Format:{format:?}}}")
+        };
+        assert_eq!(go_syntax("1.5"), go(15, -1, "", "DecimalSI"));
+        assert_eq!(go_syntax("1500m"), go(1500, -3, "1500m", "DecimalSI"));
+        assert_eq!(go_syntax("-2500m"), go(-2500, -3, "-2500m", "DecimalSI"));
+        assert_eq!(go_syntax("3Ki"), go(3072, 0, "3Ki", "BinarySI"));
+        assert_eq!(go_syntax("8Ki"), go(8192, 0, "", "BinarySI"));
+        assert_eq!(go_syntax("1e3"), go(1, 3, "1e3", "DecimalExponent"));
     }
 
     #[test]

@@ -66,6 +66,13 @@ pub fn is_ready(pod: &Value) -> bool {
 }
 
 /// An integer field (absent: 0).
+/// Whether a namespace is live (not being deleted): what the controllers
+/// that fill every namespace (root CA, service accounts) look at.
+#[inline(always)]
+pub fn is_namespace_active(ns: &Value) -> bool {
+    ns["metadata"]["deletionTimestamp"].is_null() && ns["status"]["phase"] != "Terminating"
+}
+
 pub fn int(v: &Value, pointer: &str) -> i64 {
     v.pointer(pointer).and_then(Value::as_i64).unwrap_or(0)
 }

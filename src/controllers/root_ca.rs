@@ -61,7 +61,7 @@ impl Controller for RootCaPublisher {
 
 impl RootCaPublisher {
     fn sync(&mut self, client: &mut Client<'_>, ns: &Value) {
-        if !ns["metadata"]["deletionTimestamp"].is_null() || ns["status"]["phase"] == "Terminating" {
+        if !super::object::is_namespace_active(ns) {
             return;
         }
         let name = meta_str(ns, "name");

@@ -45,8 +45,8 @@ impl Controller for ServiceAccounts {
             let namespaces: Vec<Arc<Value>> = self.namespaces.shared().cloned().collect();
             for ns in namespaces {
                 let name = meta_str(&ns, "name");
-                let active = ns["metadata"]["deletionTimestamp"].is_null() && ns["status"]["phase"] != "Terminating";
-                if active && self.accounts.get(&format!("{name}/{DEFAULT}")).is_none() {
+                if super::object::is_namespace_active(&ns) && self.accounts.get(&format!("{name}/{DEFAULT}")).is_none()
+                {
                     let body = json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": DEFAULT}});
                     client.write(
                         "POST",

@@ -81,45 +81,6 @@ fn is_extended(name: &str) -> bool {
     crate::quota::is_extended(name) && crate::selector::label_key_problem(&format!("requests.{name}")).is_none()
 }
 
-/// Go's `%#v` of a `resource.Quantity` read from `text`, as upstream's
-/// field error prints one (the type has no value `String`): the fast
-/// int64 form, with the text kept when it was already canonical.
-fn go_quantity(text: &str) -> String {
-    let t = text.trim();
-    let t = t.strip_prefix('+').unwrap_or(t);
-    let (negative, t) = match t.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, t),
-    };
-    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
-    let (number, suffix) = t.split_at(split);
-    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
-    let whole = whole.trim_start_matches('0');
-    let whole = if whole.is_empty() { "0" } else { whole };
-    let (format, exponent) = match suffix {
-        "n" => ("DecimalSI", -9),
-        "u" => ("DecimalSI", -6),
-        "m" => ("DecimalSI", -3),
-        "" => ("DecimalSI", 0),
-        "k" => ("DecimalSI", 3),
-        "M" => ("DecimalSI", 6),
-        "G" => ("DecimalSI", 9),
-        s => match s.get(1..).and_then(|e| e.parse::<i32>().ok()) {
-            Some(e) if s.starts_with(['e', 'E']) => ("DecimalExponent", e),
-            _ => ("DecimalSI", 0),
-        },
-    };
-    let shifted = format!("{whole}{fraction}");
-    let scale = exponent - fraction.len() as i32;
-    let value: i64 = shifted.parse().unwrap_or(0);
-    let value = if negative { -value } else { value };
-    let kept = scale % 3 == 0 && !shifted.ends_with("000") && !shifted.starts_with('0');
-    let s = if kept { text } else { "" };
-    format!(
-        "resource.Quantity{{i:resource.int64Amount{{value:{value}, scale:{scale}}}, d:resource.infDecAmount{{Dec:(*inf.Dec)(nil)}}, s:{s:?}, Format:{format:?}}}"
-    )
-}
-
 /// One entry of a quota's resource list (`spec.hard`, `status.hard`,
 /// `status.used`): its name and its amount.
 fn validate_entry(path: &str, name: &str, value: &Value, errs: &mut Vec<FieldError>) {
@@ -141,7 +102,7 @@ fn validate_entry(path: &str, name: &str, value: &Value, errs: &mut Vec<FieldErr
         errs.push(FieldError::invalid(path, &q.to_string(), "must be greater than or equal to 0"));
     }
     if (INTEGER.contains(&name) || is_extended(name)) && q.milli % 1000 != 0 {
-        errs.push(FieldError::invalid_raw(path, &go_quantity(text), "must be an integer"));
+        errs.push(FieldError::invalid_raw(path, &crate::api::quantity::go_syntax(text), "must be an integer"));
     }
 }
 
@@ -351,26 +312,19 @@ impl Strategy for ResourceQuota {
     }
 
     fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
-        let scopes = |o: &Value| -> Vec<String> {
-            let mut s: Vec<String> = o
-                .pointer("/spec/scopes")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .map(|v| v.as_str().unwrap_or("").to_string())
-                .collect();
+        let listed = |o: &Value| -> Vec<String> {
+            let scopes = o.pointer("/spec/scopes").and_then(Value::as_array).into_iter().flatten();
+            scopes.map(|v| v.as_str().unwrap_or("").to_string()).collect()
+        };
+        // Compared as sets.
+        let scopes = |o: &Value| {
+            let mut s = listed(o);
             crate::sort::Order::order(s.as_mut_slice());
             s.dedup();
             s
         };
         if scopes(new) != scopes(old) {
-            let shown: Vec<String> = new
-                .pointer("/spec/scopes")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .map(|v| v.as_str().unwrap_or("").to_string())
-                .collect();
+            let shown = listed(new);
             let value = if shown.is_empty() {
                 "[]core.ResourceQuotaScope(nil)".to_string()
             } else {
