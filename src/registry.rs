@@ -24,6 +24,7 @@ pub mod resource;
 mod resource_quota;
 pub mod resource_version;
 pub mod schema_validation;
+mod service_account_admission;
 pub mod store;
 pub mod strategy;
 pub mod table;

@@ -380,10 +380,17 @@ impl<S: Storage> Registry<S> {
         if recorded == Recorded::Update {
             crate::apply::record_update(&writer(rt, opts, &self.now.rfc3339()), None, &mut value);
         }
-        // Mutating admission, after the field manager as upstream's.
+        // Mutating admission, after the field manager as upstream's, the
+        // namespace's lifecycle first.
+        let shown = match generated {
+            true => meta::meta_str(&value, "generateName").unwrap_or("").to_string(),
+            false => meta::name(&value).to_string(),
+        };
+        self.admit_to_namespace(rt, namespace, &shown)?;
         if let Value::Object(o) = &mut value {
             rt.strategy.admit(o);
         }
+        self.admit_pod_service_account(rt, namespace, &shown, &mut value)?;
         self.admit_pod_priority_on_create(rt, generated, &mut value)?;
         self.admit_ingress_class(rt, &mut value);
         self.admit_limit_ranges(rt, namespace, &mut value);
@@ -415,11 +422,9 @@ impl<S: Storage> Registry<S> {
         if !errs.is_empty() {
             return Err(Status::invalid(rt.group(), rt.kind(), &name, &errs));
         }
-        self.admit_to_namespace(rt, namespace, &name)?;
         self.admit_priority_class(rt, &value, true)?;
-        let shown = if generated { meta::meta_str(&value, "generateName").unwrap_or("") } else { &name };
-        self.validate_limit_ranges(rt, namespace, &value, shown, true)?;
-        self.admit_quota(rt, namespace, &value, None, shown, opts.dry_run)?;
+        self.validate_limit_ranges(rt, namespace, &value, &shown, true)?;
+        self.admit_quota(rt, namespace, &value, None, &shown, opts.dry_run)?;
         let k = keys::key(rt, namespace, &name);
         let taken = |existing: Option<Arc<StoredObject>>| {
             let mut s = if generated {

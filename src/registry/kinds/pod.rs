@@ -77,8 +77,9 @@ impl Strategy for Pod {
     }
 
     fn admit(&self, o: &mut Map<String, Value>) {
+        let mirror = o.get("metadata").and_then(|m| m.get("annotations")).and_then(|a| a.get(MIRROR)).is_some();
         if let Some(spec) = object(o, "spec") {
-            admission(spec);
+            admission(spec, mirror);
         }
     }
 
@@ -172,14 +173,21 @@ pub fn pull_policy(image: &str) -> &'static str {
     }
 }
 
+/// The annotation of a mirror pod (a kubelet's static pod).
+const MIRROR: &str = "kubernetes.io/config.mirror";
+
 /// What two admission plugins of every cluster add to a pod, needing
-/// nothing but the pod: the default service account (ServiceAccount) and
-/// the not-ready/unreachable tolerations (DefaultTolerationSeconds). Its
-/// priority is the Priority plugin's (`registry/priority.rs`).
-fn admission(spec: &mut Map<String, Value>) {
-    default(spec, "serviceAccountName", json!("default"));
-    let sa = spec.get("serviceAccountName").cloned().unwrap_or(json!("default"));
-    default(spec, "serviceAccount", sa);
+/// nothing but the pod: the default service account (ServiceAccount, not
+/// for a mirror pod; the account's own checks and credentials are
+/// `registry/service_account_admission.rs`) and the not-ready/unreachable
+/// tolerations (DefaultTolerationSeconds). Its priority is the Priority
+/// plugin's (`registry/priority.rs`).
+fn admission(spec: &mut Map<String, Value>, mirror: bool) {
+    if !mirror {
+        default(spec, "serviceAccountName", json!("default"));
+        let sa = spec.get("serviceAccountName").cloned().unwrap_or(json!("default"));
+        default(spec, "serviceAccount", sa);
+    }
     let mut tolerations = match spec.remove("tolerations") {
         Some(Value::Array(t)) => t,
         _ => Vec::new(),

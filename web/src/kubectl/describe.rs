@@ -376,6 +376,26 @@ fn containers(w: &mut TabWriter, pod: Option<&Value>, list: &[Value], statuses: 
     }
 }
 
+/// A projected volume as kubectl describes one (the service account's
+/// `kube-api-access-` volume every pod has): a line or two a source.
+fn projected(w: &mut TabWriter, p: &Value) {
+    w.w(2, "Type:\tProjected (a volume that contains injected data from multiple sources)\n");
+    let optional = |s: &Value| s.get("optional").and_then(Value::as_bool).unwrap_or(false);
+    for source in items(p, "/sources") {
+        if let Some(s) = source.get("secret") {
+            w.w(2, &format!("SecretName:\t{}\n", text(s, "/name")));
+            w.w(2, &format!("Optional:\t{}\n", optional(s)));
+        } else if source.get("downwardAPI").is_some() {
+            w.w(2, "DownwardAPI:\ttrue\n");
+        } else if let Some(c) = source.get("configMap") {
+            w.w(2, &format!("ConfigMapName:\t{}\n", text(c, "/name")));
+            w.w(2, &format!("Optional:\t{}\n", optional(c)));
+        } else if let Some(t) = source.get("serviceAccountToken") {
+            w.w(2, &format!("TokenExpirationSeconds:\t{}\n", int(t, "/expirationSeconds")));
+        }
+    }
+}
+
 fn volumes(w: &mut TabWriter, list: &[Value], space: &str) {
     if list.is_empty() {
         w.w(0, &format!("{space}Volumes:\t<none>\n"));
@@ -398,6 +418,8 @@ fn volumes(w: &mut TabWriter, list: &[Value], space: &str) {
             w.w(2, "Type:\tSecret (a volume populated by a Secret)\n");
             w.w(2, &format!("SecretName:\t{}\n", text(s, "/secretName")));
             w.w(2, &format!("Optional:\t{}\n", s.get("optional").and_then(Value::as_bool).unwrap_or(false)));
+        } else if let Some(p) = v.get("projected") {
+            projected(w, p);
         } else if let Some(h) = v.get("hostPath") {
             w.w(2, "Type:\tHostPath (bare host directory volume)\n");
             w.w(2, &format!("Path:\t{}\n", text(h, "/path")));
@@ -408,8 +430,6 @@ fn volumes(w: &mut TabWriter, list: &[Value], space: &str) {
     }
 }
 
-/// The object's events, read as kubectl reads them (one field selector on
-/// the involved object, 500 a page) and laid out as its events table.
 /// The object's events, by the field selector kubectl 1.33 builds: name,
 /// namespace, kind (left out for a pod, whose describer clears it) and uid,
 /// in that order.
@@ -974,7 +994,8 @@ Containers:
     Ready:          True
     Restart Count:  0
     Environment:    <none>
-    Mounts:         <none>
+    Mounts:
+      /var/run/secrets/kubernetes.io/serviceaccount from VOLUME (ro)
 Conditions:
   Type                        Status
   PodScheduled                True 
@@ -982,11 +1003,17 @@ Conditions:
   Initialized                 True 
   Ready                       True 
   ContainersReady             True 
-Volumes:                      <none>
-QoS Class:                    BestEffort
-Node-Selectors:               <none>
-Tolerations:                  node.kubernetes.io/not-ready:NoExecute op=Exists for 300s
-                              node.kubernetes.io/unreachable:NoExecute op=Exists for 300s
+Volumes:
+  VOLUME:
+    Type:                    Projected (a volume that contains injected data from multiple sources)
+    TokenExpirationSeconds:  3607
+    ConfigMapName:           kube-root-ca.crt
+    Optional:                false
+    DownwardAPI:             true
+QoS Class:                   BestEffort
+Node-Selectors:              <none>
+Tolerations:                 node.kubernetes.io/not-ready:NoExecute op=Exists for 300s
+                             node.kubernetes.io/unreachable:NoExecute op=Exists for 300s
 Events:
   Type    Reason     Age   From               Message
   ----    ------     ----  ----               -------
@@ -995,7 +1022,10 @@ Events:
   Normal  Created    0s    kubelet            Created container: count
   Normal  Started    0s    kubelet            Started container count
 ";
-        assert_eq!(out.text, expected.replace("CID", &container_id));
+        let volume =
+            out.text.lines().find_map(|l| l.trim().strip_suffix(":").filter(|v| v.starts_with("kube-api-access-")));
+        let expected = expected.replace("CID", &container_id).replace("VOLUME", volume.unwrap());
+        assert_eq!(out.text, expected);
     }
 
     #[test]
