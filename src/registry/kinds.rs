@@ -31,6 +31,7 @@ mod persistent_volume;
 mod persistent_volume_claim;
 mod pod;
 mod pod_disruption_budget;
+mod pod_update;
 pub(super) mod priority_class;
 mod replica_set;
 pub(super) mod resource_quota;

@@ -1,7 +1,6 @@
 //! The ServiceAccount admission (upstream's `ServiceAccount` plugin, on in
 //! every cluster), for new pods: the account the pod names (`default`
-//! when it names none, set by the pod's own admission in
-//! `kinds/pod.rs`) must exist; unless the pod or the account says
+//! when it names none) must exist; unless the pod or the account says
 //! `automountServiceAccountToken: false`, every container and init
 //! container gets the account's credentials at
 //! `/var/run/secrets/kubernetes.io/serviceaccount` from a projected
@@ -63,6 +62,10 @@ impl<S: Storage> Registry<S> {
             return mirror_pod(value).map_err(forbidden);
         }
         let Some(spec) = value.get_mut("spec").and_then(Value::as_object_mut) else { return Ok(()) };
+        if spec.get("serviceAccountName").and_then(Value::as_str).is_none_or(str::is_empty) {
+            spec.insert("serviceAccountName".into(), json!("default"));
+            spec.insert("serviceAccount".into(), json!("default"));
+        }
         let name = spec.get("serviceAccountName").and_then(Value::as_str).unwrap_or("").to_string();
         let account = match self.service_account(namespace, &name) {
             Some(account) => account,

@@ -77,10 +77,13 @@ impl Strategy for Pod {
     }
 
     fn admit(&self, o: &mut Map<String, Value>) {
-        let mirror = o.get("metadata").and_then(|m| m.get("annotations")).and_then(|a| a.get(MIRROR)).is_some();
         if let Some(spec) = object(o, "spec") {
-            admission(spec, mirror);
+            default_toleration_seconds(spec);
         }
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        super::pod_update::validate_update(new, old)
     }
 
     fn initial_status(&self, o: &Map<String, Value>) -> Value {
@@ -119,6 +122,7 @@ impl Strategy for Pod {
 
 /// The pod spec's defaults (workload templates get these too).
 pub(super) fn spec_defaults(spec: &mut Map<String, Value>) {
+    deprecated_service_account(spec);
     default(spec, "restartPolicy", json!("Always"));
     default(spec, "terminationGracePeriodSeconds", json!(30));
     default(spec, "dnsPolicy", json!("ClusterFirst"));
@@ -129,6 +133,23 @@ pub(super) fn spec_defaults(spec: &mut Map<String, Value>) {
             for c in cs.iter_mut().filter_map(Value::as_object_mut) {
                 container(c);
             }
+        }
+    }
+}
+
+/// `serviceAccount`, the deprecated name of `serviceAccountName`, read
+/// when the new name is empty and written as the new one (a round trip
+/// through upstream's internal type, which has one field).
+pub(crate) fn deprecated_service_account(spec: &mut Map<String, Value>) {
+    let named = |v: Option<&Value>| v.and_then(Value::as_str).filter(|n| !n.is_empty()).map(str::to_string);
+    match named(spec.get("serviceAccountName")).or_else(|| named(spec.get("serviceAccount"))) {
+        Some(name) => {
+            spec.insert("serviceAccountName".into(), json!(name));
+            spec.insert("serviceAccount".into(), json!(name));
+        }
+        None => {
+            spec.shift_remove("serviceAccountName");
+            spec.shift_remove("serviceAccount");
         }
     }
 }
@@ -173,21 +194,12 @@ pub fn pull_policy(image: &str) -> &'static str {
     }
 }
 
-/// The annotation of a mirror pod (a kubelet's static pod).
-const MIRROR: &str = "kubernetes.io/config.mirror";
-
-/// What two admission plugins of every cluster add to a pod, needing
-/// nothing but the pod: the default service account (ServiceAccount, not
-/// for a mirror pod; the account's own checks and credentials are
-/// `registry/service_account_admission.rs`) and the not-ready/unreachable
-/// tolerations (DefaultTolerationSeconds). Its priority is the Priority
-/// plugin's (`registry/priority.rs`).
-fn admission(spec: &mut Map<String, Value>, mirror: bool) {
-    if !mirror {
-        default(spec, "serviceAccountName", json!("default"));
-        let sa = spec.get("serviceAccountName").cloned().unwrap_or(json!("default"));
-        default(spec, "serviceAccount", sa);
-    }
+/// What the DefaultTolerationSeconds admission adds to a created or
+/// updated pod: the not-ready/unreachable tolerations, five minutes each.
+/// (Its service account is the ServiceAccount admission's,
+/// `registry/service_account_admission.rs`; its priority the Priority
+/// plugin's, `registry/priority.rs`.)
+fn default_toleration_seconds(spec: &mut Map<String, Value>) {
     let mut tolerations = match spec.remove("tolerations") {
         Some(Value::Array(t)) => t,
         _ => Vec::new(),
@@ -417,11 +429,14 @@ mod tests {
             "a limit without a request is requested"
         );
         assert!(pod["spec"].get("serviceAccountName").is_none(), "admission's, not a default");
+        let mut old = json!({"serviceAccount": "robot"});
+        deprecated_service_account(old.as_object_mut().unwrap());
+        assert_eq!(old, json!({"serviceAccountName": "robot", "serviceAccount": "robot"}), "the old name read");
         Pod.admit(pod.as_object_mut().unwrap());
         let s = &pod["spec"];
         assert_eq!((s["restartPolicy"].as_str(), s["dnsPolicy"].as_str()), (Some("Always"), Some("ClusterFirst")));
         assert_eq!(s["schedulerName"], "default-scheduler");
-        assert_eq!(s["serviceAccountName"], "default");
+        assert!(s.get("serviceAccountName").is_none(), "the ServiceAccount admission's, on create only");
         assert_eq!(s["tolerations"].as_array().unwrap().len(), 3);
         let c = &s["containers"][0];
         assert_eq!(c["imagePullPolicy"], "Always");
