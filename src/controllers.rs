@@ -12,6 +12,7 @@
 //! informers up and reconciles until none has anything left to do. `pause` stops them; `step` runs one reconcile of
 //! one controller (for teaching what a controller does next).
 
+pub mod backoff;
 pub mod client;
 pub mod cron_job;
 pub mod daemon_set;

@@ -270,3 +270,62 @@ fn a_replica_set_naming_a_missing_account_says_why_in_its_events() {
     let pods = call(&mut s, "GET", "/api/v1/namespaces/default/pods", None).json_body();
     assert_eq!(pods["items"][0]["spec"]["serviceAccountName"], "robot");
 }
+
+#[test]
+fn jobs_daemon_sets_and_stateful_sets_say_why_too_and_try_again() {
+    let mut s = Server::new(ServerConfig::default());
+    let node = json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "worker"}});
+    assert_eq!(call(&mut s, "POST", "/api/v1/nodes", Some(node)).status, 201);
+    let mut c = kubesim::controllers::Controllers::new(&["job", "daemonset", "statefulset"]).unwrap();
+    let template = |app: &str| {
+        json!({"metadata": {"labels": {"app": app}},
+               "spec": {"serviceAccountName": "robot", "restartPolicy": if app == "once" { "Never" } else { "Always" },
+                        "containers": [{"name": "c", "image": "busybox"}]}})
+    };
+    let selector = |app: &str| json!({"matchLabels": {"app": app}});
+    for (path, body) in [
+        (
+            "/apis/batch/v1/namespaces/default/jobs",
+            json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "once"}, "spec": {"template": template("once")}}),
+        ),
+        (
+            "/apis/apps/v1/namespaces/default/daemonsets",
+            json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "agent"},
+                   "spec": {"selector": selector("agent"), "template": template("agent")}}),
+        ),
+        (
+            "/apis/apps/v1/namespaces/default/statefulsets",
+            json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
+                   "spec": {"replicas": 1, "serviceName": "db", "selector": selector("db"), "template": template("db")}}),
+        ),
+    ] {
+        let r = call(&mut s, "POST", path, Some(body));
+        assert_eq!(r.status, 201, "{}", text(&r));
+    }
+    c.settle(&mut s);
+    let events = call(&mut s, "GET", "/api/v1/namespaces/default/events", None).json_body();
+    let failed = |kind: &str| -> Vec<String> {
+        let items = events["items"].as_array().unwrap().iter();
+        let mine = items.filter(|e| e["reason"] == "FailedCreate" && e["involvedObject"]["kind"] == kind);
+        mine.map(|e| format!("{} {}", e["type"].as_str().unwrap(), e["message"].as_str().unwrap())).collect()
+    };
+    let why = "error looking up service account default/robot: serviceaccount \"robot\" not found";
+    assert_eq!(failed("Job"), vec![format!("Warning Error creating: pods \"once-\" is forbidden: {why}")]);
+    assert_eq!(failed("DaemonSet"), vec![format!("Warning Error creating: pods \"agent-\" is forbidden: {why}")]);
+    assert_eq!(
+        failed("StatefulSet"),
+        vec![format!("Warning create Pod db-0 in StatefulSet db failed error: pods \"db-0\" is forbidden: {why}")]
+    );
+    assert!(c.next_wake().is_some(), "each is tried again later");
+    account(&mut s, json!({"metadata": {"name": "robot"}}));
+    s.advance(1_000);
+    c.tick(&mut s);
+    c.settle(&mut s);
+    let pods = call(&mut s, "GET", "/api/v1/namespaces/default/pods", None).json_body();
+    let mut names: Vec<String> =
+        pods["items"].as_array().unwrap().iter().map(|p| p["metadata"]["name"].as_str().unwrap().to_string()).collect();
+    names.sort();
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(names[0].starts_with("agent-") && names[1] == "db-0" && names[2].starts_with("once-"), "{names:?}");
+    assert_eq!(c.next_wake(), None, "nothing left to try again");
+}

@@ -27,6 +27,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
+use super::backoff::Backoff;
 use super::client::Client;
 use super::events::{EventType, Recorder};
 use super::informer::Informer;
@@ -35,6 +36,7 @@ use super::object::{
 };
 use super::scheduler::tolerated;
 use super::{Controller, Progress};
+use crate::clock::SimTime;
 
 const HASH_LABEL: &str = "controller-revision-hash";
 
@@ -43,6 +45,8 @@ pub struct DaemonSetController {
     pods: Informer,
     nodes: Informer,
     recorder: Recorder,
+    /// DaemonSets whose pods the server refused, and when to try again.
+    failing: Backoff,
 }
 
 impl Default for DaemonSetController {
@@ -52,6 +56,7 @@ impl Default for DaemonSetController {
             pods: Informer::new("/api/v1/pods"),
             nodes: Informer::new("/api/v1/nodes"),
             recorder: Recorder::new("daemonset-controller", ""),
+            failing: Backoff::default(),
         }
     }
 }
@@ -123,15 +128,24 @@ impl Controller for DaemonSetController {
     fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
         let before = client.writes;
         let changed = self.daemon_sets.sync(client) | self.pods.sync(client) | self.nodes.sync(client);
-        if changed {
+        let now = SimTime(client.now_millis());
+        if changed || self.failing.due(now) {
             let sets: Vec<Arc<Value>> = self.daemon_sets.shared().cloned().collect();
             for ds in sets {
+                self.failing.begin();
                 if ds["metadata"]["deletionTimestamp"].is_null() {
                     self.sync(client, &ds);
                 }
+                self.failing.end(meta_str(&ds, "uid"), now);
             }
+            let sets = &self.daemon_sets;
+            self.failing.retain(|uid| sets.objects().any(|d| meta_str(d, "uid") == uid));
         }
         Progress { writes: client.writes - before }
+    }
+
+    fn next_wake(&self) -> Option<SimTime> {
+        self.failing.next_wake()
     }
 }
 
@@ -178,6 +192,13 @@ impl DaemonSetController {
                     if r.status == 201 {
                         let message = format!("Created pod: {}", name_in(&r.body));
                         self.event(client, ds, "SuccessfulCreate", message);
+                    } else {
+                        if let Some(why) = super::backoff::refusal(&r) {
+                            let message = format!("Error creating: {why}");
+                            let kind = ("apps/v1", "DaemonSet");
+                            self.recorder.event(client, ds, kind, "", EventType::Warning, "FailedCreate", &message);
+                        }
+                        self.failing.fail();
                     }
                 } else {
                     // More than one on a node: keep the oldest.

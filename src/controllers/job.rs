@@ -24,16 +24,20 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
+use super::backoff::Backoff;
 use super::client::Client;
 use super::events::{EventType, Recorder};
 use super::informer::Informer;
 use super::object::{collection, controller_of, int, is_ready, meta_str, name_in, pod_from_template};
 use super::{Controller, Progress};
+use crate::clock::SimTime;
 
 pub struct JobController {
     jobs: Informer,
     pods: Informer,
     recorder: Recorder,
+    /// Jobs whose pods the server refused, and when to try again.
+    failing: Backoff,
 }
 
 impl Default for JobController {
@@ -42,6 +46,7 @@ impl Default for JobController {
             jobs: Informer::new("/apis/batch/v1/jobs"),
             pods: Informer::new("/api/v1/pods"),
             recorder: Recorder::new("job-controller", ""),
+            failing: Backoff::default(),
         }
     }
 }
@@ -69,16 +74,25 @@ impl Controller for JobController {
     fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
         let before = client.writes;
         let changed = self.jobs.sync(client) | self.pods.sync(client);
-        if changed {
+        let now = SimTime(client.now_millis());
+        if changed || self.failing.due(now) {
             let jobs: Vec<Arc<Value>> = self.jobs.shared().cloned().collect();
             for job in jobs {
                 let finished = has_condition(&job, "Complete") || has_condition(&job, "Failed");
+                self.failing.begin();
                 if job["metadata"]["deletionTimestamp"].is_null() && !finished {
                     self.sync(client, &job);
                 }
+                self.failing.end(meta_str(&job, "uid"), now);
             }
+            let jobs = &self.jobs;
+            self.failing.retain(|uid| jobs.objects().any(|j| meta_str(j, "uid") == uid));
         }
         Progress { writes: client.writes - before }
+    }
+
+    fn next_wake(&self) -> Option<SimTime> {
+        self.failing.next_wake()
     }
 }
 
@@ -135,6 +149,11 @@ impl JobController {
                 let pod = pod_from_template(job, ("batch/v1", "Job"));
                 let r = client.write("POST", &pods_path, "application/json", &pod);
                 if r.status != 201 {
+                    if let Some(why) = super::backoff::refusal(&r) {
+                        let message = format!("Error creating: {why}");
+                        self.event(client, job, EventType::Warning, "FailedCreate", &message);
+                    }
+                    self.failing.fail();
                     break;
                 }
                 active_count += 1;

@@ -30,6 +30,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
+use super::backoff::Backoff;
 use super::client::Client;
 use super::events::{EventType, Recorder};
 use super::informer::Informer;
@@ -47,15 +48,8 @@ pub struct ReplicaSetController {
     replica_sets: Informer,
     pods: Informer,
     recorder: Recorder,
-    /// ReplicaSets whose last pass failed: uid, how many passes in a row
-    /// failed, and when to try again. (Few, and a vector keeps the page's
-    /// first module part free of another map's code.)
-    failing: Vec<(String, u32, SimTime)>,
-}
-
-/// Upstream's workqueue backoff for the `n`th failure in a row (from 0).
-fn backoff_millis(n: u32) -> i64 {
-    (5i64 << n.min(20)).min(1_000_000)
+    /// ReplicaSets whose last pass failed, and when to try them again.
+    failing: Backoff,
 }
 
 impl Default for ReplicaSetController {
@@ -64,7 +58,7 @@ impl Default for ReplicaSetController {
             replica_sets: Informer::new("/apis/apps/v1/replicasets"),
             pods: Informer::new("/api/v1/pods"),
             recorder: Recorder::new("replicaset-controller", ""),
-            failing: Vec::new(),
+            failing: Backoff::default(),
         }
     }
 }
@@ -83,23 +77,20 @@ impl Controller for ReplicaSetController {
         let rs_changed = self.replica_sets.sync(client);
         let pods_changed = self.pods.sync(client);
         let now = SimTime(client.now_millis());
-        let retry = self.failing.iter().any(|(_, _, at)| at.0 <= now.0);
+        let retry = self.failing.due(now);
         if rs_changed || pods_changed || retry {
             let sets: Vec<Arc<Value>> = self.replica_sets.shared().cloned().collect();
             for rs in sets {
                 self.sync_replica_set(client, &rs);
             }
-            // (Usually none are failing: no pass over the ReplicaSets then.)
-            if !self.failing.is_empty() {
-                let sets = &self.replica_sets;
-                self.failing.retain(|(uid, _, _)| sets.objects().any(|rs| meta_str(rs, "uid") == uid));
-            }
+            let sets = &self.replica_sets;
+            self.failing.retain(|uid| sets.objects().any(|rs| meta_str(rs, "uid") == uid));
         }
         Progress { writes: client.writes - before }
     }
 
     fn next_wake(&self) -> Option<SimTime> {
-        self.failing.iter().map(|(_, _, at)| *at).min_by_key(|t| t.0)
+        self.failing.next_wake()
     }
 }
 
@@ -196,20 +187,7 @@ impl ReplicaSetController {
                 }
             }
         }
-        let now = SimTime(client.now_millis());
-        let failed_before = self.failing.iter().position(|(u, _, _)| u == uid);
-        match (&failure, failed_before) {
-            (Some(_), Some(i)) => {
-                let (_, n, at) = &mut self.failing[i];
-                *at = now.plus_millis(backoff_millis(*n));
-                *n += 1;
-            }
-            (Some(_), None) => self.failing.push((uid.to_string(), 1, now.plus_millis(backoff_millis(0)))),
-            (None, Some(i)) => {
-                self.failing.swap_remove(i);
-            }
-            (None, None) => {}
-        }
+        self.failing.record(uid, failure.is_some(), SimTime(client.now_millis()));
         self.write_status(client, rs, &owned, failure);
     }
 
@@ -218,11 +196,13 @@ impl ReplicaSetController {
     /// module part.)
     #[inline(never)]
     fn failed_create(&mut self, client: &mut Client<'_>, rs: &Value, r: &Response) -> String {
-        let why = r.json_body()["message"].as_str().unwrap_or("").to_string();
-        let message = format!("Error creating: {why}");
-        let kind = ("apps/v1", "ReplicaSet");
-        self.recorder.event(client, rs, kind, "", EventType::Warning, "FailedCreate", &message);
-        why
+        let why = super::backoff::refusal(r);
+        if let Some(why) = &why {
+            let message = format!("Error creating: {why}");
+            let kind = ("apps/v1", "ReplicaSet");
+            self.recorder.event(client, rs, kind, "", EventType::Warning, "FailedCreate", &message);
+        }
+        why.unwrap_or_else(|| r.json_body()["message"].as_str().unwrap_or("").to_string())
     }
 
     /// The ReplicaFailure condition after a pass: set when the pass failed

@@ -28,11 +28,13 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
+use super::backoff::Backoff;
 use super::client::Client;
 use super::events::{EventType, Recorder};
 use super::informer::Informer;
 use super::object::{collection, controller_of, int, is_ready, meta_str, owner_reference, template_hash};
 use super::{Controller, Progress};
+use crate::clock::SimTime;
 
 const REVISION_LABEL: &str = "controller-revision-hash";
 
@@ -41,6 +43,8 @@ pub struct StatefulSetController {
     pods: Informer,
     claims: Informer,
     recorder: Recorder,
+    /// StatefulSets whose pods the server refused, and when to try again.
+    failing: Backoff,
 }
 
 impl Default for StatefulSetController {
@@ -50,6 +54,7 @@ impl Default for StatefulSetController {
             pods: Informer::new("/api/v1/pods"),
             claims: Informer::new("/api/v1/persistentvolumeclaims"),
             recorder: Recorder::new("statefulset-controller", ""),
+            failing: Backoff::default(),
         }
     }
 }
@@ -66,15 +71,24 @@ impl Controller for StatefulSetController {
     fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
         let before = client.writes;
         let changed = self.sets.sync(client) | self.pods.sync(client) | self.claims.sync(client);
-        if changed {
+        let now = SimTime(client.now_millis());
+        if changed || self.failing.due(now) {
             let sets: Vec<Arc<Value>> = self.sets.shared().cloned().collect();
             for set in sets {
+                self.failing.begin();
                 if set["metadata"]["deletionTimestamp"].is_null() {
                     self.sync(client, &set);
                 }
+                self.failing.end(meta_str(&set, "uid"), now);
             }
+            let sets = &self.sets;
+            self.failing.retain(|uid| sets.objects().any(|s| meta_str(s, "uid") == uid));
         }
         Progress { writes: client.writes - before }
+    }
+
+    fn next_wake(&self) -> Option<SimTime> {
+        self.failing.next_wake()
     }
 }
 
@@ -184,6 +198,13 @@ impl StatefulSetController {
                     if r.status == 201 {
                         let message = format!("create Pod {name} in StatefulSet {set_name} successful");
                         self.event(client, set, EventType::Normal, "SuccessfulCreate", message);
+                    } else if r.status != 409 {
+                        let why = r.json_body()["message"].as_str().unwrap_or("").to_string();
+                        let message = format!("create Pod {name} in StatefulSet {set_name} failed error: {why}");
+                        self.event(client, set, EventType::Warning, "FailedCreate", message);
+                        self.failing.fail();
+                        blocked = true;
+                        break;
                     }
                     if !parallel {
                         blocked = true;
