@@ -4,6 +4,8 @@
 //! time. A vector, as few fail at once (and it keeps the page's first
 //! module part free of another map's code).
 
+use super::informer::Informer;
+use super::object::meta_str;
 use crate::clock::SimTime;
 use crate::server::Response;
 
@@ -34,13 +36,26 @@ fn backoff_millis(n: u32) -> i64 {
 }
 
 impl Backoff {
+    // What runs on every pass is a test of an empty list, inlined; the
+    // rest, for the rare failure, is apart (and in the page's second
+    // module part).
+
     /// Whether an object's retry time has come.
+    #[inline(always)]
     pub fn due(&self, now: SimTime) -> bool {
-        self.failing.iter().any(|(_, _, at)| at.0 <= now.0)
+        !self.failing.is_empty() && self.failing.iter().any(|(_, _, at)| at.0 <= now.0)
     }
 
     /// The pass over the object `uid` failed or not.
+    #[inline(always)]
     pub fn record(&mut self, uid: &str, failed: bool, now: SimTime) {
+        if failed || !self.failing.is_empty() {
+            self.update(uid, failed, now);
+        }
+    }
+
+    #[inline(never)]
+    fn update(&mut self, uid: &str, failed: bool, now: SimTime) {
         match (failed, self.failing.iter().position(|(u, _, _)| u == uid)) {
             (true, Some(i)) => {
                 let (_, n, at) = &mut self.failing[i];
@@ -57,23 +72,32 @@ impl Backoff {
 
     /// A pass over one object begins (`fail` marks it failed; `end`
     /// records it).
+    #[inline(always)]
     pub fn begin(&mut self) {
         self.failed = false;
     }
 
+    #[inline(always)]
     pub fn fail(&mut self) {
         self.failed = true;
     }
 
+    #[inline(always)]
     pub fn end(&mut self, uid: &str, now: SimTime) {
         self.record(uid, self.failed, now);
     }
 
-    /// Forgets the objects that are gone.
-    pub fn retain(&mut self, exists: impl Fn(&str) -> bool) {
+    /// Forgets the objects no longer in the informer's cache.
+    #[inline(always)]
+    pub fn forget_gone(&mut self, objects: &Informer) {
         if !self.failing.is_empty() {
-            self.failing.retain(|(uid, _, _)| exists(uid));
+            self.forget(objects);
         }
+    }
+
+    #[inline(never)]
+    fn forget(&mut self, objects: &Informer) {
+        self.failing.retain(|(uid, _, _)| objects.objects().any(|o| meta_str(o, "uid") == uid));
     }
 
     /// The earliest retry.

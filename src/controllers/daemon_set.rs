@@ -138,8 +138,7 @@ impl Controller for DaemonSetController {
                 }
                 self.failing.end(meta_str(&ds, "uid"), now);
             }
-            let sets = &self.daemon_sets;
-            self.failing.retain(|uid| sets.objects().any(|d| meta_str(d, "uid") == uid));
+            self.failing.forget_gone(&self.daemon_sets);
         }
         Progress { writes: client.writes - before }
     }

@@ -85,8 +85,7 @@ impl Controller for JobController {
                 }
                 self.failing.end(meta_str(&job, "uid"), now);
             }
-            let jobs = &self.jobs;
-            self.failing.retain(|uid| jobs.objects().any(|j| meta_str(j, "uid") == uid));
+            self.failing.forget_gone(&self.jobs);
         }
         Progress { writes: client.writes - before }
     }

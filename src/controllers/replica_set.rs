@@ -83,8 +83,7 @@ impl Controller for ReplicaSetController {
             for rs in sets {
                 self.sync_replica_set(client, &rs);
             }
-            let sets = &self.replica_sets;
-            self.failing.retain(|uid| sets.objects().any(|rs| meta_str(rs, "uid") == uid));
+            self.failing.forget_gone(&self.replica_sets);
         }
         Progress { writes: client.writes - before }
     }

@@ -81,8 +81,7 @@ impl Controller for StatefulSetController {
                 }
                 self.failing.end(meta_str(&set, "uid"), now);
             }
-            let sets = &self.sets;
-            self.failing.retain(|uid| sets.objects().any(|s| meta_str(s, "uid") == uid));
+            self.failing.forget_gone(&self.sets);
         }
         Progress { writes: client.writes - before }
     }

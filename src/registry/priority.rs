@@ -59,10 +59,7 @@ impl<S: Storage> Registry<S> {
 
     fn class_named(&self, name: &str) -> Option<Class> {
         let rt = self.priority_classes()?;
-        match self.storage.get(&keys::key(rt, "", name), self.storage.revision()) {
-            Ok(Some((_, o))) => Some(Class::of(&o.value())),
-            _ => None,
-        }
+        self.current(rt, "", name).ok().map(|(_, o)| Class::of(&o.value()))
     }
 
     /// A new pod's priority (mutating admission, after the writer's

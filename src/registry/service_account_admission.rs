@@ -17,7 +17,7 @@
 use serde_json::{json, Map, Value};
 
 use super::resource::ResourceType;
-use super::{keys, Registry};
+use super::Registry;
 use crate::api::Status;
 use crate::storage::Storage;
 
@@ -38,25 +38,24 @@ impl<S: Storage> Registry<S> {
     /// The account a new pod names, or `None` when it is missing.
     fn service_account(&self, namespace: &str, name: &str) -> Option<Value> {
         let rt = self.resources.lookup("", "v1", "serviceaccounts")?;
-        match self.storage.get(&keys::key(rt, namespace, name), self.storage.revision()) {
-            Ok(Some((_, o))) => Some(o.value()),
-            _ => None,
-        }
+        self.current(rt, namespace, name).ok().map(|(_, o)| o.value())
     }
 
     /// The plugin's mutating and validating halves for a new pod (it
-    /// refuses only what it finds itself). `shown` names the pod in a
-    /// refusal (its `generateName` when its name is generated).
+    /// refuses only what it finds itself; a refusal names the pod by its
+    /// `generateName` when its name is `generated`).
     pub(super) fn admit_pod_service_account(
         &mut self,
         rt: &ResourceType,
         namespace: &str,
-        shown: &str,
+        generated: bool,
         value: &mut Value,
     ) -> Result<(), Status> {
         if !is_pods(rt) {
             return Ok(());
         }
+        let shown = super::store::shown_name(value, generated).to_string();
+        let shown = shown.as_str();
         let forbidden = |why: &str| Status::forbidden(rt.group(), rt.resource(), shown, why);
         if value.pointer("/metadata/annotations").and_then(|a| a.get(MIRROR)).is_some() {
             return mirror_pod(value).map_err(forbidden);
@@ -114,11 +113,10 @@ fn mount_token(spec: &mut Map<String, Value>, generate: impl FnOnce() -> String)
     for list in ["initContainers", "containers"] {
         let Some(Value::Array(containers)) = spec.get_mut(list) else { continue };
         for c in containers.iter_mut().filter_map(Value::as_object_mut) {
-            let mounts = c.entry("volumeMounts").or_insert_with(|| Value::Array(Vec::new()));
-            if !mounts.is_array() {
-                *mounts = Value::Array(Vec::new());
+            if !c.get("volumeMounts").is_some_and(Value::is_array) {
+                c.insert("volumeMounts".into(), Value::Array(Vec::new()));
             }
-            let Value::Array(mounts) = mounts else { continue };
+            let Some(Value::Array(mounts)) = c.get_mut("volumeMounts") else { continue };
             if !mounts.iter().any(|m| m["mountPath"] == MOUNT_PATH) {
                 mounts.push(json!({"name": volume, "readOnly": true, "mountPath": MOUNT_PATH}));
                 mounted = true;
@@ -131,9 +129,11 @@ fn mount_token(spec: &mut Map<String, Value>, generate: impl FnOnce() -> String)
             {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
             {"downwardAPI": {"items": [{"path": "namespace", "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}}
         ], "defaultMode": 420}});
-        match spec.entry("volumes").or_insert_with(|| Value::Array(Vec::new())) {
-            Value::Array(vs) => vs.push(v),
-            other => *other = Value::Array(vec![v]),
+        match spec.get_mut("volumes") {
+            Some(Value::Array(vs)) => vs.push(v),
+            _ => {
+                spec.insert("volumes".into(), Value::Array(vec![v]));
+            }
         }
     }
 }

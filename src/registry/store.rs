@@ -255,9 +255,20 @@ pub(super) enum Recorded {
     Applied,
 }
 
+/// How admission names a new object in a refusal: by its `generateName`
+/// when its name is `generated` (upstream's admission runs before the name
+/// is made).
+#[inline(always)]
+pub(super) fn shown_name(value: &Value, generated: bool) -> &str {
+    match generated {
+        true => meta::meta_str(value, "generateName").unwrap_or(""),
+        false => meta::name(value),
+    }
+}
+
 impl<S: Storage> Registry<S> {
     /// The object at the head, or 404.
-    fn current(
+    pub(super) fn current(
         &self,
         rt: &ResourceType,
         namespace: &str,
@@ -382,15 +393,11 @@ impl<S: Storage> Registry<S> {
         }
         // Mutating admission, after the field manager as upstream's, the
         // namespace's lifecycle first.
-        let shown = match generated {
-            true => meta::meta_str(&value, "generateName").unwrap_or("").to_string(),
-            false => meta::name(&value).to_string(),
-        };
-        self.admit_to_namespace(rt, namespace, &shown)?;
+        self.admit_to_namespace(rt, namespace, shown_name(&value, generated))?;
         if let Value::Object(o) = &mut value {
             rt.strategy.admit(o);
         }
-        self.admit_pod_service_account(rt, namespace, &shown, &mut value)?;
+        self.admit_pod_service_account(rt, namespace, generated, &mut value)?;
         self.admit_pod_priority_on_create(rt, generated, &mut value)?;
         self.admit_ingress_class(rt, &mut value);
         self.admit_limit_ranges(rt, namespace, &mut value);
@@ -423,8 +430,9 @@ impl<S: Storage> Registry<S> {
             return Err(Status::invalid(rt.group(), rt.kind(), &name, &errs));
         }
         self.admit_priority_class(rt, &value, true)?;
-        self.validate_limit_ranges(rt, namespace, &value, &shown, true)?;
-        self.admit_quota(rt, namespace, &value, None, &shown, opts.dry_run)?;
+        let shown = shown_name(&value, generated);
+        self.validate_limit_ranges(rt, namespace, &value, shown, true)?;
+        self.admit_quota(rt, namespace, &value, None, shown, opts.dry_run)?;
         let k = keys::key(rt, namespace, &name);
         let taken = |existing: Option<Arc<StoredObject>>| {
             let mut s = if generated {

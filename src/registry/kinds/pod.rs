@@ -141,11 +141,14 @@ pub(super) fn spec_defaults(spec: &mut Map<String, Value>) {
 /// when the new name is empty and written as the new one (a round trip
 /// through upstream's internal type, which has one field).
 pub(crate) fn deprecated_service_account(spec: &mut Map<String, Value>) {
-    let named = |v: Option<&Value>| v.and_then(Value::as_str).filter(|n| !n.is_empty()).map(str::to_string);
-    match named(spec.get("serviceAccountName")).or_else(|| named(spec.get("serviceAccount"))) {
+    let mut name = spec.get("serviceAccountName").and_then(Value::as_str).unwrap_or("");
+    if name.is_empty() {
+        name = spec.get("serviceAccount").and_then(Value::as_str).unwrap_or("");
+    }
+    match (!name.is_empty()).then(|| Value::String(name.to_string())) {
         Some(name) => {
-            spec.insert("serviceAccountName".into(), json!(name));
-            spec.insert("serviceAccount".into(), json!(name));
+            spec.insert("serviceAccountName".into(), name.clone());
+            spec.insert("serviceAccount".into(), name);
         }
         None => {
             spec.shift_remove("serviceAccountName");

@@ -53,7 +53,7 @@ pub enum Verb {
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), logs, describe (pods, deployments, configmaps), explain, api-resources and auth (can-i, whoami)";
+const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), logs, describe (pods, deployments, configmaps, namespaces, service accounts, resource quotas, limit ranges), explain, api-resources and auth (can-i, whoami)";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
