@@ -22,7 +22,7 @@ use crate::api::Status;
 use crate::storage::Storage;
 
 /// Where the credentials are mounted in every container.
-pub const MOUNT_PATH: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
+const MOUNT_PATH: &str = "/var/run/secrets/kubernetes.io/serviceaccount";
 /// The prefix of the projected volume's generated name.
 const VOLUME_PREFIX: &str = "kube-api-access-";
 /// The annotation that marks a mirror pod (a kubelet's static pod).
@@ -101,8 +101,8 @@ fn parse_bool(s: &str) -> bool {
 }
 
 /// Adds the credentials' mount to every container lacking one at the
-/// path, and the projected volume (named `generated` unless the pod has a
-/// `kube-api-access-` volume already) when any container took the mount.
+/// path, and the projected volume (named by `generate` unless the pod has
+/// a `kube-api-access-` volume already) when any container took the mount.
 fn mount_token(spec: &mut Map<String, Value>, generate: impl FnOnce() -> String) {
     let volumes = spec.get("volumes").and_then(Value::as_array);
     let existing =

@@ -140,7 +140,7 @@ pub(super) fn spec_defaults(spec: &mut Map<String, Value>) {
 /// `serviceAccount`, the deprecated name of `serviceAccountName`, read
 /// when the new name is empty and written as the new one (a round trip
 /// through upstream's internal type, which has one field).
-pub(crate) fn deprecated_service_account(spec: &mut Map<String, Value>) {
+fn deprecated_service_account(spec: &mut Map<String, Value>) {
     let mut name = spec.get("serviceAccountName").and_then(Value::as_str).unwrap_or("");
     if name.is_empty() {
         name = spec.get("serviceAccount").and_then(Value::as_str).unwrap_or("");
