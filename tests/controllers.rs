@@ -44,6 +44,15 @@ fn a_deleted_namespace_is_emptied_by_requests_then_finalized() {
         r.json_body()["message"],
         "configmaps \"late\" is forbidden: unable to create new content in namespace team because it is being terminated"
     );
+    // Said before validation (a mutating admission upstream), and of a
+    // generated name by its generateName (no name is made yet).
+    let late = json!({"metadata": {"generateName": "late-"}, "data": {"bad key": "x"}});
+    let r = k.call("POST", "/api/v1/namespaces/team/configmaps", Some(late));
+    assert_eq!(r.status, 403);
+    assert_eq!(
+        r.json_body()["message"],
+        "configmaps \"late-\" is forbidden: unable to create new content in namespace team because it is being terminated"
+    );
     assert_eq!(k.get("/api/v1/namespaces/team/configmaps/free").status, 404);
     // What holds it is in its conditions.
     let ns = k.get("/api/v1/namespaces/team").json_body();

@@ -29,20 +29,20 @@ fn message(r: &Response) -> String {
     r.json_body()["message"].as_str().unwrap_or("").to_string()
 }
 
+/// Makes the account `name` in `default`.
+fn make_account(s: &mut Server, name: &str) {
+    let body = json!({"metadata": {"name": name}});
+    let r = call(s, None, "POST", "/api/v1/namespaces/default/serviceaccounts", Some(body));
+    assert_eq!(r.status, 201, "{}", text(&r));
+}
+
 /// A server deciding by RBAC, with the account `robot` in `default` and
 /// the controllers settled (so `default` has its `default` account).
 fn cluster() -> (Server, kubesim::controllers::Controllers) {
     let mut s = Server::new(ServerConfig { rbac: true, ..Default::default() });
     let mut c = kubesim::controllers::Controllers::new(&["serviceaccount"]).unwrap();
     c.settle(&mut s);
-    let r = call(
-        &mut s,
-        None,
-        "POST",
-        "/api/v1/namespaces/default/serviceaccounts",
-        Some(json!({"metadata": {"name": "robot"}})),
-    );
-    assert_eq!(r.status, 201, "{}", text(&r));
+    make_account(&mut s, "robot");
     (s, c)
 }
 
@@ -170,26 +170,12 @@ fn a_token_stops_reading_when_it_expires_is_altered_or_its_account_is_gone() {
     let account = "/api/v1/namespaces/default/serviceaccounts/robot";
     assert_eq!(call(&mut s, None, "DELETE", account, None).status, 200);
     assert_eq!(whoami(&mut s, &t), Err(401));
-    let r = call(
-        &mut s,
-        None,
-        "POST",
-        "/api/v1/namespaces/default/serviceaccounts",
-        Some(json!({"metadata": {"name": "robot"}})),
-    );
-    assert_eq!(r.status, 201);
+    make_account(&mut s, "robot");
     assert_eq!(whoami(&mut s, &t), Err(401));
 
     // A token of another server (another seed's key) is refused.
     let mut other = Server::new(ServerConfig { seed: 2, ..Default::default() });
-    let r = call(
-        &mut other,
-        None,
-        "POST",
-        "/api/v1/namespaces/default/serviceaccounts",
-        Some(json!({"metadata": {"name": "robot"}})),
-    );
-    assert_eq!(r.status, 201);
+    make_account(&mut other, "robot");
     let theirs = token(&mut other, "robot", json!({}));
     assert_eq!(whoami(&mut s, &theirs), Err(401));
     assert!(whoami(&mut other, &theirs).is_ok());

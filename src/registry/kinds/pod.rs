@@ -141,6 +141,11 @@ pub(super) fn spec_defaults(spec: &mut Map<String, Value>) {
 /// when the new name is empty and written as the new one (a round trip
 /// through upstream's internal type, which has one field).
 fn deprecated_service_account(spec: &mut Map<String, Value>) {
+    // Already as written back (every write after the first): nothing to do.
+    let named = spec.get("serviceAccountName").and_then(Value::as_str).unwrap_or("");
+    if !named.is_empty() && spec.get("serviceAccount").and_then(Value::as_str) == Some(named) {
+        return;
+    }
     let mut name = spec.get("serviceAccountName").and_then(Value::as_str).unwrap_or("");
     if name.is_empty() {
         name = spec.get("serviceAccount").and_then(Value::as_str).unwrap_or("");
