@@ -9,127 +9,75 @@
 //! workloads: a Deployment `hello` (two nginx pods) behind a Service, and
 //! spec 002's `counter` pod. The namespaces default, kube-system,
 //! kube-public and kube-node-lease come with the server.
+//!
+//! The requests are data, `starter.json` (parsed when a cluster starts;
+//! as code they were ~20 KB of the module every page and package loads
+//! first): one `[method, path, body]` a line, POST bodies created, PATCH
+//! bodies merge patches. A Service's `spec.clusterIP` is written there as
+//! a number n: the nth address of the Service range the cluster was
+//! started with.
 
 use crate::network::ServiceRanges;
 use crate::server::Request;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-fn post(path: &str, body: Value) -> Request {
-    Request::new("POST", path)
-        .with_header("Content-Type", "application/json")
-        .with_header("Accept", "application/json")
-        .with_body(serde_json::to_vec(&body).unwrap_or_default())
-}
-
-fn merge_patch(path: &str, body: Value) -> Request {
-    Request::new("PATCH", path)
-        .with_header("Content-Type", "application/merge-patch+json")
-        .with_header("Accept", "application/json")
-        .with_body(serde_json::to_vec(&body).unwrap_or_default())
-}
+static REQUESTS: &str = include_str!("starter.json");
 
 /// The requests that make the starter cluster, in order.
 pub fn requests(services: &ServiceRanges) -> Vec<Request> {
-    let (api_ip, dns_ip) = (services.nth(1).to_string(), services.nth(10).to_string());
-    let mut reqs = Vec::new();
-    for (i, name) in ["control-plane", "worker-1", "worker-2"].iter().enumerate() {
-        let mut labels = json!({
-            "kubernetes.io/hostname": name, "kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64",
-        });
-        if i == 0 {
-            labels["node-role.kubernetes.io/control-plane"] = json!("");
+    let Ok(Value::Array(entries)) = serde_json::from_str::<Value>(REQUESTS) else { return Vec::new() };
+    entries.into_iter().filter_map(|entry| request(entry, services)).collect()
+}
+
+fn request(entry: Value, services: &ServiceRanges) -> Option<Request> {
+    let Value::Array(parts) = entry else { return None };
+    let [Value::String(method), Value::String(path), mut body] = <[Value; 3]>::try_from(parts).ok()? else {
+        return None;
+    };
+    if let Some(ip) = body.pointer_mut("/spec/clusterIP") {
+        if let Some(n) = ip.as_u64() {
+            *ip = Value::String(services.nth(u32::try_from(n).ok()?).to_string());
         }
-        let mut spec = json!({});
-        if i == 0 {
-            spec["taints"] = json!([{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}]);
-        }
-        reqs.push(post(
-            "/api/v1/nodes",
-            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels}, "spec": spec}),
-        ));
-        reqs.push(merge_patch(
-            &format!("/api/v1/nodes/{name}/status"),
-            json!({"status": {
-                "capacity": {"cpu": "4", "memory": "16Gi", "pods": "110"},
-                "allocatable": {"cpu": "4", "memory": "15Gi", "pods": "110"},
-                "addresses": [{"type": "InternalIP", "address": format!("172.18.0.{}", i + 2)},
-                              {"type": "Hostname", "address": name}],
-                "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady",
-                                "message": "kubelet is posting ready status"}],
-                "nodeInfo": {"kubeletVersion": "v1.33.0", "osImage": "Debian GNU/Linux 12 (bookworm)",
-                             "kernelVersion": "6.1.0-kubesim", "containerRuntimeVersion": "containerd://2.0.0",
-                             "operatingSystem": "linux", "architecture": "amd64"}}}),
-        ));
     }
-    // The two Services of spec 000's ServiceList example.
-    reqs.push(post(
-        "/api/v1/namespaces/default/services",
-        json!({"apiVersion": "v1", "kind": "Service",
-               "metadata": {"name": "kubernetes", "labels": {"component": "apiserver", "provider": "kubernetes"}},
-               "spec": {"type": "ClusterIP", "clusterIP": api_ip,
-                        "ports": [{"name": "https", "port": 443, "protocol": "TCP", "targetPort": 6443}]}}),
-    ));
-    // The API server keeps the `kubernetes` Service's endpoints itself (its
-    // endpoint reconciler): the control plane's address.
-    reqs.push(post(
-        "/api/v1/namespaces/default/endpoints",
-        json!({"apiVersion": "v1", "kind": "Endpoints",
-               "metadata": {"name": "kubernetes", "labels": {"endpointslice.kubernetes.io/skip-mirror": "true"}},
-               "subsets": [{"addresses": [{"ip": "172.18.0.2"}],
-                            "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}]}]}),
-    ));
-    reqs.push(post(
-        "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices",
-        json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
-               "metadata": {"name": "kubernetes", "labels": {"kubernetes.io/service-name": "kubernetes"}},
-               "addressType": "IPv4",
-               "endpoints": [{"addresses": ["172.18.0.2"], "conditions": {"ready": true}}],
-               "ports": [{"name": "https", "port": 6443, "protocol": "TCP"}]}),
-    ));
-    reqs.push(post(
-        "/api/v1/namespaces/kube-system/services",
-        json!({"apiVersion": "v1", "kind": "Service",
-               "metadata": {"name": "kube-dns", "labels": {"k8s-app": "kube-dns", "kubernetes.io/name": "CoreDNS"}},
-               "spec": {"type": "ClusterIP", "clusterIP": dns_ip, "selector": {"k8s-app": "kube-dns"},
-                        "ports": [{"name": "dns", "port": 53, "protocol": "UDP", "targetPort": 53},
-                                  {"name": "dns-tcp", "port": 53, "protocol": "TCP", "targetPort": 53}]}}),
-    ));
-    reqs.push(post(
-        "/apis/apps/v1/namespaces/kube-system/deployments",
-        json!({"apiVersion": "apps/v1", "kind": "Deployment",
-               "metadata": {"name": "coredns", "labels": {"k8s-app": "kube-dns"}},
-               "spec": {"replicas": 2, "selector": {"matchLabels": {"k8s-app": "kube-dns"}},
-                        "template": {"metadata": {"labels": {"k8s-app": "kube-dns"}},
-                                     "spec": {"tolerations": [{"key": "CriticalAddonsOnly", "operator": "Exists"},
-                                                  {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}],
-                                              "containers": [{"name": "coredns",
-                                              "image": "registry.k8s.io/coredns/coredns:v1.12.0",
-                                              "args": ["-conf", "/etc/coredns/Corefile"]}]}}}}),
-    ));
-    // A few workloads in `default`, so a first visit shows a cluster that
-    // lives: a Deployment behind a Service, and spec 002's `counter` pod
-    // (its logging example), whose log `kubectl logs counter` reads.
-    reqs.push(post(
-        "/apis/apps/v1/namespaces/default/deployments",
-        json!({"apiVersion": "apps/v1", "kind": "Deployment",
-               "metadata": {"name": "hello", "labels": {"app": "hello"}},
-               "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "hello"}},
-                        "template": {"metadata": {"labels": {"app": "hello"}},
-                                     "spec": {"containers": [{"name": "nginx", "image": "nginx:1.27",
-                                                              "ports": [{"containerPort": 80}]}]}}}}),
-    ));
-    reqs.push(post(
-        "/api/v1/namespaces/default/services",
-        json!({"apiVersion": "v1", "kind": "Service",
-               "metadata": {"name": "hello", "labels": {"app": "hello"}},
-               "spec": {"selector": {"app": "hello"},
-                        "ports": [{"port": 80, "protocol": "TCP", "targetPort": 80}]}}),
-    ));
-    reqs.push(post(
-        "/api/v1/namespaces/default/pods",
-        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "counter"},
-               "spec": {"containers": [{"name": "count", "image": "busybox:1.28",
-                        "args": ["/bin/sh", "-c", "i=0; while true; do echo \"$i: $(date)\"; i=$((i+1)); sleep 1; done"]}]}}),
-    ));
-    reqs
+    let content_type = if method == "PATCH" { "application/merge-patch+json" } else { "application/json" };
+    Some(
+        Request::new(&method, &path)
+            .with_header("Content-Type", content_type)
+            .with_header("Accept", "application/json")
+            .with_body(serde_json::to_vec(&body).unwrap_or_default()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::parse_cidr;
+
+    #[test]
+    fn every_request_is_read_and_services_take_addresses_from_the_cluster_range() {
+        let services =
+            ServiceRanges { cluster_ips: parse_cidr("range", "10.10.0.0/24", 12, 28).unwrap(), ..Default::default() };
+        let reqs = requests(&services);
+        assert_eq!(reqs.len(), 14);
+        let patches = reqs.iter().filter(|r| r.method == "PATCH").count();
+        assert_eq!(patches, 3, "one status patch a node");
+        let ips: Vec<(String, Value)> = reqs
+            .iter()
+            .filter(|r| r.path.ends_with("/services"))
+            .map(|r| {
+                let body: Value = serde_json::from_slice(&r.body).unwrap();
+                (body["metadata"]["name"].as_str().unwrap().to_string(), body["spec"]["clusterIP"].clone())
+            })
+            .collect();
+        assert_eq!(
+            ips,
+            [
+                ("kubernetes".to_string(), Value::from("10.10.0.1")),
+                ("kube-dns".to_string(), Value::from("10.10.0.10")),
+                ("hello".to_string(), Value::Null),
+            ]
+        );
+        let patch = reqs.iter().find(|r| r.method == "PATCH").unwrap();
+        assert_eq!(patch.headers[0], ("Content-Type".to_string(), "application/merge-patch+json".to_string()));
+    }
 }
