@@ -625,6 +625,9 @@ impl Server {
             Some("finalize") if rt.finalize_subresource && t.name.is_some() => Subresource::Finalize,
             Some("binding") if rt.has(Side::Binding) && t.name.is_some() => Subresource::Binding,
             Some("eviction") if rt.has(Side::Eviction) && t.name.is_some() => Subresource::Eviction,
+            Some("ephemeralcontainers") if rt.has(Side::EphemeralContainers) && t.name.is_some() => {
+                Subresource::EphemeralContainers
+            }
             Some(_) => return Err(no_such_resource()),
         };
         if !t.routes(req.method.as_str()) {

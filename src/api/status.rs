@@ -248,6 +248,8 @@ pub enum FieldErrorKind {
     InvalidValue(String),
     Forbidden,
     Duplicate(String),
+    /// A reference to something that does not exist (`field.NotFound`).
+    NotFound(String),
     NotSupported(String, Vec<String>),
     /// NotSupported for a value that is not a string: shown as Go prints
     /// it (e.g. `[]string{"x"}`).
@@ -264,6 +266,7 @@ impl FieldErrorKind {
             FieldErrorKind::Invalid(_) | FieldErrorKind::InvalidValue(_) => "FieldValueInvalid",
             FieldErrorKind::Forbidden => "FieldValueForbidden",
             FieldErrorKind::Duplicate(_) => "FieldValueDuplicate",
+            FieldErrorKind::NotFound(_) => "FieldValueNotFound",
             FieldErrorKind::NotSupported(..) | FieldErrorKind::NotSupportedValue(..) => "FieldValueNotSupported",
             FieldErrorKind::TooLong => "FieldValueTooLong",
             FieldErrorKind::TooMany(_) => "FieldValueTooMany",
@@ -297,6 +300,9 @@ impl FieldError {
     }
     pub fn duplicate(field: &str, value: &str) -> Self {
         FieldError { field: field.into(), kind: FieldErrorKind::Duplicate(value.into()), detail: String::new() }
+    }
+    pub fn not_found(field: &str, value: &str) -> Self {
+        FieldError { field: field.into(), kind: FieldErrorKind::NotFound(value.into()), detail: String::new() }
     }
     pub fn forbidden(field: &str, detail: &str) -> Self {
         FieldError { field: field.into(), kind: FieldErrorKind::Forbidden, detail: detail.into() }
@@ -344,6 +350,7 @@ impl FieldError {
             FieldErrorKind::Required => with_detail("Required value", &self.detail),
             FieldErrorKind::Forbidden => with_detail("Forbidden", &self.detail),
             FieldErrorKind::Duplicate(v) => with_detail(&format!("Duplicate value: {}", quote(v)), &self.detail),
+            FieldErrorKind::NotFound(v) => with_detail(&format!("Not found: {}", quote(v)), &self.detail),
             FieldErrorKind::TooLong => with_detail("Too long", &self.detail),
             FieldErrorKind::TooMany(n) => with_detail(&format!("Too many: {n}"), &self.detail),
             FieldErrorKind::Invalid(v) => with_detail(&format!("Invalid value: {}", quote(v)), &self.detail),

@@ -231,6 +231,7 @@ impl Controller for Kubelets {
             .cloned()
             .collect();
         for pod in running {
+            self.start_ephemeral(client, &pod);
             if let Some(when) = self.advance(client, &pod) {
                 let key = key_of(&pod);
                 let at = self.wakes.get(&key).map_or(when.0, |t| (*t).min(when.0));
@@ -480,6 +481,53 @@ impl Kubelets {
 
     fn recorder(&mut self, node: &str) -> &mut Recorder {
         self.recorders.entry(node.to_string()).or_insert_with(|| Recorder::new("kubelet", node))
+    }
+
+    /// Starts the ephemeral containers added to a running pod
+    /// (`kubectl debug`): each runs once, never restarted nor probed (so
+    /// never ready). A shell with no stdin to read ends at once, as it does
+    /// on a node.
+    fn start_ephemeral(&mut self, client: &mut Client<'_>, pod: &Value) {
+        let ecs = pod["spec"]["ephemeralContainers"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        let mut statuses: Vec<Value> =
+            pod["status"]["ephemeralContainerStatuses"].as_array().cloned().unwrap_or_default();
+        let new: Vec<&Value> = ecs.iter().filter(|c| !statuses.iter().any(|s| s["name"] == c["name"])).collect();
+        if new.is_empty() {
+            return;
+        }
+        let now = client.now_rfc3339();
+        let uid = meta_str(pod, "uid").to_string();
+        for c in &new {
+            let name = c["name"].as_str().unwrap_or("");
+            let full = full_image(c["image"].as_str().unwrap_or(""));
+            let repo = full.rsplit_once(':').map(|(r, _)| r).unwrap_or(&full).to_string();
+            let container_id = format!("containerd://{}", digest(&format!("{uid}/{name}")));
+            let exit = if c["stdin"] == true { None } else { crate::server::logs::exit_code(c) };
+            let state = match exit {
+                None => json!({"running": {"startedAt": now}}),
+                Some(code) => json!({"terminated": {"exitCode": code,
+                    "reason": if code == 0 { "Completed" } else { "Error" }, "startedAt": now, "finishedAt": now,
+                    "containerID": container_id}}),
+            };
+            statuses.push(json!({"name": name, "state": state, "lastState": {}, "ready": false, "restartCount": 0,
+                "image": full, "imageID": format!("{repo}@sha256:{}", digest(&full)), "containerID": container_id}));
+        }
+        let body = json!({"metadata": {"uid": uid}, "status": {"ephemeralContainerStatuses": statuses}});
+        let path = format!("{}/status", path_of("v1", "pods", pod));
+        if client.write("PATCH", &path, "application/strategic-merge-patch+json", &body).status != 200 {
+            return;
+        }
+        let recorder = self.recorder(pod["spec"]["nodeName"].as_str().unwrap_or(""));
+        for c in new {
+            let (name, image) = (c["name"].as_str().unwrap_or(""), c["image"].as_str().unwrap_or(""));
+            let field = format!("spec.ephemeralContainers{{{name}}}");
+            let pulled = format!("Container image {image:?} already present on machine");
+            recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Pulled", &pulled);
+            let created = format!("Created container: {name}");
+            recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Created", &created);
+            let started = format!("Started container {name}");
+            recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Started", &started);
+        }
     }
 
     /// Takes a bound pod from Pending to Running.

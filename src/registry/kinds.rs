@@ -168,7 +168,7 @@ pub static BUILTIN: &[Builtin] = &[
         status_subresource: true,
         return_deleted_object: true,
         strategy: &pod::Pod,
-        side: &[Side::Binding, Side::Eviction, Side::Log],
+        side: &[Side::Binding, Side::EphemeralContainers, Side::Eviction, Side::Log],
         ..rt("", "v1", "pods", "pod", "Pod", true)
     },
     Builtin {

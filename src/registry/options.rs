@@ -71,6 +71,9 @@ pub enum Subresource {
     /// `/eviction` (pods): a POST of an Eviction deletes the pod if its
     /// disruption budget allows.
     Eviction,
+    /// `/ephemeralcontainers` (pods): writes change only
+    /// `spec.ephemeralContainers`, and may only add to them.
+    EphemeralContainers,
 }
 
 /// The four kinds of PATCH, by the body's media type.

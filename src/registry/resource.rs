@@ -107,6 +107,9 @@ pub struct ResourceDefinition {
 pub enum Side {
     /// `pods/binding`: a POST of a Binding assigns a node.
     Binding,
+    /// `pods/ephemeralcontainers`: the pod, whose writes change only its
+    /// ephemeral containers.
+    EphemeralContainers,
     /// `pods/eviction`: a POST of a policy/v1 Eviction.
     Eviction,
     /// `pods/log`: a GET of a container's output.
@@ -122,6 +125,7 @@ impl Side {
     pub fn name(self) -> &'static str {
         match self {
             Side::Binding => "binding",
+            Side::EphemeralContainers => "ephemeralcontainers",
             Side::Eviction => "eviction",
             Side::Log => "log",
             Side::Proxy => "proxy",
@@ -135,6 +139,7 @@ impl Side {
         match self {
             Side::Binding | Side::Eviction | Side::Token => method == "POST",
             Side::Log => matches!(method, "GET" | "HEAD"),
+            Side::EphemeralContainers => matches!(method, "GET" | "HEAD" | "PUT" | "PATCH"),
             Side::Proxy => matches!(method, "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS"),
         }
     }
@@ -144,6 +149,7 @@ impl Side {
         match self {
             Side::Binding | Side::Eviction | Side::Token => &["create"],
             Side::Log => &["get"],
+            Side::EphemeralContainers => &["get", "patch", "update"],
             Side::Proxy => &["create", "delete", "get", "patch", "update"],
         }
     }
@@ -154,7 +160,7 @@ impl Side {
             Side::Binding => (String::new(), "v1".into(), "Binding".into()),
             Side::Eviction => ("policy".into(), "v1".into(), "Eviction".into()),
             Side::Token => ("authentication.k8s.io".into(), "v1".into(), "TokenRequest".into()),
-            Side::Log => (own.group.clone(), own.version.clone(), own.kind.clone()),
+            Side::Log | Side::EphemeralContainers => (own.group.clone(), own.version.clone(), own.kind.clone()),
             Side::Proxy => (own.group.clone(), own.version.clone(), format!("{}ProxyOptions", own.kind)),
         }
     }

@@ -130,6 +130,21 @@ pub(super) fn attrs(rt: &ResourceType, obj: &Value) -> ObjectAttrs {
     ObjectAttrs::new(meta::labels(obj), fields)
 }
 
+/// The stored pod spec with the ephemeral containers a write to
+/// `pods/NAME/ephemeralcontainers` sent (none sent: none kept), as
+/// upstream's strategy drops every other change.
+fn with_ephemeral_containers(stored: Option<&Value>, sent: Option<Value>) -> Value {
+    let mut spec = match stored {
+        Some(Value::Object(o)) => o.clone(),
+        _ => Map::new(),
+    };
+    match sent.and_then(|mut s| s.as_object_mut().and_then(|o| o.shift_remove("ephemeralContainers"))) {
+        Some(v) if !v.is_null() => spec.insert("ephemeralContainers".into(), v),
+        _ => spec.shift_remove("ephemeralContainers"),
+    };
+    Value::Object(spec)
+}
+
 /// Who writes, for field management.
 fn writer<'a>(rt: &'a ResourceType, opts: &'a WriteOptions, now: &'a str) -> crate::apply::Writer<'a> {
     crate::apply::Writer {
@@ -139,6 +154,7 @@ fn writer<'a>(rt: &'a ResourceType, opts: &'a WriteOptions, now: &'a str) -> cra
         subresource: match opts.subresource {
             Subresource::Status => "status",
             Subresource::Finalize => "finalize",
+            Subresource::EphemeralContainers => "ephemeralcontainers",
             Subresource::None | Subresource::Scale | Subresource::Binding | Subresource::Eviction => "",
         },
         has_status_subresource: rt.status_subresource,
@@ -291,7 +307,8 @@ impl<S: Storage> Registry<S> {
             | Subresource::Status
             | Subresource::Finalize
             | Subresource::Binding
-            | Subresource::Eviction => Ok(Body::Object(obj)),
+            | Subresource::Eviction
+            | Subresource::EphemeralContainers => Ok(Body::Object(obj)),
         }
     }
 
@@ -536,6 +553,7 @@ impl<S: Storage> Registry<S> {
         current: Option<Current>,
     ) -> Result<Written, Status> {
         let status = opts.subresource == Subresource::Status;
+        let ephemeral = opts.subresource == Subresource::EphemeralContainers;
         set_namespace(rt, &mut value, namespace)?;
         as_decoded(rt, &mut value)?;
         check_name(&value, name)?;
@@ -577,16 +595,21 @@ impl<S: Storage> Registry<S> {
             return Err(storage_status(rt, name, StorageError::Conflict { key: k, current: cur_rev }));
         }
         // What the client may not change: identity, timestamps, and either
-        // the status (main resource) or everything but the status.
-        let mut new = if status {
-            // The request's metadata and status over the stored object's
-            // everything else (less the metadata the kind keeps).
+        // the status (main resource), everything but the status, or (pods'
+        // ephemeralcontainers) everything but the ephemeral containers.
+        let mut new = if status || ephemeral {
+            // The request's metadata and status (or spec) over the stored
+            // object's everything else (less the metadata the kind keeps).
             let mut value = value;
+            let section = if status { "status" } else { "spec" };
             let sent = value.as_object_mut();
-            let (sent_status, sent_meta) = match sent {
-                Some(o) => (o.shift_remove("status"), o.shift_remove("metadata")),
+            let (mut sent_status, sent_meta) = match sent {
+                Some(o) => (o.shift_remove(section), o.shift_remove("metadata")),
                 None => (None, None),
             };
+            if ephemeral {
+                sent_status = Some(with_ephemeral_containers(old.get("spec"), sent_status));
+            }
             match old {
                 Value::Object(o) => {
                     let mut m = match sent_meta {
@@ -594,7 +617,14 @@ impl<S: Storage> Registry<S> {
                         _ => Map::new(),
                     };
                     let old_meta = meta::metadata(old);
-                    for f in rt.strategy.metadata_kept_on_status_update() {
+                    // Pods' ephemeral containers keep what upstream's
+                    // `ResetObjectMetaForStatus` keeps.
+                    let kept = if ephemeral {
+                        &["labels", "annotations", "finalizers", "ownerReferences"]
+                    } else {
+                        rt.strategy.metadata_kept_on_status_update()
+                    };
+                    for f in kept {
                         match old_meta.and_then(|o| o.get(*f)) {
                             Some(v) => m.insert((*f).to_string(), v.clone()),
                             None => m.shift_remove(*f),
@@ -607,9 +637,9 @@ impl<S: Storage> Registry<S> {
                     let (mut status, mut metadata) = (sent_status, Some(Value::Object(m)));
                     for (k, v) in o {
                         match k.as_str() {
-                            "status" => {
+                            k if k == section => {
                                 if let Some(st) = status.take() {
-                                    n.insert(k.clone(), st);
+                                    n.insert(k.to_string(), st);
                                 }
                             }
                             "metadata" => {
@@ -623,7 +653,7 @@ impl<S: Storage> Registry<S> {
                         }
                     }
                     if let Some(st) = status {
-                        n.insert("status".into(), st);
+                        n.insert(section.into(), st);
                     }
                     if let Some(md) = metadata {
                         n.insert("metadata".into(), md);
@@ -669,7 +699,13 @@ impl<S: Storage> Registry<S> {
             }
         }
         // A finalize takes `spec.finalizers` from the body, as it came.
-        if !status && opts.subresource != Subresource::Finalize {
+        if ephemeral {
+            // The new ephemeral containers take their defaults; nothing
+            // else of the pod changes, so no admission asks again.
+            if let Value::Object(o) = &mut new {
+                rt.strategy.defaults(o);
+            }
+        } else if !status && opts.subresource != Subresource::Finalize {
             if let Value::Object(o) = &mut new {
                 rt.strategy.defaults(o);
                 rt.strategy.admit(o);
@@ -688,6 +724,9 @@ impl<S: Storage> Registry<S> {
         errs.extend(validation::validate_meta_update(&new, old));
         if status {
             errs.extend(rt.strategy.validate_status_update(&new, old));
+        } else if ephemeral {
+            errs.extend(rt.strategy.validate(&new));
+            errs.extend(rt.strategy.validate_ephemeral_containers_update(&new, old));
         } else {
             errs.extend(rt.strategy.validate(&new));
             errs.extend(rt.strategy.validate_update(&new, old));
@@ -695,7 +734,7 @@ impl<S: Storage> Registry<S> {
         if !errs.is_empty() {
             return Err(Status::invalid(rt.group(), rt.kind(), name, &errs));
         }
-        if !status {
+        if !status && !ephemeral {
             self.admit_priority_class(rt, &new, false)?;
             self.validate_limit_ranges(rt, namespace, &new, name, false)?;
             self.admit_quota(rt, namespace, &new, Some(old), name, opts.dry_run)?;

@@ -150,6 +150,12 @@ pub trait Strategy: Send + Sync {
         Vec::new()
     }
 
+    /// What a write of a pod's `/ephemeralcontainers` must satisfy beyond
+    /// `validate` (the main resource's update rules are not asked there).
+    fn validate_ephemeral_containers_update(&self, _new: &Value, _old: &Value) -> Vec<FieldError> {
+        Vec::new()
+    }
+
     /// What a write of the status (`/status`) must satisfy; the main
     /// resource's rules are not asked there.
     fn validate_status_update(&self, _new: &Value, _old: &Value) -> Vec<FieldError> {

@@ -121,7 +121,7 @@ impl LogFollow {
 }
 
 fn container_status(pod: &Value, container: &str) -> Value {
-    ["containerStatuses", "initContainerStatuses"]
+    ["containerStatuses", "initContainerStatuses", "ephemeralContainerStatuses"]
         .iter()
         .filter_map(|k| pod["status"][k].as_array())
         .flatten()
@@ -154,7 +154,8 @@ pub fn pod_log(pod: &Value, q: &Query, now: SimTime) -> Result<PodLog, Status> {
             return Err(Status::bad_request(message));
         }
     };
-    if !main.contains(&container) && !init.contains(&container) {
+    // Any of the pod's containers, ephemeral ones too, may be named.
+    if !main.contains(&container) && !init.contains(&container) && !names("ephemeralContainers").contains(&container) {
         return Err(Status::bad_request(format!("container {container} is not valid for pod {name}")));
     }
     // Not on a node yet: nothing to read.
@@ -561,6 +562,7 @@ pub fn container_output(pod: &Value, container: &str, started: SimTime, now: Sim
         .into_iter()
         .flatten()
         .chain(pod["spec"]["initContainers"].as_array().into_iter().flatten())
+        .chain(pod["spec"]["ephemeralContainers"].as_array().into_iter().flatten())
         .collect();
     let Some(c) = all.iter().find(|c| c["name"] == container) else { return Vec::new() };
     if let Some(file) = tailed_file(c) {

@@ -263,6 +263,16 @@ pub fn group_version(catalog: &Catalog, path: &str) -> Option<Value> {
                 }),
             );
         }
+        if rt.has(crate::registry::resource::Side::EphemeralContainers) {
+            paths.insert(
+                format!("{item}/ephemeralcontainers"),
+                json!({
+                    "get": op(rt, "get", &format!("read{k}Ephemeralcontainers"), &[]),
+                    "put": op(rt, "put", &format!("replace{k}Ephemeralcontainers"), &write_params),
+                    "patch": op(rt, "patch", &format!("patch{k}Ephemeralcontainers"), &patch_params),
+                }),
+            );
+        }
     }
     let here = || catalog.iter().filter(|r| r.group() == group && r.version() == version);
     let names = closure(kind_roots(here()));

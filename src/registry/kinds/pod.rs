@@ -86,6 +86,19 @@ impl Strategy for Pod {
         super::pod_update::validate_update(new, old)
     }
 
+    fn validate_create(&self, obj: &Value) -> Vec<FieldError> {
+        match obj.pointer("/spec/ephemeralContainers").and_then(Value::as_array) {
+            Some(ecs) if !ecs.is_empty() => {
+                vec![FieldError::forbidden("spec.ephemeralContainers", "cannot be set on create")]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    fn validate_ephemeral_containers_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        super::pod_update::validate_ephemeral_update(new, old)
+    }
+
     fn initial_status(&self, o: &Map<String, Value>) -> Value {
         json!({"phase": "Pending", "qosClass": qos_class(o.get("spec").unwrap_or(&Value::Null))})
     }
@@ -128,7 +141,7 @@ pub(super) fn spec_defaults(spec: &mut Map<String, Value>) {
     default(spec, "dnsPolicy", json!("ClusterFirst"));
     default(spec, "securityContext", json!({}));
     default(spec, "schedulerName", json!("default-scheduler"));
-    for list in ["initContainers", "containers"] {
+    for list in ["initContainers", "containers", "ephemeralContainers"] {
         if let Some(Value::Array(cs)) = spec.get_mut(list) {
             for c in cs.iter_mut().filter_map(Value::as_object_mut) {
                 container(c);
@@ -263,6 +276,8 @@ pub(super) fn validate_spec(spec: &Value, path: &str, errs: &mut Vec<FieldError>
             }
         }
     }
+    // A pod's spec is validated at `spec`; a template's deeper.
+    validate_ephemeral_containers(spec, path, path != "spec", &names, errs);
     let restart = str_at(spec, "restartPolicy");
     if let Some(r) = restart {
         const RESTART: &[&str] = &["Always", "OnFailure", "Never"];
@@ -286,6 +301,100 @@ pub(super) fn validate_spec(spec: &Value, path: &str, errs: &mut Vec<FieldError>
         &format!("{path}.preemptionPolicy"),
         errs,
     );
+}
+
+/// What upstream's `validateEphemeralContainers` asks of each ephemeral
+/// container (added through `pods/NAME/ephemeralcontainers`): a name of
+/// its own among all the pod's containers, an image, an existing target,
+/// and none of what only a long-lived container may have.
+fn validate_ephemeral_containers(spec: &Value, path: &str, template: bool, names: &[&str], errs: &mut Vec<FieldError>) {
+    let Some(ecs) = spec.get("ephemeralContainers").and_then(Value::as_array).filter(|e| !e.is_empty()) else {
+        return;
+    };
+    let list = format!("{path}.ephemeralContainers");
+    if template {
+        errs.push(FieldError::forbidden(&list, "ephemeral containers not allowed in pod template"));
+        return;
+    }
+    let mut names = names.to_vec();
+    for (i, c) in ecs.iter().enumerate() {
+        let at = format!("{list}[{i}]");
+        let name = str_at(c, "name").unwrap_or("");
+        if name.is_empty() {
+            errs.push(FieldError::required(&format!("{at}.name"), ""));
+        }
+        for msg in validate_name(NameRule::Dns1123Label, name).into_iter().filter(|_| !name.is_empty()) {
+            errs.push(FieldError::invalid(&format!("{at}.name"), name, &msg));
+        }
+        let image = str_at(c, "image").unwrap_or("");
+        if image.is_empty() {
+            errs.push(FieldError::required(&format!("{at}.image"), ""));
+        } else if image.trim() != image {
+            errs.push(FieldError::invalid(
+                &format!("{at}.image"),
+                image,
+                "must not have leading or trailing whitespace",
+            ));
+        }
+        if let Some(p) = str_at(c, "terminationMessagePolicy") {
+            const POLICIES: &[&str] = &["File", "FallbackToLogsOnError"];
+            if !POLICIES.contains(&p) {
+                errs.push(FieldError::not_supported(&format!("{at}.terminationMessagePolicy"), p, POLICIES));
+            }
+        }
+        if !name.is_empty() {
+            if names.contains(&name) {
+                errs.push(FieldError::duplicate(&format!("{at}.name"), name));
+            }
+            names.push(name);
+        }
+        if let Some(target) = str_at(c, "targetContainerName").filter(|t| !t.is_empty()) {
+            let own = ["containers", "initContainers"].iter().any(|l| {
+                spec.get(*l).and_then(Value::as_array).into_iter().flatten().any(|o| str_at(o, "name") == Some(target))
+            });
+            if !own {
+                errs.push(FieldError::not_found(&format!("{at}.targetContainerName"), target));
+            }
+        }
+        // Upstream's allow list, in its struct's order: what is set of the
+        // rest is refused.
+        const NOT_ALLOWED: &[&str] = &[
+            "ports",
+            "resources",
+            "resizePolicy",
+            "restartPolicy",
+            "livenessProbe",
+            "readinessProbe",
+            "startupProbe",
+            "lifecycle",
+        ];
+        for field in NOT_ALLOWED {
+            if c.get(*field).is_some_and(|v| !is_zero(v)) {
+                errs.push(FieldError::forbidden(&format!("{at}.{field}"), "cannot be set for an Ephemeral Container"));
+            }
+        }
+        for (j, m) in c.get("volumeMounts").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            for field in ["subPath", "subPathExpr"] {
+                if str_at(m, field).is_some_and(|s| !s.is_empty()) {
+                    let why = "cannot be set for an Ephemeral Container";
+                    errs.push(FieldError::forbidden(&format!("{at}.volumeMounts[{j}].{field}"), why));
+                }
+            }
+        }
+    }
+}
+
+/// A Go zero value as JSON shows it: absent, null, false, 0, "", or an
+/// empty list or object (or one of only zero values).
+fn is_zero(v: &Value) -> bool {
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.values().all(is_zero),
+    }
 }
 
 fn pod_cells(o: &Value, now: SimTime) -> Vec<Value> {

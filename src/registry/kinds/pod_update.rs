@@ -70,8 +70,40 @@ pub(super) fn validate_update(new: &Value, old: &Value) -> Vec<FieldError> {
     }
     let munged = munge(n, o);
     if !equal(&munged, o) {
-        let why = format!("pod updates may not change fields other than {UPDATABLE}\n{}", diff(o, &munged));
+        let why =
+            format!("pod updates may not change fields other than {UPDATABLE}\n{}", diff("core.PodSpec", o, &munged));
         errs.push(FieldError::forbidden("spec", &why));
+    }
+    errs
+}
+
+/// What a write of `pods/NAME/ephemeralcontainers` may change beyond the
+/// spec's own rules (upstream's `ValidatePodEphemeralContainersUpdate`):
+/// ephemeral containers are added, never removed or changed (each found by
+/// name: a patch may reorder them); a mirror pod has none.
+pub(super) fn validate_ephemeral_update(new: &Value, old: &Value) -> Vec<FieldError> {
+    if old.pointer("/metadata/annotations").and_then(|a| a.get(MIRROR)).is_some() {
+        return vec![FieldError::forbidden("[]", "static pods do not support ephemeral containers")];
+    }
+    let mut errs = annotation_updates(new, old);
+    let path = "spec.ephemeralContainers";
+    let now = items(&new["spec"], "ephemeralContainers");
+    for was in items(&old["spec"], "ephemeralContainers") {
+        let name = was["name"].as_str().unwrap_or("");
+        match now.iter().find(|c| c["name"].as_str() == Some(name)) {
+            None => errs.push(FieldError::forbidden(
+                path,
+                &format!("existing ephemeral containers {name:?} may not be removed\n"),
+            )),
+            Some(c) if !equal(c, was) => {
+                let why = format!(
+                    "existing ephemeral containers {name:?} may not be changed\n{}",
+                    diff("core.EphemeralContainer", was, c)
+                );
+                errs.push(FieldError::forbidden(path, &why));
+            }
+            Some(_) => {}
+        }
     }
     errs
 }
@@ -140,13 +172,13 @@ fn equal(a: &Value, b: &Value) -> bool {
     }
 }
 
-/// The fields that differ, in the shape of go-cmp's report: the type's
-/// name, a `-` line with the old value and a `+` line with the new, named
+/// The fields of a PodSpec (or of another struct, `type_name`) that
+/// differ, in the shape of go-cmp's report: the type's name, a `-` line with the old value and a `+` line with the new, named
 /// as the Go fields are.
-fn diff(old: &Value, new: &Value) -> String {
+fn diff(type_name: &str, old: &Value, new: &Value) -> String {
     let none = Map::new();
     let (o, n) = (old.as_object().unwrap_or(&none), new.as_object().unwrap_or(&none));
-    let mut out = String::from("  core.PodSpec{\n");
+    let mut out = format!("  {type_name}{{\n");
     let mut same = 0;
     for k in o.keys().chain(n.keys().filter(|k| !o.contains_key(*k))) {
         if k == "serviceAccount" {

@@ -289,9 +289,10 @@ fn env_from(pod: Option<&Value>, e: &Value) -> String {
 }
 
 /// Containers (with their statuses for a pod; none for a template),
-/// `space` the template's extra indentation.
-fn containers(w: &mut TabWriter, pod: Option<&Value>, list: &[Value], statuses: &[Value], space: &str) {
-    w.w(0, &format!("{space}Containers:{}\n", if list.is_empty() { " <none>" } else { "" }));
+/// `space` the template's extra indentation, under `title` (`Containers`,
+/// or a pod's `Ephemeral Containers`).
+fn containers(w: &mut TabWriter, pod: Option<&Value>, list: &[Value], statuses: &[Value], space: &str, title: &str) {
+    w.w(0, &format!("{space}{title}:{}\n", if list.is_empty() { " <none>" } else { "" }));
     let indent = if space.is_empty() { "" } else { " " };
     for c in list {
         let name = text(c, "/name");
@@ -536,7 +537,13 @@ fn pod(s: &mut Session, w: &mut TabWriter, p: &Value, namespace: &str) {
     if !text(p, "/status/nominatedNodeName").is_empty() {
         w.w(0, &format!("NominatedNodeName:\t{}\n", text(p, "/status/nominatedNodeName")));
     }
-    containers(w, Some(p), items(p, "/spec/containers"), items(p, "/status/containerStatuses"), "");
+    containers(w, Some(p), items(p, "/spec/containers"), items(p, "/status/containerStatuses"), "", "Containers");
+    // Shown once there are any (`kubectl debug`'s).
+    let ephemeral = items(p, "/spec/ephemeralContainers");
+    if !ephemeral.is_empty() {
+        let statuses = items(p, "/status/ephemeralContainerStatuses");
+        containers(w, Some(p), ephemeral, statuses, "", "Ephemeral Containers");
+    }
     let conditions = items(p, "/status/conditions");
     if !conditions.is_empty() {
         w.w(0, "Conditions:\n  Type\tStatus\n");
@@ -625,7 +632,7 @@ fn deployment(s: &mut Session, w: &mut TabWriter, d: &Value, namespace: &str) {
     if !text(template, "/spec/serviceAccountName").is_empty() {
         w.w(1, &format!("Service Account:\t{}\n", text(template, "/spec/serviceAccountName")));
     }
-    containers(w, None, items(template, "/spec/containers"), &[], "  ");
+    containers(w, None, items(template, "/spec/containers"), &[], "  ", "Containers");
     volumes(w, items(template, "/spec/volumes"), "  ");
     if !text(template, "/spec/priorityClassName").is_empty() {
         w.w(1, &format!("Priority Class Name:\t{}\n", text(template, "/spec/priorityClassName")));
@@ -1026,6 +1033,56 @@ Events:
             out.text.lines().find_map(|l| l.trim().strip_suffix(":").filter(|v| v.starts_with("kube-api-access-")));
         let expected = expected.replace("CID", &container_id).replace("VOLUME", volume.unwrap());
         assert_eq!(out.text, expected);
+    }
+
+    #[test]
+    fn describe_pod_shows_ephemeral_containers_as_kubectl_does() {
+        let mut s = Session::new(7);
+        let patch = br#"{"spec":{"ephemeralContainers":[{"image":"busybox","name":"debugger-6x54g","resources":{},"targetContainerName":"count","terminationMessagePolicy":"File"}]}}"#;
+        let req = kubesim::server::Request::new("PATCH", "/api/v1/namespaces/default/pods/counter/ephemeralcontainers")
+            .with_header("Content-Type", "application/strategic-merge-patch+json")
+            .with_body(patch.to_vec());
+        assert_eq!(s.request(crate::session::Source::Console, req).response.status, 200);
+        s.settle();
+        let out = run(&mut s, "describe pod counter", "");
+        let block: Vec<&str> = out
+            .text
+            .lines()
+            .skip_while(|l| *l != "Ephemeral Containers:")
+            .take_while(|l| *l != "Conditions:")
+            .map(|l| {
+                if l.contains("Container ID:")
+                    || l.contains("Image ID:")
+                    || l.contains("Started:")
+                    || l.contains("Finished:")
+                {
+                    l.split(':').next().unwrap()
+                } else {
+                    l
+                }
+            })
+            .collect();
+        // As kubectl 1.33 prints `kubectl debug counter --image=busybox`'s
+        // container on `kubesim serve` (IDs and times aside).
+        assert_eq!(
+            block.join("\n"),
+            "Ephemeral Containers:
+  debugger-6x54g:
+    Container ID
+    Image:          busybox
+    Image ID
+    Port:           <none>
+    Host Port:      <none>
+    State:          Terminated
+      Reason:       Completed
+      Exit Code:    0
+      Started
+      Finished
+    Ready:          False
+    Restart Count:  0
+    Environment:    <none>
+    Mounts:         <none>"
+        );
     }
 
     #[test]
