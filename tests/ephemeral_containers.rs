@@ -70,8 +70,9 @@ fn kubectl_debug_adds_a_container_the_kubelet_starts_once() {
             "terminationMessagePolicy": "File", "terminationMessagePath": "/dev/termination-log",
             "imagePullPolicy": "Always"})
     );
-    // Nothing else of the pod changed.
+    // Nothing else of the pod changed; its spec did, so its generation.
     assert_eq!(pod["spec"]["containers"], before["spec"]["containers"]);
+    assert_eq!((before["metadata"]["generation"].as_i64(), pod["metadata"]["generation"].as_i64()), (Some(1), Some(2)));
     // The field manager records the subresource.
     let entry = pod["metadata"]["managedFields"].as_array().unwrap().last().unwrap().clone();
     assert_eq!(

@@ -149,3 +149,39 @@ fn any_other_change_is_forbidden_with_the_fields_it_touches() {
         "metadata.annotations[kubernetes.io/config.mirror]: Forbidden: may not add mirror pod annotation"
     );
 }
+
+#[test]
+fn a_pods_generation_counts_its_spec_changes_and_its_graceful_delete() {
+    let mut s = server();
+    let generation = |s: &mut Server| {
+        let r = s.handle(Request::new("GET", POD));
+        r.json_body()["metadata"]["generation"].clone()
+    };
+    assert_eq!(generation(&mut s), 1);
+    // What a client sends is not kept, on create or after.
+    let pod =
+        json!({"metadata": {"name": "other", "generation": 5}, "spec": {"containers": [{"name": "c", "image": "x"}]}});
+    let r = call(&mut s, "POST", "/api/v1/namespaces/default/pods", "application/json", &pod);
+    assert_eq!(r.json_body()["metadata"]["generation"], 1);
+    assert_eq!(patch(&mut s, json!({"metadata": {"generation": 9}})).status, 200);
+    assert_eq!(generation(&mut s), 1);
+    // Labels, status and binding are not the spec.
+    assert_eq!(patch(&mut s, json!({"metadata": {"labels": {"a": "b"}}})).status, 200);
+    let status = json!({"status": {"phase": "Pending", "message": "waiting"}});
+    let r = call(&mut s, "PATCH", &format!("{POD}/status"), "application/merge-patch+json", &status);
+    assert_eq!(r.status, 200, "{}", text(&r));
+    let binding = json!({"apiVersion": "v1", "kind": "Binding", "metadata": {"name": "web"}, "target": {"kind": "Node", "name": "n"}});
+    let r = call(&mut s, "POST", &format!("{POD}/binding"), "application/json", &binding);
+    assert_eq!(r.status, 201, "{}", text(&r));
+    assert_eq!(generation(&mut s), 1);
+    // An image is.
+    assert_eq!(patch(&mut s, json!({"spec": {"containers": [{"name": "c", "image": "nginx:2"}]}})).status, 200);
+    assert_eq!(generation(&mut s), 2);
+    // A graceful delete sets deletionTimestamp and counts once.
+    let r = s.handle(Request::new("DELETE", POD));
+    assert_eq!(r.status, 200, "{}", text(&r));
+    assert_eq!(generation(&mut s), 3);
+    let r = s.handle(Request::new("DELETE", &format!("{POD}?gracePeriodSeconds=5")));
+    assert_eq!(r.status, 200, "{}", text(&r));
+    assert_eq!(generation(&mut s), 3);
+}

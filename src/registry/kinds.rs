@@ -169,6 +169,10 @@ pub static BUILTIN: &[Builtin] = &[
         return_deleted_object: true,
         strategy: &pod::Pod,
         side: &[Side::Binding, Side::EphemeralContainers, Side::Eviction, Side::Log],
+        // Since 1.33, ungated (KEP-5067): 1 on create, +1 for each spec
+        // change (an update, `ephemeralcontainers`) and a graceful delete;
+        // never for `status` or `binding` writes.
+        tracks_generation: true,
         ..rt("", "v1", "pods", "pod", "Pod", true)
     },
     Builtin {

@@ -76,6 +76,20 @@ pub enum Subresource {
     EphemeralContainers,
 }
 
+impl Subresource {
+    /// What a managedFields entry written through it names as its
+    /// `subresource` (empty for the resource itself, and for those that
+    /// write no fields of their own).
+    pub fn managed_fields_name(self) -> &'static str {
+        match self {
+            Subresource::Status => "status",
+            Subresource::Finalize => "finalize",
+            Subresource::EphemeralContainers => "ephemeralcontainers",
+            Subresource::None | Subresource::Scale | Subresource::Binding | Subresource::Eviction => "",
+        }
+    }
+}
+
 /// The four kinds of PATCH, by the body's media type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PatchType {

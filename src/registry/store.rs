@@ -151,12 +151,7 @@ fn writer<'a>(rt: &'a ResourceType, opts: &'a WriteOptions, now: &'a str) -> cra
         schema: rt.schema(),
         api_version: rt.api_version().to_string(),
         manager: &opts.field_manager,
-        subresource: match opts.subresource {
-            Subresource::Status => "status",
-            Subresource::Finalize => "finalize",
-            Subresource::EphemeralContainers => "ephemeralcontainers",
-            Subresource::None | Subresource::Scale | Subresource::Binding | Subresource::Eviction => "",
-        },
+        subresource: opts.subresource.managed_fields_name(),
         has_status_subresource: rt.status_subresource,
         now,
     }

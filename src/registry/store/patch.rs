@@ -169,7 +169,7 @@ impl<S: Storage> Registry<S> {
             schema: rt.schema(),
             api_version: rt.api_version().to_string(),
             manager: &opts.field_manager,
-            subresource: if opts.subresource == Subresource::Status { "status" } else { "" },
+            subresource: opts.subresource.managed_fields_name(),
             has_status_subresource: rt.status_subresource,
             now: &now,
         };
