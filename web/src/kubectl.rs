@@ -192,6 +192,7 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
         Verb::Scale => imperative::scale(s, &d, &cmd, &mut out),
         Verb::SetImage => imperative::set_image(s, &d, &cmd, &mut out),
         Verb::Logs => imperative::logs(s, &cmd, &mut out),
+        Verb::Debug => imperative::debug(s, &cmd, &mut out),
         Verb::ApiResources => imperative::api_resources(&d, &mut out),
         Verb::Rollout => imperative::rollout(s, &d, &cmd, &mut out),
         Verb::Expose => imperative::expose(s, &d, &cmd, &mut out),
@@ -333,6 +334,59 @@ mod tests {
 
     fn live(s: &mut Session, path: &str) -> Value {
         body_json(&s.request(Source::Console, Request::new("GET", path)).response)
+    }
+
+    #[test]
+    fn debug_adds_an_ephemeral_container_as_kubectl_does() {
+        let mut s = session();
+        let from = s.log.len();
+        let out = run(&mut s, "kubectl debug counter --image=busybox --target=count --profile=general", "");
+        assert!(!out.failed, "{}", out.text);
+        let lines: Vec<&str> = out.text.lines().collect();
+        assert_eq!(lines[0], "Targeting container \"count\". If you don't see processes from this container it may be because the container runtime doesn't support this feature.");
+        let first =
+            lines[1].strip_prefix("Defaulting debug container name to ").unwrap().trim_end_matches('.').to_string();
+        assert!(first.starts_with("debugger-") && first.len() == 14, "{first}");
+        let reqs = requests_since(&s, from);
+        assert_eq!(
+            reqs,
+            [
+                "GET /api/v1/namespaces/default/pods/counter 200".to_string(),
+                "PATCH /api/v1/namespaces/default/pods/counter/ephemeralcontainers 200".to_string(),
+            ]
+        );
+        let patch =
+            body_json_request(s.log.iter().rev().find(|e| e.request.path.ends_with("/ephemeralcontainers")).unwrap());
+        assert_eq!(
+            patch,
+            json!({"spec": {"ephemeralContainers": [{"image": "busybox", "name": first, "resources": {},
+            "securityContext": {"capabilities": {"add": ["SYS_PTRACE"]}}, "targetContainerName": "count",
+            "terminationMessagePolicy": "File"}]}})
+        );
+        // A second one keeps the first in the list's order; the legacy
+        // profile (the default) is warned about.
+        let out = run(&mut s, "kubectl debug pod/counter --image=nginx -c probe", "");
+        assert!(!out.failed, "{}", out.text);
+        assert!(out.text.starts_with("--profile=legacy is deprecated"), "{}", out.text);
+        let patch =
+            body_json_request(s.log.iter().rev().find(|e| e.request.path.ends_with("/ephemeralcontainers")).unwrap());
+        assert_eq!(patch["spec"]["$setElementOrder/ephemeralContainers"], json!([{"name": first}, {"name": "probe"}]));
+        s.settle();
+        let pod = live(&mut s, "/api/v1/namespaces/default/pods/counter");
+        let names: Vec<&str> = pod["status"]["ephemeralContainerStatuses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        assert_eq!(names, [first.as_str(), "probe"]);
+        // A target that is not there is the server's refusal; no image,
+        // kubectl's.
+        let out = run(&mut s, "kubectl debug counter --image=nginx --target=nope --profile=general", "");
+        assert!(out.failed && out.text.contains("targetContainerName: Not found: \"nope\""), "{}", out.text);
+        let out = run(&mut s, "kubectl debug counter", "");
+        assert!(out.failed && out.text.contains("--image is required for ephemeral containers"), "{}", out.text);
+        assert!(parse("debug counter --image=x --replicas=2").unwrap_err().contains("unknown flag: --replicas"));
     }
 
     #[test]

@@ -14,8 +14,12 @@
 //! can run (a stub loads the secondary before it calls one).
 //!
 //! The relocations are the linker's own record, so nothing is guessed. As a
-//! second guard, any constant in a staying function's code that falls
-//! inside a symbol keeps that symbol too.
+//! second guard, any constant in the code of a staying function the linker
+//! never saw (wasm-bindgen's shims) that falls inside a symbol keeps that
+//! symbol too. A function the linker wrote has every address it names in
+//! its relocations; its other constants are numbers, and a number that
+//! happens to fall inside a table (1,572,865, etcd's request limit plus
+//! one, inside the float parser's 10 KB table) kept that table for no use.
 
 use std::collections::{HashMap, HashSet};
 
@@ -38,6 +42,9 @@ pub struct Relocs {
     symbols: Vec<Symbol>,
     /// For each function's key: the data symbols its code names.
     by_function: HashMap<String, Vec<usize>>,
+    /// The keys of every function the linker wrote (their relocations are
+    /// complete).
+    linked_functions: HashSet<String>,
     /// For each symbol: the symbols whose addresses its bytes hold.
     points_to: Vec<Vec<usize>>,
     /// Symbols whose addresses bytes outside every symbol hold: kept.
@@ -254,7 +261,8 @@ pub fn relocs(linked: &[u8]) -> Result<Relocs> {
             points_to[h].push(target);
         }
     }
-    Ok(Relocs { symbols, by_function, points_to, pointed_from_elsewhere, data })
+    let linked_functions = names.values().map(|n| key_of_linked(n)).collect();
+    Ok(Relocs { symbols, by_function, linked_functions, points_to, pointed_from_elsewhere, data })
 }
 
 /// A function's key (`crate::key`) from its name as the linker wrote it:
@@ -310,11 +318,12 @@ impl<'a> Index<'a> {
 
 /// The byte ranges `[start, end)` of memory to move, given which functions
 /// of `wasm` (the module being split) stay. `staying_keys` are their keys;
-/// `staying_bodies` their code, scanned for constants as a second guard.
+/// `staying_bodies` their keys and code, the code of those the linker did
+/// not write scanned for constants as a second guard.
 pub fn movable(
     relocs: &Relocs,
     staying_keys: &HashSet<String>,
-    staying_bodies: &[&wasmparser::FunctionBody<'_>],
+    staying_bodies: &[(&str, &wasmparser::FunctionBody<'_>)],
 ) -> Result<Vec<(u32, u32)>> {
     let symbols = &relocs.symbols;
     let index = Index::new(symbols);
@@ -336,8 +345,9 @@ pub fn movable(
     for &s in &relocs.pointed_from_elsewhere {
         mark(s, &mut live, &mut todo);
     }
-    // The second guard: constants in the staying code.
-    for body in staying_bodies {
+    // The second guard: constants in the staying code the linker did not
+    // write.
+    for (_, body) in staying_bodies.iter().filter(|(key, _)| !relocs.linked_functions.contains(*key)) {
         let mut ops = body.get_operators_reader().map_err(|e| e.to_string())?;
         while !ops.eof() {
             let value = match ops.read().map_err(|e| e.to_string())? {
@@ -482,6 +492,7 @@ mod tests {
                 ("kept".to_string(), vec![0, 6]),
                 ("moved".to_string(), vec![1, 2, 3, 4, 5, 7, 8]),
             ]),
+            linked_functions: HashSet::from(["kept".to_string(), "moved".to_string(), "linked".to_string()]),
             points_to: vec![vec![2], vec![8], vec![], vec![], vec![], vec![], vec![], vec![], vec![]],
             pointed_from_elsewhere: vec![7],
             data: Vec::new(),
@@ -496,10 +507,15 @@ mod tests {
         let body =
             wasmparser::FunctionBody::new(wasmparser::BinaryReader::new(&bytes[bytes.len() - size as usize..], 0));
 
-        let keys = HashSet::from(["kept".to_string()]);
-        assert_eq!(movable(&relocs, &keys, &[&body]).unwrap(), [(110, 120), (150, 155), (180, 190)]);
+        // `shim` (which the linker did not write) has it.
+        let keys = HashSet::from(["kept".to_string(), "shim".to_string()]);
+        assert_eq!(movable(&relocs, &keys, &[("shim", &body)]).unwrap(), [(110, 120), (150, 155), (180, 190)]);
         // Without the constant, symbol 4 moves as well.
         assert_eq!(movable(&relocs, &keys, &[]).unwrap(), [(110, 120), (140, 155), (180, 190)]);
+        // A function the linker wrote names its addresses in its
+        // relocations: its constants are numbers.
+        let keys = HashSet::from(["kept".to_string(), "linked".to_string()]);
+        assert_eq!(movable(&relocs, &keys, &[("linked", &body)]).unwrap(), [(110, 120), (140, 155), (180, 190)]);
         // With every function staying, nothing moves.
         let all = HashSet::from(["kept".to_string(), "moved".to_string()]);
         assert!(movable(&relocs, &all, &[]).unwrap().is_empty());

@@ -229,7 +229,7 @@ pub fn split(
             relocs.check_same_data(wasm, segments)?;
             let staying = || stays.iter().enumerate().filter(|(_, s)| **s).map(|(i, _)| i);
             let staying_keys: HashSet<String> = staying().map(|i| keys[i].clone()).collect();
-            let bodies: Vec<_> = staying().map(|i| &f.bodies[i]).collect();
+            let bodies: Vec<_> = staying().map(|i| (keys[i].as_str(), &f.bodies[i])).collect();
             data::movable(relocs, &staying_keys, &bodies)?
         }
         _ => Vec::new(),

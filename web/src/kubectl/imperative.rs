@@ -461,6 +461,100 @@ pub(super) fn set_image(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut
     }
 }
 
+/// `debug POD --image=IMAGE [--target=C] [-c NAME] [--profile=P]`, as
+/// kubectl adds an ephemeral container: the pod read, then a strategic
+/// merge patch of its `ephemeralcontainers` subresource with the one new
+/// container (what `CreateTwoWayMergePatch` gives). kubectl names it
+/// `debugger-` and five random letters; ours come from the pod's uid and
+/// how many it has, to stay deterministic. No attach: `-i`/`-t` are not
+/// flags here.
+pub(super) fn debug(s: &mut Session, cmd: &Command, out: &mut Outcome) {
+    let [pod] = cmd.args.as_slice() else {
+        return out.error("error: debugging here takes one pod: kubectl debug POD --image=IMAGE");
+    };
+    let name = pod.strip_prefix("pod/").or_else(|| pod.strip_prefix("pods/")).unwrap_or(pod);
+    let Some(image) = cmd.image.as_deref() else {
+        return out.error("error: --image is required for ephemeral containers");
+    };
+    let capabilities = match cmd.profile.as_deref() {
+        None | Some("legacy") => {
+            out.line("--profile=legacy is deprecated and will be removed in the future. It is recommended to explicitly specify a profile, for example \"--profile=general\".");
+            None
+        }
+        Some("general") => Some(&["SYS_PTRACE"][..]),
+        Some("netadmin") => Some(&["NET_ADMIN", "NET_RAW"][..]),
+        Some(p) => {
+            return out.error(format!(
+                "\"kubectl debug --profile={p}\" is not simulated in this command bar; it knows legacy, general and netadmin"
+            ))
+        }
+    };
+    if let Some(t) = &cmd.target {
+        out.line(format!("Targeting container \"{t}\". If you don't see processes from this container it may be because the container runtime doesn't support this feature."));
+    }
+    let item = format!("/api/v1/namespaces/{}/pods/{name}", namespace(cmd));
+    let Some(live) = read(s, &item, out) else { return };
+    let existing: Vec<&str> = live["spec"]["ephemeralContainers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["name"].as_str())
+        .collect();
+    let container = match &cmd.container {
+        Some(c) => c.clone(),
+        None => {
+            let taken = |n: &str| {
+                existing.contains(&n)
+                    || ["containers", "initContainers"].iter().any(|l| {
+                        live["spec"][*l].as_array().into_iter().flatten().any(|c| c["name"].as_str() == Some(n))
+                    })
+            };
+            let seed = live["metadata"]["uid"].as_str().unwrap_or(name);
+            let generated = (existing.len()..)
+                .map(|n| format!("debugger-{}", five_letters(&format!("{seed}/{n}"))))
+                .find(|c| !taken(c))
+                .unwrap_or_default();
+            out.line(format!("Defaulting debug container name to {generated}."));
+            generated
+        }
+    };
+    let mut ec = json!({"image": image, "name": container, "resources": {}});
+    if let Some(add) = capabilities {
+        ec["securityContext"] = json!({"capabilities": {"add": add}});
+    }
+    if let Some(t) = &cmd.target {
+        ec["targetContainerName"] = json!(t);
+    }
+    ec["terminationMessagePolicy"] = json!("File");
+    let mut spec = json!({"ephemeralContainers": [ec]});
+    if !existing.is_empty() {
+        let order: Vec<Value> = existing.iter().chain([&container.as_str()]).map(|n| json!({"name": n})).collect();
+        spec =
+            json!({"$setElementOrder/ephemeralContainers": order, "ephemeralContainers": spec["ephemeralContainers"]});
+    }
+    let e = send(
+        s,
+        "PATCH",
+        &format!("{item}/ephemeralcontainers"),
+        Some("application/strategic-merge-patch+json"),
+        Some(&json!({ "spec": spec })),
+        "application/json",
+    );
+    if e.response.status != 200 {
+        out.error(server_error(&e));
+    }
+}
+
+/// Five letters of the alphabet kubectl's random names use, from `seed`.
+fn five_letters(seed: &str) -> String {
+    const ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in seed.bytes() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    (0..5).map(|i| char::from(ALPHABET[((h >> (i * 12)) % ALPHABET.len() as u64) as usize])).collect()
+}
+
 /// `logs POD [-c CONTAINER] [--tail=N]`: the pod read first (its
 /// containers), then its log.
 pub(super) fn logs(s: &mut Session, cmd: &Command, out: &mut Outcome) {

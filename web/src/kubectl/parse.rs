@@ -50,10 +50,13 @@ pub enum Verb {
     /// `edit TYPE NAME` (or `TYPE/NAME`): once to get the object into the
     /// file box, again to save what was changed there.
     Edit,
+    /// `debug POD --image=IMAGE [--target=C] [-c NAME] [--profile=P]`: an
+    /// ephemeral container (no attach).
+    Debug,
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), logs, describe (pods, deployments, configmaps, namespaces, service accounts, resource quotas, limit ranges), explain, api-resources and auth (can-i, whoami)";
+const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), logs, debug (ephemeral containers), describe (pods, deployments, configmaps, namespaces, service accounts, resource quotas, limit ranges), explain, api-resources and auth (can-i, whoami)";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
@@ -76,7 +79,6 @@ const NOT_SIMULATED: &[&str] = &[
     "version",
     "cluster-info",
     "certificate",
-    "debug",
     "events",
     "kustomize",
     "plugin",
@@ -142,6 +144,10 @@ pub struct Command {
     /// `create token --duration` and `--audience` (repeated).
     pub duration: Option<String>,
     pub audiences: Vec<String>,
+    /// `debug --target` (the container whose processes it shares) and
+    /// `--profile`.
+    pub target: Option<String>,
+    pub profile: Option<String>,
     /// `explain --recursive` and `--api-version`.
     pub recursive: bool,
     pub api_version: Option<String>,
@@ -170,6 +176,8 @@ fn generator_flag(flag: &str, verb: &Verb) -> Option<&'static str> {
         "--scopes" => "--scopes",
         "--duration" => "--duration",
         "--audience" => "--audience",
+        "--target" => "--target",
+        "--profile" => "--profile",
         _ => return None,
     })
 }
@@ -242,6 +250,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "describe" => Verb::Describe,
         "explain" => Verb::Explain,
         "edit" => Verb::Edit,
+        "debug" => Verb::Debug,
         other if NOT_SIMULATED.contains(&other) => {
             return Err(format!("\"kubectl {other}\" is not simulated in this command bar; it knows {KNOWN}"))
         }
@@ -276,6 +285,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         literals: Vec::new(),
         tcp: Vec::new(),
         container: None,
+        target: None,
+        profile: None,
         tail: None,
         restart: None,
         labels: None,
@@ -354,6 +365,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--scopes" => c.scopes = Some(value("'--scopes'")?),
             "--duration" => c.duration = Some(value("'--duration'")?),
             "--audience" => c.audiences.push(value("'--audience'")?),
+            "--target" => c.target = Some(value("'--target'")?),
+            "--profile" => c.profile = Some(value("'--profile'")?),
             "-n" | "--namespace" => c.namespace = Some(value("'-n'")?),
             "-A" | "--all-namespaces" => c.all_namespaces = boolean(&inline)?,
             "-l" | "--selector" => c.selector = Some(value("'-l'")?),
@@ -433,7 +446,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                 };
             }
-            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --image, --replicas, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --duration, --audience where kubectl takes them)")),
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --image, --replicas, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --duration, --audience, --target, --profile where kubectl takes them)")),
         }
     }
     if c.verb == Verb::Create && c.filename.is_none() && !positional.is_empty() {
@@ -451,6 +464,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         (Verb::Run, _) => &["--image", "--port", "--restart", "--labels"],
         (Verb::Scale, _) => &["--replicas"],
         (Verb::Logs, _) => &["--container", "--tail"],
+        (Verb::Debug, _) => &["--image", "--container", "--target", "--profile"],
         (Verb::Expose, _) => &["--port", "--target-port", "--type", "--name"],
         _ => &[],
     };
@@ -474,6 +488,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         | Verb::ApiResources
         | Verb::Rollout
         | Verb::Expose
+        | Verb::Debug
         | Verb::Explain => {
             c.args = positional;
         }
