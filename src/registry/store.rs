@@ -598,12 +598,12 @@ impl<S: Storage> Registry<S> {
             let mut value = value;
             let section = if status { "status" } else { "spec" };
             let sent = value.as_object_mut();
-            let (mut sent_status, sent_meta) = match sent {
+            let (mut sent_section, sent_meta) = match sent {
                 Some(o) => (o.shift_remove(section), o.shift_remove("metadata")),
                 None => (None, None),
             };
             if ephemeral {
-                sent_status = Some(with_ephemeral_containers(old.get("spec"), sent_status));
+                sent_section = Some(with_ephemeral_containers(old.get("spec"), sent_section));
             }
             match old {
                 Value::Object(o) => {
@@ -625,15 +625,15 @@ impl<S: Storage> Registry<S> {
                             None => m.shift_remove(*f),
                         };
                     }
-                    // The stored object in its order, its status and
-                    // metadata the request's (neither copied only to be
+                    // The stored object in its order, its status (or spec)
+                    // and metadata the request's (neither copied only to be
                     // replaced); either, absent before, goes last.
                     let mut n = Map::new();
-                    let (mut status, mut metadata) = (sent_status, Some(Value::Object(m)));
+                    let (mut replaced, mut metadata) = (sent_section, Some(Value::Object(m)));
                     for (k, v) in o {
                         match k.as_str() {
                             k if k == section => {
-                                if let Some(st) = status.take() {
+                                if let Some(st) = replaced.take() {
                                     n.insert(k.to_string(), st);
                                 }
                             }
@@ -647,7 +647,7 @@ impl<S: Storage> Registry<S> {
                             }
                         }
                     }
-                    if let Some(st) = status {
+                    if let Some(st) = replaced {
                         n.insert(section.into(), st);
                     }
                     if let Some(md) = metadata {

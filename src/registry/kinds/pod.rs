@@ -322,9 +322,10 @@ fn validate_ephemeral_containers(spec: &Value, path: &str, template: bool, names
         let name = str_at(c, "name").unwrap_or("");
         if name.is_empty() {
             errs.push(FieldError::required(&format!("{at}.name"), ""));
-        }
-        for msg in validate_name(NameRule::Dns1123Label, name).into_iter().filter(|_| !name.is_empty()) {
-            errs.push(FieldError::invalid(&format!("{at}.name"), name, &msg));
+        } else {
+            for msg in validate_name(NameRule::Dns1123Label, name) {
+                errs.push(FieldError::invalid(&format!("{at}.name"), name, &msg));
+            }
         }
         let image = str_at(c, "image").unwrap_or("");
         if image.is_empty() {

@@ -173,7 +173,8 @@ fn equal(a: &Value, b: &Value) -> bool {
 }
 
 /// The fields of a PodSpec (or of another struct, `type_name`) that
-/// differ, in the shape of go-cmp's report: the type's name, a `-` line with the old value and a `+` line with the new, named
+/// differ, in the shape of go-cmp's report: the type's name, a `-` line
+/// with the old value and a `+` line with the new, named
 /// as the Go fields are.
 fn diff(type_name: &str, old: &Value, new: &Value) -> String {
     let none = Map::new();
