@@ -19,6 +19,21 @@ pub use object::{ObjectAttrs, StoredObject};
 pub use status::{FieldError, Status, StatusCause};
 pub use watch::{WatchEvent, WatchEventType, WatchObject};
 
+/// Whether a JSON value is what Go's zero value looks like: null, false,
+/// 0, "", an empty list, or an object of only zero values (a struct left
+/// as it was made).
+pub fn is_go_zero(v: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match v {
+        Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.values().all(is_go_zero),
+    }
+}
+
 /// A storage revision. On the wire it is the `resourceVersion`, a decimal
 /// string that clients must treat as opaque.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -520,13 +520,7 @@ impl Kubelets {
         let recorder = self.recorder(pod["spec"]["nodeName"].as_str().unwrap_or(""));
         for c in new {
             let (name, image) = (c["name"].as_str().unwrap_or(""), c["image"].as_str().unwrap_or(""));
-            let field = format!("spec.ephemeralContainers{{{name}}}");
-            let pulled = format!("Container image {image:?} already present on machine");
-            recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Pulled", &pulled);
-            let created = format!("Created container: {name}");
-            recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Created", &created);
-            let started = format!("Started container {name}");
-            recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Started", &started);
+            started_events(recorder, client, pod, &format!("spec.ephemeralContainers{{{name}}}"), name, image);
         }
     }
 
@@ -658,12 +652,7 @@ impl Kubelets {
         let recorder = self.recorder(&node_name);
         for (name, image, exit) in recorder_events {
             let field = format!("spec.containers{{{name}}}");
-            let pulled = format!("Container image {image:?} already present on machine");
-            recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Pulled", &pulled);
-            let created = format!("Created container: {name}");
-            recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Created", &created);
-            let started = format!("Started container {name}");
-            recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Started", &started);
+            started_events(recorder, client, pod, &field, &name, &image);
             let restarts = exit.is_some_and(|code| policy == "Always" || (policy == "OnFailure" && code != 0));
             if restarts {
                 let message = format!("Back-off restarting failed container {name} in pod {pod_ref}");
@@ -671,6 +660,19 @@ impl Kubelets {
             }
         }
     }
+}
+
+/// The kubelet's three events for a container it has started (its image
+/// counted as present): Pulled, Created, Started, on `field`. Inlined: a
+/// pod's start runs it, and the web modules' first part keeps its callers.
+#[inline(always)]
+fn started_events(recorder: &mut Recorder, client: &mut Client<'_>, pod: &Value, field: &str, name: &str, image: &str) {
+    let pulled = format!("Container image {image:?} already present on machine");
+    recorder.event(client, pod, ("v1", "Pod"), field, EventType::Normal, "Pulled", &pulled);
+    let created = format!("Created container: {name}");
+    recorder.event(client, pod, ("v1", "Pod"), field, EventType::Normal, "Created", &created);
+    let started = format!("Started container {name}");
+    recorder.event(client, pod, ("v1", "Pod"), field, EventType::Normal, "Started", &started);
 }
 
 /// A MicroTime (`2024-01-01T00:00:00.000000Z`) of the simulated now.

@@ -51,18 +51,6 @@ fn str_of<'a>(v: &'a Value, key: &str) -> &'a str {
     v.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
-/// Is this JSON value Go's zero value (absent, null, "", 0, false, empty)?
-fn is_zero(v: &Value) -> bool {
-    match v {
-        Value::Null => true,
-        Value::Bool(b) => !b,
-        Value::Number(n) => n.as_f64() == Some(0.0),
-        Value::String(s) => s.is_empty(),
-        Value::Array(a) => a.is_empty(),
-        Value::Object(o) => o.values().all(is_zero),
-    }
-}
-
 /// A JSON field's Go struct field name (`generateName` → `GenerateName`).
 fn go_field(json_name: &str) -> String {
     let mut chars = json_name.chars();
@@ -74,7 +62,7 @@ fn go_field(json_name: &str) -> String {
 fn go_object_meta(meta: &Map<String, Value>) -> String {
     let fields: Vec<String> = meta
         .iter()
-        .filter(|(k, v)| !is_zero(v) && k.as_str() != "managedFields")
+        .filter(|(k, v)| !crate::api::is_go_zero(v) && k.as_str() != "managedFields")
         .map(|(k, v)| match v {
             Value::String(s) => format!("{}:{s:?}", go_field(k)),
             other => format!("{}:{other}", go_field(k)),
@@ -128,7 +116,8 @@ fn validate_access_review(obj: &Map<String, Value>, kind: &str, subject: bool) -
     let empty = Map::new();
     let meta = obj.get("metadata").and_then(Value::as_object).unwrap_or(&empty);
     let local = kind == "LocalSubjectAccessReview";
-    let set = meta.iter().any(|(k, v)| k != "managedFields" && !(local && k == "namespace") && !is_zero(v));
+    let set =
+        meta.iter().any(|(k, v)| k != "managedFields" && !(local && k == "namespace") && !crate::api::is_go_zero(v));
     if set {
         let why = if local { "must be empty except for namespace" } else { "must be empty" };
         errs.push(FieldError::invalid_raw("metadata", &go_object_meta(meta), why));

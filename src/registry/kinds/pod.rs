@@ -370,7 +370,7 @@ fn validate_ephemeral_containers(spec: &Value, path: &str, template: bool, names
             "lifecycle",
         ];
         for field in NOT_ALLOWED {
-            if c.get(*field).is_some_and(|v| !is_zero(v)) {
+            if c.get(*field).is_some_and(|v| !crate::api::is_go_zero(v)) {
                 errs.push(FieldError::forbidden(&format!("{at}.{field}"), "cannot be set for an Ephemeral Container"));
             }
         }
@@ -382,19 +382,6 @@ fn validate_ephemeral_containers(spec: &Value, path: &str, template: bool, names
                 }
             }
         }
-    }
-}
-
-/// A Go zero value as JSON shows it: absent, null, false, 0, "", or an
-/// empty list or object (or one of only zero values).
-fn is_zero(v: &Value) -> bool {
-    match v {
-        Value::Null => true,
-        Value::Bool(b) => !b,
-        Value::Number(n) => n.as_f64() == Some(0.0),
-        Value::String(s) => s.is_empty(),
-        Value::Array(a) => a.is_empty(),
-        Value::Object(o) => o.values().all(is_zero),
     }
 }
 
