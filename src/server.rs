@@ -628,6 +628,7 @@ impl Server {
             Some("ephemeralcontainers") if rt.has(Side::EphemeralContainers) && t.name.is_some() => {
                 Subresource::EphemeralContainers
             }
+            Some("resize") if rt.has(Side::Resize) && t.name.is_some() => Subresource::Resize,
             Some(_) => return Err(no_such_resource()),
         };
         if !t.routes(req.method.as_str()) {

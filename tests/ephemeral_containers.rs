@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::Cluster;
+use common::{text, Cluster};
 use kubesim::server::Response;
 use serde_json::{json, Value};
 
@@ -14,28 +14,15 @@ const POD: &str = "/api/v1/namespaces/default/pods/web";
 const ECS: &str = "/api/v1/namespaces/default/pods/web/ephemeralcontainers";
 const SMP: &str = "application/strategic-merge-patch+json";
 
-fn text(r: &Response) -> String {
-    String::from_utf8_lossy(&r.body).into_owned()
-}
-
 /// A 422's message without its `Pod "web" is invalid: ` head.
 fn refused(r: &Response) -> String {
-    assert_eq!(r.status, 422, "{}", text(r));
-    let m = r.json_body()["message"].as_str().unwrap().to_string();
-    m.strip_prefix("Pod \"web\" is invalid: ").unwrap_or(&m).to_string()
+    common::refused(r, "Pod \"web\" is invalid: ")
 }
 
 /// A cluster with a Ready node and the pod `web` running on it.
 fn cluster() -> Cluster {
     let mut k = Cluster::new();
-    let r =
-        k.call("POST", "/api/v1/nodes", Some(json!({"metadata": {"name": "n"}, "spec": {"podCIDR": "10.244.0.0/24"}})));
-    assert_eq!(r.status, 201);
-    let status = json!({"status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"},
-        "addresses": [{"type": "InternalIP", "address": "172.18.0.2"}],
-        "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}]}});
-    let r = k.send("PATCH", "/api/v1/nodes/n/status", "application/merge-patch+json", &status.to_string());
-    assert_eq!(r.status, 200);
+    k.ready_node("n", json!({"cpu": "2", "memory": "4Gi", "pods": "110"}));
     let pod = json!({"metadata": {"name": "web", "labels": {"app": "web"}},
         "spec": {"containers": [{"name": "app", "image": "nginx:1.27"}]}});
     let r = k.call("POST", "/api/v1/namespaces/default/pods", Some(pod));

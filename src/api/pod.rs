@@ -5,6 +5,21 @@ use serde_json::Value;
 
 use super::quantity::milli_value;
 
+/// Two lists of resources (or two `{requests, limits}`) alike as
+/// quantities: `1` and `1000m` are the same, a missing list and an empty
+/// one too.
+pub fn same_amounts(a: &Value, b: &Value) -> bool {
+    let empty = serde_json::Map::new();
+    let (x, y) = (a.as_object().unwrap_or(&empty), b.as_object().unwrap_or(&empty));
+    let within = |x: &serde_json::Map<String, Value>, y: &serde_json::Map<String, Value>| {
+        x.iter().all(|(k, v)| match v {
+            Value::Object(_) => same_amounts(v, y.get(k).unwrap_or(&Value::Null)),
+            _ => y.get(k).is_some_and(|w| v.as_str().and_then(milli_value) == w.as_str().and_then(milli_value)),
+        })
+    };
+    within(x, y) && within(y, x)
+}
+
 /// QoS class of a pod from its containers' requests and limits, as
 /// upstream computes it: only cpu and memory count, compared as
 /// quantities (`1` is `1000m`; `0` is unset). A container whose cpu and
@@ -57,6 +72,17 @@ fn container_qos(resources: Option<&Value>) -> &'static str {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn amounts_compare_as_quantities_and_empty_is_none() {
+        assert!(same_amounts(&json!({"cpu": "1"}), &json!({"cpu": "1000m"})));
+        assert!(!same_amounts(&json!({"cpu": "1"}), &json!({"cpu": "1", "memory": "1Gi"})));
+        assert!(!same_amounts(&json!({"cpu": "1", "memory": "1Gi"}), &json!({"cpu": "1"})));
+        assert!(same_amounts(&json!({"requests": {}}), &Value::Null));
+        let r = json!({"requests": {"memory": "1Gi"}, "limits": {"memory": "2Gi"}});
+        assert!(same_amounts(&r, &json!({"limits": {"memory": "2048Mi"}, "requests": {"memory": "1024Mi"}})));
+        assert!(!same_amounts(&r, &json!({"requests": {"memory": "1Gi"}})));
+    }
 
     #[test]
     fn qos_classes() {

@@ -34,6 +34,8 @@ use super::object::{meta_str, path_of};
 use super::{Controller, Progress};
 use crate::clock::{parse_rfc3339, SimTime};
 
+mod resize;
+
 pub struct Kubelets {
     pods: Informer,
     nodes: Informer,
@@ -184,6 +186,16 @@ impl Controller for Kubelets {
                 }
             }
         }
+        // A pod on a node changed: the resizes waiting there for room
+        // are tried again.
+        if !look.is_empty() {
+            let deferred = self.pods.shared().filter(|p| {
+                p["status"]["conditions"]
+                    .as_array()
+                    .is_some_and(|cs| cs.iter().any(|c| c["type"] == "PodResizePending" && c["reason"] == "Deferred"))
+            });
+            look.extend(deferred.map(|p| key_of(p)).collect::<Vec<_>>());
+        }
         let now = client.now_millis();
         look.extend(self.wakes.iter().filter(|(_, t)| **t <= now).map(|(k, _)| k.clone()));
         if nodes_changed {
@@ -232,6 +244,10 @@ impl Controller for Kubelets {
             .collect();
         for pod in running {
             self.start_ephemeral(client, &pod);
+            let node_name = pod["spec"]["nodeName"].as_str().unwrap_or("");
+            if let Some(node) = nodes.iter().find(|n| meta_str(n, "name") == node_name) {
+                self.resize(client, &pod, node);
+            }
             if let Some(when) = self.advance(client, &pod) {
                 let key = key_of(&pod);
                 let at = self.wakes.get(&key).map_or(when.0, |t| (*t).min(when.0));
@@ -405,6 +421,7 @@ impl Kubelets {
                         Some((0, code)) => ends(st, code, &json!(at), &mut events),
                         _ => {
                             st["state"] = json!({"running": {"startedAt": at}});
+                            resize::report_resources(st, c);
                             let (started, ready) = probed(c);
                             st["ready"] = json!(!ready);
                             st["started"] = json!(!started);
@@ -613,6 +630,7 @@ impl Kubelets {
                         all_ready = false;
                     }
                 }
+                resize::report_resources(&mut st, c);
                 st
             })
             .collect();

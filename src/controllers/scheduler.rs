@@ -33,6 +33,7 @@ use super::events::{EventType, SeriesRecorder};
 use super::informer::{key_of, Informer};
 use super::object::{meta_str, path_of};
 use super::{Controller, Progress};
+use crate::api::pod::same_amounts;
 use crate::api::quantity::milli_value;
 
 pub struct Scheduler {
@@ -69,9 +70,9 @@ impl Default for Scheduler {
 
 /// What a pod asks of a node: cpu and memory (thousandths), one pod.
 #[derive(Clone, Copy, Default, Debug)]
-struct Demand {
-    cpu: i128,
-    memory: i128,
+pub(crate) struct Demand {
+    pub(crate) cpu: i128,
+    pub(crate) memory: i128,
 }
 
 /// What scoring counts for a container that requests nothing (upstream's
@@ -104,11 +105,56 @@ fn requests_of(spec: &Value, nonzero: bool) -> Demand {
     Demand { cpu: main.cpu.max(init.cpu), memory: main.memory.max(init.memory) }
 }
 
-fn requests(spec: &Value) -> Demand {
+pub(crate) fn requests(spec: &Value) -> Demand {
     requests_of(spec, false)
 }
 
-fn allocatable(node: &Value, resource: &str) -> i128 {
+/// The spec whose requests a bound pod is counted with (upstream's
+/// `PodRequests` with the status's resources, as in-place resize needs):
+/// each container's request of a resource is the largest of the spec's,
+/// the running container's and the kubelet's allocated one; of a resize
+/// the node cannot take, the status's alone.
+pub(crate) fn spec_in_use(pod: &Value) -> std::borrow::Cow<'_, Value> {
+    use std::borrow::Cow;
+    let statuses = pod["status"]["containerStatuses"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    let containers = pod["spec"]["containers"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    // Most pods run with what their spec asks: their spec as it is.
+    let as_asked = statuses.iter().all(|s| {
+        s.get("resources").is_none()
+            || containers.iter().find(|c| c["name"] == s["name"]).is_some_and(|c| {
+                let asked = &c["resources"]["requests"];
+                same_amounts(asked, &s["resources"]["requests"]) && same_amounts(asked, &s["allocatedResources"])
+            })
+    });
+    if as_asked {
+        return Cow::Borrowed(&pod["spec"]);
+    }
+    let infeasible = pod["status"]["conditions"]
+        .as_array()
+        .and_then(|cs| cs.iter().find(|c| c["type"] == "PodResizePending"))
+        .is_some_and(|c| c["reason"] == "Infeasible");
+    let mut spec = pod["spec"].clone();
+    for c in spec["containers"].as_array_mut().into_iter().flatten() {
+        let Some(s) = statuses.iter().find(|s| s["name"] == c["name"] && s.get("resources").is_some()) else {
+            continue;
+        };
+        let mut sources = vec![&s["resources"]["requests"], &s["allocatedResources"]];
+        if !infeasible {
+            sources.push(&c["resources"]["requests"]);
+        }
+        let mut most = serde_json::Map::new();
+        for (k, v) in sources.into_iter().filter_map(Value::as_object).flatten() {
+            let bigger = most.get(k).and_then(Value::as_str).and_then(milli_value) < v.as_str().and_then(milli_value);
+            if bigger || !most.contains_key(k) {
+                most.insert(k.clone(), v.clone());
+            }
+        }
+        c["resources"]["requests"] = Value::Object(most);
+    }
+    Cow::Owned(spec)
+}
+
+pub(crate) fn allocatable(node: &Value, resource: &str) -> i128 {
     node["status"]["allocatable"][resource].as_str().and_then(milli_value).unwrap_or(0)
 }
 
@@ -299,7 +345,7 @@ impl Controller for Scheduler {
                 match standing(&pod) {
                     Standing::Uses(node) => {
                         let u = self.used.entry(node.to_string()).or_default();
-                        u.count(&pod["spec"], sign);
+                        u.count(&spec_in_use(&pod), sign);
                         if u.pods == 0 {
                             self.used.remove(node);
                         }

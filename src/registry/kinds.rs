@@ -31,6 +31,7 @@ mod persistent_volume;
 mod persistent_volume_claim;
 mod pod;
 mod pod_disruption_budget;
+mod pod_resize;
 mod pod_update;
 pub(super) mod priority_class;
 mod replica_set;
@@ -168,7 +169,7 @@ pub static BUILTIN: &[Builtin] = &[
         status_subresource: true,
         return_deleted_object: true,
         strategy: &pod::Pod,
-        side: &[Side::Binding, Side::EphemeralContainers, Side::Eviction, Side::Log],
+        side: &[Side::Binding, Side::EphemeralContainers, Side::Eviction, Side::Log, Side::Resize],
         // Since 1.33, ungated (KEP-5067): 1 on create, +1 for each spec
         // change (an update, `ephemeralcontainers`) and a graceful delete;
         // never for `status` or `binding` writes.

@@ -74,6 +74,9 @@ pub enum Subresource {
     /// `/ephemeralcontainers` (pods): writes change only
     /// `spec.ephemeralContainers`, and may only add to them.
     EphemeralContainers,
+    /// `/resize` (pods): writes change only the containers' `resources`
+    /// and `resizePolicy` (in-place pod resize).
+    Resize,
 }
 
 impl Subresource {
@@ -85,6 +88,7 @@ impl Subresource {
             Subresource::Status => "status",
             Subresource::Finalize => "finalize",
             Subresource::EphemeralContainers => "ephemeralcontainers",
+            Subresource::Resize => "resize",
             Subresource::None | Subresource::Scale | Subresource::Binding | Subresource::Eviction => "",
         }
     }

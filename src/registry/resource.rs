@@ -116,6 +116,9 @@ pub enum Side {
     Log,
     /// `nodes/proxy`: any method, passed on to the node's kubelet.
     Proxy,
+    /// `pods/resize`: the pod, whose writes change only its containers'
+    /// resources and resize policies.
+    Resize,
     /// `serviceaccounts/token`: a POST of an authentication.k8s.io/v1
     /// TokenRequest is answered with a signed token.
     Token,
@@ -129,6 +132,7 @@ impl Side {
             Side::Eviction => "eviction",
             Side::Log => "log",
             Side::Proxy => "proxy",
+            Side::Resize => "resize",
             Side::Token => "token",
         }
     }
@@ -139,7 +143,7 @@ impl Side {
         match self {
             Side::Binding | Side::Eviction | Side::Token => method == "POST",
             Side::Log => matches!(method, "GET" | "HEAD"),
-            Side::EphemeralContainers => matches!(method, "GET" | "HEAD" | "PUT" | "PATCH"),
+            Side::EphemeralContainers | Side::Resize => matches!(method, "GET" | "HEAD" | "PUT" | "PATCH"),
             Side::Proxy => matches!(method, "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS"),
         }
     }
@@ -149,7 +153,7 @@ impl Side {
         match self {
             Side::Binding | Side::Eviction | Side::Token => &["create"],
             Side::Log => &["get"],
-            Side::EphemeralContainers => &["get", "patch", "update"],
+            Side::EphemeralContainers | Side::Resize => &["get", "patch", "update"],
             Side::Proxy => &["create", "delete", "get", "patch", "update"],
         }
     }
@@ -160,7 +164,9 @@ impl Side {
             Side::Binding => (String::new(), "v1".into(), "Binding".into()),
             Side::Eviction => ("policy".into(), "v1".into(), "Eviction".into()),
             Side::Token => ("authentication.k8s.io".into(), "v1".into(), "TokenRequest".into()),
-            Side::Log | Side::EphemeralContainers => (own.group.clone(), own.version.clone(), own.kind.clone()),
+            Side::Log | Side::EphemeralContainers | Side::Resize => {
+                (own.group.clone(), own.version.clone(), own.kind.clone())
+            }
             Side::Proxy => (own.group.clone(), own.version.clone(), format!("{}ProxyOptions", own.kind)),
         }
     }

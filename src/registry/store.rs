@@ -145,6 +145,40 @@ fn with_ephemeral_containers(stored: Option<&Value>, sent: Option<Value>) -> Val
     Value::Object(spec)
 }
 
+/// The stored pod spec with the containers' and init containers'
+/// `resources` and `resizePolicy` a write to `pods/NAME/resize` sent, each
+/// taken by its place in the list (upstream's `podResizeStrategy`). A sent
+/// list of another length, or naming another container at a place, leaves
+/// the sent spec whole, for validation to refuse.
+fn with_resized_containers(stored: Option<&Value>, sent: Option<Value>) -> Value {
+    let mut spec = match stored {
+        Some(Value::Object(o)) => o.clone(),
+        _ => Map::new(),
+    };
+    let sent = sent.unwrap_or(Value::Null);
+    let list = |s: &Value, name: &str| s.get(name).and_then(Value::as_array).map_or(0, Vec::len);
+    let lined_up = ["containers", "initContainers"].iter().all(|l| {
+        list(&sent, l) == spec.get(*l).and_then(Value::as_array).map_or(0, Vec::len)
+            && (0..list(&sent, l)).all(|i| sent[*l][i]["name"] == spec[*l][i]["name"])
+    });
+    if !lined_up {
+        return sent;
+    }
+    for l in ["containers", "initContainers"] {
+        let Some(Value::Array(cs)) = spec.get_mut(l) else { continue };
+        for (i, c) in cs.iter_mut().enumerate() {
+            let Value::Object(c) = c else { continue };
+            for field in ["resources", "resizePolicy"] {
+                match sent[l][i].get(field) {
+                    Some(v) if !v.is_null() => c.insert(field.into(), v.clone()),
+                    _ => c.shift_remove(field),
+                };
+            }
+        }
+    }
+    Value::Object(spec)
+}
+
 /// Who writes, for field management.
 fn writer<'a>(rt: &'a ResourceType, opts: &'a WriteOptions, now: &'a str) -> crate::apply::Writer<'a> {
     crate::apply::Writer {
@@ -303,7 +337,8 @@ impl<S: Storage> Registry<S> {
             | Subresource::Finalize
             | Subresource::Binding
             | Subresource::Eviction
-            | Subresource::EphemeralContainers => Ok(Body::Object(obj)),
+            | Subresource::EphemeralContainers
+            | Subresource::Resize => Ok(Body::Object(obj)),
         }
     }
 
@@ -549,6 +584,9 @@ impl<S: Storage> Registry<S> {
     ) -> Result<Written, Status> {
         let status = opts.subresource == Subresource::Status;
         let ephemeral = opts.subresource == Subresource::EphemeralContainers;
+        let resize = opts.subresource == Subresource::Resize;
+        // Pods' subresources that write a part of the spec.
+        let spec_part = ephemeral || resize;
         set_namespace(rt, &mut value, namespace)?;
         as_decoded(rt, &mut value)?;
         check_name(&value, name)?;
@@ -591,8 +629,9 @@ impl<S: Storage> Registry<S> {
         }
         // What the client may not change: identity, timestamps, and either
         // the status (main resource), everything but the status, or (pods'
-        // ephemeralcontainers) everything but the ephemeral containers.
-        let mut new = if status || ephemeral {
+        // ephemeralcontainers, resize) everything but the ephemeral
+        // containers or the containers' resources.
+        let mut new = if status || spec_part {
             // The request's metadata and status (or spec) over the stored
             // object's everything else (less the metadata the kind keeps).
             let mut value = value;
@@ -604,6 +643,8 @@ impl<S: Storage> Registry<S> {
             };
             if ephemeral {
                 sent_section = Some(with_ephemeral_containers(old.get("spec"), sent_section));
+            } else if resize {
+                sent_section = Some(with_resized_containers(old.get("spec"), sent_section));
             }
             match old {
                 Value::Object(o) => {
@@ -612,9 +653,9 @@ impl<S: Storage> Registry<S> {
                         _ => Map::new(),
                     };
                     let old_meta = meta::metadata(old);
-                    // Pods' ephemeral containers keep what upstream's
-                    // `ResetObjectMetaForStatus` keeps.
-                    let kept = if ephemeral {
+                    // Pods' ephemeral containers and resize keep what
+                    // upstream's `ResetObjectMetaForStatus` keeps.
+                    let kept = if spec_part {
                         &["labels", "annotations", "finalizers", "ownerReferences"]
                     } else {
                         rt.strategy.metadata_kept_on_status_update()
@@ -694,9 +735,10 @@ impl<S: Storage> Registry<S> {
             }
         }
         // A finalize takes `spec.finalizers` from the body, as it came.
-        if ephemeral {
-            // The new ephemeral containers take their defaults; nothing
-            // else of the pod changes, so no admission asks again.
+        if spec_part {
+            // The new ephemeral containers (or resources) take their
+            // defaults; nothing else of the pod changes, so no admission
+            // asks again.
             if let Value::Object(o) = &mut new {
                 rt.strategy.defaults(o);
             }
@@ -722,6 +764,9 @@ impl<S: Storage> Registry<S> {
         } else if ephemeral {
             errs.extend(rt.strategy.validate(&new));
             errs.extend(rt.strategy.validate_ephemeral_containers_update(&new, old));
+        } else if resize {
+            errs.extend(rt.strategy.validate(&new));
+            errs.extend(rt.strategy.validate_resize_update(&new, old));
         } else {
             errs.extend(rt.strategy.validate(&new));
             errs.extend(rt.strategy.validate_update(&new, old));
@@ -729,7 +774,7 @@ impl<S: Storage> Registry<S> {
         if !errs.is_empty() {
             return Err(Status::invalid(rt.group(), rt.kind(), name, &errs));
         }
-        if !status && !ephemeral {
+        if !status && !spec_part {
             self.admit_priority_class(rt, &new, false)?;
             self.validate_limit_ranges(rt, namespace, &new, name, false)?;
             self.admit_quota(rt, namespace, &new, Some(old), name, opts.dry_run)?;

@@ -156,6 +156,11 @@ pub trait Strategy: Send + Sync {
         Vec::new()
     }
 
+    /// What a write of a pod's `/resize` must satisfy beyond `validate`.
+    fn validate_resize_update(&self, _new: &Value, _old: &Value) -> Vec<FieldError> {
+        Vec::new()
+    }
+
     /// What a write of the status (`/status`) must satisfy; the main
     /// resource's rules are not asked there.
     fn validate_status_update(&self, _new: &Value, _old: &Value) -> Vec<FieldError> {

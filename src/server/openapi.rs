@@ -263,15 +263,21 @@ pub fn group_version(catalog: &Catalog, path: &str) -> Option<Value> {
                 }),
             );
         }
-        if rt.has(crate::registry::resource::Side::EphemeralContainers) {
-            paths.insert(
-                format!("{item}/ephemeralcontainers"),
-                json!({
-                    "get": op(rt, "get", &format!("read{k}Ephemeralcontainers"), &[]),
-                    "put": op(rt, "put", &format!("replace{k}Ephemeralcontainers"), &write_params),
-                    "patch": op(rt, "patch", &format!("patch{k}Ephemeralcontainers"), &patch_params),
-                }),
-            );
+        // Pods' subresources that read and write the pod itself.
+        for (side, op_name) in [
+            (crate::registry::resource::Side::EphemeralContainers, "Ephemeralcontainers"),
+            (crate::registry::resource::Side::Resize, "Resize"),
+        ] {
+            if rt.has(side) {
+                paths.insert(
+                    format!("{item}/{}", side.name()),
+                    json!({
+                        "get": op(rt, "get", &format!("read{k}{op_name}"), &[]),
+                        "put": op(rt, "put", &format!("replace{k}{op_name}"), &write_params),
+                        "patch": op(rt, "patch", &format!("patch{k}{op_name}"), &patch_params),
+                    }),
+                );
+            }
         }
     }
     let here = || catalog.iter().filter(|r| r.group() == group && r.version() == version);

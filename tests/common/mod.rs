@@ -58,6 +58,18 @@ pub fn events(r: &Response) -> Vec<(String, Value)> {
         .collect()
 }
 
+/// A response's body as text.
+pub fn text(r: &Response) -> String {
+    String::from_utf8_lossy(&r.body).into_owned()
+}
+
+/// A 422's message without its head (`Pod "web" is invalid: `).
+pub fn refused(r: &Response, head: &str) -> String {
+    assert_eq!(r.status, 422, "{}", text(r));
+    let m = message(r);
+    m.strip_prefix(head).unwrap_or(&m).to_string()
+}
+
 /// A Status answer's message.
 pub fn message(r: &Response) -> String {
     r.json_body()["message"].as_str().unwrap_or_default().to_string()
@@ -99,6 +111,19 @@ impl Cluster {
         );
         self.c.settle(&mut self.s);
         r
+    }
+
+    /// A Ready node `name` with a pod range, `allocatable` its
+    /// allocatable resources.
+    pub fn ready_node(&mut self, name: &str, allocatable: Value) {
+        let node = json!({"metadata": {"name": name}, "spec": {"podCIDR": "10.244.0.0/24"}});
+        assert_eq!(self.call("POST", "/api/v1/nodes", Some(node)).status, 201);
+        let status = json!({"status": {"allocatable": allocatable,
+            "addresses": [{"type": "InternalIP", "address": "172.18.0.2"}],
+            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}]}});
+        let path = format!("/api/v1/nodes/{name}/status");
+        let r = self.send("PATCH", &path, "application/merge-patch+json", &status.to_string());
+        assert_eq!(r.status, 200);
     }
 
     pub fn get(&mut self, target: &str) -> Response {

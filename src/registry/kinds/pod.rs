@@ -99,6 +99,10 @@ impl Strategy for Pod {
         super::pod_update::validate_ephemeral_update(new, old)
     }
 
+    fn validate_resize_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        super::pod_resize::validate_resize(new, old)
+    }
+
     fn initial_status(&self, o: &Map<String, Value>) -> Value {
         json!({"phase": "Pending", "qosClass": qos_class(o.get("spec").unwrap_or(&Value::Null))})
     }
@@ -269,6 +273,7 @@ pub(super) fn validate_spec(spec: &Value, path: &str, errs: &mut Vec<FieldError>
                     errs.push(FieldError::not_supported(&format!("{at}.imagePullPolicy"), p, PULL));
                 }
             }
+            super::pod_resize::container_resize_policy(c, list, &at, str_at(spec, "restartPolicy"), errs);
             for (j, port) in c.get("ports").and_then(Value::as_array).into_iter().flatten().enumerate() {
                 let pat = format!("{at}.ports[{j}]");
                 port_problem(port.get("containerPort").unwrap_or(&Value::Null), &format!("{pat}.containerPort"), errs);

@@ -19,7 +19,7 @@ const UPDATABLE: &str = "`spec.containers[*].image`,`spec.initContainers[*].imag
 
 /// Annotations a pod may neither gain, lose nor change: the mirror pod's,
 /// and (by prefix) AppArmor's old per-container ones.
-const MIRROR: &str = "kubernetes.io/config.mirror";
+pub(super) const MIRROR: &str = "kubernetes.io/config.mirror";
 const APPARMOR: &str = "container.apparmor.security.beta.kubernetes.io/";
 
 const MAX_INT32: i64 = i32::MAX as i64;
@@ -108,7 +108,7 @@ pub(super) fn validate_ephemeral_update(new: &Value, old: &Value) -> Vec<FieldEr
     errs
 }
 
-fn items<'a>(v: &'a Value, field: &str) -> &'a [Value] {
+pub(super) fn items<'a>(v: &'a Value, field: &str) -> &'a [Value] {
     v.get(field).and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
 }
 
@@ -157,7 +157,7 @@ fn set(m: &mut Map<String, Value>, field: &str, value: Option<&Value>) {
 
 /// Equal as upstream's semantic comparison sees JSON: a missing field, a
 /// null and an empty list are one (nil and empty slices are equal there).
-fn equal(a: &Value, b: &Value) -> bool {
+pub(super) fn equal(a: &Value, b: &Value) -> bool {
     let absent = |v: Option<&Value>| v.is_none_or(|v| v.is_null() || v.as_array().is_some_and(Vec::is_empty));
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
