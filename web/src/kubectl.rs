@@ -20,6 +20,7 @@ mod imperative;
 mod jsonpath;
 mod label;
 mod parse;
+mod patch;
 mod print;
 mod write;
 
@@ -193,6 +194,7 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
         Verb::SetImage => imperative::set_image(s, &d, &cmd, &mut out),
         Verb::Logs => imperative::logs(s, &cmd, &mut out),
         Verb::Debug => imperative::debug(s, &cmd, &mut out),
+        Verb::Patch => patch::patch(s, &d, &cmd, &mut out),
         Verb::ApiResources => imperative::api_resources(&d, &mut out),
         Verb::Rollout => imperative::rollout(s, &d, &cmd, &mut out),
         Verb::Expose => imperative::expose(s, &d, &cmd, &mut out),
@@ -334,6 +336,61 @@ mod tests {
 
     fn live(s: &mut Session, path: &str) -> Value {
         body_json(&s.request(Source::Console, Request::new("GET", path)).response)
+    }
+
+    #[test]
+    fn patch_reads_then_patches_with_each_type_and_through_a_subresource() {
+        let mut s = session();
+        let from = s.log.len();
+        let out = run(&mut s, r#"kubectl patch configmap kube-root-ca.crt -p '{"metadata":{"labels":{"a":"b"}}}'"#, "");
+        assert_eq!(out.text, "configmap/kube-root-ca.crt patched\n");
+        let reqs = requests_since(&s, from);
+        assert_eq!(
+            reqs,
+            [
+                "GET /api/v1/namespaces/default/configmaps/kube-root-ca.crt 200".to_string(),
+                "PATCH /api/v1/namespaces/default/configmaps/kube-root-ca.crt?fieldManager=kubectl-patch 200"
+                    .to_string(),
+            ]
+        );
+        let sent = s.log.iter().rev().find(|e| e.request.method == "PATCH").unwrap();
+        assert!(sent
+            .request
+            .headers
+            .iter()
+            .any(|(k, v)| k == "Content-Type" && v == "application/strategic-merge-patch+json"));
+        // The same again changes nothing; YAML is read as kubectl reads it.
+        let out =
+            run(&mut s, "kubectl patch configmap/kube-root-ca.crt --type merge -p 'metadata: {labels: {a: b}}'", "");
+        assert_eq!(out.text, "configmap/kube-root-ca.crt patched (no change)\n");
+        let out = run(
+            &mut s,
+            r#"kubectl patch cm kube-root-ca.crt --type=json -p '[{"op":"remove","path":"/metadata/labels/a"}]'"#,
+            "",
+        );
+        assert_eq!(out.text, "configmap/kube-root-ca.crt patched\n");
+        // A pod resized in place, through its subresource.
+        let pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: sized}\nspec:\n  containers:\n  - name: app\n    image: nginx\n    resources: {requests: {cpu: 100m}}\n";
+        assert!(!run(&mut s, "kubectl apply -f -", pod).failed);
+        s.settle();
+        let from = s.log.len();
+        let line = r#"kubectl patch pod sized --subresource resize -p '{"spec":{"containers":[{"name":"app","resources":{"requests":{"cpu":"200m"}}}]}}'"#;
+        let out = run(&mut s, line, "");
+        assert_eq!(out.text, "pod/sized patched\n");
+        assert_eq!(
+            requests_since(&s, from),
+            [
+                "GET /api/v1/namespaces/default/pods/sized/resize 200".to_string(),
+                "PATCH /api/v1/namespaces/default/pods/sized/resize?fieldManager=kubectl-patch 200".to_string(),
+            ]
+        );
+        // kubectl's own refusals.
+        let out = run(&mut s, "kubectl patch pod sized --type=apply -p '{}'", "");
+        assert_eq!(out.text, "error: --type must be one of [json merge strategic], not \"apply\"\n");
+        let out = run(&mut s, "kubectl patch pod sized", "");
+        assert_eq!(out.text, "error: must specify --patch or --patch-file containing the contents of the patch\n");
+        let out = run(&mut s, "kubectl get pods -p '{}'", "");
+        assert!(out.text.starts_with("error: unknown flag: --patch"), "{}", out.text);
     }
 
     #[test]

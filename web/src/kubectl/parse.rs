@@ -53,10 +53,13 @@ pub enum Verb {
     /// `debug POD --image=IMAGE [--target=C] [-c NAME] [--profile=P]`: an
     /// ephemeral container (no attach).
     Debug,
+    /// `patch TYPE NAME -p PATCH [--type] [--subresource]` (or
+    /// `TYPE/NAME`).
+    Patch,
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), logs, debug (ephemeral containers), describe (pods, deployments, configmaps, namespaces, service accounts, resource quotas, limit ranges), explain, api-resources and auth (can-i, whoami)";
+const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), patch (--type, --subresource), logs, debug (ephemeral containers), describe (pods, deployments, configmaps, namespaces, service accounts, resource quotas, limit ranges), explain, api-resources and auth (can-i, whoami)";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
@@ -66,7 +69,6 @@ const NOT_SIMULATED: &[&str] = &[
     "attach",
     "cp",
     "top",
-    "patch",
     "wait",
     "diff",
     "drain",
@@ -148,6 +150,9 @@ pub struct Command {
     /// `--profile`.
     pub target: Option<String>,
     pub profile: Option<String>,
+    /// `patch -p` (as typed) and `--subresource`.
+    pub patch: Option<String>,
+    pub subresource: Option<String>,
     /// `explain --recursive` and `--api-version`.
     pub recursive: bool,
     pub api_version: Option<String>,
@@ -178,6 +183,8 @@ fn generator_flag(flag: &str, verb: &Verb) -> Option<&'static str> {
         "--audience" => "--audience",
         "--target" => "--target",
         "--profile" => "--profile",
+        "-p" | "--patch" => "--patch",
+        "--subresource" => "--subresource",
         _ => return None,
     })
 }
@@ -251,6 +258,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "explain" => Verb::Explain,
         "edit" => Verb::Edit,
         "debug" => Verb::Debug,
+        "patch" => Verb::Patch,
         other if NOT_SIMULATED.contains(&other) => {
             return Err(format!("\"kubectl {other}\" is not simulated in this command bar; it knows {KNOWN}"))
         }
@@ -287,6 +295,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         container: None,
         target: None,
         profile: None,
+        patch: None,
+        subresource: None,
         tail: None,
         restart: None,
         labels: None,
@@ -367,6 +377,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--audience" => c.audiences.push(value("'--audience'")?),
             "--target" => c.target = Some(value("'--target'")?),
             "--profile" => c.profile = Some(value("'--profile'")?),
+            "-p" | "--patch" => c.patch = Some(value("'-p'")?),
+            "--subresource" => c.subresource = Some(value("'--subresource'")?),
             "-n" | "--namespace" => c.namespace = Some(value("'-n'")?),
             "-A" | "--all-namespaces" => c.all_namespaces = boolean(&inline)?,
             "-l" | "--selector" => c.selector = Some(value("'-l'")?),
@@ -446,7 +458,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                 };
             }
-            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --image, --replicas, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --duration, --audience, --target, --profile where kubectl takes them)")),
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --image, --replicas, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --duration, --audience, --target, --profile, -p, --subresource where kubectl takes them)")),
         }
     }
     if c.verb == Verb::Create && c.filename.is_none() && !positional.is_empty() {
@@ -465,6 +477,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         (Verb::Scale, _) => &["--replicas"],
         (Verb::Logs, _) => &["--container", "--tail"],
         (Verb::Debug, _) => &["--image", "--container", "--target", "--profile"],
+        (Verb::Patch, _) => &["--patch", "--type", "--subresource"],
         (Verb::Expose, _) => &["--port", "--target-port", "--type", "--name"],
         _ => &[],
     };
