@@ -265,3 +265,18 @@ fn a_request_added_where_there_was_none_is_only_the_qos_class_s_business() {
         "spec: Invalid value: \"BestEffort\": Pod QOS Class may not change as a result of resizing"
     );
 }
+
+#[test]
+fn resize_policies_are_validated_on_every_pod_write() {
+    let mut k = Cluster::new();
+    let pod = json!({"metadata": {"name": "web"}, "spec": {"restartPolicy": "Never",
+        "initContainers": [{"name": "init", "image": "busybox",
+            "resizePolicy": [{"resourceName": "cpu", "restartPolicy": "NotRequired"}]}],
+        "containers": [{"name": "app", "image": "nginx",
+            "resizePolicy": [{"resourceName": "memory", "restartPolicy": "RestartContainer"}]}]}});
+    let r = k.call("POST", "/api/v1/namespaces/default/pods", Some(pod));
+    assert_eq!(
+        refused(&r),
+        "[spec.initContainers[0].resizePolicy: Invalid value: []core.ContainerResizePolicy{core.ContainerResizePolicy{ResourceName:\"cpu\", RestartPolicy:\"NotRequired\"}}: must not be set for init containers, spec.containers[0].resizePolicy: Invalid value: \"RestartContainer\": must be 'NotRequired' when `restartPolicy` is 'Never']"
+    );
+}

@@ -10,8 +10,8 @@
 
 use serde_json::Value;
 
-use super::pod_update::{equal, items, MIRROR};
-use crate::api::pod::qos_class;
+use super::pod_update::{items, MIRROR};
+use crate::api::pod::{qos_class, same_amounts};
 use crate::api::quantity::milli_value;
 use crate::api::FieldError;
 
@@ -59,20 +59,20 @@ pub(super) fn validate_resize(new: &Value, old: &Value) -> Vec<FieldError> {
     }
     for (i, (c, w)) in items(n, "containers").iter().zip(items(o, "containers")).enumerate() {
         container_resize(c, w, &format!("spec.containers[{i}].resources"), &mut errs);
-        if !equal(&others(c), &others(w)) {
+        if !same_amounts(&others(c), &others(w)) {
             errs.push(FieldError::forbidden("spec", "only cpu and memory resources are mutable"));
         }
     }
     for (i, (c, w)) in items(n, "initContainers").iter().zip(items(o, "initContainers")).enumerate() {
         if w["restartPolicy"] == "Always" {
             container_resize(c, w, &format!("spec.initContainers[{i}].resources"), &mut errs);
-            if !equal(&others(c), &others(w)) {
+            if !same_amounts(&others(c), &others(w)) {
                 errs.push(FieldError::forbidden(
                     "spec",
                     "only cpu and memory resources for sidecar containers are mutable",
                 ));
             }
-        } else if !same_resources(&c["resources"], &w["resources"]) {
+        } else if !same_amounts(&c["resources"], &w["resources"]) {
             errs.push(FieldError::forbidden("spec", "resources for non-sidecar init containers are immutable"));
         }
     }
@@ -110,42 +110,15 @@ fn container_resize(new: &Value, old: &Value, path: &str, errs: &mut Vec<FieldEr
 }
 
 /// A container's requests and limits of resources other than cpu and
-/// memory, as quantities.
+/// memory (compared as quantities with `same_amounts`).
 fn others(c: &Value) -> Value {
     let mut out = serde_json::Map::new();
     for kind in ["requests", "limits"] {
         let Some(m) = c["resources"][kind].as_object() else { continue };
-        let kept: serde_json::Map<String, Value> = m
-            .iter()
-            .filter(|(k, _)| !matches!(k.as_str(), "cpu" | "memory"))
-            .map(|(k, v)| (k.clone(), quantity(v)))
-            .collect();
-        if !kept.is_empty() {
-            out.insert(kind.into(), Value::Object(kept));
-        }
+        let kept = m.iter().filter(|(k, _)| !matches!(k.as_str(), "cpu" | "memory"));
+        out.insert(kind.into(), Value::Object(kept.map(|(k, v)| (k.clone(), v.clone())).collect()));
     }
     Value::Object(out)
-}
-
-/// Two `resources` alike as quantities (`1` and `1000m` the same).
-fn same_resources(a: &Value, b: &Value) -> bool {
-    let q = |r: &Value| {
-        let mut r = r.clone();
-        for kind in ["requests", "limits"] {
-            if let Some(m) = r.get_mut(kind).and_then(Value::as_object_mut) {
-                m.values_mut().for_each(|v| *v = quantity(v));
-            }
-        }
-        r
-    };
-    equal(&q(a), &q(b))
-}
-
-fn quantity(v: &Value) -> Value {
-    match v.as_str().and_then(milli_value) {
-        Some(m) => Value::String(m.to_string()),
-        None => v.clone(),
-    }
 }
 
 /// Upstream's `validateResizePolicy`, for a container's `resizePolicy`

@@ -157,7 +157,7 @@ fn set(m: &mut Map<String, Value>, field: &str, value: Option<&Value>) {
 
 /// Equal as upstream's semantic comparison sees JSON: a missing field, a
 /// null and an empty list are one (nil and empty slices are equal there).
-pub(super) fn equal(a: &Value, b: &Value) -> bool {
+fn equal(a: &Value, b: &Value) -> bool {
     let absent = |v: Option<&Value>| v.is_none_or(|v| v.is_null() || v.as_array().is_some_and(Vec::is_empty));
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
