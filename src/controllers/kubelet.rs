@@ -52,6 +52,9 @@ pub struct Kubelets {
     /// The pod IPs in use on each node, kept up to date from the pod
     /// informer's changes.
     taken: BTreeMap<String, BTreeSet<String>>,
+    /// The pods (by cache key) whose resize waits for room on their node
+    /// (`PodResizePending`, `Deferred`), kept from the informer's changes.
+    deferred: BTreeSet<String>,
 }
 
 impl Default for Kubelets {
@@ -65,6 +68,7 @@ impl Default for Kubelets {
             wake: None,
             wakes: BTreeMap::new(),
             taken: BTreeMap::new(),
+            deferred: BTreeSet::new(),
         }
     }
 }
@@ -172,6 +176,10 @@ impl Controller for Kubelets {
         for (old, new) in self.pods.take_changes() {
             if let Some(pod) = old.as_ref().or(new.as_ref()) {
                 look.insert(key_of(pod));
+                match new.as_deref().is_some_and(resize::deferred) {
+                    true => self.deferred.insert(key_of(pod)),
+                    false => self.deferred.remove(&key_of(pod)),
+                };
             }
             for (pod, add) in [(old, false), (new, true)] {
                 let Some(pod) = pod else { continue };
@@ -189,12 +197,7 @@ impl Controller for Kubelets {
         // A pod on a node changed: the resizes waiting there for room
         // are tried again.
         if !look.is_empty() {
-            let deferred = self.pods.shared().filter(|p| {
-                p["status"]["conditions"]
-                    .as_array()
-                    .is_some_and(|cs| cs.iter().any(|c| c["type"] == "PodResizePending" && c["reason"] == "Deferred"))
-            });
-            look.extend(deferred.map(|p| key_of(p)).collect::<Vec<_>>());
+            look.extend(self.deferred.iter().cloned());
         }
         let now = client.now_millis();
         look.extend(self.wakes.iter().filter(|(_, t)| **t <= now).map(|(k, _)| k.clone()));

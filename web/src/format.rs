@@ -74,17 +74,29 @@ pub fn to_pretty_json(v: &Value) -> String {
     serde_json::to_string_pretty(v).unwrap_or_default()
 }
 
+/// Deep flow nesting would hang the tab: refused before parsing, as
+/// kubectl's YAML decoder refuses it.
+fn not_too_deep(text: &str) -> Result<(), String> {
+    match kubesim::schema::decode::yaml_flow_too_deep(text) {
+        Some((line, _)) => Err(format!(
+            "error converting YAML to JSON: yaml: line {line}: exceeded max depth of {}",
+            kubesim::schema::decode::MAX_YAML_FLOW_DEPTH
+        )),
+        None => Ok(()),
+    }
+}
+
+/// One YAML (or JSON) value of any shape (`kubectl patch -p`), refused as
+/// `parse_documents` refuses deep nesting.
+pub fn parse_value(text: &str) -> Result<Value, String> {
+    not_too_deep(text)?;
+    serde_norway::from_str(text).map_err(|e| e.to_string())
+}
+
 /// Parses one or more YAML (or JSON) documents, as `kubectl create -f`
 /// reads a file. Empty documents are skipped; a `List` is flattened.
 pub fn parse_documents(text: &str) -> Result<Vec<Value>, String> {
-    // (Deep flow nesting would hang the tab: refused first, as kubectl's
-    // YAML decoder refuses it.)
-    if let Some((line, _)) = kubesim::schema::decode::yaml_flow_too_deep(text) {
-        return Err(format!(
-            "error converting YAML to JSON: yaml: line {line}: exceeded max depth of {}",
-            kubesim::schema::decode::MAX_YAML_FLOW_DEPTH
-        ));
-    }
+    not_too_deep(text)?;
     let mut out = Vec::new();
     for (i, doc) in serde_norway::Deserializer::from_str(text).enumerate() {
         let v: Value =

@@ -389,6 +389,9 @@ mod tests {
         assert_eq!(out.text, "error: --type must be one of [json merge strategic], not \"apply\"\n");
         let out = run(&mut s, "kubectl patch pod sized", "");
         assert_eq!(out.text, "error: must specify --patch or --patch-file containing the contents of the patch\n");
+        let deep = format!("kubectl patch pod sized -p '{}'", "[".repeat(20_000));
+        let out = run(&mut s, &deep, "");
+        assert!(out.text.contains("exceeded max depth"), "{}", out.text);
         let out = run(&mut s, "kubectl get pods -p '{}'", "");
         assert!(out.text.starts_with("error: unknown flag: --patch"), "{}", out.text);
     }

@@ -58,6 +58,13 @@ fn condition<'a>(pod: &'a Value, type_: &str) -> Option<&'a Value> {
     pod["status"]["conditions"].as_array().and_then(|cs| cs.iter().find(|c| c["type"] == type_))
 }
 
+/// Whether a pod's resize waits for room on its node (inlined: the
+/// kubelet asks it of every changed pod, at start too).
+#[inline(always)]
+pub(super) fn deferred(pod: &Value) -> bool {
+    condition(pod, "PodResizePending").is_some_and(|c| c["reason"] == "Deferred")
+}
+
 /// A strategic-merge entry that removes a condition.
 fn removed(type_: &str) -> Value {
     json!({"type": type_, "$patch": "delete"})

@@ -20,7 +20,7 @@ pub(super) fn patch(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Out
             return out.error(format!("error: --type must be one of [json merge strategic], not {typed:?}"));
         }
     };
-    let body: Value = match serde_norway::from_str(text) {
+    let body = match crate::format::parse_value(text) {
         Ok(v) => v,
         Err(e) => return out.error(format!("error: unable to parse {text:?}: {e}")),
     };
