@@ -251,6 +251,13 @@ pub struct SeriesRecorder {
     /// When series are next ended and refreshed (from the first event on).
     next_finish: Option<i64>,
     next_refresh: Option<i64>,
+    /// The object the next event is also about (its `related`), once.
+    pub(crate) related: Option<Value>,
+}
+
+/// A reference to `obj` (of `api_version`/`kind`), as an event names it.
+pub(crate) fn reference_to(obj: &Value, kind: (&str, &str)) -> Value {
+    reference(obj, kind, "")
 }
 
 impl SeriesRecorder {
@@ -264,6 +271,7 @@ impl SeriesRecorder {
             names: Names::default(),
             next_finish: None,
             next_refresh: None,
+            related: None,
         }
     }
 
@@ -279,6 +287,7 @@ impl SeriesRecorder {
         action: &str,
         note: &str,
     ) {
+        let related = self.related.take();
         let now_ms = client.now_millis();
         self.next_finish.get_or_insert(now_ms + SERIES_FINISH_MS);
         self.next_refresh.get_or_insert(now_ms + SERIES_REFRESH_MS);
@@ -316,6 +325,9 @@ impl SeriesRecorder {
             "reportingController": self.controller, "reportingInstance": self.instance,
             "action": action, "reason": reason, "regarding": reference, "note": note, "type": event_type.as_str(),
         });
+        if let Some(related) = related {
+            event["related"] = related;
+        }
         post(client, &mut self.names, regarding, now_ms, &events_v1(namespace), &mut event);
         self.sent.insert(key, Sent { event, first_ms: now_ms, series: None });
     }

@@ -36,6 +36,22 @@ use super::{Controller, Progress};
 use crate::api::pod::same_amounts;
 use crate::api::quantity::milli_value;
 
+mod preemption;
+
+/// Pending pods with a nominated node, by uid: the node and the pod.
+type Nominated = BTreeMap<String, (String, Arc<Value>)>;
+
+/// What a node's bound pods use, with the pods nominated to it that are
+/// not of lower priority than `pod` (nor `pod` itself).
+fn with_nominated(mut u: Used, pod: &Value, node: &str, nominated: &Nominated) -> Used {
+    for (uid, (at, other)) in nominated {
+        if at == node && uid != meta_str(pod, "uid") && priority_of(other) >= priority_of(pod) {
+            u.add(&other["spec"]);
+        }
+    }
+    u
+}
+
 pub struct Scheduler {
     pods: Informer,
     nodes: Informer,
@@ -49,6 +65,12 @@ pub struct Scheduler {
     used: BTreeMap<String, Used>,
     /// The pods waiting for a node, by cache key.
     pending: BTreeMap<String, Arc<Value>>,
+    /// The pods bound to each node and not finished, by cache key: those
+    /// preemption may take off it.
+    on_node: BTreeMap<String, BTreeMap<String, Arc<Value>>>,
+    /// PodDisruptionBudgets, watched from the first preemption on (victims
+    /// their budget would not allow are spared first).
+    budgets: Option<Informer>,
 }
 
 /// How long a pod stays unschedulable before it is tried again
@@ -64,6 +86,8 @@ impl Default for Scheduler {
             retry_at: BTreeMap::new(),
             used: BTreeMap::new(),
             pending: BTreeMap::new(),
+            on_node: BTreeMap::new(),
+            budgets: None,
         }
     }
 }
@@ -181,17 +205,26 @@ pub(crate) fn tolerated(tolerations: &[Value], taint: &Value) -> bool {
     })
 }
 
-/// Why a node does not fit a pod (upstream's words), or None if it does.
-fn misfit(pod: &Value, demand: Demand, node: &Value, used: &Used) -> Option<String> {
+/// Why a node does not fit a pod: upstream's reasons (a node short of
+/// several resources gives each), and whether taking pods off the node
+/// could change that (the resources: upstream's `Unschedulable`, where
+/// preemption is tried) or not (`UnschedulableAndUnresolvable`).
+pub(crate) struct Misfit {
+    pub(crate) reasons: Vec<String>,
+    pub(crate) resolvable: bool,
+}
+
+#[inline(always)]
+fn unresolvable(reason: String) -> Option<Misfit> {
+    Some(Misfit { reasons: vec![reason], resolvable: false })
+}
+
+/// Why a node does not fit a pod, or None if it does; the filters in
+/// upstream's order (NodeUnschedulable, TaintToleration, NodeAffinity,
+/// NodeResourcesFit), the first that fails answering.
+fn misfit(pod: &Value, demand: Demand, node: &Value, used: &Used) -> Option<Misfit> {
     if node["spec"]["unschedulable"].as_bool() == Some(true) && !tolerates(pod, &UNSCHEDULABLE_TAINT) {
-        return Some("node(s) were unschedulable".into());
-    }
-    let selector_ok = pod["spec"]["nodeSelector"].as_object().is_none_or(|selector| {
-        let labels = &node["metadata"]["labels"];
-        selector.iter().all(|(k, v)| labels.get(k) == Some(v))
-    });
-    if !selector_ok || !affinity_matches(pod, node) {
-        return Some("node(s) didn't match Pod's node affinity/selector".into());
+        return unresolvable("node(s) were unschedulable".into());
     }
     let mut taints: Vec<&Value> = node["spec"]["taints"]
         .as_array()
@@ -205,18 +238,44 @@ fn misfit(pod: &Value, demand: Demand, node: &Value, used: &Used) -> Option<Stri
     }
     if let Some(t) = taints.into_iter().find(|t| !tolerates(pod, t)) {
         let value = t["value"].as_str().unwrap_or("");
-        return Some(format!("node(s) had untolerated taint {{{}: {value}}}", t["key"].as_str().unwrap_or("")));
+        return unresolvable(format!("node(s) had untolerated taint {{{}: {value}}}", t["key"].as_str().unwrap_or("")));
     }
+    let selector_ok = pod["spec"]["nodeSelector"].as_object().is_none_or(|selector| {
+        let labels = &node["metadata"]["labels"];
+        selector.iter().all(|(k, v)| labels.get(k) == Some(v))
+    });
+    if !selector_ok || !affinity_matches(pod, node) {
+        return unresolvable("node(s) didn't match Pod's node affinity/selector".into());
+    }
+    let mut reasons = Vec::new();
     if used.pods + 1 > allocatable(node, "pods") / 1000 {
-        return Some("Too many pods".into());
+        reasons.push("Too many pods".to_string());
     }
     if demand.cpu > 0 && used.cpu + demand.cpu > allocatable(node, "cpu") {
-        return Some("Insufficient cpu".into());
+        reasons.push("Insufficient cpu".to_string());
     }
     if demand.memory > 0 && used.memory + demand.memory > allocatable(node, "memory") {
-        return Some("Insufficient memory".into());
+        reasons.push("Insufficient memory".to_string());
     }
-    None
+    (!reasons.is_empty()).then_some(Misfit { reasons, resolvable: true })
+}
+
+/// Reasons counted, as upstream's `FitError` lists them: `2 Insufficient
+/// cpu, 1 Too many pods`, each "count reason" sorted as a string.
+pub(crate) fn histogram<'a>(reasons: impl IntoIterator<Item = &'a str>) -> String {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in reasons {
+        *counts.entry(r).or_default() += 1;
+    }
+    let mut listed: Vec<String> = counts.iter().map(|(why, n)| format!("{n} {why}")).collect();
+    listed.order();
+    listed.join(", ")
+}
+
+/// A pod's priority (the Priority admission has set it; 0 without).
+#[inline(always)]
+pub(crate) fn priority_of(pod: &Value) -> i64 {
+    pod["spec"]["priority"].as_i64().unwrap_or(0)
 }
 
 /// Whether the node satisfies the pod's required node affinity: any one
@@ -349,6 +408,15 @@ impl Controller for Scheduler {
                         if u.pods == 0 {
                             self.used.remove(node);
                         }
+                        let bound = self.on_node.entry(node.to_string()).or_default();
+                        if sign > 0 {
+                            bound.insert(key_of(&pod), Arc::clone(&pod));
+                        } else {
+                            bound.remove(&key_of(&pod));
+                            if bound.is_empty() {
+                                self.on_node.remove(node);
+                            }
+                        }
                     }
                     Standing::Pending if sign > 0 => {
                         self.pending.insert(key_of(&pod), Arc::clone(&pod));
@@ -368,15 +436,23 @@ impl Controller for Scheduler {
         let mut pending: Vec<Arc<Value>> = self.pending.values().cloned().collect();
         pending.order_by_key(|p| {
             (
-                std::cmp::Reverse(p["spec"]["priority"].as_i64().unwrap_or(0)),
+                std::cmp::Reverse(priority_of(p)),
                 meta_str(p, "creationTimestamp").to_string(),
                 meta_str(p, "namespace").to_string(),
                 meta_str(p, "name").to_string(),
             )
         });
         self.retry_at.retain(|uid, _| pending.iter().any(|p| meta_str(p, "uid") == uid));
+        // The pods a preemption nominated a node for, by uid: counted there
+        // for pods of no higher priority, as upstream's filters count them.
+        let mut nominated: Nominated = BTreeMap::new();
+        for p in &pending {
+            if let Some(node) = p["status"]["nominatedNodeName"].as_str().filter(|n| !n.is_empty()) {
+                nominated.insert(meta_str(p, "uid").to_string(), (node.to_string(), Arc::clone(p)));
+            }
+        }
         for pod in pending {
-            self.schedule(client, &pod, &nodes, &mut used);
+            self.schedule(client, &pod, &nodes, &mut used, &mut nominated);
         }
         Progress { writes: client.writes - before }
     }
@@ -389,16 +465,17 @@ impl Scheduler {
         pod: &Value,
         nodes: &[Arc<Value>],
         used: &mut BTreeMap<String, Used>,
+        nominated: &mut Nominated,
     ) {
         let demand = requests(&pod["spec"]);
         let scored = requests_of(&pod["spec"], true);
-        let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
+        let mut misfits: Vec<(usize, Misfit)> = Vec::new();
         let mut best: Option<(u128, u128, String)> = None;
-        for node in nodes {
+        for (i, node) in nodes.iter().enumerate() {
             let name = meta_str(node, "name").to_string();
-            let u = used.get(&name).copied().unwrap_or_default();
+            let u = with_nominated(used.get(&name).copied().unwrap_or_default(), pod, &name, nominated);
             if let Some(why) = misfit(pod, demand, node, &u) {
-                *reasons.entry(why).or_default() += 1;
+                misfits.push((i, why));
                 continue;
             }
             let share = |used: i128, want: i128, of: i128| {
@@ -431,6 +508,7 @@ impl Scheduler {
                 );
                 if r.status == 201 {
                     used.entry(node.clone()).or_default().add(&pod["spec"]);
+                    nominated.remove(meta_str(pod, "uid"));
                     let message = format!("Successfully assigned {ns}/{name} to {node}");
                     self.recorder.event(
                         client,
@@ -443,33 +521,46 @@ impl Scheduler {
                     );
                 }
             }
-            None => self.unschedulable(client, pod, nodes.len(), reasons),
+            None if nodes.is_empty() => {
+                self.unschedulable(client, pod, "no nodes available to schedule pods".into(), None);
+            }
+            None => {
+                let total = nodes.len();
+                let filtered = histogram(misfits.iter().flat_map(|(_, m)| m.reasons.iter().map(String::as_str)));
+                let message = format!("0/{total} nodes are available: {filtered}.");
+                let (message, nomination) = match self.preempt(client, pod, demand, nodes, used, nominated, &misfits) {
+                    preemption::Outcome::NotEligible(why) => (format!("{message} preemption: {why}"), None),
+                    preemption::Outcome::NoCandidates(why) => (format!("{message} preemption: {why}"), Some(None)),
+                    preemption::Outcome::Nominated(node) => {
+                        nominated.insert(meta_str(pod, "uid").to_string(), (node.clone(), Arc::new(pod.clone())));
+                        (message, Some(Some(node)))
+                    }
+                };
+                self.unschedulable(client, pod, message, nomination);
+            }
         }
     }
 
-    fn unschedulable(&mut self, client: &mut Client<'_>, pod: &Value, total: usize, reasons: BTreeMap<String, usize>) {
-        let listed: Vec<String> = reasons.iter().map(|(why, n)| format!("{n} {why}")).collect();
-        let resources = reasons.keys().any(|r| r.starts_with("Insufficient") || r == "Too many pods");
-        let preemption = if resources {
-            "No preemption victims found for incoming pod."
-        } else {
-            "Preemption is not helpful for scheduling."
-        };
-        let message = if total == 0 {
-            "no nodes available to schedule pods".to_string()
-        } else {
-            format!(
-                "0/{total} nodes are available: {}. preemption: 0/{total} nodes are available: {total} {preemption}",
-                listed.join(", ")
-            )
-        };
+    /// Records why a pod was not bound: its `PodScheduled` condition and a
+    /// `FailedScheduling` event; with a `nomination`, the node a preemption
+    /// made room on (`Some(None)`: none any more) in the same status patch.
+    fn unschedulable(
+        &mut self,
+        client: &mut Client<'_>,
+        pod: &Value,
+        message: String,
+        nomination: Option<Option<String>>,
+    ) {
+        let had = pod["status"]["nominatedNodeName"].as_str().filter(|n| !n.is_empty());
+        let nomination = nomination.filter(|n| n.as_deref() != had);
         let current = pod["status"]["conditions"]
             .as_array()
             .and_then(|cs| cs.iter().find(|c| c["type"] == "PodScheduled"))
             .cloned();
         let uid = meta_str(pod, "uid").to_string();
         let now = client.now_millis();
-        let unchanged = current.as_ref().is_some_and(|c| c["status"] == "False" && c["message"] == message.as_str());
+        let unchanged = nomination.is_none()
+            && current.as_ref().is_some_and(|c| c["status"] == "False" && c["message"] == message.as_str());
         if unchanged {
             // Tried again after its time as unschedulable: the same
             // failure, recorded again (a series of the event).
@@ -482,7 +573,10 @@ impl Scheduler {
         }
         let condition = json!({"type": "PodScheduled", "status": "False", "lastProbeTime": null,
             "lastTransitionTime": client.now_rfc3339(), "reason": "Unschedulable", "message": message});
-        let body = json!({"metadata": {"uid": meta_str(pod, "uid")}, "status": {"conditions": [condition]}});
+        let mut body = json!({"metadata": {"uid": meta_str(pod, "uid")}, "status": {"conditions": [condition]}});
+        if let Some(node) = nomination {
+            body["status"]["nominatedNodeName"] = json!(node);
+        }
         let path = format!("{}/status", path_of("v1", "pods", pod));
         let r = client.write("PATCH", &path, "application/strategic-merge-patch+json", &body);
         if r.status == 200 {

@@ -131,7 +131,7 @@ pub(super) fn orphan_warning(rt: &ResourceType, opts: &DeleteOptions, warnings: 
 /// A DELETE's preconditions against the stored object: 409, worded as
 /// upstream's `rest.BeforeDelete` on the kind, or (a kind that checks them
 /// itself, namespaces) in the storage layer's words on the resource.
-fn preconditions(rt: &ResourceType, name: &str, opts: &DeleteOptions, old: &Value) -> Result<(), Status> {
+pub(super) fn preconditions(rt: &ResourceType, name: &str, opts: &DeleteOptions, old: &Value) -> Result<(), Status> {
     let own = rt.strategy.own_delete_preconditions();
     let conflict = |why: String| {
         let on = if own { rt.resource() } else { rt.kind() };

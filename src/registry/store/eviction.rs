@@ -13,6 +13,12 @@
 //!   cause saying why;
 //! - more than one budget is a 500, as upstream refuses to choose.
 //!
+//! Before the deletion the pod gets the `DisruptionTarget` condition
+//! (`EvictionByEvictionAPI`, "Eviction API: evicting") through its status,
+//! as upstream's `addConditionAndDeletePod` writes it: the deletion's
+//! preconditions are checked first, and a resourceVersion precondition
+//! then names the marked pod.
+//!
 //! The answer is a `Success` Status (201); the Eviction's `deleteOptions`
 //! apply to the pod's deletion.
 
@@ -71,16 +77,18 @@ impl<S: Storage> Registry<S> {
             return Err(Status::bad_request("name in URL does not match name in Eviction object"));
         }
         opts.validate()?;
+        let mut opts = opts.clone();
+        let opts = &mut opts;
         let (_, current) = self.current(rt, namespace, name)?;
         let pod = current.value();
         let phase = pod.pointer("/status/phase").and_then(Value::as_str).unwrap_or("");
         let deleting = pod.pointer("/metadata/deletionTimestamp").is_some_and(|d| !d.is_null());
         if deleting || matches!(phase, "Succeeded" | "Failed" | "Pending" | "") {
-            self.delete_one(rt, namespace, name, opts)?;
+            self.mark_and_delete(rt, namespace, name, opts)?;
             return Ok(success());
         }
         let Some(pdb_rt) = self.resources().lookup("policy", "v1", "poddisruptionbudgets").cloned() else {
-            self.delete_one(rt, namespace, name, opts)?;
+            self.mark_and_delete(rt, namespace, name, opts)?;
             return Ok(success());
         };
         let prefix = keys::prefix(&pdb_rt, Some(namespace));
@@ -124,7 +132,34 @@ impl<S: Storage> Registry<S> {
                 ))
             }
         }
-        self.delete_one(rt, namespace, name, opts)?;
+        self.mark_and_delete(rt, namespace, name, opts)?;
         Ok(success())
+    }
+
+    /// Gives the pod the `DisruptionTarget` condition, then deletes it.
+    fn mark_and_delete(
+        &mut self,
+        rt: &ResourceType,
+        namespace: &str,
+        name: &str,
+        opts: &mut DeleteOptions,
+    ) -> Result<(), Status> {
+        if !opts.dry_run {
+            let (_, current) = self.current(rt, namespace, name)?;
+            let mut pod = current.value();
+            super::delete::preconditions(rt, name, opts, &pod)?;
+            let condition = json!({"type": "DisruptionTarget", "status": "True", "lastProbeTime": null,
+                "lastTransitionTime": self.now.rfc3339(), "reason": "EvictionByEvictionAPI",
+                "message": "Eviction API: evicting"});
+            crate::api::pod::set_condition(&mut pod, condition);
+            let write = WriteOptions { subresource: Subresource::Status, ..Default::default() };
+            let written = self.update_value(rt, namespace, name, pod, &write, Recorded::Applied, None)?;
+            if opts.preconditions.resource_version.is_some() {
+                let marked = written.body.into_value();
+                opts.preconditions.resource_version = meta::meta_str(&marked, "resourceVersion").map(str::to_string);
+            }
+        }
+        self.delete_one(rt, namespace, name, opts)?;
+        Ok(())
     }
 }
