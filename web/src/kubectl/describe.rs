@@ -1,7 +1,8 @@
 //! `kubectl describe` for pods, deployments, configmaps, namespaces,
 //! service accounts, resource quotas and limit ranges: the requests
 //! kubectl 1.33 sends (the object read by the resource builder, again by
-//! the describer, its events by field selector, a Deployment's ReplicaSets
+//! the describer — or, without a name, the type listed by `-l` and each
+//! object read by the describer —, its events by field selector, a Deployment's ReplicaSets
 //! by its selector) and its text, laid out as its describers lay it out
 //! (Go's tabwriter: minimum width 0, padding 2, spaces; the events table
 //! aligned on its own).
@@ -11,7 +12,7 @@ use serde_json::{Map, Value};
 
 use super::parse::Command;
 use super::{namespace_of, resolve, send, server_error, Outcome};
-use crate::format::encode_component;
+use crate::format::{build_query, encode_component};
 use crate::resources::Discovery;
 use crate::session::{body_json, Session};
 use kubesim::clock::{parse_rfc3339, SimTime};
@@ -895,23 +896,45 @@ fn a_namespace(s: &mut Session, w: &mut TabWriter, n: &Value, _: &str) {
     }
 }
 
-/// `kubectl describe TYPE NAME...` (or `TYPE/NAME`).
+/// `kubectl describe TYPE NAME...` (or `TYPE/NAME`), or `TYPE [-l
+/// SELECTOR]`: every object of the type the selector picks, listed first
+/// (in chunks of 500, as kubectl's builder lists).
 pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
-    let mut targets: Vec<(String, String)> = Vec::new();
+    // (type, name); no name: the type's objects.
+    let mut targets: Vec<(String, Option<String>)> = Vec::new();
     for t in &cmd.types {
         match t.split_once('/') {
-            Some((ty, name)) => targets.push((ty.to_string(), name.to_string())),
-            None if cmd.names.is_empty() => {
-                return out.error(format!(
-                    "\"kubectl describe {t}\" without a name is not simulated in this command bar; name the object"
-                ))
-            }
-            None => targets.extend(cmd.names.iter().map(|n| (t.clone(), n.clone()))),
+            Some((ty, name)) => targets.push((ty.to_string(), Some(name.to_string()))),
+            None if cmd.names.is_empty() => targets.push((t.clone(), None)),
+            None => targets.extend(cmd.names.iter().map(|n| (t.clone(), Some(n.clone())))),
         }
     }
     let namespace = namespace_of(cmd).unwrap_or_else(|| "default".into());
-    let mut first = true;
+    let mut listed = Vec::new();
     for (ty, name) in targets {
+        match name {
+            Some(name) => listed.push((ty, name, true)),
+            None => {
+                let Some(r) = resolve(d, &ty, out) else { return };
+                let pairs = [
+                    ("labelSelector".to_string(), cmd.selector.clone().unwrap_or_default()),
+                    ("limit".to_string(), "500".to_string()),
+                ];
+                let path = format!("{}?{}", r.collection(Some(&namespace)), build_query(&pairs));
+                let e = send(s, "GET", &path, None, None, "application/json");
+                if e.response.status != 200 {
+                    return out.error(server_error(&e));
+                }
+                let items = body_json(&e.response)["items"].as_array().cloned().unwrap_or_default();
+                if items.is_empty() {
+                    out.line(format!("No resources found in {namespace} namespace."));
+                }
+                listed.extend(items.iter().map(|i| (ty.clone(), text(i, "/metadata/name").to_string(), false)));
+            }
+        }
+    }
+    let mut first = true;
+    for (ty, name, named) in listed {
         let Some(r) = resolve(d, &ty, out) else { return };
         let describer: fn(&mut Session, &mut TabWriter, &Value, &str) = match (r.group.as_str(), r.resource.as_str()) {
             ("", "pods") => pod,
@@ -929,11 +952,13 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
             }
         };
         let path = r.item(Some(&namespace), &name);
-        // The resource builder reads the object, then the describer again.
-        let e = send(s, "GET", &path, None, None, "application/json");
-        if e.response.status != 200 {
-            out.error(server_error(&e));
-            continue;
+        // The resource builder reads a named object, then the describer again.
+        if named {
+            let e = send(s, "GET", &path, None, None, "application/json");
+            if e.response.status != 200 {
+                out.error(server_error(&e));
+                continue;
+            }
         }
         let e = send(s, "GET", &path, None, None, "application/json");
         let obj = body_json(&e.response);
@@ -1267,5 +1292,27 @@ Events:
             "Name:       web\nNamespace:  default\nIPs:\n  IP:           10.244.1.4\nControlled By:  ReplicaSet/web\n\
              Containers:\nConditions:\n  Type    Status\n  Ready   True \nEvents:\n  Type    Reason\n  Normal  Scheduled\n"
         );
+    }
+
+    #[test]
+    fn describe_without_a_name_lists_what_the_selector_picks_then_describes_each() {
+        let mut s = Session::new(7);
+        let from = s.log.len();
+        let out = run(&mut s, "describe pods -l app=hello", "");
+        assert!(!out.failed, "{}", out.text);
+        let reqs = sent(&s, from);
+        // (Discovery first, as kubectl reads it.)
+        let list = "GET /api/v1/namespaces/default/pods?labelSelector=app%3Dhello&limit=500 200";
+        let at = reqs.iter().position(|r| r == list).expect("the list");
+        let reqs = &reqs[at..];
+        // Each pod: read by the describer, then its events.
+        assert_eq!(reqs.len(), 5, "{reqs:?}");
+        assert!(reqs[1].starts_with("GET /api/v1/namespaces/default/pods/hello-") && reqs[2].contains("/events?"));
+        let described = out.text.split("\n\n\nName:").count();
+        assert_eq!(described, 2, "two pods, separated by a blank line: {}", out.text);
+        assert!(out.text.starts_with("Name:             hello-"));
+
+        let out = run(&mut s, "describe pods -l app=none", "");
+        assert_eq!(out.text, "No resources found in default namespace.\n");
     }
 }
