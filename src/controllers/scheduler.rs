@@ -65,9 +65,9 @@ pub struct Scheduler {
     used: BTreeMap<String, Used>,
     /// The pods waiting for a node, by cache key.
     pending: BTreeMap<String, Arc<Value>>,
-    /// The pods bound to each node and not finished, by cache key: those
-    /// preemption may take off it.
-    on_node: BTreeMap<String, BTreeMap<String, Arc<Value>>>,
+    /// The pods bound to each node and not finished, by priority and cache
+    /// key: those preemption may take off it, the lower ones first.
+    on_node: BTreeMap<String, BTreeMap<(i64, String), Arc<Value>>>,
     /// PodDisruptionBudgets, watched from the first preemption on (victims
     /// their budget would not allow are spared first).
     budgets: Option<Informer>,
@@ -410,9 +410,9 @@ impl Controller for Scheduler {
                         }
                         let bound = self.on_node.entry(node.to_string()).or_default();
                         if sign > 0 {
-                            bound.insert(key_of(&pod), Arc::clone(&pod));
+                            bound.insert((priority_of(&pod), key_of(&pod)), Arc::clone(&pod));
                         } else {
-                            bound.remove(&key_of(&pod));
+                            bound.remove(&(priority_of(&pod), key_of(&pod)));
                             if bound.is_empty() {
                                 self.on_node.remove(node);
                             }

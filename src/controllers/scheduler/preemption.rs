@@ -84,12 +84,7 @@ impl Scheduler {
         let priority = priority_of(pod);
         if let Some(at) = pod["status"]["nominatedNodeName"].as_str().filter(|n| !n.is_empty()) {
             let unresolvable = misfits.iter().any(|(i, m)| !m.resolvable && meta_str(&nodes[*i], "name") == at);
-            let waiting = self
-                .on_node
-                .get(at)
-                .into_iter()
-                .flat_map(|pods| pods.values())
-                .any(|p| priority_of(p) < priority && terminating_by_preemption(p));
+            let waiting = self.lower_on(at, priority).any(|p| terminating_by_preemption(p));
             if !unresolvable && waiting {
                 return Outcome::NotEligible("not eligible due to a terminating pod on the nominated node.");
             }
@@ -104,14 +99,7 @@ impl Scheduler {
             tried += 1;
             let node = &nodes[*i];
             let name = meta_str(node, "name");
-            let mut lower: Vec<Arc<Value>> = self
-                .on_node
-                .get(name)
-                .into_iter()
-                .flat_map(|pods| pods.values())
-                .filter(|p| priority_of(p) < priority)
-                .cloned()
-                .collect();
+            let mut lower: Vec<Arc<Value>> = self.lower_on(name, priority).cloned().collect();
             if lower.is_empty() {
                 statuses.push("No preemption victims found for incoming pod".into());
                 continue;
@@ -168,6 +156,12 @@ impl Scheduler {
             }
         }
         Outcome::Nominated(chosen.node)
+    }
+
+    /// The pods bound to `node` of lower priority than `priority`.
+    fn lower_on(&self, node: &str, priority: i64) -> impl Iterator<Item = &Arc<Value>> {
+        let below = (priority, String::new());
+        self.on_node.get(node).into_iter().flat_map(move |pods| pods.range(..below.clone()).map(|(_, p)| p))
     }
 
     /// Victims their PodDisruptionBudgets would not allow to go (the
