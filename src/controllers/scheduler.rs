@@ -38,18 +38,38 @@ use crate::api::quantity::milli_value;
 
 mod preemption;
 
-/// Pending pods with a nominated node, by uid: the node and the pod.
-type Nominated = BTreeMap<String, (String, Arc<Value>)>;
+/// Pending pods with a nominated node (`status.nominatedNodeName`), by uid.
+/// (Maps of strings to shared values, as the scheduler's others: another
+/// map type is more code in the part of the browser's module loaded first.)
+type Nominated = BTreeMap<String, Arc<Value>>;
+
+/// The node a pending pod is nominated to.
+#[inline(always)]
+fn nominated_node(pod: &Value) -> &str {
+    pod["status"]["nominatedNodeName"].as_str().unwrap_or("")
+}
 
 /// What a node's bound pods use, with the pods nominated to it that are
 /// not of lower priority than `pod` (nor `pod` itself).
 fn with_nominated(mut u: Used, pod: &Value, node: &str, nominated: &Nominated) -> Used {
-    for (uid, (at, other)) in nominated {
-        if at == node && uid != meta_str(pod, "uid") && priority_of(other) >= priority_of(pod) {
+    for (uid, other) in nominated {
+        if nominated_node(other) == node && uid != meta_str(pod, "uid") && priority_of(other) >= priority_of(pod) {
             u.add(&other["spec"]);
         }
     }
     u
+}
+
+/// A bound pod's place in `Scheduler::on_node`: its node, its priority
+/// (sortable as text: the sign bit flipped, in hex) and its cache key.
+fn bound_key(node: &str, pod: &Value) -> String {
+    format!("{}{}", priority_prefix(node, priority_of(pod)), key_of(pod))
+}
+
+/// Where the pods of `node` with priority `priority` begin in
+/// `Scheduler::on_node`.
+fn priority_prefix(node: &str, priority: i64) -> String {
+    format!("{node}\u{0}{:016x}\u{0}", (priority as u64) ^ (1 << 63))
 }
 
 pub struct Scheduler {
@@ -65,9 +85,10 @@ pub struct Scheduler {
     used: BTreeMap<String, Used>,
     /// The pods waiting for a node, by cache key.
     pending: BTreeMap<String, Arc<Value>>,
-    /// The pods bound to each node and not finished, by priority and cache
-    /// key: those preemption may take off it, the lower ones first.
-    on_node: BTreeMap<String, BTreeMap<(i64, String), Arc<Value>>>,
+    /// The pods bound to a node and not finished, by node, priority and
+    /// cache key (`bound_key`): those preemption may take off it, the
+    /// lower ones first.
+    on_node: BTreeMap<String, Arc<Value>>,
     /// PodDisruptionBudgets, watched from the first preemption on (victims
     /// their budget would not allow are spared first).
     budgets: Option<Informer>,
@@ -408,14 +429,10 @@ impl Controller for Scheduler {
                         if u.pods == 0 {
                             self.used.remove(node);
                         }
-                        let bound = self.on_node.entry(node.to_string()).or_default();
                         if sign > 0 {
-                            bound.insert((priority_of(&pod), key_of(&pod)), Arc::clone(&pod));
+                            self.on_node.insert(bound_key(node, &pod), Arc::clone(&pod));
                         } else {
-                            bound.remove(&(priority_of(&pod), key_of(&pod)));
-                            if bound.is_empty() {
-                                self.on_node.remove(node);
-                            }
+                            self.on_node.remove(&bound_key(node, &pod));
                         }
                     }
                     Standing::Pending if sign > 0 => {
@@ -447,8 +464,8 @@ impl Controller for Scheduler {
         // for pods of no higher priority, as upstream's filters count them.
         let mut nominated: Nominated = BTreeMap::new();
         for p in &pending {
-            if let Some(node) = p["status"]["nominatedNodeName"].as_str().filter(|n| !n.is_empty()) {
-                nominated.insert(meta_str(p, "uid").to_string(), (node.to_string(), Arc::clone(p)));
+            if !nominated_node(p).is_empty() {
+                nominated.insert(meta_str(p, "uid").to_string(), Arc::clone(p));
             }
         }
         for pod in pending {
@@ -532,7 +549,9 @@ impl Scheduler {
                     preemption::Outcome::NotEligible(why) => (format!("{message} preemption: {why}"), None),
                     preemption::Outcome::NoCandidates(why) => (format!("{message} preemption: {why}"), Some(None)),
                     preemption::Outcome::Nominated(node) => {
-                        nominated.insert(meta_str(pod, "uid").to_string(), (node.clone(), Arc::new(pod.clone())));
+                        let mut now_nominated = pod.clone();
+                        now_nominated["status"]["nominatedNodeName"] = json!(node);
+                        nominated.insert(meta_str(pod, "uid").to_string(), Arc::new(now_nominated));
                         (message, Some(Some(node)))
                     }
                 };

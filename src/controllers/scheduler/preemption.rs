@@ -28,7 +28,10 @@ use super::super::client::Client;
 use super::super::events::EventType;
 use super::super::informer::Informer;
 use super::super::object::{meta_str, path_of, selects};
-use super::{histogram, misfit, priority_of, spec_in_use, with_nominated, Demand, Misfit, Nominated, Scheduler, Used};
+use super::{
+    histogram, misfit, nominated_node, priority_of, priority_prefix, spec_in_use, with_nominated, Demand, Misfit,
+    Nominated, Scheduler, Used,
+};
 use crate::selector::LabelSelector;
 use crate::sort::Order;
 
@@ -145,11 +148,11 @@ impl Scheduler {
         // Pods of lower priority nominated to the node lose the nomination.
         let lower_nominated: Vec<String> = nominated
             .iter()
-            .filter(|(_, (at, p))| *at == chosen.node && priority_of(p) < priority)
+            .filter(|(_, p)| nominated_node(p) == chosen.node && priority_of(p) < priority)
             .map(|(uid, _)| uid.clone())
             .collect();
         for uid in lower_nominated {
-            if let Some((_, p)) = nominated.remove(&uid) {
+            if let Some(p) = nominated.remove(&uid) {
                 let path = format!("{}/status", path_of("v1", "pods", &p));
                 let body = json!({"status": {"nominatedNodeName": null}});
                 client.write("PATCH", &path, "application/strategic-merge-patch+json", &body);
@@ -160,8 +163,8 @@ impl Scheduler {
 
     /// The pods bound to `node` of lower priority than `priority`.
     fn lower_on(&self, node: &str, priority: i64) -> impl Iterator<Item = &Arc<Value>> {
-        let below = (priority, String::new());
-        self.on_node.get(node).into_iter().flat_map(move |pods| pods.range(..below.clone()).map(|(_, p)| p))
+        let (lowest, below) = (priority_prefix(node, i64::MIN), priority_prefix(node, priority));
+        self.on_node.range(lowest..below).map(|(_, p)| p)
     }
 
     /// Victims their PodDisruptionBudgets would not allow to go (the
