@@ -69,8 +69,11 @@ fn start_of<'a>(pod: &'a Value, now: &'a str) -> &'a str {
 
 impl Scheduler {
     /// Tries to make room for `pod`, which no node fits (`misfits`: why,
-    /// by the node's place in `nodes`).
+    /// by the node's place in `nodes`). Never inlined: the scheduler runs
+    /// at start, preemption seldom, and the browser's module loads what
+    /// runs at start first, function by function.
     #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
     pub(super) fn preempt(
         &mut self,
         client: &mut Client<'_>,
