@@ -89,8 +89,9 @@ pub struct Scheduler {
     /// cache key (`bound_key`): those preemption may take off it, the
     /// lower ones first.
     on_node: BTreeMap<String, Arc<Value>>,
-    /// PodDisruptionBudgets, watched from the first preemption on (victims
-    /// their budget would not allow are spared first).
+    /// PodDisruptionBudgets, watched from the first time pods of lower
+    /// priority could make room on a node (victims their budget would not
+    /// allow are spared first).
     budgets: Option<Informer>,
 }
 

@@ -722,11 +722,18 @@ mod tests {
         let reqs = requests_since(&s, from);
         assert_eq!(reqs.len(), 2, "{reqs:?}");
         assert!(reqs[0].starts_with("GET /api/v1/configmaps?limit=2 200"), "{reqs:?}");
-        assert!(reqs[1].contains("continue="), "{reqs:?}");
+        // The query's parameters by name, as Go's url.Values encodes them.
+        assert!(reqs[1].starts_with("GET /api/v1/configmaps?continue="), "{reqs:?}");
+        assert!(reqs[1].contains("&limit=2 "), "{reqs:?}");
         assert!(out.text.starts_with("NAMESPACE"), "{}", out.text);
         assert_eq!(out.text.matches("kube-root-ca.crt").count(), 4, "one in each namespace: {}", out.text);
         let accept = s.log.last().unwrap().request.header("Accept").unwrap().to_string();
         assert_eq!(accept, TABLE_ACCEPT);
+        let from = s.log.len();
+        run(&mut s, "get pods -l app=hello --field-selector status.phase=Running", "");
+        let reqs = requests_since(&s, from);
+        let list = "GET /api/v1/namespaces/default/pods?fieldSelector=status.phase%3DRunning&labelSelector=app%3Dhello&limit=500";
+        assert!(reqs.iter().any(|r| r.starts_with(list)), "{reqs:?}");
         // The server's columns, as real kubectl prints them.
         assert!(
             out.text.lines().next().unwrap().split_whitespace().eq(["NAMESPACE", "NAME", "DATA", "AGE"]),

@@ -95,8 +95,7 @@ impl Scheduler {
                 return Outcome::NotEligible("not eligible due to a terminating pod on the nominated node.");
             }
         }
-        let budgets = self.budgets.get_or_insert_with(|| Informer::new("/apis/policy/v1/poddisruptionbudgets"));
-        budgets.sync(client);
+        let mut budgets_synced = false;
         let now = client.now_rfc3339();
         let mut statuses: Vec<String> = Vec::new();
         let mut tried = 0;
@@ -120,6 +119,12 @@ impl Scheduler {
             }
             // The most important first: higher priority, then started earlier.
             lower.order_by_key(|p| (Reverse(priority_of(p)), start_of(p, &now).to_string()));
+            if !budgets_synced {
+                // Watched from the first node where pods could go.
+                let budgets = self.budgets.get_or_insert_with(|| Informer::new("/apis/policy/v1/poddisruptionbudgets"));
+                budgets.sync(client);
+                budgets_synced = true;
+            }
             let (violating, allowed) = self.split_by_budgets(lower);
             let mut victims = Vec::new();
             let mut violations = 0;

@@ -32,13 +32,15 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
         if cmd.names.is_empty() {
             let mut cont = String::new();
             loop {
-                let mut pairs = vec![("limit".to_string(), cmd.chunk_size.to_string())];
-                if cmd.chunk_size == 0 {
-                    pairs.clear();
+                // In the order Go's url.Values encodes them (by name).
+                let mut pairs = vec![
+                    ("continue".to_string(), cont.clone()),
+                    ("fieldSelector".into(), cmd.field_selector.clone().unwrap_or_default()),
+                    ("labelSelector".into(), cmd.selector.clone().unwrap_or_default()),
+                ];
+                if cmd.chunk_size != 0 {
+                    pairs.push(("limit".into(), cmd.chunk_size.to_string()));
                 }
-                pairs.push(("labelSelector".into(), cmd.selector.clone().unwrap_or_default()));
-                pairs.push(("fieldSelector".into(), cmd.field_selector.clone().unwrap_or_default()));
-                pairs.push(("continue".into(), cont.clone()));
                 let q = build_query(&pairs);
                 let path = r.collection(ns.as_deref());
                 let target = if q.is_empty() { path } else { format!("{path}?{q}") };
@@ -81,13 +83,12 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
             }
         }
         if cmd.watch {
-            let mut pairs = vec![
-                ("labelSelector".to_string(), cmd.selector.clone().unwrap_or_default()),
-                ("fieldSelector".to_string(), cmd.field_selector.clone().unwrap_or_default()),
-            ];
+            // By name, as Go encodes them.
+            let mut pairs = vec![("fieldSelector".to_string(), cmd.field_selector.clone().unwrap_or_default())];
             if let Some(name) = cmd.names.first() {
                 pairs.push(("fieldSelector".into(), format!("metadata.name={name}")));
             }
+            pairs.push(("labelSelector".into(), cmd.selector.clone().unwrap_or_default()));
             pairs.push(("resourceVersion".into(), list_rv.clone()));
             out.watch = Some((r.collection(ns.as_deref()), build_query(&pairs)));
         }
