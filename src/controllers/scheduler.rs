@@ -542,23 +542,39 @@ impl Scheduler {
             None if nodes.is_empty() => {
                 self.unschedulable(client, pod, "no nodes available to schedule pods".into(), None);
             }
-            None => {
-                let total = nodes.len();
-                let filtered = histogram(misfits.iter().flat_map(|(_, m)| m.reasons.iter().map(String::as_str)));
-                let message = format!("0/{total} nodes are available: {filtered}.");
-                let (message, nomination) = match self.preempt(client, pod, demand, nodes, used, nominated, &misfits) {
-                    preemption::Outcome::NotEligible(why) => (format!("{message} preemption: {why}"), None),
-                    preemption::Outcome::NoCandidates(why) => (format!("{message} preemption: {why}"), Some(None)),
-                    preemption::Outcome::Nominated(node) => {
-                        let mut now_nominated = pod.clone();
-                        now_nominated["status"]["nominatedNodeName"] = json!(node);
-                        nominated.insert(meta_str(pod, "uid").to_string(), Arc::new(now_nominated));
-                        (message, Some(Some(node)))
-                    }
-                };
-                self.unschedulable(client, pod, message, nomination);
-            }
+            None => self.not_placed(client, pod, demand, nodes, used, nominated, &misfits),
         }
+    }
+
+    /// A pod no node fits: why, in upstream's words, after preemption was
+    /// tried. (Not inlined, as `preempt`: the round runs at start, this
+    /// seldom.)
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn not_placed(
+        &mut self,
+        client: &mut Client<'_>,
+        pod: &Value,
+        demand: Demand,
+        nodes: &[Arc<Value>],
+        used: &BTreeMap<String, Used>,
+        nominated: &mut Nominated,
+        misfits: &[(usize, Misfit)],
+    ) {
+        let total = nodes.len();
+        let filtered = histogram(misfits.iter().flat_map(|(_, m)| m.reasons.iter().map(String::as_str)));
+        let message = format!("0/{total} nodes are available: {filtered}.");
+        let (message, nomination) = match self.preempt(client, pod, demand, nodes, used, nominated, misfits) {
+            preemption::Outcome::NotEligible(why) => (format!("{message} preemption: {why}"), None),
+            preemption::Outcome::NoCandidates(why) => (format!("{message} preemption: {why}"), Some(None)),
+            preemption::Outcome::Nominated(node) => {
+                let mut now_nominated = pod.clone();
+                now_nominated["status"]["nominatedNodeName"] = json!(node);
+                nominated.insert(meta_str(pod, "uid").to_string(), Arc::new(now_nominated));
+                (message, Some(Some(node)))
+            }
+        };
+        self.unschedulable(client, pod, message, nomination);
     }
 
     /// Records why a pod was not bound: its `PodScheduled` condition and a
