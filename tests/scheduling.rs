@@ -432,9 +432,27 @@ fn deleting_a_running_pod_waits_for_its_kubelet_and_the_grace_period() {
     // A second DELETE may only bring the end forward.
     let r = k.call("DELETE", &format!("{PODS}/loop?gracePeriodSeconds=60"), None);
     assert_eq!(r.json_body()["metadata"]["deletionTimestamp"], deleting["metadata"]["deletionTimestamp"]);
+    let rv = k.get(&format!("{PODS}/loop")).json_body()["metadata"]["resourceVersion"].as_str().unwrap().to_string();
     k.s.advance(2_000);
     assert!(k.c.tick(&mut k.s));
     assert_eq!(k.get(&format!("{PODS}/loop")).status, 404);
+    // Its kubelet wrote the killed container's end before the last DELETE:
+    // a status write during the grace period is written, not a deletion.
+    let seen = events(&k.get(&format!("{PODS}?watch=1&resourceVersion={rv}&fieldSelector=metadata.name%3Dloop")));
+    let steps: Vec<(String, Value, Value)> = seen
+        .iter()
+        .map(|(t, o)| {
+            (
+                t.clone(),
+                o["status"]["phase"].clone(),
+                o["status"]["containerStatuses"][0]["state"]["terminated"]["exitCode"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        steps,
+        [("MODIFIED".to_string(), json!("Failed"), json!(137)), ("DELETED".to_string(), json!("Failed"), json!(137))]
+    );
 
     // --grace-period=0 --force: gone at once.
     let r = k.call("DELETE", &format!("{PODS}/quick?gracePeriodSeconds=0"), None);

@@ -790,9 +790,17 @@ impl<S: Storage> Registry<S> {
             meta::canonicalize(&mut new);
             return unchanged(Body::Value(new));
         }
-        // An update that empties the finalizers of a terminating object
-        // completes its deletion instead of writing it.
-        if is_terminating(&new) && meta::finalizers(&new).is_empty() && !rt.strategy.has_pending_finalizers(&new) {
+        // An update that leaves no finalizers on an object being deleted
+        // with no grace period left completes its deletion instead of
+        // writing it (upstream's `ShouldDeleteDuringUpdate`); a pod still
+        // in its grace period is written (its kubelet's last status).
+        let no_grace_left =
+            old.pointer("/metadata/deletionGracePeriodSeconds").and_then(Value::as_i64).is_none_or(|g| g == 0);
+        if is_terminating(old)
+            && no_grace_left
+            && meta::finalizers(&new).is_empty()
+            && !rt.strategy.has_pending_finalizers(&new)
+        {
             self.storage.delete(&k, Some(cur_rev), self.now).map_err(|e| storage_status(rt, name, e))?;
             meta::canonicalize(&mut new);
             return unchanged(Body::Value(new));
