@@ -794,8 +794,8 @@ impl<S: Storage> Registry<S> {
         // with no grace period left completes its deletion instead of
         // writing it (upstream's `ShouldDeleteDuringUpdate`); a pod still
         // in its grace period is written (its kubelet's last status).
-        let no_grace_left =
-            old.pointer("/metadata/deletionGracePeriodSeconds").and_then(Value::as_i64).is_none_or(|g| g == 0);
+        let grace = old.pointer("/metadata/deletionGracePeriodSeconds").and_then(Value::as_i64);
+        let no_grace_left = matches!(grace, None | Some(0));
         if is_terminating(old)
             && no_grace_left
             && meta::finalizers(&new).is_empty()
