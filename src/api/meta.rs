@@ -2,7 +2,7 @@
 //! field order kube-apiserver emits (kind, apiVersion, metadata, spec, …).
 
 use crate::sort::Order;
-use serde_json::{Map, Value};
+use serde_json::{json, Map, Value};
 
 /// Whether two values are equal, as `==` decides, but without hashing
 /// every key when their objects keep their keys in the same order (the
@@ -319,6 +319,28 @@ pub fn write_canonical_json(obj: &Value, out: &mut Vec<u8>) {
         Value::Object(root) => write_ordered(root, TOP_ORDER, &["status"], out, Some(("metadata", METADATA_ORDER))),
         other => {
             let _ = serde_json::to_writer(out, other);
+        }
+    }
+}
+
+/// Sets a condition of `status` as upstream's `SetCRDCondition` and
+/// `UpdatePodCondition` do: appended when new, updated in place; its
+/// transition time moves (to `now`) only when its status does.
+pub fn set_condition(status: &mut Map<String, Value>, mut cond: Value, now: &str) {
+    let list = status.entry("conditions").or_insert_with(|| json!([]));
+    if !list.is_array() {
+        *list = json!([]);
+    }
+    let Some(list) = list.as_array_mut() else { return };
+    match list.iter_mut().find(|c| c["type"] == cond["type"]) {
+        Some(existing) => {
+            let moved = existing["status"] != cond["status"] || existing["lastTransitionTime"].is_null();
+            cond["lastTransitionTime"] = if moved { json!(now) } else { existing["lastTransitionTime"].clone() };
+            *existing = cond;
+        }
+        None => {
+            cond["lastTransitionTime"] = json!(now);
+            list.push(cond);
         }
     }
 }

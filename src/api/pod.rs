@@ -68,29 +68,6 @@ fn container_qos(resources: Option<&Value>) -> &'static str {
     }))
 }
 
-/// Sets a condition of a pod's status as upstream's `UpdatePodCondition`
-/// does: added after the others, or in the place of the one of its type
-/// (keeping that one's `lastTransitionTime` when the status is the same).
-pub fn set_condition(pod: &mut Value, mut condition: Value) {
-    if !pod["status"].is_object() {
-        pod["status"] = Value::Object(Default::default());
-    }
-    let conditions = &mut pod["status"]["conditions"];
-    if !conditions.is_array() {
-        *conditions = Value::Array(Vec::new());
-    }
-    let Some(list) = conditions.as_array_mut() else { return };
-    match list.iter_mut().find(|c| c["type"] == condition["type"]) {
-        Some(old) => {
-            if old["status"] == condition["status"] {
-                condition["lastTransitionTime"] = old["lastTransitionTime"].clone();
-            }
-            *old = condition;
-        }
-        None => list.push(condition),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

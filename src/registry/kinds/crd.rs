@@ -41,26 +41,7 @@ pub fn is_true(crd: &Value, kind: &str) -> bool {
     condition(crd, kind).is_some_and(|c| c["status"] == "True")
 }
 
-/// Sets a condition as upstream's `SetCRDCondition`: appended when new,
-/// updated in place; its transition time moves only when its status does.
-pub fn set_condition(status: &mut Map<String, Value>, mut cond: Value, now: &str) {
-    let list = status.entry("conditions").or_insert_with(|| json!([]));
-    if !list.is_array() {
-        *list = json!([]);
-    }
-    let Some(list) = list.as_array_mut() else { return };
-    match list.iter_mut().find(|c| c["type"] == cond["type"]) {
-        Some(existing) => {
-            let moved = existing["status"] != cond["status"] || existing["lastTransitionTime"].is_null();
-            cond["lastTransitionTime"] = if moved { json!(now) } else { existing["lastTransitionTime"].clone() };
-            *existing = cond;
-        }
-        None => {
-            cond["lastTransitionTime"] = json!(now);
-            list.push(cond);
-        }
-    }
-}
+pub use crate::api::meta::set_condition;
 
 /// A condition as upstream writes one (its transition time set by
 /// `set_condition`).

@@ -151,7 +151,12 @@ impl<S: Storage> Registry<S> {
             let condition = json!({"type": "DisruptionTarget", "status": "True", "lastProbeTime": null,
                 "lastTransitionTime": self.now.rfc3339(), "reason": "EvictionByEvictionAPI",
                 "message": "Eviction API: evicting"});
-            crate::api::pod::set_condition(&mut pod, condition);
+            if !pod["status"].is_object() {
+                pod["status"] = json!({});
+            }
+            if let Some(status) = pod["status"].as_object_mut() {
+                meta::set_condition(status, condition, &self.now.rfc3339());
+            }
             let write = WriteOptions { subresource: Subresource::Status, ..Default::default() };
             let written = self.update_value(rt, namespace, name, pod, &write, Recorded::Applied, None)?;
             if opts.preconditions.resource_version.is_some() {
