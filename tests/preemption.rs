@@ -40,11 +40,6 @@ fn get_pod(k: &mut Cluster, name: &str) -> Value {
     k.get(&format!("{PODS}/{name}")).json_body()
 }
 
-fn condition(p: &Value, type_: &str) -> Value {
-    let cs = p["status"]["conditions"].as_array().cloned().unwrap_or_default();
-    cs.into_iter().find(|c| c["type"] == type_).unwrap_or(Value::Null)
-}
-
 fn node_of(k: &mut Cluster, name: &str) -> Value {
     get_pod(k, name)["spec"]["nodeName"].clone()
 }

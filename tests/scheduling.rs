@@ -40,10 +40,6 @@ fn pod(name: &str, spec_extra: Value) -> Value {
     json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name}, "spec": spec})
 }
 
-fn condition(p: &Value, type_: &str) -> Value {
-    p["status"]["conditions"].as_array().unwrap().iter().find(|c| c["type"] == type_).cloned().unwrap_or(Value::Null)
-}
-
 #[test]
 fn a_deployment_runs_spread_over_the_nodes_with_addresses_from_their_ranges() {
     let mut k = two_nodes();

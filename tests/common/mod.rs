@@ -149,3 +149,9 @@ impl Cluster {
         self.get(target).json_body()["metadata"]["uid"].as_str().unwrap().to_string()
     }
 }
+
+/// A pod's (or any object's) status condition of a type, or null.
+pub fn condition(obj: &Value, type_: &str) -> Value {
+    let cs = obj["status"]["conditions"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    cs.iter().find(|c| c["type"] == type_).cloned().unwrap_or(Value::Null)
+}
