@@ -14,7 +14,9 @@
 //! `metadata.name` fields), the pod tolerates its `NoSchedule`/`NoExecute`
 //! taints, and the pod's requests (the largest of its init containers'
 //! and the sum of its containers') fit its allocatable cpu, memory and
-//! pods beside the pods already bound there. Of the nodes that fit, the
+//! pods beside the pods already bound there, and the `DoNotSchedule`
+//! topology spread constraints and required inter-pod (anti-)affinity are
+//! met (`neighbours`). Of the nodes that fit, the
 //! least requested (cpu, then memory, as a fraction of allocatable, a
 //! container requesting nothing counted as 100m and 200Mi as upstream's
 //! scoring counts it) wins, the name breaking ties; upstream scores more plugins and breaks ties
@@ -36,6 +38,7 @@ use super::{Controller, Progress};
 use crate::api::pod::same_amounts;
 use crate::api::quantity::milli_value;
 
+mod neighbours;
 mod preemption;
 
 /// Pending pods with a nominated node (`status.nominatedNodeName`), by uid.
@@ -93,6 +96,16 @@ pub struct Scheduler {
     /// priority could make room on a node (victims their budget would not
     /// allow are spared first).
     budgets: Option<Informer>,
+    /// The bound pods (as `on_node`) with required pod anti-affinity.
+    repelling: BTreeMap<String, Arc<Value>>,
+    /// The pods bound in this round, with their nodes (the informer
+    /// reports them in the next), and how many of them have required pod
+    /// anti-affinity.
+    bound_now: Vec<(String, Arc<Value>)>,
+    repelling_now: usize,
+    /// Namespaces, watched from the first pod affinity term that chooses
+    /// namespaces by their labels.
+    namespaces: Option<Informer>,
 }
 
 /// How long a pod stays unschedulable before it is tried again
@@ -110,6 +123,10 @@ impl Default for Scheduler {
             pending: BTreeMap::new(),
             on_node: BTreeMap::new(),
             budgets: None,
+            repelling: BTreeMap::new(),
+            bound_now: Vec::new(),
+            repelling_now: 0,
+            namespaces: None,
         }
     }
 }
@@ -243,30 +260,17 @@ fn unresolvable(reason: String) -> Option<Misfit> {
 
 /// Why a node does not fit a pod, or None if it does; the filters in
 /// upstream's order (NodeUnschedulable, TaintToleration, NodeAffinity,
-/// NodeResourcesFit), the first that fails answering.
+/// NodeResourcesFit; PodTopologySpread and InterPodAffinity follow, in
+/// `neighbours`), the first that fails answering.
 fn misfit(pod: &Value, demand: Demand, node: &Value, used: &Used) -> Option<Misfit> {
     if node["spec"]["unschedulable"].as_bool() == Some(true) && !tolerates(pod, &UNSCHEDULABLE_TAINT) {
         return unresolvable("node(s) were unschedulable".into());
     }
-    let mut taints: Vec<&Value> = node["spec"]["taints"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|t| t["effect"] == "NoSchedule" || t["effect"] == "NoExecute")
-        .collect();
-    if !node_ready(node) {
-        // What the node lifecycle controller taints a node that is not ready with.
-        taints.insert(0, &NOT_READY_TAINT);
-    }
-    if let Some(t) = taints.into_iter().find(|t| !tolerates(pod, t)) {
+    if let Some(t) = untolerated_taint(pod, node) {
         let value = t["value"].as_str().unwrap_or("");
         return unresolvable(format!("node(s) had untolerated taint {{{}: {value}}}", t["key"].as_str().unwrap_or("")));
     }
-    let selector_ok = pod["spec"]["nodeSelector"].as_object().is_none_or(|selector| {
-        let labels = &node["metadata"]["labels"];
-        selector.iter().all(|(k, v)| labels.get(k) == Some(v))
-    });
-    if !selector_ok || !affinity_matches(pod, node) {
+    if !node_selected(pod, node) {
         return unresolvable("node(s) didn't match Pod's node affinity/selector".into());
     }
     let mut reasons = Vec::new();
@@ -280,6 +284,32 @@ fn misfit(pod: &Value, demand: Demand, node: &Value, used: &Used) -> Option<Misf
         reasons.push("Insufficient memory".to_string());
     }
     (!reasons.is_empty()).then_some(Misfit { reasons, resolvable: true })
+}
+
+/// The first `NoSchedule`/`NoExecute` taint of the node the pod does not
+/// tolerate (a node that is not ready counts as tainted not-ready).
+fn untolerated_taint<'a>(pod: &Value, node: &'a Value) -> Option<&'a Value> {
+    let mut taints: Vec<&Value> = node["spec"]["taints"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| t["effect"] == "NoSchedule" || t["effect"] == "NoExecute")
+        .collect();
+    if !node_ready(node) {
+        // What the node lifecycle controller taints a node that is not ready with.
+        taints.insert(0, &NOT_READY_TAINT);
+    }
+    taints.into_iter().find(|t| !tolerates(pod, t))
+}
+
+/// Whether the node matches the pod's `nodeSelector` and required node
+/// affinity.
+fn node_selected(pod: &Value, node: &Value) -> bool {
+    let selector_ok = pod["spec"]["nodeSelector"].as_object().is_none_or(|selector| {
+        let labels = &node["metadata"]["labels"];
+        selector.iter().all(|(k, v)| labels.get(k) == Some(v))
+    });
+    selector_ok && affinity_matches(pod, node)
 }
 
 /// Reasons counted, as upstream's `FitError` lists them: `2 Insufficient
@@ -430,10 +460,18 @@ impl Controller for Scheduler {
                         if u.pods == 0 {
                             self.used.remove(node);
                         }
+                        let key = bound_key(node, &pod);
+                        if neighbours::repels(&pod) {
+                            if sign > 0 {
+                                self.repelling.insert(key.clone(), Arc::clone(&pod));
+                            } else {
+                                self.repelling.remove(&key);
+                            }
+                        }
                         if sign > 0 {
-                            self.on_node.insert(bound_key(node, &pod), Arc::clone(&pod));
+                            self.on_node.insert(key, Arc::clone(&pod));
                         } else {
-                            self.on_node.remove(&bound_key(node, &pod));
+                            self.on_node.remove(&key);
                         }
                     }
                     Standing::Pending if sign > 0 => {
@@ -469,6 +507,8 @@ impl Controller for Scheduler {
                 nominated.insert(meta_str(p, "uid").to_string(), Arc::clone(p));
             }
         }
+        self.bound_now.clear();
+        self.repelling_now = 0;
         for pod in pending {
             self.schedule(client, &pod, &nodes, &mut used, &mut nominated);
         }
@@ -480,11 +520,12 @@ impl Scheduler {
     fn schedule(
         &mut self,
         client: &mut Client<'_>,
-        pod: &Value,
+        pod: &Arc<Value>,
         nodes: &[Arc<Value>],
         used: &mut BTreeMap<String, Used>,
         nominated: &mut Nominated,
     ) {
+        let hood = if self.looks_around(pod) { self.neighbourhood(client, pod, nodes, &|_| false) } else { None };
         let demand = requests(&pod["spec"]);
         let scored = requests_of(&pod["spec"], true);
         let mut misfits: Vec<(usize, Misfit)> = Vec::new();
@@ -492,7 +533,7 @@ impl Scheduler {
         for (i, node) in nodes.iter().enumerate() {
             let name = meta_str(node, "name").to_string();
             let u = with_nominated(used.get(&name).copied().unwrap_or_default(), pod, &name, nominated);
-            if let Some(why) = misfit(pod, demand, node, &u) {
+            if let Some(why) = misfit(pod, demand, node, &u).or_else(|| hood.as_ref()?.misfit(node)) {
                 misfits.push((i, why));
                 continue;
             }
@@ -526,6 +567,8 @@ impl Scheduler {
                 );
                 if r.status == 201 {
                     used.entry(node.clone()).or_default().add(&pod["spec"]);
+                    self.repelling_now += usize::from(neighbours::repels(pod));
+                    self.bound_now.push((node.clone(), Arc::clone(pod)));
                     nominated.remove(meta_str(pod, "uid"));
                     let message = format!("Successfully assigned {ns}/{name} to {node}");
                     self.recorder.event(

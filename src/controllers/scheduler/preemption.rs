@@ -3,7 +3,8 @@
 //!
 //! A pod is not eligible when its `preemptionPolicy` is `Never`, or while a
 //! pod it preempted on its nominated node is still terminating. Otherwise
-//! each node that failed only for lack of resources is tried: every pod of
+//! each node that failed only a filter taking pods off could help
+//! (resources, topology spread, anti-affinity) is tried: every pod of
 //! lower priority comes off it; if the pod then fits, the most important
 //! of them (priority, then the earliest start) go back one by one while it
 //! still fits — those a PodDisruptionBudget would not allow to go first —
@@ -113,7 +114,10 @@ impl Scheduler {
             for p in &lower {
                 u.count(&spec_in_use(p), -1);
             }
-            if let Some(still) = misfit(pod, demand, node, &u) {
+            // The uids of the pods taken off, for the filters that look at
+            // placed pods.
+            let mut off: Vec<String> = lower.iter().map(|p| meta_str(p, "uid").to_string()).collect();
+            if let Some(still) = self.misfit_without(client, pod, demand, nodes, *i, &u, &off) {
                 statuses.extend(still.reasons);
                 continue;
             }
@@ -132,8 +136,10 @@ impl Scheduler {
             {
                 let spec = spec_in_use(&p).into_owned();
                 u.count(&spec, 1);
-                if misfit(pod, demand, node, &u).is_some() {
+                off.retain(|uid| uid != meta_str(&p, "uid"));
+                if self.misfit_without(client, pod, demand, nodes, *i, &u, &off).is_some() {
                     u.count(&spec, -1);
+                    off.push(meta_str(&p, "uid").to_string());
                     violations += usize::from(violates);
                     victims.push(p);
                 }
@@ -167,6 +173,26 @@ impl Scheduler {
             }
         }
         Outcome::Nominated(chosen.node)
+    }
+
+    /// Why the pod would not fit `nodes[i]` with what its pods use `u`
+    /// and the pods of uids `off` gone, or None.
+    #[allow(clippy::too_many_arguments)]
+    fn misfit_without(
+        &mut self,
+        client: &mut Client<'_>,
+        pod: &Value,
+        demand: Demand,
+        nodes: &[Arc<Value>],
+        i: usize,
+        u: &Used,
+        off: &[String],
+    ) -> Option<Misfit> {
+        let node = &nodes[i];
+        misfit(pod, demand, node, u).or_else(|| {
+            let gone = |p: &Value| off.iter().any(|uid| uid == meta_str(p, "uid"));
+            self.neighbourhood(client, pod, nodes, &gone)?.misfit(node)
+        })
     }
 
     /// The pods bound to `node` of lower priority than `priority`.

@@ -1,0 +1,312 @@
+//! The filters that look at the pods already placed, after the resources
+//! in upstream's order: topology spread constraints (kube-scheduler's
+//! `PodTopologySpread`, the `DoNotSchedule` ones) and required inter-pod
+//! affinity (`InterPodAffinity`: the pod's affinity and anti-affinity, and
+//! the anti-affinity of the pods already there).
+//!
+//! As upstream's plugins, each is worked out once per pod (its PreFilter:
+//! counts per topology domain, a domain being a node label's key and
+//! value) and then asked about each node. Preemption asks again with its
+//! victims left out. Nothing here runs for a pod that has no such terms
+//! while no placed pod has required anti-affinity: the browser's module
+//! loads what runs at start first, and the starter cluster has none.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::super::informer::Informer;
+use super::super::object::{meta_str, selects};
+use super::{node_selected, untolerated_taint, Misfit, Scheduler};
+use crate::selector::{label_selector_string, LabelSelector};
+
+/// A topology domain: a node label's key and value.
+type Domain = (String, String);
+
+const AFFINITY: &str = "node(s) didn't match pod affinity rules";
+const ANTI_AFFINITY: &str = "node(s) didn't match pod anti-affinity rules";
+const EXISTING_ANTI_AFFINITY: &str = "node(s) didn't satisfy existing pods anti-affinity rules";
+const SPREAD: &str = "node(s) didn't match pod topology spread constraints";
+const SPREAD_LABEL: &str = "node(s) didn't match pod topology spread constraints (missing required label)";
+
+/// A label selector as a `LabelSelector` object reads: absent (or one
+/// that does not parse) selects nothing, `{}` everything.
+fn selector_of(value: Option<&Value>) -> Option<LabelSelector> {
+    let value = value.filter(|v| v.is_object())?;
+    LabelSelector::parse(&label_selector_string(Some(value))).ok()
+}
+
+fn label<'a>(node: &'a Value, key: &str) -> Option<&'a str> {
+    node["metadata"]["labels"][key].as_str()
+}
+
+/// A required pod affinity term, read once.
+struct Term {
+    namespaces: Vec<String>,
+    /// Namespaces chosen by their labels (`namespaceSelector`; `{}`: all).
+    namespace_selector: Option<LabelSelector>,
+    selector: Option<LabelSelector>,
+    key: String,
+}
+
+impl Term {
+    /// The terms of `owner`'s `podAffinity` or `podAntiAffinity`.
+    fn all(owner: &Value, kind: &str) -> Vec<Term> {
+        let terms = &owner["spec"]["affinity"][kind]["requiredDuringSchedulingIgnoredDuringExecution"];
+        let terms = terms.as_array().map(Vec::as_slice).unwrap_or(&[]);
+        terms
+            .iter()
+            .map(|t| {
+                let mut namespaces: Vec<String> = t["namespaces"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .map(String::from)
+                    .collect();
+                let namespace_selector = selector_of(t.get("namespaceSelector"));
+                if namespaces.is_empty() && t.get("namespaceSelector").is_none_or(Value::is_null) {
+                    // Neither: the owner's own namespace.
+                    namespaces.push(meta_str(owner, "namespace").to_string());
+                }
+                Term {
+                    namespaces,
+                    namespace_selector,
+                    selector: selector_of(t.get("labelSelector")),
+                    key: t["topologyKey"].as_str().unwrap_or("").to_string(),
+                }
+            })
+            .collect()
+    }
+
+    /// Whether the term selects `pod` (its namespace, then its labels).
+    fn selects(&self, pod: &Value, namespaces: Option<&Informer>) -> bool {
+        let ns = meta_str(pod, "namespace");
+        let in_namespace = self.namespaces.iter().any(|n| n == ns)
+            || self
+                .namespace_selector
+                .as_ref()
+                .is_some_and(|s| s.is_empty() || namespaces.and_then(|i| i.get(ns)).is_some_and(|n| selects(s, n)));
+        in_namespace && self.selector.as_ref().is_some_and(|s| selects(s, pod))
+    }
+}
+
+/// A `DoNotSchedule` topology spread constraint and the matching pods in
+/// each of its domains (those of the nodes it counts, empty ones too).
+struct Spread {
+    key: String,
+    max_skew: i64,
+    min_domains: i64,
+    self_match: bool,
+    counts: BTreeMap<String, i64>,
+}
+
+/// What the filters that look at placed pods worked out for one pod.
+pub(super) struct Neighbourhood {
+    spread: Vec<Spread>,
+    affinity: Vec<Term>,
+    anti: Vec<Term>,
+    /// The pod matches all its own affinity terms.
+    self_affine: bool,
+    /// Placed pods matching all the pod's affinity terms, by domain.
+    affine: BTreeMap<Domain, i64>,
+    /// Placed pods matching one of its anti-affinity terms, per term, by domain.
+    repelled: BTreeMap<Domain, i64>,
+    /// Placed pods whose anti-affinity selects the pod, by domain.
+    repelling: BTreeMap<Domain, i64>,
+}
+
+/// Whether a pod has terms these filters read.
+#[inline(always)]
+pub(super) fn has_terms(pod: &Value) -> bool {
+    let spec = &pod["spec"];
+    let required = |kind: &str| {
+        spec["affinity"][kind]["requiredDuringSchedulingIgnoredDuringExecution"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty())
+    };
+    let spread = spec["topologySpreadConstraints"].as_array().is_some_and(|a| !a.is_empty());
+    required("podAffinity") || required("podAntiAffinity") || spread
+}
+
+/// Whether a placed pod has required anti-affinity (it may keep others off).
+#[inline(always)]
+pub(super) fn repels(pod: &Value) -> bool {
+    pod["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+        .as_array()
+        .is_some_and(|a| !a.is_empty())
+}
+
+fn do_not_schedule(pod: &Value) -> Vec<&Value> {
+    let constraints = pod["spec"]["topologySpreadConstraints"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    constraints.iter().filter(|c| c["whenUnsatisfiable"] == "DoNotSchedule").collect()
+}
+
+/// A constraint's selector with the pod's values of its `matchLabelKeys`
+/// added (as upstream's scheduler merges them in 1.33).
+fn spread_selector(pod: &Value, c: &Value) -> Option<LabelSelector> {
+    let base = c.get("labelSelector").filter(|v| v.is_object())?;
+    let mut text = label_selector_string(Some(base));
+    for key in c["matchLabelKeys"].as_array().into_iter().flatten().filter_map(Value::as_str) {
+        if let Some(v) = pod["metadata"]["labels"][key].as_str() {
+            if !text.is_empty() {
+                text.push(',');
+            }
+            text.push_str(&format!("{key}={v}"));
+        }
+    }
+    LabelSelector::parse(&text).ok()
+}
+
+impl Scheduler {
+    /// Whether the filters that look at placed pods have anything to say
+    /// about `pod`: it has terms, or a placed pod has anti-affinity.
+    #[inline(always)]
+    pub(super) fn looks_around(&self, pod: &Value) -> bool {
+        has_terms(pod) || !self.repelling.is_empty() || self.repelling_now > 0
+    }
+
+    /// The pods placed on nodes as the filters see them (each with its
+    /// node's name): those bound, and those bound earlier in this round.
+    fn placed(&self) -> impl Iterator<Item = (&str, &Arc<Value>)> {
+        let bound = self.on_node.values().map(|p| (p["spec"]["nodeName"].as_str().unwrap_or(""), p));
+        bound.chain(self.bound_now.iter().map(|(n, p)| (n.as_str(), p)))
+    }
+
+    /// The filters' work for `pod`, None when they have nothing to say;
+    /// placed pods for which `left_out` holds are not counted (preemption's
+    /// victims).
+    #[inline(never)]
+    pub(super) fn neighbourhood(
+        &mut self,
+        client: &mut super::Client<'_>,
+        pod: &Value,
+        nodes: &[Arc<Value>],
+        left_out: &dyn Fn(&Value) -> bool,
+    ) -> Option<Neighbourhood> {
+        if !self.looks_around(pod) {
+            return None;
+        }
+        let (affinity, anti) = (Term::all(pod, "podAffinity"), Term::all(pod, "podAntiAffinity"));
+        let by_label =
+            |terms: &[Term]| terms.iter().any(|t| t.namespace_selector.as_ref().is_some_and(|s| !s.is_empty()));
+        let placed_by_label = self.placed().any(|(_, p)| repels(p) && by_label(&Term::all(p, "podAntiAffinity")));
+        if by_label(&affinity) || by_label(&anti) || placed_by_label {
+            // Namespaces' labels, watched from the first term that reads them.
+            let namespaces = self.namespaces.get_or_insert_with(|| Informer::new("/api/v1/namespaces"));
+            namespaces.sync(client);
+        }
+        let namespaces = self.namespaces.as_ref();
+        let node_of: BTreeMap<&str, &Value> = nodes.iter().map(|n| (meta_str(n, "name"), n.as_ref())).collect();
+        let mut hood = Neighbourhood {
+            spread: Vec::new(),
+            self_affine: !affinity.is_empty() && affinity.iter().all(|t| t.selects(pod, namespaces)),
+            affinity,
+            anti,
+            affine: BTreeMap::new(),
+            repelled: BTreeMap::new(),
+            repelling: BTreeMap::new(),
+        };
+        let placed: Vec<(&Value, &Value)> = self
+            .placed()
+            .filter(|(_, p)| !left_out(p))
+            .filter_map(|(n, p)| Some((*node_of.get(n)?, p.as_ref())))
+            .collect();
+        let bump = |counts: &mut BTreeMap<Domain, i64>, node: &Value, key: &str| {
+            if let Some(v) = label(node, key) {
+                *counts.entry((key.to_string(), v.to_string())).or_default() += 1;
+            }
+        };
+        for &(node, other) in &placed {
+            if repels(other) {
+                for t in Term::all(other, "podAntiAffinity").iter().filter(|t| t.selects(pod, namespaces)) {
+                    bump(&mut hood.repelling, node, &t.key);
+                }
+            }
+            if !hood.affinity.is_empty() && hood.affinity.iter().all(|t| t.selects(other, namespaces)) {
+                for t in &hood.affinity {
+                    bump(&mut hood.affine, node, &t.key);
+                }
+            }
+            for t in hood.anti.iter().filter(|t| t.selects(other, namespaces)) {
+                bump(&mut hood.repelled, node, &t.key);
+            }
+        }
+        let constraints = do_not_schedule(pod);
+        let keys: Vec<&str> = constraints.iter().map(|c| c["topologyKey"].as_str().unwrap_or("")).collect();
+        for c in &constraints {
+            let selector = spread_selector(pod, c);
+            let mut spread = Spread {
+                key: c["topologyKey"].as_str().unwrap_or("").to_string(),
+                max_skew: c["maxSkew"].as_i64().unwrap_or(1),
+                min_domains: c["minDomains"].as_i64().unwrap_or(1),
+                self_match: selector.as_ref().is_some_and(|s| selects(s, pod)),
+                counts: BTreeMap::new(),
+            };
+            // The nodes the constraint counts: every constraint's key, and
+            // its node inclusion policies (affinity honoured, taints ignored
+            // unless asked).
+            let counted = |node: &Value| {
+                keys.iter().all(|k| label(node, k).is_some())
+                    && (c["nodeAffinityPolicy"] == "Ignore" || node_selected(pod, node))
+                    && (c["nodeTaintsPolicy"] != "Honor" || untolerated_taint(pod, node).is_none())
+            };
+            for node in nodes.iter().filter(|n| counted(n)) {
+                let value = label(node, &spread.key).unwrap_or("").to_string();
+                let here = placed.iter().filter(|(n, p)| {
+                    std::ptr::eq(*n, node.as_ref())
+                        && p["metadata"]["deletionTimestamp"].is_null()
+                        && meta_str(p, "namespace") == meta_str(pod, "namespace")
+                        && selector.as_ref().is_some_and(|s| selects(s, p))
+                });
+                *spread.counts.entry(value).or_default() += here.count() as i64;
+            }
+            hood.spread.push(spread);
+        }
+        Some(hood)
+    }
+}
+
+impl Neighbourhood {
+    /// Why `node` does not fit, or None: topology spread, then the pod's
+    /// affinity, its anti-affinity and the placed pods' anti-affinity.
+    pub(super) fn misfit(&self, node: &Value) -> Option<Misfit> {
+        let fail = |reason: &str, resolvable| Some(Misfit { reasons: vec![reason.to_string()], resolvable });
+        if self.spread.iter().any(|s| label(node, &s.key).is_none()) {
+            return fail(SPREAD_LABEL, false);
+        }
+        for s in &self.spread {
+            let value = label(node, &s.key).unwrap_or("");
+            let fewest =
+                if (s.counts.len() as i64) < s.min_domains { 0 } else { s.counts.values().copied().min().unwrap_or(0) };
+            let skew = s.counts.get(value).copied().unwrap_or(0) + i64::from(s.self_match) - fewest;
+            if skew > s.max_skew {
+                return fail(SPREAD, true);
+            }
+        }
+        let count = |counts: &BTreeMap<Domain, i64>, key: &str, value: &str| {
+            counts.get(&(key.to_string(), value.to_string())).copied().unwrap_or(0)
+        };
+        let mut together = true;
+        for t in &self.affinity {
+            let Some(value) = label(node, &t.key) else { return fail(AFFINITY, false) };
+            together &= count(&self.affine, &t.key, value) > 0;
+        }
+        // The first of pods that want each other may go anywhere.
+        let first_of_group = self.affine.is_empty() && self.self_affine;
+        if !(together || first_of_group) {
+            return fail(AFFINITY, false);
+        }
+        if self.anti.iter().any(|t| label(node, &t.key).is_some_and(|v| count(&self.repelled, &t.key, v) > 0)) {
+            return fail(ANTI_AFFINITY, true);
+        }
+        let labels = node["metadata"]["labels"].as_object().into_iter().flatten();
+        if !self.repelling.is_empty()
+            && labels.into_iter().any(|(k, v)| v.as_str().is_some_and(|v| count(&self.repelling, k, v) > 0))
+        {
+            return fail(EXISTING_ANTI_AFFINITY, true);
+        }
+        None
+    }
+}

@@ -1,0 +1,220 @@
+//! The scheduler's filters that look at pods already placed, through
+//! requests: required inter-pod affinity and anti-affinity (the pod's own
+//! and that of pods already there) and `DoNotSchedule` topology spread
+//! constraints, with upstream's reasons, and preemption when taking pods
+//! of lower priority off a node would satisfy them.
+
+mod common;
+use common::*;
+use serde_json::{json, Value};
+
+const PODS: &str = "/api/v1/namespaces/default/pods";
+
+/// A Ready node with 2 cpus, labelled `kubernetes.io/hostname` and `labels`.
+fn node(k: &mut Cluster, name: &str, labels: Value, taints: Value) {
+    let mut all = json!({"kubernetes.io/hostname": name});
+    for (key, v) in labels.as_object().cloned().unwrap_or_default() {
+        all[key] = v;
+    }
+    let n = json!({"metadata": {"name": name, "labels": all}, "spec": {"podCIDR": "10.244.0.0/24", "taints": taints}});
+    assert_eq!(k.call("POST", "/api/v1/nodes", Some(n)).status, 201);
+    let status = json!({"status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"},
+        "addresses": [{"type": "InternalIP", "address": "172.18.0.2"}],
+        "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}]}});
+    let path = format!("/api/v1/nodes/{name}/status");
+    assert_eq!(k.send("PATCH", &path, "application/merge-patch+json", &status.to_string()).status, 200);
+}
+
+fn pod(k: &mut Cluster, name: &str, app: &str, spec_extra: Value) {
+    let mut spec = json!({"containers": [{"name": "c", "image": "nginx:1.27"}]});
+    for (key, v) in spec_extra.as_object().cloned().unwrap_or_default() {
+        spec[key] = v;
+    }
+    let p =
+        json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "labels": {"app": app}}, "spec": spec});
+    let r = k.call("POST", PODS, Some(p));
+    assert_eq!(r.status, 201, "{}", text(&r));
+}
+
+fn node_of(k: &mut Cluster, name: &str) -> Value {
+    k.get(&format!("{PODS}/{name}")).json_body()["spec"]["nodeName"].clone()
+}
+
+fn why_pending(k: &mut Cluster, name: &str) -> String {
+    let p = k.get(&format!("{PODS}/{name}")).json_body();
+    assert!(p["spec"]["nodeName"].is_null(), "{name} is bound: {p}");
+    condition(&p, "PodScheduled")["message"].as_str().unwrap_or("").to_string()
+}
+
+/// Required (anti-)affinity to pods labelled `app`, by `key`.
+fn terms(kind: &str, app: &str, key: &str) -> Value {
+    json!({"affinity": {kind: {"requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": key}]}}})
+}
+
+#[test]
+fn replicas_that_repel_each_other_take_a_node_each_and_the_rest_wait() {
+    let mut k = Cluster::new();
+    node(&mut k, "n1", json!({}), json!([]));
+    node(&mut k, "n2", json!({}), json!([]));
+    // Three replicas pending at once: each bound in the round counts for the next.
+    let mut template = json!({"metadata": {"labels": {"app": "web"}},
+        "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}});
+    template["spec"]["affinity"] = terms("podAntiAffinity", "web", "kubernetes.io/hostname")["affinity"].clone();
+    let rs = json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "web"},
+        "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "web"}}, "template": template}});
+    assert_eq!(k.call("POST", "/apis/apps/v1/namespaces/default/replicasets", Some(rs)).status, 201);
+    let pods = k.get(PODS).json_body()["items"].as_array().cloned().unwrap();
+    let mut nodes: Vec<String> = pods.iter().filter_map(|p| p["spec"]["nodeName"].as_str()).map(String::from).collect();
+    nodes.sort();
+    assert_eq!(nodes, ["n1", "n2"], "one a node");
+    let waiting = pods.iter().find(|p| p["spec"]["nodeName"].is_null()).expect("a replica waits");
+    assert_eq!(
+        condition(waiting, "PodScheduled")["message"],
+        "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules. \
+         preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
+    );
+
+    // A pod without terms is kept off a node whose pod repels it.
+    let mut k = Cluster::new();
+    node(&mut k, "n1", json!({}), json!([]));
+    pod(&mut k, "loner", "loner", terms("podAntiAffinity", "noisy", "kubernetes.io/hostname"));
+    pod(&mut k, "noisy", "noisy", json!({}));
+    assert_eq!(
+        why_pending(&mut k, "noisy"),
+        "0/1 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity rules. \
+         preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+    );
+    // Other namespaces are not the term's unless it names them.
+    let ns = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}});
+    assert_eq!(k.call("POST", "/api/v1/namespaces", Some(ns)).status, 201);
+    let p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "noisy", "labels": {"app": "noisy"}},
+        "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}});
+    assert_eq!(k.call("POST", "/api/v1/namespaces/other/pods", Some(p)).status, 201);
+    assert_eq!(k.get("/api/v1/namespaces/other/pods/noisy").json_body()["spec"]["nodeName"], "n1");
+}
+
+#[test]
+fn affinity_waits_for_its_pods_except_the_first_of_a_group() {
+    let mut k = Cluster::new();
+    node(&mut k, "n1", json!({}), json!([]));
+    node(&mut k, "n2", json!({}), json!([]));
+    pod(&mut k, "web", "web", terms("podAffinity", "db", "kubernetes.io/hostname"));
+    assert_eq!(
+        why_pending(&mut k, "web"),
+        "0/2 nodes are available: 2 node(s) didn't match pod affinity rules. \
+         preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
+    );
+    // The db pod lands on n2 (pinned); the web pod follows it there.
+    pod(&mut k, "db", "db", json!({"nodeSelector": {"kubernetes.io/hostname": "n2"}}));
+    assert_eq!(node_of(&mut k, "db"), "n2");
+    k.s.advance(5 * 60_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(node_of(&mut k, "web"), "n2");
+
+    // Pods that want each other: the first goes anywhere, the next beside it.
+    pod(&mut k, "cache-1", "cache", terms("podAffinity", "cache", "kubernetes.io/hostname"));
+    let first = node_of(&mut k, "cache-1");
+    assert!(first.is_string());
+    pod(&mut k, "cache-2", "cache", terms("podAffinity", "cache", "kubernetes.io/hostname"));
+    assert_eq!(node_of(&mut k, "cache-2"), first);
+
+    // A node without the topology key is never the affinity's.
+    pod(&mut k, "zonal", "zonal", terms("podAffinity", "zonal", "topology.kubernetes.io/zone"));
+    assert_eq!(
+        why_pending(&mut k, "zonal"),
+        "0/2 nodes are available: 2 node(s) didn't match pod affinity rules. \
+         preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
+    );
+}
+
+fn spread(key: &str, extra: Value) -> Value {
+    let mut c = json!({"maxSkew": 1, "topologyKey": key, "whenUnsatisfiable": "DoNotSchedule",
+        "labelSelector": {"matchLabels": {"app": "spread"}}});
+    for (k, v) in extra.as_object().cloned().unwrap_or_default() {
+        c[k] = v;
+    }
+    json!({"topologySpreadConstraints": [c]})
+}
+
+#[test]
+fn topology_spread_counts_every_domain_its_policies_include() {
+    let taint = json!([{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]);
+    let mut k = Cluster::new();
+    node(&mut k, "n1", json!({}), json!([]));
+    node(&mut k, "n2", json!({}), taint.clone());
+    pod(&mut k, "s1", "spread", spread("kubernetes.io/hostname", json!({})));
+    assert_eq!(node_of(&mut k, "s1"), "n1");
+    // The tainted node's empty domain counts (taints ignored by default): a
+    // second pod on n1 would make a skew of 2.
+    pod(&mut k, "s2", "spread", spread("kubernetes.io/hostname", json!({})));
+    assert_eq!(
+        why_pending(&mut k, "s2"),
+        "0/2 nodes are available: 1 node(s) didn't match pod topology spread constraints, \
+         1 node(s) had untolerated taint {dedicated: x}. \
+         preemption: 0/2 nodes are available: 1 No preemption victims found for incoming pod, \
+         1 Preemption is not helpful for scheduling."
+    );
+    // Honoured, the taint leaves n2 out of the count.
+    pod(&mut k, "s3", "spread", spread("kubernetes.io/hostname", json!({"nodeTaintsPolicy": "Honor"})));
+    assert_eq!(node_of(&mut k, "s3"), "n1");
+    // Pods of other labels are not counted; with a maxSkew of 3 there is room.
+    pod(&mut k, "s4", "spread", spread("kubernetes.io/hostname", json!({"maxSkew": 3})));
+    assert_eq!(node_of(&mut k, "s4"), "n1");
+
+    // A node without the constraint's key is never a place.
+    let mut k = Cluster::new();
+    node(&mut k, "z1", json!({"topology.kubernetes.io/zone": "a"}), json!([]));
+    node(&mut k, "z2", json!({"topology.kubernetes.io/zone": "b"}), json!([]));
+    node(&mut k, "bare", json!({}), json!([]));
+    for i in 1..=4 {
+        pod(&mut k, &format!("z{i}"), "spread", spread("topology.kubernetes.io/zone", json!({})));
+    }
+    let mut zones: Vec<String> =
+        (1..=4).map(|i| node_of(&mut k, &format!("z{i}")).as_str().unwrap_or("").to_string()).collect();
+    zones.sort();
+    assert_eq!(zones, ["z1", "z1", "z2", "z2"], "one zone at most one ahead; never the bare node");
+    // minDomains above the domains there are: the fewest count as 0.
+    pod(&mut k, "z5", "spread", spread("topology.kubernetes.io/zone", json!({"minDomains": 3, "maxSkew": 2})));
+    assert_eq!(
+        why_pending(&mut k, "z5"),
+        "0/3 nodes are available: 1 node(s) didn't match pod topology spread constraints (missing required label), \
+         2 node(s) didn't match pod topology spread constraints. \
+         preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, \
+         2 No preemption victims found for incoming pod."
+    );
+}
+
+#[test]
+fn preemption_takes_off_the_lower_pods_an_anti_affinity_forbids() {
+    let mut k = Cluster::new();
+    node(&mut k, "n1", json!({}), json!([]));
+    for (name, value) in [("low", 100), ("high", 1000)] {
+        let c = json!({"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": name},
+            "value": value});
+        assert_eq!(k.call("POST", "/apis/scheduling.k8s.io/v1/priorityclasses", Some(c)).status, 201);
+    }
+    pod(&mut k, "batch", "batch", json!({"priorityClassName": "low"}));
+    pod(&mut k, "peer", "batch", json!({"priorityClassName": "high"}));
+    let mut spec = terms("podAntiAffinity", "batch", "kubernetes.io/hostname");
+    spec["priorityClassName"] = json!("high");
+    pod(&mut k, "alone", "alone", spec);
+    // "peer" is of its priority: without the lower pod the node still fails.
+    assert_eq!(
+        why_pending(&mut k, "alone"),
+        "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules. \
+         preemption: 0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules."
+    );
+    assert!(k.get(&format!("{PODS}/batch")).json_body()["metadata"]["deletionTimestamp"].is_null());
+
+    // Without "peer", the lower pod goes.
+    assert_eq!(k.call("DELETE", &format!("{PODS}/peer?gracePeriodSeconds=0"), None).status, 200);
+    let batch = k.get(&format!("{PODS}/batch")).json_body();
+    assert!(batch["metadata"]["deletionTimestamp"].is_string() || batch["code"] == 404, "{batch}");
+    let alone = k.get(&format!("{PODS}/alone")).json_body();
+    assert_eq!(alone["status"]["nominatedNodeName"], "n1");
+    assert_eq!(k.events("reason=Preempted").len(), 1);
+    k.s.advance(31_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(node_of(&mut k, "alone"), "n1");
+}
