@@ -195,6 +195,7 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
         Verb::Logs => imperative::logs(s, &cmd, &mut out),
         Verb::Debug => imperative::debug(s, &cmd, &mut out),
         Verb::Patch => patch::patch(s, &d, &cmd, &mut out),
+        Verb::Cordon | Verb::Uncordon => imperative::cordon(s, &cmd, &mut out),
         Verb::ApiResources => imperative::api_resources(&d, &mut out),
         Verb::Rollout => imperative::rollout(s, &d, &cmd, &mut out),
         Verb::Expose => imperative::expose(s, &d, &cmd, &mut out),
@@ -512,6 +513,26 @@ mod tests {
         assert!(run(&mut s, "create deployment web --image=nginx", "")
             .text
             .contains("Error from server (AlreadyExists)"));
+    }
+
+    #[test]
+    fn cordon_and_uncordon_patch_only_a_node_not_already_so() {
+        let mut s = session();
+        run(&mut s, "apply -f -", "apiVersion: v1\nkind: Node\nmetadata: {name: n9}\n");
+        let from = s.log.len();
+        assert_eq!(run(&mut s, "cordon n9", "").text, "node/n9 cordoned\n");
+        assert_eq!(requests_since(&s, from), vec!["GET /api/v1/nodes/n9 200", "PATCH /api/v1/nodes/n9 200"]);
+        let patch = s.log.iter().rev().find(|e| e.request.method == "PATCH").unwrap();
+        assert_eq!(patch.request.header("Content-Type"), Some("application/strategic-merge-patch+json"));
+        assert_eq!(body_json_request(patch), json!({"spec": {"unschedulable": true}}));
+        let from = s.log.len();
+        assert_eq!(run(&mut s, "cordon n9", "").text, "node/n9 already cordoned\n");
+        assert_eq!(requests_since(&s, from), vec!["GET /api/v1/nodes/n9 200"]);
+        assert_eq!(run(&mut s, "uncordon n9", "").text, "node/n9 uncordoned\n");
+        assert_eq!(live(&mut s, "/api/v1/nodes/n9").pointer("/spec/unschedulable"), None);
+        assert_eq!(run(&mut s, "uncordon n9", "").text, "node/n9 already uncordoned\n");
+        assert!(run(&mut s, "cordon nope", "").text.contains("Error from server (NotFound): nodes \"nope\" not found"));
+        assert!(parse("cordon").unwrap_err().starts_with("error: USAGE: cordon NODE [flags]"));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The imperative commands a workshop types: `create`'s generators
 //! (namespace, configmap, secret generic, deployment, job, service), `run`,
-//! `expose`, `scale`, `set image`, `rollout`, `logs` and `api-resources`,
+//! `expose`, `scale`, `set image`, `rollout`, `logs`, `cordon`, `uncordon`
+//! and `api-resources`,
 //! each sent as kubectl 1.33 sends it (the objects its generators build,
 //! its field managers, its patches) and answered as it prints.
 
@@ -403,6 +404,25 @@ pub(super) fn scale(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Out
         let patch = json!({"spec": {"replicas": replicas}});
         let done = format!("{} scaled", name_ref(&r, &name));
         change(s, "PATCH", dry(cmd, format!("{item}/scale")), "application/merge-patch+json", &patch, done, out);
+    }
+}
+
+/// `cordon`/`uncordon NODE…`: each node read, left alone when it already
+/// is so (`node/n already cordoned`), else `spec.unschedulable` set (or
+/// removed) by a strategic merge patch, as kubectl's drain helper does.
+pub(super) fn cordon(s: &mut Session, cmd: &Command, out: &mut Outcome) {
+    let on = cmd.verb == Verb::Cordon;
+    let done = if on { "cordoned" } else { "uncordoned" };
+    for name in &cmd.names {
+        let path = format!("/api/v1/nodes/{name}");
+        let Some(node) = read(s, &path, out) else { continue };
+        if (node["spec"]["unschedulable"] == true) == on {
+            out.line(format!("node/{name} already {done}"));
+            continue;
+        }
+        let patch = json!({"spec": {"unschedulable": if on { json!(true) } else { Value::Null }}});
+        let ct = "application/strategic-merge-patch+json";
+        change(s, "PATCH", dry(cmd, path), ct, &patch, format!("node/{name} {done}"), out);
     }
 }
 

@@ -56,10 +56,13 @@ pub enum Verb {
     /// `patch TYPE NAME -p PATCH [--type] [--subresource]` (or
     /// `TYPE/NAME`).
     Patch,
+    /// `cordon NODE…` and `uncordon NODE…`.
+    Cordon,
+    Uncordon,
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), patch (--type, --subresource), logs, debug (ephemeral containers), describe (pods, deployments, configmaps, namespaces, service accounts, resource quotas, limit ranges), explain, api-resources and auth (can-i, whoami)";
+const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), patch (--type, --subresource), cordon, uncordon, logs, debug (ephemeral containers), describe (pods, deployments, configmaps, namespaces, service accounts, resource quotas, limit ranges), explain, api-resources and auth (can-i, whoami)";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
@@ -72,8 +75,6 @@ const NOT_SIMULATED: &[&str] = &[
     "wait",
     "diff",
     "drain",
-    "cordon",
-    "uncordon",
     "taint",
     "autoscale",
     "proxy",
@@ -259,6 +260,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "edit" => Verb::Edit,
         "debug" => Verb::Debug,
         "patch" => Verb::Patch,
+        "cordon" => Verb::Cordon,
+        "uncordon" => Verb::Uncordon,
         other if NOT_SIMULATED.contains(&other) => {
             return Err(format!("\"kubectl {other}\" is not simulated in this command bar; it knows {KNOWN}"))
         }
@@ -504,6 +507,14 @@ pub fn parse(line: &str) -> Result<Command, String> {
         | Verb::Debug
         | Verb::Explain => {
             c.args = positional;
+        }
+        Verb::Cordon | Verb::Uncordon => {
+            if positional.is_empty() {
+                return Err(format!(
+                    "error: USAGE: {verb_word} NODE [flags]\nSee 'kubectl {verb_word} -h' for help and examples"
+                ));
+            }
+            c.names = positional;
         }
         Verb::Auth => {
             match positional.first().map(String::as_str) {
