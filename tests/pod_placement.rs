@@ -92,6 +92,17 @@ fn replicas_that_repel_each_other_take_a_node_each_and_the_rest_wait() {
         "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}});
     assert_eq!(k.call("POST", "/api/v1/namespaces/other/pods", Some(p)).status, 201);
     assert_eq!(k.get("/api/v1/namespaces/other/pods/noisy").json_body()["spec"]["nodeName"], "n1");
+    // A term that picks namespaces by their labels (every namespace is
+    // labelled with its name) reaches there.
+    let mut spec = terms("podAntiAffinity", "noisy", "kubernetes.io/hostname");
+    spec["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][0]["namespaceSelector"] =
+        json!({"matchLabels": {"kubernetes.io/metadata.name": "other"}});
+    pod(&mut k, "picky", "picky", spec);
+    assert_eq!(
+        why_pending(&mut k, "picky"),
+        "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules. \
+         preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."
+    );
 }
 
 #[test]
