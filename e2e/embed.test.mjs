@@ -85,7 +85,14 @@ test('an element is ready on its module\'s first part; the second comes after, o
     // (Strict with the background fetch hung: a stub can only read it then.)
     const atReady = await deferredState(page);
     if (hang) assert.equal(atReady, 'absent'); else assert.notEqual(atReady, 'sync');
-    if (!hang) await page.waitForFunction(async () => (await import('/pkg/element/kubesim_element.js')).kubesimDeferredState() === 'background');
+    // Waited for by polling in the page: an async predicate would not do
+    // (waitForFunction takes the promise it returns as a truthy answer).
+    if (!hang) {
+      await page.evaluate(async () => {
+        const glue = await import('/pkg/element/kubesim_element.js');
+        while (glue.kubesimDeferredState() !== 'background') await new Promise((r) => setTimeout(r, 20));
+      });
+    }
     await page.fill('#sim-watch #kubectl-line', 'create configmap split --from-literal=a=b');
     await page.press('#sim-watch #kubectl-line', 'Enter');
     await page.waitForSelector('#sim-watch #command-panel :text("configmap/split created")');
