@@ -229,3 +229,79 @@ fn preemption_takes_off_the_lower_pods_an_anti_affinity_forbids() {
     k.c.tick(&mut k.s);
     assert_eq!(node_of(&mut k, "alone"), "n1");
 }
+
+#[test]
+fn match_label_keys_become_expressions_of_the_new_pods_selector() {
+    let mut k = Cluster::new();
+    node(&mut k, "n1", json!({}), json!([]));
+    let term = |hash: &str| {
+        json!({"apiVersion": "v1", "kind": "Pod",
+            "metadata": {"name": format!("web-{hash}"), "labels": {"app": "web", "pod-template-hash": hash, "tenant": "t1"}},
+            "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}],
+                "affinity": {"podAntiAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "kubernetes.io/hostname",
+                        "labelSelector": {"matchLabels": {"app": "web"}},
+                        "matchLabelKeys": ["pod-template-hash"], "mismatchLabelKeys": ["tenant"]}],
+                    "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 10, "podAffinityTerm": {
+                        "topologyKey": "kubernetes.io/hostname", "labelSelector": {"matchExpressions": []},
+                        "matchLabelKeys": ["app", "absent"]}}]}}}})
+    };
+    assert_eq!(k.call("POST", PODS, Some(term("aaa"))).status, 201);
+    let stored = k.get(&format!("{PODS}/web-aaa")).json_body();
+    let anti = &stored["spec"]["affinity"]["podAntiAffinity"];
+    assert_eq!(
+        anti["requiredDuringSchedulingIgnoredDuringExecution"][0]["labelSelector"],
+        json!({"matchLabels": {"app": "web"},
+            "matchExpressions": [{"key": "pod-template-hash", "operator": "In", "values": ["aaa"]},
+                {"key": "tenant", "operator": "NotIn", "values": ["t1"]}]})
+    );
+    assert_eq!(
+        anti["preferredDuringSchedulingIgnoredDuringExecution"][0]["podAffinityTerm"]["labelSelector"],
+        json!({"matchExpressions": [{"key": "app", "operator": "In", "values": ["web"]}]}),
+        "a key the pod has no label of adds nothing"
+    );
+    // Pods of another template hash are not the term's: both run on n1.
+    assert_eq!(k.call("POST", PODS, Some(term("bbb"))).status, 201);
+    assert_eq!(node_of(&mut k, "web-aaa"), "n1");
+    assert_eq!(node_of(&mut k, "web-bbb"), "n1");
+}
+
+#[test]
+fn placement_terms_are_validated_as_upstream() {
+    let mut k = Cluster::new();
+    let p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bad"},
+        "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}],
+            "affinity": {"podAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector": {}}],
+                "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 0,
+                    "podAffinityTerm": {"topologyKey": "zone"}}]}},
+            "topologySpreadConstraints": [
+                {"maxSkew": 0, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway", "minDomains": 2},
+                {"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway",
+                    "nodeTaintsPolicy": "Sometimes"},
+                {"maxSkew": 1, "topologyKey": "", "whenUnsatisfiable": "Never"}]}});
+    let r = k.call("POST", PODS, Some(p));
+    assert_eq!(r.status, 422, "{}", text(&r));
+    let m = message(&r);
+    for part in [
+        "spec.affinity.podAffinity.requiredDuringSchedulingIgnoredDuringExecution[0].topologyKey: Required value: can not be empty",
+        "spec.affinity.podAffinity.preferredDuringSchedulingIgnoredDuringExecution[0].weight: Invalid value: 0: must be in the range 1-100",
+        "spec.topologySpreadConstraints[0].maxSkew: Invalid value: 0: must be greater than zero",
+        "spec.topologySpreadConstraints[0].{topologyKey, whenUnsatisfiable}: Duplicate value: \"{zone, ScheduleAnyway}\"",
+        "spec.topologySpreadConstraints[0].minDomains: Invalid value: 2: can only use minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway",
+        "spec.topologySpreadConstraints[1].nodeTaintsPolicy: Unsupported value: \"Sometimes\": supported values: \"Honor\", \"Ignore\"",
+        "spec.topologySpreadConstraints[2].topologyKey: Required value: can not be empty",
+        "spec.topologySpreadConstraints[2].whenUnsatisfiable: Unsupported value: \"Never\": supported values: \"DoNotSchedule\", \"ScheduleAnyway\"",
+    ] {
+        assert!(m.contains(part), "{part} in {m}");
+    }
+    // A Deployment's template is held to the same.
+    let d = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+        "spec": {"selector": {"matchLabels": {"app": "d"}}, "template": {"metadata": {"labels": {"app": "d"}},
+            "spec": {"containers": [{"name": "c", "image": "nginx"}],
+                "topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "zone", "whenUnsatisfiable": "Later"}]}}}});
+    let r = k.call("POST", "/apis/apps/v1/namespaces/default/deployments", Some(d));
+    assert_eq!(r.status, 422);
+    assert!(message(&r)
+        .contains("spec.template.spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: \"Later\""));
+}

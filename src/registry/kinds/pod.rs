@@ -64,6 +64,12 @@ impl Strategy for Pod {
         &["ownerReferences"]
     }
 
+    fn prepare_for_create(&self, o: &mut Map<String, Value>) {
+        if o.get("spec").is_some_and(|spec| spec.get("affinity").is_some()) {
+            merge_label_keys(o);
+        }
+    }
+
     fn defaults(&self, o: &mut Map<String, Value>) {
         if let Some(spec) = object(o, "spec") {
             spec_defaults(spec);
@@ -134,6 +140,49 @@ impl Strategy for Pod {
             _ => return None,
         };
         Some(json!([{"type": "Completed", "status": "True", "reason": reason, "message": message}]))
+    }
+}
+
+/// Upstream's `mutatePodAffinity` (MatchLabelKeysInPodAffinity, on since
+/// 1.31) on a new pod: each pod (anti-)affinity term with a label selector
+/// gets, for each of its `matchLabelKeys` the pod has a label of, an `In`
+/// expression of that label's value, and for each of its
+/// `mismatchLabelKeys` a `NotIn` one. Not inlined: no starter pod has
+/// affinity, and the browser's module loads what runs at start first.
+#[inline(never)]
+fn merge_label_keys(o: &mut Map<String, Value>) {
+    let labels = o.get("metadata").map(|m| m["labels"].clone()).unwrap_or(Value::Null);
+    let Some(affinity) = o.get_mut("spec").and_then(|s| s.get_mut("affinity")) else { return };
+    for kind in ["podAffinity", "podAntiAffinity"] {
+        for (list, preferred) in [
+            ("preferredDuringSchedulingIgnoredDuringExecution", true),
+            ("requiredDuringSchedulingIgnoredDuringExecution", false),
+        ] {
+            let terms = affinity.get_mut(kind).and_then(|a| a.get_mut(list)).and_then(Value::as_array_mut);
+            for t in terms.into_iter().flatten() {
+                let term = if preferred { t.get_mut("podAffinityTerm") } else { Some(t) };
+                let Some(term) = term.and_then(Value::as_object_mut) else { continue };
+                let mut added = Vec::new();
+                for (field, operator) in [("matchLabelKeys", "In"), ("mismatchLabelKeys", "NotIn")] {
+                    for key in term.get(field).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str)
+                    {
+                        if let Some(value) = labels.get(key).and_then(Value::as_str) {
+                            added.push(json!({"key": key, "operator": operator, "values": [value]}));
+                        }
+                    }
+                }
+                let Some(selector) = term.get_mut("labelSelector").and_then(Value::as_object_mut) else { continue };
+                if added.is_empty() {
+                    continue;
+                }
+                let expressions = selector.entry("matchExpressions").or_insert_with(|| json!([]));
+                if let Some(list) = expressions.as_array_mut() {
+                    list.extend(added);
+                } else {
+                    *expressions = Value::Array(added);
+                }
+            }
+        }
     }
 }
 
@@ -306,6 +355,86 @@ pub(super) fn validate_spec(spec: &Value, path: &str, errs: &mut Vec<FieldError>
         &format!("{path}.preemptionPolicy"),
         errs,
     );
+    if spec.get("affinity").is_some() || spec.get("topologySpreadConstraints").is_some() {
+        validate_placement(spec, path, errs);
+    }
+}
+
+/// Upstream's checks of the pod affinity terms (a topology key; a
+/// preferred term's weight 1–100) and of the topology spread constraints
+/// (`maxSkew` and `minDomains` positive, `minDomains` only with
+/// `DoNotSchedule`, a topology key, the two actions and node inclusion
+/// policies, no two constraints of one key and action). Not inlined: no
+/// starter pod has either.
+#[inline(never)]
+fn validate_placement(spec: &Value, path: &str, errs: &mut Vec<FieldError>) {
+    let positive = "must be greater than zero";
+    for kind in ["podAffinity", "podAntiAffinity"] {
+        let at = format!("{path}.affinity.{kind}");
+        let terms = |list: &str| spec["affinity"][kind][list].as_array().cloned().unwrap_or_default();
+        let key_required = |term: &Value, at: &str, errs: &mut Vec<FieldError>| {
+            if term["topologyKey"].as_str().is_none_or(str::is_empty) {
+                errs.push(FieldError::required(&format!("{at}.topologyKey"), "can not be empty"));
+            }
+        };
+        for (i, t) in terms("requiredDuringSchedulingIgnoredDuringExecution").iter().enumerate() {
+            key_required(t, &format!("{at}.requiredDuringSchedulingIgnoredDuringExecution[{i}]"), errs);
+        }
+        for (i, t) in terms("preferredDuringSchedulingIgnoredDuringExecution").iter().enumerate() {
+            let at = format!("{at}.preferredDuringSchedulingIgnoredDuringExecution[{i}]");
+            let weight = t["weight"].as_i64().unwrap_or(0);
+            if !(1..=100).contains(&weight) {
+                errs.push(FieldError::invalid_value(
+                    &format!("{at}.weight"),
+                    &json!(weight),
+                    "must be in the range 1-100",
+                ));
+            }
+            key_required(&t["podAffinityTerm"], &format!("{at}.podAffinityTerm"), errs);
+        }
+    }
+    let constraints = spec["topologySpreadConstraints"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    const ACTIONS: &[&str] = &["DoNotSchedule", "ScheduleAnyway"];
+    const POLICIES: &[&str] = &["Honor", "Ignore"];
+    for (i, c) in constraints.iter().enumerate() {
+        let at = format!("{path}.topologySpreadConstraints[{i}]");
+        let max_skew = c["maxSkew"].as_i64().unwrap_or(0);
+        if max_skew <= 0 {
+            errs.push(FieldError::invalid_value(&format!("{at}.maxSkew"), &json!(max_skew), positive));
+        }
+        let key = str_at(c, "topologyKey").unwrap_or("");
+        if key.is_empty() {
+            errs.push(FieldError::required(&format!("{at}.topologyKey"), "can not be empty"));
+        }
+        let action = str_at(c, "whenUnsatisfiable").unwrap_or("");
+        if !ACTIONS.contains(&action) {
+            errs.push(FieldError::not_supported(&format!("{at}.whenUnsatisfiable"), action, ACTIONS));
+        }
+        let repeated = constraints[i + 1..].iter().any(|o| {
+            str_at(o, "topologyKey").unwrap_or("") == key && str_at(o, "whenUnsatisfiable").unwrap_or("") == action
+        });
+        if repeated {
+            errs.push(FieldError::duplicate(
+                &format!("{at}.{{topologyKey, whenUnsatisfiable}}"),
+                &format!("{{{key}, {action}}}"),
+            ));
+        }
+        if let Some(min) = c.get("minDomains").and_then(Value::as_i64) {
+            let field = format!("{at}.minDomains");
+            if min <= 0 {
+                errs.push(FieldError::invalid_value(&field, &json!(min), positive));
+            }
+            if action != "DoNotSchedule" {
+                let why = format!("can only use minDomains if whenUnsatisfiable=DoNotSchedule, not {action}");
+                errs.push(FieldError::invalid_value(&field, &json!(min), &why));
+            }
+        }
+        for policy in ["nodeAffinityPolicy", "nodeTaintsPolicy"] {
+            if let Some(p) = str_at(c, policy).filter(|p| !POLICIES.contains(p)) {
+                errs.push(FieldError::not_supported(&format!("{at}.{policy}"), p, POLICIES));
+            }
+        }
+    }
 }
 
 /// What upstream's `validateEphemeralContainers` asks of each ephemeral
