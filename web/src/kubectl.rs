@@ -22,6 +22,7 @@ mod label;
 mod parse;
 mod patch;
 mod print;
+mod taint;
 mod write;
 
 pub use explain::{has_docs, set_docs, wants_docs, DOCS_FILE};
@@ -196,6 +197,7 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
         Verb::Debug => imperative::debug(s, &cmd, &mut out),
         Verb::Patch => patch::patch(s, &d, &cmd, &mut out),
         Verb::Cordon | Verb::Uncordon => imperative::cordon(s, &cmd, &mut out),
+        Verb::Taint => taint::taint(s, &d, &cmd, &mut out),
         Verb::ApiResources => imperative::api_resources(&d, &mut out),
         Verb::Rollout => imperative::rollout(s, &d, &cmd, &mut out),
         Verb::Expose => imperative::expose(s, &d, &cmd, &mut out),
@@ -533,6 +535,61 @@ mod tests {
         assert_eq!(run(&mut s, "uncordon n9", "").text, "node/n9 already uncordoned\n");
         assert!(run(&mut s, "cordon nope", "").text.contains("Error from server (NotFound): nodes \"nope\" not found"));
         assert!(parse("cordon").unwrap_err().starts_with("error: USAGE: cordon NODE [flags]"));
+    }
+
+    #[test]
+    fn taint_adds_replaces_and_removes_as_kubectl_does() {
+        let mut s = session();
+        run(&mut s, "apply -f -", "apiVersion: v1\nkind: Node\nmetadata: {name: n9}\n");
+        let from = s.log.len();
+        assert_eq!(run(&mut s, "taint nodes n9 dedicated=gpu:NoSchedule", "").text, "node/n9 tainted\n");
+        assert_eq!(
+            requests_since(&s, from),
+            vec![
+                "GET /api/v1/nodes/n9 200",
+                "PATCH /api/v1/nodes/n9?fieldManager=kubectl-taint&fieldValidation=Strict 200"
+            ]
+        );
+        let patch = s.log.iter().rev().find(|e| e.request.method == "PATCH").unwrap();
+        assert_eq!(patch.request.header("Content-Type"), Some("application/strategic-merge-patch+json"));
+        assert_eq!(
+            body_json_request(patch),
+            json!({"spec": {"taints": [{"key": "dedicated", "effect": "NoSchedule", "value": "gpu"}]}})
+        );
+        assert_eq!(
+            run(&mut s, "taint nodes n9 dedicated=cpu:NoSchedule", "").text,
+            "error: node n9 already has dedicated taint(s) with same effect(s) and --overwrite is false\n"
+        );
+        assert_eq!(run(&mut s, "taint nodes n9 dedicated=cpu:NoSchedule --overwrite", "").text, "node/n9 modified\n");
+        assert_eq!(run(&mut s, "taint nodes n9 spot:NoExecute", "").text, "node/n9 tainted\n");
+        let taints = live(&mut s, "/api/v1/nodes/n9").pointer("/spec/taints").cloned().unwrap();
+        assert_eq!(taints[0]["key"], "spot", "the added first, then the old");
+        assert_eq!(taints[1]["value"], "cpu");
+        assert_eq!(run(&mut s, "taint nodes n9 dedicated:NoSchedule-", "").text, "node/n9 untainted\n");
+        assert_eq!(run(&mut s, "taint nodes n9 spot-", "").text, "node/n9 untainted\n");
+        let patch = s.log.iter().rev().find(|e| e.request.method == "PATCH").unwrap();
+        assert_eq!(body_json_request(patch), json!({"spec": {"taints": null}}));
+        assert_eq!(live(&mut s, "/api/v1/nodes/n9").pointer("/spec/taints"), None);
+        assert_eq!(run(&mut s, "taint nodes n9 nope-", "").text, "error: taint \"nope\" not found\n");
+        assert_eq!(run(&mut s, "taint nodes n9", "").text, "error: at least one taint update is required\n");
+        assert!(run(&mut s, "taint nodes n9 a=b:Sometimes", "")
+            .text
+            .starts_with("error: invalid taint effect: Sometimes, unsupported taint effect\nSee 'kubectl taint -h'"));
+        assert!(run(&mut s, "taint nodes n9 a=b", "")
+            .text
+            .starts_with("error: invalid taint spec: a=b, name part must consist of alphanumeric characters"));
+        assert!(run(&mut s, "taint nodes n9 a:NoSchedule a:NoSchedule", "")
+            .text
+            .starts_with("error: duplicated taints with the same key and effect: {a  NoSchedule <nil>}\n"));
+        assert_eq!(
+            run(&mut s, "taint nodes n9 a:NoSchedule a-", "").text,
+            "error: can not both modify and remove the following taint(s) in the same command: a=\n"
+        );
+        assert_eq!(
+            run(&mut s, "taint pods n9 a:NoSchedule", "").text,
+            "error: invalid resource type pods, only node types are supported\n"
+        );
+        assert!(run(&mut s, "taint nodes nope a:NoSchedule", "").text.contains("nodes \"nope\" not found"));
     }
 
     #[test]

@@ -59,10 +59,12 @@ pub enum Verb {
     /// `cordon NODE…` and `uncordon NODE…`.
     Cordon,
     Uncordon,
+    /// `taint nodes NAME… TAINT…`: `args` holds the words.
+    Taint,
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), patch (--type, --subresource), cordon, uncordon, logs, debug (ephemeral containers), describe (pods, deployments, configmaps, namespaces, service accounts, resource quotas, limit ranges), explain, api-resources and auth (can-i, whoami)";
+const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), patch (--type, --subresource), cordon, uncordon, taint, logs, debug (ephemeral containers), describe (pods, deployments, configmaps, namespaces, service accounts, resource quotas, limit ranges), explain, api-resources and auth (can-i, whoami)";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
@@ -75,7 +77,6 @@ const NOT_SIMULATED: &[&str] = &[
     "wait",
     "diff",
     "drain",
-    "taint",
     "autoscale",
     "proxy",
     "config",
@@ -262,6 +263,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "patch" => Verb::Patch,
         "cordon" => Verb::Cordon,
         "uncordon" => Verb::Uncordon,
+        "taint" => Verb::Taint,
         other if NOT_SIMULATED.contains(&other) => {
             return Err(format!("\"kubectl {other}\" is not simulated in this command bar; it knows {KNOWN}"))
         }
@@ -505,6 +507,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         | Verb::Rollout
         | Verb::Expose
         | Verb::Debug
+        | Verb::Taint
         | Verb::Explain => {
             c.args = positional;
         }
