@@ -252,15 +252,18 @@ impl Scheduler {
                     && (c["nodeAffinityPolicy"] == "Ignore" || node_selected(pod, node))
                     && (c["nodeTaintsPolicy"] != "Honor" || untolerated_taint(pod, node).is_none())
             };
+            // Every counted node's domain, empty or not; then one pass over
+            // the placed pods.
             for node in nodes.iter().filter(|n| counted(n)) {
-                let value = label(node, &spread.key).unwrap_or("").to_string();
-                let here = placed.iter().filter(|(n, p)| {
-                    std::ptr::eq(*n, node.as_ref())
-                        && p["metadata"]["deletionTimestamp"].is_null()
-                        && meta_str(p, "namespace") == meta_str(pod, "namespace")
-                        && selector.as_ref().is_some_and(|s| selects(s, p))
-                });
-                *spread.counts.entry(value).or_default() += here.count() as i64;
+                spread.counts.entry(label(node, &spread.key).unwrap_or("").to_string()).or_default();
+            }
+            for &(node, p) in &placed {
+                let matching = p["metadata"]["deletionTimestamp"].is_null()
+                    && meta_str(p, "namespace") == meta_str(pod, "namespace")
+                    && selector.as_ref().is_some_and(|s| selects(s, p));
+                if matching && counted(node) {
+                    *spread.counts.entry(label(node, &spread.key).unwrap_or("").to_string()).or_default() += 1;
+                }
             }
             hood.spread.push(spread);
         }

@@ -371,7 +371,7 @@ fn validate_placement(spec: &Value, path: &str, errs: &mut Vec<FieldError>) {
     let positive = "must be greater than zero";
     for kind in ["podAffinity", "podAntiAffinity"] {
         let at = format!("{path}.affinity.{kind}");
-        let terms = |list: &str| spec["affinity"][kind][list].as_array().cloned().unwrap_or_default();
+        let terms = |list: &str| spec["affinity"][kind][list].as_array().map(Vec::as_slice).unwrap_or(&[]);
         let key_required = |term: &Value, at: &str, errs: &mut Vec<FieldError>| {
             if term["topologyKey"].as_str().is_none_or(str::is_empty) {
                 errs.push(FieldError::required(&format!("{at}.topologyKey"), "can not be empty"));

@@ -11,7 +11,6 @@ use kubesim::selector::{label_key_problem, label_value_problems};
 use super::*;
 
 /// One taint as the command names it.
-#[derive(Clone, Debug, PartialEq)]
 struct Taint {
     key: String,
     value: String,
@@ -19,13 +18,13 @@ struct Taint {
 }
 
 impl Taint {
-    /// As upstream's `Taint.ToString`.
+    /// A taint to remove as upstream's `Taint.ToString` writes it (these
+    /// have no value).
     fn text(&self) -> String {
-        match (self.value.is_empty(), self.effect.is_empty()) {
-            (true, true) => self.key.clone(),
-            (false, true) => format!("{}={}:", self.key, self.value),
-            (true, false) => format!("{}:{}", self.key, self.effect),
-            (false, false) => format!("{}={}:{}", self.key, self.value, self.effect),
+        if self.effect.is_empty() {
+            self.key.clone()
+        } else {
+            format!("{}:{}", self.key, self.effect)
         }
     }
 
