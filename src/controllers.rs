@@ -33,6 +33,7 @@ pub mod root_ca;
 pub mod scheduler;
 pub mod service_account;
 pub mod stateful_set;
+pub mod taint_eviction;
 
 use std::collections::BTreeMap;
 
@@ -100,6 +101,7 @@ pub const ALL: &[&str] = &[
     "job",
     "cronjob",
     "disruption",
+    "taint-eviction-controller",
     "resourcequota",
     "root-ca-cert-publisher",
     "serviceaccount",
@@ -141,6 +143,7 @@ impl Controllers {
                 "job" => Box::new(job::JobController::default()),
                 "cronjob" => Box::new(cron_job::CronJobController::default()),
                 "disruption" => Box::new(disruption::DisruptionController::default()),
+                "taint-eviction-controller" => Box::new(taint_eviction::TaintEvictionController::default()),
                 "resourcequota" => Box::new(resource_quota::ResourceQuotaController::default()),
                 "root-ca-cert-publisher" => Box::new(root_ca::RootCaPublisher::default()),
                 "serviceaccount" => Box::new(service_account::ServiceAccounts::default()),
@@ -278,6 +281,6 @@ mod tests {
             ["namespace", "garbage-collector"]
         );
         let e = Controllers::parse("ttl", &Config::default()).err().unwrap();
-        assert_eq!(e, "unknown controller \"ttl\" (known: nodeipam, namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, resourcequota, root-ca-cert-publisher, serviceaccount, endpoint, endpointslice, scheduler, kubelet)");
+        assert_eq!(e, "unknown controller \"ttl\" (known: nodeipam, namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, taint-eviction-controller, resourcequota, root-ca-cert-publisher, serviceaccount, endpoint, endpointslice, scheduler, kubelet)");
     }
 }

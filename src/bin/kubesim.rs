@@ -630,8 +630,9 @@ const USAGE: &str =
   --ui DIR  serve the built browser app (trunk build's dist/) at /ui/; default: ./dist when it holds index.html
   --controllers  which of the cluster's controllers run (clients of the API): all (default), none, or a
                  comma-separated list of nodeipam, namespace, garbage-collector, deployment,
-                 replicaset, daemonset, statefulset, job, cronjob, disruption, resourcequota,
-                 root-ca-cert-publisher, endpoint, endpointslice, scheduler, kubelet
+                 replicaset, daemonset, statefulset, job, cronjob, disruption,
+                 taint-eviction-controller, resourcequota, root-ca-cert-publisher, serviceaccount,
+                 endpoint, endpointslice, scheduler, kubelet
   --starter      default: start with the browser app's starter cluster (three nodes, CoreDNS, the
                  kubernetes Service, a Deployment hello and the counter pod); none: only the four namespaces every cluster has
   --service-cluster-ip-range, --service-node-port-range  where Services' cluster IPs and node ports
