@@ -13,6 +13,7 @@ use kubesim::server::Request;
 mod auth;
 mod delete;
 mod describe;
+mod drain;
 mod edit;
 mod explain;
 mod get;
@@ -55,6 +56,7 @@ pub struct Outcome {
 pub mod differs {
     pub const PAUSED: &str = "The controllers are paused in this page, so nothing reconciles this until you resume or step them; a real cluster's controllers never pause.";
     pub const LOG_MODEL: &str = "Container output here is a model: nginx and CoreDNS print their start-up lines and shell loops their echo lines; other programs print nothing, where a real container would.";
+    pub const DRAIN_WAITS: &str = "kubectl would keep waiting here until every pod it evicted is gone (trying again every 5 s an eviction a disruption budget refused), then say the node is drained; the page returns at once: run drain again once they have gone.";
     pub const WAITS: &str = "kubectl would keep waiting here until the object is gone (its finalizers removed, its grace period over, or its dependents deleted first); the page returns at once: watch it go in a lane or the inspector.";
     pub const NO_DOCS: &str = "The fields' descriptions could not be loaded into this page (k8s-v1.33.json next to it), so explain shows their types only; kubesim serve and a real cluster print them.";
     pub const EDITOR: &str = "kubectl edit would open the object in your $EDITOR and save it when you close the editor; here the object is in the file box under the command line, and running the same command again saves it.";
@@ -198,6 +200,7 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
         Verb::Patch => patch::patch(s, &d, &cmd, &mut out),
         Verb::Cordon | Verb::Uncordon => imperative::cordon(s, &cmd, &mut out),
         Verb::Taint => taint::taint(s, &d, &cmd, &mut out),
+        Verb::Drain => drain::drain(s, &cmd, &mut out),
         Verb::ApiResources => imperative::api_resources(&d, &mut out),
         Verb::Rollout => imperative::rollout(s, &d, &cmd, &mut out),
         Verb::Expose => imperative::expose(s, &d, &cmd, &mut out),
@@ -292,15 +295,15 @@ mod tests {
     use super::write::LAST_APPLIED;
     use super::*;
 
-    fn session() -> Session {
+    pub(super) fn session() -> Session {
         Session::new(7)
     }
 
-    fn body_json_request(e: &LogEntry) -> Value {
+    pub(super) fn body_json_request(e: &LogEntry) -> Value {
         serde_json::from_slice(&e.request.body).unwrap_or(Value::Null)
     }
 
-    fn requests_since(s: &Session, from: usize) -> Vec<String> {
+    pub(super) fn requests_since(s: &Session, from: usize) -> Vec<String> {
         s.log[from..]
             .iter()
             .filter(|e| e.request.path != "/api" && e.request.path != "/apis" && e.source == Source::Kubectl)
@@ -337,7 +340,7 @@ mod tests {
         assert!(parse("").is_err());
     }
 
-    fn live(s: &mut Session, path: &str) -> Value {
+    pub(super) fn live(s: &mut Session, path: &str) -> Value {
         body_json(&s.request(Source::Console, Request::new("GET", path)).response)
     }
 

@@ -61,10 +61,25 @@ pub enum Verb {
     Uncordon,
     /// `taint nodes NAME… TAINT…`: `args` holds the words.
     Taint,
+    /// `drain NODE… [--force] [--ignore-daemonsets] …`.
+    Drain,
+}
+
+/// `drain`'s own flags.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DrainFlags {
+    pub ignore_daemonsets: bool,
+    pub delete_emptydir_data: bool,
+    pub disable_eviction: bool,
+    /// `--grace-period` (negative or absent: each pod's own).
+    pub grace_period: Option<i64>,
+    pub pod_selector: Option<String>,
+    /// `--dry-run=client`: what would be evicted, nothing sent.
+    pub client_dry_run: bool,
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), patch (--type, --subresource), cordon, uncordon, taint, logs, debug (ephemeral containers), describe (pods, deployments, configmaps, namespaces, service accounts, resource quotas, limit ranges), explain, api-resources and auth (can-i, whoami)";
+const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), patch (--type, --subresource), cordon, uncordon, taint, drain, logs, debug (ephemeral containers), describe (pods, deployments, configmaps, namespaces, service accounts, resource quotas, limit ranges), explain, api-resources and auth (can-i, whoami)";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
@@ -76,7 +91,6 @@ const NOT_SIMULATED: &[&str] = &[
     "top",
     "wait",
     "diff",
-    "drain",
     "autoscale",
     "proxy",
     "config",
@@ -158,6 +172,7 @@ pub struct Command {
     /// `explain --recursive` and `--api-version`.
     pub recursive: bool,
     pub api_version: Option<String>,
+    pub drain: DrainFlags,
     /// The generator flags given, to refuse them where kubectl would.
     given: Vec<&'static str>,
 }
@@ -264,6 +279,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "cordon" => Verb::Cordon,
         "uncordon" => Verb::Uncordon,
         "taint" => Verb::Taint,
+        "drain" => Verb::Drain,
         other if NOT_SIMULATED.contains(&other) => {
             return Err(format!("\"kubectl {other}\" is not simulated in this command bar; it knows {KNOWN}"))
         }
@@ -314,6 +330,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         scopes: None,
         recursive: false,
         api_version: None,
+        drain: DrainFlags::default(),
         given: Vec::new(),
     };
     let mut positional = Vec::new();
@@ -393,7 +410,19 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--overwrite" => c.overwrite = boolean(&inline)?,
             "--server-side" => c.server_side = boolean(&inline)?,
             "--force-conflicts" => c.force_conflicts = boolean(&inline)?,
-            "--force" if c.verb == Verb::Replace => c.force = boolean(&inline)?,
+            "--force" if matches!(c.verb, Verb::Replace | Verb::Drain) => c.force = boolean(&inline)?,
+            "--ignore-daemonsets" if c.verb == Verb::Drain => c.drain.ignore_daemonsets = boolean(&inline)?,
+            "--delete-emptydir-data" if c.verb == Verb::Drain => c.drain.delete_emptydir_data = boolean(&inline)?,
+            "--disable-eviction" if c.verb == Verb::Drain => c.drain.disable_eviction = boolean(&inline)?,
+            "--grace-period" if c.verb == Verb::Drain => {
+                c.drain.grace_period = Some(int("--grace-period", value("'--grace-period'")?)?)
+            }
+            "--pod-selector" if c.verb == Verb::Drain => c.drain.pod_selector = Some(value("'--pod-selector'")?),
+            // The page does not wait, so there is no time to give up after.
+            "--timeout" if c.verb == Verb::Drain => {
+                value("'--timeout'")?;
+            }
+            "--dry-run" if c.verb == Verb::Drain && inline.as_deref() == Some("client") => c.drain.client_dry_run = true,
             "--show-managed-fields" => c.show_managed_fields = boolean(&inline)?,
             "--recursive" if c.verb == Verb::Explain => c.recursive = boolean(&inline)?,
             "--api-version" if c.verb == Verb::Explain => c.api_version = Some(value("'--api-version'")?),
@@ -511,7 +540,12 @@ pub fn parse(line: &str) -> Result<Command, String> {
         | Verb::Explain => {
             c.args = positional;
         }
-        Verb::Cordon | Verb::Uncordon => {
+        Verb::Cordon | Verb::Uncordon | Verb::Drain => {
+            if c.selector.is_some() {
+                return Err(format!(
+                    "error: {verb_word} -l (nodes by label) is not simulated in this command bar; name the nodes"
+                ));
+            }
             if positional.is_empty() {
                 return Err(format!(
                     "error: USAGE: {verb_word} NODE [flags]\nSee 'kubectl {verb_word} -h' for help and examples"
