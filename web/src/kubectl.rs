@@ -15,6 +15,7 @@ mod delete;
 mod describe;
 mod drain;
 mod edit;
+mod events;
 mod explain;
 mod get;
 mod imperative;
@@ -201,6 +202,7 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
         Verb::Cordon | Verb::Uncordon => imperative::cordon(s, &cmd, &mut out),
         Verb::Taint => taint::taint(s, &d, &cmd, &mut out),
         Verb::Drain => drain::drain(s, &cmd, &mut out),
+        Verb::Events => events::events(s, &d, &cmd, &mut out),
         Verb::ApiResources => imperative::api_resources(&d, &mut out),
         Verb::Rollout => imperative::rollout(s, &d, &cmd, &mut out),
         Verb::Expose => imperative::expose(s, &d, &cmd, &mut out),

@@ -63,6 +63,8 @@ pub enum Verb {
     Taint,
     /// `drain NODE… [--force] [--ignore-daemonsets] …`.
     Drain,
+    /// `events [--for TYPE/NAME] [--types=…]`.
+    Events,
 }
 
 /// `drain`'s own flags.
@@ -79,7 +81,7 @@ pub struct DrainFlags {
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), patch (--type, --subresource), cordon, uncordon, taint, drain, logs, debug (ephemeral containers), describe (pods, deployments, configmaps, namespaces, service accounts, resource quotas, limit ranges), explain, api-resources and auth (can-i, whoami)";
+const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), patch (--type, --subresource), cordon, uncordon, taint, drain, events, logs, debug (ephemeral containers), describe (pods, deployments, configmaps, namespaces, service accounts, resource quotas, limit ranges), explain, api-resources and auth (can-i, whoami)";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
@@ -97,7 +99,6 @@ const NOT_SIMULATED: &[&str] = &[
     "version",
     "cluster-info",
     "certificate",
-    "events",
     "kustomize",
     "plugin",
     "completion",
@@ -173,6 +174,9 @@ pub struct Command {
     pub recursive: bool,
     pub api_version: Option<String>,
     pub drain: DrainFlags,
+    /// `events --for` and `--types` (repeated or separated by commas).
+    pub events_for: Option<String>,
+    pub events_types: Vec<String>,
     /// The generator flags given, to refuse them where kubectl would.
     given: Vec<&'static str>,
 }
@@ -280,6 +284,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "uncordon" => Verb::Uncordon,
         "taint" => Verb::Taint,
         "drain" => Verb::Drain,
+        "events" => Verb::Events,
         other if NOT_SIMULATED.contains(&other) => {
             return Err(format!("\"kubectl {other}\" is not simulated in this command bar; it knows {KNOWN}"))
         }
@@ -331,6 +336,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         recursive: false,
         api_version: None,
         drain: DrainFlags::default(),
+        events_for: None,
+        events_types: Vec::new(),
         given: Vec::new(),
     };
     let mut positional = Vec::new();
@@ -416,6 +423,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--disable-eviction" if c.verb == Verb::Drain => c.drain.disable_eviction = boolean(&inline)?,
             "--grace-period" if c.verb == Verb::Drain => {
                 c.drain.grace_period = Some(int("--grace-period", value("'--grace-period'")?)?)
+            }
+            "--for" if c.verb == Verb::Events => c.events_for = Some(value("'--for'")?),
+            "--types" if c.verb == Verb::Events => {
+                c.events_types.extend(value("'--types'")?.split(',').filter(|t| !t.is_empty()).map(str::to_string))
             }
             "--pod-selector" if c.verb == Verb::Drain => c.drain.pod_selector = Some(value("'--pod-selector'")?),
             // The page does not wait, so there is no time to give up after.
@@ -539,6 +550,17 @@ pub fn parse(line: &str) -> Result<Command, String> {
         | Verb::Taint
         | Verb::Explain => {
             c.args = positional;
+        }
+        Verb::Events => {
+            if c.watch || c.output != Output::Table {
+                return Err(
+                    "error: kubectl events -w and -o are not simulated in this command bar; get events -w and -o are"
+                        .into(),
+                );
+            }
+            if !positional.is_empty() {
+                return Err(format!("error: unexpected arguments: {}", positional.join(" ")));
+            }
         }
         Verb::Cordon | Verb::Uncordon | Verb::Drain => {
             if c.selector.is_some() {
