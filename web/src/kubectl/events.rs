@@ -6,6 +6,8 @@
 //! its columns: LAST SEEN (`5s`, or `2m (x3 over 10m)` for a repeat),
 //! TYPE, REASON, OBJECT (`Kind/name`), MESSAGE; NAMESPACE first with `-A`.
 
+use kubesim::sort::Order;
+
 use super::*;
 
 pub(super) fn events(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
@@ -65,7 +67,7 @@ pub(super) fn events(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
         });
     }
     let mut timed: Vec<(i64, Value)> = items.into_iter().map(|e| (last_happened(&e), e)).collect();
-    timed.sort_by_key(|(t, _)| *t);
+    timed.order_by_key(|(t, _)| *t);
     let now = s.server.now().0;
     let mut rows = vec![];
     let mut header = vec![];
