@@ -97,6 +97,42 @@ fn server_error(e: &LogEntry) -> String {
     }
 }
 
+/// A collection listed as kubectl's `FollowContinue` lists it: the
+/// query's parameters in Go's order (`continue`, `fieldSelector`,
+/// `labelSelector`, `limit` unless the chunk size is 0), every page
+/// followed; the items, or the request that failed.
+fn list_all(
+    s: &mut Session,
+    path: &str,
+    selectors: (&str, &str),
+    chunk_size: u32,
+) -> Result<Vec<Value>, Box<LogEntry>> {
+    let mut items = Vec::new();
+    let mut cont = String::new();
+    loop {
+        let mut pairs = vec![
+            ("continue".to_string(), cont),
+            ("fieldSelector".into(), selectors.0.to_string()),
+            ("labelSelector".into(), selectors.1.to_string()),
+        ];
+        if chunk_size != 0 {
+            pairs.push(("limit".into(), chunk_size.to_string()));
+        }
+        let q = build_query(&pairs);
+        let target = if q.is_empty() { path.to_string() } else { format!("{path}?{q}") };
+        let e = send(s, "GET", &target, None, None, "application/json");
+        if e.response.status != 200 {
+            return Err(Box::new(e));
+        }
+        let list = body_json(&e.response);
+        items.extend(list["items"].as_array().cloned().unwrap_or_default());
+        cont = list["metadata"]["continue"].as_str().unwrap_or("").to_string();
+        if cont.is_empty() {
+            return Ok(items);
+        }
+    }
+}
+
 /// A write's target, with `dryRun=All` under `--dry-run=server`.
 fn dry(cmd: &Command, target: String) -> String {
     if !cmd.server_dry_run {

@@ -150,30 +150,9 @@ fn aggregate(errors: &[String]) -> String {
 
 /// The pods bound to the node, every page of them.
 fn pods_on(s: &mut Session, cmd: &Command, node: &str) -> Result<Vec<Value>, Vec<String>> {
-    // client-go's query, its parameters in order.
-    let mut query = format!("fieldSelector=spec.nodeName%3D{}", crate::format::encode_component(node));
-    if let Some(sel) = &cmd.drain.pod_selector {
-        query.push_str(&format!("&labelSelector={}", crate::format::encode_component(sel)));
-    }
-    query.push_str(&format!("&limit={}", cmd.chunk_size));
-    let mut pods = Vec::new();
-    let mut next = String::new();
-    loop {
-        let target = match next.as_str() {
-            "" => format!("/api/v1/pods?{query}"),
-            token => format!("/api/v1/pods?continue={token}&{query}"),
-        };
-        let e = send(s, "GET", &target, None, None, "application/json");
-        if e.response.status != 200 {
-            return Err(vec![message_of(&e)]);
-        }
-        let list = body_json(&e.response);
-        pods.extend(list["items"].as_array().cloned().unwrap_or_default());
-        match list["metadata"]["continue"].as_str() {
-            Some(c) if !c.is_empty() => next = crate::format::encode_component(c),
-            _ => return Ok(pods),
-        }
-    }
+    let field = format!("spec.nodeName={node}");
+    let label = cmd.drain.pod_selector.as_deref().unwrap_or("");
+    list_all(s, "/api/v1/pods", (&field, label), cmd.chunk_size).map_err(|e| vec![message_of(&e)])
 }
 
 /// kubectl's `GetPodsForDeletion`: the pods that go and the warnings, or

@@ -17,45 +17,26 @@ pub(super) fn events(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
         }
     }
     let ns = namespace_of(cmd);
-    let mut query = String::new();
+    let mut field = String::new();
     if let Some(target) = &cmd.events_for {
         let Some((typed, name)) = target.split_once('/') else {
             return out.error(format!("error: --for must be in resource/name form, got {target:?}"));
         };
         let Some(r) = resolve(d, typed, out) else { return };
-        let selector = format!(
+        field = format!(
             "involvedObject.kind={},involvedObject.apiVersion={},involvedObject.name={name}",
             r.kind,
             r.group_version()
         );
-        query.push_str(&format!("fieldSelector={}&", crate::format::encode_component(&selector)));
     }
     let collection = match &ns {
         Some(ns) => format!("/api/v1/namespaces/{ns}/events"),
         None => "/api/v1/events".to_string(),
     };
-    let mut items: Vec<Value> = Vec::new();
-    let mut next = String::new();
-    loop {
-        let token = if next.is_empty() { String::new() } else { format!("continue={next}&") };
-        let e = send(
-            s,
-            "GET",
-            &format!("{collection}?{token}{query}limit={}", cmd.chunk_size),
-            None,
-            None,
-            "application/json",
-        );
-        if e.response.status != 200 {
-            return out.error(server_error(&e));
-        }
-        let list = body_json(&e.response);
-        items.extend(list["items"].as_array().cloned().unwrap_or_default());
-        match list["metadata"]["continue"].as_str() {
-            Some(c) if !c.is_empty() => next = crate::format::encode_component(c),
-            _ => break,
-        }
-    }
+    let mut items = match list_all(s, &collection, (&field, ""), cmd.chunk_size) {
+        Ok(items) => items,
+        Err(e) => return out.error(server_error(&e)),
+    };
     items.retain(|e| {
         let t = e["type"].as_str().unwrap_or("");
         cmd.events_types.is_empty() || cmd.events_types.iter().any(|w| w.eq_ignore_ascii_case(t))
