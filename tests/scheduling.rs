@@ -123,6 +123,67 @@ fn node_selectors_and_resources_decide_and_misfits_are_told_why() {
     assert_eq!(k.get(&format!("{PODS}/later")).json_body()["spec"]["nodeName"], "node-b");
 }
 
+fn node_of(k: &mut Cluster, name: &str) -> String {
+    k.get(&format!("{PODS}/{name}")).json_body()["spec"]["nodeName"].as_str().unwrap_or("").to_string()
+}
+
+fn asking(cpu: &str, memory: &str, extra: Value) -> Value {
+    let mut spec = json!({"containers": [{"name": "c", "image": "nginx",
+        "resources": {"requests": {"cpu": cpu, "memory": memory}}}]});
+    for (k, v) in extra.as_object().cloned().unwrap_or_default() {
+        spec[k] = v;
+    }
+    spec
+}
+
+#[test]
+fn preferred_node_affinity_and_prefer_no_schedule_taints_weigh_in_scoring() {
+    let mut k = two_nodes();
+    // Alike and empty nodes: the first by name would win the tie; a
+    // preferred term for the other's label outweighs it.
+    let prefers_ssd = json!({"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 50, "preference": {"matchExpressions": [{"key": "disk", "operator": "In", "values": ["ssd"]}]}}]}}});
+    k.call("POST", PODS, Some(pod("prefers-ssd", prefers_ssd.clone())));
+    assert_eq!(node_of(&mut k, "prefers-ssd"), "node-b");
+    k.call("POST", PODS, Some(pod("plain", json!({}))));
+    assert_eq!(node_of(&mut k, "plain"), "node-a");
+    // Preferring is not requiring: with node-b full for its cpu, the pod
+    // goes where it fits.
+    k.call("POST", PODS, Some(pod("hog", asking("1800m", "0", json!({"nodeName": "node-b"})))));
+    k.call("POST", PODS, Some(pod("prefers-ssd-big", asking("500m", "0", prefers_ssd))));
+    assert_eq!(node_of(&mut k, "prefers-ssd-big"), "node-a");
+
+    // A PreferNoSchedule taint turns plain pods away while another node
+    // fits, and not a pod that tolerates it.
+    let mut k = two_nodes();
+    let taint = r#"{"spec":{"taints":[{"key":"dedicated","value":"batch","effect":"PreferNoSchedule"}]}}"#;
+    assert_eq!(k.send("PATCH", "/api/v1/nodes/node-a", "application/merge-patch+json", taint).status, 200);
+    for name in ["one", "two", "three"] {
+        k.call("POST", PODS, Some(pod(name, json!({}))));
+        assert_eq!(node_of(&mut k, name), "node-b", "{name}");
+    }
+    let tolerates = json!({"tolerations": [{"key": "dedicated", "operator": "Equal", "value": "batch", "effect": "PreferNoSchedule"}]});
+    k.call("POST", PODS, Some(pod("batch", tolerates)));
+    assert_eq!(node_of(&mut k, "batch"), "node-a", "tolerating, it goes to the less requested node");
+    let elsewhere =
+        json!({"tolerations": [{"key": "dedicated", "operator": "Equal", "value": "batch", "effect": "NoSchedule"}]});
+    k.call("POST", PODS, Some(pod("other", elsewhere)));
+    assert_eq!(node_of(&mut k, "other"), "node-b", "a NoSchedule toleration does not tolerate PreferNoSchedule");
+}
+
+#[test]
+fn scoring_weighs_cpu_and_memory_together_and_their_balance() {
+    // node-a has its memory mostly requested, node-b some of its cpu. A
+    // pod asking 500m and 512Mi is less requested in cpu on node-a, but
+    // upstream's least allocated (cpu and memory averaged) and balanced
+    // allocation scores both favour node-b: 41 + 68 against 66 + 81.
+    let mut k = two_nodes();
+    k.call("POST", PODS, Some(pod("memory-hog", asking("0", "3Gi", json!({"nodeName": "node-a"})))));
+    k.call("POST", PODS, Some(pod("cpu-user", asking("500m", "0", json!({"nodeName": "node-b"})))));
+    k.call("POST", PODS, Some(pod("new", asking("500m", "512Mi", json!({})))));
+    assert_eq!(node_of(&mut k, "new"), "node-b");
+}
+
 #[test]
 fn the_binding_subresource_assigns_once_and_answers_as_upstream() {
     let mut s = server();

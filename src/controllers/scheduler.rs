@@ -16,11 +16,15 @@
 //! and the sum of its containers') fit its allocatable cpu, memory and
 //! pods beside the pods already bound there, and the `DoNotSchedule`
 //! topology spread constraints and required inter-pod (anti-)affinity are
-//! met (`neighbours`). Of the nodes that fit, the
-//! least requested (cpu, then memory, as a fraction of allocatable, a
-//! container requesting nothing counted as 100m and 200Mi as upstream's
-//! scoring counts it) wins, the name breaking ties; upstream scores more plugins and breaks ties
-//! at random (docs/fidelity.md). Pods are taken in priority order, then
+//! met (`neighbours`). Of the nodes that fit, the one with the highest
+//! score wins, summed as upstream's default profile weighs its plugins:
+//! least allocated (cpu and memory, a container requesting nothing
+//! counted as 100m and 200Mi) and balanced allocation, 1 each; the
+//! `PreferNoSchedule` taints the pod does not tolerate, 3; the pod's
+//! preferred node affinity, 2. Upstream also scores preferred pod
+//! affinity and topology spread, and breaks ties at random, where the
+//! least requested node, then the name, breaks them here
+//! (docs/fidelity.md). Pods are taken in priority order, then
 //! by creation, as upstream's active queue does.
 
 use crate::sort::Order;
@@ -337,6 +341,13 @@ pub(crate) fn affinity_matches(pod: &Value, node: &Value) -> bool {
     let terms =
         &pod["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"];
     let Some(terms) = terms.as_array() else { return true };
+    terms.iter().any(|term| term_matches(term, node))
+}
+
+/// Whether a node selector term selects the node: its expressions (on
+/// labels) and fields (on `metadata.name`) all, and at least one of them
+/// (an empty term selects nothing).
+fn term_matches(term: &Value, node: &Value) -> bool {
     let requirement = |r: &Value, value: Option<&str>| {
         let values: Vec<&str> = r["values"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
         let number = |s: &str| s.parse::<i64>().ok();
@@ -350,19 +361,155 @@ pub(crate) fn affinity_matches(pod: &Value, node: &Value) -> bool {
             _ => false,
         }
     };
-    terms.iter().any(|term| {
-        let labels = &node["metadata"]["labels"];
-        let exprs = term["matchExpressions"].as_array().into_iter().flatten();
-        let fields = term["matchFields"].as_array().into_iter().flatten();
-        let has_any = term["matchExpressions"].as_array().is_some_and(|a| !a.is_empty())
-            || term["matchFields"].as_array().is_some_and(|a| !a.is_empty());
-        has_any
-            && exprs.clone().all(|r| requirement(r, labels[r["key"].as_str().unwrap_or("")].as_str()))
-            && fields.clone().all(|r| {
-                let value = (r["key"] == "metadata.name").then(|| meta_str(node, "name"));
-                requirement(r, value)
-            })
-    })
+    let labels = &node["metadata"]["labels"];
+    let exprs = term["matchExpressions"].as_array().into_iter().flatten();
+    let fields = term["matchFields"].as_array().into_iter().flatten();
+    let has_any = term["matchExpressions"].as_array().is_some_and(|a| !a.is_empty())
+        || term["matchFields"].as_array().is_some_and(|a| !a.is_empty());
+    has_any
+        && exprs.clone().all(|r| requirement(r, labels[r["key"].as_str().unwrap_or("")].as_str()))
+        && fields.clone().all(|r| {
+            let value = (r["key"] == "metadata.name").then(|| meta_str(node, "name"));
+            requirement(r, value)
+        })
+}
+
+/// Of the nodes that fit (each with what is bound there), the one
+/// upstream's default profile scores highest: `NodeResourcesFit` (least
+/// allocated) and `NodeResourcesBalancedAllocation`, weight 1 each, with
+/// `TaintToleration` (3) and `NodeAffinity` (2) where the pod or the nodes
+/// give them something to tell apart. Upstream breaks ties at random;
+/// here the node least requested at a finer grain wins them (cpu, then
+/// memory, in millionths of allocatable), then the name.
+fn best_node(pod: &Value, demand: Demand, nodes: &[Arc<Value>], fits: &[(usize, Used)]) -> Option<String> {
+    let scored = requests_of(&pod["spec"], true);
+    let preferred = preferences(pod, nodes, fits);
+    let share = |used: i128, of: i128| if of <= 0 { 0 } else { ((used * 1_000_000) / of).max(0) as u128 };
+    let mut best: Option<(std::cmp::Reverse<i64>, u128, u128, &str)> = None;
+    for (j, (i, u)) in fits.iter().enumerate() {
+        let node = &nodes[*i];
+        let (cpu, memory) = (allocatable(node, "cpu"), allocatable(node, "memory"));
+        let (scored_cpu, scored_memory) = (u.scored.cpu + scored.cpu, u.scored.memory + scored.memory);
+        let mut total = least_allocated(&[(scored_cpu, cpu), (scored_memory, memory)]);
+        // BalancedAllocation skips a pod that requests nothing (1.33).
+        if demand.cpu != 0 || demand.memory != 0 {
+            total += balanced_allocation(&[(u.cpu + demand.cpu, cpu), (u.memory + demand.memory, memory)]);
+        }
+        total += preferred.get(j).copied().unwrap_or(0);
+        let key =
+            (std::cmp::Reverse(total), share(scored_cpu, cpu), share(scored_memory, memory), meta_str(node, "name"));
+        if best.as_ref().is_none_or(|b| key < *b) {
+            best = Some(key);
+        }
+    }
+    best.map(|b| b.3.to_string())
+}
+
+/// Upstream's `LeastAllocated` score of (requested, allocatable) pairs:
+/// each resource's free share out of 100, truncated, averaged over the
+/// resources the node has (equal weights).
+pub(crate) fn least_allocated(resources: &[(i128, i128)]) -> i64 {
+    let (mut sum, mut n) = (0i128, 0i128);
+    for &(requested, allocatable) in resources {
+        if allocatable <= 0 {
+            continue;
+        }
+        n += 1;
+        if requested <= allocatable {
+            sum += (allocatable - requested) * 100 / allocatable;
+        }
+    }
+    if n == 0 {
+        0
+    } else {
+        (sum / n) as i64
+    }
+}
+
+/// Upstream's `BalancedAllocation` score of (requested, allocatable)
+/// pairs: 100 less the standard deviation of the requested fractions
+/// (each at most 1) in hundredths, truncated.
+pub(crate) fn balanced_allocation(resources: &[(i128, i128)]) -> i64 {
+    let fractions: Vec<f64> = resources
+        .iter()
+        .filter(|(_, allocatable)| *allocatable > 0)
+        .map(|&(requested, allocatable)| (requested as f64 / allocatable as f64).min(1.0))
+        .collect();
+    let deviation = match fractions.as_slice() {
+        [a, b] => ((a - b) / 2.0).abs(),
+        [_, _, ..] => {
+            let mean = fractions.iter().sum::<f64>() / fractions.len() as f64;
+            (fractions.iter().map(|f| (f - mean) * (f - mean)).sum::<f64>() / fractions.len() as f64).sqrt()
+        }
+        _ => 0.0,
+    };
+    ((1.0 - deviation) * 100.0) as i64
+}
+
+/// What `TaintToleration` and `NodeAffinity` add to each fitting node's
+/// score (weighted); nothing when they would add the same to every node:
+/// the pod prefers no node and no node has a `PreferNoSchedule` taint.
+fn preferences(pod: &Value, nodes: &[Arc<Value>], fits: &[(usize, Used)]) -> Vec<i64> {
+    let prefers = pod["spec"]["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]
+        .as_array()
+        .is_some_and(|terms| !terms.is_empty());
+    let soft = |node: &Value| {
+        node["spec"]["taints"].as_array().is_some_and(|ts| ts.iter().any(|t| t["effect"] == "PreferNoSchedule"))
+    };
+    if prefers || fits.iter().any(|(i, _)| soft(&nodes[*i])) {
+        preferred_scores(pod, nodes, fits)
+    } else {
+        Vec::new()
+    }
+}
+
+/// Each fitting node's `TaintToleration` score (its `PreferNoSchedule`
+/// taints the pod does not tolerate, fewest best, normalized to 0–100),
+/// times 3, plus its `NodeAffinity` score (the weights of the pod's
+/// preferred terms it matches, normalized to 0–100 by the largest),
+/// times 2. (Not inlined: seldom needed, so the browser's module keeps it
+/// out of the part loaded first.)
+#[inline(never)]
+fn preferred_scores(pod: &Value, nodes: &[Arc<Value>], fits: &[(usize, Used)]) -> Vec<i64> {
+    let tolerations = pod["spec"]["tolerations"].as_array().map_or(&[][..], Vec::as_slice);
+    let terms = pod["spec"]["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]
+        .as_array()
+        .map_or(&[][..], Vec::as_slice);
+    let raw: Vec<(i64, i64)> = fits
+        .iter()
+        .map(|(i, _)| {
+            let node = &nodes[*i];
+            let intolerable = node["spec"]["taints"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|t| t["effect"] == "PreferNoSchedule" && !tolerated(tolerations, t))
+                .count() as i64;
+            let weights = terms
+                .iter()
+                .filter(|t| term_matches(&t["preference"], node))
+                .map(|t| t["weight"].as_i64().unwrap_or(0))
+                .sum::<i64>();
+            (intolerable, weights)
+        })
+        .collect();
+    let most_intolerable = raw.iter().map(|r| r.0).max().unwrap_or(0);
+    let most_weight = raw.iter().map(|r| r.1).max().unwrap_or(0);
+    // Upstream's `DefaultNormalizeScore`: out of 100 against the largest
+    // (reversed for taints: fewest best; all 100 when none has any).
+    let normalized = |score: i64, most: i64, reverse: bool| {
+        let s = if most == 0 { 0 } else { 100 * score / most };
+        if reverse {
+            100 - s
+        } else {
+            s
+        }
+    };
+    raw.iter()
+        .map(|&(taints, weights)| {
+            3 * normalized(taints, most_intolerable, true) + 2 * normalized(weights, most_weight, false)
+        })
+        .collect()
 }
 
 static UNSCHEDULABLE_TAINT: std::sync::LazyLock<Value> =
@@ -527,35 +674,24 @@ impl Scheduler {
     ) {
         let hood = if self.looks_around(pod) { self.neighbourhood(client, pod, nodes, &|_| false) } else { None };
         let demand = requests(&pod["spec"]);
-        let scored = requests_of(&pod["spec"], true);
         let mut misfits: Vec<(usize, Misfit)> = Vec::new();
-        let mut best: Option<(u128, u128, String)> = None;
+        // The nodes that fit, each with what is bound there (scoring, as
+        // upstream's, does not count the nominated pods the filters do).
+        let mut fits: Vec<(usize, Used)> = Vec::new();
         for (i, node) in nodes.iter().enumerate() {
-            let name = meta_str(node, "name").to_string();
-            let u = with_nominated(used.get(&name).copied().unwrap_or_default(), pod, &name, nominated);
+            let name = meta_str(node, "name");
+            let bound = used.get(name).copied().unwrap_or_default();
+            let u = with_nominated(bound, pod, name, nominated);
             if let Some(why) = misfit(pod, demand, node, &u).or_else(|| hood.as_ref()?.misfit(node)) {
                 misfits.push((i, why));
                 continue;
             }
-            let share = |used: i128, want: i128, of: i128| {
-                if of <= 0 {
-                    0
-                } else {
-                    (((used + want) * 1_000_000) / of).max(0) as u128
-                }
-            };
-            let score = (
-                share(u.scored.cpu, scored.cpu, allocatable(node, "cpu")),
-                share(u.scored.memory, scored.memory, allocatable(node, "memory")),
-                name,
-            );
-            if best.as_ref().is_none_or(|b| score < *b) {
-                best = Some(score);
-            }
+            fits.push((i, bound));
         }
+        let best = best_node(pod, demand, nodes, &fits);
         let (ns, name) = (meta_str(pod, "namespace"), meta_str(pod, "name"));
         match best {
-            Some((_, _, node)) => {
+            Some(node) => {
                 let binding = json!({"kind": "Binding", "apiVersion": "v1",
                     "metadata": {"name": name, "namespace": ns, "uid": meta_str(pod, "uid")},
                     "target": {"kind": "Node", "name": node}});
@@ -670,5 +806,29 @@ impl Scheduler {
                 &message,
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{balanced_allocation, least_allocated};
+
+    #[test]
+    fn resource_scores_truncate_as_upstream_integers_do() {
+        // (2000-600)*100/2000 = 70 and (4096-3584)*100/4096 = 12.5 → 12;
+        // their average 41.
+        assert_eq!(least_allocated(&[(600, 2000), (3584, 4096)]), 41);
+        // A resource asked beyond what the node has scores 0; one the
+        // node has none of is left out of the average.
+        assert_eq!(least_allocated(&[(3000, 2000), (0, 100)]), 50);
+        assert_eq!(least_allocated(&[(10, 0), (25, 100)]), 75);
+        assert_eq!(least_allocated(&[(10, 0)]), 0);
+        // Fractions 0.25 and 0.875: deviation 0.3125, 68.75 → 68.
+        assert_eq!(balanced_allocation(&[(500, 2000), (3584, 4096)]), 68);
+        // Fractions are capped at 1; alike fractions are balanced.
+        assert_eq!(balanced_allocation(&[(5000, 2000), (4096, 4096)]), 100);
+        assert_eq!(balanced_allocation(&[(1, 0), (50, 100)]), 100);
+        // More than two resources: the standard deviation of all.
+        assert_eq!(balanced_allocation(&[(0, 10), (5, 10), (10, 10)]), 59);
     }
 }
