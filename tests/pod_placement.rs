@@ -305,3 +305,56 @@ fn placement_terms_are_validated_as_upstream() {
     assert!(message(&r)
         .contains("spec.template.spec.topologySpreadConstraints[0].whenUnsatisfiable: Unsupported value: \"Later\""));
 }
+
+/// A preferred pod (anti-)affinity term to pods labelled `app`, by `key`.
+fn preferred(kind: &str, weight: i64, app: &str, key: &str) -> Value {
+    json!({"affinity": {kind: {"preferredDuringSchedulingIgnoredDuringExecution": [{"weight": weight,
+        "podAffinityTerm": {"labelSelector": {"matchLabels": {"app": app}}, "topologyKey": key}}]}}})
+}
+
+#[test]
+fn preferred_pod_affinity_weighs_placed_pods_both_ways() {
+    let mut k = Cluster::new();
+    let zone = |z: &str| json!({"topology.kubernetes.io/zone": z});
+    node(&mut k, "n1", zone("a"), json!([]));
+    node(&mut k, "n2", zone("a"), json!([]));
+    node(&mut k, "n3", zone("b"), json!([]));
+    pod(&mut k, "db", "db", json!({"nodeSelector": {"kubernetes.io/hostname": "n1"}}));
+    // Drawn to the node db is on, though two nodes are emptier.
+    pod(&mut k, "web", "web", preferred("podAffinity", 100, "db", "kubernetes.io/hostname"));
+    assert_eq!(node_of(&mut k, "web"), "n1");
+    // Kept out of db's zone, though n2 is emptier than n3 by name only.
+    pod(&mut k, "lonely", "lonely", preferred("podAntiAffinity", 100, "db", "topology.kubernetes.io/zone"));
+    assert_eq!(node_of(&mut k, "lonely"), "n3");
+    // A placed pod's preferred term draws the pods it selects: "star" has
+    // no terms of its own, and n2 is the emptiest node.
+    let mut fan = preferred("podAffinity", 50, "star", "kubernetes.io/hostname");
+    fan["nodeSelector"] = json!({"kubernetes.io/hostname": "n3"});
+    pod(&mut k, "fan", "fan", fan);
+    pod(&mut k, "star", "star", json!({}));
+    assert_eq!(node_of(&mut k, "star"), "n3");
+    // Without it, the least requested node.
+    pod(&mut k, "plain", "plain", json!({}));
+    assert_eq!(node_of(&mut k, "plain"), "n2");
+}
+
+#[test]
+fn schedule_anyway_spread_constraints_weigh_domains_and_pass_over_nodes_without_the_key() {
+    let mut k = Cluster::new();
+    let zone = |z: &str| json!({"topology.kubernetes.io/zone": z});
+    node(&mut k, "n1", zone("a"), json!([]));
+    node(&mut k, "n2", zone("a"), json!([]));
+    node(&mut k, "n3", zone("b"), json!([]));
+    node(&mut k, "n4", json!({}), json!([]));
+    let soft = json!({"topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+        "whenUnsatisfiable": "ScheduleAnyway", "labelSelector": {"matchLabels": {"app": "s"}}}]});
+    let mut placed = Vec::new();
+    for i in 0..4 {
+        let name = format!("s{i}");
+        pod(&mut k, &name, "s", soft.clone());
+        placed.push(node_of(&mut k, &name).as_str().unwrap_or("").to_string());
+    }
+    // Zone a, then zone b (its count lower), then either zone alike (the
+    // emptier node), then zone b again: never n4, which lacks the key.
+    assert_eq!(placed, ["n1", "n3", "n2", "n3"]);
+}

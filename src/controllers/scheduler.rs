@@ -21,10 +21,11 @@
 //! least allocated (cpu and memory, a container requesting nothing
 //! counted as 100m and 200Mi) and balanced allocation, 1 each; the
 //! `PreferNoSchedule` taints the pod does not tolerate, 3; the pod's
-//! preferred node affinity, 2. Upstream also scores preferred pod
-//! affinity and topology spread, and breaks ties at random, where the
-//! least requested node, then the name, breaks them here
-//! (docs/fidelity.md). Pods are taken in priority order, then
+//! preferred node affinity, 2; preferred pod (anti-)affinity, the pod's
+//! and the placed pods', and `ScheduleAnyway` topology spread, 2 each
+//! (`neighbours`). Upstream also spreads a workload's replicas by default
+//! constraints, and breaks ties at random, where the least requested
+//! node, then the name, breaks them here (docs/fidelity.md). Pods are taken in priority order, then
 //! by creation, as upstream's active queue does.
 
 use crate::sort::Order;
@@ -107,6 +108,9 @@ pub struct Scheduler {
     /// anti-affinity.
     bound_now: Vec<(String, Arc<Value>)>,
     repelling_now: usize,
+    /// How many bound pods (as `on_node`) have terms that weigh on where
+    /// other pods go: preferred pod (anti-)affinity, required pod affinity.
+    attracting: i64,
     /// Namespaces, watched from the first pod affinity term that chooses
     /// namespaces by their labels.
     namespaces: Option<Informer>,
@@ -130,6 +134,7 @@ impl Default for Scheduler {
             repelling: BTreeMap::new(),
             bound_now: Vec::new(),
             repelling_now: 0,
+            attracting: 0,
             namespaces: None,
         }
     }
@@ -376,14 +381,19 @@ fn term_matches(term: &Value, node: &Value) -> bool {
 
 /// Of the nodes that fit (each with what is bound there), the one
 /// upstream's default profile scores highest: `NodeResourcesFit` (least
-/// allocated) and `NodeResourcesBalancedAllocation`, weight 1 each, with
-/// `TaintToleration` (3) and `NodeAffinity` (2) where the pod or the nodes
-/// give them something to tell apart. Upstream breaks ties at random;
-/// here the node least requested at a finer grain wins them (cpu, then
-/// memory, in millionths of allocatable), then the name.
-fn best_node(pod: &Value, demand: Demand, nodes: &[Arc<Value>], fits: &[(usize, Used)]) -> Option<String> {
+/// allocated) and `NodeResourcesBalancedAllocation`, weight 1 each, and
+/// what the other plugins add to each (`preferred`; none when they add
+/// the same to every node). Upstream breaks ties at random; here the node
+/// least requested at a finer grain wins them (cpu, then memory, in
+/// millionths of allocatable), then the name.
+fn best_node(
+    pod: &Value,
+    demand: Demand,
+    nodes: &[Arc<Value>],
+    fits: &[(usize, Used)],
+    preferred: &[i64],
+) -> Option<String> {
     let scored = requests_of(&pod["spec"], true);
-    let preferred = preferences(pod, nodes, fits);
     let share = |used: i128, of: i128| if of <= 0 { 0 } else { ((used * 1_000_000) / of).max(0) as u128 };
     let mut best: Option<(std::cmp::Reverse<i64>, u128, u128, &str)> = None;
     for (j, (i, u)) in fits.iter().enumerate() {
@@ -393,7 +403,7 @@ fn best_node(pod: &Value, demand: Demand, nodes: &[Arc<Value>], fits: &[(usize, 
         let mut total = least_allocated(&[(scored_cpu, cpu), (scored_memory, memory)]);
         // BalancedAllocation skips a pod that requests nothing (1.33).
         if demand.cpu != 0 || demand.memory != 0 {
-            total += balanced_allocation(&[(u.cpu + demand.cpu, cpu), (u.memory + demand.memory, memory)]);
+            total += balanced_allocation((u.cpu + demand.cpu, cpu), (u.memory + demand.memory, memory));
         }
         total += preferred.get(j).copied().unwrap_or(0);
         let key =
@@ -426,21 +436,16 @@ pub(crate) fn least_allocated(resources: &[(i128, i128)]) -> i64 {
     }
 }
 
-/// Upstream's `BalancedAllocation` score of (requested, allocatable)
-/// pairs: 100 less the standard deviation of the requested fractions
-/// (each at most 1) in hundredths, truncated.
-pub(crate) fn balanced_allocation(resources: &[(i128, i128)]) -> i64 {
-    let fractions: Vec<f64> = resources
-        .iter()
-        .filter(|(_, allocatable)| *allocatable > 0)
-        .map(|&(requested, allocatable)| (requested as f64 / allocatable as f64).min(1.0))
-        .collect();
-    let deviation = match fractions.as_slice() {
-        [a, b] => ((a - b) / 2.0).abs(),
-        [_, _, ..] => {
-            let mean = fractions.iter().sum::<f64>() / fractions.len() as f64;
-            (fractions.iter().map(|f| (f - mean) * (f - mean)).sum::<f64>() / fractions.len() as f64).sqrt()
-        }
+/// Upstream's `BalancedAllocation` score of cpu's and memory's
+/// (requested, allocatable): 100 less the standard deviation of the two
+/// requested fractions (each at most 1; of two, half their difference)
+/// in hundredths, truncated; a resource the node has none of is left out.
+pub(crate) fn balanced_allocation(cpu: (i128, i128), memory: (i128, i128)) -> i64 {
+    let fraction = |(requested, allocatable): (i128, i128)| {
+        (allocatable > 0).then(|| (requested as f64 / allocatable as f64).min(1.0))
+    };
+    let deviation = match (fraction(cpu), fraction(memory)) {
+        (Some(a), Some(b)) => ((a - b) / 2.0).abs(),
         _ => 0.0,
     };
     ((1.0 - deviation) * 100.0) as i64
@@ -608,6 +613,9 @@ impl Controller for Scheduler {
                             self.used.remove(node);
                         }
                         let key = bound_key(node, &pod);
+                        if neighbours::attracts(&pod) {
+                            self.attracting += sign as i64;
+                        }
                         if neighbours::repels(&pod) {
                             if sign > 0 {
                                 self.repelling.insert(key.clone(), Arc::clone(&pod));
@@ -688,7 +696,11 @@ impl Scheduler {
             }
             fits.push((i, bound));
         }
-        let best = best_node(pod, demand, nodes, &fits);
+        let mut preferred = preferences(pod, nodes, &fits);
+        if self.weighs_neighbours(pod) {
+            self.neighbour_scores(client, pod, nodes, &fits, &mut preferred);
+        }
+        let best = best_node(pod, demand, nodes, &fits, &preferred);
         let (ns, name) = (meta_str(pod, "namespace"), meta_str(pod, "name"));
         match best {
             Some(node) => {
@@ -824,11 +836,11 @@ mod tests {
         assert_eq!(least_allocated(&[(10, 0), (25, 100)]), 75);
         assert_eq!(least_allocated(&[(10, 0)]), 0);
         // Fractions 0.25 and 0.875: deviation 0.3125, 68.75 → 68.
-        assert_eq!(balanced_allocation(&[(500, 2000), (3584, 4096)]), 68);
+        assert_eq!(balanced_allocation((500, 2000), (3584, 4096)), 68);
+        assert_eq!(balanced_allocation((3584, 4096), (500, 2000)), 68);
         // Fractions are capped at 1; alike fractions are balanced.
-        assert_eq!(balanced_allocation(&[(5000, 2000), (4096, 4096)]), 100);
-        assert_eq!(balanced_allocation(&[(1, 0), (50, 100)]), 100);
-        // More than two resources: the standard deviation of all.
-        assert_eq!(balanced_allocation(&[(0, 10), (5, 10), (10, 10)]), 59);
+        assert_eq!(balanced_allocation((5000, 2000), (4096, 4096)), 100);
+        assert_eq!(balanced_allocation((1, 0), (50, 100)), 100);
+        assert_eq!(balanced_allocation((0, 10), (10, 10)), 50);
     }
 }

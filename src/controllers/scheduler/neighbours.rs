@@ -2,14 +2,17 @@
 //! in upstream's order: topology spread constraints (kube-scheduler's
 //! `PodTopologySpread`, the `DoNotSchedule` ones) and required inter-pod
 //! affinity (`InterPodAffinity`: the pod's affinity and anti-affinity, and
-//! the anti-affinity of the pods already there).
+//! the anti-affinity of the pods already there); and the scores that look
+//! at them (`InterPodAffinity`'s preferred terms, `PodTopologySpread`'s
+//! `ScheduleAnyway` constraints).
 //!
 //! As upstream's plugins, each is worked out once per pod (its PreFilter:
 //! counts per topology domain, a domain being a node label's key and
 //! value) and then asked about each node. Preemption asks again with its
 //! victims left out. Nothing here runs for a pod that has no such terms
-//! while no placed pod has required anti-affinity: the browser's module
-//! loads what runs at start first, and the starter cluster has none.
+//! while no placed pod has required anti-affinity (nor, for the scores,
+//! preferred terms or required affinity): the browser's module loads what
+//! runs at start first, and the starter cluster has none.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -55,29 +58,37 @@ impl Term {
     fn all(owner: &Value, kind: &str) -> Vec<Term> {
         let terms = &owner["spec"]["affinity"][kind]["requiredDuringSchedulingIgnoredDuringExecution"];
         let terms = terms.as_array().map(Vec::as_slice).unwrap_or(&[]);
-        terms
-            .iter()
-            .map(|t| {
-                let mut namespaces: Vec<String> = t["namespaces"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(Value::as_str)
-                    .map(String::from)
-                    .collect();
-                let namespace_selector = selector_of(t.get("namespaceSelector"));
-                if namespaces.is_empty() && t.get("namespaceSelector").is_none_or(Value::is_null) {
-                    // Neither: the owner's own namespace.
-                    namespaces.push(meta_str(owner, "namespace").to_string());
-                }
-                Term {
-                    namespaces,
-                    namespace_selector,
-                    selector: selector_of(t.get("labelSelector")),
-                    key: t["topologyKey"].as_str().unwrap_or("").to_string(),
-                }
-            })
-            .collect()
+        terms.iter().map(|t| Term::read(owner, t)).collect()
+    }
+
+    /// One term of `owner`'s.
+    fn read(owner: &Value, t: &Value) -> Term {
+        let mut namespaces: Vec<String> =
+            t["namespaces"].as_array().into_iter().flatten().filter_map(Value::as_str).map(String::from).collect();
+        let namespace_selector = selector_of(t.get("namespaceSelector"));
+        if namespaces.is_empty() && t.get("namespaceSelector").is_none_or(Value::is_null) {
+            // Neither: the owner's own namespace.
+            namespaces.push(meta_str(owner, "namespace").to_string());
+        }
+        Term {
+            namespaces,
+            namespace_selector,
+            selector: selector_of(t.get("labelSelector")),
+            key: t["topologyKey"].as_str().unwrap_or("").to_string(),
+        }
+    }
+
+    /// The preferred terms of `owner`'s `podAffinity` and
+    /// `podAntiAffinity`, each with its weight (negated for anti-affinity).
+    fn weighted(owner: &Value) -> Vec<(i64, Term)> {
+        let mut weighted = Vec::new();
+        for (kind, sign) in [("podAffinity", 1), ("podAntiAffinity", -1)] {
+            let terms = &owner["spec"]["affinity"][kind]["preferredDuringSchedulingIgnoredDuringExecution"];
+            for t in terms.as_array().into_iter().flatten() {
+                weighted.push((sign * t["weight"].as_i64().unwrap_or(0), Term::read(owner, &t["podAffinityTerm"])));
+            }
+        }
+        weighted
     }
 
     /// Whether the term selects `pod` (its namespace, then its labels).
@@ -139,8 +150,42 @@ pub(super) fn repels(pod: &Value) -> bool {
 }
 
 fn do_not_schedule(pod: &Value) -> Vec<&Value> {
+    constraints(pod, "DoNotSchedule")
+}
+
+fn constraints<'a>(pod: &'a Value, when: &str) -> Vec<&'a Value> {
     let constraints = pod["spec"]["topologySpreadConstraints"].as_array().map(Vec::as_slice).unwrap_or(&[]);
-    constraints.iter().filter(|c| c["whenUnsatisfiable"] == "DoNotSchedule").collect()
+    constraints.iter().filter(|c| c["whenUnsatisfiable"] == when).collect()
+}
+
+/// Whether `pod` has terms the scores of placed pods read: preferred pod
+/// (anti-)affinity, `ScheduleAnyway` spread constraints.
+#[inline(always)]
+fn weighs(pod: &Value) -> bool {
+    let spec = &pod["spec"];
+    let preferred = |kind: &str| {
+        spec["affinity"][kind]["preferredDuringSchedulingIgnoredDuringExecution"]
+            .as_array()
+            .is_some_and(|a| !a.is_empty())
+    };
+    let anyway = || {
+        spec["topologySpreadConstraints"]
+            .as_array()
+            .is_some_and(|cs| cs.iter().any(|c| c["whenUnsatisfiable"] == "ScheduleAnyway"))
+    };
+    preferred("podAffinity") || preferred("podAntiAffinity") || anyway()
+}
+
+/// Whether a placed pod's terms weigh on where others go: its preferred
+/// pod (anti-)affinity, or its required pod affinity (upstream's
+/// `hardPodAffinityWeight`).
+#[inline(always)]
+pub(super) fn attracts(pod: &Value) -> bool {
+    let affinity = &pod["spec"]["affinity"];
+    let any = |kind: &str, when: &str| affinity[kind][when].as_array().is_some_and(|a| !a.is_empty());
+    any("podAffinity", "preferredDuringSchedulingIgnoredDuringExecution")
+        || any("podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution")
+        || any("podAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
 }
 
 /// A constraint's selector with the pod's values of its `matchLabelKeys`
@@ -165,6 +210,142 @@ impl Scheduler {
     #[inline(always)]
     pub(super) fn looks_around(&self, pod: &Value) -> bool {
         has_terms(pod) || !self.repelling.is_empty() || self.repelling_now > 0
+    }
+
+    /// Whether the scores that look at placed pods can tell nodes apart
+    /// for `pod`: it has terms they read, or a placed pod does.
+    #[inline(always)]
+    pub(super) fn weighs_neighbours(&self, pod: &Value) -> bool {
+        weighs(pod) || self.attracting > 0 || self.bound_now.iter().any(|(_, p)| attracts(p))
+    }
+
+    /// Adds to each fitting node's score (`scores`, by the place in
+    /// `fits`; empty for all zero) what kube-scheduler's `InterPodAffinity`
+    /// and `PodTopologySpread` scores give it, each normalized as
+    /// upstream's and weighted 2.
+    ///
+    /// `InterPodAffinity`: for each placed pod, the weight of each of the
+    /// pod's preferred affinity terms selecting it (less, for
+    /// anti-affinity), the weight of each of its own preferred terms
+    /// selecting the pod, and 1 for each of its required affinity terms
+    /// selecting the pod, counted for its node's domain of the term's key;
+    /// a node scores the sum of its domains', scaled from the lowest (0) to
+    /// the highest (100).
+    ///
+    /// `PodTopologySpread`, the `ScheduleAnyway` constraints: a fitting
+    /// node without every constraint's key scores 0; the others score, per
+    /// constraint, the matching pods in their domain times log(domains + 2)
+    /// plus maxSkew − 1, rounded, then scaled so the fewest scores 100
+    /// (upstream's `100 × (max + min − score) / max`).
+    #[inline(never)]
+    pub(super) fn neighbour_scores(
+        &mut self,
+        client: &mut super::Client<'_>,
+        pod: &Value,
+        nodes: &[Arc<Value>],
+        fits: &[(usize, super::Used)],
+        scores: &mut Vec<i64>,
+    ) {
+        let own: Vec<(i64, Term)> = Term::weighted(pod);
+        let theirs = |p: &Value| {
+            let mut terms = Term::weighted(p);
+            terms.extend(Term::all(p, "podAffinity").into_iter().map(|t| (1, t)));
+            terms
+        };
+        let by_label = |terms: &[(i64, Term)]| {
+            terms.iter().any(|(_, t)| t.namespace_selector.as_ref().is_some_and(|s| !s.is_empty()))
+        };
+        if by_label(&own) || self.placed().any(|(_, p)| attracts(p) && by_label(&theirs(p))) {
+            let namespaces = self.namespaces.get_or_insert_with(|| Informer::new("/api/v1/namespaces"));
+            namespaces.sync(client);
+        }
+        let namespaces = self.namespaces.as_ref();
+        let node_of: BTreeMap<&str, &Value> = nodes.iter().map(|n| (meta_str(n, "name"), n.as_ref())).collect();
+        let placed: Vec<(&Value, &Value)> =
+            self.placed().filter_map(|(n, p)| Some((*node_of.get(n)?, p.as_ref()))).collect();
+        // InterPodAffinity: each domain's sum.
+        let mut domains: BTreeMap<Domain, i64> = BTreeMap::new();
+        let mut add = |node: &Value, key: &str, weight: i64| {
+            if let Some(v) = label(node, key) {
+                *domains.entry((key.to_string(), v.to_string())).or_default() += weight;
+            }
+        };
+        for &(node, other) in &placed {
+            for (w, t) in own.iter().filter(|(_, t)| t.selects(other, namespaces)) {
+                add(node, &t.key, *w);
+            }
+            if attracts(other) {
+                for (w, t) in theirs(other).iter().filter(|(_, t)| t.selects(pod, namespaces)) {
+                    add(node, &t.key, *w);
+                }
+            }
+        }
+        let affinity: Vec<i64> = fits
+            .iter()
+            .map(|(i, _)| {
+                let labels = nodes[*i]["metadata"]["labels"].as_object();
+                let value = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
+                domains.iter().filter(|((k, v), _)| value(k) == Some(v.as_str())).map(|(_, w)| *w).sum()
+            })
+            .collect();
+        let (low, high) = (affinity.iter().copied().min().unwrap_or(0), affinity.iter().copied().max().unwrap_or(0));
+        // PodTopologySpread: each fitting node's raw score, None when it
+        // lacks a key.
+        let soft = constraints(pod, "ScheduleAnyway");
+        let keys: Vec<&str> = soft.iter().map(|c| c["topologyKey"].as_str().unwrap_or("")).collect();
+        let has_keys = |node: &Value| keys.iter().all(|k| label(node, k).is_some());
+        let mut spread: Vec<Option<f64>> = fits.iter().map(|(i, _)| has_keys(&nodes[*i]).then_some(0.0)).collect();
+        for c in &soft {
+            let key = c["topologyKey"].as_str().unwrap_or("");
+            let selector = spread_selector(pod, c);
+            let max_skew = c["maxSkew"].as_i64().unwrap_or(1);
+            // The domains of the fitting nodes scored, and the pods that
+            // match in each, counted on the nodes the constraint counts.
+            let mut counts: BTreeMap<&str, i64> = BTreeMap::new();
+            for ((i, _), raw) in fits.iter().zip(&spread) {
+                if raw.is_some() {
+                    counts.entry(label(&nodes[*i], key).unwrap_or("")).or_default();
+                }
+            }
+            let counted = |node: &Value| {
+                (c["nodeAffinityPolicy"] == "Ignore" || node_selected(pod, node))
+                    && (c["nodeTaintsPolicy"] != "Honor" || untolerated_taint(pod, node).is_none())
+            };
+            for &(node, p) in &placed {
+                let matching = p["metadata"]["deletionTimestamp"].is_null()
+                    && meta_str(p, "namespace") == meta_str(pod, "namespace")
+                    && selector.as_ref().is_some_and(|s| !s.is_empty() && selects(s, p));
+                // Per node (the hostname key), every pod on the node counts.
+                if matching && has_keys(node) && (key == "kubernetes.io/hostname" || counted(node)) {
+                    if let Some(n) = counts.get_mut(label(node, key).unwrap_or("")) {
+                        *n += 1;
+                    }
+                }
+            }
+            let weight = ((counts.len() + 2) as f64).ln();
+            for ((i, _), raw) in fits.iter().zip(spread.iter_mut()) {
+                if let Some(raw) = raw {
+                    let n = counts.get(label(&nodes[*i], key).unwrap_or("")).copied().unwrap_or(0);
+                    *raw += n as f64 * weight + (max_skew - 1) as f64;
+                }
+            }
+        }
+        let spread: Vec<Option<i64>> = spread.into_iter().map(|r| r.map(|r| r.round() as i64)).collect();
+        let most = spread.iter().flatten().copied().max().unwrap_or(0);
+        let fewest = spread.iter().flatten().copied().min().unwrap_or(0);
+        scores.resize(fits.len(), 0);
+        for (j, score) in scores.iter_mut().enumerate() {
+            if high > low {
+                // In floating point and truncated, as upstream's.
+                *score += 2 * (100.0 * ((affinity[j] - low) as f64 / (high - low) as f64)) as i64;
+            }
+            *score += 2 * match spread[j] {
+                None => 0,
+                Some(_) if soft.is_empty() => 0,
+                Some(_) if most == 0 => 100,
+                Some(s) => 100 * (most + fewest - s) / most,
+            };
+        }
     }
 
     /// The pods placed on nodes as the filters see them (each with its
