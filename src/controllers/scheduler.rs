@@ -379,10 +379,10 @@ fn term_matches(term: &Value, node: &Value) -> bool {
         })
 }
 
-/// Of the nodes that fit (each with what is bound there), the one
-/// upstream's default profile scores highest: `NodeResourcesFit` (least
-/// allocated) and `NodeResourcesBalancedAllocation`, weight 1 each, and
-/// what the other plugins add to each (`preferred`; none when they add
+/// Of the nodes that fit (all but the `misfits`), the one upstream's
+/// default profile scores highest: `NodeResourcesFit` (least allocated)
+/// and `NodeResourcesBalancedAllocation`, weight 1 each, and what the
+/// other plugins add to each (`preferred`, by node; none when they add
 /// the same to every node). Upstream breaks ties at random; here the node
 /// least requested at a finer grain wins them (cpu, then memory, in
 /// millionths of allocatable), then the name.
@@ -390,14 +390,20 @@ fn best_node(
     pod: &Value,
     demand: Demand,
     nodes: &[Arc<Value>],
-    fits: &[(usize, Used)],
+    misfits: &[(usize, Misfit)],
+    used: &BTreeMap<String, Used>,
     preferred: &[i64],
 ) -> Option<String> {
     let scored = requests_of(&pod["spec"], true);
     let share = |used: i128, of: i128| if of <= 0 { 0 } else { ((used * 1_000_000) / of).max(0) as u128 };
     let mut best: Option<(std::cmp::Reverse<i64>, u128, u128, &str)> = None;
-    for (j, (i, u)) in fits.iter().enumerate() {
-        let node = &nodes[*i];
+    let mut next_misfit = 0;
+    for (i, node) in nodes.iter().enumerate() {
+        if misfits.get(next_misfit).is_some_and(|(m, _)| *m == i) {
+            next_misfit += 1;
+            continue;
+        }
+        let u = used.get(meta_str(node, "name")).copied().unwrap_or_default();
         let (cpu, memory) = (allocatable(node, "cpu"), allocatable(node, "memory"));
         let (scored_cpu, scored_memory) = (u.scored.cpu + scored.cpu, u.scored.memory + scored.memory);
         let mut total = least_allocated(&[(scored_cpu, cpu), (scored_memory, memory)]);
@@ -405,7 +411,7 @@ fn best_node(
         if demand.cpu != 0 || demand.memory != 0 {
             total += balanced_allocation((u.cpu + demand.cpu, cpu), (u.memory + demand.memory, memory));
         }
-        total += preferred.get(j).copied().unwrap_or(0);
+        total += preferred.get(i).copied().unwrap_or(0);
         let key =
             (std::cmp::Reverse(total), share(scored_cpu, cpu), share(scored_memory, memory), meta_str(node, "name"));
         if best.as_ref().is_none_or(|b| key < *b) {
@@ -454,15 +460,13 @@ pub(crate) fn balanced_allocation(cpu: (i128, i128), memory: (i128, i128)) -> i6
 /// What `TaintToleration` and `NodeAffinity` add to each fitting node's
 /// score (weighted); nothing when they would add the same to every node:
 /// the pod prefers no node and no node has a `PreferNoSchedule` taint.
-fn preferences(pod: &Value, nodes: &[Arc<Value>], fits: &[(usize, Used)]) -> Vec<i64> {
-    let prefers = pod["spec"]["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]
-        .as_array()
-        .is_some_and(|terms| !terms.is_empty());
+fn preferences(pod: &Value, nodes: &[Arc<Value>], misfits: &[(usize, Misfit)]) -> Vec<i64> {
+    let prefers = neighbours::lists(pod, &[("nodeAffinity", neighbours::PREFERRED)]);
     let soft = |node: &Value| {
         node["spec"]["taints"].as_array().is_some_and(|ts| ts.iter().any(|t| t["effect"] == "PreferNoSchedule"))
     };
-    if prefers || fits.iter().any(|(i, _)| soft(&nodes[*i])) {
-        preferred_scores(pod, nodes, fits)
+    if prefers || nodes.iter().any(|n| soft(n)) {
+        preferred_scores(pod, nodes, misfits)
     } else {
         Vec::new()
     }
@@ -475,14 +479,14 @@ fn preferences(pod: &Value, nodes: &[Arc<Value>], fits: &[(usize, Used)]) -> Vec
 /// times 2. (Not inlined: seldom needed, so the browser's module keeps it
 /// out of the part loaded first.)
 #[inline(never)]
-fn preferred_scores(pod: &Value, nodes: &[Arc<Value>], fits: &[(usize, Used)]) -> Vec<i64> {
+fn preferred_scores(pod: &Value, nodes: &[Arc<Value>], misfits: &[(usize, Misfit)]) -> Vec<i64> {
+    let fits = fitting(nodes.len(), misfits);
     let tolerations = pod["spec"]["tolerations"].as_array().map_or(&[][..], Vec::as_slice);
-    let terms = pod["spec"]["affinity"]["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"]
-        .as_array()
-        .map_or(&[][..], Vec::as_slice);
+    let terms =
+        pod["spec"]["affinity"]["nodeAffinity"][neighbours::PREFERRED].as_array().map_or(&[][..], Vec::as_slice);
     let raw: Vec<(i64, i64)> = fits
         .iter()
-        .map(|(i, _)| {
+        .map(|i| {
             let node = &nodes[*i];
             let intolerable = node["spec"]["taints"]
                 .as_array()
@@ -510,11 +514,16 @@ fn preferred_scores(pod: &Value, nodes: &[Arc<Value>], fits: &[(usize, Used)]) -
             s
         }
     };
-    raw.iter()
-        .map(|&(taints, weights)| {
-            3 * normalized(taints, most_intolerable, true) + 2 * normalized(weights, most_weight, false)
-        })
-        .collect()
+    let mut scores = vec![0; nodes.len()];
+    for (i, &(taints, weights)) in fits.iter().zip(&raw) {
+        scores[*i] = 3 * normalized(taints, most_intolerable, true) + 2 * normalized(weights, most_weight, false);
+    }
+    scores
+}
+
+/// The nodes that fit: all but the `misfits` (both in node order).
+pub(super) fn fitting(nodes: usize, misfits: &[(usize, Misfit)]) -> Vec<usize> {
+    (0..nodes).filter(|i| !misfits.iter().any(|(m, _)| m == i)).collect()
 }
 
 static UNSCHEDULABLE_TAINT: std::sync::LazyLock<Value> =
@@ -645,13 +654,13 @@ impl Controller for Scheduler {
         let mut used = self.used.clone();
         // Pending pods shared with the informer's cache, not copied.
         let mut pending: Vec<Arc<Value>> = self.pending.values().cloned().collect();
-        pending.order_by_key(|p| {
-            (
-                std::cmp::Reverse(priority_of(p)),
-                meta_str(p, "creationTimestamp").to_string(),
-                meta_str(p, "namespace").to_string(),
-                meta_str(p, "name").to_string(),
-            )
+        pending.order_by(|a, b| {
+            let by = |field| meta_str(a, field).cmp(meta_str(b, field));
+            priority_of(b)
+                .cmp(&priority_of(a))
+                .then_with(|| by("creationTimestamp"))
+                .then_with(|| by("namespace"))
+                .then_with(|| by("name"))
         });
         self.retry_at.retain(|uid, _| pending.iter().any(|p| meta_str(p, "uid") == uid));
         // The pods a preemption nominated a node for, by uid: counted there
@@ -683,24 +692,20 @@ impl Scheduler {
         let hood = if self.looks_around(pod) { self.neighbourhood(client, pod, nodes, &|_| false) } else { None };
         let demand = requests(&pod["spec"]);
         let mut misfits: Vec<(usize, Misfit)> = Vec::new();
-        // The nodes that fit, each with what is bound there (scoring, as
-        // upstream's, does not count the nominated pods the filters do).
-        let mut fits: Vec<(usize, Used)> = Vec::new();
         for (i, node) in nodes.iter().enumerate() {
             let name = meta_str(node, "name");
-            let bound = used.get(name).copied().unwrap_or_default();
-            let u = with_nominated(bound, pod, name, nominated);
+            let u = with_nominated(used.get(name).copied().unwrap_or_default(), pod, name, nominated);
             if let Some(why) = misfit(pod, demand, node, &u).or_else(|| hood.as_ref()?.misfit(node)) {
                 misfits.push((i, why));
-                continue;
             }
-            fits.push((i, bound));
         }
-        let mut preferred = preferences(pod, nodes, &fits);
+        // The nodes that fit are scored (as upstream's, without the
+        // nominated pods the filters count).
+        let mut preferred = preferences(pod, nodes, &misfits);
         if self.weighs_neighbours(pod) {
-            self.neighbour_scores(client, pod, nodes, &fits, &mut preferred);
+            self.neighbour_scores(client, pod, nodes, &misfits, &mut preferred);
         }
-        let best = best_node(pod, demand, nodes, &fits, &preferred);
+        let best = best_node(pod, demand, nodes, &misfits, used, &preferred);
         let (ns, name) = (meta_str(pod, "namespace"), meta_str(pod, "name"));
         match best {
             Some(node) => {

@@ -56,7 +56,7 @@ struct Term {
 impl Term {
     /// The terms of `owner`'s `podAffinity` or `podAntiAffinity`.
     fn all(owner: &Value, kind: &str) -> Vec<Term> {
-        let terms = &owner["spec"]["affinity"][kind]["requiredDuringSchedulingIgnoredDuringExecution"];
+        let terms = &owner["spec"]["affinity"][kind][REQUIRED];
         let terms = terms.as_array().map(Vec::as_slice).unwrap_or(&[]);
         terms.iter().map(|t| Term::read(owner, t)).collect()
     }
@@ -83,7 +83,7 @@ impl Term {
     fn weighted(owner: &Value) -> Vec<(i64, Term)> {
         let mut weighted = Vec::new();
         for (kind, sign) in [("podAffinity", 1), ("podAntiAffinity", -1)] {
-            let terms = &owner["spec"]["affinity"][kind]["preferredDuringSchedulingIgnoredDuringExecution"];
+            let terms = &owner["spec"]["affinity"][kind][PREFERRED];
             for t in terms.as_array().into_iter().flatten() {
                 weighted.push((sign * t["weight"].as_i64().unwrap_or(0), Term::read(owner, &t["podAffinityTerm"])));
             }
@@ -128,25 +128,30 @@ pub(super) struct Neighbourhood {
     repelling: BTreeMap<Domain, i64>,
 }
 
+const REQUIRED: &str = "requiredDuringSchedulingIgnoredDuringExecution";
+pub(super) const PREFERRED: &str = "preferredDuringSchedulingIgnoredDuringExecution";
+
+/// Whether the pod's affinity lists a term in any of `places` (a kind of
+/// affinity and `REQUIRED` or `PREFERRED`). One function for each such
+/// question, asked of every pod the scheduler sees (at start too: less
+/// code in the browser's part loaded first).
+#[inline(never)]
+pub(super) fn lists(pod: &Value, places: &[(&str, &str)]) -> bool {
+    let affinity = &pod["spec"]["affinity"];
+    places.iter().any(|(kind, when)| affinity[*kind][*when].as_array().is_some_and(|a| !a.is_empty()))
+}
+
 /// Whether a pod has terms these filters read.
 #[inline(always)]
 pub(super) fn has_terms(pod: &Value) -> bool {
-    let spec = &pod["spec"];
-    let required = |kind: &str| {
-        spec["affinity"][kind]["requiredDuringSchedulingIgnoredDuringExecution"]
-            .as_array()
-            .is_some_and(|a| !a.is_empty())
-    };
-    let spread = spec["topologySpreadConstraints"].as_array().is_some_and(|a| !a.is_empty());
-    required("podAffinity") || required("podAntiAffinity") || spread
+    lists(pod, &[("podAffinity", REQUIRED), ("podAntiAffinity", REQUIRED)])
+        || pod["spec"]["topologySpreadConstraints"].as_array().is_some_and(|a| !a.is_empty())
 }
 
 /// Whether a placed pod has required anti-affinity (it may keep others off).
 #[inline(always)]
 pub(super) fn repels(pod: &Value) -> bool {
-    pod["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
-        .as_array()
-        .is_some_and(|a| !a.is_empty())
+    lists(pod, &[("podAntiAffinity", REQUIRED)])
 }
 
 fn do_not_schedule(pod: &Value) -> Vec<&Value> {
@@ -162,18 +167,10 @@ fn constraints<'a>(pod: &'a Value, when: &str) -> Vec<&'a Value> {
 /// (anti-)affinity, `ScheduleAnyway` spread constraints.
 #[inline(always)]
 fn weighs(pod: &Value) -> bool {
-    let spec = &pod["spec"];
-    let preferred = |kind: &str| {
-        spec["affinity"][kind]["preferredDuringSchedulingIgnoredDuringExecution"]
-            .as_array()
-            .is_some_and(|a| !a.is_empty())
-    };
-    let anyway = || {
-        spec["topologySpreadConstraints"]
+    lists(pod, &[("podAffinity", PREFERRED), ("podAntiAffinity", PREFERRED)])
+        || pod["spec"]["topologySpreadConstraints"]
             .as_array()
             .is_some_and(|cs| cs.iter().any(|c| c["whenUnsatisfiable"] == "ScheduleAnyway"))
-    };
-    preferred("podAffinity") || preferred("podAntiAffinity") || anyway()
 }
 
 /// Whether a placed pod's terms weigh on where others go: its preferred
@@ -181,11 +178,7 @@ fn weighs(pod: &Value) -> bool {
 /// `hardPodAffinityWeight`).
 #[inline(always)]
 pub(super) fn attracts(pod: &Value) -> bool {
-    let affinity = &pod["spec"]["affinity"];
-    let any = |kind: &str, when: &str| affinity[kind][when].as_array().is_some_and(|a| !a.is_empty());
-    any("podAffinity", "preferredDuringSchedulingIgnoredDuringExecution")
-        || any("podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution")
-        || any("podAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+    lists(pod, &[("podAffinity", PREFERRED), ("podAntiAffinity", PREFERRED), ("podAffinity", REQUIRED)])
 }
 
 /// A constraint's selector with the pod's values of its `matchLabelKeys`
@@ -219,8 +212,8 @@ impl Scheduler {
         weighs(pod) || self.attracting > 0 || self.bound_now.iter().any(|(_, p)| attracts(p))
     }
 
-    /// Adds to each fitting node's score (`scores`, by the place in
-    /// `fits`; empty for all zero) what kube-scheduler's `InterPodAffinity`
+    /// Adds to the score of each node that fits (all but the `misfits`;
+    /// `scores` by node, empty for all zero) what kube-scheduler's `InterPodAffinity`
     /// and `PodTopologySpread` scores give it, each normalized as
     /// upstream's and weighted 2.
     ///
@@ -243,9 +236,10 @@ impl Scheduler {
         client: &mut super::Client<'_>,
         pod: &Value,
         nodes: &[Arc<Value>],
-        fits: &[(usize, super::Used)],
+        misfits: &[(usize, Misfit)],
         scores: &mut Vec<i64>,
     ) {
+        let fits = super::fitting(nodes.len(), misfits);
         let own: Vec<(i64, Term)> = Term::weighted(pod);
         let theirs = |p: &Value| {
             let mut terms = Term::weighted(p);
@@ -282,7 +276,7 @@ impl Scheduler {
         }
         let affinity: Vec<i64> = fits
             .iter()
-            .map(|(i, _)| {
+            .map(|i| {
                 let labels = nodes[*i]["metadata"]["labels"].as_object();
                 let value = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
                 domains.iter().filter(|((k, v), _)| value(k) == Some(v.as_str())).map(|(_, w)| *w).sum()
@@ -294,7 +288,7 @@ impl Scheduler {
         let soft = constraints(pod, "ScheduleAnyway");
         let keys: Vec<&str> = soft.iter().map(|c| c["topologyKey"].as_str().unwrap_or("")).collect();
         let has_keys = |node: &Value| keys.iter().all(|k| label(node, k).is_some());
-        let mut spread: Vec<Option<f64>> = fits.iter().map(|(i, _)| has_keys(&nodes[*i]).then_some(0.0)).collect();
+        let mut spread: Vec<Option<f64>> = fits.iter().map(|i| has_keys(&nodes[*i]).then_some(0.0)).collect();
         for c in &soft {
             let key = c["topologyKey"].as_str().unwrap_or("");
             let selector = spread_selector(pod, c);
@@ -302,7 +296,7 @@ impl Scheduler {
             // The domains of the fitting nodes scored, and the pods that
             // match in each, counted on the nodes the constraint counts.
             let mut counts: BTreeMap<&str, i64> = BTreeMap::new();
-            for ((i, _), raw) in fits.iter().zip(&spread) {
+            for (i, raw) in fits.iter().zip(&spread) {
                 if raw.is_some() {
                     counts.entry(label(&nodes[*i], key).unwrap_or("")).or_default();
                 }
@@ -323,7 +317,7 @@ impl Scheduler {
                 }
             }
             let weight = ((counts.len() + 2) as f64).ln();
-            for ((i, _), raw) in fits.iter().zip(spread.iter_mut()) {
+            for (i, raw) in fits.iter().zip(spread.iter_mut()) {
                 if let Some(raw) = raw {
                     let n = counts.get(label(&nodes[*i], key).unwrap_or("")).copied().unwrap_or(0);
                     *raw += n as f64 * weight + (max_skew - 1) as f64;
@@ -333,8 +327,9 @@ impl Scheduler {
         let spread: Vec<Option<i64>> = spread.into_iter().map(|r| r.map(|r| r.round() as i64)).collect();
         let most = spread.iter().flatten().copied().max().unwrap_or(0);
         let fewest = spread.iter().flatten().copied().min().unwrap_or(0);
-        scores.resize(fits.len(), 0);
-        for (j, score) in scores.iter_mut().enumerate() {
+        scores.resize(nodes.len(), 0);
+        for (j, i) in fits.iter().enumerate() {
+            let score = &mut scores[*i];
             if high > low {
                 // In floating point and truncated, as upstream's.
                 *score += 2 * (100.0 * ((affinity[j] - low) as f64 / (high - low) as f64)) as i64;
