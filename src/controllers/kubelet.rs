@@ -289,7 +289,9 @@ impl Kubelets {
     /// (`Killing`); once they have (at once, or when the grace period ends
     /// for those that ignore SIGTERM) its final status is written and it
     /// is deleted with no grace left. The deadline still waited for, if
-    /// any.
+    /// any. (Not inlined: nothing is deleted while a server starts, so the
+    /// browser's module need not load this first.)
+    #[inline(never)]
     fn stop(&mut self, client: &mut Client<'_>, pod: &Value) -> Option<SimTime> {
         let uid = meta_str(pod, "uid").to_string();
         let node = pod["spec"]["nodeName"].as_str().unwrap_or("").to_string();
@@ -509,6 +511,15 @@ impl Kubelets {
     /// on a node.
     fn start_ephemeral(&mut self, client: &mut Client<'_>, pod: &Value) {
         let ecs = pod["spec"]["ephemeralContainers"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        if !ecs.is_empty() {
+            self.start_ephemeral_now(client, pod, ecs);
+        }
+    }
+
+    /// `start_ephemeral` for a pod that has ephemeral containers. (Not
+    /// inlined: seldom needed, and never while a server starts.)
+    #[inline(never)]
+    fn start_ephemeral_now(&mut self, client: &mut Client<'_>, pod: &Value, ecs: &[Value]) {
         let mut statuses: Vec<Value> =
             pod["status"]["ephemeralContainerStatuses"].as_array().cloned().unwrap_or_default();
         let new: Vec<&Value> = ecs.iter().filter(|c| !statuses.iter().any(|s| s["name"] == c["name"])).collect();

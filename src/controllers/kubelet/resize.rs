@@ -81,6 +81,20 @@ impl Kubelets {
             .filter(|st| !st["state"]["running"].is_null() && st.get("resources").is_some())
             .any(|st| spec_of(st).is_some_and(|c| !same(&st["resources"], &running_resources(c))));
         let (pending, in_progress) = (condition(pod, "PodResizePending"), condition(pod, "PodResizeInProgress"));
+        if differs || pending.is_some() || in_progress.is_some() {
+            self.resize_now(client, pod, node, differs);
+        }
+    }
+
+    /// `resize` for a pod whose resources differ from its containers' or
+    /// that has resize conditions. (Not inlined: no starting pod has
+    /// either, so the browser's module need not load this first.)
+    #[inline(never)]
+    fn resize_now(&mut self, client: &mut Client<'_>, pod: &Value, node: &Value, differs: bool) {
+        let containers = pod["spec"]["containers"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        let statuses = pod["status"]["containerStatuses"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        let spec_of = |st: &Value| containers.iter().find(|c| c["name"] == st["name"]);
+        let (pending, in_progress) = (condition(pod, "PodResizePending"), condition(pod, "PodResizeInProgress"));
         if !differs {
             // Nothing (left) to resize: its conditions go.
             let gone: Vec<Value> = [("PodResizePending", pending), ("PodResizeInProgress", in_progress)]
