@@ -172,6 +172,21 @@ fn preferred_node_affinity_and_prefer_no_schedule_taints_weigh_in_scoring() {
 }
 
 #[test]
+fn extreme_preference_weights_are_scored_without_overflow() {
+    // Node affinity's preferred weights are not range-checked here: the
+    // largest integers are summed and normalized without overflowing.
+    let mut k = two_nodes();
+    let term = |disk: &str| {
+        json!({"weight": i64::MAX, "preference": {"matchExpressions": [
+        {"key": "disk", "operator": "In", "values": [disk]}]}})
+    };
+    let both = json!({"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+        term("ssd"), term("ssd")]}}});
+    k.call("POST", PODS, Some(pod("greedy", both)));
+    assert_eq!(node_of(&mut k, "greedy"), "node-b");
+}
+
+#[test]
 fn scoring_weighs_cpu_and_memory_together_and_their_balance() {
     // node-a has its memory mostly requested, node-b some of its cpu. A
     // pod asking 500m and 512Mi is less requested in cpu on node-a, but

@@ -25,8 +25,9 @@
 //! and the placed pods', and `ScheduleAnyway` topology spread, 2 each
 //! (`neighbours`). Upstream also spreads a workload's replicas by default
 //! constraints, and breaks ties at random, where the least requested
-//! node, then the name, breaks them here (docs/fidelity.md). Pods are taken in priority order, then
-//! by creation, as upstream's active queue does.
+//! node, then the name, breaks them here (docs/fidelity.md). Pods are
+//! taken in priority order, then by creation, as upstream's active queue
+//! does.
 
 use crate::sort::Order;
 use std::collections::BTreeMap;
@@ -498,7 +499,7 @@ fn preferred_scores(pod: &Value, nodes: &[Arc<Value>], misfits: &[(usize, Misfit
                 .iter()
                 .filter(|t| term_matches(&t["preference"], node))
                 .map(|t| t["weight"].as_i64().unwrap_or(0))
-                .sum::<i64>();
+                .fold(0, i64::saturating_add);
             (intolerable, weights)
         })
         .collect();
@@ -507,7 +508,7 @@ fn preferred_scores(pod: &Value, nodes: &[Arc<Value>], misfits: &[(usize, Misfit
     // Upstream's `DefaultNormalizeScore`: out of 100 against the largest
     // (reversed for taints: fewest best; all 100 when none has any).
     let normalized = |score: i64, most: i64, reverse: bool| {
-        let s = if most == 0 { 0 } else { 100 * score / most };
+        let s = if most == 0 { 0 } else { (100 * i128::from(score) / i128::from(most)) as i64 };
         if reverse {
             100 - s
         } else {

@@ -85,7 +85,8 @@ impl Term {
         for (kind, sign) in [("podAffinity", 1), ("podAntiAffinity", -1)] {
             let terms = &owner["spec"]["affinity"][kind][PREFERRED];
             for t in terms.as_array().into_iter().flatten() {
-                weighted.push((sign * t["weight"].as_i64().unwrap_or(0), Term::read(owner, &t["podAffinityTerm"])));
+                let weight = t["weight"].as_i64().unwrap_or(0).saturating_mul(sign);
+                weighted.push((weight, Term::read(owner, &t["podAffinityTerm"])));
             }
         }
         weighted
@@ -261,7 +262,8 @@ impl Scheduler {
         let mut domains: BTreeMap<Domain, i64> = BTreeMap::new();
         let mut add = |node: &Value, key: &str, weight: i64| {
             if let Some(v) = label(node, key) {
-                *domains.entry((key.to_string(), v.to_string())).or_default() += weight;
+                let sum = domains.entry((key.to_string(), v.to_string())).or_default();
+                *sum = sum.saturating_add(weight);
             }
         };
         for &(node, other) in &placed {
@@ -279,7 +281,10 @@ impl Scheduler {
             .map(|i| {
                 let labels = nodes[*i]["metadata"]["labels"].as_object();
                 let value = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
-                domains.iter().filter(|((k, v), _)| value(k) == Some(v.as_str())).map(|(_, w)| *w).sum()
+                domains
+                    .iter()
+                    .filter(|((k, v), _)| value(k) == Some(v.as_str()))
+                    .fold(0i64, |a, (_, w)| a.saturating_add(*w))
             })
             .collect();
         let (low, high) = (affinity.iter().copied().min().unwrap_or(0), affinity.iter().copied().max().unwrap_or(0));
@@ -332,13 +337,14 @@ impl Scheduler {
             let score = &mut scores[*i];
             if high > low {
                 // In floating point and truncated, as upstream's.
-                *score += 2 * (100.0 * ((affinity[j] - low) as f64 / (high - low) as f64)) as i64;
+                let (above, range) = (affinity[j] as f64 - low as f64, high as f64 - low as f64);
+                *score += 2 * (100.0 * (above / range)) as i64;
             }
             *score += 2 * match spread[j] {
                 None => 0,
                 Some(_) if soft.is_empty() => 0,
                 Some(_) if most == 0 => 100,
-                Some(s) => 100 * (most + fewest - s) / most,
+                Some(s) => (100 * (i128::from(most) + i128::from(fewest) - i128::from(s)) / i128::from(most)) as i64,
             };
         }
     }
