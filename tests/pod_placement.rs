@@ -358,3 +358,82 @@ fn schedule_anyway_spread_constraints_weigh_domains_and_pass_over_nodes_without_
     // emptier node), then zone b again: never n4, which lacks the key.
     assert_eq!(placed, ["n1", "n3", "n2", "n3"]);
 }
+
+/// The pods of `namespace` as (name, node), by name: the order the
+/// scheduler takes pods created in the same second.
+fn placements(k: &mut Cluster) -> Vec<(String, String)> {
+    let pods = k.get(PODS).json_body()["items"].as_array().cloned().unwrap_or_default();
+    let mut placed: Vec<(String, String)> = pods
+        .iter()
+        .map(|p| {
+            let name = p["metadata"]["name"].as_str().unwrap_or("").to_string();
+            (name, p["spec"]["nodeName"].as_str().unwrap_or("").to_string())
+        })
+        .collect();
+    placed.sort();
+    placed
+}
+
+fn replica_set(k: &mut Cluster, name: &str, replicas: i64) {
+    let rs = json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": name},
+        "spec": {"replicas": replicas, "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}},
+                "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}}}});
+    assert_eq!(k.call("POST", "/apis/apps/v1/namespaces/default/replicasets", Some(rs)).status, 201);
+}
+
+/// Two nodes, n1 with half its cpu requested: least allocated alone sends
+/// every small pod to n2 until they even out.
+fn one_node_half_busy() -> Cluster {
+    let mut k = Cluster::new();
+    node(&mut k, "n1", json!({}), json!([]));
+    node(&mut k, "n2", json!({}), json!([]));
+    let hog = json!({"nodeName": "n1", "containers": [{"name": "c", "image": "nginx",
+        "resources": {"requests": {"cpu": "1", "memory": "0"}}}]});
+    pod(&mut k, "hog", "hog", hog);
+    k
+}
+
+#[test]
+fn pods_a_service_or_a_workload_selects_are_spread_by_default() {
+    let mut k = one_node_half_busy();
+    // Nothing selects these two: no default spreading.
+    pod(&mut k, "lone-0", "lone", json!({}));
+    pod(&mut k, "lone-1", "lone", json!({}));
+    assert_eq!((node_of(&mut k, "lone-0"), node_of(&mut k, "lone-1")), (json!("n2"), json!("n2")));
+    // A Service selects these: the second is spread to n1 (its node
+    // spreading score, 2 × 100 against 2 × 66, outweighs least allocated's
+    // 70 against 80).
+    let svc = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "svc"},
+        "spec": {"selector": {"app": "svc"}, "ports": [{"port": 80}]}});
+    assert_eq!(k.call("POST", "/api/v1/namespaces/default/services", Some(svc)).status, 201);
+    pod(&mut k, "svc-0", "svc", json!({}));
+    pod(&mut k, "svc-1", "svc", json!({}));
+    assert_eq!((node_of(&mut k, "svc-0"), node_of(&mut k, "svc-1")), (json!("n2"), json!("n1")));
+    // A ReplicaSet's replicas, by its selector: one a node.
+    replica_set(&mut k, "web", 2);
+    let web: Vec<String> =
+        placements(&mut k).into_iter().filter(|(name, _)| name.starts_with("web-")).map(|(_, n)| n).collect();
+    assert_eq!(web, ["n2", "n1"]);
+
+    // By zone too (maxSkew 5 by zone, 3 by node): the second replica
+    // leaves the first one's zone for n3 though n2 is as empty, the third
+    // takes the node left.
+    let mut k = Cluster::new();
+    let zone = |z: &str| json!({"topology.kubernetes.io/zone": z});
+    node(&mut k, "n1", zone("a"), json!([]));
+    node(&mut k, "n2", zone("a"), json!([]));
+    node(&mut k, "n3", zone("b"), json!([]));
+    replica_set(&mut k, "zoned", 3);
+    let nodes: Vec<String> = placements(&mut k).into_iter().map(|(_, n)| n).collect();
+    assert_eq!(nodes, ["n1", "n3", "n2"]);
+
+    // A StatefulSet's pods, one at a time, by its selector.
+    let mut k = one_node_half_busy();
+    let sts = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "db"},
+        "spec": {"replicas": 2, "serviceName": "db", "selector": {"matchLabels": {"app": "db"}},
+            "template": {"metadata": {"labels": {"app": "db"}},
+                "spec": {"containers": [{"name": "c", "image": "postgres"}]}}}});
+    assert_eq!(k.call("POST", "/apis/apps/v1/namespaces/default/statefulsets", Some(sts)).status, 201);
+    assert_eq!((node_of(&mut k, "db-0"), node_of(&mut k, "db-1")), (json!("n2"), json!("n1")));
+}

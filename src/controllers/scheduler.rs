@@ -22,10 +22,11 @@
 //! counted as 100m and 200Mi) and balanced allocation, 1 each; the
 //! `PreferNoSchedule` taints the pod does not tolerate, 3; the pod's
 //! preferred node affinity, 2; preferred pod (anti-)affinity, the pod's
-//! and the placed pods', and `ScheduleAnyway` topology spread, 2 each
-//! (`neighbours`). Upstream also spreads a workload's replicas by default
-//! constraints, and breaks ties at random, where the least requested
-//! node, then the name, breaks them here (docs/fidelity.md). Pods are
+//! and the placed pods' (`neighbours`), and topology spread, the pod's
+//! `ScheduleAnyway` constraints or, without constraints, the defaults that
+//! spread what a Service or a workload selects (`spreading`), 2 each.
+//! Upstream breaks ties at random, where the least requested node, then
+//! the name, breaks them here (docs/fidelity.md). Pods are
 //! taken in priority order, then by creation, as upstream's active queue
 //! does.
 
@@ -46,6 +47,7 @@ use crate::api::quantity::milli_value;
 
 mod neighbours;
 mod preemption;
+mod spreading;
 
 /// Pending pods with a nominated node (`status.nominatedNodeName`), by uid.
 /// (Maps of strings to shared values, as the scheduler's others: another
@@ -115,6 +117,11 @@ pub struct Scheduler {
     /// Namespaces, watched from the first pod affinity term that chooses
     /// namespaces by their labels.
     namespaces: Option<Informer>,
+    /// Services, ReplicaSets and StatefulSets, watched from the first pod
+    /// spread by default (their selectors make its spreading selector).
+    selecting: Option<Box<spreading::Selecting>>,
+    /// This round's counts of placed pods by spreading selector.
+    matching: Vec<spreading::Matching>,
 }
 
 /// How long a pod stays unschedulable before it is tried again
@@ -137,6 +144,8 @@ impl Default for Scheduler {
             repelling_now: 0,
             attracting: 0,
             namespaces: None,
+            selecting: None,
+            matching: Vec::new(),
         }
     }
 }
@@ -673,6 +682,7 @@ impl Controller for Scheduler {
             }
         }
         self.bound_now.clear();
+        self.matching.clear();
         self.repelling_now = 0;
         for pod in pending {
             self.schedule(client, &pod, &nodes, &mut used, &mut nominated);
@@ -704,7 +714,11 @@ impl Scheduler {
         // nominated pods the filters count).
         let mut preferred = preferences(pod, nodes, &misfits);
         if self.weighs_neighbours(pod) {
-            self.neighbour_scores(client, pod, nodes, &misfits, &mut preferred);
+            self.affinity_scores(client, pod, nodes, &misfits, &mut preferred);
+        }
+        // Upstream scores nothing when one node fits.
+        if spreading::spreads(pod) && nodes.len() > misfits.len() + 1 {
+            self.spread_scores(client, pod, nodes, &misfits, &mut preferred);
         }
         let best = best_node(pod, demand, nodes, &misfits, used, &preferred);
         let (ns, name) = (meta_str(pod, "namespace"), meta_str(pod, "name"));
@@ -723,6 +737,9 @@ impl Scheduler {
                     used.entry(node.clone()).or_default().add(&pod["spec"]);
                     self.repelling_now += usize::from(neighbours::repels(pod));
                     self.bound_now.push((node.clone(), Arc::clone(pod)));
+                    if !self.matching.is_empty() {
+                        self.count_bound(pod, nodes, &node);
+                    }
                     nominated.remove(meta_str(pod, "uid"));
                     let message = format!("Successfully assigned {ns}/{name} to {node}");
                     self.recorder.event(

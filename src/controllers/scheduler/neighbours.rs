@@ -2,9 +2,9 @@
 //! in upstream's order: topology spread constraints (kube-scheduler's
 //! `PodTopologySpread`, the `DoNotSchedule` ones) and required inter-pod
 //! affinity (`InterPodAffinity`: the pod's affinity and anti-affinity, and
-//! the anti-affinity of the pods already there); and the scores that look
-//! at them (`InterPodAffinity`'s preferred terms, `PodTopologySpread`'s
-//! `ScheduleAnyway` constraints).
+//! the anti-affinity of the pods already there); and the score that looks
+//! at them for affinity (`InterPodAffinity`'s preferred terms;
+//! `PodTopologySpread`'s score is in `spreading`).
 //!
 //! As upstream's plugins, each is worked out once per pod (its PreFilter:
 //! counts per topology domain, a domain being a node label's key and
@@ -40,7 +40,7 @@ fn selector_of(value: Option<&Value>) -> Option<LabelSelector> {
     LabelSelector::parse(&label_selector_string(Some(value))).ok()
 }
 
-fn label<'a>(node: &'a Value, key: &str) -> Option<&'a str> {
+pub(super) fn label<'a>(node: &'a Value, key: &str) -> Option<&'a str> {
     node["metadata"]["labels"][key].as_str()
 }
 
@@ -159,19 +159,16 @@ fn do_not_schedule(pod: &Value) -> Vec<&Value> {
     constraints(pod, "DoNotSchedule")
 }
 
-fn constraints<'a>(pod: &'a Value, when: &str) -> Vec<&'a Value> {
+pub(super) fn constraints<'a>(pod: &'a Value, when: &str) -> Vec<&'a Value> {
     let constraints = pod["spec"]["topologySpreadConstraints"].as_array().map(Vec::as_slice).unwrap_or(&[]);
     constraints.iter().filter(|c| c["whenUnsatisfiable"] == when).collect()
 }
 
-/// Whether `pod` has terms the scores of placed pods read: preferred pod
-/// (anti-)affinity, `ScheduleAnyway` spread constraints.
+/// Whether `pod` has terms the affinity score of placed pods reads:
+/// preferred pod (anti-)affinity.
 #[inline(always)]
 fn weighs(pod: &Value) -> bool {
     lists(pod, &[("podAffinity", PREFERRED), ("podAntiAffinity", PREFERRED)])
-        || pod["spec"]["topologySpreadConstraints"]
-            .as_array()
-            .is_some_and(|cs| cs.iter().any(|c| c["whenUnsatisfiable"] == "ScheduleAnyway"))
 }
 
 /// Whether a placed pod's terms weigh on where others go: its preferred
@@ -185,6 +182,11 @@ pub(super) fn attracts(pod: &Value) -> bool {
 /// A constraint's selector with the pod's values of its `matchLabelKeys`
 /// added (as upstream's scheduler merges them in 1.33).
 fn spread_selector(pod: &Value, c: &Value) -> Option<LabelSelector> {
+    LabelSelector::parse(&spread_selector_text(pod, c)?).ok()
+}
+
+/// `spread_selector` as text.
+pub(super) fn spread_selector_text(pod: &Value, c: &Value) -> Option<String> {
     let base = c.get("labelSelector").filter(|v| v.is_object())?;
     let mut text = label_selector_string(Some(base));
     for key in c["matchLabelKeys"].as_array().into_iter().flatten().filter_map(Value::as_str) {
@@ -195,7 +197,7 @@ fn spread_selector(pod: &Value, c: &Value) -> Option<LabelSelector> {
             text.push_str(&format!("{key}={v}"));
         }
     }
-    LabelSelector::parse(&text).ok()
+    Some(text)
 }
 
 impl Scheduler {
@@ -206,33 +208,25 @@ impl Scheduler {
         has_terms(pod) || !self.repelling.is_empty() || self.repelling_now > 0
     }
 
-    /// Whether the scores that look at placed pods can tell nodes apart
-    /// for `pod`: it has terms they read, or a placed pod does.
+    /// Whether the affinity score of placed pods can tell nodes apart for
+    /// `pod`: it has terms it reads, or a placed pod does.
     #[inline(always)]
     pub(super) fn weighs_neighbours(&self, pod: &Value) -> bool {
         weighs(pod) || self.attracting > 0 || self.bound_now.iter().any(|(_, p)| attracts(p))
     }
 
     /// Adds to the score of each node that fits (all but the `misfits`;
-    /// `scores` by node, empty for all zero) what kube-scheduler's `InterPodAffinity`
-    /// and `PodTopologySpread` scores give it, each normalized as
-    /// upstream's and weighted 2.
-    ///
-    /// `InterPodAffinity`: for each placed pod, the weight of each of the
-    /// pod's preferred affinity terms selecting it (less, for
-    /// anti-affinity), the weight of each of its own preferred terms
-    /// selecting the pod, and 1 for each of its required affinity terms
-    /// selecting the pod, counted for its node's domain of the term's key;
-    /// a node scores the sum of its domains', scaled from the lowest (0) to
-    /// the highest (100).
-    ///
-    /// `PodTopologySpread`, the `ScheduleAnyway` constraints: a fitting
-    /// node without every constraint's key scores 0; the others score, per
-    /// constraint, the matching pods in their domain times log(domains + 2)
-    /// plus maxSkew − 1, rounded, then scaled so the fewest scores 100
-    /// (upstream's `100 × (max + min − score) / max`).
+    /// `scores` by node, empty for all zero) what kube-scheduler's
+    /// `InterPodAffinity` score gives it, weighted 2: for each placed pod,
+    /// the weight of each of the pod's preferred affinity terms selecting
+    /// it (less, for anti-affinity), the weight of each of its own
+    /// preferred terms selecting the pod, and 1 for each of its required
+    /// affinity terms selecting the pod, counted for its node's domain of
+    /// the term's key; a node scores the sum of its domains', scaled from
+    /// the lowest (0) to the highest (100). (`PodTopologySpread`'s score is
+    /// in `spreading`.)
     #[inline(never)]
-    pub(super) fn neighbour_scores(
+    pub(super) fn affinity_scores(
         &mut self,
         client: &mut super::Client<'_>,
         pod: &Value,
@@ -288,50 +282,6 @@ impl Scheduler {
             })
             .collect();
         let (low, high) = (affinity.iter().copied().min().unwrap_or(0), affinity.iter().copied().max().unwrap_or(0));
-        // PodTopologySpread: each fitting node's raw score, None when it
-        // lacks a key.
-        let soft = constraints(pod, "ScheduleAnyway");
-        let keys: Vec<&str> = soft.iter().map(|c| c["topologyKey"].as_str().unwrap_or("")).collect();
-        let has_keys = |node: &Value| keys.iter().all(|k| label(node, k).is_some());
-        let mut spread: Vec<Option<f64>> = fits.iter().map(|i| has_keys(&nodes[*i]).then_some(0.0)).collect();
-        for c in &soft {
-            let key = c["topologyKey"].as_str().unwrap_or("");
-            let selector = spread_selector(pod, c);
-            let max_skew = c["maxSkew"].as_i64().unwrap_or(1);
-            // The domains of the fitting nodes scored, and the pods that
-            // match in each, counted on the nodes the constraint counts.
-            let mut counts: BTreeMap<&str, i64> = BTreeMap::new();
-            for (i, raw) in fits.iter().zip(&spread) {
-                if raw.is_some() {
-                    counts.entry(label(&nodes[*i], key).unwrap_or("")).or_default();
-                }
-            }
-            let counted = |node: &Value| {
-                (c["nodeAffinityPolicy"] == "Ignore" || node_selected(pod, node))
-                    && (c["nodeTaintsPolicy"] != "Honor" || untolerated_taint(pod, node).is_none())
-            };
-            for &(node, p) in &placed {
-                let matching = p["metadata"]["deletionTimestamp"].is_null()
-                    && meta_str(p, "namespace") == meta_str(pod, "namespace")
-                    && selector.as_ref().is_some_and(|s| !s.is_empty() && selects(s, p));
-                // Per node (the hostname key), every pod on the node counts.
-                if matching && has_keys(node) && (key == "kubernetes.io/hostname" || counted(node)) {
-                    if let Some(n) = counts.get_mut(label(node, key).unwrap_or("")) {
-                        *n += 1;
-                    }
-                }
-            }
-            let weight = ((counts.len() + 2) as f64).ln();
-            for (i, raw) in fits.iter().zip(spread.iter_mut()) {
-                if let Some(raw) = raw {
-                    let n = counts.get(label(&nodes[*i], key).unwrap_or("")).copied().unwrap_or(0);
-                    *raw += n as f64 * weight + (max_skew - 1) as f64;
-                }
-            }
-        }
-        let spread: Vec<Option<i64>> = spread.into_iter().map(|r| r.map(|r| r.round() as i64)).collect();
-        let most = spread.iter().flatten().copied().max().unwrap_or(0);
-        let fewest = spread.iter().flatten().copied().min().unwrap_or(0);
         scores.resize(nodes.len(), 0);
         for (j, i) in fits.iter().enumerate() {
             let score = &mut scores[*i];
@@ -340,18 +290,12 @@ impl Scheduler {
                 let (above, range) = (affinity[j] as f64 - low as f64, high as f64 - low as f64);
                 *score += 2 * (100.0 * (above / range)) as i64;
             }
-            *score += 2 * match spread[j] {
-                None => 0,
-                Some(_) if soft.is_empty() => 0,
-                Some(_) if most == 0 => 100,
-                Some(s) => (100 * (i128::from(most) + i128::from(fewest) - i128::from(s)) / i128::from(most)) as i64,
-            };
         }
     }
 
     /// The pods placed on nodes as the filters see them (each with its
     /// node's name): those bound, and those bound earlier in this round.
-    fn placed(&self) -> impl Iterator<Item = (&str, &Arc<Value>)> {
+    pub(super) fn placed(&self) -> impl Iterator<Item = (&str, &Arc<Value>)> {
         let bound = self.on_node.values().map(|p| (p["spec"]["nodeName"].as_str().unwrap_or(""), p));
         bound.chain(self.bound_now.iter().map(|(n, p)| (n.as_str(), p)))
     }
