@@ -437,3 +437,68 @@ fn pods_a_service_or_a_workload_selects_are_spread_by_default() {
     assert_eq!(k.call("POST", "/apis/apps/v1/namespaces/default/statefulsets", Some(sts)).status, 201);
     assert_eq!((node_of(&mut k, "db-0"), node_of(&mut k, "db-1")), (json!("n2"), json!("n1")));
 }
+
+#[test]
+fn node_affinity_is_validated_as_upstream() {
+    let mut k = Cluster::new();
+    let expr = |key: &str, op: &str, values: Value| json!({"key": key, "operator": op, "values": values});
+    let p = json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "bad"},
+        "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}],
+            "affinity": {"nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+                    {"matchExpressions": [expr("disk", "In", json!([])), expr("disk", "Exists", json!(["ssd"])),
+                        expr("cores", "Gt", json!(["1", "2"])), expr("disk", "Like", json!(["ssd"])),
+                        expr("bad key!", "In", json!(["not a value!"]))],
+                     "matchFields": [expr("metadata.name", "In", json!(["a", "b"])),
+                        expr("metadata.uid", "In", json!(["x"])), expr("metadata.name", "Exists", json!(["Node_1"]))]}]},
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {"weight": 101, "preference": {"matchExpressions": [expr("disk", "In", json!(["any value!"]))]}},
+                    {"weight": 0, "preference": {"matchExpressions": [expr("disk", "NotIn", json!([]))]}}]}}}});
+    let r = k.call("POST", PODS, Some(p));
+    assert_eq!(r.status, 422, "{}", text(&r));
+    let m = message(&r);
+    let required = "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]";
+    let preferred = "spec.affinity.nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution";
+    for part in [
+        format!("{required}.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'"),
+        format!("{required}.matchExpressions[1].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'"),
+        format!("{required}.matchExpressions[2].values: Required value: must be specified single value when `operator` is 'Lt' or 'Gt'"),
+        format!("{required}.matchExpressions[3].operator: Invalid value: \"Like\": not a valid selector operator"),
+        format!("{required}.matchExpressions[4].key: Invalid value: \"bad key!\": name part must consist of alphanumeric characters"),
+        format!("{required}.matchExpressions[4].values[0]: Invalid value: \"not a value!\": a valid label must be"),
+        format!("{required}.matchFields[0].values: Required value: must be only one value when `operator` is 'In' or 'NotIn' for node field selector"),
+        format!("{required}.matchFields[1].key: Invalid value: \"metadata.uid\": not a valid field selector key"),
+        format!("{required}.matchFields[2].operator: Invalid value: \"Exists\": not a valid selector operator"),
+        format!("{required}.matchFields[2].values[0]: Invalid value: \"Node_1\": a lowercase RFC 1123 subdomain"),
+        format!("{preferred}[0].weight: Invalid value: 101: must be in the range 1-100"),
+        format!("{preferred}[1].weight: Invalid value: 0: must be in the range 1-100"),
+        format!("{preferred}[1].preference.matchExpressions[0].values: Required value: must be specified when"),
+    ] {
+        assert!(m.contains(&part), "{part} in {m}");
+    }
+    // A preferred term's values are not held to label values.
+    assert!(!m.contains("any value!"), "{m}");
+    // A required node affinity without terms.
+    let mut p = pod_spec_with(
+        json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}}}),
+    );
+    p["metadata"]["name"] = json!("empty");
+    let r = k.call("POST", PODS, Some(p));
+    assert_eq!(r.status, 422, "{}", text(&r));
+    assert!(message(&r).contains(
+        "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Required value: must have at least one node selector term"
+    ));
+    // A daemon set's pods, pinned by `metadata.name`, pass.
+    let mut p = pod_spec_with(
+        json!({"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["worker-1"]}]}]}}}),
+    );
+    p["metadata"]["name"] = json!("pinned");
+    assert_eq!(k.call("POST", PODS, Some(p)).status, 201);
+}
+
+/// A pod with `affinity`.
+fn pod_spec_with(affinity: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p"},
+        "spec": {"containers": [{"name": "c", "image": "nginx:1.27"}], "affinity": affinity}})
+}

@@ -172,18 +172,20 @@ fn preferred_node_affinity_and_prefer_no_schedule_taints_weigh_in_scoring() {
 }
 
 #[test]
-fn extreme_preference_weights_are_scored_without_overflow() {
-    // Node affinity's preferred weights are not range-checked here: the
-    // largest integers are summed and normalized without overflowing.
+fn extreme_preference_weights_are_refused_before_scoring() {
+    // The largest weights never reach the scores (whose sums saturate
+    // anyway): node affinity's preferred weights are 1-100, as upstream's.
     let mut k = two_nodes();
-    let term = |disk: &str| {
-        json!({"weight": i64::MAX, "preference": {"matchExpressions": [
-        {"key": "disk", "operator": "In", "values": [disk]}]}})
+    let term = |weight: i64| {
+        json!({"weight": weight, "preference": {"matchExpressions": [
+        {"key": "disk", "operator": "In", "values": ["ssd"]}]}})
     };
     let both = json!({"affinity": {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
-        term("ssd"), term("ssd")]}}});
-    k.call("POST", PODS, Some(pod("greedy", both)));
-    assert_eq!(node_of(&mut k, "greedy"), "node-b");
+        term(i64::MAX), term(100)]}}});
+    let r = k.call("POST", PODS, Some(pod("greedy", both)));
+    assert_eq!(r.status, 422, "{}", text(&r));
+    assert!(message(&r).contains("[0].weight: Invalid value: 9223372036854775807: must be in the range 1-100"));
+    assert_eq!(k.get(&format!("{PODS}/greedy")).status, 404);
 }
 
 #[test]

@@ -360,8 +360,73 @@ pub(super) fn validate_spec(spec: &Value, path: &str, errs: &mut Vec<FieldError>
     }
 }
 
-/// Upstream's checks of the pod affinity terms (a topology key; a
-/// preferred term's weight 1–100) and of the topology spread constraints
+/// Upstream's checks of a node selector term at `at`: each of its
+/// `matchExpressions` has an operator its values suit, a qualified label
+/// name as its key and, in a required term (`label_values`), label values
+/// (upstream lets a preferred term's values be anything); each of its
+/// `matchFields` is `In`/`NotIn` with one value, keyed `metadata.name`,
+/// the value a node name.
+fn node_selector_term(term: &Value, at: &str, label_values: bool, errs: &mut Vec<FieldError>) {
+    let list = |key: &str| term[key].as_array().map(Vec::as_slice).unwrap_or(&[]);
+    for (j, r) in list("matchExpressions").iter().enumerate() {
+        let at = format!("{at}.matchExpressions[{j}]");
+        let values = r["values"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        let (values_at, operator) = (format!("{at}.values"), str_at(r, "operator").unwrap_or(""));
+        match operator {
+            "In" | "NotIn" if values.is_empty() => {
+                errs.push(FieldError::required(&values_at, "must be specified when `operator` is 'In' or 'NotIn'"))
+            }
+            "Exists" | "DoesNotExist" if !values.is_empty() => errs.push(FieldError::forbidden(
+                &values_at,
+                "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+            )),
+            "Gt" | "Lt" if values.len() != 1 => errs.push(FieldError::required(
+                &values_at,
+                "must be specified single value when `operator` is 'Lt' or 'Gt'",
+            )),
+            "In" | "NotIn" | "Exists" | "DoesNotExist" | "Gt" | "Lt" => {}
+            other => errs.push(FieldError::invalid(&format!("{at}.operator"), other, "not a valid selector operator")),
+        }
+        let key = str_at(r, "key").unwrap_or("");
+        if let Some(p) = crate::selector::label_key_problem(key) {
+            errs.push(FieldError::invalid(&format!("{at}.key"), key, &p));
+        }
+        for (k, v) in values.iter().enumerate().filter(|_| label_values) {
+            let v = v.as_str().unwrap_or("");
+            for p in crate::selector::label_value_problems(v) {
+                errs.push(FieldError::invalid(&format!("{values_at}[{k}]"), v, &p));
+            }
+        }
+    }
+    for (j, r) in list("matchFields").iter().enumerate() {
+        let at = format!("{at}.matchFields[{j}]");
+        let values = r["values"].as_array().map(Vec::as_slice).unwrap_or(&[]);
+        match str_at(r, "operator").unwrap_or("") {
+            "In" | "NotIn" if values.len() != 1 => errs.push(FieldError::required(
+                &format!("{at}.values"),
+                "must be only one value when `operator` is 'In' or 'NotIn' for node field selector",
+            )),
+            "In" | "NotIn" => {}
+            other => errs.push(FieldError::invalid(&format!("{at}.operator"), other, "not a valid selector operator")),
+        }
+        let key = str_at(r, "key").unwrap_or("");
+        if key != "metadata.name" {
+            errs.push(FieldError::invalid(&format!("{at}.key"), key, "not a valid field selector key"));
+            continue;
+        }
+        for (k, v) in values.iter().enumerate() {
+            let v = v.as_str().unwrap_or("");
+            for msg in validate_name(NameRule::Dns1123Subdomain, v) {
+                errs.push(FieldError::invalid(&format!("{at}.values[{k}]"), v, &msg));
+            }
+        }
+    }
+}
+
+/// Upstream's checks of node affinity (at least one required term; each
+/// term's requirements, `node_selector_term`; a preferred term's weight
+/// 1–100), of the pod affinity terms (a topology key; a preferred term's
+/// weight 1–100) and of the topology spread constraints
 /// (`maxSkew` and `minDomains` positive, `minDomains` only with
 /// `DoNotSchedule`, a topology key, the two actions and node inclusion
 /// policies, no two constraints of one key and action). Not inlined: no
@@ -369,6 +434,31 @@ pub(super) fn validate_spec(spec: &Value, path: &str, errs: &mut Vec<FieldError>
 #[inline(never)]
 fn validate_placement(spec: &Value, path: &str, errs: &mut Vec<FieldError>) {
     let positive = "must be greater than zero";
+    let weight_in_range = |t: &Value, at: &str, errs: &mut Vec<FieldError>| {
+        let weight = t["weight"].as_i64().unwrap_or(0);
+        if !(1..=100).contains(&weight) {
+            errs.push(FieldError::invalid_value(&format!("{at}.weight"), &json!(weight), "must be in the range 1-100"));
+        }
+    };
+    let node = &spec["affinity"]["nodeAffinity"];
+    let at = format!("{path}.affinity.nodeAffinity");
+    if node["requiredDuringSchedulingIgnoredDuringExecution"].is_object() {
+        let at = format!("{at}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms");
+        let terms = &node["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"];
+        let terms = terms.as_array().map(Vec::as_slice).unwrap_or(&[]);
+        if terms.is_empty() {
+            errs.push(FieldError::required(&at, "must have at least one node selector term"));
+        }
+        for (i, t) in terms.iter().enumerate() {
+            node_selector_term(t, &format!("{at}[{i}]"), true, errs);
+        }
+    }
+    let preferred = node["preferredDuringSchedulingIgnoredDuringExecution"].as_array();
+    for (i, t) in preferred.into_iter().flatten().enumerate() {
+        let at = format!("{at}.preferredDuringSchedulingIgnoredDuringExecution[{i}]");
+        weight_in_range(t, &at, errs);
+        node_selector_term(&t["preference"], &format!("{at}.preference"), false, errs);
+    }
     for kind in ["podAffinity", "podAntiAffinity"] {
         let at = format!("{path}.affinity.{kind}");
         let terms = |list: &str| spec["affinity"][kind][list].as_array().map(Vec::as_slice).unwrap_or(&[]);
@@ -382,14 +472,7 @@ fn validate_placement(spec: &Value, path: &str, errs: &mut Vec<FieldError>) {
         }
         for (i, t) in terms("preferredDuringSchedulingIgnoredDuringExecution").iter().enumerate() {
             let at = format!("{at}.preferredDuringSchedulingIgnoredDuringExecution[{i}]");
-            let weight = t["weight"].as_i64().unwrap_or(0);
-            if !(1..=100).contains(&weight) {
-                errs.push(FieldError::invalid_value(
-                    &format!("{at}.weight"),
-                    &json!(weight),
-                    "must be in the range 1-100",
-                ));
-            }
+            weight_in_range(t, &at, errs);
             key_required(&t["podAffinityTerm"], &format!("{at}.podAffinityTerm"), errs);
         }
     }
