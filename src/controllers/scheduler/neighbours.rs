@@ -21,7 +21,6 @@ use serde_json::Value;
 
 use super::super::informer::Informer;
 use super::super::object::{meta_str, selects};
-use super::spreading::node_index;
 use super::{node_selected, untolerated_taint, Misfit, Scheduler};
 use crate::selector::{label_selector_string, LabelSelector};
 
@@ -199,6 +198,12 @@ pub(super) fn spread_selector_text(pod: &Value, c: &Value) -> Option<String> {
         }
     }
     Some(text)
+}
+
+/// Where the node named `name` is among `nodes` (in name order, as the
+/// node informer's cache keeps them).
+pub(super) fn node_index(nodes: &[Arc<Value>], name: &str) -> Option<usize> {
+    nodes.binary_search_by(|n| meta_str(n, "name").cmp(name)).ok()
 }
 
 impl Scheduler {
