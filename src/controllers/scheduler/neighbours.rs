@@ -200,12 +200,6 @@ pub(super) fn spread_selector_text(pod: &Value, c: &Value) -> Option<String> {
     Some(text)
 }
 
-/// Where the node named `name` is among `nodes` (in name order, as the
-/// node informer's cache keeps them).
-pub(super) fn node_index(nodes: &[Arc<Value>], name: &str) -> Option<usize> {
-    nodes.binary_search_by(|n| meta_str(n, "name").cmp(name)).ok()
-}
-
 impl Scheduler {
     /// Whether the filters that look at placed pods have anything to say
     /// about `pod`: it has terms, or a placed pod has anti-affinity.
@@ -251,10 +245,13 @@ impl Scheduler {
             terms.iter().any(|(_, t)| t.namespace_selector.as_ref().is_some_and(|s| !s.is_empty()))
         };
         if by_label(&own) || self.placed().any(|(_, p)| attracts(p) && by_label(&theirs(p))) {
-            self.sync_namespaces(client);
+            let namespaces = self.namespaces.get_or_insert_with(|| Informer::new("/api/v1/namespaces"));
+            namespaces.sync(client);
         }
         let namespaces = self.namespaces.as_ref();
-        let placed = self.placed_on(nodes, &|_| false);
+        let node_of: BTreeMap<&str, &Value> = nodes.iter().map(|n| (meta_str(n, "name"), n.as_ref())).collect();
+        let placed: Vec<(&Value, &Value)> =
+            self.placed().filter_map(|(n, p)| Some((*node_of.get(n)?, p.as_ref()))).collect();
         // InterPodAffinity: each domain's sum.
         let mut domains: BTreeMap<Domain, i64> = BTreeMap::new();
         let mut add = |node: &Value, key: &str, weight: i64| {
@@ -296,22 +293,6 @@ impl Scheduler {
         }
     }
 
-    /// Namespaces' labels, watched from the first term that reads them.
-    fn sync_namespaces(&mut self, client: &mut super::Client<'_>) {
-        self.namespaces.get_or_insert_with(|| Informer::new("/api/v1/namespaces")).sync(client);
-    }
-
-    /// The placed pods (but those `left_out`) with their nodes, of `nodes`
-    /// (in name order): a pod on a node not among them is left out.
-    fn placed_on<'a>(
-        &'a self,
-        nodes: &'a [Arc<Value>],
-        left_out: &dyn Fn(&Value) -> bool,
-    ) -> Vec<(&'a Value, &'a Value)> {
-        let placed = self.placed().filter(|(_, p)| !left_out(p));
-        placed.filter_map(|(n, p)| Some((nodes[node_index(nodes, n)?].as_ref(), p.as_ref()))).collect()
-    }
-
     /// The pods placed on nodes as the filters see them (each with its
     /// node's name): those bound, and those bound earlier in this round.
     pub(super) fn placed(&self) -> impl Iterator<Item = (&str, &Arc<Value>)> {
@@ -338,9 +319,12 @@ impl Scheduler {
             |terms: &[Term]| terms.iter().any(|t| t.namespace_selector.as_ref().is_some_and(|s| !s.is_empty()));
         let placed_by_label = self.placed().any(|(_, p)| repels(p) && by_label(&Term::all(p, "podAntiAffinity")));
         if by_label(&affinity) || by_label(&anti) || placed_by_label {
-            self.sync_namespaces(client);
+            // Namespaces' labels, watched from the first term that reads them.
+            let namespaces = self.namespaces.get_or_insert_with(|| Informer::new("/api/v1/namespaces"));
+            namespaces.sync(client);
         }
         let namespaces = self.namespaces.as_ref();
+        let node_of: BTreeMap<&str, &Value> = nodes.iter().map(|n| (meta_str(n, "name"), n.as_ref())).collect();
         let mut hood = Neighbourhood {
             spread: Vec::new(),
             self_affine: !affinity.is_empty() && affinity.iter().all(|t| t.selects(pod, namespaces)),
@@ -350,7 +334,11 @@ impl Scheduler {
             repelled: BTreeMap::new(),
             repelling: BTreeMap::new(),
         };
-        let placed = self.placed_on(nodes, left_out);
+        let placed: Vec<(&Value, &Value)> = self
+            .placed()
+            .filter(|(_, p)| !left_out(p))
+            .filter_map(|(n, p)| Some((*node_of.get(n)?, p.as_ref())))
+            .collect();
         let bump = |counts: &mut BTreeMap<Domain, i64>, node: &Value, key: &str| {
             if let Some(v) = label(node, key) {
                 *counts.entry((key.to_string(), v.to_string())).or_default() += 1;

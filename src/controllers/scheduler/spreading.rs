@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::super::informer::Informer;
 use super::super::object::{controller_of, meta_str, selects};
-use super::neighbours::{constraints, label, node_index, spread_selector_text};
+use super::neighbours::{constraints, label, spread_selector_text};
 use super::{node_selected, untolerated_taint, Misfit, Scheduler};
 use crate::selector::{label_selector_string, LabelSelector};
 use crate::sort::Order;
@@ -75,6 +75,11 @@ pub(super) struct Matching {
     selector: LabelSelector,
     /// By the round's nodes (in name order).
     on_node: Vec<i64>,
+}
+
+/// Where the node named `name` is among `nodes` (in name order).
+fn node_index(nodes: &[Arc<Value>], name: &str) -> Option<usize> {
+    nodes.binary_search_by(|n| meta_str(n, "name").cmp(name)).ok()
 }
 
 /// Whether `PodTopologySpread` scores nodes for `pod`: it has a
