@@ -24,6 +24,7 @@ mod label;
 mod parse;
 mod patch;
 mod print;
+mod rollout;
 mod taint;
 mod write;
 
@@ -240,7 +241,7 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
         Verb::Drain => drain::drain(s, &cmd, &mut out),
         Verb::Events => events::events(s, &d, &cmd, &mut out),
         Verb::ApiResources => imperative::api_resources(&d, &mut out),
-        Verb::Rollout => imperative::rollout(s, &d, &cmd, &mut out),
+        Verb::Rollout => rollout::rollout(s, &d, &cmd, &mut out),
         Verb::Expose => imperative::expose(s, &d, &cmd, &mut out),
         Verb::Describe => describe::describe(s, &d, &cmd, &mut out),
         Verb::Explain => explain::explain(s, &d, &cmd, &mut out),
@@ -785,9 +786,9 @@ mod tests {
         );
         let history = run(&mut s, "rollout history deployment/web", "").text;
         assert_eq!(history, "deployment.apps/web \nREVISION  CHANGE-CAUSE\n1         <none>\n2         <none>\n\n");
-        assert!(run(&mut s, "rollout undo deployment/web", "")
+        assert!(run(&mut s, "rollout frobnicate deployment/web", "")
             .text
-            .contains("\"kubectl rollout undo\" is not simulated"));
+            .contains("\"kubectl rollout frobnicate\" is not simulated"));
 
         let from = s.log.len();
         assert_eq!(run(&mut s, "expose deployment web", "").text, "service/web exposed\n");

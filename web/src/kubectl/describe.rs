@@ -562,7 +562,7 @@ fn pod(s: &mut Session, w: &mut TabWriter, p: &Value, namespace: &str) {
 }
 
 /// A label selector as `LabelSelectorAsSelector(...).String()` prints it.
-fn selector_string(sel: &Value) -> String {
+pub(super) fn selector_string(sel: &Value) -> String {
     let mut parts: Vec<(String, String)> =
         sorted(sel.get("matchLabels")).into_iter().map(|(k, v)| (k.clone(), format!("{k}={v}"))).collect();
     for e in items(sel, "/matchExpressions") {

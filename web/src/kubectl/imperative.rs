@@ -1,6 +1,6 @@
 //! The imperative commands a workshop types: `create`'s generators
 //! (namespace, configmap, secret generic, deployment, job, service), `run`,
-//! `expose`, `scale`, `set image`, `rollout`, `logs`, `cordon`, `uncordon`
+//! `expose`, `scale`, `set image`, `logs`, `cordon`, `uncordon`
 //! and `api-resources`,
 //! each sent as kubectl 1.33 sends it (the objects its generators build,
 //! its field managers, its patches) and answered as it prints.
@@ -12,13 +12,13 @@ use super::write::resource_for_doc;
 use super::*;
 
 /// The namespace a command works in (these take no `-A`).
-fn namespace(cmd: &Command) -> String {
+pub(super) fn namespace(cmd: &Command) -> String {
     cmd.namespace.clone().unwrap_or_else(|| "default".into())
 }
 
 /// Reads an object as kubectl's builder does before changing it; a
 /// failure is printed and gives None.
-fn read(s: &mut Session, path: &str, out: &mut Outcome) -> Option<Value> {
+pub(super) fn read(s: &mut Session, path: &str, out: &mut Outcome) -> Option<Value> {
     let e = send(s, "GET", path, None, None, "application/json");
     if e.response.status != 200 {
         out.error(server_error(&e));
@@ -29,7 +29,15 @@ fn read(s: &mut Session, path: &str, out: &mut Outcome) -> Option<Value> {
 
 /// Sends a write and prints kubectl's line for it (`<kind>/<name> <done>`)
 /// or the server's error.
-fn change(s: &mut Session, method: &str, target: String, ct: &str, body: &Value, done: String, out: &mut Outcome) {
+pub(super) fn change(
+    s: &mut Session,
+    method: &str,
+    target: String,
+    ct: &str,
+    body: &Value,
+    done: String,
+    out: &mut Outcome,
+) {
     let e = send(s, method, &target, Some(ct), Some(body), "application/json");
     if matches!(e.response.status, 200 | 201) {
         out.line(done);
@@ -356,7 +364,7 @@ pub(super) fn run(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
 }
 
 /// `TYPE NAME` or `TYPE/NAME` pairs, resolved (kubectl's builder).
-fn targets(d: &Discovery, args: &[String], out: &mut Outcome) -> Option<Vec<(ApiResource, String)>> {
+pub(super) fn targets(d: &Discovery, args: &[String], out: &mut Outcome) -> Option<Vec<(ApiResource, String)>> {
     let mut found = Vec::new();
     match args {
         [] => {
@@ -637,114 +645,6 @@ pub(super) fn api_resources(d: &Discovery, out: &mut Outcome) {
         ]);
     }
     out.text.push_str(&columns(&rows));
-}
-
-/// `rollout status|restart|history TYPE/NAME` for Deployments.
-pub(super) fn rollout(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
-    let (sub, rest) = match cmd.args.split_first() {
-        Some((sub, rest)) => (sub.as_str(), rest),
-        None => return out.error("error: kubectl rollout needs a sub-command: status, restart or history"),
-    };
-    if !matches!(sub, "status" | "restart" | "history") {
-        return out.error(format!(
-            "\"kubectl rollout {sub}\" is not simulated in this command bar; it knows rollout status, restart and history"
-        ));
-    }
-    let Some(targets) = targets(d, rest, out) else { return };
-    let ns = namespace(cmd);
-    for (r, name) in targets {
-        if r.kind != "Deployment" {
-            out.error(format!("\"kubectl rollout {sub}\" of a {} is not simulated here; name a Deployment", r.kind));
-            continue;
-        }
-        match sub {
-            "status" => rollout_status(s, &r, &ns, &name, out),
-            "restart" => {
-                let at = kubesim::clock::SimTime(s.clock.wall).rfc3339();
-                let patch = json!({"spec": {"template": {"metadata": {"annotations": {"kubectl.kubernetes.io/restartedAt": at}}}}});
-                let target = dry(cmd, format!("{}?fieldManager=kubectl-rollout", r.item(Some(&ns), &name)));
-                let done = format!("{} restarted", name_ref(&r, &name));
-                change(s, "PATCH", target, "application/strategic-merge-patch+json", &patch, done, out);
-            }
-            _ => rollout_history(s, d, &r, &ns, &name, out),
-        }
-    }
-}
-
-/// The Deployment read as `rollout status` first reads it (a list by
-/// name); its state in kubectl's words. kubectl then watches until the
-/// rollout is done; the command bar answers at once.
-fn rollout_status(s: &mut Session, r: &ApiResource, ns: &str, name: &str, out: &mut Outcome) {
-    let query = build_query(&[("fieldSelector".into(), format!("metadata.name={name}"))]);
-    let e = send(s, "GET", &format!("{}?{query}", r.collection(Some(ns))), None, None, "application/json");
-    if e.response.status != 200 {
-        return out.error(server_error(&e));
-    }
-    let list = body_json(&e.response);
-    let Some(dep) = list.get("items").and_then(Value::as_array).and_then(|i| i.first()) else {
-        return out.error(format!("Error from server (NotFound): deployments.apps \"{name}\" not found"));
-    };
-    let n = |p: &str| dep.pointer(p).and_then(Value::as_i64).unwrap_or(0);
-    let replicas = dep.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1);
-    if n("/metadata/generation") > n("/status/observedGeneration") {
-        return out.line("Waiting for deployment spec update to be observed...");
-    }
-    let stalled = dep
-        .pointer("/status/conditions")
-        .and_then(Value::as_array)
-        .is_some_and(|cs| cs.iter().any(|c| c["type"] == "Progressing" && c["reason"] == "ProgressDeadlineExceeded"));
-    let (updated, current, available) =
-        (n("/status/updatedReplicas"), n("/status/replicas"), n("/status/availableReplicas"));
-    let line = if stalled {
-        return out.error(format!("error: deployment \"{name}\" exceeded its progress deadline"));
-    } else if updated < replicas {
-        format!("Waiting for deployment \"{name}\" rollout to finish: {updated} out of {replicas} new replicas have been updated...")
-    } else if current > updated {
-        format!(
-            "Waiting for deployment \"{name}\" rollout to finish: {} old replicas are pending termination...",
-            current - updated
-        )
-    } else if available < updated {
-        format!("Waiting for deployment \"{name}\" rollout to finish: {available} of {updated} updated replicas are available...")
-    } else {
-        return out.line(format!("deployment \"{name}\" successfully rolled out"));
-    };
-    out.line(line);
-    out.line("(kubectl would keep watching until the rollout is done; here, run it again as the clock moves.)");
-}
-
-/// `rollout history`: the Deployment's ReplicaSets by their revision.
-fn rollout_history(s: &mut Session, d: &Discovery, r: &ApiResource, ns: &str, name: &str, out: &mut Outcome) {
-    let Some(live) = read(s, &r.item(Some(ns), name), out) else { return };
-    let uid = live.pointer("/metadata/uid").and_then(Value::as_str).unwrap_or("").to_string();
-    let Ok(rs) = d.resolve("replicasets.apps").cloned() else { return out.error("error: replicasets are not served") };
-    let Some(sets) = read(s, &rs.collection(Some(ns)), out) else { return };
-    let mut revisions: Vec<(i64, String)> = sets["items"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|o| {
-            o.pointer("/metadata/ownerReferences")
-                .and_then(Value::as_array)
-                .is_some_and(|refs| refs.iter().any(|x| x["uid"] == uid.as_str()))
-        })
-        .filter_map(|o| {
-            let a = o.pointer("/metadata/annotations")?;
-            let rev = a.get("deployment.kubernetes.io/revision")?.as_str()?.parse().ok()?;
-            let cause = a.get("kubernetes.io/change-cause").and_then(Value::as_str).unwrap_or("<none>").to_string();
-            Some((rev, cause))
-        })
-        .collect();
-    revisions.order();
-    // kubectl's history table: a tabwriter padded by two, then the name
-    // printer's own line break (hence the blank line at the end).
-    out.line(format!("{} ", name_ref(r, name)));
-    let width = revisions.iter().map(|(rev, _)| rev.to_string().len()).max().unwrap_or(0).max("REVISION".len()) + 2;
-    out.line(format!("{:width$}CHANGE-CAUSE", "REVISION"));
-    for (rev, cause) in revisions {
-        out.line(format!("{:width$}{cause}", rev.to_string()));
-    }
-    out.line("");
 }
 
 /// `expose TYPE/NAME [--port] [--target-port] [--type] [--name]`: a

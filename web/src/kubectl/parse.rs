@@ -38,7 +38,7 @@ pub enum Verb {
     /// `logs POD [-c CONTAINER] [--tail=N]`.
     Logs,
     ApiResources,
-    /// `rollout status|restart|history TYPE/NAME`.
+    /// `rollout status|history|restart|undo|pause|resume TYPE/NAME`.
     Rollout,
     /// `expose TYPE/NAME [--port] [--target-port] [--type] [--name]`.
     Expose,
@@ -81,7 +81,7 @@ pub struct DrainFlags {
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, restart, history), patch (--type, --subresource), cordon, uncordon, taint, drain, events, logs, debug (ephemeral containers), describe (pods, deployments, configmaps, namespaces, service accounts, resource quotas, limit ranges), explain, api-resources and auth (can-i, whoami)";
+const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, logs, debug (ephemeral containers), describe (pods, deployments, configmaps, namespaces, service accounts, resource quotas, limit ranges), explain, api-resources and auth (can-i, whoami)";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
@@ -141,6 +141,8 @@ pub struct Command {
     pub command: Vec<String>,
     pub image: Option<String>,
     pub replicas: Option<i64>,
+    /// `rollout undo --to-revision` (0: the one before the newest).
+    pub to_revision: Option<i64>,
     pub port: Option<i64>,
     /// `--from-literal=k=v`, in order.
     pub literals: Vec<String>,
@@ -189,6 +191,7 @@ fn generator_flag(flag: &str, verb: &Verb) -> Option<&'static str> {
         "-l" | "--labels" if *verb == Verb::Run => "--labels",
         "--image" => "--image",
         "--replicas" => "--replicas",
+        "--to-revision" => "--to-revision",
         "--port" => "--port",
         "--from-literal" => "--from-literal",
         "--tcp" => "--tcp",
@@ -315,6 +318,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         command: Vec::new(),
         image: None,
         replicas: None,
+        to_revision: None,
         port: None,
         literals: Vec::new(),
         tcp: Vec::new(),
@@ -391,6 +395,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "-l" | "--labels" if c.verb == Verb::Run => c.labels = Some(value("'-l'")?),
             "--image" => c.image = Some(value("'--image'")?),
             "--replicas" => c.replicas = Some(int("--replicas", value("'--replicas'")?)?),
+            "--to-revision" => c.to_revision = Some(int("--to-revision", value("'--to-revision'")?)?),
             "--port" => c.port = Some(int("--port", value("'--port'")?)?),
             "--from-literal" => c.literals.push(value("'--from-literal'")?),
             "--tcp" => c.tcp.extend(value("'--tcp'")?.split(',').map(str::to_string)),
@@ -503,7 +508,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                 };
             }
-            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --image, --replicas, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --duration, --audience, --target, --profile, -p, --subresource where kubectl takes them)")),
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --duration, --audience, --target, --profile, -p, --subresource where kubectl takes them)")),
         }
     }
     if c.verb == Verb::Create && c.filename.is_none() && !positional.is_empty() {
@@ -520,6 +525,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         (Verb::CreateFrom, Some("token")) => &["--duration", "--audience"],
         (Verb::Run, _) => &["--image", "--port", "--restart", "--labels"],
         (Verb::Scale, _) => &["--replicas"],
+        (Verb::Rollout, Some("undo")) => &["--to-revision"],
         (Verb::Logs, _) => &["--container", "--tail"],
         (Verb::Debug, _) => &["--image", "--container", "--target", "--profile"],
         (Verb::Patch, _) => &["--patch", "--type", "--subresource"],
@@ -530,6 +536,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         let verb = match &c.verb {
             Verb::CreateFrom => format!("create {}", positional.first().map(String::as_str).unwrap_or("")),
             Verb::SetImage => "set image".into(),
+            Verb::Rollout => format!("rollout {}", positional.first().map(String::as_str).unwrap_or("")),
             _ => verb_word.clone(),
         };
         return Err(format!("error: unknown flag: {f}\nSee 'kubectl {verb} --help' for usage."));
