@@ -448,3 +448,110 @@ fn health_checks_one_by_one_are_for_monitoring() {
     assert_eq!(monitor(&mut s, "/healthz/poststarthook/rbac/bootstrap-roles"), 200);
     assert_eq!(monitor(&mut s, "/metrics"), 200);
 }
+
+/// Roles and bindings are defaulted and validated as upstream's RBAC
+/// strategy does, and a binding's role cannot change.
+#[test]
+fn roles_and_bindings_are_validated_as_upstream_and_keep_their_role() {
+    let mut s = server();
+    let rbac = "/apis/rbac.authorization.k8s.io/v1";
+    let post = |s: &mut Server, path: &str, obj: Value| {
+        as_token(s, "admin-token", "POST", &format!("{rbac}/{path}"), Some(obj))
+    };
+    let causes = |r: &Response| -> Vec<String> {
+        let v: Value = serde_json::from_slice(&r.body).unwrap();
+        v["details"]["causes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| format!("{}: {}", c["field"].as_str().unwrap(), c["message"].as_str().unwrap()))
+            .collect()
+    };
+
+    // Groups left out are RBAC's for the role and for users and groups.
+    let r = post(
+        &mut s,
+        "namespaces/default/rolebindings",
+        json!({"metadata": {"name": "plain"},
+        "roleRef": {"kind": "Role", "name": "cm-reader"},
+        "subjects": [{"kind": "User", "name": "u"}, {"kind": "ServiceAccount", "name": "s"}, {"kind": "Group", "name": "g"}]}),
+    );
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let made: Value = serde_json::from_slice(&r.body).unwrap();
+    assert_eq!(made["roleRef"]["apiGroup"], "rbac.authorization.k8s.io");
+    assert_eq!(made["subjects"][0]["apiGroup"], "rbac.authorization.k8s.io");
+    assert!(made["subjects"][1].get("apiGroup").is_none(), "{made}");
+    assert_eq!(made["subjects"][2]["apiGroup"], "rbac.authorization.k8s.io");
+
+    let r = post(
+        &mut s,
+        "clusterrolebindings",
+        json!({"metadata": {"name": "bad"},
+        "roleRef": {"kind": "Role", "name": "a/b", "apiGroup": "x"},
+        "subjects": [{"kind": "User", "name": "", "apiGroup": "y"}, {"kind": "ServiceAccount", "name": "S_s", "apiGroup": "v"},
+            {"kind": "Robot", "name": "g"}, {"kind": "Group", "name": ""}]}),
+    );
+    assert_eq!(r.status, 422);
+    assert_eq!(
+        causes(&r),
+        [
+            "roleRef.apiGroup: Unsupported value: \"x\": supported values: \"rbac.authorization.k8s.io\"",
+            "roleRef.kind: Unsupported value: \"Role\": supported values: \"ClusterRole\"",
+            "roleRef.name: Invalid value: \"a/b\": may not contain '/'",
+            "subjects[0].name: Required value",
+            "subjects[0].name: Invalid value: \"\": user name cannot be empty",
+            "subjects[0].apiGroup: Unsupported value: \"y\": supported values: \"rbac.authorization.k8s.io\"",
+            "subjects[1].name: Invalid value: \"S_s\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')",
+            "subjects[1].apiGroup: Unsupported value: \"v\": supported values: \"\"",
+            "subjects[1].namespace: Required value",
+            "subjects[2].kind: Unsupported value: \"Robot\": supported values: \"ServiceAccount\", \"User\", \"Group\"",
+            "subjects[3].name: Required value",
+            "subjects[3].name: Invalid value: \"\": group name cannot be empty",
+        ]
+    );
+
+    let r = post(
+        &mut s,
+        "namespaces/default/roles",
+        json!({"metadata": {"name": "bad"}, "rules": [
+        {"verbs": ["get"], "nonResourceURLs": ["/x"], "resources": ["pods"]},
+        {"verbs": []},
+        {"verbs": ["get"], "apiGroups": [""], "resources": ["pods", "services"], "resourceNames": ["a"]}]}),
+    );
+    assert_eq!(
+        causes(&r),
+        [
+            "rules[0].nonResourceURLs: Invalid value: []string{\"/x\"}: namespaced rules cannot apply to non-resource URLs",
+            "rules[0].nonResourceURLs: Invalid value: []string{\"/x\"}: rules cannot apply to both regular resources and non-resource URLs",
+            "rules[1].verbs: Required value: verbs must contain at least one value",
+            "rules[1].apiGroups: Required value: resource rules must supply at least one api group",
+            "rules[1].resources: Required value: resource rules must supply at least one resource",
+            "rules[2].resourceNames: Required value: resource names cannot apply to multiple resources",
+        ]
+    );
+    // A ClusterRole may have a rule for non-resource URLs.
+    let r = post(
+        &mut s,
+        "clusterroles",
+        json!({"metadata": {"name": "health"}, "rules": [{"verbs": ["get"], "nonResourceURLs": ["/healthz"]}]}),
+    );
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+
+    // The role a binding names stays; its subjects may change.
+    let path = format!("{rbac}/namespaces/default/rolebindings/plain");
+    let patch = |s: &mut Server, body: Value| {
+        let req = Request::new("PATCH", &path)
+            .with_header("Authorization", "Bearer admin-token")
+            .with_header("Content-Type", "application/merge-patch+json")
+            .with_body(serde_json::to_vec(&body).unwrap());
+        s.handle(req)
+    };
+    let r = patch(&mut s, json!({"roleRef": {"name": "other"}}));
+    assert_eq!(r.status, 422);
+    let v: Value = serde_json::from_slice(&r.body).unwrap();
+    assert_eq!(
+        v["message"],
+        "RoleBinding.rbac.authorization.k8s.io \"plain\" is invalid: roleRef: Invalid value: rbac.RoleRef{APIGroup:\"rbac.authorization.k8s.io\", Kind:\"Role\", Name:\"other\"}: cannot change roleRef"
+    );
+    assert_eq!(patch(&mut s, json!({"subjects": [{"kind": "User", "name": "v"}]})).status, 200);
+}

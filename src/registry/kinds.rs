@@ -352,7 +352,7 @@ pub static BUILTIN: &[Builtin] = &[
     Builtin {
         name_rule: NameRule::PathSegment,
         allow_create_on_update: true,
-        strategy: &role::Role,
+        strategy: &role::ClusterRole,
         ..rt("rbac.authorization.k8s.io", "v1", "clusterroles", "clusterrole", "ClusterRole", false)
     },
     Builtin {

@@ -227,11 +227,14 @@ mod tests {
             ]
         );
         assert_eq!(
-            messages("Role", json!({"rules": [{"resources": ["pods"]}]})),
+            messages("Role", json!({"rules": [{"apiGroups": [""], "resources": ["pods"]}]})),
             vec!["rules[0].verbs: Required value: verbs must contain at least one value"]
         );
         assert_eq!(
-            messages("RoleBinding", json!({"roleRef": {"kind": "Pod", "name": "r"}})),
+            messages(
+                "RoleBinding",
+                json!({"roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Pod", "name": "r"}})
+            ),
             vec![r#"roleRef.kind: Unsupported value: "Pod": supported values: "Role", "ClusterRole""#]
         );
     }

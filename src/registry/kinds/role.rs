@@ -1,5 +1,8 @@
-//! Roles and ClusterRoles (one strategy for both): every rule names at
-//! least one verb. They print as the default table, as upstream.
+//! Roles and ClusterRoles: each rule checked as upstream's RBAC validation
+//! checks it (verbs; a rule for resources names groups and resources, and
+//! resource names only for one resource; a rule for non-resource URLs
+//! names nothing else, and only a ClusterRole may have one). They print as
+//! the default table, as upstream.
 
 use serde_json::Value;
 
@@ -7,15 +10,61 @@ use super::super::strategy::Strategy;
 use crate::api::FieldError;
 
 pub struct Role;
+pub struct ClusterRole;
 
 impl Strategy for Role {
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
-        let mut errs = Vec::new();
-        for (i, rule) in obj.get("rules").and_then(Value::as_array).into_iter().flatten().enumerate() {
-            if rule.get("verbs").and_then(Value::as_array).is_none_or(Vec::is_empty) {
-                errs.push(FieldError::required(&format!("rules[{i}].verbs"), "verbs must contain at least one value"));
-            }
-        }
-        errs
+        rules_problems(obj, true)
     }
+}
+
+impl Strategy for ClusterRole {
+    fn validate(&self, obj: &Value) -> Vec<FieldError> {
+        rules_problems(obj, false)
+    }
+}
+
+fn rules_problems(obj: &Value, namespaced: bool) -> Vec<FieldError> {
+    let mut errs = Vec::new();
+    for (i, rule) in obj.get("rules").and_then(Value::as_array).into_iter().flatten().enumerate() {
+        let list = |k: &str| rule.get(k).and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+        let at = |f: &str| format!("rules[{i}].{f}");
+        if list("verbs").is_empty() {
+            errs.push(FieldError::required(&at("verbs"), "verbs must contain at least one value"));
+        }
+        let urls = list("nonResourceURLs");
+        if !urls.is_empty() {
+            // Shown as Go prints a []string.
+            let shown = || {
+                let quoted: Vec<String> =
+                    urls.iter().map(|u| crate::api::status::go_quote(u.as_str().unwrap_or(""))).collect();
+                format!("[]string{{{}}}", quoted.join(", "))
+            };
+            if namespaced {
+                errs.push(FieldError::invalid_raw(
+                    &at("nonResourceURLs"),
+                    &shown(),
+                    "namespaced rules cannot apply to non-resource URLs",
+                ));
+            }
+            if !list("apiGroups").is_empty() || !list("resources").is_empty() || !list("resourceNames").is_empty() {
+                errs.push(FieldError::invalid_raw(
+                    &at("nonResourceURLs"),
+                    &shown(),
+                    "rules cannot apply to both regular resources and non-resource URLs",
+                ));
+            }
+            continue;
+        }
+        if list("apiGroups").is_empty() {
+            errs.push(FieldError::required(&at("apiGroups"), "resource rules must supply at least one api group"));
+        }
+        if list("resources").is_empty() {
+            errs.push(FieldError::required(&at("resources"), "resource rules must supply at least one resource"));
+        }
+        if !list("resourceNames").is_empty() && list("resources").len() > 1 {
+            errs.push(FieldError::required(&at("resourceNames"), "resource names cannot apply to multiple resources"));
+        }
+    }
+    errs
 }

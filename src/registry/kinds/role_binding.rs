@@ -1,15 +1,21 @@
-//! RoleBindings and ClusterRoleBindings: a role reference of a kind the
-//! binding may name, named subjects, and kubectl's columns (the same cells;
-//! the column descriptions name the kind).
+//! RoleBindings and ClusterRoleBindings: defaulted, validated and kept
+//! from changing their role as upstream's RBAC strategy does (the role
+//! reference's group and kind, a path-segment role name, each subject's
+//! kind, group and name, a cluster binding's service accounts with their
+//! namespace; `roleRef` fixed once made), and kubectl's columns (the same
+//! cells; the column descriptions name the kind).
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use super::super::strategy::Strategy;
 use super::super::table::cells::*;
 use super::super::table::{col, text, wide, Column, Desc, AGE, NAME};
 use super::super::validation::str_at;
+use crate::api::meta::{validate_name, NameRule};
 use crate::api::FieldError;
 use crate::clock::SimTime;
+
+const RBAC: &str = "rbac.authorization.k8s.io";
 
 pub struct RoleBinding;
 pub struct ClusterRoleBinding;
@@ -33,8 +39,16 @@ static CLUSTER_ROLE_BINDING_COLUMNS: &[Column] = &[
 ];
 
 impl Strategy for RoleBinding {
+    fn defaults(&self, obj: &mut Map<String, Value>) {
+        binding_defaults(obj);
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validate_binding(obj, &["Role", "ClusterRole"])
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        role_ref_kept(new, old)
     }
 
     fn columns(&self) -> &[Column] {
@@ -47,8 +61,16 @@ impl Strategy for RoleBinding {
 }
 
 impl Strategy for ClusterRoleBinding {
+    fn defaults(&self, obj: &mut Map<String, Value>) {
+        binding_defaults(obj);
+    }
+
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         validate_binding(obj, &["ClusterRole"])
+    }
+
+    fn validate_update(&self, new: &Value, old: &Value) -> Vec<FieldError> {
+        role_ref_kept(new, old)
     }
 
     fn columns(&self) -> &[Column] {
@@ -60,24 +82,102 @@ impl Strategy for ClusterRoleBinding {
     }
 }
 
-/// `roleRef` names a role of one of `kinds`; every subject has a name.
+/// As upstream's v1 defaults: an empty group is RBAC's for the role
+/// reference and for User and Group subjects.
+fn binding_defaults(obj: &mut Map<String, Value>) {
+    let unset = |m: &Map<String, Value>| m.get("apiGroup").and_then(Value::as_str).is_none_or(str::is_empty);
+    if let Some(Value::Object(r)) = obj.get_mut("roleRef") {
+        if unset(r) {
+            r.insert("apiGroup".into(), RBAC.into());
+        }
+    }
+    for sub in obj.get_mut("subjects").and_then(Value::as_array_mut).into_iter().flatten() {
+        if let Value::Object(m) = sub {
+            if unset(m) && matches!(m.get("kind").and_then(Value::as_str), Some("User" | "Group")) {
+                m.insert("apiGroup".into(), RBAC.into());
+            }
+        }
+    }
+}
+
+fn field<'a>(v: &'a Value, key: &str) -> &'a str {
+    str_at(v, key).unwrap_or("")
+}
+
+/// The role reference of a binding and each subject, checked as upstream
+/// checks them, in its order.
 fn validate_binding(obj: &Value, kinds: &[&str]) -> Vec<FieldError> {
     let mut errs = Vec::new();
     let role_ref = obj.get("roleRef").unwrap_or(&Value::Null);
-    if str_at(role_ref, "name").is_none_or(str::is_empty) {
+    if field(role_ref, "apiGroup") != RBAC {
+        errs.push(FieldError::not_supported("roleRef.apiGroup", field(role_ref, "apiGroup"), &[RBAC]));
+    }
+    let kind = field(role_ref, "kind");
+    if !kinds.contains(&kind) {
+        errs.push(FieldError::not_supported("roleRef.kind", kind, kinds));
+    }
+    let name = field(role_ref, "name");
+    if name.is_empty() {
         errs.push(FieldError::required("roleRef.name", ""));
     }
-    match str_at(role_ref, "kind") {
-        Some(k) if kinds.contains(&k) => {}
-        Some(k) => errs.push(FieldError::not_supported("roleRef.kind", k, kinds)),
-        None => errs.push(FieldError::not_supported("roleRef.kind", "", kinds)),
+    for msg in validate_name(NameRule::PathSegment, name) {
+        errs.push(FieldError::invalid("roleRef.name", name, &msg));
     }
+    let cluster = kinds.len() == 1;
     for (i, sub) in obj.get("subjects").and_then(Value::as_array).into_iter().flatten().enumerate() {
-        if str_at(sub, "name").is_none_or(str::is_empty) {
-            errs.push(FieldError::required(&format!("subjects[{i}].name"), ""));
-        }
+        subject_problems(sub, cluster, i, &mut errs);
     }
     errs
+}
+
+fn subject_problems(sub: &Value, cluster: bool, i: usize, errs: &mut Vec<FieldError>) {
+    let at = |f: &str| format!("subjects[{i}].{f}");
+    let (name, group) = (field(sub, "name"), field(sub, "apiGroup"));
+    if name.is_empty() {
+        errs.push(FieldError::required(&at("name"), ""));
+    }
+    match field(sub, "kind") {
+        "ServiceAccount" => {
+            if !name.is_empty() {
+                for msg in validate_name(NameRule::Dns1123Subdomain, name) {
+                    errs.push(FieldError::invalid(&at("name"), name, &msg));
+                }
+            }
+            if !group.is_empty() {
+                errs.push(FieldError::not_supported(&at("apiGroup"), group, &[""]));
+            }
+            if cluster && field(sub, "namespace").is_empty() {
+                errs.push(FieldError::required(&at("namespace"), ""));
+            }
+        }
+        k @ ("User" | "Group") => {
+            if name.is_empty() {
+                let what = if k == "User" { "user name cannot be empty" } else { "group name cannot be empty" };
+                errs.push(FieldError::invalid(&at("name"), "", what));
+            }
+            if group != RBAC {
+                errs.push(FieldError::not_supported(&at("apiGroup"), group, &[RBAC]));
+            }
+        }
+        k => errs.push(FieldError::not_supported(&at("kind"), k, &["ServiceAccount", "User", "Group"])),
+    }
+}
+
+/// A binding's `roleRef` cannot change (upstream prints the new one as
+/// Go prints its internal struct).
+fn role_ref_kept(new: &Value, old: &Value) -> Vec<FieldError> {
+    let part = |o: &Value, k: &str| o.get("roleRef").map_or("", |r| field(r, k)).to_string();
+    let fields = ["apiGroup", "kind", "name"];
+    if fields.iter().all(|k| part(new, k) == part(old, k)) {
+        return Vec::new();
+    }
+    let shown = format!(
+        "rbac.RoleRef{{APIGroup:{}, Kind:{}, Name:{}}}",
+        crate::api::status::go_quote(&part(new, "apiGroup")),
+        crate::api::status::go_quote(&part(new, "kind")),
+        crate::api::status::go_quote(&part(new, "name"))
+    );
+    vec![FieldError::invalid_raw("roleRef", &shown, "cannot change roleRef")]
 }
 
 fn binding_cells(o: &Value, now: SimTime) -> Vec<Value> {
