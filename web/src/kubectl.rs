@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 use crate::format::{age, build_query, keys_sorted, parse_documents, parse_rfc3339, to_pretty_json, to_yaml};
 use crate::resources::{ApiResource, Discovery, AGGREGATED_ACCEPT};
-use crate::session::{body_json, LogEntry, Session, Source};
+use crate::session::{body_json, ActingAs, LogEntry, Session, Source};
 use kubesim::server::Request;
 
 mod auth;
@@ -24,6 +24,7 @@ mod label;
 mod parse;
 mod patch;
 mod print;
+mod rbac;
 mod rollout;
 mod taint;
 mod write;
@@ -89,12 +90,49 @@ pub fn discover(s: &mut Session, source: Source) -> Discovery {
 /// The error line kubectl prints for a failed request.
 fn server_error(e: &LogEntry) -> String {
     let v = body_json(&e.response);
+    if v.get("reason").and_then(Value::as_str) == Some("Invalid") {
+        return invalid_error(&v);
+    }
     match v.get("message").and_then(Value::as_str) {
         Some(m) => {
             let reason = v.get("reason").and_then(Value::as_str).unwrap_or("");
             format!("Error from server ({reason}): {m}")
         }
         None => format!("error: the server answered {}", e.response.status),
+    }
+}
+
+/// An `Invalid` Status in kubectl's words (its `checkErr`): `The KIND
+/// "NAME" is invalid`, then the causes (`field: message`, each once), on
+/// the same line when there is one, else one a line after `* `.
+fn invalid_error(v: &Value) -> String {
+    let message = v.get("message").and_then(Value::as_str).unwrap_or("");
+    let Some(details) = v.get("details").filter(|d| d.is_object()) else {
+        return if message.is_empty() {
+            "The request is invalid".into()
+        } else {
+            format!("The request is invalid: {message}")
+        };
+    };
+    let mut causes: Vec<String> = Vec::new();
+    for c in details.get("causes").and_then(Value::as_array).into_iter().flatten() {
+        let line = format!("{}: {}", c["field"].as_str().unwrap_or(""), c["message"].as_str().unwrap_or(""));
+        if !causes.contains(&line) {
+            causes.push(line);
+        }
+    }
+    let (kind, name) = (details["kind"].as_str().unwrap_or(""), details["name"].as_str().unwrap_or(""));
+    let head = if !kind.is_empty() || !name.is_empty() {
+        format!("The {kind} {} is invalid", serde_json::to_string(name).unwrap_or_default())
+    } else if !message.is_empty() && causes.is_empty() {
+        format!("The request is invalid: {message}")
+    } else {
+        "The request is invalid".into()
+    };
+    match causes.as_slice() {
+        [] => head,
+        [one] => format!("{head}: {one}"),
+        all => format!("{head}: \n* {}", all.join("\n* ")),
     }
 }
 
@@ -198,6 +236,24 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
             return out;
         }
     };
+    // `--as`/`--as-group`: every request of this command impersonates, as
+    // the page's "acting as" does for all of them (kubectl's flag wins).
+    let Some(user) = cmd.as_user.clone() else {
+        if !cmd.as_groups.is_empty() {
+            out.error("error: requesting uid, groups or user-extra for kubesim without impersonating a user");
+            return out;
+        }
+        return run_parsed(s, cmd, file);
+    };
+    let acting = ActingAs { user, groups: cmd.as_groups.clone() };
+    let before = s.acting_as.replace(acting);
+    let out = run_parsed(s, cmd, file);
+    s.acting_as = before;
+    out
+}
+
+fn run_parsed(s: &mut Session, cmd: Command, file: &str) -> Outcome {
+    let mut out = Outcome::default();
     // What `edit` handed out is saved only by the next command, if that
     // is the same edit: anything else in between starts the edit over.
     if cmd.verb != Verb::Edit {
@@ -826,7 +882,7 @@ mod tests {
             .contains("See 'kubectl create configmap --help'"));
         assert!(parse("top pods").unwrap_err().starts_with("\"kubectl top\" is not simulated in this command bar"));
         let mut s = session();
-        assert!(run(&mut s, "create role r", "").text.contains("\"kubectl create role\" is not simulated"));
+        assert!(run(&mut s, "create cronjob r", "").text.contains("\"kubectl create cronjob\" is not simulated"));
         let out = run(&mut s, "api-resources", "");
         let row = out.text.lines().find(|l| l.starts_with("deployments ")).unwrap_or_else(|| panic!("{}", out.text));
         assert!(row.split_whitespace().eq(["deployments", "deploy", "apps/v1", "true", "Deployment"]), "{row}");

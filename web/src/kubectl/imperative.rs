@@ -132,7 +132,7 @@ fn generated(cmd: &Command) -> Result<Value, String> {
         "serviceaccount" | "sa" => ("serviceaccount", rest),
         other => {
             return Err(format!(
-                "\"kubectl create {other}\" is not simulated in this command bar; it knows create -f and create namespace, configmap, secret generic, deployment, job, quota, serviceaccount, token, service clusterip|nodeport"
+                "\"kubectl create {other}\" is not simulated in this command bar; it knows create -f and create namespace, configmap, secret generic, deployment, job, quota, serviceaccount, token, role, clusterrole, rolebinding, clusterrolebinding, service clusterip|nodeport"
             ))
         }
     };
@@ -242,19 +242,19 @@ fn meta_template(labels: Option<Value>) -> Value {
 
 /// How a command creates: its field manager, whether it sends
 /// `fieldValidation`, and the word it prints.
-struct Creates {
+pub(super) struct Creates {
     manager: &'static str,
     validate: bool,
     done: &'static str,
 }
 
-const CREATE: Creates = Creates { manager: "kubectl-create", validate: true, done: "created" };
+pub(super) const CREATE: Creates = Creates { manager: "kubectl-create", validate: true, done: "created" };
 const RUN: Creates = Creates { manager: "kubectl-run", validate: false, done: "created" };
 const EXPOSE: Creates = Creates { manager: "kubectl-expose", validate: true, done: "exposed" };
 
 /// Creates a built object as the command does, and prints
 /// `<kind>/<name> <done>`.
-fn post(s: &mut Session, d: &Discovery, cmd: &Command, object: Value, how: &Creates, out: &mut Outcome) {
+pub(super) fn post(s: &mut Session, d: &Discovery, cmd: &Command, object: Value, how: &Creates, out: &mut Outcome) {
     let r = match resource_for_doc(d, &object) {
         Ok(r) => r.clone(),
         Err(e) => return out.error(e),
@@ -272,6 +272,9 @@ fn post(s: &mut Session, d: &Discovery, cmd: &Command, object: Value, how: &Crea
 pub(super) fn create(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
     if cmd.args.first().is_some_and(|a| a == "token") {
         return create_token(s, cmd, out);
+    }
+    if super::rbac::create(s, d, cmd, out) {
+        return;
     }
     match generated(cmd) {
         Ok(object) => post(s, d, cmd, object, &CREATE, out),

@@ -26,8 +26,9 @@ pub enum Verb {
     /// holds the sub-command, then the words after it.
     Auth,
     /// `create KIND NAME …` without `-f` (the generators: namespace,
-    /// configmap, secret generic, deployment, job, service): `args` holds
-    /// the words after `create`.
+    /// configmap, secret generic, deployment, job, service, quota,
+    /// serviceaccount, token, role, clusterrole, rolebinding,
+    /// clusterrolebinding): `args` holds the words after `create`.
     CreateFrom,
     /// `run NAME --image=IMAGE [-- COMMAND ARGS…]`.
     Run,
@@ -67,6 +68,23 @@ pub enum Verb {
     Events,
 }
 
+/// The flags of `create role|clusterrole|rolebinding|clusterrolebinding`,
+/// as typed (lists split at commas where kubectl's flag is a string slice).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RbacFlags {
+    pub verbs: Vec<String>,
+    pub resources: Vec<String>,
+    pub resource_names: Vec<String>,
+    pub non_resource_urls: Vec<String>,
+    /// `--aggregation-rule` values (`k=v,k2=v2` each).
+    pub aggregation_rule: Vec<String>,
+    pub role: Option<String>,
+    pub cluster_role: Option<String>,
+    pub users: Vec<String>,
+    pub groups: Vec<String>,
+    pub service_accounts: Vec<String>,
+}
+
 /// `drain`'s own flags.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DrainFlags {
@@ -81,7 +99,7 @@ pub struct DrainFlags {
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, logs, debug (ephemeral containers), describe (pods, deployments, configmaps, namespaces, service accounts, resource quotas, limit ranges), explain, api-resources and auth (can-i, whoami)";
+const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, logs, debug (ephemeral containers), describe (pods, deployments, configmaps, namespaces, service accounts, resource quotas, limit ranges), explain, api-resources and auth (can-i, whoami); --as and --as-group on any of them";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
@@ -176,6 +194,10 @@ pub struct Command {
     pub recursive: bool,
     pub api_version: Option<String>,
     pub drain: DrainFlags,
+    pub rbac: RbacFlags,
+    /// `--as` and `--as-group`: whom every request of the command acts as.
+    pub as_user: Option<String>,
+    pub as_groups: Vec<String>,
     /// `events --for` and `--types` (repeated or separated by commas).
     pub events_for: Option<String>,
     pub events_types: Vec<String>,
@@ -191,6 +213,16 @@ fn generator_flag(flag: &str, verb: &Verb) -> Option<&'static str> {
         "-l" | "--labels" if *verb == Verb::Run => "--labels",
         "--image" => "--image",
         "--replicas" => "--replicas",
+        "--verb" => "--verb",
+        "--resource" => "--resource",
+        "--resource-name" => "--resource-name",
+        "--non-resource-url" => "--non-resource-url",
+        "--aggregation-rule" => "--aggregation-rule",
+        "--role" => "--role",
+        "--clusterrole" => "--clusterrole",
+        "--user" => "--user",
+        "--group" => "--group",
+        "--serviceaccount" => "--serviceaccount",
         "--to-revision" => "--to-revision",
         "--port" => "--port",
         "--from-literal" => "--from-literal",
@@ -340,6 +372,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
         recursive: false,
         api_version: None,
         drain: DrainFlags::default(),
+        rbac: RbacFlags::default(),
+        as_user: None,
+        as_groups: Vec::new(),
         events_for: None,
         events_types: Vec::new(),
         given: Vec::new(),
@@ -406,6 +441,20 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--name" => c.service_name = Some(value("'--name'")?),
             "--restart" => c.restart = Some(value("'--restart'")?),
             "--hard" => c.hard = Some(value("'--hard'")?),
+            "--verb" => c.rbac.verbs.extend(value("'--verb'")?.split(',').map(str::to_string)),
+            "--resource" => c.rbac.resources.extend(value("'--resource'")?.split(',').map(str::to_string)),
+            "--resource-name" => c.rbac.resource_names.push(value("'--resource-name'")?),
+            "--non-resource-url" => {
+                c.rbac.non_resource_urls.extend(value("'--non-resource-url'")?.split(',').map(str::to_string))
+            }
+            "--aggregation-rule" => c.rbac.aggregation_rule.push(value("'--aggregation-rule'")?),
+            "--role" => c.rbac.role = Some(value("'--role'")?),
+            "--clusterrole" => c.rbac.cluster_role = Some(value("'--clusterrole'")?),
+            "--user" => c.rbac.users.push(value("'--user'")?),
+            "--group" => c.rbac.groups.push(value("'--group'")?),
+            "--serviceaccount" => c.rbac.service_accounts.push(value("'--serviceaccount'")?),
+            "--as" => c.as_user = Some(value("'--as'")?),
+            "--as-group" => c.as_groups.push(value("'--as-group'")?),
             "--scopes" => c.scopes = Some(value("'--scopes'")?),
             "--duration" => c.duration = Some(value("'--duration'")?),
             "--audience" => c.audiences.push(value("'--audience'")?),
@@ -508,7 +557,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                 };
             }
-            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --duration, --audience, --target, --profile, -p, --subresource where kubectl takes them)")),
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource where kubectl takes them)")),
         }
     }
     if c.verb == Verb::Create && c.filename.is_none() && !positional.is_empty() {
@@ -523,6 +572,14 @@ pub fn parse(line: &str) -> Result<Command, String> {
         (Verb::CreateFrom, Some("service" | "svc")) => &["--tcp"],
         (Verb::CreateFrom, Some("quota" | "resourcequota")) => &["--hard", "--scopes"],
         (Verb::CreateFrom, Some("token")) => &["--duration", "--audience"],
+        (Verb::CreateFrom, Some("role")) => &["--verb", "--resource", "--resource-name"],
+        (Verb::CreateFrom, Some("clusterrole")) => {
+            &["--verb", "--resource", "--resource-name", "--non-resource-url", "--aggregation-rule"]
+        }
+        (Verb::CreateFrom, Some("rolebinding")) => {
+            &["--role", "--clusterrole", "--user", "--group", "--serviceaccount"]
+        }
+        (Verb::CreateFrom, Some("clusterrolebinding")) => &["--clusterrole", "--user", "--group", "--serviceaccount"],
         (Verb::Run, _) => &["--image", "--port", "--restart", "--labels"],
         (Verb::Scale, _) => &["--replicas"],
         (Verb::Rollout, Some("undo")) => &["--to-revision"],
