@@ -411,7 +411,7 @@ test('a workshop types imperative kubectl: create deployment, scale, run, logs',
   assert.match(await kubectl(page, 'kubectl get pods --image=nginx'), /^error: unknown flag: --image\nSee 'kubectl get --help' for usage\./);
   assert.equal(await kubectl(page, 'kubectl rollout status deploy/web'), 'deployment "web" successfully rolled out\n');
   assert.equal(await kubectl(page, 'kubectl expose deployment web --port=80'), 'service/web exposed\n');
-  assert.match(await kubectl(page, 'kubectl top pods'), /"kubectl top" is not simulated in this command bar; it knows get, create, .*rollout \(status, restart, history\)/);
+  assert.match(await kubectl(page, 'kubectl top pods'), /"kubectl top" is not simulated in this command bar; it knows get, create, .*rollout \(status, history, restart, undo, pause, resume\)/);
   // Long output wraps as a terminal's does: nothing is cut off to the side.
   const clipped = await page.evaluate(() => { const o = document.querySelector('#kubectl-output'); return o.scrollWidth > o.clientWidth; });
   assert.equal(clipped, false);
