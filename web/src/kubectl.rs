@@ -23,6 +23,7 @@ mod jsonpath;
 mod label;
 mod parse;
 mod patch;
+mod pdb;
 mod print;
 mod rbac;
 mod rollout;

@@ -132,7 +132,7 @@ fn generated(cmd: &Command) -> Result<Value, String> {
         "serviceaccount" | "sa" => ("serviceaccount", rest),
         other => {
             return Err(format!(
-                "\"kubectl create {other}\" is not simulated in this command bar; it knows create -f and create namespace, configmap, secret generic, deployment, job, quota, serviceaccount, token, role, clusterrole, rolebinding, clusterrolebinding, service clusterip|nodeport"
+                "\"kubectl create {other}\" is not simulated in this command bar; it knows create -f and create namespace, configmap, secret generic, deployment, job, quota, serviceaccount, token, role, clusterrole, rolebinding, clusterrolebinding, poddisruptionbudget, service clusterip|nodeport"
             ))
         }
     };
@@ -274,6 +274,9 @@ pub(super) fn create(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
         return create_token(s, cmd, out);
     }
     if super::rbac::create(s, d, cmd, out) {
+        return;
+    }
+    if super::pdb::create(s, cmd, out) {
         return;
     }
     match generated(cmd) {

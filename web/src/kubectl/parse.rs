@@ -85,6 +85,13 @@ pub struct RbacFlags {
     pub service_accounts: Vec<String>,
 }
 
+/// `create poddisruptionbudget`'s own flags, as typed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PdbFlags {
+    pub min_available: Option<String>,
+    pub max_unavailable: Option<String>,
+}
+
 /// `drain`'s own flags.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DrainFlags {
@@ -195,6 +202,7 @@ pub struct Command {
     pub api_version: Option<String>,
     pub drain: DrainFlags,
     pub rbac: RbacFlags,
+    pub pdb: PdbFlags,
     /// `--as` and `--as-group`: whom every request of the command acts as.
     pub as_user: Option<String>,
     pub as_groups: Vec<String>,
@@ -214,6 +222,8 @@ fn generator_flag(flag: &str, verb: &Verb) -> Option<&'static str> {
         "--image" => "--image",
         "--replicas" => "--replicas",
         "--verb" => "--verb",
+        "--min-available" => "--min-available",
+        "--max-unavailable" => "--max-unavailable",
         "--resource" => "--resource",
         "--resource-name" => "--resource-name",
         "--non-resource-url" => "--non-resource-url",
@@ -373,6 +383,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         api_version: None,
         drain: DrainFlags::default(),
         rbac: RbacFlags::default(),
+        pdb: PdbFlags::default(),
         as_user: None,
         as_groups: Vec::new(),
         events_for: None,
@@ -419,6 +430,14 @@ pub fn parse(line: &str) -> Result<Command, String> {
         if let Some(name) = generator_flag(&flag, &c.verb) {
             c.given.push(name);
         }
+        // A string slice flag's values: split at commas, none when empty.
+        let slice = |v: String| -> Vec<String> {
+            if v.is_empty() {
+                Vec::new()
+            } else {
+                v.split(',').map(str::to_string).collect()
+            }
+        };
         let int = |flag: &str, v: String| -> Result<i64, String> {
             v.parse().map_err(|_| {
                 format!(
@@ -441,11 +460,11 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--name" => c.service_name = Some(value("'--name'")?),
             "--restart" => c.restart = Some(value("'--restart'")?),
             "--hard" => c.hard = Some(value("'--hard'")?),
-            "--verb" => c.rbac.verbs.extend(value("'--verb'")?.split(',').map(str::to_string)),
-            "--resource" => c.rbac.resources.extend(value("'--resource'")?.split(',').map(str::to_string)),
+            "--verb" => c.rbac.verbs.extend(slice(value("'--verb'")?)),
+            "--resource" => c.rbac.resources.extend(slice(value("'--resource'")?)),
             "--resource-name" => c.rbac.resource_names.push(value("'--resource-name'")?),
             "--non-resource-url" => {
-                c.rbac.non_resource_urls.extend(value("'--non-resource-url'")?.split(',').map(str::to_string))
+                c.rbac.non_resource_urls.extend(slice(value("'--non-resource-url'")?))
             }
             "--aggregation-rule" => c.rbac.aggregation_rule.push(value("'--aggregation-rule'")?),
             "--role" => c.rbac.role = Some(value("'--role'")?),
@@ -453,6 +472,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--user" => c.rbac.users.push(value("'--user'")?),
             "--group" => c.rbac.groups.push(value("'--group'")?),
             "--serviceaccount" => c.rbac.service_accounts.push(value("'--serviceaccount'")?),
+            "--min-available" => c.pdb.min_available = Some(value("'--min-available'")?),
+            "--max-unavailable" => c.pdb.max_unavailable = Some(value("'--max-unavailable'")?),
             "--as" => c.as_user = Some(value("'--as'")?),
             "--as-group" => c.as_groups.push(value("'--as-group'")?),
             "--scopes" => c.scopes = Some(value("'--scopes'")?),
@@ -557,7 +578,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                 };
             }
-            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource where kubectl takes them)")),
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --min-available, --max-unavailable, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource where kubectl takes them)")),
         }
     }
     if c.verb == Verb::Create && c.filename.is_none() && !positional.is_empty() {
@@ -573,6 +594,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         (Verb::CreateFrom, Some("quota" | "resourcequota")) => &["--hard", "--scopes"],
         (Verb::CreateFrom, Some("token")) => &["--duration", "--audience"],
         (Verb::CreateFrom, Some("role")) => &["--verb", "--resource", "--resource-name"],
+        (Verb::CreateFrom, Some("poddisruptionbudget" | "pdb")) => &["--min-available", "--max-unavailable"],
         (Verb::CreateFrom, Some("clusterrole")) => {
             &["--verb", "--resource", "--resource-name", "--non-resource-url", "--aggregation-rule"]
         }

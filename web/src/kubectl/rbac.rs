@@ -335,6 +335,7 @@ mod tests {
         let from = s.log.len();
         for (line, error) in [
             ("create role r --resource=pods", "error: at least one verb must be specified"),
+            ("create role r --verb= --resource=pods", "error: at least one verb must be specified"),
             ("create role r --verb=get", "error: at least one resource must be specified"),
             ("create role r --verb=get --resource=nope", "the server doesn't have a resource type \"nope\""),
             ("create role r --verb=get --resource=pods.nope", "the server doesn't have a resource type \"pods\" in group \"nope\""),

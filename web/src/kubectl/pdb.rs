@@ -1,0 +1,178 @@
+//! `create poddisruptionbudget|pdb NAME --selector=… --min-available=N|N%`
+//! (or `--max-unavailable`): the budget kubectl 1.33 builds (the selector
+//! parsed as `ParseToLabelSelector` parses it: equalities as
+//! `matchLabels`, the rest as `matchExpressions`), checked as it checks
+//! it, and the server's refusal in its words (`failed to create
+//! poddisruptionbudgets: …`).
+
+use kubesim::selector::{LabelOp, LabelSelector};
+use kubesim::sort::Order;
+
+use super::imperative::namespace;
+use super::*;
+
+/// `create pdb …`; false when the generator is another one.
+pub(super) fn create(s: &mut Session, cmd: &Command, out: &mut Outcome) -> bool {
+    let Some((what, names)) = cmd.args.split_first() else { return false };
+    if !matches!(what.as_str(), "poddisruptionbudget" | "pdb") {
+        return false;
+    }
+    let object = match names {
+        [name] => budget(cmd, name),
+        more => Err(format!(
+            "error: exactly one NAME is required, got {}\nSee 'kubectl create poddisruptionbudget -h' for help and examples",
+            more.len()
+        )),
+    };
+    let object = match object {
+        Ok(o) => o,
+        Err(e) => {
+            out.error(e);
+            return true;
+        }
+    };
+    let name = object["metadata"]["name"].as_str().unwrap_or("").to_string();
+    let target = format!(
+        "/apis/policy/v1/namespaces/{}/poddisruptionbudgets?fieldManager=kubectl-create&fieldValidation={}",
+        namespace(cmd),
+        cmd.field_validation
+    );
+    let e = send(s, "POST", &dry(cmd, target), Some("application/json"), Some(&object), "application/json");
+    if e.response.status == 201 {
+        out.line(format!("poddisruptionbudget.policy/{name} created"));
+    } else {
+        // kubectl wraps the server's answer, so it is no longer a Status.
+        let message = body_json(&e.response)["message"].as_str().unwrap_or("").to_string();
+        out.error(format!("error: failed to create poddisruptionbudgets: {message}"));
+    }
+    true
+}
+
+/// The budget, or kubectl's reason for not sending it.
+fn budget(cmd: &Command, name: &str) -> Result<Value, String> {
+    let selector = cmd.selector.as_deref().unwrap_or("");
+    let (min, max) = (cmd.pdb.min_available.as_deref(), cmd.pdb.max_unavailable.as_deref());
+    if selector.is_empty() {
+        return Err("error: a selector must be specified".into());
+    }
+    let (min, max) = (min.filter(|v| !v.is_empty()), max.filter(|v| !v.is_empty()));
+    let (field, amount) = match (min, max) {
+        (None, None) => return Err("error: one of min-available or max-unavailable must be specified".into()),
+        (Some(_), Some(_)) => return Err("error: min-available and max-unavailable cannot be both specified".into()),
+        (Some(v), None) => ("minAvailable", v),
+        (None, Some(v)) => ("maxUnavailable", v),
+    };
+    let digits = amount.strip_suffix('%').unwrap_or(amount);
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        let flag = if field == "minAvailable" { "min-available" } else { "max-unavailable" };
+        return Err(format!("error: invalid format specified for {flag}"));
+    }
+    // As intstr.Parse: a number when it reads as one, else the text.
+    let amount = amount.parse::<i32>().map_or_else(|_| json!(amount), |n| json!(n));
+    let parsed = LabelSelector::parse(selector)
+        .map_err(|e| format!("error: couldn't parse the selector string \"{selector}\": {e}"))?;
+    let mut requirements = parsed.requirements;
+    requirements.order_by(|a, b| a.key.cmp(&b.key));
+    let mut labels = Map::new();
+    let mut expressions = Vec::new();
+    for r in requirements {
+        let (op, values): (&str, Vec<String>) = match r.op {
+            LabelOp::Equals(v) => {
+                labels.insert(r.key, json!(v));
+                continue;
+            }
+            LabelOp::In(v) => ("In", v),
+            LabelOp::NotIn(v) => ("NotIn", v),
+            LabelOp::Exists => ("Exists", Vec::new()),
+            LabelOp::DoesNotExist => ("DoesNotExist", Vec::new()),
+            LabelOp::NotEquals(_) => return Err("error: \"!=\" is not a valid label selector operator".into()),
+            LabelOp::GreaterThan(_) => return Err("error: \"gt\" isn't supported in label selectors".into()),
+            LabelOp::LessThan(_) => return Err("error: \"lt\" isn't supported in label selectors".into()),
+        };
+        let mut values = values;
+        values.order();
+        values.dedup();
+        let mut e = json!({"key": r.key, "operator": op});
+        if !values.is_empty() {
+            e["values"] = json!(values);
+        }
+        expressions.push(e);
+    }
+    let mut sel = Map::new();
+    if !labels.is_empty() {
+        sel.insert("matchLabels".into(), Value::Object(labels));
+    }
+    if !expressions.is_empty() {
+        sel.insert("matchExpressions".into(), json!(expressions));
+    }
+    // Go's field order: minAvailable, selector, maxUnavailable.
+    let spec = if field == "minAvailable" {
+        json!({"minAvailable": amount, "selector": sel})
+    } else {
+        json!({"selector": sel, "maxUnavailable": amount})
+    };
+    Ok(json!({
+        "kind": "PodDisruptionBudget", "apiVersion": "policy/v1",
+        "metadata": {"name": name, "creationTimestamp": null},
+        "spec": spec,
+        "status": {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::{requests_since, session};
+    use super::*;
+
+    #[test]
+    fn budgets_are_built_and_checked_as_kubectl_builds_and_checks_them() {
+        let mut s = session();
+        let from = s.log.len();
+        let made = run(&mut s, "create pdb web --selector='y,tier in (b,a),app=web,!x' --min-available=50%", "");
+        assert_eq!(made.text, "poddisruptionbudget.policy/web created\n");
+        assert_eq!(
+            requests_since(&s, from),
+            vec!["POST /apis/policy/v1/namespaces/default/poddisruptionbudgets?fieldManager=kubectl-create&fieldValidation=Strict 201"]
+        );
+        let e = s.log.iter().rev().find(|e| e.source == Source::Kubectl).unwrap();
+        let sent: Value = serde_json::from_slice(&e.request.body).unwrap();
+        assert_eq!(
+            sent["spec"],
+            json!({"minAvailable": "50%", "selector": {
+            "matchLabels": {"app": "web"},
+            "matchExpressions": [
+                {"key": "tier", "operator": "In", "values": ["a", "b"]},
+                {"key": "x", "operator": "DoesNotExist"},
+                {"key": "y", "operator": "Exists"}
+            ]}})
+        );
+        run(&mut s, "create poddisruptionbudget zero --selector=a=b --max-unavailable=0", "");
+        let e = s.log.iter().rev().find(|e| e.source == Source::Kubectl).unwrap();
+        let sent: Value = serde_json::from_slice(&e.request.body).unwrap();
+        assert_eq!(sent["spec"], json!({"selector": {"matchLabels": {"a": "b"}}, "maxUnavailable": 0}));
+
+        let from = s.log.len();
+        for (line, error) in [
+            ("create pdb p --selector=app=web", "error: one of min-available or max-unavailable must be specified"),
+            ("create pdb p --min-available=1", "error: a selector must be specified"),
+            ("create pdb p --selector=a=b --min-available=1 --max-unavailable=1", "error: min-available and max-unavailable cannot be both specified"),
+            ("create pdb p --selector=a=b --min-available=1x", "error: invalid format specified for min-available"),
+            ("create pdb p --selector=a=b --max-unavailable=-1", "error: invalid format specified for max-unavailable"),
+            ("create pdb p --selector=a!=b --min-available=1", "error: \"!=\" is not a valid label selector operator"),
+            ("create pdb p --selector=a>1 --min-available=1", "error: \"gt\" isn't supported in label selectors"),
+            ("create pdb --selector=a=b --min-available=1", "error: exactly one NAME is required, got 0\nSee 'kubectl create poddisruptionbudget -h' for help and examples"),
+        ] {
+            let o = run(&mut s, line, "");
+            assert!(o.failed, "{line}");
+            assert_eq!(o.text, format!("{error}\n"), "{line}");
+        }
+        assert!(requests_since(&s, from).is_empty(), "nothing is sent for a refused budget");
+        let again = run(&mut s, "create pdb web --selector=a=b --max-unavailable=2", "");
+        assert_eq!(
+            again.text,
+            "error: failed to create poddisruptionbudgets: poddisruptionbudgets.policy \"web\" already exists\n"
+        );
+        let unparsed = run(&mut s, "create pdb p --selector==b --min-available=1", "");
+        assert!(unparsed.text.starts_with("error: couldn't parse the selector string \"=b\": "), "{}", unparsed.text);
+    }
+}
