@@ -17,13 +17,13 @@ mod drain;
 mod edit;
 mod events;
 mod explain;
+mod generators;
 mod get;
 mod imperative;
 mod jsonpath;
 mod label;
 mod parse;
 mod patch;
-mod pdb;
 mod print;
 mod rbac;
 mod rollout;
@@ -397,6 +397,12 @@ mod tests {
 
     pub(super) fn body_json_request(e: &LogEntry) -> Value {
         serde_json::from_slice(&e.request.body).unwrap_or(Value::Null)
+    }
+
+    /// The body kubectl sent last, as JSON.
+    pub(super) fn last_body(s: &Session) -> Value {
+        let e = s.log.iter().rev().find(|e| e.source == Source::Kubectl).unwrap();
+        serde_json::from_slice(&e.request.body).unwrap()
     }
 
     pub(super) fn requests_since(s: &Session, from: usize) -> Vec<String> {
@@ -883,7 +889,9 @@ mod tests {
             .contains("See 'kubectl create configmap --help'"));
         assert!(parse("top pods").unwrap_err().starts_with("\"kubectl top\" is not simulated in this command bar"));
         let mut s = session();
-        assert!(run(&mut s, "create cronjob r", "").text.contains("\"kubectl create cronjob\" is not simulated"));
+        assert!(run(&mut s, "create priorityclass r", "")
+            .text
+            .contains("\"kubectl create priorityclass\" is not simulated"));
         let out = run(&mut s, "api-resources", "");
         let row = out.text.lines().find(|l| l.starts_with("deployments ")).unwrap_or_else(|| panic!("{}", out.text));
         assert!(row.split_whitespace().eq(["deployments", "deploy", "apps/v1", "true", "Deployment"]), "{row}");

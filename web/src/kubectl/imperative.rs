@@ -132,7 +132,7 @@ fn generated(cmd: &Command) -> Result<Value, String> {
         "serviceaccount" | "sa" => ("serviceaccount", rest),
         other => {
             return Err(format!(
-                "\"kubectl create {other}\" is not simulated in this command bar; it knows create -f and create namespace, configmap, secret generic, deployment, job, quota, serviceaccount, token, role, clusterrole, rolebinding, clusterrolebinding, poddisruptionbudget, service clusterip|nodeport"
+                "\"kubectl create {other}\" is not simulated in this command bar; it knows create -f and create namespace, configmap, secret generic, deployment, job, quota, serviceaccount, token, role, clusterrole, rolebinding, clusterrolebinding, poddisruptionbudget, cronjob, service clusterip|nodeport"
             ))
         }
     };
@@ -276,7 +276,7 @@ pub(super) fn create(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
     if super::rbac::create(s, d, cmd, out) {
         return;
     }
-    if super::pdb::create(s, cmd, out) {
+    if super::generators::create(s, cmd, out) {
         return;
     }
     match generated(cmd) {

@@ -176,8 +176,10 @@ pub struct Command {
     /// `logs -c`.
     pub container: Option<String>,
     pub tail: Option<i64>,
-    /// `run --restart`.
+    /// `run --restart` (and `create cronjob`'s).
     pub restart: Option<String>,
+    /// `create cronjob --schedule`.
+    pub schedule: Option<String>,
     /// `run -l/--labels`.
     pub labels: Option<String>,
     /// `expose --target-port`, `--type`, `--name`.
@@ -243,6 +245,7 @@ fn generator_flag(flag: &str, verb: &Verb) -> Option<&'static str> {
         "--type" => "--type",
         "--name" => "--name",
         "--restart" => "--restart",
+        "--schedule" => "--schedule",
         "--hard" => "--hard",
         "--scopes" => "--scopes",
         "--duration" => "--duration",
@@ -371,6 +374,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         subresource: None,
         tail: None,
         restart: None,
+        schedule: None,
         labels: None,
         target_port: None,
         service_type: None,
@@ -459,6 +463,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--type" => c.service_type = Some(value("'--type'")?),
             "--name" => c.service_name = Some(value("'--name'")?),
             "--restart" => c.restart = Some(value("'--restart'")?),
+            "--schedule" => c.schedule = Some(value("'--schedule'")?),
             "--hard" => c.hard = Some(value("'--hard'")?),
             "--verb" => c.rbac.verbs.extend(slice(value("'--verb'")?)),
             "--resource" => c.rbac.resources.extend(slice(value("'--resource'")?)),
@@ -578,7 +583,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                 };
             }
-            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --min-available, --max-unavailable, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource where kubectl takes them)")),
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --min-available, --max-unavailable, --schedule, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource where kubectl takes them)")),
         }
     }
     if c.verb == Verb::Create && c.filename.is_none() && !positional.is_empty() {
@@ -595,6 +600,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         (Verb::CreateFrom, Some("token")) => &["--duration", "--audience"],
         (Verb::CreateFrom, Some("role")) => &["--verb", "--resource", "--resource-name"],
         (Verb::CreateFrom, Some("poddisruptionbudget" | "pdb")) => &["--min-available", "--max-unavailable"],
+        (Verb::CreateFrom, Some("cronjob" | "cj")) => &["--image", "--schedule", "--restart"],
         (Verb::CreateFrom, Some("clusterrole")) => {
             &["--verb", "--resource", "--resource-name", "--non-resource-url", "--aggregation-rule"]
         }

@@ -270,14 +270,8 @@ fn binding(cmd: &Command, name: &str, cluster: bool) -> Result<Value, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{requests_since, session};
+    use super::super::tests::{last_body as sent, requests_since, session};
     use super::*;
-
-    /// The body kubectl sent last.
-    fn sent(s: &Session) -> Value {
-        let e = s.log.iter().rev().find(|e| e.source == Source::Kubectl).unwrap();
-        serde_json::from_slice(&e.request.body).unwrap()
-    }
 
     #[test]
     fn roles_are_built_and_checked_as_kubectl_builds_and_checks_them() {

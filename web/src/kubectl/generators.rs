@@ -1,9 +1,10 @@
+//! The generators whose refusals kubectl wraps in its own words (`failed
+//! to create poddisruptionbudgets: …`, `failed to create cronjob: …`):
 //! `create poddisruptionbudget|pdb NAME --selector=… --min-available=N|N%`
-//! (or `--max-unavailable`): the budget kubectl 1.33 builds (the selector
-//! parsed as `ParseToLabelSelector` parses it: equalities as
-//! `matchLabels`, the rest as `matchExpressions`), checked as it checks
-//! it, and the server's refusal in its words (`failed to create
-//! poddisruptionbudgets: …`).
+//! (or `--max-unavailable`; the selector parsed as `ParseToLabelSelector`
+//! parses it: equalities as `matchLabels`, the rest as `matchExpressions`)
+//! and `create cronjob NAME --image=… --schedule=… [--restart] [-- CMD]`,
+//! each built and checked as kubectl 1.33 builds and checks it.
 
 use kubesim::selector::{LabelOp, LabelSelector};
 use kubesim::sort::Order;
@@ -11,41 +12,88 @@ use kubesim::sort::Order;
 use super::imperative::namespace;
 use super::*;
 
-/// `create pdb …`; false when the generator is another one.
+/// Builds a generator's object from the command and the name given.
+type Build = fn(&Command, &str) -> Result<Value, String>;
+
+/// `create pdb|cronjob …`; false when the generator is another one.
 pub(super) fn create(s: &mut Session, cmd: &Command, out: &mut Outcome) -> bool {
     let Some((what, names)) = cmd.args.split_first() else { return false };
-    if !matches!(what.as_str(), "poddisruptionbudget" | "pdb") {
-        return false;
-    }
-    let object = match names {
-        [name] => budget(cmd, name),
+    let (long, build): (&str, Build) = match what.as_str() {
+        "poddisruptionbudget" | "pdb" => ("poddisruptionbudget", budget),
+        "cronjob" | "cj" => ("cronjob", cron_job),
+        _ => return false,
+    };
+    let built = match names {
+        [name] => build(cmd, name),
         more => Err(format!(
-            "error: exactly one NAME is required, got {}\nSee 'kubectl create poddisruptionbudget -h' for help and examples",
+            "error: exactly one NAME is required, got {}\nSee 'kubectl create {long} -h' for help and examples",
             more.len()
         )),
     };
-    let object = match object {
-        Ok(o) => o,
-        Err(e) => {
-            out.error(e);
-            return true;
-        }
-    };
-    let name = object["metadata"]["name"].as_str().unwrap_or("").to_string();
-    let target = format!(
-        "/apis/policy/v1/namespaces/{}/poddisruptionbudgets?fieldManager=kubectl-create&fieldValidation={}",
-        namespace(cmd),
-        cmd.field_validation
-    );
-    let e = send(s, "POST", &dry(cmd, target), Some("application/json"), Some(&object), "application/json");
-    if e.response.status == 201 {
-        out.line(format!("poddisruptionbudget.policy/{name} created"));
-    } else {
-        // kubectl wraps the server's answer, so it is no longer a Status.
-        let message = body_json(&e.response)["message"].as_str().unwrap_or("").to_string();
-        out.error(format!("error: failed to create poddisruptionbudgets: {message}"));
+    match built {
+        Ok(object) => post_wrapped(s, cmd, &object, out),
+        Err(e) => out.error(e),
     }
     true
+}
+
+/// Posts what a generator built; a refusal in kubectl's wrapping, which
+/// makes it no longer a Status (so not `Error from server`).
+fn post_wrapped(s: &mut Session, cmd: &Command, object: &Value, out: &mut Outcome) {
+    let (collection, wrapped, printed) = match object["kind"].as_str() {
+        Some("CronJob") => ("/apis/batch/v1/namespaces/{ns}/cronjobs", "cronjob", "cronjob.batch"),
+        _ => (
+            "/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets",
+            "poddisruptionbudgets",
+            "poddisruptionbudget.policy",
+        ),
+    };
+    let name = object["metadata"]["name"].as_str().unwrap_or("");
+    let target = format!(
+        "{}?fieldManager=kubectl-create&fieldValidation={}",
+        collection.replace("{ns}", &namespace(cmd)),
+        cmd.field_validation
+    );
+    let e = send(s, "POST", &dry(cmd, target), Some("application/json"), Some(object), "application/json");
+    if e.response.status == 201 {
+        out.line(format!("{printed}/{name} created"));
+    } else {
+        let message = body_json(&e.response)["message"].as_str().unwrap_or("").to_string();
+        out.error(format!("error: failed to create {wrapped}: {message}"));
+    }
+}
+
+/// The CronJob: one container named as the CronJob, the schedule as
+/// given, `--restart` (OnFailure unless said) as the pod's policy.
+fn cron_job(cmd: &Command, name: &str) -> Result<Value, String> {
+    let missing: Vec<&str> = [("image", cmd.image.is_none()), ("schedule", cmd.schedule.is_none())]
+        .into_iter()
+        .filter(|(_, m)| *m)
+        .map(|(f, _)| f)
+        .collect();
+    if !missing.is_empty() {
+        let quoted: Vec<String> = missing.iter().map(|f| format!("\"{f}\"")).collect();
+        return Err(format!("error: required flag(s) {} not set", quoted.join(", ")));
+    }
+    let mut container = json!({"name": name, "image": cmd.image});
+    if !cmd.command.is_empty() {
+        container["command"] = json!(cmd.command);
+    }
+    container["resources"] = json!({});
+    let restart = cmd.restart.clone().unwrap_or_else(|| "OnFailure".into());
+    Ok(json!({
+        "kind": "CronJob", "apiVersion": "batch/v1",
+        "metadata": {"name": name, "creationTimestamp": null},
+        "spec": {
+            "schedule": cmd.schedule,
+            "jobTemplate": {
+                "metadata": {"name": name, "creationTimestamp": null},
+                "spec": {"template": {"metadata": {"creationTimestamp": null},
+                    "spec": {"containers": [container], "restartPolicy": restart}}}
+            }
+        },
+        "status": {}
+    }))
 }
 
 /// The budget, or kubectl's reason for not sending it.
@@ -121,7 +169,7 @@ fn budget(cmd: &Command, name: &str) -> Result<Value, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{requests_since, session};
+    use super::super::tests::{last_body, requests_since, session};
     use super::*;
 
     #[test]
@@ -134,8 +182,7 @@ mod tests {
             requests_since(&s, from),
             vec!["POST /apis/policy/v1/namespaces/default/poddisruptionbudgets?fieldManager=kubectl-create&fieldValidation=Strict 201"]
         );
-        let e = s.log.iter().rev().find(|e| e.source == Source::Kubectl).unwrap();
-        let sent: Value = serde_json::from_slice(&e.request.body).unwrap();
+        let sent = last_body(&s);
         assert_eq!(
             sent["spec"],
             json!({"minAvailable": "50%", "selector": {
@@ -147,8 +194,7 @@ mod tests {
             ]}})
         );
         run(&mut s, "create poddisruptionbudget zero --selector=a=b --max-unavailable=0", "");
-        let e = s.log.iter().rev().find(|e| e.source == Source::Kubectl).unwrap();
-        let sent: Value = serde_json::from_slice(&e.request.body).unwrap();
+        let sent = last_body(&s);
         assert_eq!(sent["spec"], json!({"selector": {"matchLabels": {"a": "b"}}, "maxUnavailable": 0}));
 
         let from = s.log.len();
@@ -174,5 +220,41 @@ mod tests {
         );
         let unparsed = run(&mut s, "create pdb p --selector==b --min-available=1", "");
         assert!(unparsed.text.starts_with("error: couldn't parse the selector string \"=b\": "), "{}", unparsed.text);
+    }
+
+    #[test]
+    fn cron_jobs_are_built_as_kubectl_builds_them_and_refusals_wrapped() {
+        let mut s = session();
+        let from = s.log.len();
+        let made = run(&mut s, "create cronjob hello --image=busybox --schedule='*/1 * * * *' -- echo hi", "");
+        assert_eq!(made.text, "cronjob.batch/hello created\n");
+        assert_eq!(
+            requests_since(&s, from),
+            vec!["POST /apis/batch/v1/namespaces/default/cronjobs?fieldManager=kubectl-create&fieldValidation=Strict 201"]
+        );
+        let sent = last_body(&s);
+        assert_eq!(
+            sent,
+            json!({"kind": "CronJob", "apiVersion": "batch/v1", "metadata": {"name": "hello", "creationTimestamp": null},
+                "spec": {"schedule": "*/1 * * * *", "jobTemplate": {"metadata": {"name": "hello", "creationTimestamp": null},
+                    "spec": {"template": {"metadata": {"creationTimestamp": null}, "spec": {
+                        "containers": [{"name": "hello", "image": "busybox", "command": ["echo", "hi"], "resources": {}}],
+                        "restartPolicy": "OnFailure"}}}}},
+                "status": {}})
+        );
+        for (line, error) in [
+            ("create cronjob c --image=busybox", "error: required flag(s) \"schedule\" not set"),
+            ("create cj c --schedule='* * * * *'", "error: required flag(s) \"image\" not set"),
+            ("create cronjob c", "error: required flag(s) \"image\", \"schedule\" not set"),
+            (
+                "create cronjob c --image=b --schedule='* * * * *' --restart=Always",
+                "error: failed to create cronjob: CronJob.batch \"c\" is invalid: spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\"",
+            ),
+            ("create cronjob c --image=b --schedule='* * * * *' --replicas=2", "error: unknown flag: --replicas\nSee 'kubectl create cronjob --help' for usage."),
+        ] {
+            let o = run(&mut s, line, "");
+            assert!(o.failed, "{line}");
+            assert_eq!(o.text, format!("{error}\n"), "{line}");
+        }
     }
 }
