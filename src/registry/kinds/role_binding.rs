@@ -197,7 +197,13 @@ fn subject_problems(sub: &Value, cluster: bool, i: usize, errs: &mut Vec<FieldEr
 /// A binding's `roleRef` cannot change (upstream prints the new one as
 /// Go prints its internal struct).
 fn role_ref_kept(new: &Value, old: &Value) -> Vec<FieldError> {
-    let part = |o: &Value, k: &str| o.get("roleRef").map_or("", |r| field(r, k)).to_string();
+    // (An empty group reads as RBAC's, as upstream defaults it when it
+    // reads what it stored: a binding kept from before defaulting counts
+    // as unchanged.)
+    let part = |o: &Value, k: &str| match o.get("roleRef").map_or("", |r| field(r, k)) {
+        "" if k == "apiGroup" => RBAC.to_string(),
+        v => v.to_string(),
+    };
     let fields = ["apiGroup", "kind", "name"];
     if fields.iter().all(|k| part(new, k) == part(old, k)) {
         return Vec::new();
@@ -231,4 +237,19 @@ fn binding_cells(o: &Value, now: SimTime) -> Vec<Value> {
         subjects("Group"),
         subjects("ServiceAccount"),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_role_reference_stored_before_defaulting_reads_as_defaulted() {
+        let old = json!({"roleRef": {"apiGroup": "", "kind": "Role", "name": "r"}});
+        let same = json!({"roleRef": {"apiGroup": RBAC, "kind": "Role", "name": "r"}});
+        assert!(role_ref_kept(&same, &old).is_empty());
+        let other = json!({"roleRef": {"apiGroup": RBAC, "kind": "Role", "name": "s"}});
+        assert_eq!(role_ref_kept(&other, &old).len(), 1);
+    }
 }
