@@ -380,12 +380,6 @@ fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
 }
 
-/// A string as Go's `%q` (and `%#v`) print it, for the values messages
-/// show (printable text as JSON writes it).
-pub fn go_quote(s: &str) -> String {
-    quote(s)
-}
-
 impl std::fmt::Display for FieldError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: {}", self.field, self.body())

@@ -124,7 +124,7 @@ fn invalid_error(v: &Value) -> String {
     }
     let (kind, name) = (details["kind"].as_str().unwrap_or(""), details["name"].as_str().unwrap_or(""));
     let head = if !kind.is_empty() || !name.is_empty() {
-        format!("The {kind} {} is invalid", serde_json::to_string(name).unwrap_or_default())
+        format!("The {kind} {} is invalid", kubesim::schema::decode::go_quote(name))
     } else if !message.is_empty() && causes.is_empty() {
         format!("The request is invalid: {message}")
     } else {

@@ -61,7 +61,7 @@ fn rules_errors(obj: &Value, namespaced: bool) -> Vec<FieldError> {
             // Shown as Go prints a []string.
             let shown = || {
                 let quoted: Vec<String> =
-                    urls.iter().map(|u| crate::api::status::go_quote(u.as_str().unwrap_or(""))).collect();
+                    urls.iter().map(|u| crate::schema::decode::go_quote(u.as_str().unwrap_or(""))).collect();
                 format!("[]string{{{}}}", quoted.join(", "))
             };
             if namespaced {

@@ -210,9 +210,9 @@ fn role_ref_kept(new: &Value, old: &Value) -> Vec<FieldError> {
     }
     let shown = format!(
         "rbac.RoleRef{{APIGroup:{}, Kind:{}, Name:{}}}",
-        crate::api::status::go_quote(&part(new, "apiGroup")),
-        crate::api::status::go_quote(&part(new, "kind")),
-        crate::api::status::go_quote(&part(new, "name"))
+        crate::schema::decode::go_quote(&part(new, "apiGroup")),
+        crate::schema::decode::go_quote(&part(new, "kind")),
+        crate::schema::decode::go_quote(&part(new, "name"))
     );
     vec![FieldError::invalid_raw("roleRef", &shown, "cannot change roleRef")]
 }
