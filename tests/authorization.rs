@@ -516,7 +516,7 @@ fn roles_and_bindings_are_validated_as_upstream_and_keep_their_role() {
         json!({"metadata": {"name": "bad"}, "rules": [
         {"verbs": ["get"], "nonResourceURLs": ["/x"], "resources": ["pods"]},
         {"verbs": []},
-        {"verbs": ["get"], "apiGroups": [""], "resources": ["pods", "services"], "resourceNames": ["a"]}]}),
+        {"verbs": ["get"], "apiGroups": [""], "resources": ["pods", "services"], "resourceNames": ["a"], "nonResourceURLs": ["/y"]}]}),
     );
     assert_eq!(
         causes(&r),
@@ -526,9 +526,19 @@ fn roles_and_bindings_are_validated_as_upstream_and_keep_their_role() {
             "rules[1].verbs: Required value: verbs must contain at least one value",
             "rules[1].apiGroups: Required value: resource rules must supply at least one api group",
             "rules[1].resources: Required value: resource rules must supply at least one resource",
-            "rules[2].resourceNames: Required value: resource names cannot apply to multiple resources",
+            "rules[2].nonResourceURLs: Invalid value: []string{\"/y\"}: namespaced rules cannot apply to non-resource URLs",
+            "rules[2].nonResourceURLs: Invalid value: []string{\"/y\"}: rules cannot apply to both regular resources and non-resource URLs",
         ]
     );
+    // Resource names may go with several resources (kubectl's old
+    // client-side refusal is not the server's).
+    let r = post(
+        &mut s,
+        "namespaces/default/roles",
+        json!({"metadata": {"name": "named"}, "rules": [
+            {"verbs": ["get"], "apiGroups": [""], "resources": ["pods", "services"], "resourceNames": ["a"]}]}),
+    );
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
     // A ClusterRole may have a rule for non-resource URLs.
     let r = post(
         &mut s,

@@ -1,8 +1,9 @@
 //! Roles and ClusterRoles: each rule checked as upstream's RBAC validation
-//! checks it (verbs; a rule for resources names groups and resources, and
-//! resource names only for one resource; a rule for non-resource URLs
-//! names nothing else, and only a ClusterRole may have one). They print as
-//! the default table, as upstream.
+//! checks it (verbs; a rule for resources names groups and resources; a
+//! rule for non-resource URLs names nothing else, and only a ClusterRole
+//! may have one). Resource names may go with several resources: upstream
+//! lets them (kubectl's old client-side refusal of that is not the
+//! server's). They print as the default table, as upstream.
 
 use serde_json::Value;
 
@@ -35,9 +36,7 @@ fn rules_problems(obj: &Value, namespaced: bool) -> Vec<FieldError> {
             && if count("nonResourceURLs") > 0 {
                 !namespaced && count("apiGroups") + count("resources") + count("resourceNames") == 0
             } else {
-                count("apiGroups") > 0
-                    && count("resources") > 0
-                    && (count("resourceNames") == 0 || count("resources") == 1)
+                count("apiGroups") > 0 && count("resources") > 0
             };
     }
     if ok {
@@ -85,9 +84,6 @@ fn rules_errors(obj: &Value, namespaced: bool) -> Vec<FieldError> {
         }
         if list("resources").is_empty() {
             errs.push(FieldError::required(&at("resources"), "resource rules must supply at least one resource"));
-        }
-        if !list("resourceNames").is_empty() && list("resources").len() > 1 {
-            errs.push(FieldError::required(&at("resourceNames"), "resource names cannot apply to multiple resources"));
         }
     }
     errs

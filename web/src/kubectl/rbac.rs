@@ -300,22 +300,25 @@ mod tests {
             sent(&s)["rules"],
             json!([{"verbs": ["get"], "apiGroups": [""], "resources": ["configmaps"], "resourceNames": ["a", "b"]}])
         );
-        // Names for several resources: kubectl sends it, the server refuses it.
-        let refused =
+        // Names for several resources: one rule per group, each with the
+        // names (the server takes it, as upstream's does).
+        let both =
             run(&mut s, "create role both --verb=get --resource=pods,deployments.apps,services --resource-name=a", "");
-        assert!(refused.failed);
+        assert_eq!(both.text, "role.rbac.authorization.k8s.io/both created\n");
         assert_eq!(
-            refused.text,
-            "The Role \"both\" is invalid: rules[0].resourceNames: Required value: resource names cannot apply to multiple resources\n"
+            sent(&s)["rules"],
+            json!([
+                {"verbs": ["get"], "apiGroups": [""], "resources": ["pods", "services"], "resourceNames": ["a"]},
+                {"verbs": ["get"], "apiGroups": ["apps"], "resources": ["deployments"], "resourceNames": ["a"]}
+            ])
         );
-        let two = run(
-            &mut s,
-            "create role two --verb=get --resource=pods,services,deployments.apps,daemonsets.apps --resource-name=a",
-            "",
-        );
+        // Several causes print one to a line, as kubectl's checkErr does.
+        let manifest = "apiVersion: rbac.authorization.k8s.io/v1\nkind: Role\nmetadata:\n  name: two\nrules:\n- apiGroups: [\"\"]\n  resources: [pods]\n- apiGroups: [\"\"]\n  resources: [services]\n";
+        let two = run(&mut s, "create -f -", manifest);
+        assert!(two.failed);
         assert_eq!(
             two.text,
-            "The Role \"two\" is invalid: \n* rules[0].resourceNames: Required value: resource names cannot apply to multiple resources\n* rules[1].resourceNames: Required value: resource names cannot apply to multiple resources\n"
+            "The Role \"two\" is invalid: \n* rules[0].verbs: Required value: verbs must contain at least one value\n* rules[1].verbs: Required value: verbs must contain at least one value\n"
         );
         // `*` among the verbs is all of them; a resource `*` all resources.
         run(&mut s, "create role everything --verb=get --verb=* --resource=pods,*", "");
