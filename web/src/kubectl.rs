@@ -1033,7 +1033,7 @@ mod tests {
         // The page's requests went out as alice.
         let review = s.log.iter().rev().find(|e| e.request.path.ends_with("selfsubjectreviews")).unwrap();
         assert_eq!(review.request.header("Impersonate-User"), Some("alice"));
-        assert!(run(&mut s, "auth can-i --list", "").text.contains("unknown flag: --list"));
+        assert!(run(&mut s, "auth can-i --list", "").text.starts_with("Resources "));
         assert!(run(&mut s, "auth frobnicate", "").text.contains("knows auth can-i and auth whoami"));
     }
 

@@ -22,7 +22,7 @@ pub enum Verb {
     Delete,
     Label,
     Annotate,
-    /// `auth can-i VERB TYPE[/NAME] [NAME]` and `auth whoami`: `types`
+    /// `auth can-i VERB TYPE[/NAME]|URL`, `auth can-i --list` and `auth whoami`: `types`
     /// holds the sub-command, then the words after it.
     Auth,
     /// `create KIND NAME …` without `-f` (the generators: namespace,
@@ -105,8 +105,18 @@ pub struct DrainFlags {
     pub client_dry_run: bool,
 }
 
+/// `auth can-i`'s own flags.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CanIFlags {
+    /// `--list`: every rule, from a SelfSubjectRulesReview.
+    pub list: bool,
+    pub no_headers: bool,
+    /// `-q`: the exit code only.
+    pub quiet: bool,
+}
+
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, logs, debug (ephemeral containers), describe (pods, deployments, configmaps, namespaces, service accounts, resource quotas, limit ranges), explain, api-resources and auth (can-i, whoami); --as and --as-group on any of them";
+const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, logs, debug (ephemeral containers), describe (pods, deployments, configmaps, namespaces, service accounts, resource quotas, limit ranges), explain, api-resources and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
@@ -205,6 +215,7 @@ pub struct Command {
     pub drain: DrainFlags,
     pub rbac: RbacFlags,
     pub pdb: PdbFlags,
+    pub can_i: CanIFlags,
     /// `--as` and `--as-group`: whom every request of the command acts as.
     pub as_user: Option<String>,
     pub as_groups: Vec<String>,
@@ -388,6 +399,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         drain: DrainFlags::default(),
         rbac: RbacFlags::default(),
         pdb: PdbFlags::default(),
+        can_i: CanIFlags::default(),
         as_user: None,
         as_groups: Vec::new(),
         events_for: None,
@@ -515,6 +527,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
             }
             "--dry-run" if c.verb == Verb::Drain && inline.as_deref() == Some("client") => c.drain.client_dry_run = true,
             "--show-managed-fields" => c.show_managed_fields = boolean(&inline)?,
+            "--list" if c.verb == Verb::Auth => c.can_i.list = boolean(&inline)?,
+            "--no-headers" if c.verb == Verb::Auth => c.can_i.no_headers = boolean(&inline)?,
+            "-q" | "--quiet" if c.verb == Verb::Auth => c.can_i.quiet = boolean(&inline)?,
             "--recursive" if c.verb == Verb::Explain => c.recursive = boolean(&inline)?,
             "--api-version" if c.verb == Verb::Explain => c.api_version = Some(value("'--api-version'")?),
             "-o" if c.verb == Verb::Explain => {
@@ -614,6 +629,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         (Verb::Logs, _) => &["--container", "--tail"],
         (Verb::Debug, _) => &["--image", "--container", "--target", "--profile"],
         (Verb::Patch, _) => &["--patch", "--type", "--subresource"],
+        (Verb::Auth, Some("can-i")) => &["--subresource"],
         (Verb::Expose, _) => &["--port", "--target-port", "--type", "--name"],
         _ => &[],
     };
@@ -669,8 +685,21 @@ pub fn parse(line: &str) -> Result<Command, String> {
         }
         Verb::Auth => {
             match positional.first().map(String::as_str) {
-                Some("can-i") if positional.len() >= 3 => {}
-                Some("can-i") => return Err("error: you must specify two arguments: verb resource or verb resource/resourceName.".into()),
+                Some("can-i") if c.can_i.list && positional.len() > 1 => {
+                    return Err("error: list option must be specified with no arguments".into())
+                }
+                Some("can-i") if c.can_i.list || positional.len() == 3 => {}
+                Some("can-i") => return Err("error: you must specify two arguments: verb resource or verb resource/resourceName.\nSee 'kubectl auth can-i -h' for help and examples.".into()),
+                Some("whoami") if c.can_i != CanIFlags::default() => {
+                    let flag = if c.can_i.list {
+                        "--list"
+                    } else if c.can_i.no_headers {
+                        "--no-headers"
+                    } else {
+                        "--quiet"
+                    };
+                    return Err(format!("error: unknown flag: {flag}\nSee 'kubectl auth whoami --help' for usage."));
+                }
                 Some("whoami") if positional.len() == 1 => {}
                 Some("whoami") => return Err(format!("error: unexpected arguments: {}", positional[1..].join(" "))),
                 Some(other) => {

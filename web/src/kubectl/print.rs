@@ -74,7 +74,8 @@ pub(super) fn table(now_ms: i64, r: &ApiResource, items: &[Value], with_ns: bool
     columns(&rows)
 }
 
-/// Aligns columns with three spaces between them, as kubectl's tabwriter.
+/// Aligns columns with three spaces between them, as kubectl's tabwriter
+/// (which makes no column narrower than six).
 pub fn columns(rows: &[Vec<String>]) -> String {
     let n = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> =
@@ -85,7 +86,7 @@ pub fn columns(rows: &[Vec<String>]) -> String {
         for (i, cell) in row.iter().enumerate() {
             line.push_str(cell);
             if i + 1 < row.len() {
-                line.push_str(&" ".repeat(widths[i] - cell.chars().count() + 3));
+                line.push_str(&" ".repeat((widths[i] + 3).max(6) - cell.chars().count()));
             }
         }
         out.push_str(line.trim_end());
