@@ -14,6 +14,7 @@
 
 pub mod backoff;
 pub mod client;
+pub mod cluster_role_aggregation;
 pub mod cron_job;
 pub mod daemon_set;
 pub mod deployment;
@@ -105,6 +106,7 @@ pub const ALL: &[&str] = &[
     "resourcequota",
     "root-ca-cert-publisher",
     "serviceaccount",
+    "clusterrole-aggregation",
     "endpoint",
     "endpointslice",
     "scheduler",
@@ -147,6 +149,7 @@ impl Controllers {
                 "resourcequota" => Box::new(resource_quota::ResourceQuotaController::default()),
                 "root-ca-cert-publisher" => Box::new(root_ca::RootCaPublisher::default()),
                 "serviceaccount" => Box::new(service_account::ServiceAccounts::default()),
+                "clusterrole-aggregation" => Box::new(cluster_role_aggregation::ClusterRoleAggregation::default()),
                 "endpoint" => Box::new(endpoints::EndpointsController::default()),
                 "endpointslice" => Box::new(endpoints::EndpointSliceController::default()),
                 "scheduler" => Box::new(scheduler::Scheduler::default()),
@@ -281,6 +284,6 @@ mod tests {
             ["namespace", "garbage-collector"]
         );
         let e = Controllers::parse("ttl", &Config::default()).err().unwrap();
-        assert_eq!(e, "unknown controller \"ttl\" (known: nodeipam, namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, taint-eviction-controller, resourcequota, root-ca-cert-publisher, serviceaccount, endpoint, endpointslice, scheduler, kubelet)");
+        assert_eq!(e, "unknown controller \"ttl\" (known: nodeipam, namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, taint-eviction-controller, resourcequota, root-ca-cert-publisher, serviceaccount, clusterrole-aggregation, endpoint, endpointslice, scheduler, kubelet)");
     }
 }

@@ -38,6 +38,8 @@ fn server() -> Server {
         let r = as_token(&mut s, "admin-token", "POST", path, Some(obj));
         assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
     }
+    // The aggregation controller gives `edit` and `view` their rules.
+    kubesim::controllers::Controllers::new(&["clusterrole-aggregation"]).unwrap().settle(&mut s);
     s
 }
 
@@ -564,4 +566,86 @@ fn roles_and_bindings_are_validated_as_upstream_and_keep_their_role() {
         "RoleBinding.rbac.authorization.k8s.io \"plain\" is invalid: roleRef: Invalid value: rbac.RoleRef{APIGroup:\"rbac.authorization.k8s.io\", Kind:\"Role\", Name:\"other\"}: cannot change roleRef"
     );
     assert_eq!(patch(&mut s, json!({"subjects": [{"kind": "User", "name": "v"}]})).status, 200);
+}
+
+#[test]
+fn aggregated_cluster_roles_grant_what_the_aggregation_controller_wrote() {
+    let mut s =
+        Server::new(ServerConfig { tokens: Some(parse_token_file(TOKENS).unwrap()), rbac: true, ..Default::default() });
+    let rbac = "/apis/rbac.authorization.k8s.io/v1";
+    let admin = |s: &mut Server, method: &str, path: &str, body: Option<Value>| {
+        let r = as_token(s, "admin-token", method, &format!("{rbac}/{path}"), body);
+        assert!(r.status < 300, "{method} {path}: {}", String::from_utf8_lossy(&r.body));
+        serde_json::from_slice::<Value>(&r.body).unwrap()
+    };
+    admin(
+        &mut s,
+        "POST",
+        "clusterrolebindings",
+        Some(
+            json!({"metadata": {"name": "bob-view"}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+            "subjects": [{"kind": "User", "name": "bob", "apiGroup": "rbac.authorization.k8s.io"}]}),
+        ),
+    );
+    let pods = |s: &mut Server| as_token(s, "bob-token", "GET", "/api/v1/namespaces/default/pods", None).status;
+    // Without the controller `view` holds no rules: upstream's authorizer
+    // reads the stored rules only.
+    assert!(admin(&mut s, "GET", "clusterroles/view", None)["rules"].as_array().is_none_or(Vec::is_empty));
+    assert_eq!(pods(&mut s), 403);
+
+    let mut c = kubesim::controllers::Controllers::new(&["clusterrole-aggregation"]).unwrap();
+    c.settle(&mut s);
+    let view = admin(&mut s, "GET", "clusterroles/view", None);
+    assert!(view["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|r| r["resources"].as_array().unwrap().contains(&json!("pods"))));
+    let managers: Vec<(&str, &str)> = view["metadata"]["managedFields"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| (m["manager"].as_str().unwrap(), m["operation"].as_str().unwrap()))
+        .collect();
+    assert!(managers.contains(&("clusterrole-aggregation-controller", "Apply")), "{managers:?}");
+    assert_eq!(view["metadata"]["managedFields"][1]["fieldsV1"], json!({"f:rules": {}}));
+    assert_eq!(pods(&mut s), 200);
+    // `edit` holds `view`'s rules too (it is labelled to aggregate into
+    // `edit`), and `admin` `edit`'s: aggregation follows through passes.
+    let edit = admin(&mut s, "GET", "clusterroles/edit", None);
+    for rule in view["rules"].as_array().unwrap() {
+        assert!(edit["rules"].as_array().unwrap().contains(rule), "{rule}");
+    }
+
+    // A role labelled to aggregate into `view` adds to it, once; removed,
+    // it takes its rule away.
+    let widgets = json!({"verbs": ["get"], "apiGroups": ["example.com"], "resources": ["widgets"]});
+    admin(
+        &mut s,
+        "POST",
+        "clusterroles",
+        Some(
+            json!({"metadata": {"name": "widget-viewer", "labels": {"rbac.authorization.k8s.io/aggregate-to-view": "true"}},
+            "rules": [widgets, widgets]}),
+        ),
+    );
+    let has_widgets = |s: &mut Server| {
+        let v = admin(s, "GET", "clusterroles/view", None);
+        v["rules"].as_array().unwrap().iter().filter(|r| **r == widgets).count()
+    };
+    assert_eq!(has_widgets(&mut s), 0);
+    c.settle(&mut s);
+    assert_eq!(has_widgets(&mut s), 1);
+    let allowed = |s: &mut Server| {
+        let review = json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+            "spec": {"resourceAttributes": {"verb": "get", "group": "example.com", "resource": "widgets", "namespace": "default"}}});
+        let r =
+            as_token(s, "bob-token", "POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews", Some(review));
+        serde_json::from_slice::<Value>(&r.body).unwrap()["status"]["allowed"] == true
+    };
+    assert!(allowed(&mut s));
+    admin(&mut s, "DELETE", "clusterroles/widget-viewer", None);
+    c.settle(&mut s);
+    assert_eq!(has_widgets(&mut s), 0);
+    assert!(!allowed(&mut s));
 }

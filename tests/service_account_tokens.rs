@@ -40,7 +40,8 @@ fn make_account(s: &mut Server, name: &str) {
 /// the controllers settled (so `default` has its `default` account).
 fn cluster() -> (Server, kubesim::controllers::Controllers) {
     let mut s = Server::new(ServerConfig { rbac: true, ..Default::default() });
-    let mut c = kubesim::controllers::Controllers::new(&["serviceaccount"]).unwrap();
+    // (The aggregation controller gives `view` its rules.)
+    let mut c = kubesim::controllers::Controllers::new(&["serviceaccount", "clusterrole-aggregation"]).unwrap();
     c.settle(&mut s);
     make_account(&mut s, "robot");
     (s, c)

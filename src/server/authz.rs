@@ -14,25 +14,6 @@ use crate::api::Status;
 use crate::auth::{self, Attributes, UserInfo};
 use crate::registry::options::ListOptions;
 
-fn cluster_role_rules(name: &str, cluster_roles: &[Value], depth: usize) -> Vec<Value> {
-    let Some(role) = cluster_roles.iter().find(|r| r["metadata"]["name"] == name) else { return Vec::new() };
-    let mut rules: Vec<Value> = role["rules"].as_array().cloned().unwrap_or_default();
-    let selectors = role.pointer("/aggregationRule/clusterRoleSelectors").and_then(Value::as_array);
-    if let (Some(selectors), true) = (selectors, depth < 4) {
-        for other in cluster_roles.iter().filter(|r| r["metadata"]["name"] != name) {
-            let labels = &other["metadata"]["labels"];
-            let picked = selectors.iter().any(|sel| {
-                sel["matchLabels"].as_object().is_some_and(|m| !m.is_empty() && m.iter().all(|(k, v)| &labels[k] == v))
-            });
-            if picked {
-                let other_name = other["metadata"]["name"].as_str().unwrap_or("");
-                rules.extend(cluster_role_rules(other_name, cluster_roles, depth + 1));
-            }
-        }
-    }
-    rules
-}
-
 const RBAC_RESOURCES: &[&str] = &["roles", "rolebindings", "clusterroles", "clusterrolebindings"];
 
 /// The RBAC objects as of a revision.
@@ -41,7 +22,8 @@ pub(super) struct RbacCache {
     roles: Vec<Value>,
     role_bindings: Vec<Value>,
     cluster_role_bindings: Vec<Value>,
-    /// Each ClusterRole's rules, aggregation followed.
+    /// Each ClusterRole's rules, as stored (an aggregated one's are what
+    /// the aggregation controller wrote).
     cluster_rules: std::collections::BTreeMap<String, Vec<Value>>,
 }
 
@@ -297,8 +279,9 @@ impl Server {
         );
         let cluster_rules = cluster_roles
             .iter()
-            .filter_map(|r| r["metadata"]["name"].as_str())
-            .map(|n| (n.to_string(), cluster_role_rules(n, &cluster_roles, 0)))
+            .filter_map(|r| {
+                Some((r["metadata"]["name"].as_str()?.to_string(), r["rules"].as_array().cloned().unwrap_or_default()))
+            })
             .collect();
         self.rbac_cache = Some(RbacCache { at: head, roles, role_bindings, cluster_role_bindings, cluster_rules });
     }
@@ -306,9 +289,8 @@ impl Server {
     /// Every binding that applies to `user` (the ClusterRoleBindings, then,
     /// for a namespace, its RoleBindings), with its role's rules or, when
     /// the role is missing, the lookup's error; until `visit` says stop.
-    /// (An aggregated ClusterRole's rules are those of every ClusterRole
-    /// its selectors pick, as the aggregation controller keeps them, read
-    /// through when the cache is made.)
+    /// (An aggregated ClusterRole grants what the aggregation controller
+    /// wrote into its rules, as upstream's authorizer reads it.)
     fn visit_grants(&self, user: &UserInfo, namespace: &str, visit: &mut dyn FnMut(&Grant<'_>) -> bool) {
         let Some(c) = &self.rbac_cache else { return };
         for b in &c.cluster_role_bindings {

@@ -2,7 +2,8 @@
 //! makes at start (with `--authorization-mode=RBAC`): `cluster-admin` for
 //! `system:masters`; discovery, basic-user and public-info for every
 //! user; and the user-facing `admin`, `edit` and `view`, aggregated from
-//! the `system:aggregate-to-*` roles by their labels. The aggregated
+//! the `system:aggregate-to-*` roles by their labels (by the aggregation
+//! controller, which writes their rules, as upstream's). The aggregated
 //! roles' rules are the common core of upstream's (the workloads, their
 //! pods and services, configuration, RBAC for admin).
 //!
