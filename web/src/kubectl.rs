@@ -27,6 +27,7 @@ mod patch;
 mod print;
 mod rbac;
 mod rollout;
+mod rules;
 mod taint;
 mod write;
 

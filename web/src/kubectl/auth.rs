@@ -137,25 +137,8 @@ fn namespace_of(cmd: &Command) -> String {
     cmd.namespace.clone().unwrap_or_else(|| "default".into())
 }
 
-/// One rule of a rules review, as kubectl's RBAC helpers hold it.
-#[derive(Clone, Debug, Default, PartialEq)]
-struct Rule {
-    verbs: Vec<String>,
-    groups: Vec<String>,
-    resources: Vec<String>,
-    names: Vec<String>,
-    urls: Vec<String>,
-}
-
-/// A list as Go's `%v` prints a `[]string`.
-fn go_list(items: &[String]) -> String {
-    format!("[{}]", items.join(" "))
-}
-
 /// `auth can-i --list`: a SelfSubjectRulesReview for the namespace, its
-/// rules broken down to one verb, group, resource and name each, those
-/// for one group, resource and name gathered again with their verbs, and
-/// the whole sorted by the rule as Go prints it, as kubectl 1.33 does.
+/// rules laid out as kubectl 1.33 lays them out (`rules::compacted`).
 fn list(s: &mut Session, cmd: &Command, out: &mut Outcome) {
     if cmd.can_i.quiet || cmd.all_namespaces || cmd.subresource.is_some() {
         return out
@@ -174,104 +157,17 @@ fn list(s: &mut Session, cmd: &Command, out: &mut Outcome) {
             status["evaluationError"].as_str().unwrap_or("<nil>")
         ));
     }
-    let strings = |v: &Value, k: &str| -> Vec<String> {
-        v[k].as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect()
-    };
-    let mut broken = Vec::new();
-    for r in status["resourceRules"].as_array().into_iter().flatten() {
-        let names = strings(r, "resourceNames");
-        for group in strings(r, "apiGroups") {
-            for resource in strings(r, "resources") {
-                for verb in strings(r, "verbs") {
-                    let one = |names: Vec<String>| Rule {
-                        verbs: vec![verb.clone()],
-                        groups: vec![group.clone()],
-                        resources: vec![resource.clone()],
-                        names,
-                        urls: Vec::new(),
-                    };
-                    if names.is_empty() {
-                        broken.push(one(Vec::new()));
-                    }
-                    for name in &names {
-                        broken.push(one(vec![name.clone()]));
-                    }
-                }
-            }
-        }
-    }
-    for r in status["nonResourceRules"].as_array().into_iter().flatten() {
-        for url in strings(r, "nonResourceURLs") {
-            for verb in strings(r, "verbs") {
-                broken.push(Rule { verbs: vec![verb], urls: vec![url.clone()], ..Rule::default() });
-            }
-        }
-    }
-    // A rule for one group, resource and (at most one) name is gathered
-    // with the others for the same, its verbs added after theirs; the
-    // rules for URLs stay as they are, repeats and all.
-    let mut rules: Vec<Rule> = Vec::new();
-    let mut gathered: Vec<Rule> = Vec::new();
-    for rule in broken {
-        if !rule.urls.is_empty() {
-            rules.push(rule);
-            continue;
-        }
-        match gathered
-            .iter_mut()
-            .find(|g| g.groups == rule.groups && g.resources == rule.resources && g.names == rule.names)
-        {
-            Some(g) => {
-                // (kubectl 1.33 names each verb once.)
-                for verb in rule.verbs {
-                    if !g.verbs.contains(&verb) {
-                        g.verbs.push(verb);
-                    }
-                }
-            }
-            None => gathered.push(rule),
-        }
-    }
-    rules.extend(gathered);
-    rules.order_by_key(|r| {
-        format!(
-            "&PolicyRule{{Verbs:{},APIGroups:{},Resources:{},ResourceNames:{},NonResourceURLs:{},}}",
-            go_list(&r.verbs),
-            go_list(&r.groups),
-            go_list(&r.resources),
-            go_list(&r.names),
-            go_list(&r.urls)
-        )
-    });
+    let rules: Vec<&Value> = ["resourceRules", "nonResourceRules"]
+        .iter()
+        .flat_map(|k| status[*k].as_array().into_iter().flatten())
+        .collect();
+    let rules = super::rules::compacted(rules);
     let mut rows = Vec::new();
     if !cmd.can_i.no_headers {
         rows.push(["Resources", "Non-Resource URLs", "Resource Names", "Verbs"].map(String::from).to_vec());
     }
-    for r in &rules {
-        rows.push(vec![resource_and_group(r), go_list(&r.urls), go_list(&r.names), go_list(&r.verbs)]);
-    }
+    rows.extend(rules.iter().map(super::rules::Rule::cells));
     out.text.push_str(&super::print::columns(&rows));
-}
-
-/// `pods`, `deployments.apps`, `pods/log`, `deployments.apps/scale`: the
-/// first resource with the first group, as kubectl's describe helpers
-/// join them.
-fn resource_and_group(r: &Rule) -> String {
-    let Some(resource) = r.resources.first() else { return String::new() };
-    let (base, sub) = match resource.split_once('/') {
-        Some((b, s)) => (b, Some(s)),
-        None => (resource.as_str(), None),
-    };
-    let mut joined = base.to_string();
-    if let Some(g) = r.groups.first().filter(|g| !g.is_empty()) {
-        joined.push('.');
-        joined.push_str(g);
-    }
-    if let Some(sub) = sub {
-        joined.push('/');
-        joined.push_str(sub);
-    }
-    joined
 }
 
 /// `auth whoami`: the user the server sees, as kubectl's table prints it.
