@@ -837,10 +837,21 @@ mod tests {
         assert_eq!(run(&mut s, "rollout restart deploy/web", "").text, "deployment.apps/web restarted\n");
         assert_eq!(
             requests_since(&s, from),
-            vec!["PATCH /apis/apps/v1/namespaces/default/deployments/web?fieldManager=kubectl-rollout 200"]
+            vec![
+                "GET /apis/apps/v1/namespaces/default/deployments/web 200",
+                "PATCH /apis/apps/v1/namespaces/default/deployments/web?fieldManager=kubectl-rollout 200"
+            ]
         );
         let d = live(&mut s, "/apis/apps/v1/namespaces/default/deployments/web");
         assert!(d.pointer("/spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt").is_some(), "{d}");
+        // Again in the same second: kubectl's patch would be empty.
+        let from = s.log.len();
+        let again = run(&mut s, "rollout restart deploy/web", "");
+        assert_eq!(
+            (again.text.as_str(), again.failed),
+            ("error: failed to create patch for web: if restart has already been triggered within the past second, please wait before attempting to trigger another\n", true)
+        );
+        assert_eq!(requests_since(&s, from), vec!["GET /apis/apps/v1/namespaces/default/deployments/web 200"]);
         for _ in 0..40 {
             s.tick(500.0);
         }
@@ -850,6 +861,14 @@ mod tests {
         );
         let history = run(&mut s, "rollout history deployment/web", "").text;
         assert_eq!(history, "deployment.apps/web \nREVISION  CHANGE-CAUSE\n1         <none>\n2         <none>\n\n");
+        // A paused Deployment is not restarted.
+        run(&mut s, "rollout pause deploy/web", "");
+        let paused = run(&mut s, "rollout restart deploy/web", "");
+        assert_eq!(
+            (paused.text.as_str(), paused.failed),
+            ("error: deployments.apps \"web\" can't restart paused deployment (run rollout resume first)\n", true)
+        );
+        run(&mut s, "rollout resume deploy/web", "");
         assert!(run(&mut s, "rollout frobnicate deployment/web", "")
             .text
             .contains("\"kubectl rollout frobnicate\" is not simulated"));

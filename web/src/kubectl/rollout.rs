@@ -74,18 +74,36 @@ pub(super) fn rollout(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut O
         }
         match sub {
             "status" => rollout_status(s, &r, &ns, &name, out),
-            "restart" => {
-                let at = kubesim::clock::SimTime(s.clock.wall).rfc3339();
-                let patch = json!({"spec": {"template": {"metadata": {"annotations": {"kubectl.kubernetes.io/restartedAt": at}}}}});
-                let target = dry(cmd, format!("{}?fieldManager=kubectl-rollout", r.item(Some(&ns), &name)));
-                let done = format!("{} restarted", name_ref(&r, &name));
-                change(s, "PATCH", target, "application/strategic-merge-patch+json", &patch, done, out);
-            }
+            "restart" => restart(s, cmd, &r, &ns, &name, out),
             "undo" => undo(s, cmd, &r, &ns, &name, out),
             "pause" | "resume" => pause(s, &r, &ns, &name, sub == "pause", out),
             _ => rollout_history(s, d, &r, &ns, &name, out),
         }
     }
+}
+
+/// `rollout restart`: the Deployment read, then its pod template stamped
+/// with `kubectl.kubernetes.io/restartedAt` (now, to the second) unless it
+/// is paused, or was stamped this same second (kubectl's patch would be
+/// empty).
+fn restart(s: &mut Session, cmd: &Command, r: &ApiResource, ns: &str, name: &str, out: &mut Outcome) {
+    let item = r.item(Some(ns), name);
+    let Some(live) = read(s, &item, out) else { return };
+    if live.pointer("/spec/paused").and_then(Value::as_bool) == Some(true) {
+        return out.error(format!(
+            "error: {} \"{name}\" can't restart paused deployment (run rollout resume first)",
+            plural_ref(r)
+        ));
+    }
+    let at = kubesim::clock::SimTime(s.clock.wall).rfc3339();
+    let stamp = live.pointer("/spec/template/metadata/annotations/kubectl.kubernetes.io~1restartedAt");
+    if stamp.and_then(Value::as_str) == Some(at.as_str()) {
+        return out.error(format!("error: failed to create patch for {name}: if restart has already been triggered within the past second, please wait before attempting to trigger another"));
+    }
+    let patch = json!({"spec": {"template": {"metadata": {"annotations": {"kubectl.kubernetes.io/restartedAt": at}}}}});
+    let target = dry(cmd, format!("{item}?fieldManager=kubectl-rollout"));
+    let done = format!("{} restarted", name_ref(r, name));
+    change(s, "PATCH", target, "application/strategic-merge-patch+json", &patch, done, out);
 }
 
 /// `deployments.apps`: the resource and its group, as kubectl names an
