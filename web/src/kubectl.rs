@@ -34,7 +34,7 @@ mod write;
 pub use explain::{has_docs, set_docs, wants_docs, DOCS_FILE};
 pub use parse::{parse, split_words, Command, Output, Verb};
 pub use print::columns;
-use print::{name_ref, server_table, table};
+use print::{name_ref, server_table, table, Shape};
 pub use write::two_way_patch;
 use write::write_document;
 
@@ -916,6 +916,27 @@ mod tests {
         let row = out.text.lines().find(|l| l.starts_with("deployments ")).unwrap_or_else(|| panic!("{}", out.text));
         assert!(row.split_whitespace().eq(["deployments", "deploy", "apps/v1", "true", "Deployment"]), "{row}");
         assert!(out.text.starts_with("NAME"), "{}", out.text);
+    }
+
+    #[test]
+    fn get_no_headers_leaves_the_header_out_of_the_widths_and_the_blank_lines() {
+        let mut s = session();
+        let with = run(&mut s, "get ns", "").text;
+        let without = run(&mut s, "get ns --no-headers", "").text;
+        assert!(with.starts_with("NAME              STATUS   AGE\n"), "{with}");
+        // STATUS no wider than "Active" and three spaces, as kubectl 1.33
+        // prints it (the header no longer widens it).
+        let rows: Vec<&str> = without.lines().collect();
+        assert_eq!(rows.len(), with.lines().count() - 1, "{without}");
+        assert!(rows.iter().all(|r| !r.starts_with("NAME")), "{without}");
+        assert!(rows[0].starts_with("default           Active   "), "{without}");
+        // Several kinds: each table on its own widths, no blank line.
+        let two = run(&mut s, "get cm,sa -n kube-public --no-headers", "").text;
+        let lines: Vec<&str> = two.lines().collect();
+        assert_eq!(lines.len(), 2, "{two}");
+        assert!(lines[0].starts_with("configmap/kube-root-ca.crt   1     "), "{two}");
+        assert!(lines[1].starts_with("serviceaccount/default   0     "), "{two}");
+        assert!(run(&mut s, "describe pod counter --no-headers", "").text.contains("unknown flag: --no-headers"));
     }
 
     #[test]

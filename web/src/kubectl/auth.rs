@@ -105,7 +105,7 @@ pub fn can_i(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
         }
         json!({"resourceAttributes": attributes})
     };
-    if cmd.can_i.no_headers {
+    if cmd.no_headers {
         return out.error("error: --no-headers cannot be set without --list specified");
     }
     let review = json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview", "spec": spec});
@@ -163,7 +163,7 @@ fn list(s: &mut Session, cmd: &Command, out: &mut Outcome) {
         .collect();
     let rules = super::rules::compacted(rules);
     let mut rows = Vec::new();
-    if !cmd.can_i.no_headers {
+    if !cmd.no_headers {
         rows.push(["Resources", "Non-Resource URLs", "Resource Names", "Verbs"].map(String::from).to_vec());
     }
     rows.extend(rules.iter().map(super::rules::Rule::cells));

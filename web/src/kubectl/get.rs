@@ -105,12 +105,20 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
                     continue;
                 }
                 let with_ns = ns.is_none() && r.namespaced;
+                let shape = Shape {
+                    wide: cmd.output == Output::Wide,
+                    with_ns,
+                    prefix: several.then_some(r),
+                    no_headers: cmd.no_headers,
+                };
                 let text = match &defs {
-                    Some(d) => server_table(d, &items, cmd.output == Output::Wide, with_ns, several.then_some(r)),
-                    None => table(s.server.now().0, r, &items, with_ns, several),
+                    Some(d) => server_table(d, &items, shape),
+                    None => table(s.server.now().0, r, &items, shape),
                 };
                 out.text.push_str(&text);
-                if several {
+                // (kubectl's blank line between tables comes with the next
+                // header.)
+                if several && !cmd.no_headers {
                     out.line("");
                 }
             }

@@ -110,7 +110,6 @@ pub struct DrainFlags {
 pub struct CanIFlags {
     /// `--list`: every rule, from a SelfSubjectRulesReview.
     pub list: bool,
-    pub no_headers: bool,
     /// `-q`: the exit code only.
     pub quiet: bool,
 }
@@ -169,6 +168,8 @@ pub struct Command {
     pub force: bool,
     /// `--show-managed-fields` (kubectl hides them by default).
     pub show_managed_fields: bool,
+    /// `--no-headers` (get's tables, `auth can-i --list`).
+    pub no_headers: bool,
     /// The words of an imperative command after its verb (`create`'s
     /// generators, `run`, `scale`, `set image`, `logs`).
     pub args: Vec<String>,
@@ -370,6 +371,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         force_conflicts: false,
         force: false,
         show_managed_fields: false,
+        no_headers: false,
         args: Vec::new(),
         command: Vec::new(),
         image: None,
@@ -528,7 +530,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--dry-run" if c.verb == Verb::Drain && inline.as_deref() == Some("client") => c.drain.client_dry_run = true,
             "--show-managed-fields" => c.show_managed_fields = boolean(&inline)?,
             "--list" if c.verb == Verb::Auth => c.can_i.list = boolean(&inline)?,
-            "--no-headers" if c.verb == Verb::Auth => c.can_i.no_headers = boolean(&inline)?,
+            "--no-headers" if matches!(c.verb, Verb::Auth | Verb::Get) => c.no_headers = boolean(&inline)?,
             "-q" | "--quiet" if c.verb == Verb::Auth => c.can_i.quiet = boolean(&inline)?,
             "--recursive" if c.verb == Verb::Explain => c.recursive = boolean(&inline)?,
             "--api-version" if c.verb == Verb::Explain => c.api_version = Some(value("'--api-version'")?),
@@ -598,7 +600,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                 };
             }
-            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --min-available, --max-unavailable, --schedule, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource where kubectl takes them)")),
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, --no-headers, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --min-available, --max-unavailable, --schedule, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource where kubectl takes them)")),
         }
     }
     if c.verb == Verb::Create && c.filename.is_none() && !positional.is_empty() {
@@ -690,10 +692,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
                 }
                 Some("can-i") if c.can_i.list || positional.len() == 3 => {}
                 Some("can-i") => return Err("error: you must specify two arguments: verb resource or verb resource/resourceName.\nSee 'kubectl auth can-i -h' for help and examples.".into()),
-                Some("whoami") if c.can_i != CanIFlags::default() => {
+                Some("whoami") if c.can_i != CanIFlags::default() || c.no_headers => {
                     let flag = if c.can_i.list {
                         "--list"
-                    } else if c.can_i.no_headers {
+                    } else if c.no_headers {
                         "--no-headers"
                     } else {
                         "--quiet"

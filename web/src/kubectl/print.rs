@@ -4,16 +4,22 @@
 
 use super::*;
 
+/// How a table is printed: `-o wide`, `-A`'s namespace column, the
+/// kind before each name (several kinds listed), `--no-headers`.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Shape<'r> {
+    pub wide: bool,
+    pub with_ns: bool,
+    pub prefix: Option<&'r ApiResource>,
+    pub no_headers: bool,
+}
+
 /// Prints a server-side Table as kubectl does: the columns of priority 0
 /// (all with `-o wide`), upper-cased; NAMESPACE first for `-A`; the name
-/// column prefixed with the kind when several kinds are listed.
-pub(super) fn server_table(
-    defs: &Value,
-    rows: &[Value],
-    wide: bool,
-    with_ns: bool,
-    prefix: Option<&ApiResource>,
-) -> String {
+/// column prefixed with the kind when several kinds are listed; without
+/// `--no-headers`' header row, which then takes no part in the widths.
+pub(super) fn server_table(defs: &Value, rows: &[Value], shape: Shape<'_>) -> String {
+    let Shape { wide, with_ns, prefix, no_headers } = shape;
     let defs: &[Value] = defs.as_array().map(Vec::as_slice).unwrap_or(&[]);
     let shown: Vec<usize> = (0..defs.len())
         .filter(|i| wide || defs[*i].get("priority").and_then(Value::as_i64).unwrap_or(0) == 0)
@@ -45,12 +51,13 @@ pub(super) fn server_table(
         }
         out.push(line);
     }
-    columns(&out)
+    columns(&out[usize::from(no_headers)..])
 }
 
 /// Prints rows without a server-side Table: NAME and AGE, as kubectl's
 /// default printer does.
-pub(super) fn table(now_ms: i64, r: &ApiResource, items: &[Value], with_ns: bool, prefix_kind: bool) -> String {
+pub(super) fn table(now_ms: i64, r: &ApiResource, items: &[Value], shape: Shape<'_>) -> String {
+    let (with_ns, prefix_kind) = (shape.with_ns, shape.prefix.is_some());
     let mut rows: Vec<Vec<String>> = Vec::new();
     let mut header = vec![];
     if with_ns {
@@ -71,7 +78,7 @@ pub(super) fn table(now_ms: i64, r: &ApiResource, items: &[Value], with_ns: bool
         row.push(created.map(|c| age(now_ms, c)).unwrap_or_else(|| "<unknown>".into()));
         rows.push(row);
     }
-    columns(&rows)
+    columns(&rows[usize::from(shape.no_headers)..])
 }
 
 /// Aligns columns with three spaces between them, as kubectl's tabwriter
