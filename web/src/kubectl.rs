@@ -940,6 +940,44 @@ mod tests {
     }
 
     #[test]
+    fn get_takes_type_slash_name_as_kubectl_does() {
+        let mut s = session();
+        let from = s.log.len();
+        let one = run(&mut s, "get deploy/hello", "").text;
+        assert!(one.starts_with("NAME    READY   UP-TO-DATE   AVAILABLE   AGE\nhello   "), "{one}");
+        assert_eq!(
+            requests_since(&s, from).last().unwrap(),
+            "GET /apis/apps/v1/namespaces/default/deployments/hello 200"
+        );
+        // Two kinds: a table each, the names with their kind.
+        let from = s.log.len();
+        let two = run(&mut s, "get cm/kube-root-ca.crt sa/default -n kube-public", "").text;
+        let lines: Vec<&str> = two.lines().collect();
+        assert_eq!(lines[0], "NAME                         DATA   AGE", "{two}");
+        assert!(lines[1].starts_with("configmap/kube-root-ca.crt   1      "), "{two}");
+        assert_eq!(lines[2..4], ["", "NAME                     SECRETS   AGE"], "{two}");
+        assert!(lines[4].starts_with("serviceaccount/default   0         "), "{two}");
+        let reqs = requests_since(&s, from);
+        assert_eq!(
+            reqs[reqs.len() - 2..],
+            [
+                "GET /api/v1/namespaces/kube-public/configmaps/kube-root-ca.crt 200".to_string(),
+                "GET /api/v1/namespaces/kube-public/serviceaccounts/default 200".to_string()
+            ]
+        );
+        let out = run(&mut s, "get deploy/hello cm/nope -o name", "");
+        assert_eq!(
+            (out.text.as_str(), out.failed),
+            ("deployment.apps/hello\nError from server (NotFound): configmaps \"nope\" not found\n", true)
+        );
+        let out = run(&mut s, "get deploy deploy/hello", "");
+        assert_eq!(
+            (out.text.as_str(), out.failed),
+            ("error: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'\n", true)
+        );
+    }
+
+    #[test]
     fn get_with_chunk_size_follows_continue_tokens_like_kubectl() {
         let mut s = session();
         let from = s.log.len();

@@ -3,17 +3,41 @@
 
 use super::*;
 
-pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
-    let mut types: Vec<ApiResource> = Vec::new();
+/// The types asked for, each with the names asked for (none: list it):
+/// `TYPE[,TYPE…] [NAME…]`, or `TYPE/NAME…` (consecutive names of one type
+/// in one table, as kubectl prints them).
+fn targets(d: &Discovery, cmd: &Command, out: &mut Outcome) -> Option<Vec<(ApiResource, Vec<String>)>> {
+    let args = || cmd.types.iter().chain(&cmd.names);
+    if args().any(|a| a.contains('/')) {
+        let mut groups: Vec<(ApiResource, Vec<String>)> = Vec::new();
+        for arg in args() {
+            let Some((t, name)) = arg.split_once('/') else {
+                out.error("error: there is no need to specify a resource type as a separate argument when passing arguments in resource/name form (e.g. 'kubectl get resource/<resource_name>' instead of 'kubectl get resource resource/<resource_name>'");
+                return None;
+            };
+            let r = resolve(d, t, out)?;
+            match groups.last_mut() {
+                Some((last, names)) if last.group == r.group && last.resource == r.resource => names.push(name.into()),
+                _ => groups.push((r, vec![name.into()])),
+            }
+        }
+        return Some(groups);
+    }
+    let mut groups = Vec::new();
     for t in &cmd.types {
         if t == "all" {
-            types.extend(d.category("all").into_iter().cloned());
+            groups.extend(d.category("all").into_iter().map(|r| (r.clone(), cmd.names.clone())));
             continue;
         }
-        let Some(r) = resolve(d, t, out) else { return };
-        types.push(r);
+        groups.push((resolve(d, t, out)?, cmd.names.clone()));
     }
-    if cmd.watch && (types.len() != 1 || cmd.names.len() > 1) {
+    Some(groups)
+}
+
+pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
+    let Some(types) = targets(d, cmd, out) else { return };
+    let named = types.iter().any(|(_, names)| !names.is_empty());
+    if cmd.watch && (types.len() != 1 || types[0].1.len() > 1) {
         out.error("error: you may only specify a single resource type");
         return;
     }
@@ -24,12 +48,12 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
     };
     let mut printed: Vec<Value> = Vec::new();
     let several = types.len() > 1;
-    for r in &types {
+    for (r, names) in &types {
         let mut items: Vec<Value> = Vec::new();
         let mut list_rv = String::new();
         // A server-side Table's column definitions, when the server sent one.
         let mut defs: Option<Value> = None;
-        if cmd.names.is_empty() {
+        if names.is_empty() {
             let mut cont = String::new();
             loop {
                 // In the order Go's url.Values encodes them (by name).
@@ -64,7 +88,7 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
                 }
             }
         } else {
-            for name in &cmd.names {
+            for name in names {
                 let e = send(s, "GET", &r.item(ns.as_deref().or(Some("default")), name), None, None, accept);
                 if e.response.status != 200 {
                     out.error(server_error(&e));
@@ -85,7 +109,7 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
         if cmd.watch {
             // By name, as Go encodes them.
             let mut pairs = vec![("fieldSelector".to_string(), cmd.field_selector.clone().unwrap_or_default())];
-            if let Some(name) = cmd.names.first() {
+            if let Some(name) = names.first() {
                 pairs.push(("fieldSelector".into(), format!("metadata.name={name}")));
             }
             pairs.push(("labelSelector".into(), cmd.selector.clone().unwrap_or_default()));
@@ -96,7 +120,7 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
             Output::Table | Output::Wide => {
                 if items.is_empty() {
                     // Named objects that were not found said so already.
-                    if !several && cmd.names.is_empty() {
+                    if !several && names.is_empty() {
                         match &ns {
                             Some(n) if r.namespaced => out.line(format!("No resources found in {n} namespace.")),
                             _ => out.line("No resources found"),
@@ -138,10 +162,8 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
         }
     }
     // (Named objects none of which was found: only their errors.)
-    if matches!(cmd.output, Output::Yaml | Output::Json | Output::JsonPath(_))
-        && (cmd.names.is_empty() || !printed.is_empty())
-    {
-        let doc = if printed.len() == 1 && !cmd.names.is_empty() {
+    if matches!(cmd.output, Output::Yaml | Output::Json | Output::JsonPath(_)) && (!named || !printed.is_empty()) {
+        let doc = if printed.len() == 1 && named {
             printed.remove(0)
         } else {
             json!({"apiVersion": "v1", "items": printed, "kind": "List", "metadata": {"resourceVersion": ""}})
