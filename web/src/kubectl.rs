@@ -978,6 +978,31 @@ mod tests {
     }
 
     #[test]
+    fn get_label_columns_and_show_labels_as_kubectl_prints_them() {
+        let mut s = session();
+        let out = run(&mut s, "get ns --show-labels -L kubernetes.io/metadata.name", "").text;
+        let lines: Vec<&str> = out.lines().collect();
+        // (kubectl 1.33 against `kubesim serve`: the key's last segment
+        // upper-cased, then every label by key.)
+        assert_eq!(lines[0], "NAME              STATUS   AGE   METADATA.NAME     LABELS", "{out}");
+        assert!(lines[1].starts_with("default           Active   "), "{out}");
+        assert!(lines[1].ends_with("   default           kubernetes.io/metadata.name=default"), "{out}");
+        // A label an object lacks is an empty cell; the padding before it
+        // stays, as Go's tab writer leaves it.
+        run(&mut s, "create cm plain", "");
+        run(&mut s, "create cm marked", "");
+        run(&mut s, "label cm marked tier=web app.kubernetes.io/name=shop", "");
+        let out = run(&mut s, "get cm plain marked -L tier,app.kubernetes.io/name --show-labels", "").text;
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines[0].ends_with("AGE   TIER   NAME   LABELS"), "{out}");
+        assert!(lines[1].starts_with("plain    0      "), "{out}");
+        assert!(lines[1].ends_with("               <none>"), "{out}");
+        assert!(lines[2].ends_with("web    shop   app.kubernetes.io/name=shop,tier=web"), "{out}");
+        let out = run(&mut s, "get cm plain -L tier --no-headers", "").text;
+        assert!(out.ends_with("   \n"), "{out:?}");
+    }
+
+    #[test]
     fn get_with_chunk_size_follows_continue_tokens_like_kubectl() {
         let mut s = session();
         let from = s.log.len();

@@ -134,6 +134,8 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
                     with_ns,
                     prefix: several.then_some(r),
                     no_headers: cmd.no_headers,
+                    label_columns: &cmd.label_columns,
+                    show_labels: cmd.show_labels,
                 };
                 let text = match &defs {
                     Some(d) => server_table(d, &items, shape),

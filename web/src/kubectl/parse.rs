@@ -170,6 +170,9 @@ pub struct Command {
     pub show_managed_fields: bool,
     /// `--no-headers` (get's tables, `auth can-i --list`).
     pub no_headers: bool,
+    /// `get -L` (repeated or separated by commas) and `--show-labels`.
+    pub label_columns: Vec<String>,
+    pub show_labels: bool,
     /// The words of an imperative command after its verb (`create`'s
     /// generators, `run`, `scale`, `set image`, `logs`).
     pub args: Vec<String>,
@@ -372,6 +375,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         force: false,
         show_managed_fields: false,
         no_headers: false,
+        label_columns: Vec::new(),
+        show_labels: false,
         args: Vec::new(),
         command: Vec::new(),
         image: None,
@@ -531,6 +536,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--show-managed-fields" => c.show_managed_fields = boolean(&inline)?,
             "--list" if c.verb == Verb::Auth => c.can_i.list = boolean(&inline)?,
             "--no-headers" if matches!(c.verb, Verb::Auth | Verb::Get) => c.no_headers = boolean(&inline)?,
+            "-L" | "--label-columns" if c.verb == Verb::Get => {
+                c.label_columns.extend(value("'-L'")?.split(',').filter(|k| !k.is_empty()).map(str::to_string))
+            }
+            "--show-labels" if c.verb == Verb::Get => c.show_labels = boolean(&inline)?,
             "-q" | "--quiet" if c.verb == Verb::Auth => c.can_i.quiet = boolean(&inline)?,
             "--recursive" if c.verb == Verb::Explain => c.recursive = boolean(&inline)?,
             "--api-version" if c.verb == Verb::Explain => c.api_version = Some(value("'--api-version'")?),
@@ -600,7 +609,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                 };
             }
-            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, --no-headers, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --min-available, --max-unavailable, --schedule, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource where kubectl takes them)")),
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, --no-headers, -L, --show-labels, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --min-available, --max-unavailable, --schedule, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource where kubectl takes them)")),
         }
     }
     if c.verb == Verb::Create && c.filename.is_none() && !positional.is_empty() {

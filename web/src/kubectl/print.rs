@@ -3,15 +3,47 @@
 //! none, names, and tabwriter-aligned columns.
 
 use super::*;
+use kubesim::sort::Order;
 
 /// How a table is printed: `-o wide`, `-A`'s namespace column, the
-/// kind before each name (several kinds listed), `--no-headers`.
+/// kind before each name (several kinds listed), `--no-headers`, `-L`'s
+/// label columns and `--show-labels`.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Shape<'r> {
     pub wide: bool,
     pub with_ns: bool,
     pub prefix: Option<&'r ApiResource>,
     pub no_headers: bool,
+    pub label_columns: &'r [String],
+    pub show_labels: bool,
+}
+
+impl Shape<'_> {
+    /// The label columns' headers: each key's last segment, upper-cased.
+    fn label_headers(&self, header: &mut Vec<String>) {
+        for key in self.label_columns {
+            header.push(key.rsplit('/').next().unwrap_or(key).to_uppercase());
+        }
+        if self.show_labels {
+            header.push("LABELS".into());
+        }
+    }
+
+    /// An object's cells for them: each label's value (empty when it has
+    /// none), then every label as `k=v` by key (`<none>`).
+    fn label_cells(&self, metadata: Option<&Value>, row: &mut Vec<String>) {
+        let labels = metadata.and_then(|m| m.get("labels")).and_then(Value::as_object);
+        for key in self.label_columns {
+            row.push(labels.and_then(|l| l.get(key)).and_then(Value::as_str).unwrap_or("").to_string());
+        }
+        if self.show_labels {
+            let mut pairs: Vec<(&String, &str)> =
+                labels.into_iter().flatten().map(|(k, v)| (k, v.as_str().unwrap_or(""))).collect();
+            pairs.order_by_key(|(k, _)| *k);
+            let text: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            row.push(if text.is_empty() { "<none>".into() } else { text.join(",") });
+        }
+    }
 }
 
 /// Prints a server-side Table as kubectl does: the columns of priority 0
@@ -19,7 +51,7 @@ pub(super) struct Shape<'r> {
 /// column prefixed with the kind when several kinds are listed; without
 /// `--no-headers`' header row, which then takes no part in the widths.
 pub(super) fn server_table(defs: &Value, rows: &[Value], shape: Shape<'_>) -> String {
-    let Shape { wide, with_ns, prefix, no_headers } = shape;
+    let Shape { wide, with_ns, prefix, no_headers, .. } = shape;
     let defs: &[Value] = defs.as_array().map(Vec::as_slice).unwrap_or(&[]);
     let shown: Vec<usize> = (0..defs.len())
         .filter(|i| wide || defs[*i].get("priority").and_then(Value::as_i64).unwrap_or(0) == 0)
@@ -30,6 +62,7 @@ pub(super) fn server_table(defs: &Value, rows: &[Value], shape: Shape<'_>) -> St
         header.push("NAMESPACE".into());
     }
     header.extend(shown.iter().map(|i| defs[*i].get("name").and_then(Value::as_str).unwrap_or("").to_uppercase()));
+    shape.label_headers(&mut header);
     out.push(header);
     for row in rows {
         let cells: &[Value] = row.get("cells").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
@@ -49,6 +82,7 @@ pub(super) fn server_table(defs: &Value, rows: &[Value], shape: Shape<'_>) -> St
                 _ => text,
             });
         }
+        shape.label_cells(row.pointer("/object/metadata"), &mut line);
         out.push(line);
     }
     columns(&out[usize::from(no_headers)..])
@@ -65,6 +99,7 @@ pub(super) fn table(now_ms: i64, r: &ApiResource, items: &[Value], shape: Shape<
     }
     header.push("NAME".to_string());
     header.push("AGE".to_string());
+    shape.label_headers(&mut header);
     rows.push(header);
     for it in items {
         let name = it.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
@@ -76,6 +111,7 @@ pub(super) fn table(now_ms: i64, r: &ApiResource, items: &[Value], shape: Shape<
         }
         row.push(name);
         row.push(created.map(|c| age(now_ms, c)).unwrap_or_else(|| "<unknown>".into()));
+        shape.label_cells(it.get("metadata"), &mut row);
         rows.push(row);
     }
     columns(&rows[usize::from(shape.no_headers)..])
@@ -96,7 +132,7 @@ pub fn columns(rows: &[Vec<String>]) -> String {
                 line.push_str(&" ".repeat((widths[i] + 3).max(6) - cell.chars().count()));
             }
         }
-        out.push_str(line.trim_end());
+        out.push_str(&line);
         out.push('\n');
     }
     out
