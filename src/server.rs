@@ -13,6 +13,7 @@ mod checkpoint;
 mod debug;
 pub mod discovery;
 pub mod dispatch;
+mod escalation;
 mod health;
 mod list;
 pub mod logs;
@@ -252,6 +253,9 @@ pub struct Server {
     pub(crate) proto_cache: std::sync::Arc<std::sync::Mutex<crate::proto::EncodingCache>>,
     /// Who the request being served acts as.
     acting: crate::auth::UserInfo,
+    /// The acting user is one of the cluster's own components (or the
+    /// apiserver itself), trusted as upstream's bootstrap roles trust them.
+    acting_trusted: bool,
     /// The RBAC objects the authorizer decides by.
     rbac_cache: Option<authz::RbacCache>,
     /// The API Priority and Fairness configuration's upkeep.
@@ -294,6 +298,7 @@ impl Server {
             audit,
             proto_cache: Default::default(),
             acting: crate::auth::UserInfo::admin(),
+            acting_trusted: true,
             rbac_cache: None,
             apf: apf_config::ApfState::new(&config),
             metrics: metrics::Metrics::new(config.metrics.clone()),
@@ -405,8 +410,10 @@ impl Server {
     fn handle_loopback(&mut self, req: Request) -> Response {
         let user = req.user.clone().unwrap_or_else(crate::auth::UserInfo::admin);
         let acting = std::mem::replace(&mut self.acting, user);
+        let trusted = std::mem::replace(&mut self.acting_trusted, true);
         let served = self.route(&req);
         self.acting = acting;
+        self.acting_trusted = trusted;
         match served {
             Served::Response(r) | Served::Log(r, _) | Served::Watch(r, _) => r,
         }
@@ -707,17 +714,21 @@ impl Server {
             }
             ("POST", None) => {
                 let opts = params::write_options(Verb::Create, q, user_agent, subresource, None)?;
+                self.confirm_no_escalation(&rt, &ns, escalation::Write::Create(body), &opts)?;
                 let created = self.registry.create(&rt, &ns, body, &opts, warnings)?;
                 body_response(201, created)
             }
             ("PUT", Some(name)) => {
                 let opts = params::write_options(Verb::Update, q, user_agent, subresource, None)?;
+                self.confirm_no_escalation(&rt, &ns, escalation::Write::Update(name, body), &opts)?;
                 let w = self.registry.update(&rt, &ns, name, body, &opts, warnings)?;
                 body_response(if w.created { 201 } else { 200 }, w.body)
             }
             ("PATCH", Some(name)) => {
                 let patch_type = patch_type(&rt, content_type)?;
                 let opts = params::write_options(Verb::Patch, q, user_agent, subresource, Some(patch_type))?;
+                let patch = escalation::Write::Patch(name, patch_type, &req.body);
+                self.confirm_no_escalation(&rt, &ns, patch, &opts)?;
                 let w = self.registry.patch(&rt, &ns, name, patch_type, &req.body, &opts, warnings)?;
                 body_response(if w.created { 201 } else { 200 }, w.body)
             }

@@ -649,3 +649,124 @@ fn aggregated_cluster_roles_grant_what_the_aggregation_controller_wrote() {
     assert_eq!(has_widgets(&mut s), 0);
     assert!(!allowed(&mut s));
 }
+
+#[test]
+fn roles_and_bindings_grant_only_what_their_writer_holds() {
+    let mut s = server();
+    let rbac = "/apis/rbac.authorization.k8s.io/v1";
+    let write = |s: &mut Server, token: &str, method: &str, path: &str, body: Value| {
+        let r = if method == "PATCH" {
+            let req = Request::new("PATCH", &format!("{rbac}/{path}"))
+                .with_header("Authorization", &format!("Bearer {token}"))
+                .with_header("Content-Type", "application/merge-patch+json")
+                .with_body(serde_json::to_vec(&body).unwrap());
+            s.handle(req)
+        } else {
+            as_token(s, token, method, &format!("{rbac}/{path}"), Some(body))
+        };
+        let v: Value = serde_json::from_slice(&r.body).unwrap_or(Value::Null);
+        (r.status, v["message"].as_str().unwrap_or("").to_string())
+    };
+    let role = |name: &str, rules: Value| json!({"metadata": {"name": name}, "rules": rules});
+    let binding = |name: &str, kind: &str, role: &str, user: &str| {
+        json!({"metadata": {"name": name}, "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": role},
+            "subjects": [{"kind": "User", "name": user, "apiGroup": "rbac.authorization.k8s.io"}]})
+    };
+    // alice may manage roles and bindings in `dev` (and edits there).
+    let manage = json!([{"verbs": ["get", "list", "create", "update", "patch"], "apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles", "rolebindings"]}]);
+    assert_eq!(write(&mut s, "admin-token", "POST", "namespaces/dev/roles", role("rbac-manager", manage)).0, 201);
+    assert_eq!(
+        write(
+            &mut s,
+            "admin-token",
+            "POST",
+            "namespaces/dev/rolebindings",
+            binding("alice-rbac", "Role", "rbac-manager", "alice")
+        )
+        .0,
+        201
+    );
+
+    // What alice holds she may grant.
+    let reader = json!([{"verbs": ["get", "list"], "apiGroups": [""], "resources": ["pods"]}]);
+    assert_eq!(write(&mut s, "alice-token", "POST", "namespaces/dev/roles", role("reader", reader)).0, 201);
+    assert_eq!(
+        write(
+            &mut s,
+            "alice-token",
+            "POST",
+            "namespaces/dev/rolebindings",
+            binding("bob-reads", "Role", "reader", "bob")
+        )
+        .0,
+        201
+    );
+    // What she does not, she may not: the rules she lacks, as upstream
+    // words them.
+    let more = json!([{"verbs": ["get", "delete"], "apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles"]},
+        {"verbs": ["get"], "apiGroups": [""], "resources": ["pods"], "resourceNames": ["web"]}]);
+    let refused = write(&mut s, "alice-token", "POST", "namespaces/dev/roles", role("deleter", more.clone()));
+    assert_eq!(
+        refused,
+        (403, "roles.rbac.authorization.k8s.io \"deleter\" is forbidden: user \"alice\" (groups=[\"dev\" \"system:authenticated\"]) is attempting to grant RBAC permissions not currently held:\n{APIGroups:[\"rbac.authorization.k8s.io\"], Resources:[\"roles\"], Verbs:[\"delete\"]}".to_string())
+    );
+    // Nor by a patch of a role she made.
+    let patch = json!({"rules": [{"verbs": ["get", "list"], "apiGroups": [""], "resources": ["pods", "nodes"]}]});
+    let (code, message) = write(&mut s, "alice-token", "PATCH", "namespaces/dev/roles/reader", patch);
+    assert_eq!(code, 403, "{message}");
+    assert!(
+        message.ends_with("not currently held:\n{APIGroups:[\"\"], Resources:[\"nodes\"], Verbs:[\"get\" \"list\"]}"),
+        "{message}"
+    );
+    // Binding a role she does not hold all of: refused; a missing one: 404.
+    let (code, message) = write(
+        &mut s,
+        "alice-token",
+        "POST",
+        "namespaces/dev/rolebindings",
+        binding("alice-admin", "ClusterRole", "admin", "alice"),
+    );
+    assert_eq!(code, 403);
+    assert!(
+        message.starts_with("rolebindings.rbac.authorization.k8s.io \"alice-admin\" is forbidden: user \"alice\""),
+        "{message}"
+    );
+    assert_eq!(
+        write(&mut s, "alice-token", "POST", "namespaces/dev/rolebindings", binding("ghost", "Role", "nosuch", "bob")),
+        (404, "roles.rbac.authorization.k8s.io \"nosuch\" not found".to_string())
+    );
+    // Nothing was stored by the checks' dry runs.
+    let r = as_token(&mut s, "admin-token", "GET", &format!("{rbac}/namespaces/dev/roles/deleter"), None);
+    assert_eq!(r.status, 404);
+
+    // `bind` on that ClusterRole, and `escalate` on roles, lift the checks.
+    let lift = json!([{"verbs": ["bind"], "apiGroups": ["rbac.authorization.k8s.io"], "resources": ["clusterroles"], "resourceNames": ["admin"]},
+        {"verbs": ["escalate"], "apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles"]}]);
+    assert_eq!(write(&mut s, "admin-token", "POST", "namespaces/dev/roles", role("lift", lift)).0, 201);
+    assert_eq!(
+        write(
+            &mut s,
+            "admin-token",
+            "POST",
+            "namespaces/dev/rolebindings",
+            binding("alice-lift", "Role", "lift", "alice")
+        )
+        .0,
+        201
+    );
+    assert_eq!(
+        write(
+            &mut s,
+            "alice-token",
+            "POST",
+            "namespaces/dev/rolebindings",
+            binding("alice-admin", "ClusterRole", "admin", "alice")
+        )
+        .0,
+        201
+    );
+    assert_eq!(write(&mut s, "alice-token", "POST", "namespaces/dev/roles", role("deleter", more)).0, 201);
+    // The administrator (system:masters) is never checked.
+    let everything = json!([{"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]}]);
+    assert_eq!(write(&mut s, "admin-token", "POST", "clusterroles", role("everything", everything)).0, 201);
+}

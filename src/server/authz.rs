@@ -341,7 +341,7 @@ impl Server {
     /// does not need the text). A refusal's reason is empty unless some
     /// binding's role was missing (RBAC then names the lookups that
     /// failed).
-    fn decide(&self, user: &UserInfo, a: &Attributes, explain: bool) -> Decision {
+    pub(super) fn decide(&self, user: &UserInfo, a: &Attributes, explain: bool) -> Decision {
         if !self.config.rbac || user.in_group("system:masters") {
             return Decision { allowed: true, reason: String::new() };
         }
@@ -367,6 +367,21 @@ impl Server {
             decision.reason = format!("RBAC: {}", aggregate(&errors));
         }
         decision
+    }
+
+    /// The rules of a Role (in `namespace`) or ClusterRole, as the RBAC
+    /// objects stand (None: there is no such role).
+    pub(super) fn role_rules(&self, resource: &str, namespace: &str, name: &str) -> Option<Vec<Value>> {
+        let c = self.rbac_cache.as_ref()?;
+        if resource == "clusterroles" {
+            return c.cluster_rules.get(name).cloned();
+        }
+        c.roles
+            .iter()
+            .find(|r| {
+                r["metadata"]["namespace"].as_str() == Some(namespace) && r["metadata"]["name"].as_str() == Some(name)
+            })
+            .map(|r| r["rules"].as_array().cloned().unwrap_or_default())
     }
 
     /// What `user` may do in `namespace` (cluster-wide rules included), as

@@ -190,6 +190,7 @@ impl Server {
             Ok((user, trusted)) => match self.admit(user, *trusted, &p.attrs) {
                 Ok(()) => {
                     self.acting = user.clone();
+                    self.acting_trusted = *trusted;
                     self.route(&p.req)
                 }
                 Err(refused) => Served::Response(refused),
