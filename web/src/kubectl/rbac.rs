@@ -56,6 +56,22 @@ pub(super) fn create(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
         _ => return false,
     };
     match built {
+        Ok(object) if what.ends_with("binding") => {
+            // kubectl wraps a binding's refusal (which is then no longer a
+            // Status): `error: failed to create rolebinding: …`.
+            let (from, mut done) = (s.log.len(), Outcome::default());
+            post(s, d, cmd, object, &CREATE, &mut done);
+            match s.log.get(from..).and_then(<[_]>::last).filter(|_| done.failed) {
+                Some(e) => {
+                    let message = body_json(&e.response)["message"].as_str().unwrap_or("").to_string();
+                    out.error(format!("error: failed to create {what}: {message}"));
+                }
+                None => {
+                    out.text.push_str(&done.text);
+                    out.failed |= done.failed;
+                }
+            }
+        }
         Ok(object) => post(s, d, cmd, object, &CREATE, out),
         Err(e) => out.error(e),
     }
@@ -374,6 +390,25 @@ mod tests {
             sent_role["aggregationRule"],
             json!({"clusterRoleSelectors": [{"matchLabels": {"rbac.example.com/aggregate-to-monitoring": "true"}}]})
         );
+    }
+
+    #[test]
+    fn a_bindings_refusal_is_wrapped_as_kubectl_wraps_it() {
+        let mut s = session();
+        // (kubectl 1.33 against `kubesim serve --authorization-mode RBAC`.)
+        let out = run(&mut s, "create rolebinding y --clusterrole=view --user=bob -n nosuchns", "");
+        assert_eq!(
+            (out.text.as_str(), out.failed),
+            ("error: failed to create rolebinding: namespaces \"nosuchns\" not found\n", true)
+        );
+        let out = run(&mut s, "create clusterrolebinding x --clusterrole=admin --user=alice --as alice", "");
+        assert_eq!(
+            out.text,
+            "error: failed to create clusterrolebinding: clusterrolebindings.rbac.authorization.k8s.io is forbidden: User \"alice\" cannot create resource \"clusterrolebindings\" in API group \"rbac.authorization.k8s.io\" at the cluster scope\n"
+        );
+        // A role's refusal is not wrapped.
+        let out = run(&mut s, "create role z --verb=get --resource=pods -n nosuchns", "");
+        assert_eq!(out.text, "Error from server (NotFound): namespaces \"nosuchns\" not found\n");
     }
 
     #[test]
