@@ -190,6 +190,74 @@ pub fn rule_allows(rule: &Value, a: &Attributes) -> bool {
     }
 }
 
+/// One atom of an RBAC rule (upstream's `BreakdownRule`): one verb on one
+/// resource of one group, with at most one name, or one verb on one URL.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RuleAtom {
+    pub verb: String,
+    pub group: String,
+    pub resource: String,
+    pub name: Option<String>,
+    pub url: Option<String>,
+}
+
+impl RuleAtom {
+    /// The request the atom stands for: a rule covers the atom (upstream's
+    /// `ruleCovers`) exactly when it allows that request.
+    pub fn attributes(&self) -> Attributes {
+        let Some(url) = &self.url else {
+            let (resource, subresource) = self.resource.split_once('/').unwrap_or((&self.resource, ""));
+            return Attributes {
+                verb: self.verb.clone(),
+                resource_request: true,
+                api_group: self.group.clone(),
+                resource: resource.into(),
+                subresource: subresource.into(),
+                name: self.name.clone().unwrap_or_default(),
+                ..Default::default()
+            };
+        };
+        Attributes { verb: self.verb.clone(), path: url.clone(), ..Default::default() }
+    }
+}
+
+/// A rule's atoms: every group × resource × verb (× name), then every
+/// URL × verb.
+pub fn breakdown(rule: &Value) -> Vec<RuleAtom> {
+    let strings = |key: &str| -> Vec<&str> {
+        rule.get(key).and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str).collect()
+    };
+    let (verbs, names) = (strings("verbs"), strings("resourceNames"));
+    let mut atoms = Vec::new();
+    for group in strings("apiGroups") {
+        for resource in strings("resources") {
+            for verb in &verbs {
+                let atom = |name: Option<&str>| RuleAtom {
+                    verb: verb.to_string(),
+                    group: group.into(),
+                    resource: resource.into(),
+                    name: name.map(str::to_string),
+                    url: None,
+                };
+                if names.is_empty() {
+                    atoms.push(atom(None));
+                }
+                atoms.extend(names.iter().map(|n| atom(Some(n))));
+            }
+        }
+    }
+    for url in strings("nonResourceURLs") {
+        atoms.extend(verbs.iter().map(|v| RuleAtom {
+            verb: v.to_string(),
+            group: String::new(),
+            resource: String::new(),
+            name: None,
+            url: Some(url.into()),
+        }));
+    }
+    atoms
+}
+
 /// Whether a binding's subject is the user (upstream's `appliesToUser`).
 pub fn subject_matches(subject: &Value, user: &UserInfo, binding_namespace: &str) -> bool {
     let name = subject["name"].as_str().unwrap_or("");

@@ -23,42 +23,16 @@ fn go_list(items: &[String]) -> String {
     format!("[{}]", items.join(" "))
 }
 
-fn strings(v: &Value, k: &str) -> Vec<String> {
-    v[k].as_array().into_iter().flatten().filter_map(Value::as_str).map(str::to_string).collect()
-}
-
-/// A rule (a PolicyRule, or a rules review's resource or non-resource
-/// rule) broken down.
-fn breakdown(rule: &Value, into: &mut Vec<Rule>) {
-    let (verbs, names) = (strings(rule, "verbs"), strings(rule, "resourceNames"));
-    for group in strings(rule, "apiGroups") {
-        for resource in strings(rule, "resources") {
-            for verb in &verbs {
-                let one = |names: Vec<String>| Rule {
-                    verbs: vec![verb.clone()],
-                    groups: vec![group.clone()],
-                    resources: vec![resource.clone()],
-                    names,
-                    urls: Vec::new(),
-                };
-                if names.is_empty() {
-                    into.push(one(Vec::new()));
-                }
-                into.extend(names.iter().map(|n| one(vec![n.clone()])));
-            }
-        }
-    }
-    for url in strings(rule, "nonResourceURLs") {
-        into.extend(verbs.iter().map(|v| Rule { verbs: vec![v.clone()], urls: vec![url.clone()], ..Rule::default() }));
-    }
-}
-
 /// The rules broken down, gathered and sorted, as kubectl prints them.
 pub(super) fn compacted<'v>(rules: impl IntoIterator<Item = &'v Value>) -> Vec<Rule> {
-    let mut broken = Vec::new();
-    for r in rules {
-        breakdown(r, &mut broken);
-    }
+    // (kubectl's `BreakdownRule` is the server's.)
+    let broken = rules.into_iter().flat_map(kubesim::auth::breakdown).map(|a| Rule {
+        verbs: vec![a.verb],
+        groups: a.url.is_none().then_some(a.group).into_iter().collect(),
+        resources: a.url.is_none().then_some(a.resource).into_iter().collect(),
+        names: a.name.into_iter().collect(),
+        urls: a.url.into_iter().collect(),
+    });
     let mut out: Vec<Rule> = Vec::new();
     let mut gathered: Vec<Rule> = Vec::new();
     for rule in broken {
