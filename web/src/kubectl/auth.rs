@@ -11,8 +11,9 @@ use crate::session::{body_json, Session};
 
 const JSON: &str = "application/json";
 
-/// The verbs kubectl knows for resources and for non-resource URLs (it
-/// warns of any other, and asks anyway).
+/// The verbs `auth can-i` knows for resources (it warns of any other, and
+/// asks anyway; `create role`'s list differs); for URLs both use
+/// `rbac::NON_RESOURCE_VERBS`.
 const RESOURCE_VERBS: &[&str] = &[
     "get",
     "list",
@@ -31,7 +32,6 @@ const RESOURCE_VERBS: &[&str] = &[
     "escalate",
     "attest",
 ];
-const URL_VERBS: &[&str] = &["get", "put", "post", "head", "options", "delete", "patch", "*"];
 
 /// A warning as kubectl's warning printer writes it (its messages here end
 /// with a line break of their own, hence the empty line after).
@@ -53,7 +53,7 @@ pub fn can_i(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
         if cmd.subresource.is_some() {
             return out.error("error: --subresource can not be used with NonResourceURL");
         }
-        if !URL_VERBS.contains(&verb.as_str()) {
+        if !super::rbac::NON_RESOURCE_VERBS.contains(&verb.as_str()) {
             warn(out, &format!("verb '{verb}' is not a known verb"));
         }
         json!({"nonResourceAttributes": {"path": target, "verb": verb}})

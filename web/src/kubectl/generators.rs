@@ -9,18 +9,19 @@
 use kubesim::selector::{LabelOp, LabelSelector};
 use kubesim::sort::Order;
 
-use super::imperative::namespace;
+use super::imperative::{post, Creates};
 use super::*;
 
 /// Builds a generator's object from the command and the name given.
 type Build = fn(&Command, &str) -> Result<Value, String>;
 
 /// `create pdb|cronjob …`; false when the generator is another one.
-pub(super) fn create(s: &mut Session, cmd: &Command, out: &mut Outcome) -> bool {
+pub(super) fn create(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) -> bool {
     let Some((what, names)) = cmd.args.split_first() else { return false };
-    let (long, build): (&str, Build) = match what.as_str() {
-        "poddisruptionbudget" | "pdb" => ("poddisruptionbudget", budget),
-        "cronjob" | "cj" => ("cronjob", cron_job),
+    // (kubectl's wrapping names the one plural, the other singular.)
+    let (long, wrapped, build): (&str, &'static str, Build) = match what.as_str() {
+        "poddisruptionbudget" | "pdb" => ("poddisruptionbudget", "poddisruptionbudgets", budget),
+        "cronjob" | "cj" => ("cronjob", "cronjob", cron_job),
         _ => return false,
     };
     let built = match names {
@@ -31,36 +32,10 @@ pub(super) fn create(s: &mut Session, cmd: &Command, out: &mut Outcome) -> bool 
         )),
     };
     match built {
-        Ok(object) => post_wrapped(s, cmd, &object, out),
+        Ok(object) => post(s, d, cmd, object, &Creates::create_wrapped(wrapped), out),
         Err(e) => out.error(e),
     }
     true
-}
-
-/// Posts what a generator built; a refusal in kubectl's wrapping, which
-/// makes it no longer a Status (so not `Error from server`).
-fn post_wrapped(s: &mut Session, cmd: &Command, object: &Value, out: &mut Outcome) {
-    let (collection, wrapped, printed) = match object["kind"].as_str() {
-        Some("CronJob") => ("/apis/batch/v1/namespaces/{ns}/cronjobs", "cronjob", "cronjob.batch"),
-        _ => (
-            "/apis/policy/v1/namespaces/{ns}/poddisruptionbudgets",
-            "poddisruptionbudgets",
-            "poddisruptionbudget.policy",
-        ),
-    };
-    let name = object["metadata"]["name"].as_str().unwrap_or("");
-    let target = format!(
-        "{}?fieldManager=kubectl-create&fieldValidation={}",
-        collection.replace("{ns}", &namespace(cmd)),
-        cmd.field_validation
-    );
-    let e = send(s, "POST", &dry(cmd, target), Some("application/json"), Some(object), "application/json");
-    if e.response.status == 201 {
-        out.line(format!("{printed}/{name} created"));
-    } else {
-        let message = body_json(&e.response)["message"].as_str().unwrap_or("").to_string();
-        out.error(format!("error: failed to create {wrapped}: {message}"));
-    }
 }
 
 /// The CronJob: one container named as the CronJob, the schedule as

@@ -241,16 +241,26 @@ fn meta_template(labels: Option<Value>) -> Value {
 }
 
 /// How a command creates: its field manager, whether it sends
-/// `fieldValidation`, and the word it prints.
+/// `fieldValidation`, the word it prints, and how it words a refusal:
+/// some of kubectl's generators wrap the server's error in their own
+/// (`error: failed to create rolebinding: …`, no longer a Status).
 pub(super) struct Creates {
     manager: &'static str,
     validate: bool,
     done: &'static str,
+    wrap: Option<&'static str>,
 }
 
-pub(super) const CREATE: Creates = Creates { manager: "kubectl-create", validate: true, done: "created" };
-const RUN: Creates = Creates { manager: "kubectl-run", validate: false, done: "created" };
-const EXPOSE: Creates = Creates { manager: "kubectl-expose", validate: true, done: "exposed" };
+pub(super) const CREATE: Creates = Creates { manager: "kubectl-create", validate: true, done: "created", wrap: None };
+const RUN: Creates = Creates { manager: "kubectl-run", validate: false, done: "created", wrap: None };
+const EXPOSE: Creates = Creates { manager: "kubectl-expose", validate: true, done: "exposed", wrap: None };
+
+impl Creates {
+    /// `create`, its refusals wrapped as `failed to create WHAT: …`.
+    pub(super) const fn create_wrapped(what: &'static str) -> Creates {
+        Creates { wrap: Some(what), ..CREATE }
+    }
+}
 
 /// Creates a built object as the command does, and prints
 /// `<kind>/<name> <done>`.
@@ -265,7 +275,16 @@ pub(super) fn post(s: &mut Session, d: &Discovery, cmd: &Command, object: Value,
     }
     let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
     let line = format!("{} {}", name_ref(&r, name), how.done);
-    change(s, "POST", dry(cmd, target), "application/json", &object, line, out);
+    let Some(what) = how.wrap else {
+        return change(s, "POST", dry(cmd, target), "application/json", &object, line, out);
+    };
+    let e = send(s, "POST", &dry(cmd, target), Some("application/json"), Some(&object), "application/json");
+    if e.response.status == 201 {
+        out.line(line);
+    } else {
+        let message = body_json(&e.response)["message"].as_str().unwrap_or("").to_string();
+        out.error(format!("error: failed to create {what}: {message}"));
+    }
 }
 
 /// `create namespace|configmap|secret generic|deployment|job|service …`.
@@ -276,7 +295,7 @@ pub(super) fn create(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
     if super::rbac::create(s, d, cmd, out) {
         return;
     }
-    if super::generators::create(s, cmd, out) {
+    if super::generators::create(s, d, cmd, out) {
         return;
     }
     match generated(cmd) {

@@ -3,7 +3,7 @@
 //! anything is sent (verbs, resources resolved through discovery, the
 //! special verbs' resources, non-resource URLs, exactly one role).
 
-use super::imperative::{post, CREATE};
+use super::imperative::{post, Creates, CREATE};
 use super::*;
 
 const RBAC: &str = "rbac.authorization.k8s.io";
@@ -27,7 +27,7 @@ const RESOURCE_VERBS: [&str; 14] = [
 ];
 
 /// The verbs a non-resource URL may be given.
-const NON_RESOURCE_VERBS: [&str; 8] = ["*", "get", "post", "put", "delete", "patch", "head", "options"];
+pub(super) const NON_RESOURCE_VERBS: [&str; 8] = ["*", "get", "post", "put", "delete", "patch", "head", "options"];
 
 /// The verbs that only mean something for some resources: (verb, group,
 /// resource) as kubectl lists them.
@@ -56,21 +56,9 @@ pub(super) fn create(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
         _ => return false,
     };
     match built {
-        Ok(object) if what.ends_with("binding") => {
-            // kubectl wraps a binding's refusal (which is then no longer a
-            // Status): `error: failed to create rolebinding: …`.
-            let (from, mut done) = (s.log.len(), Outcome::default());
-            post(s, d, cmd, object, &CREATE, &mut done);
-            match s.log.get(from..).and_then(<[_]>::last).filter(|_| done.failed) {
-                Some(e) => {
-                    let message = body_json(&e.response)["message"].as_str().unwrap_or("").to_string();
-                    out.error(format!("error: failed to create {what}: {message}"));
-                }
-                None => {
-                    out.text.push_str(&done.text);
-                    out.failed |= done.failed;
-                }
-            }
+        Ok(object) if what == "rolebinding" => post(s, d, cmd, object, &Creates::create_wrapped("rolebinding"), out),
+        Ok(object) if what == "clusterrolebinding" => {
+            post(s, d, cmd, object, &Creates::create_wrapped("clusterrolebinding"), out)
         }
         Ok(object) => post(s, d, cmd, object, &CREATE, out),
         Err(e) => out.error(e),
