@@ -28,6 +28,7 @@ mod print;
 mod rbac;
 mod rollout;
 mod rules;
+mod sort_by;
 mod taint;
 mod write;
 
@@ -1029,6 +1030,76 @@ mod tests {
             "{}",
             out.text
         );
+    }
+
+    #[test]
+    fn get_sort_by_sorts_as_kubectl_1_33_does() {
+        let mut s = session();
+        for (name, size, word) in [("b-10", "1Gi", "item10"), ("b-9", "100m", "B"), ("a", "2", "item2")] {
+            let made =
+                run(&mut s, &format!("create cm {name} --from-literal=size={size} --from-literal=word={word}"), "");
+            assert!(!made.failed, "{}", made.text);
+        }
+        let names = |text: &str| -> Vec<String> {
+            text.lines().skip(1).map(|l| l.split_whitespace().next().unwrap_or("").to_string()).collect()
+        };
+        let from = s.log.len();
+        let out = run(&mut s, "get cm --sort-by=.data.word", "");
+        // Strings byte by byte (kubectl 1.33: `item10` before `item2`), a
+        // row without the field first.
+        assert_eq!(names(&out.text), ["kube-root-ca.crt", "b-9", "b-10", "a"], "{}", out.text);
+        // Everything at once, whole objects in the rows.
+        assert_eq!(
+            requests_since(&s, from).last().unwrap(),
+            "GET /api/v1/namespaces/default/configmaps?includeObject=Object 200"
+        );
+        // Quantities compare as quantities.
+        let out = run(&mut s, "get cm --sort-by={.data.size}", "");
+        assert_eq!(names(&out.text), ["kube-root-ca.crt", "b-9", "a", "b-10"], "{}", out.text);
+        // A field no row has: kubectl prints nothing for the table, then
+        // that nothing was found, and does not fail.
+        let out = run(&mut s, "get cm --sort-by=.metadata.nope", "");
+        assert_eq!((out.text.as_str(), out.failed), ("No resources found in default namespace.\n", false));
+        // -o name sorts the one list of items, and a missing field fails.
+        let out = run(&mut s, "get cm -o name --sort-by=data.word", "");
+        assert_eq!(out.text, "configmap/kube-root-ca.crt\nconfigmap/b-9\nconfigmap/b-10\nconfigmap/a\n");
+        let out = run(&mut s, "get cm -o name --sort-by=.metadata.nope", "");
+        assert_eq!(
+            (out.text.as_str(), out.failed),
+            ("error: couldn't find any field with path \"{.metadata.nope}\" in the list of objects\n", true)
+        );
+        // Several tables are first sorted as objects (Tables have no name).
+        let out = run(&mut s, "get cm,sa --sort-by=.metadata.name", "");
+        assert_eq!(out.text, "error: couldn't find any field with path \"{.metadata.name}\" in the list of objects\n");
+        // Named objects: not found is said after the table.
+        let out = run(&mut s, "get cm nope a --sort-by=.kind", "").text;
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines[1].starts_with("a "), "{out}");
+        assert_eq!(lines[2], "Error from server (NotFound): configmaps \"nope\" not found", "{out}");
+        // Values kubectl cannot compare stop it with a fatal log line.
+        let out = run(&mut s, "get pods --sort-by=.spec.enableServiceLinks", "");
+        assert!(out.failed, "{}", out.text);
+        assert!(out.text.starts_with('F'), "{}", out.text);
+        assert!(
+            out.text.ends_with(" sorter.go:375] Field {.spec.enableServiceLinks} in [][][]reflect.Value is an unsortable type: interface, err: unsortable type: bool\n"),
+            "{}",
+            out.text
+        );
+        let out = run(&mut s, "get cm -w --sort-by=.metadata.name", "").text;
+        assert!(
+            out.starts_with("warning: --watch requested, --sort-by will be ignored for watch events received\n"),
+            "{out}"
+        );
+        assert!(run(&mut s, "describe cm a --sort-by=.kind", "").text.contains("unknown flag: --sort-by"));
+    }
+
+    #[test]
+    fn get_of_several_empty_kinds_says_nothing_was_found() {
+        let mut s = session();
+        run(&mut s, "create ns empty", "");
+        let out = run(&mut s, "get pods,svc -n empty", "");
+        assert_eq!((out.text.as_str(), out.failed), ("No resources found in empty namespace.\n", false));
+        assert_eq!(run(&mut s, "get pods,nodes -A -l nope=1", "").text, "No resources found\n");
     }
 
     #[test]

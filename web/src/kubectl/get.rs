@@ -34,6 +34,18 @@ fn targets(d: &Discovery, cmd: &Command, out: &mut Outcome) -> Option<Vec<(ApiRe
     Some(groups)
 }
 
+/// One answer `get` printed from: a list of one type (all its pages), or
+/// one named object, with the server's column definitions when it sent a
+/// Table.
+struct Fetched<'a> {
+    r: &'a ApiResource,
+    defs: Option<Value>,
+    /// Rows of a Table, or objects.
+    items: Vec<Value>,
+    /// The answer's top level (what kubectl sorts several tables by).
+    answer: Value,
+}
+
 pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
     let Some(types) = targets(d, cmd, out) else { return };
     let named = types.iter().any(|(_, names)| !names.is_empty());
@@ -41,28 +53,34 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
         out.error("error: you may only specify a single resource type");
         return;
     }
+    let sort_by = cmd.sort_by.as_deref().filter(|s| !s.is_empty());
+    if sort_by.is_some() && cmd.watch {
+        out.line("warning: --watch requested, --sort-by will be ignored for watch events received");
+    }
+    let sorting = sort_by.filter(|_| !cmd.watch);
     let ns = namespace_of(cmd);
-    let accept = match cmd.output {
-        Output::Table | Output::Wide => TABLE_ACCEPT,
-        _ => "application/json",
-    };
-    let mut printed: Vec<Value> = Vec::new();
-    let several = types.len() > 1;
+    let human = matches!(cmd.output, Output::Table | Output::Wide);
+    let accept = if human { TABLE_ACCEPT } else { "application/json" };
+    // kubectl asks for whole objects in a Table's rows when it sorts them,
+    // and for everything at once (no chunks).
+    let include_object = if human && sort_by.is_some() { "Object" } else { "" };
+    let mut fetched: Vec<Fetched> = Vec::new();
+    // Named objects that were not found: kubectl prints them last.
+    let mut errors: Vec<String> = Vec::new();
     for (r, names) in &types {
-        let mut items: Vec<Value> = Vec::new();
         let mut list_rv = String::new();
-        // A server-side Table's column definitions, when the server sent one.
-        let mut defs: Option<Value> = None;
         if names.is_empty() {
+            let mut got = Fetched { r, defs: None, items: Vec::new(), answer: Value::Null };
             let mut cont = String::new();
             loop {
                 // In the order Go's url.Values encodes them (by name).
                 let mut pairs = vec![
                     ("continue".to_string(), cont.clone()),
                     ("fieldSelector".into(), cmd.field_selector.clone().unwrap_or_default()),
+                    ("includeObject".into(), include_object.into()),
                     ("labelSelector".into(), cmd.selector.clone().unwrap_or_default()),
                 ];
-                if cmd.chunk_size != 0 {
+                if cmd.chunk_size != 0 && sorting.is_none() {
                     pairs.push(("limit".into(), cmd.chunk_size.to_string()));
                 }
                 let q = build_query(&pairs);
@@ -73,37 +91,44 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
                     out.error(server_error(&e));
                     return;
                 }
-                let v = body_json(&e.response);
+                let mut v = body_json(&e.response);
                 list_rv = v.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or("").to_string();
-                for item in v.get("items").and_then(Value::as_array).cloned().unwrap_or_default() {
-                    items.push(with_type(item, r));
+                for item in v.get_mut("items").map(Value::take).and_then(|i| i.as_array().cloned()).unwrap_or_default()
+                {
+                    got.items.push(with_type(item, r));
                 }
-                items.extend(v.get("rows").and_then(Value::as_array).cloned().unwrap_or_default());
-                if defs.is_none() {
-                    defs = v.get("columnDefinitions").filter(|d| d.is_array()).cloned();
+                got.items
+                    .extend(v.get_mut("rows").map(Value::take).and_then(|i| i.as_array().cloned()).unwrap_or_default());
+                if got.defs.is_none() {
+                    got.defs = v.get("columnDefinitions").filter(|d| d.is_array()).cloned();
                 }
                 cont = v.pointer("/metadata/continue").and_then(Value::as_str).unwrap_or("").to_string();
+                got.answer = v;
                 if cont.is_empty() {
                     break;
                 }
             }
+            fetched.push(got);
         } else {
             for name in names {
-                let e = send(s, "GET", &r.item(ns.as_deref().or(Some("default")), name), None, None, accept);
+                let item = r.item(ns.as_deref().or(Some("default")), name);
+                let target = if include_object.is_empty() { item } else { format!("{item}?includeObject=Object") };
+                let e = send(s, "GET", &target, None, None, accept);
                 if e.response.status != 200 {
-                    out.error(server_error(&e));
+                    errors.push(server_error(&e));
                     continue;
                 }
-                let v = body_json(&e.response);
+                let mut v = body_json(&e.response);
                 list_rv = v.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or("").to_string();
-                if v.get("kind").and_then(Value::as_str) == Some("Table") {
-                    if defs.is_none() {
-                        defs = v.get("columnDefinitions").filter(|d| d.is_array()).cloned();
-                    }
-                    items.extend(v.get("rows").and_then(Value::as_array).cloned().unwrap_or_default());
+                let got = if v.get("kind").and_then(Value::as_str) == Some("Table") {
+                    let defs = v.get("columnDefinitions").filter(|d| d.is_array()).cloned();
+                    let rows =
+                        v.get_mut("rows").map(Value::take).and_then(|i| i.as_array().cloned()).unwrap_or_default();
+                    Fetched { r, defs, items: rows, answer: v }
                 } else {
-                    items.push(with_type(v, r));
-                }
+                    Fetched { r, defs: None, items: vec![with_type(v, r)], answer: Value::Null }
+                };
+                fetched.push(got);
             }
         }
         if cmd.watch {
@@ -116,72 +141,150 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
             pairs.push(("resourceVersion".into(), list_rv.clone()));
             out.watch = Some((r.collection(ns.as_deref()), build_query(&pairs)));
         }
-        match cmd.output {
-            Output::Table | Output::Wide => {
-                if items.is_empty() {
-                    // Named objects that were not found said so already.
-                    if !several && names.is_empty() {
-                        match &ns {
-                            Some(n) if r.namespaced => out.line(format!("No resources found in {n} namespace.")),
-                            _ => out.line("No resources found"),
-                        }
-                    }
-                    continue;
-                }
-                let with_ns = ns.is_none() && r.namespaced;
-                let shape = Shape {
-                    wide: cmd.output == Output::Wide,
-                    with_ns,
-                    prefix: several.then_some(r),
-                    no_headers: cmd.no_headers,
-                    label_columns: &cmd.label_columns,
-                    show_labels: cmd.show_labels,
-                };
-                let text = match &defs {
-                    Some(d) => server_table(d, &items, shape),
-                    None => table(s.server.now().0, r, &items, shape),
-                };
-                out.text.push_str(&text);
-                // (kubectl's blank line between tables comes with the next
-                // header.)
-                if several && !cmd.no_headers {
-                    out.line("");
-                }
-            }
-            Output::Name => {
-                for it in &items {
-                    out.line(name_ref(r, it.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("")));
-                }
-            }
-            Output::Yaml | Output::Json | Output::JsonPath(_) => printed.extend(items.into_iter().map(|mut i| {
-                if !cmd.show_managed_fields {
-                    if let Some(m) = i.get_mut("metadata").and_then(Value::as_object_mut) {
-                        m.shift_remove("managedFields");
-                    }
-                }
-                i
-            })),
-        }
     }
-    // (Named objects none of which was found: only their errors.)
-    if matches!(cmd.output, Output::Yaml | Output::Json | Output::JsonPath(_)) && (!named || !printed.is_empty()) {
-        let doc = if printed.len() == 1 && named {
-            printed.remove(0)
-        } else {
-            json!({"apiVersion": "v1", "items": printed, "kind": "List", "metadata": {"resourceVersion": ""}})
-        };
-        // (YAML orders keys as go-yaml does; JSON by bytes, as Go's encoder.)
-        match &cmd.output {
-            Output::Yaml => out.text.push_str(&to_yaml(&doc)),
-            Output::JsonPath(template) => match super::jsonpath::print(template, &doc) {
-                Ok(text) => out.text.push_str(&text),
-                Err(e) => out.error(e),
-            },
-            _ => out.text.push_str(&(to_pretty_json(&keys_sorted(&doc)) + "\n")),
+    if human {
+        print_tables(s, cmd, &ns, fetched, sorting, errors.is_empty(), out);
+    } else {
+        // One list of every item (or the one object asked for by name).
+        let single = types.len() == 1 && types[0].1.len() == 1;
+        let mut items: Vec<(&ApiResource, Value)> =
+            fetched.into_iter().flat_map(|f| f.items.into_iter().map(move |i| (f.r, i))).collect();
+        if let Some(by) = sorting.filter(|_| !single) {
+            if let Err(e) = sort_by::sort_objects(&mut items, by, |(_, i)| i) {
+                failed_sort(s, e, sort_by::OBJECTS_LINE, out);
+                return;
+            }
         }
+        print_objects(cmd, named, items, out);
+    }
+    for e in errors {
+        out.error(e);
     }
     if cmd.watch {
         out.line("(watching: the events stream into a new watch lane)");
+    }
+}
+
+/// A sort that failed, as kubectl reports it.
+fn failed_sort(s: &Session, e: sort_by::Failed, line: u32, out: &mut Outcome) {
+    match e {
+        sort_by::Failed::Error(e) => out.error(e),
+        sort_by::Failed::Unsortable(m) => out.error(sort_by::fatal(s.server.now(), line, &m)),
+        sort_by::Failed::Unprinted => {}
+    }
+}
+
+/// Tables, as kubectl prints them: consecutive answers of one type in one
+/// table, a blank line between types; "No resources found" when nothing
+/// was printed at all.
+fn print_tables(
+    s: &Session,
+    cmd: &Command,
+    ns: &Option<String>,
+    mut fetched: Vec<Fetched>,
+    sorting: Option<&str>,
+    all_found: bool,
+    out: &mut Outcome,
+) {
+    let several_types = fetched.windows(2).any(|w| w[0].r != w[1].r);
+    let namespaced = ns.is_some() && fetched.iter().all(|f| f.r.namespaced);
+    if let Some(by) = sorting {
+        // Several answers are sorted among themselves first, as objects.
+        if fetched.len() > 1 {
+            if let Err(e) = sort_by::sort_objects(&mut fetched, by, |f| &f.answer) {
+                failed_sort(s, e, sort_by::OBJECTS_LINE, out);
+                return;
+            }
+        }
+    }
+    let mut written = false;
+    let mut i = 0;
+    while i < fetched.len() {
+        let r = fetched[i].r;
+        let defs = fetched[i].defs.clone();
+        let mut rows = Vec::new();
+        while i < fetched.len() && fetched[i].r == r {
+            let mut items = std::mem::take(&mut fetched[i].items);
+            i += 1;
+            if let Some(by) = sorting {
+                match sort_by::sort_rows(&mut items, by) {
+                    Ok(()) => {}
+                    // (kubectl drops this printer's error: nothing printed.)
+                    Err(sort_by::Failed::Unprinted) => continue,
+                    Err(e) => {
+                        // The rows of this type were not written yet.
+                        failed_sort(s, e, sort_by::ROWS_LINE, out);
+                        return;
+                    }
+                }
+            }
+            rows.extend(items);
+        }
+        if rows.is_empty() {
+            continue;
+        }
+        if written && !cmd.no_headers {
+            out.line("");
+        }
+        written = true;
+        let shape = Shape {
+            wide: cmd.output == Output::Wide,
+            with_ns: ns.is_none() && r.namespaced,
+            prefix: several_types.then_some(r),
+            no_headers: cmd.no_headers,
+            label_columns: &cmd.label_columns,
+            show_labels: cmd.show_labels,
+        };
+        let text = match &defs {
+            Some(d) => server_table(d, &rows, shape),
+            None => table(s.server.now().0, r, &rows, shape),
+        };
+        out.text.push_str(&text);
+    }
+    if !written && all_found {
+        match ns {
+            Some(n) if namespaced => out.line(format!("No resources found in {n} namespace.")),
+            _ => out.line("No resources found"),
+        }
+    }
+}
+
+/// `-o name|yaml|json|jsonpath`: every item of every answer.
+fn print_objects(cmd: &Command, named: bool, items: Vec<(&ApiResource, Value)>, out: &mut Outcome) {
+    if cmd.output == Output::Name {
+        for (r, it) in &items {
+            out.line(name_ref(r, it.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("")));
+        }
+        return;
+    }
+    let mut printed: Vec<Value> = items
+        .into_iter()
+        .map(|(_, mut i)| {
+            if !cmd.show_managed_fields {
+                if let Some(m) = i.get_mut("metadata").and_then(Value::as_object_mut) {
+                    m.shift_remove("managedFields");
+                }
+            }
+            i
+        })
+        .collect();
+    // (Named objects none of which was found: only their errors.)
+    if named && printed.is_empty() {
+        return;
+    }
+    let doc = if printed.len() == 1 && named {
+        printed.remove(0)
+    } else {
+        json!({"apiVersion": "v1", "items": printed, "kind": "List", "metadata": {"resourceVersion": ""}})
+    };
+    // (YAML orders keys as go-yaml does; JSON by bytes, as Go's encoder.)
+    match &cmd.output {
+        Output::Yaml => out.text.push_str(&to_yaml(&doc)),
+        Output::JsonPath(template) => match super::jsonpath::print(template, &doc) {
+            Ok(text) => out.text.push_str(&text),
+            Err(e) => out.error(e),
+        },
+        _ => out.text.push_str(&(to_pretty_json(&keys_sorted(&doc)) + "\n")),
     }
 }
 

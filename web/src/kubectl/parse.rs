@@ -173,6 +173,8 @@ pub struct Command {
     /// `get -L` (repeated or separated by commas) and `--show-labels`.
     pub label_columns: Vec<String>,
     pub show_labels: bool,
+    /// `get --sort-by` (a relaxed JSONPath), as typed.
+    pub sort_by: Option<String>,
     /// The words of an imperative command after its verb (`create`'s
     /// generators, `run`, `scale`, `set image`, `logs`).
     pub args: Vec<String>,
@@ -377,6 +379,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         no_headers: false,
         label_columns: Vec::new(),
         show_labels: false,
+        sort_by: None,
         args: Vec::new(),
         command: Vec::new(),
         image: None,
@@ -511,6 +514,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "-A" | "--all-namespaces" => c.all_namespaces = boolean(&inline)?,
             "-l" | "--selector" => c.selector = Some(value("'-l'")?),
             "--field-selector" => c.field_selector = Some(value("'--field-selector'")?),
+            "--sort-by" if c.verb == Verb::Get => c.sort_by = Some(value("'--sort-by'")?),
             "-w" | "--watch" => c.watch = boolean(&inline)?,
             "-f" | "--filename" => c.filename = Some(value("'-f'")?),
             "--overwrite" => c.overwrite = boolean(&inline)?,
@@ -609,7 +613,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                 };
             }
-            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, --no-headers, -L, --show-labels, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --min-available, --max-unavailable, --schedule, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource where kubectl takes them)")),
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, --no-headers, -L, --show-labels, --sort-by, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --min-available, --max-unavailable, --schedule, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource where kubectl takes them)")),
         }
     }
     if c.verb == Verb::Create && c.filename.is_none() && !positional.is_empty() {
