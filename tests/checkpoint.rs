@@ -106,7 +106,7 @@ fn live(run: &mut Run, logs: &mut Vec<Vec<u8>>, saved: &mut Revision) {
         logs.push(s.log_since(*saved).expect("nothing compacted between saves"));
         *saved = s.revision();
     };
-    for req in kubesim::starter::requests(&Default::default()) {
+    for req in kubesim::starter::requests(&Default::default(), run.s.now()) {
         run.s.handle(req);
         run.c.settle(&mut run.s);
     }

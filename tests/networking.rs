@@ -120,7 +120,7 @@ fn the_starter_cluster_takes_its_service_addresses_from_the_range() {
     let services =
         ServiceRanges { cluster_ips: parse_cidr("--x", "172.20.0.0/16", 12, 28).unwrap(), ..ServiceRanges::default() };
     let mut k = cluster(services.clone(), PodRanges::default());
-    for req in kubesim::starter::requests(&services) {
+    for req in kubesim::starter::requests(&services, k.s.now()) {
         k.s.handle(req);
         k.c.settle(&mut k.s);
     }

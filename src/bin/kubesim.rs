@@ -840,7 +840,7 @@ async fn main() {
     let started = Instant::now();
     server.set_apf_clock(Box::new(move || nanos_since(started)));
     if args.starter {
-        for req in kubesim::starter::requests(&args.services) {
+        for req in kubesim::starter::requests(&args.services, server.now()) {
             server.handle(req.with_header("User-Agent", "kubesim/starter"));
             controllers.settle(&mut server);
         }

@@ -346,7 +346,7 @@ impl Session {
         let mut s = Session::empty(seed, history_window_ms);
         if starter {
             // (Its last step reads the timeline.)
-            s.starter = kubesim::starter::requests(&Default::default()).into();
+            s.starter = kubesim::starter::requests(&Default::default(), s.server.now()).into();
             while s.starter_step() {}
         } else {
             s.refresh_timeline();
@@ -358,7 +358,7 @@ impl Session {
     /// page shows itself, then calls `starter_step` between frames.
     pub fn deferred(seed: u64) -> Session {
         let mut s = Session::empty(seed, ServerConfig::default().history_window_ms);
-        s.starter = kubesim::starter::requests(&Default::default()).into();
+        s.starter = kubesim::starter::requests(&Default::default(), s.server.now()).into();
         s
     }
 

@@ -47,7 +47,9 @@ fn a_new_session_has_a_small_realistic_cluster() {
         assert!(ns.contains(&want.to_string()));
     }
     let node = body_json(&s.request(Source::Console, Request::new("GET", "/api/v1/nodes/worker-1")).response);
-    assert_eq!(node["status"]["conditions"][0]["type"], "Ready");
+    // The four conditions a kubelet reports, Ready last.
+    assert_eq!(node["status"]["conditions"][3]["type"], "Ready");
+    assert_eq!(node["status"]["conditions"][3]["status"], "True");
     assert!(s.timeline.points.len() >= 10);
 }
 
@@ -66,7 +68,10 @@ fn a_starter_built_a_request_at_a_time_is_the_one_built_at_once() {
     }
     assert!(!deferred.starter_pending());
     assert!(!deferred.starter_step(), "a built starter has nothing more to send");
-    assert_eq!(steps as usize + 1, kubesim::starter::requests(&Default::default()).len());
+    assert_eq!(
+        steps as usize + 1,
+        kubesim::starter::requests(&Default::default(), kubesim::clock::SimTime::default()).len()
+    );
     assert_eq!(deferred.export_json().unwrap(), at_once.export_json().unwrap());
     assert_eq!(observed(&mut deferred), observed(&mut at_once));
     assert_eq!(deferred.timeline.points.len(), at_once.timeline.points.len());
