@@ -1,6 +1,7 @@
 //! `kubectl describe` for pods, deployments, configmaps, namespaces,
 //! service accounts, resource quotas and limit ranges (services in
-//! `describe/service.rs`, RBAC's kinds in `describe/rbac.rs`): the requests
+//! `describe/service.rs`, nodes in `describe/node.rs`, RBAC's kinds in
+//! `describe/rbac.rs`): the requests
 //! kubectl 1.33 sends (the object read by the resource builder, again by
 //! the describer — or, without a name, the type listed by `-l` and each
 //! object read by the describer —, its events by field selector, a Deployment's ReplicaSets
@@ -18,6 +19,7 @@ use crate::resources::Discovery;
 use crate::session::{body_json, Session};
 use kubesim::clock::{parse_rfc3339, SimTime};
 
+mod node;
 mod rbac;
 mod service;
 
@@ -440,16 +442,32 @@ fn volumes(w: &mut TabWriter, list: &[Value], space: &str) {
 /// namespace, kind (left out for a pod, whose describer clears it) and uid,
 /// in that order.
 fn events(s: &mut Session, w: &mut TabWriter, obj: &Value, kind: &str, namespace: &str) {
+    let evs = search_events(s, obj, kind, namespace, text(obj, "/metadata/uid"));
+    print_events(s, w, evs);
+}
+
+/// The events about `obj` (named by `uid`), as kubectl's `searchEvents`
+/// asks for them: in its namespace (all of them for a cluster-scoped
+/// object).
+fn search_events(s: &mut Session, obj: &Value, kind: &str, namespace: &str, uid: &str) -> Vec<Value> {
     let kind = if kind.is_empty() { String::new() } else { format!(",involvedObject.kind={kind}") };
     let selector = format!(
-        "involvedObject.name={},involvedObject.namespace={namespace}{kind},involvedObject.uid={}",
+        "involvedObject.name={},involvedObject.namespace={namespace}{kind},involvedObject.uid={uid}",
         text(obj, "/metadata/name"),
-        text(obj, "/metadata/uid")
     );
-    let path = format!("/api/v1/namespaces/{namespace}/events?fieldSelector={}&limit=500", encode_component(&selector));
+    let collection = if namespace.is_empty() {
+        "/api/v1/events".to_string()
+    } else {
+        format!("/api/v1/namespaces/{namespace}/events")
+    };
+    let path = format!("{collection}?fieldSelector={}&limit=500", encode_component(&selector));
     let e = send(s, "GET", &path, None, None, "application/json");
-    let list = body_json(&e.response);
-    let mut evs: Vec<&Value> = items(&list, "/items").iter().collect();
+    items(&body_json(&e.response), "/items").to_vec()
+}
+
+/// `Events:`, oldest last seen first, as kubectl's `DescribeEvents`.
+fn print_events(s: &Session, w: &mut TabWriter, evs: Vec<Value>) {
+    let mut evs: Vec<&Value> = evs.iter().collect();
     if evs.is_empty() {
         w.w(0, "Events:\t<none>\n");
         return;
@@ -949,11 +967,12 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
             ("", "limitranges") => limit_range,
             ("", "serviceaccounts") => service_account,
             ("", "services") => service::service,
+            ("", "nodes") => node::node,
             ("rbac.authorization.k8s.io", "roles" | "clusterroles") => rbac::role,
             ("rbac.authorization.k8s.io", "rolebindings" | "clusterrolebindings") => rbac::binding,
             _ => {
                 return out.error(format!(
-                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, services, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings",
+                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, services, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings",
                     r.resource
                 ))
             }
@@ -987,6 +1006,122 @@ mod tests {
     /// The requests one command sent (method, path, status).
     fn sent(s: &Session, from: usize) -> Vec<String> {
         s.log[from..].iter().map(|e| format!("{} {} {}", e.request.method, e.url(), e.response.status)).collect()
+    }
+
+    #[test]
+    fn describe_node_prints_what_kubectl_prints_from_the_requests_it_sends() {
+        let mut s = Session::new(7);
+        let file = "apiVersion: v1\nkind: Pod\nmetadata: {name: big}\nspec:\n  nodeName: worker-1\n  containers:\n  - name: c\n    image: nginx\n    resources:\n      requests: {cpu: 250m, memory: 64Mi}\n      limits: {cpu: \"1\", memory: 128Mi}\n";
+        for (c, f) in [
+            ("apply -f -", file),
+            ("taint node worker-1 zone:PreferNoSchedule", ""),
+            ("taint node worker-1 dedicated=web:NoSchedule", ""),
+            ("cordon worker-1", ""),
+            ("label node worker-1 node-role.kubernetes.io/worker=", ""),
+        ] {
+            let out = run(&mut s, c, f);
+            assert!(!out.failed, "{c}: {}", out.text);
+        }
+        let from = s.log.len();
+        let out = run(&mut s, "describe node worker-1", "");
+        assert!(!out.failed, "{}", out.text);
+        let reqs = sent(&s, from);
+        let uid = text(&body_json(&s.log[from + 2].response), "/metadata/uid").to_string();
+        assert_eq!(reqs[2..], [
+            "GET /api/v1/nodes/worker-1 200".to_string(),
+            "GET /api/v1/nodes/worker-1 200".to_string(),
+            "GET /api/v1/pods?fieldSelector=spec.nodeName%3Dworker-1%2Cstatus.phase%21%3DSucceeded%2Cstatus.phase%21%3DFailed&limit=500 200".to_string(),
+            format!("GET /api/v1/events?fieldSelector=involvedObject.name%3Dworker-1%2CinvolvedObject.namespace%3D%2CinvolvedObject.kind%3DNode%2CinvolvedObject.uid%3D{uid}&limit=500 200"),
+            "GET /api/v1/events?fieldSelector=involvedObject.name%3Dworker-1%2CinvolvedObject.namespace%3D%2CinvolvedObject.kind%3DNode%2CinvolvedObject.uid%3Dworker-1&limit=500 200".to_string(),
+            "GET /apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/worker-1 200".to_string(),
+        ]);
+        // The starter pods the scheduler put on worker-1, as listed.
+        let on_node: Vec<String> = items(&body_json(&s.log[from + 4].response), "/items")
+            .iter()
+            .map(|p| format!("{}/{}", text(p, "/metadata/namespace"), text(p, "/metadata/name")))
+            .collect();
+        assert_eq!(on_node.len(), 3, "{on_node:?}");
+        let row = |i: usize| {
+            let (ns, name) = on_node[i].split_once('/').unwrap();
+            if name == "big" {
+                format!("  {ns:<28}{name:<28}250m (6%)     1 (25%)     64Mi (0%)        128Mi (0%)     0s")
+            } else {
+                format!("  {ns:<28}{name:<28}0 (0%)        0 (0%)      0 (0%)           0 (0%)         0s")
+            }
+        };
+        // As kubectl 1.33 prints the same node and pods served by `kubesim
+        // serve` (its times and the pods' generated names aside).
+        let t = "Tue, 14 Nov 2023 22:13:20 +0000";
+        let expected = format!("Name:               worker-1
+Roles:              worker
+Labels:             kubernetes.io/arch=amd64
+                    kubernetes.io/hostname=worker-1
+                    kubernetes.io/os=linux
+                    node-role.kubernetes.io/worker=
+Annotations:        <none>
+CreationTimestamp:  {t}
+Taints:             dedicated=web:NoSchedule
+                    zone:PreferNoSchedule
+Unschedulable:      true
+Lease:
+  HolderIdentity:  worker-1
+  AcquireTime:     <unset>
+  RenewTime:       {t}
+Conditions:
+  Type             Status  LastHeartbeatTime                 LastTransitionTime                Reason                       Message
+  ----             ------  -----------------                 ------------------                ------                       -------
+  MemoryPressure   False   {t}   {t}   KubeletHasSufficientMemory   kubelet has sufficient memory available
+  DiskPressure     False   {t}   {t}   KubeletHasNoDiskPressure     kubelet has no disk pressure
+  PIDPressure      False   {t}   {t}   KubeletHasSufficientPID      kubelet has sufficient PID available
+  Ready            True    {t}   {t}   KubeletReady                 kubelet is posting ready status
+Addresses:
+  InternalIP:  172.18.0.3
+  Hostname:    worker-1
+Capacity:
+  cpu:     4
+  memory:  16Gi
+  pods:    110
+Allocatable:
+  cpu:     4
+  memory:  15Gi
+  pods:    110
+System Info:
+  Machine ID:                 
+  System UUID:                
+  Boot ID:                    
+  Kernel Version:             6.1.0-kubesim
+  OS Image:                   Debian GNU/Linux 12 (bookworm)
+  Operating System:           linux
+  Architecture:               amd64
+  Container Runtime Version:  containerd://2.0.0
+  Kubelet Version:            v1.33.0
+  Kube-Proxy Version:         
+PodCIDR:                      10.244.1.0/24
+PodCIDRs:                     10.244.1.0/24
+Non-terminated Pods:          (3 in total)
+  Namespace                   Name                        CPU Requests  CPU Limits  Memory Requests  Memory Limits  Age
+  ---------                   ----                        ------------  ----------  ---------------  -------------  ---
+{}
+{}
+{}
+Allocated resources:
+  (Total limits may be over 100 percent, i.e., overcommitted.)
+  Resource           Requests   Limits
+  --------           --------   ------
+  cpu                250m (6%)  1 (25%)
+  memory             64Mi (0%)  128Mi (0%)
+  ephemeral-storage  0 (0%)     0 (0%)
+Events:              <none>
+", row(0), row(1), row(2));
+        assert_eq!(out.text, expected);
+        // Someone who may read nodes and nothing else (kubectl 1.33 as
+        // `nodey` against `kubesim serve --authorization-mode RBAC`).
+        assert!(!run(&mut s, "create clusterrole node-reader --verb=get --resource=nodes", "").failed);
+        assert!(!run(&mut s, "create clusterrolebinding nodey --clusterrole=node-reader --user=nodey", "").failed);
+        let out = run(&mut s, "describe node worker-1 --as=nodey", "");
+        assert!(!out.failed, "{}", out.text);
+        assert!(out.text.contains("\nLease:              Failed to get lease: leases.coordination.k8s.io \"worker-1\" is forbidden: User \"nodey\" cannot get resource \"leases\" in API group \"coordination.k8s.io\" in the namespace \"kube-node-lease\"\nConditions:\n"), "{}", out.text);
+        assert!(out.text.ends_with("\nPodCIDRs:                     10.244.1.0/24\nPods:                         not authorized\nEvents:                       <none>\n"), "{}", out.text);
     }
 
     #[test]
@@ -1140,8 +1275,8 @@ Events:
             .text
             .contains("Error from server (NotFound): pods \"nosuch\" not found"));
         assert_eq!(
-            run(&mut s, "describe node worker-1", "").text,
-            "\"kubectl describe nodes\" is not simulated in this command bar; it describes pods, deployments, services, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings\n"
+            run(&mut s, "describe ds web", "").text,
+            "\"kubectl describe daemonsets\" is not simulated in this command bar; it describes pods, deployments, services, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings\n"
         );
     }
 
