@@ -623,8 +623,8 @@ fn valid_date(y: &str, m: &str, d: &str) -> bool {
 
 /// A JSON number as go-yaml writes it after reading the JSON: integers as
 /// they are, other numbers as Go's shortest `%g` (`0.5`, `1e+06`,
-/// `1.5e-07`).
-fn number(n: &Number) -> String {
+/// `1.5e-07`), which is also how Go's `%v` prints a float64.
+pub fn number(n: &Number) -> String {
     if n.is_i64() || n.is_u64() {
         return n.to_string();
     }

@@ -11,6 +11,7 @@ use crate::session::{body_json, ActingAs, LogEntry, Session, Source};
 use kubesim::server::Request;
 
 mod auth;
+mod custom_columns;
 mod delete;
 mod describe;
 mod drain;
@@ -1091,6 +1092,56 @@ mod tests {
             "{out}"
         );
         assert!(run(&mut s, "describe cm a --sort-by=.kind", "").text.contains("unknown flag: --sort-by"));
+    }
+
+    #[test]
+    fn get_custom_columns_prints_as_kubectl_1_33_does() {
+        let mut s = session();
+        let from = s.log.len();
+        let out =
+            run(&mut s, "get nodes -o custom-columns=NAME:.metadata.name,CPU:.status.capacity.cpu,T:.spec.taints", "");
+        // (kubectl 1.33 against `kubesim serve`, byte for byte.)
+        assert_eq!(
+            out.text,
+            "NAME            CPU   T\ncontrol-plane   4     [map[effect:NoSchedule key:node-role.kubernetes.io/control-plane]]\nworker-1        4     <none>\nworker-2        4     <none>\n"
+        );
+        // Plain objects, not a Table.
+        assert_eq!(requests_since(&s, from).last().unwrap(), "GET /api/v1/nodes?limit=500 200");
+        assert_eq!(s.log.last().unwrap().request.header("Accept"), Some("application/json"));
+        let out = run(&mut s, "get svc -o custom-columns=A:.spec.ports[*].port --no-headers", "");
+        assert_eq!(out.text, "80\n443\n");
+        let out = run(&mut s, "get pods -l app=hello -o custom-columns=L:metadata.labels,C:{.spec.containers[0].ports},X:.nope,E:.spec.enableServiceLinks", "");
+        let lines: Vec<&str> = out.text.lines().collect();
+        assert_eq!(
+            lines[0], "L                                             C                                      X        E",
+            "{}",
+            out.text
+        );
+        assert_eq!(
+            lines[1],
+            "map[app:hello pod-template-hash:595f854d7c]   [map[containerPort:80 protocol:TCP]]   <none>   true",
+            "{}",
+            out.text
+        );
+        // Sorted across kinds by --sort-by, one table.
+        let out =
+            run(&mut s, "get pods,svc -o custom-columns=KIND:.kind,NAME:.metadata.name --sort-by=.metadata.name", "");
+        let kinds: Vec<&str> = out.text.lines().map(|l| l.split_whitespace().next().unwrap()).collect();
+        assert_eq!(kinds, ["KIND", "Pod", "Service", "Pod", "Pod", "Service"], "{}", out.text);
+        // An empty list is the header alone; a missing name only its error.
+        run(&mut s, "create ns empty", "");
+        assert_eq!(run(&mut s, "get pods -n empty -o custom-columns=A:.a", "").text, "A\n");
+        assert_eq!(
+            run(&mut s, "get pods nope -o custom-columns=A:.a", "").text,
+            "Error from server (NotFound): pods \"nope\" not found\n"
+        );
+        for (spec, error) in [
+            ("", "error: custom-columns format specified but no custom columns given\n"),
+            ("=A", "error: unexpected custom-columns spec: A, expected <header>:<json-path-expr>\n"),
+        ] {
+            let out = run(&mut s, &format!("get pods -o custom-columns{spec}"), "");
+            assert_eq!((out.text.as_str(), out.failed), (error, true));
+        }
     }
 
     #[test]

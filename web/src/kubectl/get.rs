@@ -257,6 +257,17 @@ fn print_objects(cmd: &Command, named: bool, items: Vec<(&ApiResource, Value)>, 
         }
         return;
     }
+    if let Output::CustomColumns(spec) = &cmd.output {
+        // (Named objects none of which was found: only their errors.)
+        if named && items.is_empty() {
+            return;
+        }
+        match super::custom_columns::print(spec, items.iter().map(|(_, i)| i), cmd.no_headers) {
+            Ok(text) => out.text.push_str(&text),
+            Err(e) => out.error(e),
+        }
+        return;
+    }
     let mut printed: Vec<Value> = items
         .into_iter()
         .map(|(_, mut i)| {

@@ -11,6 +11,9 @@ pub enum Output {
     Name,
     /// `-o jsonpath=TEMPLATE`.
     JsonPath(String),
+    /// `-o custom-columns=HEADER:PATH,…`, as typed (read when printing,
+    /// as kubectl makes the printer after its requests).
+    CustomColumns(String),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -606,9 +609,13 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     "wide" => Output::Wide,
                     "jsonpath" | "jsonpath=" => return Err("error: template format specified but no template given".into()),
                     t if t.starts_with("jsonpath=") => Output::JsonPath(t["jsonpath=".len()..].to_string()),
+                    "custom-columns" => Output::CustomColumns(String::new()),
+                    t if t.starts_with("custom-columns=") => {
+                        Output::CustomColumns(t["custom-columns=".len()..].to_string())
+                    }
                     _ => {
                         return Err(format!(
-                            "unable to match a printer suitable for the output format \"{v}\", allowed formats are: json,jsonpath,name,wide,yaml"
+                            "unable to match a printer suitable for the output format \"{v}\", allowed formats are: custom-columns,json,jsonpath,name,wide,yaml"
                         ))
                     }
                 };
