@@ -31,6 +31,7 @@ mod rollout;
 mod rules;
 mod sort_by;
 mod taint;
+mod wait;
 mod write;
 
 pub use explain::{has_docs, set_docs, wants_docs, DOCS_FILE};
@@ -300,6 +301,7 @@ fn run_parsed(s: &mut Session, cmd: Command, file: &str) -> Outcome {
         Verb::Taint => taint::taint(s, &d, &cmd, &mut out),
         Verb::Drain => drain::drain(s, &cmd, &mut out),
         Verb::Events => events::events(s, &d, &cmd, &mut out),
+        Verb::Wait => wait::wait(s, &d, &cmd, &mut out),
         Verb::ApiResources => imperative::api_resources(&d, &mut out),
         Verb::Rollout => rollout::rollout(s, &d, &cmd, &mut out),
         Verb::Expose => imperative::expose(s, &d, &cmd, &mut out),
@@ -1142,6 +1144,69 @@ mod tests {
             let out = run(&mut s, &format!("get pods -o custom-columns{spec}"), "");
             assert_eq!((out.text.as_str(), out.failed), (error, true));
         }
+    }
+
+    #[test]
+    fn wait_checks_as_kubectl_1_33_does() {
+        let mut s = session();
+        let from = s.log.len();
+        let out = run(&mut s, "wait pod/counter --for=condition=Ready", "");
+        assert_eq!((out.text.as_str(), out.failed), ("pod/counter condition met\n", false));
+        // The builder's read, then the informer's first list of it alone.
+        assert_eq!(
+            requests_since(&s, from),
+            [
+                "GET /api/v1/namespaces/default/pods/counter 200".to_string(),
+                "GET /api/v1/namespaces/default/pods?fieldSelector=metadata.name%3Dcounter&limit=500&resourceVersion=0 200"
+                    .to_string(),
+            ]
+        );
+        // Checking once reads it by name, twice.
+        let from = s.log.len();
+        assert_eq!(
+            run(&mut s, "wait pod/counter --for=condition=Ready --timeout=0", "").text,
+            "pod/counter condition met\n"
+        );
+        assert_eq!(requests_since(&s, from), ["GET /api/v1/namespaces/default/pods/counter 200"; 2]);
+        let out = run(&mut s, "wait pods -l app=hello --for=condition=Ready=True", "").text;
+        assert_eq!(out.lines().filter(|l| l.ends_with(" condition met")).count(), 2, "{out}");
+        assert_eq!(
+            run(&mut s, "wait deploy/hello --for=condition=available=TRUE", "").text,
+            "deployment.apps/hello condition met\n"
+        );
+        assert_eq!(
+            run(&mut s, "wait pod/counter --for=jsonpath={.status.phase}=Running", "").text,
+            "pod/counter condition met\n"
+        );
+        assert_eq!(
+            run(&mut s, "wait pod/counter --for=jsonpath=.status.phase", "").text,
+            "pod/counter condition met\n"
+        );
+        // (kubectl 1.33's words for each, against `kubesim serve`.)
+        for (line, text) in [
+            ("wait pod counter --for=condition=Ready=False --timeout=0", "error: condition not met for pods/counter\n"),
+            ("wait pod/counter --for=jsonpath={.spec.containers}=x --timeout=0", "error: jsonpath leads to a nested object or list which is not supported\n"),
+            ("wait pod/counter --for=jsonpath={.status.conditions[*].type}=Ready", "error: given jsonpath expression matches more than one value\n"),
+            ("wait pod/counter --for=jsonpath={.status.phase --timeout=0", "error: unexpected path string, expected a 'name1.name2' or '.name1.name2' or '{name1.name2}' or '{.name1.name2}'\n"),
+            ("wait pod counter", "error: unrecognized condition: \"\"\n"),
+            ("wait pod/counter --for=Condition=ready", "error: unrecognized condition: \"Condition=ready\"\n"),
+            ("wait pods --for=condition=Ready", "error: resource(s) were provided, but no name was specified\n"),
+            ("wait --for=condition=Ready pod -l app=nomatch", "error: no matching resources found\n"),
+            ("wait pod/nope --for=condition=Ready", "Error from server (NotFound): pods \"nope\" not found\n"),
+            ("wait pod/counter --for=condition=Ready --timeout=abc", "error: invalid argument \"abc\" for \"--timeout\" flag: time: invalid duration \"abc\"\nSee 'kubectl wait --help' for usage.\n"),
+        ] {
+            let out = run(&mut s, line, "");
+            assert_eq!((out.text.as_str(), out.failed), (text, true), "{line}");
+        }
+        // Waiting for a deletion: what is gone is done; a pod in its grace
+        // period is not yet.
+        assert_eq!(run(&mut s, "wait pod/nope --for=delete", "").text, "");
+        run(&mut s, "delete pod counter", "");
+        let out = run(&mut s, "wait pod/counter --for=delete --timeout=0", "");
+        assert_eq!((out.text.as_str(), out.failed), ("error: condition not met for pods/counter\n", true));
+        let out = run(&mut s, "wait pod/counter --for=delete --timeout=1m", "");
+        assert!(!out.failed, "{}", out.text);
+        assert!(out.text.contains("kubectl would keep watching it until it is, or for 1m and then say \"error: timed out waiting for the condition on pods/counter\""), "{}", out.text);
     }
 
     #[test]

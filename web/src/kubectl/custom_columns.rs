@@ -29,7 +29,7 @@ fn parse(spec: &str) -> Result<Vec<(String, String)>, String> {
 }
 
 /// A value as Go's `%v` prints what JSON decodes into `interface{}`.
-fn go_v(v: &Value) -> String {
+pub(super) fn go_v(v: &Value) -> String {
     match v {
         Value::Null => "<nil>".into(),
         Value::Bool(b) => b.to_string(),

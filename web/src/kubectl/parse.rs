@@ -69,6 +69,8 @@ pub enum Verb {
     Drain,
     /// `events [--for TYPE/NAME] [--types=…]`.
     Events,
+    /// `wait TYPE NAME…|TYPE/NAME…|TYPE -l SEL|TYPE --all --for=… [--timeout]`.
+    Wait,
 }
 
 /// The flags of `create role|clusterrole|rolebinding|clusterrolebinding`,
@@ -118,7 +120,7 @@ pub struct CanIFlags {
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, logs, debug (ephemeral containers), describe (pods, deployments, services, nodes, configmaps, namespaces, service accounts, resource quotas, limit ranges, roles, cluster roles and their bindings), explain, api-resources and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
+const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, wait (--for=condition|jsonpath|delete|create, --timeout), logs, debug (ephemeral containers), describe (pods, deployments, services, nodes, configmaps, namespaces, service accounts, resource quotas, limit ranges, roles, cluster roles and their bindings), explain, api-resources and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
@@ -128,7 +130,6 @@ const NOT_SIMULATED: &[&str] = &[
     "attach",
     "cp",
     "top",
-    "wait",
     "diff",
     "autoscale",
     "proxy",
@@ -178,6 +179,10 @@ pub struct Command {
     pub show_labels: bool,
     /// `get --sort-by` (a relaxed JSONPath), as typed.
     pub sort_by: Option<String>,
+    /// `wait --for`, `--timeout` (a Go duration, as typed) and `--all`.
+    pub wait_for: Option<String>,
+    pub timeout: Option<String>,
+    pub all: bool,
     /// The words of an imperative command after its verb (`create`'s
     /// generators, `run`, `scale`, `set image`, `logs`).
     pub args: Vec<String>,
@@ -353,6 +358,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "taint" => Verb::Taint,
         "drain" => Verb::Drain,
         "events" => Verb::Events,
+        "wait" => Verb::Wait,
         other if NOT_SIMULATED.contains(&other) => {
             return Err(format!("\"kubectl {other}\" is not simulated in this command bar; it knows {KNOWN}"))
         }
@@ -383,6 +389,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
         label_columns: Vec::new(),
         show_labels: false,
         sort_by: None,
+        wait_for: None,
+        timeout: None,
+        all: false,
         args: Vec::new(),
         command: Vec::new(),
         image: None,
@@ -531,6 +540,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
                 c.drain.grace_period = Some(int("--grace-period", value("'--grace-period'")?)?)
             }
             "--for" if c.verb == Verb::Events => c.events_for = Some(value("'--for'")?),
+            "--for" if c.verb == Verb::Wait => c.wait_for = Some(value("'--for'")?),
+            "--timeout" if c.verb == Verb::Wait => c.timeout = Some(value("'--timeout'")?),
+            "--all" if c.verb == Verb::Wait => c.all = boolean(&inline)?,
             "--types" if c.verb == Verb::Events => {
                 c.events_types.extend(value("'--types'")?.split(',').filter(|t| !t.is_empty()).map(str::to_string))
             }
@@ -620,7 +632,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                 };
             }
-            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, --no-headers, -L, --show-labels, --sort-by, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --min-available, --max-unavailable, --schedule, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource where kubectl takes them)")),
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, --no-headers, -L, --show-labels, --sort-by, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --min-available, --max-unavailable, --schedule, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource, --for, --timeout, --all where kubectl takes them)")),
         }
     }
     if c.verb == Verb::Create && c.filename.is_none() && !positional.is_empty() {
@@ -741,6 +753,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
                 return Err(format!("unexpected arguments: {}", positional.join(" ")));
             }
         }
+        Verb::Wait if positional.is_empty() => {
+            return Err("error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'".into());
+        }
         _ => {
             let Some(first) = positional.first() else {
                 return Err("error: you must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources.".into());
@@ -757,6 +772,11 @@ pub fn parse(line: &str) -> Result<Command, String> {
                 return Err("error: name cannot be provided when a selector is specified".into());
             }
             let by_selector = c.verb == Verb::Delete && c.selector.is_some();
+            let by_list = c.verb == Verb::Wait && (c.selector.is_some() || c.all);
+            let slashed = c.types.iter().any(|t| t.contains('/'));
+            if c.verb == Verb::Wait && c.names.is_empty() && !by_list && !slashed {
+                return Err("error: resource(s) were provided, but no name was specified".into());
+            }
             if matches!(c.verb, Verb::Delete | Verb::Label | Verb::Annotate) && c.names.is_empty() && !by_selector {
                 return Err("error: resource(s) were provided, but no name was specified".into());
             }
