@@ -541,6 +541,42 @@ fn roles_and_bindings_are_validated_as_upstream_and_keep_their_role() {
             {"verbs": ["get"], "apiGroups": [""], "resources": ["pods", "services"], "resourceNames": ["a"]}]}),
     );
     assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    // An aggregation rule needs a selector, each a valid label selector;
+    // one that is not is also reported as failing to convert (its value
+    // the nil selector, `null`), as upstream's ValidateClusterRole does.
+    let r = post(&mut s, "clusterroles", json!({"metadata": {"name": "agg"}, "aggregationRule": {}}));
+    assert_eq!(
+        causes(&r),
+        ["aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil"]
+    );
+    let r = post(
+        &mut s,
+        "clusterroles",
+        json!({"metadata": {"name": "agg"}, "aggregationRule": {"clusterRoleSelectors": [
+            {"matchLabels": {"team": "web"}},
+            {"matchLabels": {"bad key": "x"}, "matchExpressions": [
+                {"key": "tier", "operator": "In"},
+                {"key": "zone", "operator": "Exists", "values": ["a"]},
+                {"key": "k", "operator": "Near", "values": ["-x-"]}]}]}}),
+    );
+    assert_eq!(
+        causes(&r),
+        [
+            "aggregationRule.clusterRoleSelectors[1].matchLabels: Invalid value: \"bad key\": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')",
+            "aggregationRule.clusterRoleSelectors[1].matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'",
+            "aggregationRule.clusterRoleSelectors[1].matchExpressions[1].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+            "aggregationRule.clusterRoleSelectors[1].matchExpressions[2].operator: Invalid value: \"Near\": not a valid selector operator",
+            "aggregationRule.clusterRoleSelectors[1].matchExpressions[2].values[0]: Invalid value: \"-x-\": a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')",
+            "aggregationRule.clusterRoleSelectors[1]: Invalid value: \"null\": invalid label selector.",
+        ]
+    );
+    let r = post(
+        &mut s,
+        "clusterroles",
+        json!({"metadata": {"name": "agg"}, "aggregationRule": {"clusterRoleSelectors": [
+            {"matchExpressions": [{"key": "example.com/aggregate-to-agg", "operator": "Exists"}]}]}}),
+    );
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
     // A ClusterRole may have a rule for non-resource URLs.
     let r = post(
         &mut s,

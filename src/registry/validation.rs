@@ -85,6 +85,42 @@ pub fn validate_labels(labels: &Map<String, Value>, field: &str, errs: &mut Vec<
     }
 }
 
+/// A `metav1.LabelSelector` at `at` (upstream's `ValidateLabelSelector`,
+/// label values checked): its `matchLabels` as labels, then each
+/// `matchExpressions` entry's operator and values, its key, its values.
+pub fn validate_label_selector(sel: &Value, at: &str, errs: &mut Vec<FieldError>) {
+    if let Some(labels) = sel.get("matchLabels").and_then(Value::as_object) {
+        validate_labels(labels, &format!("{at}.matchLabels"), errs);
+    }
+    for (i, r) in sel.get("matchExpressions").and_then(Value::as_array).into_iter().flatten().enumerate() {
+        let at = format!("{at}.matchExpressions[{i}]");
+        let values = r.get("values").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+        let operator = r.get("operator").and_then(Value::as_str).unwrap_or("");
+        match operator {
+            "In" | "NotIn" if values.is_empty() => errs.push(FieldError::required(
+                &format!("{at}.values"),
+                "must be specified when `operator` is 'In' or 'NotIn'",
+            )),
+            "Exists" | "DoesNotExist" if !values.is_empty() => errs.push(FieldError::forbidden(
+                &format!("{at}.values"),
+                "may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+            )),
+            "In" | "NotIn" | "Exists" | "DoesNotExist" => {}
+            other => errs.push(FieldError::invalid(&format!("{at}.operator"), other, "not a valid selector operator")),
+        }
+        let key = r.get("key").and_then(Value::as_str).unwrap_or("");
+        if let Some(p) = crate::selector::label_key_problem(key) {
+            errs.push(FieldError::invalid(&format!("{at}.key"), key, &p));
+        }
+        for (j, v) in values.iter().enumerate() {
+            let v = v.as_str().unwrap_or("");
+            for p in crate::selector::label_value_problems(v) {
+                errs.push(FieldError::invalid(&format!("{at}.values[{j}]"), v, &p));
+            }
+        }
+    }
+}
+
 /// What an update may not change in metadata (`ValidateObjectMetaUpdate`):
 /// the uid, and no finalizer may be added once deletion has begun.
 pub fn validate_meta_update(new: &Value, old: &Value) -> Vec<FieldError> {

@@ -3,7 +3,8 @@
 //! rule for non-resource URLs names nothing else, and only a ClusterRole
 //! may have one). Resource names may go with several resources: upstream
 //! lets them (kubectl's old client-side refusal of that is not the
-//! server's). They print as the default table, as upstream.
+//! server's). A ClusterRole's aggregation rule needs a selector, each a
+//! valid label selector. They print as the default table, as upstream.
 
 use serde_json::Value;
 
@@ -21,7 +22,31 @@ impl Strategy for Role {
 
 impl Strategy for ClusterRole {
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
-        rules_problems(obj, false)
+        let mut errs = rules_problems(obj, false);
+        if let Some(rule) = obj.get("aggregationRule").filter(|r| !r.is_null()) {
+            aggregation_problems(rule, &mut errs);
+        }
+        errs
+    }
+}
+
+/// An aggregation rule as upstream's `ValidateClusterRole` checks it: at
+/// least one selector, each a valid label selector; a selector that is not
+/// also fails to convert to a selector, which upstream reports as well (its
+/// value the nil selector the conversion gave, printed `null`).
+fn aggregation_problems(rule: &Value, errs: &mut Vec<FieldError>) {
+    const AT: &str = "aggregationRule.clusterRoleSelectors";
+    let selectors = rule.get("clusterRoleSelectors").and_then(Value::as_array).map_or(&[][..], Vec::as_slice);
+    if selectors.is_empty() {
+        errs.push(FieldError::required(AT, "at least one clusterRoleSelector required if aggregationRule is non-nil"));
+    }
+    for (i, sel) in selectors.iter().enumerate() {
+        let at = format!("{AT}[{i}]");
+        let before = errs.len();
+        crate::registry::validation::validate_label_selector(sel, &at, errs);
+        if errs.len() > before {
+            errs.push(FieldError::invalid(&at, "null", "invalid label selector."));
+        }
     }
 }
 
