@@ -240,6 +240,24 @@ mod tests {
             ),
             vec!["spec.selector: Required value"]
         );
+        // A selector's expressions are validated as upstream's
+        // ValidateLabelSelector does; one that does not convert is said in
+        // each kind's words, and the template is not held to it.
+        let with = |kind: &str| {
+            messages(
+                kind,
+                json!({"spec": {"selector": {"matchLabels": {"app": "a"}, "matchExpressions": [{"key": "tier", "operator": "In"}]},
+                       "template": {"metadata": {"labels": {"app": "b"}}, "spec": {"containers": [{"name": "c", "image": "i"}]}}}}),
+            )
+        };
+        let required = "spec.selector.matchExpressions[0].values: Required value: must be specified when `operator` is 'In' or 'NotIn'";
+        let shown = r#"v1.LabelSelector{MatchLabels:map[string]string{"app":"a"}, MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement{Key:"tier", Operator:"In", Values:[]string(nil)}}}"#;
+        assert_eq!(
+            with("Deployment"),
+            vec![required.to_string(), format!("spec.selector: Invalid value: {shown}: invalid label selector")]
+        );
+        assert_eq!(with("StatefulSet"), vec![required.to_string(), format!("spec.selector: Invalid value: {shown}")]);
+        assert_eq!(with("DaemonSet"), vec![required.to_string()]);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::super::strategy::object;
-use super::super::validation::{go_string_map, str_at, validate_labels};
+use super::super::validation::{go_string_map, str_at, validate_label_selector, validate_labels};
 use crate::api::FieldError;
 
 /// A workload's pod template gets the pod spec's defaults (not the ones
@@ -30,6 +30,9 @@ pub(super) fn validate_spec(kind: &str, spec: &Value, errs: &mut Vec<FieldError>
     match selector {
         None => errs.push(FieldError::required("spec.selector", "")),
         Some(sel) => {
+            let before = errs.len();
+            validate_label_selector(sel, "spec.selector", errs);
+            let valid = errs.len() == before;
             let ml = sel.get("matchLabels").and_then(Value::as_object);
             let me = sel.get("matchExpressions").and_then(Value::as_array);
             if ml.is_none_or(Map::is_empty) && me.is_none_or(Vec::is_empty) {
@@ -38,6 +41,18 @@ pub(super) fn validate_spec(kind: &str, spec: &Value, errs: &mut Vec<FieldError>
                     &go_label_selector(sel),
                     &format!("empty selector is invalid for {}", kind.to_ascii_lowercase()),
                 ));
+            } else if !valid {
+                // A selector that does not convert: upstream says so in
+                // each kind's words (a DaemonSet not at all), and does not
+                // hold the template's labels to it.
+                let detail = match kind {
+                    "Deployment" | "ReplicaSet" => Some("invalid label selector"),
+                    "StatefulSet" => Some(""),
+                    _ => None,
+                };
+                if let Some(detail) = detail {
+                    errs.push(FieldError::invalid_raw("spec.selector", &go_label_selector(sel), detail));
+                }
             } else if !selector_matches(sel, template_labels) {
                 errs.push(FieldError::invalid_raw(
                     "spec.template.metadata.labels",
@@ -46,9 +61,6 @@ pub(super) fn validate_spec(kind: &str, spec: &Value, errs: &mut Vec<FieldError>
                 ));
             }
         }
-    }
-    if let Some(labels) = spec.pointer("/selector/matchLabels").and_then(Value::as_object) {
-        validate_labels(labels, "spec.selector.matchLabels", errs);
     }
     if let Some(labels) = template_labels {
         validate_labels(labels, "spec.template.metadata.labels", errs);
