@@ -261,6 +261,26 @@ mod tests {
     }
 
     #[test]
+    fn disruption_budgets_validate_their_selector_and_eviction_policy() {
+        assert_eq!(
+            messages(
+                "PodDisruptionBudget",
+                json!({"spec": {"minAvailable": 1, "unhealthyPodEvictionPolicy": "Never",
+                       "selector": {"matchExpressions": [{"key": "app", "operator": "Exists", "values": ["x"]}]}}}),
+            ),
+            vec![
+                "spec.selector.matchExpressions[0].values: Forbidden: may not be specified when `operator` is 'Exists' or 'DoesNotExist'",
+                r#"spec.unhealthyPodEvictionPolicy: Unsupported value: "Never": supported values: "AlwaysAllow", "IfHealthyBudget""#,
+            ]
+        );
+        assert!(messages(
+            "PodDisruptionBudget",
+            json!({"spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "x"}}}})
+        )
+        .is_empty());
+    }
+
+    #[test]
     fn jobs_cronjobs_claims_and_rbac() {
         assert_eq!(
             messages("Job", json!({"spec": {"template": {"spec": {"containers": [{"name": "c", "image": "i"}]}}}})),

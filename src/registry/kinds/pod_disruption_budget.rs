@@ -57,6 +57,15 @@ impl Strategy for PodDisruptionBudget {
                 _ => {}
             }
         }
+        if let Some(sel) = spec.get("selector").filter(|s| !s.is_null()) {
+            crate::registry::validation::validate_label_selector(sel, "spec.selector", &mut errs);
+        }
+        if let Some(policy) = spec.get("unhealthyPodEvictionPolicy").and_then(Value::as_str) {
+            const POLICIES: &[&str] = &["AlwaysAllow", "IfHealthyBudget"];
+            if !POLICIES.contains(&policy) {
+                errs.push(FieldError::not_supported("spec.unhealthyPodEvictionPolicy", policy, POLICIES));
+            }
+        }
         errs
     }
 
