@@ -189,7 +189,8 @@ pub fn query_param(query: &str, name: &str) -> Option<String> {
     form_pairs(query).into_iter().find(|(k, _)| k == name).map(|(_, v)| v)
 }
 
-fn form_pairs(query: &str) -> Vec<(String, String)> {
+/// A query's pairs, decoded (`+` a space, percent escapes undone).
+pub fn form_pairs(query: &str) -> Vec<(String, String)> {
     query
         .split('&')
         .filter(|p| !p.is_empty())

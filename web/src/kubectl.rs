@@ -1210,6 +1210,39 @@ mod tests {
     }
 
     #[test]
+    fn get_raw_prints_the_answer_as_it_is() {
+        let mut s = session();
+        let from = s.log.len();
+        let out = run(&mut s, "get --raw /api/v1/namespaces/default/configmaps?limit=1&labelSelector=a%3Db", "");
+        assert!(!out.failed, "{}", out.text);
+        // The query written again by key, as Go encodes url.Values.
+        let e = s.log.last().unwrap();
+        assert_eq!(
+            requests_since(&s, from),
+            ["GET /api/v1/namespaces/default/configmaps?labelSelector=a%3Db&limit=1 200"]
+        );
+        assert_eq!(e.request.header("Accept"), Some("application/json, */*"));
+        assert_eq!(out.text.as_bytes(), &e.response.body[..]);
+        assert_eq!(run(&mut s, "get --raw /healthz", "").text, "ok");
+        // (kubectl 1.33's words, against `kubesim serve`.)
+        for (line, text) in [
+            ("get --raw /api/v1/namespaces/default/pods/nope", "Error from server (NotFound): pods \"nope\" not found\n"),
+            ("get --raw api/v1", "error: --raw must be a valid URL path: parse \"api/v1\": invalid URI for request\n"),
+            ("get pods --raw /api", "error: arguments may not be passed when --raw is specified\n"),
+            ("get --raw /api -l a=b", "error: --raw may not be specified with other flags that filter the server request or alter the output\n"),
+            ("get --raw /api -o yaml", "error: --raw and --output are mutually exclusive\n"),
+        ] {
+            let out = run(&mut s, line, "");
+            assert_eq!((out.text.as_str(), out.failed), (text, true), "{line}");
+        }
+        // A watch streams into a lane.
+        let lanes = s.lanes.len();
+        let out = run(&mut s, "get --raw /api/v1/namespaces/default/pods?watch=1", "");
+        assert_eq!(out.text, "(watching: the events stream into a new watch lane)\n");
+        assert_eq!(s.lanes.len(), lanes + 1);
+    }
+
+    #[test]
     fn get_of_several_empty_kinds_says_nothing_was_found() {
         let mut s = session();
         run(&mut s, "create ns empty", "");

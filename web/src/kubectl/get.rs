@@ -2,6 +2,7 @@
 //! watches handed to a lane, and every `-o` form.
 
 use super::*;
+use kubesim::sort::Order;
 
 /// The types asked for, each with the names asked for (none: list it):
 /// `TYPE[,TYPE…] [NAME…]`, or `TYPE/NAME…` (consecutive names of one type
@@ -47,6 +48,9 @@ struct Fetched<'a> {
 }
 
 pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
+    if let Some(raw) = &cmd.raw {
+        return get_raw(s, raw, out);
+    }
     let Some(types) = targets(d, cmd, out) else { return };
     let named = types.iter().any(|(_, names)| !names.is_empty());
     if cmd.watch && (types.len() != 1 || types[0].1.len() > 1) {
@@ -296,6 +300,49 @@ fn print_objects(cmd: &Command, named: bool, items: Vec<(&ApiResource, Value)>, 
             Err(e) => out.error(e),
         },
         _ => out.text.push_str(&(to_pretty_json(&keys_sorted(&doc)) + "\n")),
+    }
+}
+
+/// The most of a `--raw` answer the command bar shows (kubectl prints it
+/// all; an OpenAPI document runs to megabytes).
+const RAW_SHOWN: usize = 1 << 20;
+
+/// Go's `url.QueryEscape`: unreserved bytes as they are, a space as `+`.
+fn query_escape(s: &str) -> String {
+    crate::format::encode_component(s).replace("%20", "+")
+}
+
+/// `get --raw PATH`: a GET of the path as kubectl's REST client sends it
+/// (the query parsed and written again by key, as Go's `url.Values`
+/// encodes it), and the answer's body as it is; a watch streams into a
+/// lane.
+fn get_raw(s: &mut Session, raw: &str, out: &mut Outcome) {
+    if !raw.starts_with('/') {
+        return out.error(format!("error: --raw must be a valid URL path: parse {raw:?}: invalid URI for request"));
+    }
+    let (path, query) = raw.split_once('?').unwrap_or((raw, ""));
+    let mut pairs = crate::format::form_pairs(query);
+    pairs.order_by_key(|(k, _)| k.clone());
+    let query: Vec<String> = pairs.iter().map(|(k, v)| format!("{}={}", query_escape(k), query_escape(v))).collect();
+    let target = if query.is_empty() { path.to_string() } else { format!("{path}?{}", query.join("&")) };
+    let req = kubesim::server::Request::new("GET", &target)
+        .with_header("Accept", "application/json, */*")
+        .with_header("User-Agent", "kubectl/v1.33.0 (kubesim-web)");
+    let (e, stream) = s.serve(crate::session::Source::Kubectl, req);
+    if let Some(stream) = stream {
+        s.adopt_watch(&e, stream);
+        return out.line("(watching: the events stream into a new watch lane)");
+    }
+    if e.response.status >= 300 {
+        return out.error(server_error(&e));
+    }
+    let body = String::from_utf8_lossy(&e.response.body);
+    match body.char_indices().nth(RAW_SHOWN) {
+        Some((at, _)) => {
+            out.text.push_str(&body[..at]);
+            out.line(format!("\n({} more bytes, which kubectl prints too)", body.len() - at));
+        }
+        None => out.text.push_str(&body),
     }
 }
 

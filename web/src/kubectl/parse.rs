@@ -179,6 +179,8 @@ pub struct Command {
     pub show_labels: bool,
     /// `get --sort-by` (a relaxed JSONPath), as typed.
     pub sort_by: Option<String>,
+    /// `get --raw PATH`: the server's answer as it is.
+    pub raw: Option<String>,
     /// `wait --for`, `--timeout` (a Go duration, as typed) and `--all`.
     pub wait_for: Option<String>,
     pub timeout: Option<String>,
@@ -389,6 +391,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         label_columns: Vec::new(),
         show_labels: false,
         sort_by: None,
+        raw: None,
         wait_for: None,
         timeout: None,
         all: false,
@@ -527,6 +530,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "-l" | "--selector" => c.selector = Some(value("'-l'")?),
             "--field-selector" => c.field_selector = Some(value("'--field-selector'")?),
             "--sort-by" if c.verb == Verb::Get => c.sort_by = Some(value("'--sort-by'")?),
+            "--raw" if c.verb == Verb::Get => c.raw = Some(value("'--raw'")?),
             "-w" | "--watch" => c.watch = boolean(&inline)?,
             "-f" | "--filename" => c.filename = Some(value("'-f'")?),
             "--overwrite" => c.overwrite = boolean(&inline)?,
@@ -632,7 +636,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                 };
             }
-            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, --no-headers, -L, --show-labels, --sort-by, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --min-available, --max-unavailable, --schedule, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource, --for, --timeout, --all where kubectl takes them)")),
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, --no-headers, -L, --show-labels, --sort-by, --raw, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --min-available, --max-unavailable, --schedule, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource, --for, --timeout, --all where kubectl takes them)")),
         }
     }
     if c.verb == Verb::Create && c.filename.is_none() && !positional.is_empty() {
@@ -751,6 +755,21 @@ pub fn parse(line: &str) -> Result<Command, String> {
             }
             if !positional.is_empty() {
                 return Err(format!("unexpected arguments: {}", positional.join(" ")));
+            }
+        }
+        // kubectl's checks of --raw, in its order.
+        Verb::Get if c.raw.is_some() => {
+            if !positional.is_empty() {
+                return Err("error: arguments may not be passed when --raw is specified".into());
+            }
+            if c.watch || c.selector.is_some() {
+                return Err(
+                    "error: --raw may not be specified with other flags that filter the server request or alter the output"
+                        .into(),
+                );
+            }
+            if c.output != Output::Table {
+                return Err("error: --raw and --output are mutually exclusive".into());
             }
         }
         Verb::Wait if positional.is_empty() => {
