@@ -261,6 +261,36 @@ mod tests {
     }
 
     #[test]
+    fn containers_request_no_more_than_their_limits() {
+        let pod = |resources: Value| {
+            messages("Pod", json!({"spec": {"containers": [{"name": "c", "image": "i", "resources": resources}]}}))
+        };
+        assert_eq!(
+            pod(json!({"limits": {"cpu": "1", "memory": "-1"}, "requests": {"cpu": "2", "gpu": "1"}})),
+            vec![
+                r#"spec.containers[0].resources.limits[memory]: Invalid value: "-1": must be greater than or equal to 0"#,
+                r#"spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1"#,
+                r#"spec.containers[0].resources.requests[gpu]: Invalid value: "gpu": must be a standard resource for containers"#,
+            ]
+        );
+        assert_eq!(
+            pod(json!({"requests": {"example.com/dongle": "1", "hugepages-2Mi": "2Mi"}})),
+            vec![
+                "spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable resources",
+                "spec.containers[0].resources.limits: Required value: Limit must be set for non overcommitable resources",
+                "spec.containers[0].resources: Forbidden: HugePages require cpu or memory",
+            ]
+        );
+        assert_eq!(
+            pod(json!({"limits": {"example.com/dongle": "2"}, "requests": {"example.com/dongle": "1", "cpu": "100m"}})),
+            vec![
+                r#"spec.containers[0].resources.requests: Invalid value: "1": must be equal to example.com/dongle limit of 2"#
+            ]
+        );
+        assert!(pod(json!({"limits": {"cpu": "1"}, "requests": {"cpu": "500m", "memory": "64Mi"}})).is_empty());
+    }
+
+    #[test]
     fn disruption_budgets_validate_their_selector_and_eviction_policy() {
         assert_eq!(
             messages(

@@ -328,6 +328,9 @@ pub(super) fn validate_spec(spec: &Value, path: &str, errs: &mut Vec<FieldError>
                 port_problem(port.get("containerPort").unwrap_or(&Value::Null), &format!("{pat}.containerPort"), errs);
                 protocol(port, &format!("{pat}.protocol"), errs);
             }
+            if let Some(r) = c.get("resources").filter(|r| r.get("limits").is_some() || r.get("requests").is_some()) {
+                resource_requirements(r, &format!("{at}.resources"), errs);
+            }
         }
     }
     // A pod's spec is validated at `spec`; a template's deeper.
@@ -357,6 +360,71 @@ pub(super) fn validate_spec(spec: &Value, path: &str, errs: &mut Vec<FieldError>
     );
     if spec.get("affinity").is_some() || spec.get("topologySpreadConstraints").is_some() {
         validate_placement(spec, path, errs);
+    }
+}
+
+/// A container's requests and limits as upstream's
+/// `ValidateContainerResourceRequirements` checks them: each name a
+/// standard container resource (`cpu`, `memory`, `ephemeral-storage`,
+/// huge pages) or an extended one, each amount not negative; a request at
+/// most its limit (equal to it where overcommitting is not allowed: huge
+/// pages and extended resources, whose limit must then be set); huge pages
+/// only beside cpu or memory. Upstream walks Go maps; here names go in
+/// order.
+fn resource_requirements(r: &Value, at: &str, errs: &mut Vec<FieldError>) {
+    use crate::api::quantity::Quantity;
+    let list = |k: &str| r.get(k).and_then(Value::as_object);
+    let (limits, requests) = (list("limits"), list("requests"));
+    let (lim_at, req_at) = (format!("{at}.limits"), format!("{at}.requests"));
+    let mut cpu_or_memory = false;
+    let mut huge_pages = false;
+    let value = |v: &Value| v.as_str().map(str::to_string).unwrap_or_else(|| v.to_string());
+    let native = |name: &str| !name.contains('/') || name.contains("kubernetes.io/");
+    let overcommits = |name: &str| native(name) && !name.starts_with("hugepages-");
+    for (map, map_at) in [(limits, &lim_at), (requests, &req_at)] {
+        let mut names: Vec<(&String, &Value)> = map.into_iter().flatten().collect();
+        crate::sort::Order::order_by_key(names.as_mut_slice(), |(k, _)| k.as_str());
+        for (name, q) in names {
+            let key_at = format!("{map_at}[{name}]");
+            if let Some(p) = crate::selector::label_key_problem(name) {
+                errs.push(FieldError::invalid(&key_at, name, &p));
+            } else if !name.contains('/') {
+                if !matches!(name.as_str(), "cpu" | "memory" | "ephemeral-storage") && !name.starts_with("hugepages-") {
+                    errs.push(FieldError::invalid(&key_at, name, "must be a standard resource for containers"));
+                }
+            } else if !native(name) && name.starts_with("requests.") {
+                errs.push(FieldError::invalid(&key_at, name, "doesn't follow extended resource name standard"));
+            }
+            let amount = q.as_str().and_then(Quantity::parse);
+            if amount.is_some_and(|a| a.milli < 0) {
+                errs.push(FieldError::invalid(&key_at, &value(q), "must be greater than or equal to 0"));
+            }
+            cpu_or_memory |= matches!(name.as_str(), "cpu" | "memory");
+            huge_pages |= name.starts_with("hugepages-");
+            if map_at != &req_at {
+                continue;
+            }
+            match limits.and_then(|l| l.get(name.as_str())) {
+                Some(limit) => {
+                    let limit_amount = limit.as_str().and_then(Quantity::parse);
+                    let (Some(a), Some(l)) = (amount, limit_amount) else { continue };
+                    if !overcommits(name) && a.milli != l.milli {
+                        let detail = format!("must be equal to {name} limit of {}", value(limit));
+                        errs.push(FieldError::invalid(&req_at, &value(q), &detail));
+                    } else if a.milli > l.milli {
+                        let detail = format!("must be less than or equal to {name} limit of {}", value(limit));
+                        errs.push(FieldError::invalid(&req_at, &value(q), &detail));
+                    }
+                }
+                None if !overcommits(name) => {
+                    errs.push(FieldError::required(&lim_at, "Limit must be set for non overcommitable resources"))
+                }
+                None => {}
+            }
+        }
+    }
+    if huge_pages && !cpu_or_memory {
+        errs.push(FieldError::forbidden(at, "HugePages require cpu or memory"));
     }
 }
 
