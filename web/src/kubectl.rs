@@ -333,6 +333,7 @@ fn run_parsed(s: &mut Session, cmd: Command, file: &str) -> Outcome {
                     "annotated",
                     "scaled",
                     "image updated",
+                    "resource requirements updated",
                     "restarted",
                     "exposed",
                 ];
@@ -1240,6 +1241,43 @@ mod tests {
         let out = run(&mut s, "get --raw /api/v1/namespaces/default/pods?watch=1", "");
         assert_eq!(out.text, "(watching: the events stream into a new watch lane)\n");
         assert_eq!(s.lanes.len(), lanes + 1);
+    }
+
+    #[test]
+    fn set_resources_patches_what_changed_as_kubectl_1_33_does() {
+        let mut s = session();
+        let from = s.log.len();
+        let out = run(&mut s, "set resources deployment hello --limits=cpu=200m,memory=512Mi --requests=cpu=0.1", "");
+        assert_eq!((out.text.as_str(), out.failed), ("deployment.apps/hello resource requirements updated\n", false));
+        assert_eq!(
+            requests_since(&s, from),
+            [
+                "GET /apis/apps/v1/namespaces/default/deployments/hello 200",
+                "PATCH /apis/apps/v1/namespaces/default/deployments/hello?fieldManager=kubectl-set 200"
+            ]
+        );
+        // (The body kubectl 1.33 sends, byte for byte, against `kubesim serve`.)
+        let patch = s.log.iter().rev().find(|e| e.request.method == "PATCH" && e.source == Source::Kubectl).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&patch.request.body),
+            r#"{"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"nginx"}],"containers":[{"name":"nginx","resources":{"limits":{"cpu":"200m","memory":"512Mi"},"requests":{"cpu":"100m"}}}]}}}}"#
+        );
+        // Nothing changed: nothing sent after the read, nothing printed.
+        let from = s.log.len();
+        assert_eq!(run(&mut s, "set resources deployment hello --limits=cpu=200m", "").text, "");
+        assert_eq!(requests_since(&s, from), ["GET /apis/apps/v1/namespaces/default/deployments/hello 200"]);
+        for (line, text) in [
+            ("set resources deployment hello", "error: you must specify an update to requests or limits (in the form of --requests/--limits)\n"),
+            ("set resources deployment hello --limits=cpu", "error: Invalid argument syntax cpu, expected <resource>=<value>\n"),
+            ("set resources deployment hello --limits=cpu=abc", "error: quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'\n"),
+            ("set resources deployment hello -c nope --limits=cpu=1", "error: unable to find container named nope\n"),
+            ("set resources deployment hello --limits=cpu=100m --requests=cpu=150m", "error: failed to patch resources update to pod template Deployment.apps \"hello\" is invalid: spec.template.spec.containers[0].resources.requests: Invalid value: \"150m\": must be less than or equal to cpu limit of 100m\n"),
+        ] {
+            let out = run(&mut s, line, "");
+            assert_eq!((out.text.as_str(), out.failed), (text, true), "{line}");
+        }
+        let out = run(&mut s, "set resources deploy/hello --requests=memory=64Mi --dry-run=server", "");
+        assert_eq!(out.text, "deployment.apps/hello resource requirements updated (server dry run)\n");
     }
 
     #[test]

@@ -474,9 +474,15 @@ fn pod_spec_path(kind: &str) -> Option<&'static str> {
 /// `set image TYPE/NAME CONTAINER=IMAGE…`: read, then the strategic merge
 /// patch kubectl computes (containers by name, with their order).
 pub(super) fn set_image(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
-    if cmd.args.first().map(String::as_str) != Some("image") {
-        let sub = cmd.args.first().cloned().unwrap_or_default();
-        return out.error(format!("\"kubectl set {sub}\" is not simulated in this command bar; it knows set image"));
+    match cmd.args.first().map(String::as_str) {
+        Some("image") => {}
+        Some("resources") => return set_resources(s, d, cmd, out),
+        _ => {
+            let sub = cmd.args.first().cloned().unwrap_or_default();
+            return out.error(format!(
+                "\"kubectl set {sub}\" is not simulated in this command bar; it knows set image and set resources"
+            ));
+        }
     }
     let words = &cmd.args[1..];
     let split = words.iter().position(|w| w.contains('=')).unwrap_or(words.len());
@@ -511,6 +517,102 @@ pub(super) fn set_image(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut
         let target = dry(cmd, format!("{item}?fieldManager=kubectl-set"));
         let done = format!("{} image updated", name_ref(&r, &name));
         change(s, "PATCH", target, "application/strategic-merge-patch+json", &patch, done, out);
+    }
+}
+
+/// `--limits`/`--requests` as kubectl reads them: `NAME=AMOUNT` pairs,
+/// each amount as the canonical quantity it serializes (`0.1` → `100m`),
+/// by name.
+fn resource_list(spec: Option<&str>) -> Result<Vec<(String, String)>, String> {
+    let mut list = Vec::new();
+    for part in spec.into_iter().flat_map(|s| s.split(',')).filter(|p| !p.is_empty()) {
+        let Some((name, amount)) = part.split_once('=').filter(|(_, a)| !a.contains('=')) else {
+            return Err(format!("error: Invalid argument syntax {part}, expected <resource>=<value>"));
+        };
+        let amount = kubesim::api::quantity::canonical(amount).map_err(|e| format!("error: {e}"))?;
+        list.push((name.to_string(), amount.into_owned()));
+    }
+    list.order_by_key(|(k, _)| k.clone());
+    Ok(list)
+}
+
+/// `set resources TYPE NAME… [-c CONTAINER] --limits=… --requests=…`, as
+/// kubectl 1.33: the object read, each chosen container's (and init
+/// container's) requests and limits set, and the strategic merge patch
+/// between the two sent (only what changed; nothing at all, and nothing
+/// printed, when nothing did), with the field manager `kubectl-set`.
+fn set_resources(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
+    if cmd.limits.is_none() && cmd.requests.is_none() {
+        return out
+            .error("error: you must specify an update to requests or limits (in the form of --requests/--limits)");
+    }
+    let (limits, requests) = match (resource_list(cmd.limits.as_deref()), resource_list(cmd.requests.as_deref())) {
+        (Ok(l), Ok(r)) => (l, r),
+        (Err(e), _) | (_, Err(e)) => return out.error(e),
+    };
+    let Some(targets) = targets(d, &cmd.args[1..], out) else { return };
+    let ns = namespace(cmd);
+    let selector = cmd.container.as_deref().unwrap_or("*");
+    for (r, name) in targets {
+        let Some(path) = pod_spec_path(&r.kind) else {
+            out.error(format!("error: {} is not a workload with containers", name_ref(&r, &name)));
+            continue;
+        };
+        let item = r.item(Some(&ns), &name);
+        let Some(live) = read(s, &item, out) else { continue };
+        let spec = live.pointer(path).cloned().unwrap_or_default();
+        let mut patch = Map::new();
+        let mut chosen = 0;
+        for list in ["containers", "initContainers"] {
+            let all = spec[list].as_array().map(Vec::as_slice).unwrap_or_default();
+            let mut changed = Vec::new();
+            for c in all.iter().filter(|c| selector == "*" || c["name"] == selector) {
+                chosen += 1;
+                let mut resources = Map::new();
+                for (field, wanted) in [("limits", &limits), ("requests", &requests)] {
+                    let diff: Map<String, Value> = wanted
+                        .iter()
+                        .filter(|(k, v)| c["resources"][field][k.as_str()].as_str() != Some(v.as_str()))
+                        .map(|(k, v)| (k.clone(), json!(v)))
+                        .collect();
+                    if !diff.is_empty() {
+                        resources.insert(field.into(), Value::Object(diff));
+                    }
+                }
+                if !resources.is_empty() {
+                    changed.push(json!({"name": c["name"], "resources": resources}));
+                }
+            }
+            if !changed.is_empty() {
+                let order: Vec<Value> = all.iter().map(|c| json!({"name": c["name"]})).collect();
+                patch.insert(format!("$setElementOrder/{list}"), json!(order));
+                patch.insert(list.into(), json!(changed));
+            }
+        }
+        if chosen == 0 {
+            out.error(format!("error: unable to find container named {selector}"));
+            continue;
+        }
+        if patch.is_empty() {
+            continue;
+        }
+        // Keys as Go writes a map: `$setElementOrder/…` first.
+        let mut keys: Vec<String> = patch.keys().cloned().collect();
+        keys.order();
+        let mut patch = Value::Object(keys.into_iter().filter_map(|k| patch.remove(&k).map(|v| (k, v))).collect());
+        for segment in path.trim_start_matches('/').split('/').rev() {
+            patch = json!({ segment: patch });
+        }
+        let target = dry(cmd, format!("{item}?fieldManager=kubectl-set"));
+        let e =
+            send(s, "PATCH", &target, Some("application/strategic-merge-patch+json"), Some(&patch), "application/json");
+        if e.response.status == 200 {
+            out.line(format!("{} resource requirements updated", name_ref(&r, &name)));
+        } else {
+            let v = body_json(&e.response);
+            let message = v.get("message").and_then(Value::as_str).unwrap_or("");
+            out.error(format!("error: failed to patch resources update to pod template {message}"));
+        }
     }
 }
 

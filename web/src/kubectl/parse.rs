@@ -120,7 +120,7 @@ pub struct CanIFlags {
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, wait (--for=condition|jsonpath|delete|create, --timeout), logs, debug (ephemeral containers), describe (pods, deployments, services, nodes, configmaps, namespaces, service accounts, resource quotas, limit ranges, roles, cluster roles and their bindings), explain, api-resources and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
+const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, set resources, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, wait (--for=condition|jsonpath|delete|create, --timeout), logs, debug (ephemeral containers), describe (pods, deployments, services, nodes, configmaps, namespaces, service accounts, resource quotas, limit ranges, roles, cluster roles and their bindings), explain, api-resources and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
@@ -181,6 +181,9 @@ pub struct Command {
     pub sort_by: Option<String>,
     /// `get --raw PATH`: the server's answer as it is.
     pub raw: Option<String>,
+    /// `set resources --limits` and `--requests` (`NAME=AMOUNT,…`).
+    pub limits: Option<String>,
+    pub requests: Option<String>,
     /// `wait --for`, `--timeout` (a Go duration, as typed) and `--all`.
     pub wait_for: Option<String>,
     pub timeout: Option<String>,
@@ -266,7 +269,9 @@ fn generator_flag(flag: &str, verb: &Verb) -> Option<&'static str> {
         "--port" => "--port",
         "--from-literal" => "--from-literal",
         "--tcp" => "--tcp",
-        "-c" | "--container" => "--container",
+        "-c" | "--container" | "--containers" => "--container",
+        "--limits" => "--limits",
+        "--requests" => "--requests",
         "--tail" => "--tail",
         "--target-port" => "--target-port",
         "--type" => "--type",
@@ -392,6 +397,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         show_labels: false,
         sort_by: None,
         raw: None,
+        limits: None,
+        requests: None,
         wait_for: None,
         timeout: None,
         all: false,
@@ -494,7 +501,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--port" => c.port = Some(int("--port", value("'--port'")?)?),
             "--from-literal" => c.literals.push(value("'--from-literal'")?),
             "--tcp" => c.tcp.extend(value("'--tcp'")?.split(',').map(str::to_string)),
-            "-c" | "--container" => c.container = Some(value("'-c'")?),
+            "-c" | "--container" | "--containers" => c.container = Some(value("'-c'")?),
+            "--limits" => c.limits = Some(value("'--limits'")?),
+            "--requests" => c.requests = Some(value("'--requests'")?),
             "--tail" => c.tail = Some(int("--tail", value("'--tail'")?)?),
             "--target-port" => c.target_port = Some(value("'--target-port'")?),
             "--type" => c.service_type = Some(value("'--type'")?),
@@ -636,7 +645,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                 };
             }
-            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, --no-headers, -L, --show-labels, --sort-by, --raw, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --min-available, --max-unavailable, --schedule, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource, --for, --timeout, --all where kubectl takes them)")),
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, --no-headers, -L, --show-labels, --sort-by, --raw, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --min-available, --max-unavailable, --schedule, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource, --for, --timeout, --all, --limits, --requests where kubectl takes them)")),
         }
     }
     if c.verb == Verb::Create && c.filename.is_none() && !positional.is_empty() {
@@ -663,6 +672,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         (Verb::CreateFrom, Some("clusterrolebinding")) => &["--clusterrole", "--user", "--group", "--serviceaccount"],
         (Verb::Run, _) => &["--image", "--port", "--restart", "--labels"],
         (Verb::Scale, _) => &["--replicas"],
+        (Verb::SetImage, Some("resources")) => &["--limits", "--requests", "--container"],
         (Verb::Rollout, Some("undo")) => &["--to-revision"],
         (Verb::Logs, _) => &["--container", "--tail"],
         (Verb::Debug, _) => &["--image", "--container", "--target", "--profile"],
@@ -674,7 +684,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
     if let Some(f) = c.given.iter().find(|f| !allowed.contains(f)) {
         let verb = match &c.verb {
             Verb::CreateFrom => format!("create {}", positional.first().map(String::as_str).unwrap_or("")),
-            Verb::SetImage => "set image".into(),
+            Verb::SetImage => format!("set {}", positional.first().map(String::as_str).unwrap_or("")),
             Verb::Rollout => format!("rollout {}", positional.first().map(String::as_str).unwrap_or("")),
             _ => verb_word.clone(),
         };
