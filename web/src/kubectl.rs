@@ -303,6 +303,8 @@ fn run_parsed(s: &mut Session, cmd: Command, file: &str) -> Outcome {
         Verb::Events => events::events(s, &d, &cmd, &mut out),
         Verb::Wait => wait::wait(s, &d, &cmd, &mut out),
         Verb::ApiResources => imperative::api_resources(&d, &mut out),
+        Verb::ApiVersions => imperative::api_versions(&d, &mut out),
+        Verb::Version => imperative::version(s, &cmd, &mut out),
         Verb::Rollout => rollout::rollout(s, &d, &cmd, &mut out),
         Verb::Expose => imperative::expose(s, &d, &cmd, &mut out),
         Verb::Describe => describe::describe(s, &d, &cmd, &mut out),
@@ -1278,6 +1280,25 @@ mod tests {
         }
         let out = run(&mut s, "set resources deploy/hello --requests=memory=64Mi --dry-run=server", "");
         assert_eq!(out.text, "deployment.apps/hello resource requirements updated (server dry run)\n");
+    }
+
+    #[test]
+    fn version_and_api_versions_as_kubectl_prints_them() {
+        let mut s = session();
+        let from = s.log.len();
+        let out = run(&mut s, "version", "");
+        assert_eq!(out.text, "Client Version: v1.33.0\nKustomize Version: v5.6.0\nServer Version: v1.33.0\n");
+        assert_eq!(requests_since(&s, from), ["GET /version 200"]);
+        let from = s.log.len();
+        assert_eq!(run(&mut s, "version --client", "").text, "Client Version: v1.33.0\nKustomize Version: v5.6.0\n");
+        assert!(requests_since(&s, from).is_empty());
+        // As kubectl 1.33 lists them from `kubesim serve`'s discovery.
+        let out = run(&mut s, "api-versions", "").text;
+        assert_eq!(
+            out,
+            "apiextensions.k8s.io/v1\napps/v1\nauthentication.k8s.io/v1\nauthorization.k8s.io/v1\nbatch/v1\ncoordination.k8s.io/v1\ndiscovery.k8s.io/v1\nevents.k8s.io/v1\nflowcontrol.apiserver.k8s.io/v1\nnetworking.k8s.io/v1\npolicy/v1\nrbac.authorization.k8s.io/v1\nscheduling.k8s.io/v1\nv1\n"
+        );
+        assert!(run(&mut s, "version -o yaml", "").failed);
     }
 
     #[test]

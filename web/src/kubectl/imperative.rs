@@ -774,6 +774,38 @@ pub(super) fn api_resources(d: &Discovery, out: &mut Outcome) {
     out.text.push_str(&columns(&rows));
 }
 
+/// `api-versions`: every group/version discovery lists, sorted as Go
+/// sorts strings (the core `v1` last).
+pub(super) fn api_versions(d: &Discovery, out: &mut Outcome) {
+    let mut versions: Vec<String> = d.resources.iter().map(ApiResource::group_version).collect();
+    versions.order();
+    versions.dedup();
+    for v in versions {
+        out.line(v);
+    }
+}
+
+/// The kubectl the page's command bar imitates (its User-Agent's), and the
+/// kustomize that kubectl 1.33 bundles.
+const CLIENT_VERSION: &str = "v1.33.0";
+const KUSTOMIZE_VERSION: &str = "v5.6.0";
+
+/// `version [--client]`: the client's version, then the server's from
+/// `GET /version`.
+pub(super) fn version(s: &mut Session, cmd: &Command, out: &mut Outcome) {
+    out.line(format!("Client Version: {CLIENT_VERSION}"));
+    out.line(format!("Kustomize Version: {KUSTOMIZE_VERSION}"));
+    if cmd.client {
+        return;
+    }
+    let e = send(s, "GET", "/version", None, None, "application/json");
+    if e.response.status != 200 {
+        return out.error(server_error(&e));
+    }
+    let v = body_json(&e.response);
+    out.line(format!("Server Version: {}", v["gitVersion"].as_str().unwrap_or("")));
+}
+
 /// `expose TYPE/NAME [--port] [--target-port] [--type] [--name]`: a
 /// Service selecting what the workload's selector selects.
 pub(super) fn expose(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {

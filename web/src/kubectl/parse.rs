@@ -71,6 +71,10 @@ pub enum Verb {
     Events,
     /// `wait TYPE NAME…|TYPE/NAME…|TYPE -l SEL|TYPE --all --for=… [--timeout]`.
     Wait,
+    /// `version [--client]`.
+    Version,
+    /// `api-versions`.
+    ApiVersions,
 }
 
 /// The flags of `create role|clusterrole|rolebinding|clusterrolebinding`,
@@ -120,7 +124,7 @@ pub struct CanIFlags {
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, set resources, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, wait (--for=condition|jsonpath|delete|create, --timeout), logs, debug (ephemeral containers), describe (pods, deployments, services, nodes, configmaps, namespaces, service accounts, resource quotas, limit ranges, roles, cluster roles and their bindings), explain, api-resources and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
+const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, set resources, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, wait (--for=condition|jsonpath|delete|create, --timeout), logs, debug (ephemeral containers), describe (pods, deployments, services, nodes, configmaps, namespaces, service accounts, resource quotas, limit ranges, roles, cluster roles and their bindings), explain, api-resources, api-versions, version and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
@@ -134,13 +138,11 @@ const NOT_SIMULATED: &[&str] = &[
     "autoscale",
     "proxy",
     "config",
-    "version",
     "cluster-info",
     "certificate",
     "kustomize",
     "plugin",
     "completion",
-    "api-versions",
 ];
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -181,6 +183,8 @@ pub struct Command {
     pub sort_by: Option<String>,
     /// `get --raw PATH`: the server's answer as it is.
     pub raw: Option<String>,
+    /// `version --client`.
+    pub client: bool,
     /// `set resources --limits` and `--requests` (`NAME=AMOUNT,…`).
     pub limits: Option<String>,
     pub requests: Option<String>,
@@ -353,6 +357,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "set" => Verb::SetImage,
         "logs" => Verb::Logs,
         "api-resources" => Verb::ApiResources,
+        "api-versions" => Verb::ApiVersions,
+        "version" => Verb::Version,
         "rollout" => Verb::Rollout,
         "expose" => Verb::Expose,
         "describe" => Verb::Describe,
@@ -398,6 +404,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         sort_by: None,
         raw: None,
         limits: None,
+        client: false,
         requests: None,
         wait_for: None,
         timeout: None,
@@ -540,6 +547,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--field-selector" => c.field_selector = Some(value("'--field-selector'")?),
             "--sort-by" if c.verb == Verb::Get => c.sort_by = Some(value("'--sort-by'")?),
             "--raw" if c.verb == Verb::Get => c.raw = Some(value("'--raw'")?),
+            "--client" if c.verb == Verb::Version => c.client = boolean(&inline)?,
             "-w" | "--watch" => c.watch = boolean(&inline)?,
             "-f" | "--filename" => c.filename = Some(value("'-f'")?),
             "--overwrite" => c.overwrite = boolean(&inline)?,
@@ -780,6 +788,14 @@ pub fn parse(line: &str) -> Result<Command, String> {
             }
             if c.output != Output::Table {
                 return Err("error: --raw and --output are mutually exclusive".into());
+            }
+        }
+        Verb::Version | Verb::ApiVersions => {
+            if !positional.is_empty() {
+                return Err(format!("error: unexpected arguments: {}", positional.join(" ")));
+            }
+            if c.output != Output::Table {
+                return Err(format!("error: \"kubectl {verb_word} -o\" is not simulated in this command bar"));
             }
         }
         Verb::Wait if positional.is_empty() => {
