@@ -336,6 +336,7 @@ fn run_parsed(s: &mut Session, cmd: Command, file: &str) -> Outcome {
                     "scaled",
                     "image updated",
                     "resource requirements updated",
+                    "env updated",
                     "restarted",
                     "exposed",
                 ];
@@ -1299,6 +1300,71 @@ mod tests {
             "apiextensions.k8s.io/v1\napps/v1\nauthentication.k8s.io/v1\nauthorization.k8s.io/v1\nbatch/v1\ncoordination.k8s.io/v1\ndiscovery.k8s.io/v1\nevents.k8s.io/v1\nflowcontrol.apiserver.k8s.io/v1\nnetworking.k8s.io/v1\npolicy/v1\nrbac.authorization.k8s.io/v1\nscheduling.k8s.io/v1\nv1\n"
         );
         assert!(run(&mut s, "version -o yaml", "").failed);
+    }
+
+    #[test]
+    fn set_env_patches_what_changed_as_kubectl_1_33_does() {
+        let mut s = session();
+        assert!(!run(&mut s, "create deployment envd --image=nginx", "").failed);
+        let last_patch = |s: &Session| {
+            let e = s.log.iter().rev().find(|e| e.request.method == "PATCH" && e.source == Source::Kubectl).unwrap();
+            String::from_utf8_lossy(&e.request.body).into_owned()
+        };
+        // Each body as kubectl 1.33 sends it against `kubesim serve`.
+        let steps = [
+            (
+                "set env deployment/envd FOO=bar",
+                "deployment.apps/envd env updated\n",
+                r#"{"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"nginx"}],"containers":[{"env":[{"name":"FOO","value":"bar"}],"name":"nginx"}]}}}}"#,
+            ),
+            (
+                "set env deployment/envd BAZ=1 FOO=qux",
+                "deployment.apps/envd env updated\n",
+                r#"{"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"nginx"}],"containers":[{"$setElementOrder/env":[{"name":"FOO"},{"name":"BAZ"}],"env":[{"name":"FOO","value":"qux"},{"name":"BAZ","value":"1"}],"name":"nginx"}]}}}}"#,
+            ),
+            (
+                "set env deployment/envd FOO-",
+                "deployment.apps/envd env updated\n",
+                r#"{"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"nginx"}],"containers":[{"$setElementOrder/env":[{"name":"BAZ"}],"env":[{"$patch":"delete","name":"FOO"}],"name":"nginx"}]}}}}"#,
+            ),
+            (
+                "set env deployment/envd A=1 --overwrite=false",
+                "deployment.apps/envd env updated\n",
+                r#"{"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"nginx"}],"containers":[{"$setElementOrder/env":[{"name":"BAZ"},{"name":"A"}],"env":[{"name":"A","value":"1"}],"name":"nginx"}]}}}}"#,
+            ),
+        ];
+        for (line, text, body) in steps {
+            let out = run(&mut s, line, "");
+            assert_eq!((out.text.as_str(), out.failed), (text, false), "{line}");
+            assert_eq!(last_patch(&s), body, "{line}");
+        }
+        // Nothing to change: the read alone, nothing printed.
+        for line in ["set env deployment/envd BAZ=1", "set env deployment/envd NOPE-"] {
+            let from = s.log.len();
+            assert_eq!(run(&mut s, line, "").text, "", "{line}");
+            assert_eq!(requests_since(&s, from), ["GET /apis/apps/v1/namespaces/default/deployments/envd 200"]);
+        }
+        assert_eq!(
+            run(&mut s, "set env deployment/envd --list", "").text,
+            "# Deployment envd, container nginx\nBAZ=1\nA=1\n"
+        );
+        for (line, text) in [
+            ("set env deployment/envd BAZ=2 --overwrite=false", "error: deployments/envd 'BAZ' already has a value (1), and --overwrite is false\n"),
+            ("set env deployment/envd 1A=x", "error: \"1A\" is not a valid key name: a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')\n"),
+        ] {
+            let out = run(&mut s, line, "");
+            assert_eq!((out.text.as_str(), out.failed), (text, true), "{line}");
+        }
+        assert_eq!(
+            run(&mut s, "set env deployment/envd -c nope A=2", "").text,
+            "Warning: Deployment/envd does not have any containers matching \"nope\"\n"
+        );
+        // The last variable removed: the list goes.
+        run(&mut s, "set env deployment/envd BAZ- A-", "");
+        assert_eq!(
+            last_patch(&s),
+            r#"{"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"nginx"}],"containers":[{"env":null,"name":"nginx"}]}}}}"#
+        );
     }
 
     #[test]

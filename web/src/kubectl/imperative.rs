@@ -477,10 +477,11 @@ pub(super) fn set_image(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut
     match cmd.args.first().map(String::as_str) {
         Some("image") => {}
         Some("resources") => return set_resources(s, d, cmd, out),
+        Some("env") => return set_env(s, d, cmd, out),
         _ => {
             let sub = cmd.args.first().cloned().unwrap_or_default();
             return out.error(format!(
-                "\"kubectl set {sub}\" is not simulated in this command bar; it knows set image and set resources"
+                "\"kubectl set {sub}\" is not simulated in this command bar; it knows set image, set resources and set env"
             ));
         }
     }
@@ -612,6 +613,183 @@ fn set_resources(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcom
             let v = body_json(&e.response);
             let message = v.get("message").and_then(Value::as_str).unwrap_or("");
             out.error(format!("error: failed to patch resources update to pod template {message}"));
+        }
+    }
+}
+
+/// Whether `name` is an environment variable name as kubectl's
+/// `IsEnvVarName` has it (`[-._a-zA-Z][-._a-zA-Z0-9]*`).
+fn env_name_ok(name: &str) -> bool {
+    let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_');
+    name.chars().next().is_some_and(|c| ok(c) && !c.is_ascii_digit()) && name.chars().all(ok)
+}
+
+/// An environment variable as Go writes `EnvVar` (an empty value left out).
+fn env_var(name: &str, value: &str) -> Value {
+    if value.is_empty() {
+        json!({"name": name})
+    } else {
+        json!({"name": name, "value": value})
+    }
+}
+
+/// `# KEY from …` for a variable taken from elsewhere, as `--list` prints it.
+fn env_ref(from: &Value) -> String {
+    let t = |p: &str| from.pointer(p).and_then(Value::as_str).unwrap_or("");
+    if from.get("configMapKeyRef").is_some() {
+        format!("configmap {}, key {}", t("/configMapKeyRef/name"), t("/configMapKeyRef/key"))
+    } else if from.get("secretKeyRef").is_some() {
+        format!("secret {}, key {}", t("/secretKeyRef/name"), t("/secretKeyRef/key"))
+    } else if from.get("fieldRef").is_some() {
+        format!("field path {}", t("/fieldRef/fieldPath"))
+    } else if from.get("resourceFieldRef").is_some() {
+        let container = t("/resourceFieldRef/containerName");
+        let prefix = if container.is_empty() { String::new() } else { format!("{container}/") };
+        format!("resource field {prefix}{}", t("/resourceFieldRef/resource"))
+    } else {
+        "invalid valueFrom".into()
+    }
+}
+
+/// `set env TYPE NAME… KEY=VALUE… KEY-… [-c C] [--list] [--overwrite]`,
+/// as kubectl 1.33: the object read; each chosen container's (and init
+/// container's) variables updated in place, new ones appended, removed
+/// ones dropped; `--list` prints them (nothing sent); otherwise the
+/// strategic merge patch of what changed (the variables by name, with
+/// their order), nothing when nothing did, manager `kubectl-set`.
+fn set_env(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
+    let words = &cmd.args[1..];
+    // (kubectl's env arguments: `KEY=VALUE` and `KEY-`; the rest name objects.)
+    let is_env = |w: &String| w.contains('=') || (w.ends_with('-') && !w.contains('/'));
+    let (pairs, objects): (Vec<&String>, Vec<&String>) = words.iter().partition(|w| is_env(w));
+    let mut set: Vec<(String, String)> = Vec::new();
+    let mut remove: Vec<String> = Vec::new();
+    for p in pairs {
+        let (name, value) = match p.split_once('=') {
+            Some((n, v)) => (n, Some(v)),
+            None => (p.trim_end_matches('-'), None),
+        };
+        if !env_name_ok(name) {
+            return out.error(format!("error: {name:?} is not a valid key name: a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')"));
+        }
+        match value {
+            Some(v) => set.push((name.to_string(), v.to_string())),
+            None => remove.push(name.to_string()),
+        }
+    }
+    let objects: Vec<String> = objects.into_iter().cloned().collect();
+    if objects.is_empty() {
+        return out.error("error: one or more resources must be specified as <resource> <name> or <resource>/<name>");
+    }
+    let Some(targets) = targets(d, &objects, out) else { return };
+    let ns = namespace(cmd);
+    let selector = cmd.container.as_deref().unwrap_or("*");
+    for (r, name) in targets {
+        let Some(path) = pod_spec_path(&r.kind) else {
+            out.error(format!("error: {} is not a workload with containers", name_ref(&r, &name)));
+            continue;
+        };
+        let item = r.item(Some(&ns), &name);
+        let Some(live) = read(s, &item, out) else { continue };
+        let spec = live.pointer(path).cloned().unwrap_or_default();
+        let mut patch = Map::new();
+        let mut chosen = 0;
+        for list in ["containers", "initContainers"] {
+            let all = spec[list].as_array().map(Vec::as_slice).unwrap_or_default();
+            let mut changed = Vec::new();
+            for c in all.iter().filter(|c| selector == "*" || c["name"] == selector) {
+                chosen += 1;
+                let old = c["env"].as_array().map(Vec::as_slice).unwrap_or_default();
+                let var = |name: &str| old.iter().find(|e| e["name"] == name);
+                if !cmd.env_overwrite {
+                    if let Some((n, _)) = set.iter().find(|(n, _)| var(n).is_some()) {
+                        let current = var(n).and_then(|e| e["value"].as_str()).unwrap_or("");
+                        return out.error(format!(
+                            "error: {}/{name} '{n}' already has a value ({current}), and --overwrite is false",
+                            r.resource
+                        ));
+                    }
+                }
+                // kubectl's updateEnv: in place, then the new ones.
+                let mut new: Vec<Value> = Vec::new();
+                for e in old {
+                    let n = e["name"].as_str().unwrap_or("");
+                    if remove.iter().any(|x| x == n) {
+                        continue;
+                    }
+                    match set.iter().find(|(k, _)| k == n) {
+                        Some((k, v)) => new.push(env_var(k, v)),
+                        None => new.push(e.clone()),
+                    }
+                }
+                for (k, v) in &set {
+                    if !new.iter().any(|e| e["name"] == k.as_str()) {
+                        new.push(env_var(k, v));
+                    }
+                }
+                if cmd.env_list {
+                    out.line(format!("# {} {name}, container {}", r.kind, c["name"].as_str().unwrap_or("")));
+                    for e in &new {
+                        let n = e["name"].as_str().unwrap_or("");
+                        match e.get("valueFrom") {
+                            Some(from) => out.line(format!("# {n} from {}", env_ref(from))),
+                            None => out.line(format!("{n}={}", e["value"].as_str().unwrap_or(""))),
+                        }
+                    }
+                    continue;
+                }
+                // The two-way strategic merge patch of the list.
+                let entry = if old.is_empty() && !new.is_empty() {
+                    json!({"env": new, "name": c["name"]})
+                } else if new.is_empty() && !old.is_empty() {
+                    json!({"env": null, "name": c["name"]})
+                } else {
+                    let mut diff: Vec<Value> =
+                        new.iter().filter(|e| var(e["name"].as_str().unwrap_or("")) != Some(*e)).cloned().collect();
+                    diff.extend(
+                        old.iter()
+                            .filter(|e| !new.iter().any(|n| n["name"] == e["name"]))
+                            .map(|e| json!({"$patch": "delete", "name": e["name"]})),
+                    );
+                    if diff.is_empty() {
+                        continue;
+                    }
+                    let order: Vec<Value> = new.iter().map(|e| json!({"name": e["name"]})).collect();
+                    json!({"$setElementOrder/env": order, "env": diff, "name": c["name"]})
+                };
+                if old.is_empty() && new.is_empty() {
+                    continue;
+                }
+                changed.push(entry);
+            }
+            if !changed.is_empty() {
+                let order: Vec<Value> = all.iter().map(|c| json!({"name": c["name"]})).collect();
+                patch.insert(format!("$setElementOrder/{list}"), json!(order));
+                patch.insert(list.into(), json!(changed));
+            }
+        }
+        if chosen == 0 {
+            out.line(format!("Warning: {}/{name} does not have any containers matching {selector:?}", r.kind));
+            continue;
+        }
+        if cmd.env_list || patch.is_empty() {
+            continue;
+        }
+        let mut keys: Vec<String> = patch.keys().cloned().collect();
+        keys.order();
+        let mut patch = Value::Object(keys.into_iter().filter_map(|k| patch.remove(&k).map(|v| (k, v))).collect());
+        for segment in path.trim_start_matches('/').split('/').rev() {
+            patch = json!({ segment: patch });
+        }
+        let target = dry(cmd, format!("{item}?fieldManager=kubectl-set"));
+        let e =
+            send(s, "PATCH", &target, Some("application/strategic-merge-patch+json"), Some(&patch), "application/json");
+        if e.response.status == 200 {
+            out.line(format!("{} env updated", name_ref(&r, &name)));
+        } else {
+            let v = body_json(&e.response);
+            let message = v.get("message").and_then(Value::as_str).unwrap_or("");
+            out.error(format!("error: failed to patch env update to pod template: {message}"));
         }
     }
 }

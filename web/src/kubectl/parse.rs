@@ -124,7 +124,7 @@ pub struct CanIFlags {
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, set resources, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, wait (--for=condition|jsonpath|delete|create, --timeout), logs, debug (ephemeral containers), describe (pods, deployments, services, nodes, configmaps, namespaces, service accounts, resource quotas, limit ranges, roles, cluster roles and their bindings), explain, api-resources, api-versions, version and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
+const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, set resources, set env, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, wait (--for=condition|jsonpath|delete|create, --timeout), logs, debug (ephemeral containers), describe (pods, deployments, services, nodes, configmaps, namespaces, service accounts, resource quotas, limit ranges, roles, cluster roles and their bindings), explain, api-resources, api-versions, version and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
@@ -185,6 +185,9 @@ pub struct Command {
     pub raw: Option<String>,
     /// `version --client`.
     pub client: bool,
+    /// `set env --overwrite` (on unless given false) and `--list`.
+    pub env_overwrite: bool,
+    pub env_list: bool,
     /// `set resources --limits` and `--requests` (`NAME=AMOUNT,…`).
     pub limits: Option<String>,
     pub requests: Option<String>,
@@ -405,6 +408,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         raw: None,
         limits: None,
         client: false,
+        env_overwrite: true,
+        env_list: false,
         requests: None,
         wait_for: None,
         timeout: None,
@@ -550,6 +555,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--client" if c.verb == Verb::Version => c.client = boolean(&inline)?,
             "-w" | "--watch" => c.watch = boolean(&inline)?,
             "-f" | "--filename" => c.filename = Some(value("'-f'")?),
+            "--overwrite" if c.verb == Verb::SetImage => c.env_overwrite = boolean(&inline)?,
+            "--list" if c.verb == Verb::SetImage => c.env_list = boolean(&inline)?,
             "--overwrite" => c.overwrite = boolean(&inline)?,
             "--server-side" => c.server_side = boolean(&inline)?,
             "--force-conflicts" => c.force_conflicts = boolean(&inline)?,
@@ -653,7 +660,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                 };
             }
-            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, --no-headers, -L, --show-labels, --sort-by, --raw, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --min-available, --max-unavailable, --schedule, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource, --for, --timeout, --all, --limits, --requests where kubectl takes them)")),
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, --no-headers, -L, --show-labels, --sort-by, --raw, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --min-available, --max-unavailable, --schedule, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource, --for, --timeout, --all, --limits, --requests, --list where kubectl takes them)")),
         }
     }
     if c.verb == Verb::Create && c.filename.is_none() && !positional.is_empty() {
@@ -681,6 +688,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         (Verb::Run, _) => &["--image", "--port", "--restart", "--labels"],
         (Verb::Scale, _) => &["--replicas"],
         (Verb::SetImage, Some("resources")) => &["--limits", "--requests", "--container"],
+        (Verb::SetImage, Some("env")) => &["--container"],
         (Verb::Rollout, Some("undo")) => &["--to-revision"],
         (Verb::Logs, _) => &["--container", "--tail"],
         (Verb::Debug, _) => &["--image", "--container", "--target", "--profile"],
