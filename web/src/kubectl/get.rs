@@ -35,6 +35,14 @@ fn targets(d: &Discovery, cmd: &Command, out: &mut Outcome) -> Option<Vec<(ApiRe
     Some(groups)
 }
 
+/// The list at `key`, taken out of `v` (none: empty).
+fn take_array(v: &mut Value, key: &str) -> Vec<Value> {
+    match v.get_mut(key).map(Value::take) {
+        Some(Value::Array(items)) => items,
+        _ => Vec::new(),
+    }
+}
+
 /// One answer `get` printed from: a list of one type (all its pages), or
 /// one named object, with the server's column definitions when it sent a
 /// Table.
@@ -97,12 +105,10 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
                 }
                 let mut v = body_json(&e.response);
                 list_rv = v.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or("").to_string();
-                for item in v.get_mut("items").map(Value::take).and_then(|i| i.as_array().cloned()).unwrap_or_default()
-                {
+                for item in take_array(&mut v, "items") {
                     got.items.push(with_type(item, r));
                 }
-                got.items
-                    .extend(v.get_mut("rows").map(Value::take).and_then(|i| i.as_array().cloned()).unwrap_or_default());
+                got.items.extend(take_array(&mut v, "rows"));
                 if got.defs.is_none() {
                     got.defs = v.get("columnDefinitions").filter(|d| d.is_array()).cloned();
                 }
@@ -126,8 +132,7 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
                 list_rv = v.pointer("/metadata/resourceVersion").and_then(Value::as_str).unwrap_or("").to_string();
                 let got = if v.get("kind").and_then(Value::as_str) == Some("Table") {
                     let defs = v.get("columnDefinitions").filter(|d| d.is_array()).cloned();
-                    let rows =
-                        v.get_mut("rows").map(Value::take).and_then(|i| i.as_array().cloned()).unwrap_or_default();
+                    let rows = take_array(&mut v, "rows");
                     Fetched { r, defs, items: rows, answer: v }
                 } else {
                     Fetched { r, defs: None, items: vec![with_type(v, r)], answer: Value::Null }

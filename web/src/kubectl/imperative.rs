@@ -537,6 +537,70 @@ fn resource_list(spec: Option<&str>) -> Result<Vec<(String, String)>, String> {
     Ok(list)
 }
 
+/// The strategic merge patch kubectl's two-way diff gives when `entry`
+/// changes the chosen containers (`*`: all) of a pod spec, init
+/// containers too: for each list with a changed container, the changed
+/// ones' entries and `$setElementOrder/LIST` (every container by name),
+/// keys in Go's map order (None when nothing changed); with how many
+/// containers were chosen. `entry` gives a container's entry, None when
+/// it is unchanged, or kubectl's error.
+fn containers_patch(
+    spec: &Value,
+    selector: &str,
+    mut entry: impl FnMut(&Value) -> Result<Option<Value>, String>,
+) -> Result<(usize, Option<Value>), String> {
+    let mut patch = Map::new();
+    let mut chosen = 0;
+    for list in ["containers", "initContainers"] {
+        let all = spec[list].as_array().map(Vec::as_slice).unwrap_or_default();
+        let mut changed = Vec::new();
+        for c in all.iter().filter(|c| selector == "*" || c["name"] == selector) {
+            chosen += 1;
+            changed.extend(entry(c)?);
+        }
+        if !changed.is_empty() {
+            let order: Vec<Value> = all.iter().map(|c| json!({"name": c["name"]})).collect();
+            patch.insert(format!("$setElementOrder/{list}"), json!(order));
+            patch.insert(list.into(), json!(changed));
+        }
+    }
+    if patch.is_empty() {
+        return Ok((chosen, None));
+    }
+    // Keys as Go writes a map: `$setElementOrder/…` first.
+    let mut keys: Vec<String> = patch.keys().cloned().collect();
+    keys.order();
+    Ok((chosen, Some(Value::Object(keys.into_iter().filter_map(|k| patch.remove(&k).map(|v| (k, v))).collect()))))
+}
+
+/// Sends a `set` command's patch of the pod spec at `path` of `item` and
+/// prints kubectl's line, or the refusal's message after kubectl's words
+/// for it (`refused`: `error: failed to patch … update to pod template…`).
+#[allow(clippy::too_many_arguments)]
+fn patch_pod_spec(
+    s: &mut Session,
+    cmd: &Command,
+    item: &str,
+    path: &str,
+    mut patch: Value,
+    done: String,
+    refused: &str,
+    out: &mut Outcome,
+) {
+    for segment in path.trim_start_matches('/').split('/').rev() {
+        patch = json!({ segment: patch });
+    }
+    let target = dry(cmd, format!("{item}?fieldManager=kubectl-set"));
+    let e = send(s, "PATCH", &target, Some("application/strategic-merge-patch+json"), Some(&patch), "application/json");
+    if e.response.status == 200 {
+        out.line(done);
+    } else {
+        let v = body_json(&e.response);
+        let message = v.get("message").and_then(Value::as_str).unwrap_or("");
+        out.error(format!("{refused}{message}"));
+    }
+}
+
 /// `set resources TYPE NAME… [-c CONTAINER] --limits=… --requests=…`, as
 /// kubectl 1.33: the object read, each chosen container's (and init
 /// container's) requests and limits set, and the strategic merge patch
@@ -562,57 +626,29 @@ fn set_resources(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcom
         let item = r.item(Some(&ns), &name);
         let Some(live) = read(s, &item, out) else { continue };
         let spec = live.pointer(path).cloned().unwrap_or_default();
-        let mut patch = Map::new();
-        let mut chosen = 0;
-        for list in ["containers", "initContainers"] {
-            let all = spec[list].as_array().map(Vec::as_slice).unwrap_or_default();
-            let mut changed = Vec::new();
-            for c in all.iter().filter(|c| selector == "*" || c["name"] == selector) {
-                chosen += 1;
-                let mut resources = Map::new();
-                for (field, wanted) in [("limits", &limits), ("requests", &requests)] {
-                    let diff: Map<String, Value> = wanted
-                        .iter()
-                        .filter(|(k, v)| c["resources"][field][k.as_str()].as_str() != Some(v.as_str()))
-                        .map(|(k, v)| (k.clone(), json!(v)))
-                        .collect();
-                    if !diff.is_empty() {
-                        resources.insert(field.into(), Value::Object(diff));
-                    }
-                }
-                if !resources.is_empty() {
-                    changed.push(json!({"name": c["name"], "resources": resources}));
+        let changes = containers_patch(&spec, selector, |c| {
+            let mut resources = Map::new();
+            for (field, wanted) in [("limits", &limits), ("requests", &requests)] {
+                let diff: Map<String, Value> = wanted
+                    .iter()
+                    .filter(|(k, v)| c["resources"][field][k.as_str()].as_str() != Some(v.as_str()))
+                    .map(|(k, v)| (k.clone(), json!(v)))
+                    .collect();
+                if !diff.is_empty() {
+                    resources.insert(field.into(), Value::Object(diff));
                 }
             }
-            if !changed.is_empty() {
-                let order: Vec<Value> = all.iter().map(|c| json!({"name": c["name"]})).collect();
-                patch.insert(format!("$setElementOrder/{list}"), json!(order));
-                patch.insert(list.into(), json!(changed));
+            Ok((!resources.is_empty()).then(|| json!({"name": c["name"], "resources": resources})))
+        });
+        match changes {
+            Ok((0, _)) => out.error(format!("error: unable to find container named {selector}")),
+            Ok((_, Some(patch))) => {
+                let done = format!("{} resource requirements updated", name_ref(&r, &name));
+                let refused = "error: failed to patch resources update to pod template ";
+                patch_pod_spec(s, cmd, &item, path, patch, done, refused, out);
             }
-        }
-        if chosen == 0 {
-            out.error(format!("error: unable to find container named {selector}"));
-            continue;
-        }
-        if patch.is_empty() {
-            continue;
-        }
-        // Keys as Go writes a map: `$setElementOrder/…` first.
-        let mut keys: Vec<String> = patch.keys().cloned().collect();
-        keys.order();
-        let mut patch = Value::Object(keys.into_iter().filter_map(|k| patch.remove(&k).map(|v| (k, v))).collect());
-        for segment in path.trim_start_matches('/').split('/').rev() {
-            patch = json!({ segment: patch });
-        }
-        let target = dry(cmd, format!("{item}?fieldManager=kubectl-set"));
-        let e =
-            send(s, "PATCH", &target, Some("application/strategic-merge-patch+json"), Some(&patch), "application/json");
-        if e.response.status == 200 {
-            out.line(format!("{} resource requirements updated", name_ref(&r, &name)));
-        } else {
-            let v = body_json(&e.response);
-            let message = v.get("message").and_then(Value::as_str).unwrap_or("");
-            out.error(format!("error: failed to patch resources update to pod template {message}"));
+            Ok((_, None)) => {}
+            Err(e) => out.error(e),
         }
     }
 }
@@ -684,6 +720,8 @@ fn set_env(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
     let Some(targets) = targets(d, &objects, out) else { return };
     let ns = namespace(cmd);
     let selector = cmd.container.as_deref().unwrap_or("*");
+    // (What `--list` prints, as each container is visited.)
+    let mut listed: Vec<String> = Vec::new();
     for (r, name) in targets {
         let Some(path) = pod_spec_path(&r.kind) else {
             out.error(format!("error: {} is not a workload with containers", name_ref(&r, &name)));
@@ -692,58 +730,52 @@ fn set_env(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
         let item = r.item(Some(&ns), &name);
         let Some(live) = read(s, &item, out) else { continue };
         let spec = live.pointer(path).cloned().unwrap_or_default();
-        let mut patch = Map::new();
-        let mut chosen = 0;
-        for list in ["containers", "initContainers"] {
-            let all = spec[list].as_array().map(Vec::as_slice).unwrap_or_default();
-            let mut changed = Vec::new();
-            for c in all.iter().filter(|c| selector == "*" || c["name"] == selector) {
-                chosen += 1;
-                let old = c["env"].as_array().map(Vec::as_slice).unwrap_or_default();
-                let var = |name: &str| old.iter().find(|e| e["name"] == name);
-                if !cmd.env_overwrite {
-                    if let Some((n, _)) = set.iter().find(|(n, _)| var(n).is_some()) {
-                        let current = var(n).and_then(|e| e["value"].as_str()).unwrap_or("");
-                        return out.error(format!(
-                            "error: {}/{name} '{n}' already has a value ({current}), and --overwrite is false",
-                            r.resource
-                        ));
-                    }
+        let changes = containers_patch(&spec, selector, |c| {
+            let old = c["env"].as_array().map(Vec::as_slice).unwrap_or_default();
+            let var = |name: &str| old.iter().find(|e| e["name"] == name);
+            if !cmd.env_overwrite {
+                if let Some((n, _)) = set.iter().find(|(n, _)| var(n).is_some()) {
+                    let current = var(n).and_then(|e| e["value"].as_str()).unwrap_or("");
+                    return Err(format!(
+                        "error: {}/{name} '{n}' already has a value ({current}), and --overwrite is false",
+                        r.resource
+                    ));
                 }
-                // kubectl's updateEnv: in place, then the new ones.
-                let mut new: Vec<Value> = Vec::new();
-                for e in old {
-                    let n = e["name"].as_str().unwrap_or("");
-                    if remove.iter().any(|x| x == n) {
-                        continue;
-                    }
-                    match set.iter().find(|(k, _)| k == n) {
-                        Some((k, v)) => new.push(env_var(k, v)),
-                        None => new.push(e.clone()),
-                    }
-                }
-                for (k, v) in &set {
-                    if !new.iter().any(|e| e["name"] == k.as_str()) {
-                        new.push(env_var(k, v));
-                    }
-                }
-                if cmd.env_list {
-                    out.line(format!("# {} {name}, container {}", r.kind, c["name"].as_str().unwrap_or("")));
-                    for e in &new {
-                        let n = e["name"].as_str().unwrap_or("");
-                        match e.get("valueFrom") {
-                            Some(from) => out.line(format!("# {n} from {}", env_ref(from))),
-                            None => out.line(format!("{n}={}", e["value"].as_str().unwrap_or(""))),
-                        }
-                    }
+            }
+            // kubectl's updateEnv: in place, then the new ones.
+            let mut new: Vec<Value> = Vec::new();
+            for e in old {
+                let n = e["name"].as_str().unwrap_or("");
+                if remove.iter().any(|x| x == n) {
                     continue;
                 }
-                // The two-way strategic merge patch of the list.
-                let entry = if old.is_empty() && !new.is_empty() {
-                    json!({"env": new, "name": c["name"]})
-                } else if new.is_empty() && !old.is_empty() {
-                    json!({"env": null, "name": c["name"]})
-                } else {
+                match set.iter().find(|(k, _)| k == n) {
+                    Some((k, v)) => new.push(env_var(k, v)),
+                    None => new.push(e.clone()),
+                }
+            }
+            for (k, v) in &set {
+                if !new.iter().any(|e| e["name"] == k.as_str()) {
+                    new.push(env_var(k, v));
+                }
+            }
+            if cmd.env_list {
+                listed.push(format!("# {} {name}, container {}", r.kind, c["name"].as_str().unwrap_or("")));
+                for e in &new {
+                    let n = e["name"].as_str().unwrap_or("");
+                    listed.push(match e.get("valueFrom") {
+                        Some(from) => format!("# {n} from {}", env_ref(from)),
+                        None => format!("{n}={}", e["value"].as_str().unwrap_or("")),
+                    });
+                }
+                return Ok(None);
+            }
+            // The two-way strategic merge patch of the list.
+            Ok(match (old.is_empty(), new.is_empty()) {
+                (true, true) => None,
+                (true, false) => Some(json!({"env": new, "name": c["name"]})),
+                (false, true) => Some(json!({"env": null, "name": c["name"]})),
+                (false, false) => {
                     let mut diff: Vec<Value> =
                         new.iter().filter(|e| var(e["name"].as_str().unwrap_or("")) != Some(*e)).cloned().collect();
                     diff.extend(
@@ -751,45 +783,25 @@ fn set_env(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
                             .filter(|e| !new.iter().any(|n| n["name"] == e["name"]))
                             .map(|e| json!({"$patch": "delete", "name": e["name"]})),
                     );
-                    if diff.is_empty() {
-                        continue;
-                    }
                     let order: Vec<Value> = new.iter().map(|e| json!({"name": e["name"]})).collect();
-                    json!({"$setElementOrder/env": order, "env": diff, "name": c["name"]})
-                };
-                if old.is_empty() && new.is_empty() {
-                    continue;
+                    (!diff.is_empty()).then(|| json!({"$setElementOrder/env": order, "env": diff, "name": c["name"]}))
                 }
-                changed.push(entry);
+            })
+        });
+        for line in listed.drain(..) {
+            out.line(line);
+        }
+        match changes {
+            Ok((0, _)) => {
+                out.line(format!("Warning: {}/{name} does not have any containers matching {selector:?}", r.kind))
             }
-            if !changed.is_empty() {
-                let order: Vec<Value> = all.iter().map(|c| json!({"name": c["name"]})).collect();
-                patch.insert(format!("$setElementOrder/{list}"), json!(order));
-                patch.insert(list.into(), json!(changed));
+            Ok((_, Some(patch))) => {
+                let done = format!("{} env updated", name_ref(&r, &name));
+                let refused = "error: failed to patch env update to pod template: ";
+                patch_pod_spec(s, cmd, &item, path, patch, done, refused, out);
             }
-        }
-        if chosen == 0 {
-            out.line(format!("Warning: {}/{name} does not have any containers matching {selector:?}", r.kind));
-            continue;
-        }
-        if cmd.env_list || patch.is_empty() {
-            continue;
-        }
-        let mut keys: Vec<String> = patch.keys().cloned().collect();
-        keys.order();
-        let mut patch = Value::Object(keys.into_iter().filter_map(|k| patch.remove(&k).map(|v| (k, v))).collect());
-        for segment in path.trim_start_matches('/').split('/').rev() {
-            patch = json!({ segment: patch });
-        }
-        let target = dry(cmd, format!("{item}?fieldManager=kubectl-set"));
-        let e =
-            send(s, "PATCH", &target, Some("application/strategic-merge-patch+json"), Some(&patch), "application/json");
-        if e.response.status == 200 {
-            out.line(format!("{} env updated", name_ref(&r, &name)));
-        } else {
-            let v = body_json(&e.response);
-            let message = v.get("message").and_then(Value::as_str).unwrap_or("");
-            out.error(format!("error: failed to patch env update to pod template: {message}"));
+            Ok((_, None)) => {}
+            Err(e) => return out.error(e),
         }
     }
 }
