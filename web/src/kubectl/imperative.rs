@@ -574,19 +574,19 @@ fn containers_patch(
 }
 
 /// Sends a `set` command's patch of the pod spec at `path` of `item` and
-/// prints kubectl's line, or the refusal's message after kubectl's words
-/// for it (`refused`: `error: failed to patch … update to pod template…`).
-#[allow(clippy::too_many_arguments)]
+/// prints kubectl's line (`said.0`), or the refusal's message after
+/// kubectl's words for it (`said.1`: `error: failed to patch … update to
+/// pod template…`).
 fn patch_pod_spec(
     s: &mut Session,
     cmd: &Command,
     item: &str,
     path: &str,
     mut patch: Value,
-    done: String,
-    refused: &str,
+    said: (String, &str),
     out: &mut Outcome,
 ) {
+    let (done, refused) = said;
     for segment in path.trim_start_matches('/').split('/').rev() {
         patch = json!({ segment: patch });
     }
@@ -645,7 +645,7 @@ fn set_resources(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcom
             Ok((_, Some(patch))) => {
                 let done = format!("{} resource requirements updated", name_ref(&r, &name));
                 let refused = "error: failed to patch resources update to pod template ";
-                patch_pod_spec(s, cmd, &item, path, patch, done, refused, out);
+                patch_pod_spec(s, cmd, &item, path, patch, (done, refused), out);
             }
             Ok((_, None)) => {}
             Err(e) => out.error(e),
@@ -798,7 +798,7 @@ fn set_env(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
             Ok((_, Some(patch))) => {
                 let done = format!("{} env updated", name_ref(&r, &name));
                 let refused = "error: failed to patch env update to pod template: ";
-                patch_pod_spec(s, cmd, &item, path, patch, done, refused, out);
+                patch_pod_spec(s, cmd, &item, path, patch, (done, refused), out);
             }
             Ok((_, None)) => {}
             Err(e) => return out.error(e),
