@@ -127,10 +127,6 @@ fn go_label_selector(sel: &Value) -> String {
 }
 
 /// Whether a LabelSelector selects a set of labels.
-// Inlined into each caller: a workload's validation runs at start, and a
-// copy of its own keeps it in the part of the module loaded first (the keep
-// lists name the callers).
-#[inline(always)]
 pub(super) fn selector_matches(sel: &Value, labels: Option<&Map<String, Value>>) -> bool {
     let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
     let ml_ok =
