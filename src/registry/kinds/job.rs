@@ -72,10 +72,7 @@ impl Strategy for Job {
     fn validate(&self, obj: &Value) -> Vec<FieldError> {
         let mut errs = Vec::new();
         match obj.get("spec") {
-            Some(spec) => {
-                validate_spec(spec, "spec", &mut errs);
-                validate_selector(spec, &mut errs);
-            }
+            Some(spec) => validate_spec(spec, "spec", &mut errs),
             None => errs.push(FieldError::required("spec.template.spec.containers", "")),
         }
         errs
@@ -118,33 +115,6 @@ pub(super) fn spec_defaults(spec: &mut Map<String, Value>) {
 }
 
 /// Validation of a job spec at `path` (a Job's, or a CronJob's template's).
-/// A Job's selector as upstream's `ValidateJobSpec` checks it, generated
-/// or given with `manualSelector`: set, a valid label selector, and (when
-/// it converts; no selector converts to one that matches nothing) matching
-/// the template's labels.
-fn validate_selector(spec: &Value, errs: &mut Vec<FieldError>) {
-    let selector = spec.get("selector").filter(|s| !s.is_null());
-    let converts = match selector {
-        None => {
-            errs.push(FieldError::required("spec.selector", ""));
-            true
-        }
-        Some(sel) => {
-            let before = errs.len();
-            crate::registry::validation::validate_label_selector(sel, "spec.selector", errs);
-            errs.len() == before
-        }
-    };
-    let labels = spec.pointer("/template/metadata/labels").and_then(Value::as_object);
-    if converts && !selector.is_some_and(|sel| super::workload::selector_matches(sel, labels)) {
-        errs.push(FieldError::invalid_raw(
-            "spec.template.metadata.labels",
-            &crate::registry::validation::go_string_map(labels),
-            "`selector` does not match template `labels`",
-        ));
-    }
-}
-
 pub(super) fn validate_spec(spec: &Value, path: &str, errs: &mut Vec<FieldError>) {
     for field in ["parallelism", "completions", "backoffLimit", "activeDeadlineSeconds"] {
         if let Some(v) = spec.get(field) {

@@ -127,7 +127,7 @@ fn go_label_selector(sel: &Value) -> String {
 }
 
 /// Whether a LabelSelector selects a set of labels.
-pub(super) fn selector_matches(sel: &Value, labels: Option<&Map<String, Value>>) -> bool {
+fn selector_matches(sel: &Value, labels: Option<&Map<String, Value>>) -> bool {
     let get = |k: &str| labels.and_then(|l| l.get(k)).and_then(Value::as_str);
     let ml_ok =
         sel.get("matchLabels").and_then(Value::as_object).into_iter().flatten().all(|(k, v)| get(k) == v.as_str());
