@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use super::print::columns;
-use super::sort_by::relaxed;
+use super::sort_by::relaxed_path;
 
 /// The columns of a spec: (header, path without braces), or kubectl's
 /// error for the spec.
@@ -21,9 +21,7 @@ fn parse(spec: &str) -> Result<Vec<(String, String)>, String> {
         let Some((header, path)) = part.split_once(':') else {
             return Err(format!("error: unexpected custom-columns spec: {part}, expected <header>:<json-path-expr>"));
         };
-        let field = relaxed(path)?;
-        let inner = field.strip_prefix('{').and_then(|f| f.strip_suffix('}')).unwrap_or(&field).to_string();
-        cols.push((header.to_string(), inner));
+        cols.push((header.to_string(), relaxed_path(path)?));
     }
     Ok(cols)
 }

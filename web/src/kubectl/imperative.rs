@@ -471,6 +471,25 @@ fn pod_spec_path(kind: &str) -> Option<&'static str> {
     }
 }
 
+/// A workload `set` changes, read as kubectl's builder reads it: its path,
+/// where its pod spec is, and the object; kubectl's error (printed) when it
+/// is not a workload with containers or cannot be read.
+fn read_workload(
+    s: &mut Session,
+    r: &ApiResource,
+    ns: &str,
+    name: &str,
+    out: &mut Outcome,
+) -> Option<(String, &'static str, Value)> {
+    let Some(path) = pod_spec_path(&r.kind) else {
+        out.error(format!("error: {} is not a workload with containers", name_ref(r, name)));
+        return None;
+    };
+    let item = r.item(Some(ns), name);
+    let live = read(s, &item, out)?;
+    Some((item, path, live))
+}
+
 /// `set image TYPE/NAME CONTAINER=IMAGE…`: read, then the strategic merge
 /// patch kubectl computes (containers by name, with their order).
 pub(super) fn set_image(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
@@ -494,12 +513,7 @@ pub(super) fn set_image(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut
     let Some(targets) = targets(d, objects, out) else { return };
     let ns = namespace(cmd);
     for (r, name) in targets {
-        let Some(path) = pod_spec_path(&r.kind) else {
-            out.error(format!("error: {} is not a workload with containers", name_ref(&r, &name)));
-            continue;
-        };
-        let item = r.item(Some(&ns), &name);
-        let Some(live) = read(s, &item, out) else { continue };
+        let Some((item, path, live)) = read_workload(s, &r, &ns, &name, out) else { continue };
         let containers = container_names(live.pointer(path));
         let mut changed = Vec::new();
         for pair in pairs {
@@ -619,12 +633,7 @@ fn set_resources(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcom
     let ns = namespace(cmd);
     let selector = cmd.container.as_deref().unwrap_or("*");
     for (r, name) in targets {
-        let Some(path) = pod_spec_path(&r.kind) else {
-            out.error(format!("error: {} is not a workload with containers", name_ref(&r, &name)));
-            continue;
-        };
-        let item = r.item(Some(&ns), &name);
-        let Some(live) = read(s, &item, out) else { continue };
+        let Some((item, path, live)) = read_workload(s, &r, &ns, &name, out) else { continue };
         let spec = live.pointer(path).cloned().unwrap_or_default();
         let changes = containers_patch(&spec, selector, |c| {
             let mut resources = Map::new();
@@ -723,12 +732,7 @@ fn set_env(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
     // (What `--list` prints, as each container is visited.)
     let mut listed: Vec<String> = Vec::new();
     for (r, name) in targets {
-        let Some(path) = pod_spec_path(&r.kind) else {
-            out.error(format!("error: {} is not a workload with containers", name_ref(&r, &name)));
-            continue;
-        };
-        let item = r.item(Some(&ns), &name);
-        let Some(live) = read(s, &item, out) else { continue };
+        let Some((item, path, live)) = read_workload(s, &r, &ns, &name, out) else { continue };
         let spec = live.pointer(path).cloned().unwrap_or_default();
         let changes = containers_patch(&spec, selector, |c| {
             let old = c["env"].as_array().map(Vec::as_slice).unwrap_or_default();

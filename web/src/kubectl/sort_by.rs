@@ -47,6 +47,12 @@ pub(super) fn relaxed(expr: &str) -> Result<String, String> {
     Ok(format!("{{.{inner}}}"))
 }
 
+/// The path a relaxed JSONPath names, without its braces (`a.b` → `.a.b`).
+pub(super) fn relaxed_path(expr: &str) -> Result<String, String> {
+    let field = relaxed(expr)?;
+    Ok(field.strip_prefix('{').and_then(|f| f.strip_suffix('}')).unwrap_or(&field).to_string())
+}
+
 /// The path of a template's first action (`{.a}{.b}` → `.a`).
 fn first_action(template: &str) -> Option<&str> {
     let rest = template.strip_prefix('{')?;

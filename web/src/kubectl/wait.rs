@@ -47,8 +47,7 @@ fn wanted(spec: &str) -> Result<Wanted, String> {
         if expr.is_empty() {
             return Err("error: jsonpath expression cannot be empty".into());
         }
-        let field = super::sort_by::relaxed(expr.trim_matches(['\'', '"']))?;
-        let path = field.strip_prefix('{').and_then(|f| f.strip_suffix('}')).unwrap_or(&field).to_string();
+        let path = super::sort_by::relaxed_path(expr.trim_matches(['\'', '"']))?;
         return Ok(Wanted::JsonPath { path, value });
     }
     Err(format!("error: unrecognized condition: {spec:?}"))
