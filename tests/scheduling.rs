@@ -402,6 +402,14 @@ fn a_stateful_set_starts_pods_in_order_with_claims_and_scales_down_from_the_top(
     );
     let s = k.get("/apis/apps/v1/namespaces/default/statefulsets/web").json_body();
     assert_eq!((s["status"]["readyReplicas"].clone(), s["status"]["replicas"].clone()), (json!(3), json!(3)));
+    // Each pod was made once, at the revision the set reports: the
+    // controller hashes a missing collisionCount as 0, as upstream does, so
+    // its first status write does not make web-0 look stale.
+    assert!(k.event_messages("involvedObject.name=web,reason=SuccessfulDelete").is_empty());
+    assert!(k.events("involvedObject.name=web,reason=SuccessfulCreate").iter().all(|e| e["count"] == 1));
+    for p in k.get(PODS).json_body()["items"].as_array().unwrap() {
+        assert_eq!(p["metadata"]["labels"]["controller-revision-hash"], s["status"]["updateRevision"]);
+    }
     k.send(
         "PATCH",
         "/apis/apps/v1/namespaces/default/statefulsets/web/scale",

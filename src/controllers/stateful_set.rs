@@ -158,8 +158,10 @@ impl StatefulSetController {
 
     fn sync(&mut self, client: &mut Client<'_>, set: &Value) {
         let (ns, uid, set_name) = (meta_str(set, "namespace"), meta_str(set, "uid"), meta_str(set, "name"));
-        let revision =
-            format!("{set_name}-{}", template_hash(&set["spec"]["template"], set["status"]["collisionCount"].as_i64()));
+        // Upstream hashes a set's revision with its collision count, 0 while
+        // the status has none, so the first status write changes nothing.
+        let collisions = set["status"]["collisionCount"].as_i64().unwrap_or(0);
+        let revision = format!("{set_name}-{}", template_hash(&set["spec"]["template"], Some(collisions)));
         let replicas = int(set, "/spec/replicas").max(0);
         let start = int(set, "/spec/ordinals/start").max(0);
         let parallel = set["spec"]["podManagementPolicy"] == "Parallel";
