@@ -22,6 +22,7 @@ pub mod disruption;
 pub mod endpoints;
 pub mod events;
 pub mod garbage_collector;
+pub mod history;
 pub mod informer;
 pub mod job;
 pub mod kubelet;

@@ -40,7 +40,7 @@ KINDS = {
     "k8s.io.api.core.v1": ["Namespace", "Pod", "Service", "ConfigMap", "Secret", "ServiceAccount", "Node", "Event",
                            "Endpoints", "PersistentVolume", "PersistentVolumeClaim", "LimitRange",
                            "ResourceQuota"],
-    "k8s.io.api.apps.v1": ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"],
+    "k8s.io.api.apps.v1": ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision"],
     "k8s.io.api.batch.v1": ["Job", "CronJob"],
     "k8s.io.api.coordination.v1": ["Lease"],
     "k8s.io.api.events.v1": ["Event"],

@@ -17,8 +17,13 @@
 //!   unavailable, updated, observedGeneration) is written through
 //!   `/status`; events `SuccessfulCreate` / `SuccessfulDelete`.
 //!
-//! kubesim serves no ControllerRevisions: the hash label is computed from
-//! the template as the Deployment controller's is (docs/fidelity.md).
+//! - Its history as upstream keeps it (`constructHistory`): a
+//!   ControllerRevision `<ds>-<hash>` per template (the hash as the pods'
+//!   label, computed from the template as the Deployment controller's is:
+//!   docs/fidelity.md), renumbered the newest when the template returns
+//!   to it; a name another template's revision holds counts a collision;
+//!   revisions no pod uses beyond `revisionHistoryLimit` (default 10) are
+//!   deleted, oldest first.
 
 use crate::sort::Order;
 use std::collections::BTreeMap;
@@ -30,6 +35,7 @@ use serde_json::{json, Map, Value};
 use super::backoff::Backoff;
 use super::client::Client;
 use super::events::{EventType, Recorder};
+use super::history;
 use super::informer::Informer;
 use super::object::{
     collection, controller_of, is_active, is_available, is_ready, meta_str, name_in, pod_from_template, template_hash,
@@ -44,6 +50,7 @@ pub struct DaemonSetController {
     daemon_sets: Informer,
     pods: Informer,
     nodes: Informer,
+    revisions: Informer,
     recorder: Recorder,
     /// DaemonSets whose pods the server refused, and when to try again.
     failing: Backoff,
@@ -55,6 +62,7 @@ impl Default for DaemonSetController {
             daemon_sets: Informer::new("/apis/apps/v1/daemonsets"),
             pods: Informer::new("/api/v1/pods"),
             nodes: Informer::new("/api/v1/nodes"),
+            revisions: Informer::new("/apis/apps/v1/controllerrevisions"),
             recorder: Recorder::new("daemonset-controller", ""),
             failing: Backoff::default(),
         }
@@ -127,7 +135,10 @@ impl Controller for DaemonSetController {
 
     fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
         let before = client.writes;
-        let changed = self.daemon_sets.sync(client) | self.pods.sync(client) | self.nodes.sync(client);
+        let changed = self.daemon_sets.sync(client)
+            | self.pods.sync(client)
+            | self.nodes.sync(client)
+            | self.revisions.sync(client);
         let now = SimTime(client.now_millis());
         if changed || self.failing.due(now) {
             let sets: Vec<Arc<Value>> = self.daemon_sets.shared().cloned().collect();
@@ -149,6 +160,81 @@ impl Controller for DaemonSetController {
 }
 
 impl DaemonSetController {
+    /// The revision of the template (upstream's `constructHistory`): the
+    /// one holding its patch, renumbered the newest if an older template's
+    /// came after it, else a new one. The other revisions, oldest first;
+    /// `None` when the server refused or a name collided (the collision
+    /// counted in the status, for the next pass).
+    fn construct_history(&mut self, client: &mut Client<'_>, ds: &Value, hash: &str) -> Option<Vec<Arc<Value>>> {
+        let data = history::patch_data(ds);
+        let (current, old): (Vec<Arc<Value>>, Vec<Arc<Value>>) =
+            history::owned(&self.revisions, ds).into_iter().partition(|r| r["data"] == data);
+        let next = old.iter().map(|r| history::number(r)).max().unwrap_or(0) + 1;
+        let path = collection("apps/v1", meta_str(ds, "namespace"), "controllerrevisions");
+        match current.last() {
+            Some(cur) if history::number(cur) < next => {
+                let mut renumbered = (**cur).clone();
+                renumbered["revision"] = json!(next);
+                let r =
+                    client.write("PUT", &format!("{path}/{}", meta_str(cur, "name")), "application/json", &renumbered);
+                (r.status == 200).then_some(old)
+            }
+            Some(_) => Some(old),
+            None => {
+                let name = format!("{}-{hash}", meta_str(ds, "name"));
+                let revision = history::new_revision(ds, "DaemonSet", &name, (HASH_LABEL, hash), data.clone(), next);
+                let r = client.write("POST", &path, "application/json", &revision);
+                match r.status {
+                    201 => Some(old),
+                    409 if client.get(&format!("{path}/{name}")).json_body()["data"] == data => Some(old),
+                    409 => {
+                        let mut body = ds.clone();
+                        body["status"]["collisionCount"] =
+                            json!(ds["status"]["collisionCount"].as_i64().unwrap_or(0) + 1);
+                        body["kind"] = json!("DaemonSet");
+                        body["apiVersion"] = json!("apps/v1");
+                        let status = format!(
+                            "{}/{}/status",
+                            collection("apps/v1", meta_str(ds, "namespace"), "daemonsets"),
+                            meta_str(ds, "name")
+                        );
+                        client.write("PUT", &status, "application/json", &body);
+                        None
+                    }
+                    _ => None,
+                }
+            }
+        }
+    }
+
+    /// Deletes the oldest of `old` no pod of the set uses, beyond
+    /// `revisionHistoryLimit` (upstream's `cleanupHistory`).
+    fn cleanup_history(&mut self, ds: &Value, client: &mut Client<'_>, old: Vec<Arc<Value>>) {
+        let limit = ds["spec"]["revisionHistoryLimit"].as_i64().unwrap_or(10).max(0) as usize;
+        let mut to_kill = old.len().saturating_sub(limit);
+        if to_kill == 0 {
+            return;
+        }
+        let uid = meta_str(ds, "uid");
+        let live: Vec<&str> = self
+            .pods
+            .in_namespace(meta_str(ds, "namespace"))
+            .filter(|p| controller_of(p).is_some_and(|c| c["uid"].as_str() == Some(uid)))
+            .filter_map(|p| p["metadata"]["labels"][HASH_LABEL].as_str())
+            .collect();
+        let path = collection("apps/v1", meta_str(ds, "namespace"), "controllerrevisions");
+        for r in &old {
+            if to_kill == 0 {
+                break;
+            }
+            if r["metadata"]["labels"][HASH_LABEL].as_str().is_some_and(|h| live.contains(&h)) {
+                continue;
+            }
+            client.send("DELETE", &format!("{path}/{}", meta_str(r, "name")), None);
+            to_kill -= 1;
+        }
+    }
+
     fn event(&mut self, client: &mut Client<'_>, ds: &Value, reason: &str, message: String) {
         self.recorder.event(client, ds, ("apps/v1", "DaemonSet"), "", EventType::Normal, reason, &message);
     }
@@ -156,6 +242,7 @@ impl DaemonSetController {
     fn sync(&mut self, client: &mut Client<'_>, ds: &Value) {
         let (ns, uid) = (meta_str(ds, "namespace"), meta_str(ds, "uid"));
         let hash = template_hash(&ds["spec"]["template"], ds["status"]["collisionCount"].as_i64());
+        let Some(old) = self.construct_history(client, ds, &hash) else { return };
         let spec = daemon_spec(ds);
         let nodes: Vec<Arc<Value>> = self.nodes.shared().cloned().collect();
         let mut by_node: BTreeMap<String, Vec<Value>> = BTreeMap::new();
@@ -249,6 +336,7 @@ impl DaemonSetController {
                 }
             }
         }
+        self.cleanup_history(ds, client, old);
         let scheduled = current.iter().filter(|p| !p["spec"]["nodeName"].is_null()).count();
         let ready = current.iter().filter(|p| is_ready(p)).count();
         let updated = current.iter().filter(|p| p["metadata"]["labels"][HASH_LABEL] == hash.as_str()).count();

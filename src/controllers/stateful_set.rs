@@ -20,8 +20,13 @@
 //!   successful", "create Claim www-web-0 Pod web-0 in StatefulSet web
 //!   success").
 //!
-//! No ControllerRevisions are served: the revision is the set's name and
-//! the template hash (docs/fidelity.md).
+//! - Its history as upstream keeps it (`getStatefulSetRevisions`): a
+//!   ControllerRevision per template, named `<set>-<hash>` (the FNV-1 hash
+//!   of the stored patch and the collision count; a name taken by other
+//!   data counts a collision), labelled `controller.kubernetes.io/hash`;
+//!   a template that returns to an older revision renumbers it the newest
+//!   instead of making another; revisions no pod uses beyond
+//!   `revisionHistoryLimit` (default 10) are deleted, oldest first.
 
 use crate::sort::Order;
 use std::sync::Arc;
@@ -31,8 +36,9 @@ use serde_json::{json, Map, Value};
 use super::backoff::Backoff;
 use super::client::Client;
 use super::events::{EventType, Recorder};
+use super::history;
 use super::informer::Informer;
-use super::object::{collection, controller_of, int, is_ready, meta_str, owner_reference, template_hash};
+use super::object::{collection, controller_of, int, is_ready, meta_str, owner_reference};
 use super::{Controller, Progress};
 use crate::clock::SimTime;
 
@@ -42,6 +48,7 @@ pub struct StatefulSetController {
     sets: Informer,
     pods: Informer,
     claims: Informer,
+    revisions: Informer,
     recorder: Recorder,
     /// StatefulSets whose pods the server refused, and when to try again.
     failing: Backoff,
@@ -53,6 +60,7 @@ impl Default for StatefulSetController {
             sets: Informer::new("/apis/apps/v1/statefulsets"),
             pods: Informer::new("/api/v1/pods"),
             claims: Informer::new("/api/v1/persistentvolumeclaims"),
+            revisions: Informer::new("/apis/apps/v1/controllerrevisions"),
             recorder: Recorder::new("statefulset-controller", ""),
             failing: Backoff::default(),
         }
@@ -70,7 +78,8 @@ impl Controller for StatefulSetController {
 
     fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
         let before = client.writes;
-        let changed = self.sets.sync(client) | self.pods.sync(client) | self.claims.sync(client);
+        let changed =
+            self.sets.sync(client) | self.pods.sync(client) | self.claims.sync(client) | self.revisions.sync(client);
         let now = SimTime(client.now_millis());
         if changed || self.failing.due(now) {
             let sets: Vec<Arc<Value>> = self.sets.shared().cloned().collect();
@@ -158,10 +167,7 @@ impl StatefulSetController {
 
     fn sync(&mut self, client: &mut Client<'_>, set: &Value) {
         let (ns, uid, set_name) = (meta_str(set, "namespace"), meta_str(set, "uid"), meta_str(set, "name"));
-        // Upstream hashes a set's revision with its collision count, 0 while
-        // the status has none, so the first status write changes nothing.
-        let collisions = set["status"]["collisionCount"].as_i64().unwrap_or(0);
-        let revision = format!("{set_name}-{}", template_hash(&set["spec"]["template"], Some(collisions)));
+        let Some((revision, collisions)) = self.update_revision(client, set) else { return };
         let replicas = int(set, "/spec/replicas").max(0);
         let start = int(set, "/spec/ordinals/start").max(0);
         let parallel = set["spec"]["podManagementPolicy"] == "Parallel";
@@ -250,10 +256,83 @@ impl StatefulSetController {
                 }
             }
         }
-        self.write_status(client, set, &pods, &revision);
+        self.truncate_history(client, set, &pods, &revision);
+        self.write_status(client, set, &pods, &revision, collisions);
     }
 
-    fn write_status(&self, client: &mut Client<'_>, set: &Value, pods: &[(i64, Value)], revision: &str) {
+    /// The revision the set's template is (upstream's
+    /// `getStatefulSetRevisions`): the newest when it holds the same
+    /// data; an older one that does, renumbered the newest; else a new
+    /// one, counting a collision for each name another's data holds. With
+    /// the collision count, or `None` when the server refused.
+    fn update_revision(&mut self, client: &mut Client<'_>, set: &Value) -> Option<(String, i64)> {
+        let revisions = history::owned(&self.revisions, set);
+        let data = history::patch_data(set);
+        let next = revisions.last().map_or(1, |r| history::number(r) + 1);
+        // Upstream hashes with the collision count, 0 while the status has
+        // none, so the first status write changes nothing.
+        let mut collisions = set["status"]["collisionCount"].as_i64().unwrap_or(0);
+        if let Some(last) = revisions.last().filter(|r| r["data"] == data) {
+            return Some((meta_str(last, "name").to_string(), collisions));
+        }
+        let path = collection("apps/v1", meta_str(set, "namespace"), "controllerrevisions");
+        if let Some(older) = revisions.iter().rev().find(|r| r["data"] == data) {
+            let mut renumbered = (**older).clone();
+            renumbered["revision"] = json!(next);
+            let r =
+                client.write("PUT", &format!("{path}/{}", meta_str(older, "name")), "application/json", &renumbered);
+            return (r.status == 200).then(|| (meta_str(older, "name").to_string(), collisions));
+        }
+        let set_name = meta_str(set, "name");
+        // A name taken by other data is a collision (bounded, as a name
+        // can only be taken so many times).
+        for _ in 0..16 {
+            let hash = history::revision_hash(&data, Some(collisions));
+            let name = history::revision_name(set_name, &hash);
+            let revision =
+                history::new_revision(set, "StatefulSet", &name, (history::HASH_LABEL, &hash), data.clone(), next);
+            let r = client.write("POST", &path, "application/json", &revision);
+            match r.status {
+                201 => return Some((name, collisions)),
+                409 => {
+                    let existing = client.get(&format!("{path}/{name}"));
+                    if existing.status == 200 && existing.json_body()["data"] == data {
+                        return Some((name, collisions));
+                    }
+                    collisions += 1;
+                }
+                _ => return None,
+            }
+        }
+        None
+    }
+
+    /// Deletes the oldest revisions no pod uses, neither current nor
+    /// update, beyond `revisionHistoryLimit` (upstream's `truncateHistory`).
+    fn truncate_history(&mut self, client: &mut Client<'_>, set: &Value, pods: &[(i64, Value)], update: &str) {
+        let current = set["status"]["currentRevision"].as_str().unwrap_or(update);
+        let live = |name: &str| {
+            name == update
+                || name == current
+                || pods.iter().any(|(_, p)| p["metadata"]["labels"][REVISION_LABEL] == name)
+        };
+        let old: Vec<Arc<Value>> =
+            history::owned(&self.revisions, set).into_iter().filter(|r| !live(meta_str(r, "name"))).collect();
+        let limit = set["spec"]["revisionHistoryLimit"].as_i64().unwrap_or(10).max(0) as usize;
+        let path = collection("apps/v1", meta_str(set, "namespace"), "controllerrevisions");
+        for r in old.iter().take(old.len().saturating_sub(limit)) {
+            client.send("DELETE", &format!("{path}/{}", meta_str(r, "name")), None);
+        }
+    }
+
+    fn write_status(
+        &self,
+        client: &mut Client<'_>,
+        set: &Value,
+        pods: &[(i64, Value)],
+        revision: &str,
+        collisions: i64,
+    ) {
         let live: Vec<&Value> =
             pods.iter().map(|(_, p)| p).filter(|p| p["metadata"]["deletionTimestamp"].is_null()).collect();
         let ready = live.iter().filter(|p| is_ready(p)).count();
@@ -279,7 +358,7 @@ impl StatefulSetController {
         }
         status.insert("currentRevision".into(), json!(current_revision));
         status.insert("updateRevision".into(), json!(revision));
-        status.insert("collisionCount".into(), json!(int(set, "/status/collisionCount")));
+        status.insert("collisionCount".into(), json!(collisions));
         status.insert("availableReplicas".into(), json!(ready));
         let status = Value::Object(status);
         if set["status"] == status {

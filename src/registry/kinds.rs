@@ -13,6 +13,7 @@ use crate::api::meta::NameRule;
 use crate::api::GroupVersionResource;
 
 mod config_map;
+mod controller_revision;
 pub mod crd;
 mod cron_job;
 mod daemon_set;
@@ -247,6 +248,10 @@ pub static BUILTIN: &[Builtin] = &[
     },
     // apps/v1
     Builtin {
+        strategy: &controller_revision::ControllerRevision,
+        ..rt("apps", "v1", "controllerrevisions", "controllerrevision", "ControllerRevision", true)
+    },
+    Builtin {
         scale_subresource: true,
         short_names: &["deploy"],
         categories: ALL,
@@ -452,7 +457,7 @@ mod tests {
     fn table_is_consistent() {
         let c = builtin_catalog();
         assert_eq!(c.iter().count(), BUILTIN.len(), "no entry collides with another");
-        assert_eq!(BUILTIN.len(), 38);
+        assert_eq!(BUILTIN.len(), 39);
         assert!(c.namespaces().is_some());
         for r in c.iter() {
             assert!(r.resource().ends_with('s'), "{}", r.resource());

@@ -2,7 +2,9 @@
 //! kubectl 1.33 sends and prints them: `undo` reads the Deployment and its
 //! ReplicaSets (by the Deployment's selector, then by owner) and puts the
 //! chosen revision's template back with a JSON patch; `pause` and `resume`
-//! flip `spec.paused` with a strategic merge patch.
+//! flip `spec.paused` with a strategic merge patch. StatefulSets and
+//! DaemonSets: `status`, `restart`, and `history` and `undo` through their
+//! ControllerRevisions (the revision's stored patch sent back as it is).
 
 use kubesim::sort::Order;
 
@@ -57,6 +59,15 @@ pub(super) fn rollout(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut O
         },
     };
     for (r, name) in targets {
+        if matches!(r.kind.as_str(), "StatefulSet" | "DaemonSet") && sub != "pause" && sub != "resume" {
+            match sub {
+                "status" => set_status(s, &r, &ns, &name, out),
+                "restart" => restart(s, cmd, &r, &ns, &name, out),
+                "undo" => revision_undo(s, cmd, &r, &ns, &name, out),
+                _ => revision_history(s, &r, &ns, &name, out),
+            }
+            continue;
+        }
         if r.kind != "Deployment" {
             match sub {
                 // kubectl's own words for the kinds it cannot pause.
@@ -66,7 +77,7 @@ pub(super) fn rollout(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut O
                     out.error(format!("error: {} \"{name}\" {what} is not supported", plural_ref(&r)));
                 }
                 _ => out.error(format!(
-                    "\"kubectl rollout {sub}\" of a {} is not simulated here; name a Deployment",
+                    "\"kubectl rollout {sub}\" of a {} is not simulated here; name a Deployment, StatefulSet or DaemonSet",
                     r.kind
                 )),
             }
@@ -278,6 +289,166 @@ fn rollout_status(s: &mut Session, r: &ApiResource, ns: &str, name: &str, out: &
     out.line("(kubectl would keep watching until the rollout is done; here, run it again as the clock moves.)");
 }
 
+/// A StatefulSet's or DaemonSet's ControllerRevisions, oldest first, as
+/// kubectl's history and rollbacker read them: the object (read twice:
+/// the builder, then the history), then the revisions its selector
+/// picks, kept when it controls them.
+fn controller_revisions(
+    s: &mut Session,
+    r: &ApiResource,
+    ns: &str,
+    name: &str,
+    out: &mut Outcome,
+) -> Option<(Value, Vec<Value>)> {
+    let item = r.item(Some(ns), name);
+    read(s, &item, out)?;
+    let live = read(s, &item, out)?;
+    let selector = live.pointer("/spec/selector").map(selector_string).unwrap_or_default();
+    let query = build_query(&[("labelSelector".into(), selector)]);
+    let list = read(s, &format!("/apis/apps/v1/namespaces/{ns}/controllerrevisions?{query}"), out)?;
+    let uid = live.pointer("/metadata/uid").cloned().unwrap_or(Value::Null);
+    let mut owned: Vec<Value> = items(&list)
+        .iter()
+        .filter(|cr| {
+            cr.pointer("/metadata/ownerReferences")
+                .and_then(Value::as_array)
+                .is_some_and(|refs| refs.iter().any(|o| o["uid"] == uid && o["controller"] == true))
+        })
+        .cloned()
+        .collect();
+    owned.order_by_key(|cr| cr["revision"].as_i64().unwrap_or(0));
+    Some((live, owned))
+}
+
+/// `rollout history` of a StatefulSet or DaemonSet: its revisions and
+/// their `kubernetes.io/change-cause`.
+fn revision_history(s: &mut Session, r: &ApiResource, ns: &str, name: &str, out: &mut Outcome) {
+    let Some((_, owned)) = controller_revisions(s, r, ns, name, out) else { return };
+    if owned.is_empty() {
+        out.line(format!("{} ", name_ref(r, name)));
+        out.line("No rollout history found.");
+        return;
+    }
+    let revisions: Vec<(i64, String)> = owned
+        .iter()
+        .map(|cr| {
+            let cause = cr.pointer("/metadata/annotations/kubernetes.io~1change-cause").and_then(Value::as_str);
+            (cr["revision"].as_i64().unwrap_or(0), cause.filter(|c| !c.is_empty()).unwrap_or("<none>").to_string())
+        })
+        .collect();
+    history_table(r, name, revisions, out);
+}
+
+/// `rollout undo [--to-revision=N]` of a StatefulSet or DaemonSet: the
+/// revision asked for (by default the newest but one) unless the object's
+/// template is it already, its stored patch sent as a strategic merge
+/// patch.
+fn revision_undo(s: &mut Session, cmd: &Command, r: &ApiResource, ns: &str, name: &str, out: &mut Outcome) {
+    let Some((live, owned)) = controller_revisions(s, r, ns, name, out) else { return };
+    let to = cmd.to_revision.unwrap_or(0);
+    let target = match to {
+        0 if owned.len() > 1 => owned.get(owned.len() - 2),
+        0 => None,
+        n => owned.iter().find(|cr| cr["revision"].as_i64() == Some(n)),
+    };
+    let Some(target) = target else {
+        return out.error(format!("error: unable to find specified revision {to} in history"));
+    };
+    if kubesim::controllers::history::patch_data(&live) == target["data"] {
+        return out
+            .line(format!("{} skipped rollback (current template already matches revision {to})", name_ref(r, name)));
+    }
+    let suffix = if cmd.server_dry_run { " (server dry run)" } else { "" };
+    let done = format!("{} rolled back{suffix}", name_ref(r, name));
+    let item = dry(cmd, r.item(Some(ns), name));
+    change(s, "PATCH", item, "application/strategic-merge-patch+json", &target["data"], done, out);
+}
+
+/// `rollout status` of a StatefulSet or DaemonSet, in kubectl's status
+/// viewers' words, from the object read as a list by name.
+fn set_status(s: &mut Session, r: &ApiResource, ns: &str, name: &str, out: &mut Outcome) {
+    let query = build_query(&[("fieldSelector".into(), format!("metadata.name={name}"))]);
+    let Some(list) = read(s, &format!("{}?{query}", r.collection(Some(ns))), out) else { return };
+    let Some(o) = items(&list).first() else {
+        return out.error(format!("Error from server (NotFound): {} \"{name}\" not found", plural_ref(r)));
+    };
+    let n = |p: &str| o.pointer(p).and_then(Value::as_i64).unwrap_or(0);
+    let strategy = o.pointer("/spec/updateStrategy/type").and_then(Value::as_str).unwrap_or("");
+    if strategy != "RollingUpdate" {
+        return out.error("error: rollout status is only available for RollingUpdate strategy type");
+    }
+    let (line, done) = if r.kind == "DaemonSet" {
+        let (desired, updated, available) =
+            (n("/status/desiredNumberScheduled"), n("/status/updatedNumberScheduled"), n("/status/numberAvailable"));
+        if n("/metadata/generation") > n("/status/observedGeneration") {
+            ("Waiting for daemon set spec update to be observed...".to_string(), false)
+        } else if updated < desired {
+            (format!("Waiting for daemon set \"{name}\" rollout to finish: {updated} out of {desired} new pods have been updated..."), false)
+        } else if available < desired {
+            (format!("Waiting for daemon set \"{name}\" rollout to finish: {available} of {desired} updated pods are available..."), false)
+        } else {
+            (format!("daemon set \"{name}\" successfully rolled out"), true)
+        }
+    } else {
+        let replicas = o.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1);
+        let partition = o.pointer("/spec/updateStrategy/rollingUpdate/partition").and_then(Value::as_i64);
+        let observed = n("/status/observedGeneration");
+        if observed == 0 || n("/metadata/generation") > observed {
+            ("Waiting for statefulset spec update to be observed...".to_string(), false)
+        } else if n("/status/readyReplicas") < replicas {
+            (format!("Waiting for {} pods to be ready...", replicas - n("/status/readyReplicas")), false)
+        } else if o.pointer("/spec/updateStrategy/rollingUpdate").is_some_and(|u| !u.is_null()) {
+            let updated = n("/status/updatedReplicas");
+            match partition {
+                Some(p) if updated < replicas - p => (
+                    format!(
+                        "Waiting for partitioned roll out to finish: {updated} out of {} new pods have been updated...",
+                        replicas - p
+                    ),
+                    false,
+                ),
+                _ => (format!("partitioned roll out complete: {updated} new pods have been updated..."), true),
+            }
+        } else {
+            let text = |p: &str| o.pointer(p).and_then(Value::as_str).unwrap_or("").to_string();
+            let (current, update) = (text("/status/currentRevision"), text("/status/updateRevision"));
+            if current != update {
+                (
+                    format!(
+                        "waiting for statefulset rolling update to complete {} pods at revision {update}...",
+                        n("/status/updatedReplicas")
+                    ),
+                    false,
+                )
+            } else {
+                (
+                    format!(
+                        "statefulset rolling update complete {} pods at revision {current}...",
+                        n("/status/currentReplicas")
+                    ),
+                    true,
+                )
+            }
+        }
+    };
+    out.line(line);
+    if !done {
+        out.line("(kubectl would keep watching until the rollout is done; here, run it again as the clock moves.)");
+    }
+}
+
+/// kubectl's history table: a tabwriter padded by two, then the name
+/// printer's own line break (hence the blank line at the end).
+fn history_table(r: &ApiResource, name: &str, revisions: Vec<(i64, String)>, out: &mut Outcome) {
+    out.line(format!("{} ", name_ref(r, name)));
+    let width = revisions.iter().map(|(rev, _)| rev.to_string().len()).max().unwrap_or(0).max("REVISION".len()) + 2;
+    out.line(format!("{:width$}CHANGE-CAUSE", "REVISION"));
+    for (rev, cause) in revisions {
+        out.line(format!("{:width$}{cause}", rev.to_string()));
+    }
+    out.line("");
+}
+
 /// `rollout history`: the Deployment's ReplicaSets by their revision.
 fn rollout_history(s: &mut Session, d: &Discovery, r: &ApiResource, ns: &str, name: &str, out: &mut Outcome) {
     let Some(live) = read(s, &r.item(Some(ns), name), out) else { return };
@@ -301,15 +472,7 @@ fn rollout_history(s: &mut Session, d: &Discovery, r: &ApiResource, ns: &str, na
         })
         .collect();
     revisions.order();
-    // kubectl's history table: a tabwriter padded by two, then the name
-    // printer's own line break (hence the blank line at the end).
-    out.line(format!("{} ", name_ref(r, name)));
-    let width = revisions.iter().map(|(rev, _)| rev.to_string().len()).max().unwrap_or(0).max("REVISION".len()) + 2;
-    out.line(format!("{:width$}CHANGE-CAUSE", "REVISION"));
-    for (rev, cause) in revisions {
-        out.line(format!("{:width$}{cause}", rev.to_string()));
-    }
-    out.line("");
+    history_table(r, name, revisions, out);
 }
 
 #[cfg(test)]
@@ -377,6 +540,60 @@ mod tests {
         assert_eq!((&progressing["status"], &progressing["reason"]), (&json!("Unknown"), &json!("DeploymentPaused")));
         run(&mut s, "rollout resume deployment/web", "");
         assert_eq!(sets(&mut s)[2], ("4".into(), "".into(), 3));
+    }
+
+    /// What kubectl 1.33 printed and sent against `kubesim serve` for a
+    /// StatefulSet and a DaemonSet.
+    #[test]
+    fn stateful_and_daemon_sets_roll_back_through_their_controller_revisions() {
+        let mut s = session();
+        let yaml = "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  serviceName: db\n  replicas: 2\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec: {containers: [{name: pg, image: 'postgres:16'}]}\n---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: logs}\nspec:\n  selector: {matchLabels: {app: logs}}\n  template:\n    metadata: {labels: {app: logs}}\n    spec: {containers: [{name: f, image: 'fluentd:1'}]}\n";
+        assert!(!run(&mut s, "apply -f -", yaml).failed);
+        settle(&mut s);
+        assert_eq!(
+            run(&mut s, "rollout undo sts/db", "").text,
+            "error: unable to find specified revision 0 in history\n"
+        );
+        run(&mut s, "set image sts/db pg=postgres:17", "");
+        run(&mut s, "set image ds/logs f=fluentd:2", "");
+        settle(&mut s);
+        for (target, head) in [("sts/db", "statefulset.apps/db"), ("ds/logs", "daemonset.apps/logs")] {
+            assert_eq!(
+                run(&mut s, &format!("rollout history {target}"), "").text,
+                format!("{head} \nREVISION  CHANGE-CAUSE\n1         <none>\n2         <none>\n\n")
+            );
+        }
+        let from = s.log.len();
+        assert_eq!(run(&mut s, "rollout undo sts/db", "").text, "statefulset.apps/db rolled back\n");
+        assert_eq!(
+            requests_since(&s, from),
+            vec![
+                "GET /apis/apps/v1/namespaces/default/statefulsets/db 200",
+                "GET /apis/apps/v1/namespaces/default/statefulsets/db 200",
+                "GET /apis/apps/v1/namespaces/default/controllerrevisions?labelSelector=app%3Ddb 200",
+                "PATCH /apis/apps/v1/namespaces/default/statefulsets/db 200",
+            ]
+        );
+        let patch: Value = serde_json::from_slice(&sent(&s).1).unwrap();
+        assert_eq!(patch["spec"]["template"]["$patch"], "replace");
+        settle(&mut s);
+        let live = live(&mut s, "/apis/apps/v1/namespaces/default/statefulsets/db");
+        assert_eq!(live["spec"]["template"]["spec"]["containers"][0]["image"], "postgres:16");
+        assert_eq!(
+            run(&mut s, "rollout history sts/db", "").text,
+            "statefulset.apps/db \nREVISION  CHANGE-CAUSE\n2         <none>\n3         <none>\n\n"
+        );
+        assert_eq!(
+            run(&mut s, "rollout undo sts/db --to-revision=3", "").text,
+            "statefulset.apps/db skipped rollback (current template already matches revision 3)\n"
+        );
+        assert_eq!(run(&mut s, "rollout undo ds/logs --to-revision=1", "").text, "daemonset.apps/logs rolled back\n");
+        settle(&mut s);
+        assert_eq!(run(&mut s, "rollout status ds/logs", "").text, "daemon set \"logs\" successfully rolled out\n");
+        assert_eq!(
+            run(&mut s, "rollout status sts/db", "").text,
+            "partitioned roll out complete: 2 new pods have been updated...\n"
+        );
     }
 
     #[test]
