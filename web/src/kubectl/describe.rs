@@ -22,6 +22,7 @@ use kubesim::clock::{parse_rfc3339, SimTime};
 mod node;
 mod rbac;
 mod service;
+mod workloads;
 
 /// Go's `text/tabwriter` as kubectl's describers use it: cells end at a
 /// tab; a column is as wide as its widest cell plus two in each block of
@@ -615,6 +616,25 @@ fn int_or_string(v: Option<&Value>) -> String {
     }
 }
 
+/// `Pod Template:` as kubectl's `DescribePodTemplate` prints a workload's.
+fn pod_template(w: &mut TabWriter, template: &Value) {
+    w.w(0, "Pod Template:\n");
+    labels(w, "  ", "Labels", template.pointer("/metadata/labels"));
+    if template.pointer("/metadata/annotations").and_then(Value::as_object).is_some_and(|m| !m.is_empty()) {
+        annotations(w, "  Annotations", template.pointer("/metadata/annotations"));
+    }
+    if !text(template, "/spec/serviceAccountName").is_empty() {
+        w.w(1, &format!("Service Account:\t{}\n", text(template, "/spec/serviceAccountName")));
+    }
+    containers(w, None, items(template, "/spec/containers"), &[], "  ", "Containers");
+    volumes(w, items(template, "/spec/volumes"), "  ");
+    if !text(template, "/spec/priorityClassName").is_empty() {
+        w.w(1, &format!("Priority Class Name:\t{}\n", text(template, "/spec/priorityClassName")));
+    }
+    labels(w, "  ", "Node-Selectors", template.pointer("/spec/nodeSelector"));
+    tolerations(w, "  ", items(template, "/spec/tolerations"));
+}
+
 fn deployment(s: &mut Session, w: &mut TabWriter, d: &Value, namespace: &str) {
     w.w(0, &format!("Name:\t{}\n", text(d, "/metadata/name")));
     w.w(0, &format!("Namespace:\t{}\n", text(d, "/metadata/namespace")));
@@ -646,22 +666,7 @@ fn deployment(s: &mut Session, w: &mut TabWriter, d: &Value, namespace: &str) {
             ),
         );
     }
-    let template = d.pointer("/spec/template").unwrap_or(&Value::Null);
-    w.w(0, "Pod Template:\n");
-    labels(w, "  ", "Labels", template.pointer("/metadata/labels"));
-    if template.pointer("/metadata/annotations").and_then(Value::as_object).is_some_and(|m| !m.is_empty()) {
-        annotations(w, "  Annotations", template.pointer("/metadata/annotations"));
-    }
-    if !text(template, "/spec/serviceAccountName").is_empty() {
-        w.w(1, &format!("Service Account:\t{}\n", text(template, "/spec/serviceAccountName")));
-    }
-    containers(w, None, items(template, "/spec/containers"), &[], "  ", "Containers");
-    volumes(w, items(template, "/spec/volumes"), "  ");
-    if !text(template, "/spec/priorityClassName").is_empty() {
-        w.w(1, &format!("Priority Class Name:\t{}\n", text(template, "/spec/priorityClassName")));
-    }
-    labels(w, "  ", "Node-Selectors", template.pointer("/spec/nodeSelector"));
-    tolerations(w, "  ", items(template, "/spec/tolerations"));
+    pod_template(w, d.pointer("/spec/template").unwrap_or(&Value::Null));
     let conditions = items(d, "/status/conditions");
     if !conditions.is_empty() {
         w.w(0, "Conditions:\n  Type\tStatus\tReason\n");
@@ -961,6 +966,10 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
         let describer: fn(&mut Session, &mut TabWriter, &Value, &str) = match (r.group.as_str(), r.resource.as_str()) {
             ("", "pods") => pod,
             ("apps", "deployments") => deployment,
+            ("apps", "replicasets") => workloads::replica_set,
+            ("apps", "daemonsets") => workloads::daemon_set,
+            ("apps", "statefulsets") => workloads::stateful_set,
+            ("batch", "jobs") => workloads::job,
             ("", "configmaps") => config_map,
             ("", "resourcequotas") => quota,
             ("", "namespaces") => a_namespace,
@@ -972,7 +981,7 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
             ("rbac.authorization.k8s.io", "rolebindings" | "clusterrolebindings") => rbac::binding,
             _ => {
                 return out.error(format!(
-                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, services, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings",
+                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, services, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings",
                     r.resource
                 ))
             }
@@ -1275,8 +1284,8 @@ Events:
             .text
             .contains("Error from server (NotFound): pods \"nosuch\" not found"));
         assert_eq!(
-            run(&mut s, "describe ds web", "").text,
-            "\"kubectl describe daemonsets\" is not simulated in this command bar; it describes pods, deployments, services, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings\n"
+            run(&mut s, "describe cronjob web", "").text,
+            "\"kubectl describe cronjobs\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, services, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings\n"
         );
     }
 

@@ -1,0 +1,264 @@
+//! `describe` of ReplicaSets, DaemonSets, StatefulSets and Jobs, as
+//! kubectl 1.33's describers print them: the pods a set controls counted
+//! by phase from a list by its selector, the pod template as
+//! `DescribePodTemplate` prints it, then the events.
+
+use serde_json::Value;
+
+use super::*;
+
+/// `Controlled By:` when the object has a controlling owner.
+fn controlled_by(w: &mut TabWriter, o: &Value) {
+    let owner = items(o, "/metadata/ownerReferences").iter().find(|r| r["controller"] == true);
+    if let Some(owner) = owner {
+        w.w(0, &format!("Controlled By:\t{}/{}\n", text(owner, "/kind"), text(owner, "/name")));
+    }
+}
+
+/// `N Running / N Waiting / N Succeeded / N Failed`: the pods the set's
+/// selector picks that it controls, by phase (kubectl's
+/// `getPodStatusForController`: Pending counts as waiting).
+fn pods_status(s: &mut Session, o: &Value, namespace: &str) -> String {
+    let selector = selector_string(o.pointer("/spec/selector").unwrap_or(&Value::Null));
+    let query = build_query(&[("labelSelector".into(), selector), ("limit".into(), "500".into())]);
+    let e = send(s, "GET", &format!("/api/v1/namespaces/{namespace}/pods?{query}"), None, None, "application/json");
+    let list = body_json(&e.response);
+    let uid = text(o, "/metadata/uid");
+    let mut counts = [0; 4];
+    for pod in items(&list, "/items") {
+        let owned =
+            items(pod, "/metadata/ownerReferences").iter().any(|r| r["controller"] == true && text(r, "/uid") == uid);
+        if !owned {
+            continue;
+        }
+        match text(pod, "/status/phase") {
+            "Running" => counts[0] += 1,
+            "Pending" => counts[1] += 1,
+            "Succeeded" => counts[2] += 1,
+            "Failed" => counts[3] += 1,
+            _ => {}
+        }
+    }
+    format!("{} Running / {} Waiting / {} Succeeded / {} Failed", counts[0], counts[1], counts[2], counts[3])
+}
+
+/// A map of labels as `labels.FormatLabels` writes it: sorted `k=v`
+/// joined by commas, `<none>` when empty.
+fn format_labels(map: Option<&Value>) -> String {
+    let pairs: Vec<String> = sorted(map).into_iter().map(|(k, v)| format!("{k}={v}")).collect();
+    if pairs.is_empty() {
+        "<none>".into()
+    } else {
+        pairs.join(",")
+    }
+}
+
+pub(super) fn replica_set(s: &mut Session, w: &mut TabWriter, rs: &Value, namespace: &str) {
+    w.w(0, &format!("Name:\t{}\n", text(rs, "/metadata/name")));
+    w.w(0, &format!("Namespace:\t{}\n", text(rs, "/metadata/namespace")));
+    w.w(0, &format!("Selector:\t{}\n", selector_string(rs.pointer("/spec/selector").unwrap_or(&Value::Null))));
+    labels(w, "", "Labels", rs.pointer("/metadata/labels"));
+    annotations(w, "Annotations", rs.pointer("/metadata/annotations"));
+    controlled_by(w, rs);
+    w.w(0, &format!("Replicas:\t{} current / {} desired\n", int(rs, "/status/replicas"), int(rs, "/spec/replicas")));
+    let status = pods_status(s, rs, namespace);
+    w.w(0, &format!("Pods Status:\t{status}\n"));
+    pod_template(w, rs.pointer("/spec/template").unwrap_or(&Value::Null));
+    let conditions = items(rs, "/status/conditions");
+    if !conditions.is_empty() {
+        w.w(0, "Conditions:\n  Type\tStatus\tReason\n");
+        w.w(1, "----\t------\t------\n");
+        for c in conditions {
+            w.w(1, &format!("{} \t{}\t{}\n", text(c, "/type"), text(c, "/status"), text(c, "/reason")));
+        }
+    }
+    events(s, w, rs, "ReplicaSet", namespace);
+}
+
+pub(super) fn daemon_set(s: &mut Session, w: &mut TabWriter, ds: &Value, namespace: &str) {
+    w.w(0, &format!("Name:\t{}\n", text(ds, "/metadata/name")));
+    w.w(0, &format!("Namespace:\t{}\n", text(ds, "/metadata/namespace")));
+    w.w(0, &format!("Selector:\t{}\n", selector_string(ds.pointer("/spec/selector").unwrap_or(&Value::Null))));
+    w.w(0, &format!("Node-Selector:\t{}\n", format_labels(ds.pointer("/spec/template/spec/nodeSelector"))));
+    labels(w, "", "Labels", ds.pointer("/metadata/labels"));
+    annotations(w, "Annotations", ds.pointer("/metadata/annotations"));
+    // (No tab: these lines end the tabwriter's column block.)
+    for (title, field) in [
+        ("Desired Number of Nodes Scheduled", "desiredNumberScheduled"),
+        ("Current Number of Nodes Scheduled", "currentNumberScheduled"),
+        ("Number of Nodes Scheduled with Up-to-date Pods", "updatedNumberScheduled"),
+        ("Number of Nodes Scheduled with Available Pods", "numberAvailable"),
+        ("Number of Nodes Misscheduled", "numberMisscheduled"),
+    ] {
+        w.w(0, &format!("{title}: {}\n", int(ds, &format!("/status/{field}"))));
+    }
+    let status = pods_status(s, ds, namespace);
+    w.w(0, &format!("Pods Status:\t{status}\n"));
+    pod_template(w, ds.pointer("/spec/template").unwrap_or(&Value::Null));
+    events(s, w, ds, "DaemonSet", namespace);
+}
+
+pub(super) fn stateful_set(s: &mut Session, w: &mut TabWriter, sts: &Value, namespace: &str) {
+    w.w(0, &format!("Name:\t{}\n", text(sts, "/metadata/name")));
+    w.w(0, &format!("Namespace:\t{}\n", text(sts, "/metadata/namespace")));
+    w.w(0, &format!("CreationTimestamp:\t{}\n", rfc1123z(sts, "/metadata/creationTimestamp")));
+    w.w(0, &format!("Selector:\t{}\n", selector_string(sts.pointer("/spec/selector").unwrap_or(&Value::Null))));
+    labels(w, "", "Labels", sts.pointer("/metadata/labels"));
+    annotations(w, "Annotations", sts.pointer("/metadata/annotations"));
+    w.w(0, &format!("Replicas:\t{} desired | {} total\n", int(sts, "/spec/replicas"), int(sts, "/status/replicas")));
+    w.w(0, &format!("Update Strategy:\t{}\n", text(sts, "/spec/updateStrategy/type")));
+    if let Some(ru) = sts.pointer("/spec/updateStrategy/rollingUpdate").filter(|r| !r.is_null()) {
+        if let Some(partition) = ru.get("partition").and_then(Value::as_i64) {
+            w.w(1, &format!("Partition:\t{partition}\n"));
+            match ru.get("maxUnavailable") {
+                Some(Value::String(m)) => w.w(1, &format!("MaxUnavailable:\t{m}\n")),
+                Some(Value::Number(m)) => w.w(1, &format!("MaxUnavailable:\t{m}\n")),
+                _ => {}
+            }
+        }
+    }
+    let status = pods_status(s, sts, namespace);
+    w.w(0, &format!("Pods Status:\t{status}\n"));
+    pod_template(w, sts.pointer("/spec/template").unwrap_or(&Value::Null));
+    let claims = items(sts, "/spec/volumeClaimTemplates");
+    if claims.is_empty() {
+        w.w(0, "Volume Claims:\t<none>\n");
+    } else {
+        w.w(0, "Volume Claims:\n");
+        for pvc in claims {
+            w.w(1, &format!("Name:\t{}\n", text(pvc, "/metadata/name")));
+            let class = match text(pvc, "/metadata/annotations/volume.beta.kubernetes.io~1storage-class") {
+                "" => text(pvc, "/spec/storageClassName"),
+                c => c,
+            };
+            w.w(1, &format!("StorageClass:\t{class}\n"));
+            labels(w, "  ", "Labels", pvc.pointer("/metadata/labels"));
+            labels(w, "  ", "Annotations", pvc.pointer("/metadata/annotations"));
+            let capacity =
+                pvc.pointer("/spec/resources/requests/storage").and_then(Value::as_str).unwrap_or("<default>");
+            w.w(1, &format!("Capacity:\t{capacity}\n"));
+            let modes: Vec<&str> = items(pvc, "/spec/accessModes").iter().filter_map(Value::as_str).collect();
+            w.w(1, &format!("Access Modes:\t[{}]\n", modes.join(" ")));
+        }
+    }
+    events(s, w, sts, "StatefulSet", namespace);
+}
+
+pub(super) fn job(s: &mut Session, w: &mut TabWriter, j: &Value, namespace: &str) {
+    w.w(0, &format!("Name:\t{}\n", text(j, "/metadata/name")));
+    w.w(0, &format!("Namespace:\t{}\n", text(j, "/metadata/namespace")));
+    w.w(0, &format!("Selector:\t{}\n", selector_string(j.pointer("/spec/selector").unwrap_or(&Value::Null))));
+    labels(w, "", "Labels", j.pointer("/metadata/labels"));
+    annotations(w, "Annotations", j.pointer("/metadata/annotations"));
+    controlled_by(w, j);
+    let spec = |f: &str| j.pointer(&format!("/spec/{f}")).filter(|v| !v.is_null());
+    if let Some(p) = spec("parallelism") {
+        w.w(0, &format!("Parallelism:\t{p}\n"));
+    }
+    match spec("completions") {
+        Some(c) => w.w(0, &format!("Completions:\t{c}\n")),
+        None => w.w(0, "Completions:\t<unset>\n"),
+    }
+    if let Some(m) = spec("completionMode").and_then(Value::as_str) {
+        w.w(0, &format!("Completion Mode:\t{m}\n"));
+    }
+    if let Some(v) = spec("suspend") {
+        w.w(0, &format!("Suspend:\t{v}\n"));
+    }
+    if let Some(v) = spec("backoffLimit") {
+        w.w(0, &format!("Backoff Limit:\t{v}\n"));
+    }
+    if let Some(v) = spec("ttlSecondsAfterFinished") {
+        w.w(0, &format!("TTL Seconds After Finished:\t{v}\n"));
+    }
+    let (start, completed) = (when(j, "/status/startTime"), when(j, "/status/completionTime"));
+    if start.is_some() {
+        w.w(0, &format!("Start Time:\t{}\n", rfc1123z(j, "/status/startTime")));
+    }
+    if completed.is_some() {
+        w.w(0, &format!("Completed At:\t{}\n", rfc1123z(j, "/status/completionTime")));
+    }
+    if let (Some(start), Some(completed)) = (start, completed) {
+        w.w(0, &format!("Duration:\t{}\n", crate::format::age(completed, start)));
+    }
+    if let Some(v) = spec("activeDeadlineSeconds") {
+        w.w(0, &format!("Active Deadline Seconds:\t{v}s\n"));
+    }
+    let (active, succeeded, failed) = (int(j, "/status/active"), int(j, "/status/succeeded"), int(j, "/status/failed"));
+    match j.pointer("/status/ready").and_then(Value::as_i64) {
+        Some(ready) => w.w(
+            0,
+            &format!("Pods Statuses:\t{active} Active ({ready} Ready) / {succeeded} Succeeded / {failed} Failed\n"),
+        ),
+        None => w.w(0, &format!("Pods Statuses:\t{active} Active / {succeeded} Succeeded / {failed} Failed\n")),
+    }
+    if spec("completionMode").and_then(Value::as_str) == Some("Indexed") {
+        let indexes = text(j, "/status/completedIndexes");
+        w.w(0, &format!("Completed Indexes:\t{}\n", cap_indexes(indexes, 50)));
+    }
+    pod_template(w, j.pointer("/spec/template").unwrap_or(&Value::Null));
+    events(s, w, j, "Job", namespace);
+}
+
+/// kubectl's `capIndexesListOrNone`: the list cut at the first comma past
+/// `soft_limit` bytes, `…` marking the cut.
+fn cap_indexes(indexes: &str, soft_limit: usize) -> String {
+    if indexes.is_empty() {
+        return "<none>".into();
+    }
+    match indexes.bytes().enumerate().skip(soft_limit).find(|(_, b)| *b == b',') {
+        Some((i, _)) => format!("{}...", &indexes[..=i]),
+        None => indexes.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::super::tests::{requests_since, session};
+    use super::cap_indexes;
+    use crate::kubectl::run;
+
+    /// Each as kubectl 1.33 printed the same objects from `kubesim serve`
+    /// (byte for byte but names, times and uids), and its requests.
+    #[test]
+    fn replica_daemon_and_stateful_sets_and_jobs_as_kubectl_describes_them() {
+        let mut s = session();
+        let yaml = "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: db}\nspec:\n  serviceName: db\n  replicas: 2\n  selector: {matchLabels: {app: db}}\n  template:\n    metadata: {labels: {app: db}}\n    spec: {containers: [{name: pg, image: postgres, ports: [{containerPort: 5432}]}]}\n---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: logs}\nspec:\n  selector: {matchLabels: {app: logs}}\n  template:\n    metadata: {labels: {app: logs}}\n    spec: {containers: [{name: f, image: fluentd}]}\n";
+        assert!(!run(&mut s, "apply -f -", yaml).failed);
+        run(&mut s, "create deployment web --image=nginx --replicas=2", "");
+        run(&mut s, "create job once --image=busybox -- echo hi", "");
+        for _ in 0..20 {
+            s.tick(500.0);
+        }
+        let rs = run(&mut s, "describe rs -l app=web", "").text;
+        assert!(rs.starts_with("Name:           web-7957885594\nNamespace:      default\nSelector:       app=web,pod-template-hash=7957885594\n"), "{rs}");
+        assert!(rs.contains("\nControlled By:  Deployment/web\nReplicas:       2 current / 2 desired\nPods Status:    2 Running / 0 Waiting / 0 Succeeded / 0 Failed\nPod Template:\n  Labels:  app=web\n           pod-template-hash=7957885594\n"), "{rs}");
+        let from = s.log.len();
+        let ds = run(&mut s, "describe ds logs", "").text;
+        assert_eq!(
+            requests_since(&s, from)[..3],
+            [
+                "GET /apis/apps/v1/namespaces/default/daemonsets/logs 200",
+                "GET /apis/apps/v1/namespaces/default/daemonsets/logs 200",
+                "GET /api/v1/namespaces/default/pods?labelSelector=app%3Dlogs&limit=500 200",
+            ]
+        );
+        assert!(ds.starts_with("Name:           logs\nNamespace:      default\nSelector:       app=logs\nNode-Selector:  <none>\nLabels:         <none>\nAnnotations:    <none>\nDesired Number of Nodes Scheduled: 2\nCurrent Number of Nodes Scheduled: 2\nNumber of Nodes Scheduled with Up-to-date Pods: 2\nNumber of Nodes Scheduled with Available Pods: 2\nNumber of Nodes Misscheduled: 0\nPods Status:  2 Running / 0 Waiting / 0 Succeeded / 0 Failed\nPod Template:\n  Labels:  app=logs\n  Containers:\n   f:\n    Image:         fluentd\n"), "{ds}");
+        assert!(ds.contains("\n  Tolerations:     <none>\nEvents:\n  Type    Reason            Age   From                  Message\n"), "{ds}");
+        let sts = run(&mut s, "describe sts db", "").text;
+        assert!(sts.starts_with("Name:               db\nNamespace:          default\nCreationTimestamp:  Tue, 14 Nov 2023 22:13:20 +0000\nSelector:           app=db\nLabels:             <none>\nAnnotations:        <none>\nReplicas:           2 desired | 2 total\nUpdate Strategy:    RollingUpdate\n  Partition:        0\nPods Status:        2 Running / 0 Waiting / 0 Succeeded / 0 Failed\nPod Template:\n"), "{sts}");
+        assert!(sts.contains("    Port:          5432/TCP\n    Host Port:     0/TCP\n"), "{sts}");
+        assert!(sts.contains("  Tolerations:     <none>\nVolume Claims:     <none>\nEvents:\n"), "{sts}");
+        let job = run(&mut s, "describe job once", "").text;
+        assert!(job.contains("\nParallelism:      1\nCompletions:      1\nCompletion Mode:  NonIndexed\nSuspend:          false\nBackoff Limit:    6\nStart Time:       Tue, 14 Nov 2023 22:13:20 +0000\nCompleted At:     Tue, 14 Nov 2023 22:13:20 +0000\nDuration:         0s\nPods Statuses:    0 Active (0 Ready) / 1 Succeeded / 0 Failed\nPod Template:\n"), "{job}");
+        assert!(job.contains("    Command:\n      echo\n      hi\n"), "{job}");
+        assert!(job.contains("  Normal  Completed         0s    job-controller  Job completed\n"), "{job}");
+    }
+
+    #[test]
+    fn completed_indexes_are_cut_at_a_comma_past_the_limit() {
+        assert_eq!(cap_indexes("", 50), "<none>");
+        assert_eq!(cap_indexes("1-3,5", 2), "1-3,...");
+        assert_eq!(cap_indexes("1-3,5", 50), "1-3,5");
+    }
+}
