@@ -154,6 +154,8 @@ fn a_daemon_set_keeps_a_revision_per_template_named_by_its_pods_hash() {
     assert_eq!(first, [(format!("logs-{}", hash[0]), 1, "fluentd:1".to_string())]);
     let cr = k.get(&format!("{REVISIONS}/{}", first[0].0)).json_body();
     assert_eq!(cr["metadata"]["labels"]["controller-revision-hash"], hash[0].as_str());
+    let pods = k.get("/api/v1/namespaces/default/pods").json_body();
+    assert_eq!(pods["items"][0]["metadata"]["labels"]["pod-template-generation"], "1");
     assert_eq!(cr["metadata"]["ownerReferences"][0]["kind"], "DaemonSet");
     set_image(&mut k, SET, "f", "fluentd:2");
     assert_eq!(revisions(&mut k).iter().map(|r| r.1).collect::<Vec<_>>(), [1, 2]);

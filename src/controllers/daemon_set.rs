@@ -7,7 +7,7 @@
 //!   not-ready and unreachable NoExecute, the pressure ones and
 //!   unschedulable NoSchedule).
 //! - Pods are created from the template (`generateName: <ds>-`, the
-//!   `controller-revision-hash` label) with a required node affinity on
+//!   `controller-revision-hash` and `pod-template-generation` labels) with a required node affinity on
 //!   `metadata.name` for their node, which the scheduler honours, as
 //!   upstream does; pods on nodes that should not run one are deleted.
 //! - A changed template rolls out (RollingUpdate): pods of the old hash
@@ -270,6 +270,11 @@ impl DaemonSetController {
                 if pods.is_empty() {
                     let mut pod = pod_from_template(ds, ("apps/v1", "DaemonSet"));
                     pod["metadata"]["labels"][HASH_LABEL] = json!(hash);
+                    // Upstream still labels daemon pods with the set's
+                    // generation (`pod-template-generation`, deprecated).
+                    if let Some(generation) = ds["metadata"]["generation"].as_i64() {
+                        pod["metadata"]["labels"]["pod-template-generation"] = json!(generation.to_string());
+                    }
                     let mut pod_spec = spec.clone();
                     pod_spec["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = json!({
                         "nodeSelectorTerms": [{"matchFields": [{"key": "metadata.name", "operator": "In", "values": [name]}]}]});

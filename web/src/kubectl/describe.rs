@@ -970,6 +970,7 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
             ("apps", "daemonsets") => workloads::daemon_set,
             ("apps", "statefulsets") => workloads::stateful_set,
             ("batch", "jobs") => workloads::job,
+            ("batch", "cronjobs") => workloads::cron_job,
             ("", "configmaps") => config_map,
             ("", "resourcequotas") => quota,
             ("", "namespaces") => a_namespace,
@@ -981,7 +982,7 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
             ("rbac.authorization.k8s.io", "rolebindings" | "clusterrolebindings") => rbac::binding,
             _ => {
                 return out.error(format!(
-                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, services, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings",
+                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings",
                     r.resource
                 ))
             }
@@ -1284,8 +1285,8 @@ Events:
             .text
             .contains("Error from server (NotFound): pods \"nosuch\" not found"));
         assert_eq!(
-            run(&mut s, "describe cronjob web", "").text,
-            "\"kubectl describe cronjobs\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, services, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings\n"
+            run(&mut s, "describe ingress web", "").text,
+            "\"kubectl describe ingresses\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings\n"
         );
     }
 

@@ -200,6 +200,53 @@ pub(super) fn job(s: &mut Session, w: &mut TabWriter, j: &Value, namespace: &str
     events(s, w, j, "Job", namespace);
 }
 
+/// Go's `printBoolPtr`: `True`, `False`, `<unset>`.
+fn bool_ptr(v: Option<&Value>) -> &'static str {
+    match v.and_then(Value::as_bool) {
+        Some(true) => "True",
+        Some(false) => "False",
+        None => "<unset>",
+    }
+}
+
+pub(super) fn cron_job(s: &mut Session, w: &mut TabWriter, c: &Value, namespace: &str) {
+    w.w(0, &format!("Name:\t{}\n", text(c, "/metadata/name")));
+    w.w(0, &format!("Namespace:\t{}\n", text(c, "/metadata/namespace")));
+    labels(w, "", "Labels", c.pointer("/metadata/labels"));
+    annotations(w, "Annotations", c.pointer("/metadata/annotations"));
+    w.w(0, &format!("Schedule:\t{}\n", text(c, "/spec/schedule")));
+    w.w(0, &format!("Concurrency Policy:\t{}\n", text(c, "/spec/concurrencyPolicy")));
+    w.w(0, &format!("Suspend:\t{}\n", bool_ptr(c.pointer("/spec/suspend"))));
+    let number = |p: &str| c.pointer(p).and_then(Value::as_i64).map_or("<unset>".to_string(), |n| n.to_string());
+    w.w(0, &format!("Successful Job History Limit:\t{}\n", number("/spec/successfulJobsHistoryLimit")));
+    w.w(0, &format!("Failed Job History Limit:\t{}\n", number("/spec/failedJobsHistoryLimit")));
+    match c.pointer("/spec/startingDeadlineSeconds").and_then(Value::as_i64) {
+        Some(n) => w.w(0, &format!("Starting Deadline Seconds:\t{n}s\n")),
+        None => w.w(0, "Starting Deadline Seconds:\t<unset>\n"),
+    }
+    // The job template (kubectl's `describeJobTemplate`).
+    let job = c.pointer("/spec/jobTemplate").unwrap_or(&Value::Null);
+    match job.pointer("/spec/selector").filter(|v| !v.is_null()) {
+        Some(sel) => w.w(0, &format!("Selector:\t{}\n", selector_string(sel))),
+        None => w.w(0, "Selector:\t<unset>\n"),
+    }
+    let spec = |p: &str| job.pointer(p).and_then(Value::as_i64).map_or("<unset>".to_string(), |n| n.to_string());
+    w.w(0, &format!("Parallelism:\t{}\n", spec("/spec/parallelism")));
+    w.w(0, &format!("Completions:\t{}\n", spec("/spec/completions")));
+    if let Some(n) = job.pointer("/spec/activeDeadlineSeconds").and_then(Value::as_i64) {
+        w.w(0, &format!("Active Deadline Seconds:\t{n}s\n"));
+    }
+    pod_template(w, job.pointer("/spec/template").unwrap_or(&Value::Null));
+    match when(c, "/status/lastScheduleTime") {
+        Some(_) => w.w(0, &format!("Last Schedule Time:\t{}\n", rfc1123z(c, "/status/lastScheduleTime"))),
+        None => w.w(0, "Last Schedule Time:\t<unset>\n"),
+    }
+    let active: Vec<&str> = items(c, "/status/active").iter().map(|j| text(j, "/name")).collect();
+    let active = if active.is_empty() { "<none>".to_string() } else { active.join(", ") };
+    w.w(0, &format!("Active Jobs:\t{active}\n"));
+    events(s, w, c, "CronJob", namespace);
+}
+
 /// kubectl's `capIndexesListOrNone`: the list cut at the first comma past
 /// `soft_limit` bytes, `…` marking the cut.
 fn cap_indexes(indexes: &str, soft_limit: usize) -> String {
@@ -253,6 +300,20 @@ mod tests {
         assert!(job.contains("\nParallelism:      1\nCompletions:      1\nCompletion Mode:  NonIndexed\nSuspend:          false\nBackoff Limit:    6\nStart Time:       Tue, 14 Nov 2023 22:13:20 +0000\nCompleted At:     Tue, 14 Nov 2023 22:13:20 +0000\nDuration:         0s\nPods Statuses:    0 Active (0 Ready) / 1 Succeeded / 0 Failed\nPod Template:\n"), "{job}");
         assert!(job.contains("    Command:\n      echo\n      hi\n"), "{job}");
         assert!(job.contains("  Normal  Completed         0s    job-controller  Job completed\n"), "{job}");
+    }
+
+    /// As kubectl 1.33 printed a CronJob `kubectl create cronjob` made,
+    /// once it had run a job (the tabwriter's block from the pod
+    /// template's lines to `Active Jobs:` aligned as one).
+    #[test]
+    fn a_cron_job_as_kubectl_describes_it() {
+        let mut s = session();
+        run(&mut s, "create cronjob tick --image=busybox --schedule='*/1 * * * *' -- echo tick", "");
+        let fresh = run(&mut s, "describe cronjob tick", "").text;
+        assert_eq!(
+            fresh,
+            "Name:                          tick\nNamespace:                     default\nLabels:                        <none>\nAnnotations:                   <none>\nSchedule:                      */1 * * * *\nConcurrency Policy:            Allow\nSuspend:                       False\nSuccessful Job History Limit:  3\nFailed Job History Limit:      1\nStarting Deadline Seconds:     <unset>\nSelector:                      <unset>\nParallelism:                   1\nCompletions:                   1\nPod Template:\n  Labels:  <none>\n  Containers:\n   tick:\n    Image:      busybox\n    Port:       <none>\n    Host Port:  <none>\n    Command:\n      echo\n      tick\n    Environment:     <none>\n    Mounts:          <none>\n  Volumes:           <none>\n  Node-Selectors:    <none>\n  Tolerations:       <none>\nLast Schedule Time:  <unset>\nActive Jobs:         <none>\nEvents:              <none>\n"
+        );
     }
 
     #[test]
