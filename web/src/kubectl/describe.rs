@@ -715,6 +715,36 @@ fn deployment(s: &mut Session, w: &mut TabWriter, d: &Value, namespace: &str) {
     events(s, w, d, "Deployment", namespace);
 }
 
+/// The bytes a base64 string decodes to.
+fn decoded_len(b: &str) -> usize {
+    (b.len() / 4 * 3).saturating_sub(b.chars().rev().take_while(|c| *c == '=').count())
+}
+
+/// A Secret as kubectl's describer prints it: its keys (sorted) with their
+/// sizes, a service account token's `token` in full; no events.
+fn secret(_: &mut Session, w: &mut TabWriter, sec: &Value, _: &str) {
+    w.w(0, &format!("Name:\t{}\n", text(sec, "/metadata/name")));
+    w.w(0, &format!("Namespace:\t{}\n", text(sec, "/metadata/namespace")));
+    labels(w, "", "Labels", sec.pointer("/metadata/labels"));
+    annotations(w, "Annotations", sec.pointer("/metadata/annotations"));
+    let kind = text(sec, "/type");
+    w.w(0, &format!("\nType:\t{kind}\n"));
+    w.w(0, "\nData\n====\n");
+    let data: Map<String, Value> = sec.get("data").and_then(Value::as_object).cloned().unwrap_or_default();
+    let mut keys: Vec<&String> = data.keys().collect();
+    keys.order();
+    for k in keys {
+        let b64 = data[k].as_str().unwrap_or("");
+        if k == "token" && kind == "kubernetes.io/service-account-token" {
+            use base64::Engine;
+            let token = base64::engine::general_purpose::STANDARD.decode(b64).unwrap_or_default();
+            w.w(0, &format!("{k}:\t{}\n", String::from_utf8_lossy(&token)));
+        } else {
+            w.w(0, &format!("{k}:\t{} bytes\n", decoded_len(b64)));
+        }
+    }
+}
+
 fn config_map(s: &mut Session, w: &mut TabWriter, c: &Value, namespace: &str) {
     w.w(0, &format!("Name:\t{}\n", text(c, "/metadata/name")));
     w.w(0, &format!("Namespace:\t{}\n", text(c, "/metadata/namespace")));
@@ -730,7 +760,7 @@ fn config_map(s: &mut Session, w: &mut TabWriter, c: &Value, namespace: &str) {
     let mut keys: Vec<&String> = binary.keys().collect();
     keys.order();
     for k in keys {
-        let len = binary[k].as_str().map_or(0, |b| b.len() / 4 * 3 - b.chars().rev().take_while(|c| *c == '=').count());
+        let len = binary[k].as_str().map_or(0, decoded_len);
         w.w(0, &format!("{k}: {len} bytes\n"));
     }
     w.w(0, "\n");
@@ -972,6 +1002,7 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
             ("batch", "jobs") => workloads::job,
             ("batch", "cronjobs") => workloads::cron_job,
             ("", "configmaps") => config_map,
+            ("", "secrets") => secret,
             ("", "resourcequotas") => quota,
             ("", "namespaces") => a_namespace,
             ("", "limitranges") => limit_range,
@@ -982,7 +1013,7 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
             ("rbac.authorization.k8s.io", "rolebindings" | "clusterrolebindings") => rbac::binding,
             _ => {
                 return out.error(format!(
-                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings",
+                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, secrets, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings",
                     r.resource
                 ))
             }
@@ -1286,8 +1317,22 @@ Events:
             .contains("Error from server (NotFound): pods \"nosuch\" not found"));
         assert_eq!(
             run(&mut s, "describe ingress web", "").text,
-            "\"kubectl describe ingresses\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings\n"
+            "\"kubectl describe ingresses\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, secrets, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings\n"
         );
+    }
+
+    /// As kubectl 1.33 printed `kubectl create secret generic s1
+    /// --from-literal=a=hello --from-literal=bb=x` from `kubesim serve`.
+    #[test]
+    fn describe_secret_prints_sizes_not_values() {
+        let mut s = Session::new(7);
+        run(&mut s, "create secret generic s1 --from-literal=a=hello --from-literal=bb=x", "");
+        assert_eq!(
+            run(&mut s, "describe secret s1", "").text,
+            "Name:         s1\nNamespace:    default\nLabels:       <none>\nAnnotations:  <none>\n\nType:  Opaque\n\nData\n====\na:   5 bytes\nbb:  1 bytes\n"
+        );
+        assert_eq!(decoded_len("aGVsbG8="), 5);
+        assert_eq!(decoded_len("eA=="), 1);
     }
 
     #[test]
