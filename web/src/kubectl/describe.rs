@@ -626,6 +626,10 @@ fn pod_template(w: &mut TabWriter, template: &Value) {
     if !text(template, "/spec/serviceAccountName").is_empty() {
         w.w(1, &format!("Service Account:\t{}\n", text(template, "/spec/serviceAccountName")));
     }
+    let init = items(template, "/spec/initContainers");
+    if !init.is_empty() {
+        containers(w, None, init, &[], "  ", "Init Containers");
+    }
     containers(w, None, items(template, "/spec/containers"), &[], "  ", "Containers");
     volumes(w, items(template, "/spec/volumes"), "  ");
     if !text(template, "/spec/priorityClassName").is_empty() {
@@ -1003,6 +1007,7 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
             ("batch", "cronjobs") => workloads::cron_job,
             ("", "configmaps") => config_map,
             ("", "secrets") => secret,
+            ("", "persistentvolumeclaims") => workloads::claim,
             ("", "resourcequotas") => quota,
             ("", "namespaces") => a_namespace,
             ("", "limitranges") => limit_range,
@@ -1013,7 +1018,7 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
             ("rbac.authorization.k8s.io", "rolebindings" | "clusterrolebindings") => rbac::binding,
             _ => {
                 return out.error(format!(
-                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, secrets, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings",
+                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, secrets, persistentvolumeclaims, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings",
                     r.resource
                 ))
             }
@@ -1317,7 +1322,7 @@ Events:
             .contains("Error from server (NotFound): pods \"nosuch\" not found"));
         assert_eq!(
             run(&mut s, "describe ingress web", "").text,
-            "\"kubectl describe ingresses\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, secrets, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings\n"
+            "\"kubectl describe ingresses\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, secrets, persistentvolumeclaims, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings\n"
         );
     }
 

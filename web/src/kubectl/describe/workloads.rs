@@ -3,6 +3,7 @@
 //! by phase from a list by its selector, the pod template as
 //! `DescribePodTemplate` prints it, then the events.
 
+use kubesim::sort::Order;
 use serde_json::Value;
 
 use super::*;
@@ -200,6 +201,98 @@ pub(super) fn job(s: &mut Session, w: &mut TabWriter, j: &Value, namespace: &str
     events(s, w, j, "Job", namespace);
 }
 
+/// A PersistentVolumeClaim as kubectl's describer prints it, with the
+/// pods of its namespace that mount it (`Used By`, from one list of them
+/// with `limit=500`).
+pub(super) fn claim(s: &mut Session, w: &mut TabWriter, pvc: &Value, namespace: &str) {
+    w.w(0, &format!("Name:\t{}\n", text(pvc, "/metadata/name")));
+    w.w(0, &format!("Namespace:\t{}\n", text(pvc, "/metadata/namespace")));
+    let class = match text(pvc, "/metadata/annotations/volume.beta.kubernetes.io~1storage-class") {
+        "" => text(pvc, "/spec/storageClassName"),
+        c => c,
+    };
+    w.w(0, &format!("StorageClass:\t{class}\n"));
+    match when(pvc, "/metadata/deletionTimestamp") {
+        Some(t) => w.w(0, &format!("Status:\tTerminating (lasts {})\n", crate::format::age(s.server.now().0, t))),
+        None => w.w(0, &format!("Status:\t{}\n", text(pvc, "/status/phase"))),
+    }
+    let volume = text(pvc, "/spec/volumeName");
+    w.w(0, &format!("Volume:\t{volume}\n"));
+    labels(w, "", "Labels", pvc.pointer("/metadata/labels"));
+    annotations(w, "Annotations", pvc.pointer("/metadata/annotations"));
+    let finalizers: Vec<&str> = items(pvc, "/metadata/finalizers").iter().filter_map(Value::as_str).collect();
+    w.w(0, &format!("Finalizers:\t[{}]\n", finalizers.join(" ")));
+    let (capacity, modes) = if volume.is_empty() {
+        (String::new(), String::new())
+    } else {
+        let held: Vec<&str> = items(pvc, "/status/accessModes").iter().filter_map(Value::as_str).collect();
+        let short =
+            [("ReadWriteOnce", "RWO"), ("ReadOnlyMany", "ROX"), ("ReadWriteMany", "RWX"), ("ReadWriteOncePod", "RWOP")];
+        let modes: Vec<&str> = short.iter().filter(|(m, _)| held.contains(m)).map(|(_, s)| *s).collect();
+        (text(pvc, "/status/capacity/storage").to_string(), modes.join(","))
+    };
+    w.w(0, &format!("Capacity:\t{capacity}\n"));
+    w.w(0, &format!("Access Modes:\t{modes}\n"));
+    if !text(pvc, "/spec/volumeMode").is_empty() {
+        w.w(0, &format!("VolumeMode:\t{}\n", text(pvc, "/spec/volumeMode")));
+    }
+    if let Some(source) = pvc.pointer("/spec/dataSource").filter(|d| !d.is_null()) {
+        w.w(0, "DataSource:\n");
+        if !text(source, "/apiGroup").is_empty() {
+            w.w(1, &format!("APIGroup:\t{}\n", text(source, "/apiGroup")));
+        }
+        w.w(1, &format!("Kind:\t{}\n", text(source, "/kind")));
+        w.w(1, &format!("Name:\t{}\n", text(source, "/name")));
+    }
+    // The pods that mount it: by claim name, or as a pod's generic
+    // ephemeral volume (`<pod>-<volume>`).
+    let e = send(s, "GET", &format!("/api/v1/namespaces/{namespace}/pods?limit=500"), None, None, "application/json");
+    let list = body_json(&e.response);
+    let name = text(pvc, "/metadata/name");
+    let mut users: Vec<&str> = items(&list, "/items")
+        .iter()
+        .filter(|p| {
+            items(p, "/spec/volumes").iter().any(|v| {
+                text(v, "/persistentVolumeClaim/claimName") == name
+                    || (v.get("ephemeral").is_some()
+                        && format!("{}-{}", text(p, "/metadata/name"), text(v, "/name")) == name)
+            })
+        })
+        .map(|p| text(p, "/metadata/name"))
+        .collect();
+    users.order();
+    match users.split_first() {
+        None => w.w(0, "Used By:\t<none>\n"),
+        Some((first, rest)) => {
+            w.w(0, &format!("Used By:\t{first}\n"));
+            for u in rest {
+                w.w(0, &format!("\t{u}\n"));
+            }
+        }
+    }
+    let conditions = items(pvc, "/status/conditions");
+    if !conditions.is_empty() {
+        w.w(0, "Conditions:\n");
+        w.w(1, "Type\tStatus\tLastProbeTime\tLastTransitionTime\tReason\tMessage\n");
+        w.w(1, "----\t------\t-----------------\t------------------\t------\t-------\n");
+        for c in conditions {
+            w.w(
+                1,
+                &format!(
+                    "{} \t{} \t{} \t{} \t{} \t{}\n",
+                    text(c, "/type"),
+                    text(c, "/status"),
+                    rfc1123z(c, "/lastProbeTime"),
+                    rfc1123z(c, "/lastTransitionTime"),
+                    text(c, "/reason"),
+                    text(c, "/message")
+                ),
+            );
+        }
+    }
+    events(s, w, pvc, "PersistentVolumeClaim", namespace);
+}
+
 /// Go's `printBoolPtr`: `True`, `False`, `<unset>`.
 fn bool_ptr(v: Option<&Value>) -> &'static str {
     match v.and_then(Value::as_bool) {
@@ -313,6 +406,37 @@ mod tests {
         assert_eq!(
             fresh,
             "Name:                          tick\nNamespace:                     default\nLabels:                        <none>\nAnnotations:                   <none>\nSchedule:                      */1 * * * *\nConcurrency Policy:            Allow\nSuspend:                       False\nSuccessful Job History Limit:  3\nFailed Job History Limit:      1\nStarting Deadline Seconds:     <unset>\nSelector:                      <unset>\nParallelism:                   1\nCompletions:                   1\nPod Template:\n  Labels:  <none>\n  Containers:\n   tick:\n    Image:      busybox\n    Port:       <none>\n    Host Port:  <none>\n    Command:\n      echo\n      tick\n    Environment:     <none>\n    Mounts:          <none>\n  Volumes:           <none>\n  Node-Selectors:    <none>\n  Tolerations:       <none>\nLast Schedule Time:  <unset>\nActive Jobs:         <none>\nEvents:              <none>\n"
+        );
+    }
+
+    /// As kubectl 1.33 printed a StatefulSet's claim (pending: no
+    /// provisioner) and the set's volume claim templates.
+    #[test]
+    fn a_claim_and_the_claim_templates_as_kubectl_describes_them() {
+        let mut s = session();
+        let yaml = "apiVersion: apps/v1\nkind: StatefulSet\nmetadata: {name: web}\nspec:\n  serviceName: web\n  replicas: 1\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: nginx, image: nginx, volumeMounts: [{name: www, mountPath: /data}]}]}\n  volumeClaimTemplates:\n  - metadata: {name: www}\n    spec: {accessModes: [ReadWriteOnce], resources: {requests: {storage: 1Gi}}}\n";
+        assert!(!run(&mut s, "apply -f -", yaml).failed);
+        for _ in 0..10 {
+            s.tick(500.0);
+        }
+        let from = s.log.len();
+        let pvc = run(&mut s, "describe pvc www-web-0", "").text;
+        assert_eq!(
+            requests_since(&s, from)[..3],
+            [
+                "GET /api/v1/namespaces/default/persistentvolumeclaims/www-web-0 200",
+                "GET /api/v1/namespaces/default/persistentvolumeclaims/www-web-0 200",
+                "GET /api/v1/namespaces/default/pods?limit=500 200",
+            ]
+        );
+        assert_eq!(
+            pvc,
+            "Name:          www-web-0\nNamespace:     default\nStorageClass:  \nStatus:        Pending\nVolume:        \nLabels:        app=web\nAnnotations:   <none>\nFinalizers:    []\nCapacity:      \nAccess Modes:  \nVolumeMode:    Filesystem\nUsed By:       web-0\nEvents:        <none>\n"
+        );
+        let sts = run(&mut s, "describe sts web", "").text;
+        assert!(
+            sts.contains("\nVolume Claims:\n  Name:          www\n  StorageClass:  \n  Labels:        <none>\n  Annotations:   <none>\n  Capacity:      1Gi\n  Access Modes:  [ReadWriteOnce]\nEvents:\n"),
+            "{sts}"
         );
     }
 
