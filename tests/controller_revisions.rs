@@ -45,18 +45,6 @@ fn served_validated_and_printed_as_upstream() {
     assert_eq!(t["rows"][0]["cells"][2], 3);
 }
 
-/// A node as a kubelet registers it: Ready, with room.
-fn add_node(k: &mut Cluster, name: &str, i: u8) {
-    let node = json!({"metadata": {"name": name}, "spec": {"podCIDR": format!("10.244.{i}.0/24")}});
-    assert_eq!(k.call("POST", "/api/v1/nodes", Some(node)).status, 201);
-    let status = json!({"status": {"allocatable": {"cpu": "2", "memory": "4Gi", "pods": "110"},
-        "addresses": [{"type": "InternalIP", "address": format!("172.18.0.{}", i + 2)}],
-        "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}]}});
-    let r =
-        k.send("PATCH", &format!("/api/v1/nodes/{name}/status"), "application/merge-patch+json", &status.to_string());
-    assert_eq!(r.status, 200);
-}
-
 fn revisions(k: &mut Cluster) -> Vec<(String, i64, String)> {
     let mut list: Vec<(String, i64, String)> = k.get(REVISIONS).json_body()["items"]
         .as_array()
@@ -80,7 +68,7 @@ fn set_image(k: &mut Cluster, path: &str, container: &str, image: &str) {
 #[test]
 fn a_stateful_set_keeps_a_revision_per_template_and_renumbers_one_it_returns_to() {
     let mut k = Cluster::new();
-    add_node(&mut k, "node-a", 0);
+    k.ready_node("node-a", json!({"cpu": "2", "memory": "4Gi", "pods": "110"}));
     const SET: &str = "/apis/apps/v1/namespaces/default/statefulsets/db";
     let sts = json!({"apiVersion": "apps/v1", "kind": "StatefulSet",
         "metadata": {"name": "db", "annotations": {"team": "data"}},
@@ -133,7 +121,7 @@ fn a_stateful_set_keeps_a_revision_per_template_and_renumbers_one_it_returns_to(
 #[test]
 fn a_daemon_set_keeps_a_revision_per_template_named_by_its_pods_hash() {
     let mut k = Cluster::new();
-    add_node(&mut k, "node-a", 0);
+    k.ready_node("node-a", json!({"cpu": "2", "memory": "4Gi", "pods": "110"}));
     const SET: &str = "/apis/apps/v1/namespaces/default/daemonsets/logs";
     let ds = json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "logs"},
         "spec": {"revisionHistoryLimit": 1, "selector": {"matchLabels": {"app": "logs"}},

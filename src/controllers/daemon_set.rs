@@ -170,15 +170,9 @@ impl DaemonSetController {
         let (current, old): (Vec<Arc<Value>>, Vec<Arc<Value>>) =
             history::owned(&self.revisions, ds).into_iter().partition(|r| r["data"] == data);
         let next = old.iter().map(|r| history::number(r)).max().unwrap_or(0) + 1;
-        let path = collection("apps/v1", meta_str(ds, "namespace"), "controllerrevisions");
+        let path = history::collection_of(ds);
         match current.last() {
-            Some(cur) if history::number(cur) < next => {
-                let mut renumbered = (**cur).clone();
-                renumbered["revision"] = json!(next);
-                let r =
-                    client.write("PUT", &format!("{path}/{}", meta_str(cur, "name")), "application/json", &renumbered);
-                (r.status == 200).then_some(old)
-            }
+            Some(cur) if history::number(cur) < next => history::renumber(client, cur, next).then_some(old),
             Some(_) => Some(old),
             None => {
                 let name = format!("{}-{hash}", meta_str(ds, "name"));
@@ -222,7 +216,7 @@ impl DaemonSetController {
             .filter(|p| controller_of(p).is_some_and(|c| c["uid"].as_str() == Some(uid)))
             .filter_map(|p| p["metadata"]["labels"][HASH_LABEL].as_str())
             .collect();
-        let path = collection("apps/v1", meta_str(ds, "namespace"), "controllerrevisions");
+        let path = history::collection_of(ds);
         for r in &old {
             if to_kill == 0 {
                 break;

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use serde_json::{json, Map, Value};
 
+use super::client::Client;
 use super::informer::Informer;
 use super::object::{meta_str, owner_reference};
 use crate::sort::Order;
@@ -92,6 +93,20 @@ pub fn revision_name(owner: &str, hash: &str) -> String {
         end -= 1;
     }
     format!("{}-{hash}", &owner[..end])
+}
+
+/// The collection of `owner`'s namespace's ControllerRevisions.
+pub fn collection_of(owner: &Value) -> String {
+    super::object::collection("apps/v1", meta_str(owner, "namespace"), "controllerrevisions")
+}
+
+/// Renumbers `revision` (the newest again, when a template returns to
+/// it); whether the server took it.
+pub fn renumber(client: &mut Client<'_>, revision: &Value, number: i64) -> bool {
+    let mut renumbered = revision.clone();
+    renumbered["revision"] = json!(number);
+    let path = format!("{}/{}", collection_of(revision), meta_str(revision, "name"));
+    client.write("PUT", &path, "application/json", &renumbered).status == 200
 }
 
 pub fn number(revision: &Value) -> i64 {

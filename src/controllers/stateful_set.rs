@@ -275,14 +275,10 @@ impl StatefulSetController {
         if let Some(last) = revisions.last().filter(|r| r["data"] == data) {
             return Some((meta_str(last, "name").to_string(), collisions));
         }
-        let path = collection("apps/v1", meta_str(set, "namespace"), "controllerrevisions");
         if let Some(older) = revisions.iter().rev().find(|r| r["data"] == data) {
-            let mut renumbered = (**older).clone();
-            renumbered["revision"] = json!(next);
-            let r =
-                client.write("PUT", &format!("{path}/{}", meta_str(older, "name")), "application/json", &renumbered);
-            return (r.status == 200).then(|| (meta_str(older, "name").to_string(), collisions));
+            return history::renumber(client, older, next).then(|| (meta_str(older, "name").to_string(), collisions));
         }
+        let path = history::collection_of(set);
         let set_name = meta_str(set, "name");
         // A name taken by other data is a collision (bounded, as a name
         // can only be taken so many times).
@@ -319,7 +315,7 @@ impl StatefulSetController {
         let old: Vec<Arc<Value>> =
             history::owned(&self.revisions, set).into_iter().filter(|r| !live(meta_str(r, "name"))).collect();
         let limit = set["spec"]["revisionHistoryLimit"].as_i64().unwrap_or(10).max(0) as usize;
-        let path = collection("apps/v1", meta_str(set, "namespace"), "controllerrevisions");
+        let path = history::collection_of(set);
         for r in old.iter().take(old.len().saturating_sub(limit)) {
             client.send("DELETE", &format!("{path}/{}", meta_str(r, "name")), None);
         }

@@ -553,11 +553,7 @@ fn pod(s: &mut Session, w: &mut TabWriter, p: &Value, namespace: &str) {
             w.w(1, &format!("IP:\t{}\n", text(ip, "/ip")));
         }
     }
-    if let Some(owner) =
-        items(p, "/metadata/ownerReferences").iter().find(|o| o.get("controller") == Some(&Value::Bool(true)))
-    {
-        w.w(0, &format!("Controlled By:\t{}/{}\n", text(owner, "/kind"), text(owner, "/name")));
-    }
+    controlled_by(w, p);
     if !text(p, "/status/nominatedNodeName").is_empty() {
         w.w(0, &format!("NominatedNodeName:\t{}\n", text(p, "/status/nominatedNodeName")));
     }
@@ -616,6 +612,39 @@ fn int_or_string(v: Option<&Value>) -> String {
     }
 }
 
+/// `Controlled By:` when the object has a controlling owner (kubectl's
+/// `printController`).
+fn controlled_by(w: &mut TabWriter, o: &Value) {
+    let owner = items(o, "/metadata/ownerReferences").iter().find(|r| r["controller"] == true);
+    if let Some(owner) = owner {
+        w.w(0, &format!("Controlled By:\t{}/{}\n", text(owner, "/kind"), text(owner, "/name")));
+    }
+}
+
+/// A label map as `k=v` pairs by key (`<none>` when empty), as Go's
+/// `labels.FormatLabels` writes it.
+fn format_labels(map: Option<&Value>) -> String {
+    let pairs: Vec<String> = sorted(map).into_iter().map(|(k, v)| format!("{k}={v}")).collect();
+    if pairs.is_empty() {
+        "<none>".into()
+    } else {
+        pairs.join(",")
+    }
+}
+
+/// A Deployment's or ReplicaSet's conditions (type, status, reason), when
+/// it has any.
+fn workload_conditions(w: &mut TabWriter, o: &Value) {
+    let conditions = items(o, "/status/conditions");
+    if !conditions.is_empty() {
+        w.w(0, "Conditions:\n  Type\tStatus\tReason\n");
+        w.w(1, "----\t------\t------\n");
+        for c in conditions {
+            w.w(1, &format!("{} \t{}\t{}\n", text(c, "/type"), text(c, "/status"), text(c, "/reason")));
+        }
+    }
+}
+
 /// `Pod Template:` as kubectl's `DescribePodTemplate` prints a workload's.
 fn pod_template(w: &mut TabWriter, template: &Value) {
     w.w(0, "Pod Template:\n");
@@ -671,14 +700,7 @@ fn deployment(s: &mut Session, w: &mut TabWriter, d: &Value, namespace: &str) {
         );
     }
     pod_template(w, d.pointer("/spec/template").unwrap_or(&Value::Null));
-    let conditions = items(d, "/status/conditions");
-    if !conditions.is_empty() {
-        w.w(0, "Conditions:\n  Type\tStatus\tReason\n");
-        w.w(1, "----\t------\t------\n");
-        for c in conditions {
-            w.w(1, &format!("{} \t{}\t{}\n", text(c, "/type"), text(c, "/status"), text(c, "/reason")));
-        }
-    }
+    workload_conditions(w, d);
     // Its ReplicaSets: those it controls among the ones its selector
     // matches; the new one carries its revision.
     let path = format!(

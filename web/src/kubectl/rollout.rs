@@ -251,15 +251,8 @@ fn undo(s: &mut Session, cmd: &Command, r: &ApiResource, ns: &str, name: &str, o
 /// name); its state in kubectl's words. kubectl then watches until the
 /// rollout is done; the command bar answers at once.
 fn rollout_status(s: &mut Session, r: &ApiResource, ns: &str, name: &str, out: &mut Outcome) {
-    let query = build_query(&[("fieldSelector".into(), format!("metadata.name={name}"))]);
-    let e = send(s, "GET", &format!("{}?{query}", r.collection(Some(ns))), None, None, "application/json");
-    if e.response.status != 200 {
-        return out.error(server_error(&e));
-    }
-    let list = body_json(&e.response);
-    let Some(dep) = list.get("items").and_then(Value::as_array).and_then(|i| i.first()) else {
-        return out.error(format!("Error from server (NotFound): deployments.apps \"{name}\" not found"));
-    };
+    let Some(dep) = listed_by_name(s, r, ns, name, out) else { return };
+    let dep = &dep;
     let n = |p: &str| dep.pointer(p).and_then(Value::as_i64).unwrap_or(0);
     let replicas = dep.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1);
     if n("/metadata/generation") > n("/status/observedGeneration") {
@@ -285,8 +278,7 @@ fn rollout_status(s: &mut Session, r: &ApiResource, ns: &str, name: &str, out: &
     } else {
         return out.line(format!("deployment \"{name}\" successfully rolled out"));
     };
-    out.line(line);
-    out.line("(kubectl would keep watching until the rollout is done; here, run it again as the clock moves.)");
+    still_rolling(line, out);
 }
 
 /// A StatefulSet's or DaemonSet's ControllerRevisions, oldest first, as
@@ -367,11 +359,8 @@ fn revision_undo(s: &mut Session, cmd: &Command, r: &ApiResource, ns: &str, name
 /// `rollout status` of a StatefulSet or DaemonSet, in kubectl's status
 /// viewers' words, from the object read as a list by name.
 fn set_status(s: &mut Session, r: &ApiResource, ns: &str, name: &str, out: &mut Outcome) {
-    let query = build_query(&[("fieldSelector".into(), format!("metadata.name={name}"))]);
-    let Some(list) = read(s, &format!("{}?{query}", r.collection(Some(ns))), out) else { return };
-    let Some(o) = items(&list).first() else {
-        return out.error(format!("Error from server (NotFound): {} \"{name}\" not found", plural_ref(r)));
-    };
+    let Some(o) = listed_by_name(s, r, ns, name, out) else { return };
+    let o = &o;
     let n = |p: &str| o.pointer(p).and_then(Value::as_i64).unwrap_or(0);
     let strategy = o.pointer("/spec/updateStrategy/type").and_then(Value::as_str).unwrap_or("");
     if strategy != "RollingUpdate" {
@@ -431,10 +420,31 @@ fn set_status(s: &mut Session, r: &ApiResource, ns: &str, name: &str, out: &mut 
             }
         }
     };
-    out.line(line);
-    if !done {
-        out.line("(kubectl would keep watching until the rollout is done; here, run it again as the clock moves.)");
+    if done {
+        out.line(line);
+    } else {
+        still_rolling(line, out);
     }
+}
+
+/// The object `rollout status` reads first, as a list by name (kubectl's
+/// watcher lists it so), or the NotFound kubectl prints.
+fn listed_by_name(s: &mut Session, r: &ApiResource, ns: &str, name: &str, out: &mut Outcome) -> Option<Value> {
+    let query = build_query(&[("fieldSelector".into(), format!("metadata.name={name}"))]);
+    let mut list = read(s, &format!("{}?{query}", r.collection(Some(ns))), out)?;
+    match list.get_mut("items").and_then(Value::as_array_mut).filter(|i| !i.is_empty()) {
+        Some(found) => Some(found.swap_remove(0)),
+        None => {
+            out.error(format!("Error from server (NotFound): {} \"{name}\" not found", plural_ref(r)));
+            None
+        }
+    }
+}
+
+/// A rollout not done yet: where it stands, and that kubectl would watch on.
+fn still_rolling(line: String, out: &mut Outcome) {
+    out.line(line);
+    out.line("(kubectl would keep watching until the rollout is done; here, run it again as the clock moves.)");
 }
 
 /// kubectl's history table: a tabwriter padded by two, then the name

@@ -4,17 +4,6 @@
 
 use super::*;
 
-/// A label map as `k=v` pairs by key (`<none>` when empty), as Go's
-/// `labels.FormatLabels` writes it.
-fn format_labels(map: Option<&Value>) -> String {
-    let pairs: Vec<String> = sorted(map).into_iter().map(|(k, v)| format!("{k}={v}")).collect();
-    if pairs.is_empty() {
-        "<none>".into()
-    } else {
-        pairs.join(",")
-    }
-}
-
 /// A port's ready endpoints from the Service's EndpointSlices, as
 /// `ip:port` (the first three, then `+ N more...`), as kubectl's
 /// `formatEndpointSlices` lists them.

@@ -8,14 +8,6 @@ use serde_json::Value;
 
 use super::*;
 
-/// `Controlled By:` when the object has a controlling owner.
-fn controlled_by(w: &mut TabWriter, o: &Value) {
-    let owner = items(o, "/metadata/ownerReferences").iter().find(|r| r["controller"] == true);
-    if let Some(owner) = owner {
-        w.w(0, &format!("Controlled By:\t{}/{}\n", text(owner, "/kind"), text(owner, "/name")));
-    }
-}
-
 /// `N Running / N Waiting / N Succeeded / N Failed`: the pods the set's
 /// selector picks that it controls, by phase (kubectl's
 /// `getPodStatusForController`: Pending counts as waiting).
@@ -43,17 +35,6 @@ fn pods_status(s: &mut Session, o: &Value, namespace: &str) -> String {
     format!("{} Running / {} Waiting / {} Succeeded / {} Failed", counts[0], counts[1], counts[2], counts[3])
 }
 
-/// A map of labels as `labels.FormatLabels` writes it: sorted `k=v`
-/// joined by commas, `<none>` when empty.
-fn format_labels(map: Option<&Value>) -> String {
-    let pairs: Vec<String> = sorted(map).into_iter().map(|(k, v)| format!("{k}={v}")).collect();
-    if pairs.is_empty() {
-        "<none>".into()
-    } else {
-        pairs.join(",")
-    }
-}
-
 pub(super) fn replica_set(s: &mut Session, w: &mut TabWriter, rs: &Value, namespace: &str) {
     w.w(0, &format!("Name:\t{}\n", text(rs, "/metadata/name")));
     w.w(0, &format!("Namespace:\t{}\n", text(rs, "/metadata/namespace")));
@@ -65,14 +46,7 @@ pub(super) fn replica_set(s: &mut Session, w: &mut TabWriter, rs: &Value, namesp
     let status = pods_status(s, rs, namespace);
     w.w(0, &format!("Pods Status:\t{status}\n"));
     pod_template(w, rs.pointer("/spec/template").unwrap_or(&Value::Null));
-    let conditions = items(rs, "/status/conditions");
-    if !conditions.is_empty() {
-        w.w(0, "Conditions:\n  Type\tStatus\tReason\n");
-        w.w(1, "----\t------\t------\n");
-        for c in conditions {
-            w.w(1, &format!("{} \t{}\t{}\n", text(c, "/type"), text(c, "/status"), text(c, "/reason")));
-        }
-    }
+    workload_conditions(w, rs);
     events(s, w, rs, "ReplicaSet", namespace);
 }
 
