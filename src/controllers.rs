@@ -36,6 +36,7 @@ pub mod scheduler;
 pub mod service_account;
 pub mod stateful_set;
 pub mod taint_eviction;
+pub mod volumes;
 
 use std::collections::BTreeMap;
 
@@ -108,6 +109,9 @@ pub const ALL: &[&str] = &[
     "root-ca-cert-publisher",
     "serviceaccount",
     "clusterrole-aggregation",
+    "persistentvolume-binder",
+    "pvc-protection",
+    "pv-protection",
     "endpoint",
     "endpointslice",
     "scheduler",
@@ -151,6 +155,9 @@ impl Controllers {
                 "root-ca-cert-publisher" => Box::new(root_ca::RootCaPublisher::default()),
                 "serviceaccount" => Box::new(service_account::ServiceAccounts::default()),
                 "clusterrole-aggregation" => Box::new(cluster_role_aggregation::ClusterRoleAggregation::default()),
+                "persistentvolume-binder" => Box::new(volumes::VolumeBinder::default()),
+                "pvc-protection" => Box::new(volumes::PvcProtection::default()),
+                "pv-protection" => Box::new(volumes::PvProtection::default()),
                 "endpoint" => Box::new(endpoints::EndpointsController::default()),
                 "endpointslice" => Box::new(endpoints::EndpointSliceController::default()),
                 "scheduler" => Box::new(scheduler::Scheduler::default()),
@@ -285,6 +292,6 @@ mod tests {
             ["namespace", "garbage-collector"]
         );
         let e = Controllers::parse("ttl", &Config::default()).err().unwrap();
-        assert_eq!(e, "unknown controller \"ttl\" (known: nodeipam, namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, taint-eviction-controller, resourcequota, root-ca-cert-publisher, serviceaccount, clusterrole-aggregation, endpoint, endpointslice, scheduler, kubelet)");
+        assert_eq!(e, "unknown controller \"ttl\" (known: nodeipam, namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, taint-eviction-controller, resourcequota, root-ca-cert-publisher, serviceaccount, clusterrole-aggregation, persistentvolume-binder, pvc-protection, pv-protection, endpoint, endpointslice, scheduler, kubelet)");
     }
 }

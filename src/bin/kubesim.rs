@@ -632,6 +632,7 @@ const USAGE: &str =
                  comma-separated list of nodeipam, namespace, garbage-collector, deployment,
                  replicaset, daemonset, statefulset, job, cronjob, disruption,
                  taint-eviction-controller, resourcequota, root-ca-cert-publisher, serviceaccount,
+                 clusterrole-aggregation, persistentvolume-binder, pvc-protection, pv-protection,
                  endpoint, endpointslice, scheduler, kubelet
   --starter      default: start with the browser app's starter cluster (three nodes, CoreDNS, the
                  kubernetes Service, a Deployment hello and the counter pod); none: only the four namespaces every cluster has

@@ -12,7 +12,7 @@ use serde_json::{json, Map, Value};
 
 use super::client::Client;
 use super::informer::Informer;
-use super::object::{meta_str, owner_reference};
+use super::object::{meta_str, owner_reference, safe_encode};
 use crate::sort::Order;
 
 /// The label a StatefulSet's revisions carry their hash in.
@@ -59,13 +59,6 @@ fn go_json(v: &Value) -> Vec<u8> {
         }
     }
     out.into_bytes()
-}
-
-/// A 32-bit hash's decimal digits spelled with upstream's
-/// `rand.SafeEncodeString` letters.
-fn safe_encode(h: u32) -> String {
-    const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
-    h.to_string().bytes().map(|b| ALPHANUMS[usize::from(b) % ALPHANUMS.len()] as char).collect()
 }
 
 /// `HashControllerRevision`: FNV-1 (32 bits) of the stored data and, when

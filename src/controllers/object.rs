@@ -141,6 +141,12 @@ pub fn template_hash(template: &Value, collision_count: Option<i64>) -> String {
     if let Some(c) = collision_count {
         feed(&(c as u32).to_le_bytes());
     }
+    safe_encode(h)
+}
+
+/// A hash's decimal digits spelled with the letters upstream's
+/// `rand.SafeEncodeString` uses (no vowels, no look-alikes).
+pub fn safe_encode(h: u32) -> String {
     const ALPHANUMS: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
     h.to_string().bytes().map(|b| ALPHANUMS[usize::from(b) % ALPHANUMS.len()] as char).collect()
 }

@@ -29,6 +29,7 @@ pub(super) mod limit_range;
 mod namespace;
 mod node;
 mod persistent_volume;
+pub use persistent_volume::storage_class;
 mod persistent_volume_claim;
 mod pod;
 mod pod_disruption_budget;

@@ -443,6 +443,7 @@ impl<S: Storage> Registry<S> {
         self.admit_to_namespace(rt, namespace, shown_name(&value, generated))?;
         if let Value::Object(o) = &mut value {
             rt.strategy.admit(o);
+            rt.strategy.admit_create(o);
         }
         self.admit_pod_service_account(rt, namespace, generated, &mut value)?;
         self.admit_pod_priority_on_create(rt, generated, &mut value)?;
@@ -749,6 +750,8 @@ impl<S: Storage> Registry<S> {
             }
             Self::admit_pod_priority_on_update(rt, &mut new, old);
             rt.strategy.prepare_for_update(&mut new, old);
+        } else if status {
+            rt.strategy.prepare_for_status_update(&mut new, old, &self.now.rfc3339());
         }
         // Compared with the stored object as upstream compares Go values.
         fill_zero_fields(rt, &mut new);

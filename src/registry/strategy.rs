@@ -68,6 +68,10 @@ pub trait Strategy: Send + Sync {
     /// it, as upstream's admission runs after the field manager.
     fn admit(&self, _obj: &mut Map<String, Value>) {}
 
+    /// What admission adds to a new object only, after `admit` (the
+    /// StorageObjectInUseProtection finalizers of claims and volumes).
+    fn admit_create(&self, _obj: &mut Map<String, Value>) {}
+
     /// The status a new object starts with, for kinds with a status
     /// subresource: clients cannot create an object with a status. Null:
     /// none at all (a custom resource's).
@@ -101,6 +105,11 @@ pub trait Strategy: Send + Sync {
     /// Fields carried over from the stored object on an update of the main
     /// resource (`PrepareForUpdate`), after defaulting.
     fn prepare_for_update(&self, _new: &mut Value, _old: &Value) {}
+
+    /// What a write of the status subresource sets itself at `now` (a
+    /// volume's phase transition time: the status strategy's
+    /// `PrepareForUpdate`).
+    fn prepare_for_status_update(&self, _new: &mut Value, _old: &Value, _now: &str) {}
 
     /// The metadata fields a status update (`/status`) keeps from the stored
     /// object; the rest of the metadata comes from the request, as

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::super::strategy::Strategy;
+use super::super::strategy::{default, object, Strategy};
 use super::super::table::cells::*;
 use super::super::table::{col, text, wide, Column, Desc, AGE, NAME};
 use crate::clock::SimTime;
@@ -29,8 +29,47 @@ static COLUMNS: &[Column] = &[
 ];
 
 impl Strategy for PersistentVolume {
+    fn defaults(&self, o: &mut Map<String, Value>) {
+        if let Some(spec) = object(o, "spec") {
+            default(spec, "persistentVolumeReclaimPolicy", json!("Retain"));
+            default(spec, "volumeMode", json!("Filesystem"));
+        }
+    }
+
+    fn admit_create(&self, o: &mut Map<String, Value>) {
+        protect(o, "kubernetes.io/pv-protection");
+    }
+
     fn initial_status(&self, _obj: &Map<String, Value>) -> Value {
         json!({"phase": "Pending"})
+    }
+
+    /// The phase's transition time is the creation's.
+    fn prepare_for_create(&self, o: &mut Map<String, Value>) {
+        let created = o.get("metadata").and_then(|m| m.get("creationTimestamp")).cloned();
+        if let (Some(t), Some(Value::Object(status))) = (created, o.get_mut("status")) {
+            status.insert("lastPhaseTransitionTime".into(), t);
+        }
+    }
+
+    /// A new phase gets a new transition time unless the writer set one;
+    /// the same phase keeps the stored one unless the writer set one.
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value, now: &str) {
+        const T: &str = "lastPhaseTransitionTime";
+        let old_status = &old["status"];
+        let Some(status) = new.get_mut("status").and_then(Value::as_object_mut) else { return };
+        let sent = status.get(T).filter(|t| !t.is_null()).cloned();
+        let same_phase = status.get("phase") == old_status.get("phase");
+        match (same_phase, sent) {
+            (true, None) => match old_status.get(T) {
+                Some(t) => status.insert(T.into(), t.clone()),
+                None => status.shift_remove(T),
+            },
+            (false, sent) if sent.is_none() || sent.as_ref() == old_status.get(T) => {
+                status.insert(T.into(), json!(now))
+            }
+            _ => None,
+        };
     }
 
     fn columns(&self) -> &[Column] {
@@ -81,7 +120,7 @@ fn pv_cells(o: &Value, now: SimTime) -> Vec<Value> {
 
 /// The beta storage-class annotation, else `spec.storageClassName` (as
 /// upstream's GetPersistentVolume(Claim)Class reads them).
-pub(super) fn storage_class(o: &Value) -> &str {
+pub fn storage_class(o: &Value) -> &str {
     match o.pointer("/metadata/annotations/volume.beta.kubernetes.io~1storage-class").and_then(Value::as_str) {
         Some(c) => c,
         None => s(o, "/spec/storageClassName"),
@@ -93,5 +132,20 @@ pub(super) fn unset(v: &str) -> &str {
         "<unset>"
     } else {
         v
+    }
+}
+
+/// StorageObjectInUseProtection's admission: a new claim or volume gets
+/// its protection finalizer.
+pub(super) fn protect(o: &mut Map<String, Value>, finalizer: &str) {
+    let Some(Value::Object(meta)) = o.get_mut("metadata") else { return };
+    let list = meta.entry("finalizers").or_insert_with(|| json!([]));
+    if !list.is_array() {
+        *list = json!([]);
+    }
+    if let Value::Array(list) = list {
+        if !list.iter().any(|f| f.as_str() == Some(finalizer)) {
+            list.push(json!(finalizer));
+        }
     }
 }

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 use super::super::strategy::{default, object, Strategy};
 use super::super::table::cells::*;
 use super::super::table::{col, text, wide, Column, Desc, AGE, NAME};
-use super::persistent_volume::{access_modes, storage_class, unset};
+use super::persistent_volume::{access_modes, protect, storage_class, unset};
 use crate::api::FieldError;
 use crate::clock::SimTime;
 
@@ -29,6 +29,10 @@ impl Strategy for PersistentVolumeClaim {
         if let Some(spec) = object(o, "spec") {
             default(spec, "volumeMode", json!("Filesystem"));
         }
+    }
+
+    fn admit_create(&self, o: &mut Map<String, Value>) {
+        protect(o, "kubernetes.io/pvc-protection");
     }
 
     fn initial_status(&self, _obj: &Map<String, Value>) -> Value {

@@ -384,7 +384,8 @@ mod tests {
     }
 
     /// As kubectl 1.33 printed a StatefulSet's claim (pending: no
-    /// provisioner) and the set's volume claim templates.
+    /// volume and no default storage class; protected while the pod uses
+    /// it) and the set's volume claim templates.
     #[test]
     fn a_claim_and_the_claim_templates_as_kubectl_describes_them() {
         let mut s = session();
@@ -405,7 +406,7 @@ mod tests {
         );
         assert_eq!(
             pvc,
-            "Name:          www-web-0\nNamespace:     default\nStorageClass:  \nStatus:        Pending\nVolume:        \nLabels:        app=web\nAnnotations:   <none>\nFinalizers:    []\nCapacity:      \nAccess Modes:  \nVolumeMode:    Filesystem\nUsed By:       web-0\nEvents:        <none>\n"
+            "Name:          www-web-0\nNamespace:     default\nStorageClass:  \nStatus:        Pending\nVolume:        \nLabels:        app=web\nAnnotations:   <none>\nFinalizers:    [kubernetes.io/pvc-protection]\nCapacity:      \nAccess Modes:  \nVolumeMode:    Filesystem\nUsed By:       web-0\nEvents:\n  Type    Reason         Age   From                         Message\n  ----    ------         ----  ----                         -------\n  Normal  FailedBinding  0s    persistentvolume-controller  no persistent volumes available for this claim and no storage class is set\n"
         );
         let sts = run(&mut s, "describe sts web", "").text;
         assert!(
