@@ -601,7 +601,8 @@ impl Controller for PvcProtection {
 
     fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
         let before = client.writes;
-        if self.claims.sync(client) | self.pods.sync(client) {
+        // Pods change all the time; without claims there is nothing to do.
+        if (self.claims.sync(client) | self.pods.sync(client)) && self.claims.objects().next().is_some() {
             self.pass(client);
         }
         Progress { writes: client.writes - before }
