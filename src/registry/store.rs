@@ -751,7 +751,7 @@ impl<S: Storage> Registry<S> {
             Self::admit_pod_priority_on_update(rt, &mut new, old);
             rt.strategy.prepare_for_update(&mut new, old);
         } else if status {
-            rt.strategy.prepare_for_status_update(&mut new, old, &self.now.rfc3339());
+            rt.strategy.prepare_for_status_update(&mut new, old, self.now);
         }
         // Compared with the stored object as upstream compares Go values.
         fill_zero_fields(rt, &mut new);

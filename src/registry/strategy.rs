@@ -109,7 +109,7 @@ pub trait Strategy: Send + Sync {
     /// What a write of the status subresource sets itself at `now` (a
     /// volume's phase transition time: the status strategy's
     /// `PrepareForUpdate`).
-    fn prepare_for_status_update(&self, _new: &mut Value, _old: &Value, _now: &str) {}
+    fn prepare_for_status_update(&self, _new: &mut Value, _old: &Value, _now: SimTime) {}
 
     /// The metadata fields a status update (`/status`) keeps from the stored
     /// object; the rest of the metadata comes from the request, as

@@ -54,7 +54,7 @@ impl Strategy for PersistentVolume {
 
     /// A new phase gets a new transition time unless the writer set one;
     /// the same phase keeps the stored one unless the writer set one.
-    fn prepare_for_status_update(&self, new: &mut Value, old: &Value, now: &str) {
+    fn prepare_for_status_update(&self, new: &mut Value, old: &Value, now: SimTime) {
         const T: &str = "lastPhaseTransitionTime";
         let old_status = &old["status"];
         let Some(status) = new.get_mut("status").and_then(Value::as_object_mut) else { return };
@@ -66,7 +66,7 @@ impl Strategy for PersistentVolume {
                 None => status.shift_remove(T),
             },
             (false, sent) if sent.is_none() || sent.as_ref() == old_status.get(T) => {
-                status.insert(T.into(), json!(now))
+                status.insert(T.into(), json!(now.rfc3339()))
             }
             _ => None,
         };
