@@ -37,12 +37,13 @@ struct GoType {
     zero: Option<&'static Map<String, Value>>,
     pointers: &'static [Value],
     key_defaults: Option<&'static Map<String, Value>>,
+    set_defaults: Option<&'static Map<String, Value>>,
 }
 
 impl GoType {
     fn fill(go_types: &HashMap<usize, GoType>, f: &mut Facts<'_>) {
         let go = go_types.get(&address(f.resolved)).copied().unwrap_or_default();
-        (f.zero, f.pointers, f.key_defaults) = (go.zero, go.pointers, go.key_defaults);
+        (f.zero, f.pointers, f.key_defaults, f.defaults) = (go.zero, go.pointers, go.key_defaults, go.set_defaults);
     }
 }
 
@@ -90,6 +91,11 @@ pub struct Facts<'s> {
     /// its key fields (`protocol: TCP` of a port): an item that leaves a
     /// key out is keyed by its default.
     pub key_defaults: Option<&'s Map<String, Value>>,
+    /// For a built-in struct, the defaults core/v1's defaulters give its
+    /// fields (`timeoutSeconds: 1` of a Probe, `defaultMode: 420` of a
+    /// secret volume), and whether the node or anything below it has any.
+    pub defaults: Option<&'s Map<String, Value>>,
+    pub defaults_below: bool,
     /// For a built-in schema node, whether it is a `Quantity`, and whether
     /// anything below it is one.
     pub quantity: bool,
@@ -151,6 +157,8 @@ impl<'s> Facts<'s> {
             zero_below: false,
             pointers: &[],
             key_defaults: None,
+            defaults: None,
+            defaults_below: false,
             quantity: false,
             quantities_below: false,
         }
@@ -180,14 +188,15 @@ pub fn schemas() -> &'static Schemas {
         }
         let zero_doc: &'static Value = Box::leak(Box::new(serde_json::from_str(ZERO_FIELDS).unwrap_or(Value::Null)));
         let mut go_types: HashMap<usize, GoType> = HashMap::new();
-        for part in ["definitions", "pointers", "keyDefaults"] {
+        for part in ["definitions", "pointers", "keyDefaults", "setDefaults"] {
             for (name, v) in zero_doc.get(part).and_then(Value::as_object).into_iter().flatten() {
                 let Some(d) = defs.get(name) else { continue };
                 let go = go_types.entry(address(d)).or_default();
                 match part {
                     "definitions" => go.zero = v.as_object(),
                     "pointers" => go.pointers = v.as_array().map_or(&[], Vec::as_slice),
-                    _ => go.key_defaults = v.as_object(),
+                    "keyDefaults" => go.key_defaults = v.as_object(),
+                    _ => go.set_defaults = v.as_object(),
                 }
             }
         }
@@ -230,6 +239,12 @@ pub fn schemas() -> &'static Schemas {
         for at in reaching(defs, &facts, zero, true) {
             if let Some(f) = facts.get_mut(&at) {
                 f.zero_below = true;
+            }
+        }
+        let defaulted = go_types.iter().filter(|(_, g)| g.set_defaults.is_some()).map(|(at, _)| *at).collect();
+        for at in reaching(defs, &facts, defaulted, true) {
+            if let Some(f) = facts.get_mut(&at) {
+                f.defaults_below = true;
             }
         }
         let quantity = defs.get(QUANTITY).map(address);
@@ -276,6 +291,16 @@ fn reaching(
         deep.contains(&at) && (itself || !seed.contains(&at)) || reaches(facts, &deep, f.resolved)
     };
     facts.iter().filter(|(_, f)| counts(f)).map(|(at, _)| *at).collect()
+}
+
+/// A Go value's zero as JSON writes it: `""`, `0`, `false`.
+fn is_go_zero(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.is_empty(),
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::Bool(b) => !b,
+        _ => false,
+    }
 }
 
 /// One quantity read (a string trimmed as Go's decoder trims it, a
@@ -352,34 +377,60 @@ impl Schemas {
     /// decodes every write into its Go type, so these are there in all it
     /// stores and answers.
     pub fn fill_zero_fields(&self, schema: &Value, value: &mut Value) {
+        self.fill(schema, value, false);
+    }
+
+    /// Fills in what core/v1's defaulters set on the structs they default
+    /// wherever those appear (a Probe's thresholds, an HTTP probe's path
+    /// and scheme, the volume sources' modes, a field selector's
+    /// `apiVersion`): a pointer field when it is absent or null, any other
+    /// also when it holds its Go zero (`""`, `0`, `false`).
+    pub fn fill_defaults(&self, schema: &Value, value: &mut Value) {
+        self.fill(schema, value, true);
+    }
+
+    /// The walk both share: the zero fields (`defaults` false) or the
+    /// defaults, filled in each struct that has some, in the subtrees that
+    /// reach one.
+    fn fill(&self, schema: &Value, value: &mut Value, defaults: bool) {
         let nested = |v: &Value| v.is_object() || v.is_array();
         let facts = self.facts(schema);
-        if !facts.zero_below {
+        if !(if defaults { facts.defaults_below } else { facts.zero_below }) {
             return;
         }
         match value {
             Value::Object(m) => {
                 if let Some(props) = facts.properties {
-                    for (k, z) in facts.zero.into_iter().flatten() {
-                        if !m.contains_key(k) {
+                    let (fields, pointers) =
+                        if defaults { (facts.defaults, facts.pointers) } else { (facts.zero, &[][..]) };
+                    for (k, z) in fields.into_iter().flatten() {
+                        let unset = match m.get(k) {
+                            None => true,
+                            Some(v) => {
+                                defaults
+                                    && (v.is_null()
+                                        || (!pointers.iter().any(|p| p.as_str() == Some(k.as_str())) && is_go_zero(v)))
+                            }
+                        };
+                        if unset {
                             m.insert(k.clone(), z.clone());
                         }
                     }
                     for (k, v) in m.iter_mut().filter(|(_, v)| nested(v)) {
                         if let Some(child) = props.get(k) {
-                            self.fill_zero_fields(child, v);
+                            self.fill(child, v, defaults);
                         }
                     }
                 } else if let Some(elem) = facts.additional {
                     for v in m.values_mut().filter(|v| nested(v)) {
-                        self.fill_zero_fields(elem, v);
+                        self.fill(elem, v, defaults);
                     }
                 }
             }
             Value::Array(list) => {
                 if let Some(items) = facts.items {
                     for v in list.iter_mut().filter(|v| nested(v)) {
-                        self.fill_zero_fields(items, v);
+                        self.fill(items, v, defaults);
                     }
                 }
             }

@@ -598,32 +598,10 @@ impl Server {
             return self.node_proxy(req, q, &t).map(Served::Response);
         }
         if t.side() == Some(Side::Log) {
-            let Some(name) = t.name.as_deref() else { return Err(no_such_resource()) };
-            if !t.routes(req.method.as_str()) {
-                return Err(Status::method_not_allowed());
-            }
-            let pod = self.stored(&rt, &ns, name)?;
-            // The kubelet's stream, passed on as kube-apiserver's
-            // LocationStreamer does: `text/plain`, no charset.
-            let head = |text: String| Response {
-                status: 200,
-                headers: vec![("Content-Type".into(), "text/plain".into())],
-                body: text.into_bytes(),
-            };
-            return Ok(match logs::pod_log(&pod, q, self.now())? {
-                logs::PodLog::Done(text) => Served::Response(head(text)),
-                logs::PodLog::Following(text, follow) => Served::Log(head(text), follow),
-            });
+            return self.pod_log(req, q, &t);
         }
         if t.side() == Some(Side::Token) {
-            let Some(name) = t.name.as_deref() else { return Err(no_such_resource()) };
-            if !t.routes(req.method.as_str()) {
-                return Err(Status::method_not_allowed());
-            }
-            params::check_write_query("POST", q)?;
-            let media_type = req.header("Content-Type").map(media_type::essence).unwrap_or("");
-            let answer = self.create_token(&ns, name, RequestBody { media_type, bytes: &req.body })?;
-            return Ok(Served::Response(body_response(201, Body::Value(answer))));
+            return self.token(req, q, &t);
         }
         let subresource = match t.subresource.as_deref() {
             None => Subresource::None,
@@ -656,15 +634,7 @@ impl Server {
             params::check_write_query(method, q)?;
         }
         if subresource == Subresource::Eviction {
-            let name = t.name.as_deref().unwrap_or("");
-            let eviction = crate::registry::decode::sub_object(body)?;
-            let mut opts = match eviction.get("deleteOptions").filter(|v| !v.is_null()) {
-                Some(v) => params::delete_options_of(v)?,
-                None => Default::default(),
-            };
-            opts.dry_run |= q.all("dryRun").contains(&"All");
-            let answer = self.registry.evict(&rt, &ns, name, &eviction, &opts, warnings)?;
-            return Ok(Served::Response(with_warnings(body_response(201, answer), std::mem::take(warnings))));
+            return self.evict(q, &t, body, warnings);
         }
         if subresource == Subresource::Binding {
             let name = t.name.as_deref().unwrap_or("");
@@ -673,22 +643,7 @@ impl Server {
             return Ok(Served::Response(with_warnings(body_response(201, answer), std::mem::take(warnings))));
         }
         if subresource == Subresource::Scale {
-            let name = t.name.as_deref().unwrap_or("");
-            let scale = GetOptions { subresource, ..Default::default() };
-            let (code, written) = match method {
-                "GET" => (200, self.registry.get(&rt, &ns, name, &scale)?),
-                "PUT" => {
-                    let opts = params::write_options(Verb::Update, q, user_agent, subresource, None)?;
-                    (200, self.registry.update(&rt, &ns, name, body, &opts, warnings)?.body)
-                }
-                "PATCH" => {
-                    let patch_type = patch_type(&rt, content_type)?;
-                    let opts = params::write_options(Verb::Patch, q, user_agent, subresource, None)?;
-                    (200, self.registry.patch(&rt, &ns, name, patch_type, &req.body, &opts, warnings)?.body)
-                }
-                _ => return Err(Status::method_not_allowed()),
-            };
-            return Ok(Served::Response(with_warnings(body_response(code, written), std::mem::take(warnings))));
+            return self.scale(req, q, &t, warnings);
         }
         let result = match (method, t.name.as_deref()) {
             ("GET", None) => {
@@ -740,17 +695,106 @@ impl Server {
                 let code = if !d.gone && opts.orphan_dependents == Some(false) { 202 } else { 200 };
                 body_response(code, d.body)
             }
-            ("DELETE", None) if rt.serves(Verb::DeleteCollection) => {
-                let mut list_opts = params::list_options(q)?;
-                list_opts.watch = false;
-                let opts = params::delete_options(q, body)?;
-                let deleted =
-                    self.registry.delete_collection(&rt, t.namespace.as_deref(), &list_opts, &opts, warnings)?;
-                Response::json(200, list::encode_list(&rt, &deleted))
-            }
+            ("DELETE", None) if rt.serves(Verb::DeleteCollection) => self.delete_collection(q, &t, body, warnings)?,
             _ => return Err(Status::method_not_allowed()),
         };
         Ok(Served::Response(with_warnings(result, std::mem::take(warnings))))
+    }
+
+    // The rarer requests, each apart (none of them is served while a
+    // cluster starts, so the page's and the package's modules load them
+    // second).
+
+    /// `pods/NAME/log`: the kubelet's stream, passed on as kube-apiserver's
+    /// LocationStreamer does (`text/plain`, no charset).
+    #[inline(never)]
+    fn pod_log(&mut self, req: &Request, q: &Query, t: &Target) -> Result<Served, Status> {
+        let name = named_and_routed(req, t)?;
+        let pod = self.stored(&t.rt, t.namespace.as_deref().unwrap_or(""), name)?;
+        let head = |text: String| Response {
+            status: 200,
+            headers: vec![("Content-Type".into(), "text/plain".into())],
+            body: text.into_bytes(),
+        };
+        Ok(match logs::pod_log(&pod, q, self.now())? {
+            logs::PodLog::Done(text) => Served::Response(head(text)),
+            logs::PodLog::Following(text, follow) => Served::Log(head(text), follow),
+        })
+    }
+
+    /// `serviceaccounts/NAME/token`.
+    #[inline(never)]
+    fn token(&mut self, req: &Request, q: &Query, t: &Target) -> Result<Served, Status> {
+        let name = named_and_routed(req, t)?;
+        params::check_write_query("POST", q)?;
+        let media_type = req.header("Content-Type").map(media_type::essence).unwrap_or("");
+        let ns = t.namespace.as_deref().unwrap_or("");
+        let answer = self.create_token(ns, name, RequestBody { media_type, bytes: &req.body })?;
+        Ok(Served::Response(body_response(201, Body::Value(answer))))
+    }
+
+    /// `pods/NAME/eviction`.
+    #[inline(never)]
+    fn evict(
+        &mut self,
+        q: &Query,
+        t: &Target,
+        body: RequestBody<'_>,
+        warnings: &mut Warnings,
+    ) -> Result<Served, Status> {
+        let name = t.name.as_deref().unwrap_or("");
+        let eviction = crate::registry::decode::sub_object(body)?;
+        let mut opts = match eviction.get("deleteOptions").filter(|v| !v.is_null()) {
+            Some(v) => params::delete_options_of(v)?,
+            None => Default::default(),
+        };
+        opts.dry_run |= q.all("dryRun").contains(&"All");
+        let ns = t.namespace.as_deref().unwrap_or("");
+        let answer = self.registry.evict(&t.rt, ns, name, &eviction, &opts, warnings)?;
+        Ok(Served::Response(with_warnings(body_response(201, answer), std::mem::take(warnings))))
+    }
+
+    /// `…/NAME/scale`: read, replaced or patched.
+    #[inline(never)]
+    fn scale(&mut self, req: &Request, q: &Query, t: &Target, warnings: &mut Warnings) -> Result<Served, Status> {
+        let (rt, ns) = (&t.rt, t.namespace.as_deref().unwrap_or(""));
+        let name = t.name.as_deref().unwrap_or("");
+        let subresource = Subresource::Scale;
+        let user_agent = req.header("User-Agent");
+        let body = RequestBody {
+            media_type: req.header("Content-Type").map(media_type::essence).unwrap_or(""),
+            bytes: &req.body,
+        };
+        let (code, written) = match req.method.as_str() {
+            "GET" => (200, self.registry.get(rt, ns, name, &GetOptions { subresource, ..Default::default() })?),
+            "PUT" => {
+                let opts = params::write_options(Verb::Update, q, user_agent, subresource, None)?;
+                (200, self.registry.update(rt, ns, name, body, &opts, warnings)?.body)
+            }
+            "PATCH" => {
+                let patch_type = patch_type(rt, body.media_type)?;
+                let opts = params::write_options(Verb::Patch, q, user_agent, subresource, None)?;
+                (200, self.registry.patch(rt, ns, name, patch_type, &req.body, &opts, warnings)?.body)
+            }
+            _ => return Err(Status::method_not_allowed()),
+        };
+        Ok(Served::Response(with_warnings(body_response(code, written), std::mem::take(warnings))))
+    }
+
+    /// A DELETE of a collection: the list deleted.
+    #[inline(never)]
+    fn delete_collection(
+        &mut self,
+        q: &Query,
+        t: &Target,
+        body: RequestBody<'_>,
+        warnings: &mut Warnings,
+    ) -> Result<Response, Status> {
+        let mut list_opts = params::list_options(q)?;
+        list_opts.watch = false;
+        let opts = params::delete_options(q, body)?;
+        let deleted = self.registry.delete_collection(&t.rt, t.namespace.as_deref(), &list_opts, &opts, warnings)?;
+        Ok(Response::json(200, list::encode_list(&t.rt, &deleted)))
     }
 
     fn start_watch(
@@ -812,6 +856,16 @@ pub fn guard_panics(serve: impl FnOnce() -> Served) -> Served {
     std::panic::catch_unwind(std::panic::AssertUnwindSafe(serve)).unwrap_or_else(|_| {
         Served::Response(Response::status(&Status::internal_error("the simulator panicked while serving this request")))
     })
+}
+
+/// A subresource's object name, when the path names one and the
+/// subresource takes the request's method.
+fn named_and_routed<'t>(req: &Request, t: &'t Target) -> Result<&'t str, Status> {
+    let Some(name) = t.name.as_deref() else { return Err(no_such_resource()) };
+    if !t.routes(req.method.as_str()) {
+        return Err(Status::method_not_allowed());
+    }
+    Ok(name)
 }
 
 /// The 404 for a path that names no resource (or no such subresource).

@@ -181,6 +181,72 @@ fn pods_are_defaulted_as_kubectl_shows_them() {
     assert_eq!(tolerations, vec!["node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable"]);
 }
 
+/// What core/v1's defaulters set on nested structs wherever they appear:
+/// probes, HTTP actions, volume sources, field selectors; a volume with no
+/// source is an emptyDir. The writer owns them (defaulting is decoding).
+#[test]
+fn probes_volumes_and_field_selectors_are_defaulted_wherever_they_appear() {
+    let mut s = server();
+    let spec = json!({
+        "containers": [{"name": "c", "image": "nginx",
+            "env": [{"name": "NODE", "valueFrom": {"fieldRef": {"fieldPath": "spec.nodeName"}}}],
+            "livenessProbe": {"httpGet": {"port": 80, "path": ""}, "timeoutSeconds": 0},
+            "readinessProbe": {"grpc": {"port": 9000}, "periodSeconds": 5},
+            "lifecycle": {"preStop": {"httpGet": {"port": 80}}}}],
+        "volumes": [
+            {"name": "s", "secret": {"secretName": "x", "defaultMode": null}},
+            {"name": "c", "configMap": {"name": "x"}},
+            {"name": "d", "downwardAPI": {"items": [{"path": "l", "fieldRef": {"fieldPath": "metadata.labels"}}]}},
+            {"name": "p", "projected": {"sources": [{"serviceAccountToken": {"path": "t"}}]}},
+            {"name": "h", "hostPath": {"path": "/x"}},
+            {"name": "bare"}]});
+    let r =
+        call(&mut s, "POST", "/api/v1/namespaces/default/pods", Some(json!({"metadata": {"name": "p"}, "spec": spec})));
+    assert_eq!(r.status, 201, "{}", text(&r));
+    let p = r.json_body();
+    let c = &p["spec"]["containers"][0];
+    assert_eq!(c["env"][0]["valueFrom"]["fieldRef"], json!({"apiVersion": "v1", "fieldPath": "spec.nodeName"}));
+    assert_eq!(
+        c["livenessProbe"],
+        json!({"httpGet": {"port": 80, "path": "/", "scheme": "HTTP"}, "timeoutSeconds": 1,
+            "failureThreshold": 3, "periodSeconds": 10, "successThreshold": 1})
+    );
+    assert_eq!(c["readinessProbe"]["grpc"], json!({"port": 9000, "service": ""}));
+    assert_eq!(c["readinessProbe"]["periodSeconds"], 5);
+    assert_eq!(c["lifecycle"]["preStop"]["httpGet"]["scheme"], "HTTP");
+    let v = &p["spec"]["volumes"];
+    assert_eq!(v[0]["secret"]["defaultMode"], 420);
+    assert_eq!(v[1]["configMap"]["defaultMode"], 420);
+    assert_eq!(v[2]["downwardAPI"]["defaultMode"], 420);
+    assert_eq!(v[2]["downwardAPI"]["items"][0]["fieldRef"]["apiVersion"], "v1");
+    assert_eq!(v[3]["projected"]["defaultMode"], 420);
+    assert_eq!(v[3]["projected"]["sources"][0]["serviceAccountToken"]["expirationSeconds"], 3600);
+    assert_eq!(v[4]["hostPath"], json!({"path": "/x", "type": ""}));
+    assert_eq!(v[5], json!({"name": "bare", "emptyDir": {}}));
+    // The writer owns them.
+    let owned = p["metadata"]["managedFields"][0]["fieldsV1"].to_string();
+    assert!(owned.contains("\"f:defaultMode\""), "{owned}");
+    assert!(owned.contains("\"f:successThreshold\""), "{owned}");
+    // A Deployment's template too, and a PersistentVolume's host path.
+    let d = json!({"metadata": {"name": "d"}, "spec": {"selector": {"matchLabels": {"a": "b"}},
+        "template": {"metadata": {"labels": {"a": "b"}}, "spec": spec}}});
+    let r = call(&mut s, "POST", "/apis/apps/v1/namespaces/default/deployments", Some(d));
+    let t = &r.json_body()["spec"]["template"]["spec"];
+    assert_eq!(t["containers"][0]["livenessProbe"]["periodSeconds"], 10);
+    assert_eq!(t["volumes"][1]["configMap"]["defaultMode"], 420);
+    let pv = json!({"metadata": {"name": "v"}, "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+        "hostPath": {"path": "/mnt"}}});
+    let r = call(&mut s, "POST", "/api/v1/persistentvolumes", Some(pv));
+    assert_eq!(r.json_body()["spec"]["hostPath"]["type"], "");
+    // Updates are defaulted as creates are.
+    let path = "/apis/apps/v1/namespaces/default/deployments/d";
+    let mut d = get(&mut s, path).json_body();
+    d["spec"]["template"]["spec"]["containers"][0]["startupProbe"] = json!({"tcpSocket": {"port": 80}});
+    let r = call(&mut s, "PUT", path, Some(d));
+    assert_eq!(r.status, 200, "{}", text(&r));
+    assert_eq!(r.json_body()["spec"]["template"]["spec"]["containers"][0]["startupProbe"]["failureThreshold"], 3);
+}
+
 fn apply(s: &mut Server, manager: &str, force: bool, yaml: &str) -> Response {
     s.handle(
         Request::new(

@@ -33,6 +33,33 @@ import subprocess
 import sys
 
 TAG = "v0.33.9"
+
+# The defaults core/v1's hand-written defaulters set on structs wherever
+# they appear (`SetDefaults_Probe`, `SetDefaults_HTTPGetAction`, the volume
+# sources' `defaultMode`, ... in k8s.io/kubernetes pkg/apis/core/v1/defaults.go
+# at v1.33), and GRPCAction's `+default=""`: read by hand, since they are Go
+# code, not markers. A field listed in "pointers" takes its default when
+# absent or null; any other also when it holds its Go zero ("", 0, false),
+# as the defaulters test `obj.Path == ""`. SetDefaults_Volume (a volume with
+# no source is an emptyDir) and the per-kind defaulters are the registry's.
+SET_DEFAULTS = {
+    "io.k8s.api.core.v1.AzureDiskVolumeSource": {"cachingMode": "ReadWrite", "fsType": "ext4", "kind": "Shared",
+                                                 "readOnly": False},
+    "io.k8s.api.core.v1.ConfigMapVolumeSource": {"defaultMode": 420},
+    "io.k8s.api.core.v1.DownwardAPIVolumeSource": {"defaultMode": 420},
+    "io.k8s.api.core.v1.GRPCAction": {"service": ""},
+    "io.k8s.api.core.v1.HTTPGetAction": {"path": "/", "scheme": "HTTP"},
+    "io.k8s.api.core.v1.HostPathVolumeSource": {"type": ""},
+    "io.k8s.api.core.v1.ISCSIPersistentVolumeSource": {"iscsiInterface": "default"},
+    "io.k8s.api.core.v1.ISCSIVolumeSource": {"iscsiInterface": "default"},
+    "io.k8s.api.core.v1.ObjectFieldSelector": {"apiVersion": "v1"},
+    "io.k8s.api.core.v1.Probe": {"failureThreshold": 3, "periodSeconds": 10, "successThreshold": 1, "timeoutSeconds": 1},
+    "io.k8s.api.core.v1.ProjectedVolumeSource": {"defaultMode": 420},
+    "io.k8s.api.core.v1.ScaleIOPersistentVolumeSource": {"fsType": "xfs", "storageMode": "ThinProvisioned"},
+    "io.k8s.api.core.v1.ScaleIOVolumeSource": {"fsType": "xfs", "storageMode": "ThinProvisioned"},
+    "io.k8s.api.core.v1.SecretVolumeSource": {"defaultMode": 420},
+    "io.k8s.api.core.v1.ServiceAccountTokenProjection": {"expirationSeconds": 3600},
+}
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCHEMAS = os.path.join(ROOT, "src", "schema", "k8s-v1.33.json")
 OUT = os.path.join(ROOT, "src", "schema", "zero-fields.json")
@@ -264,12 +291,13 @@ def main():
                 if value is not None:
                     key_defaults.setdefault(item, {})[key] = value
     doc = {"source": f"k8s.io/api, apimachinery and apiextensions-apiserver {TAG}, Go types (tools/gen-zero-fields.py)",
-           "definitions": table, "pointers": pointers, "keyDefaults": dict(sorted(key_defaults.items()))}
+           "definitions": table, "pointers": pointers, "keyDefaults": dict(sorted(key_defaults.items())),
+           "setDefaults": dict(sorted(SET_DEFAULTS.items()))}
     # One definition a line: small, and diffs stay readable.
     compact = lambda v: json.dumps(v, separators=(",", ":"))
     with open(OUT, "w") as f:
         f.write('{"source":' + compact(doc["source"]))
-        for part in ("definitions", "pointers", "keyDefaults"):
+        for part in ("definitions", "pointers", "keyDefaults", "setDefaults"):
             f.write(f',\n"{part}":{{\n')
             f.write(",\n".join(f"{compact(k)}:{compact(v)}" for k, v in doc[part].items()))
             f.write("}")

@@ -201,6 +201,19 @@ fn fill_zero_fields(rt: &ResourceType, value: &mut Value) {
     }
 }
 
+/// The kind's defaults (`Strategy::defaults`), then those core/v1's
+/// defaulters set on nested structs wherever they appear
+/// (`Schemas::fill_defaults`): as upstream's decoder defaults a write.
+fn apply_defaults(rt: &ResourceType, value: &mut Value) {
+    if let Value::Object(o) = value {
+        rt.strategy.defaults(o);
+    }
+    let s = crate::schema::schemas();
+    if let Some(schema) = rt.schema().filter(|sc| s.facts(sc).zero.is_some()) {
+        s.fill_defaults(schema, value);
+    }
+}
+
 /// A built-in object as upstream decodes it into its Go types and encodes
 /// it again: without the `omitempty` fields it wrote empty
 /// (`Schemas::drop_omitted`), its quantities canonical (unless the kind
@@ -427,9 +440,7 @@ impl<S: Storage> Registry<S> {
                 m.shift_remove("generation");
             }
         }
-        if let Value::Object(o) = &mut value {
-            rt.strategy.defaults(o);
-        }
+        apply_defaults(rt, &mut value);
         // The writer owns what it sent, with its defaults: upstream's field
         // manager records a create before the strategy prepares the object
         // and before allocation, so what those add (a Job's selector and
@@ -740,12 +751,10 @@ impl<S: Storage> Registry<S> {
             // The new ephemeral containers (or resources) take their
             // defaults; nothing else of the pod changes, so no admission
             // asks again.
-            if let Value::Object(o) = &mut new {
-                rt.strategy.defaults(o);
-            }
+            apply_defaults(rt, &mut new);
         } else if !status && opts.subresource != Subresource::Finalize {
+            apply_defaults(rt, &mut new);
             if let Value::Object(o) = &mut new {
-                rt.strategy.defaults(o);
                 rt.strategy.admit(o);
             }
             Self::admit_pod_priority_on_update(rt, &mut new, old);

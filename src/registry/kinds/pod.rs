@@ -194,6 +194,14 @@ pub(super) fn spec_defaults(spec: &mut Map<String, Value>) {
     default(spec, "dnsPolicy", json!("ClusterFirst"));
     default(spec, "securityContext", json!({}));
     default(spec, "schedulerName", json!("default-scheduler"));
+    // A volume that names no source is an emptyDir (`SetDefaults_Volume`).
+    if let Some(Value::Array(vs)) = spec.get_mut("volumes") {
+        for v in vs.iter_mut().filter_map(Value::as_object_mut) {
+            if v.iter().all(|(k, v)| k == "name" || v.is_null()) {
+                v.insert("emptyDir".into(), json!({}));
+            }
+        }
+    }
     for list in ["initContainers", "containers", "ephemeralContainers"] {
         if let Some(Value::Array(cs)) = spec.get_mut(list) {
             for c in cs.iter_mut().filter_map(Value::as_object_mut) {
