@@ -11,6 +11,7 @@ pub mod object;
 pub mod pod;
 pub mod quantity;
 pub mod status;
+pub mod storage;
 pub mod watch;
 pub mod yaml;
 

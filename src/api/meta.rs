@@ -75,6 +75,11 @@ pub fn labels(obj: &Value) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
+/// Whether `metadata.finalizers` holds `finalizer`.
+pub fn has_finalizer(obj: &Value, finalizer: &str) -> bool {
+    obj["metadata"]["finalizers"].as_array().is_some_and(|f| f.iter().any(|x| x.as_str() == Some(finalizer)))
+}
+
 pub fn finalizers(obj: &Value) -> Vec<String> {
     metadata(obj)
         .and_then(|m| m.get("finalizers"))

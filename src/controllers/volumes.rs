@@ -30,10 +30,11 @@ use serde_json::{json, Map, Value};
 use super::client::Client;
 use super::events::{EventType, Recorder};
 use super::informer::Informer;
-use super::object::meta_str;
+use super::object::{meta_str, path_of};
 use super::{Controller, Progress};
+use crate::api::meta::has_finalizer;
 use crate::api::quantity::milli_value;
-use crate::registry::kinds::storage_class;
+use crate::api::storage::storage_class;
 use crate::selector::LabelSelector;
 
 /// The finalizer that keeps a claim while a pod uses it.
@@ -44,6 +45,7 @@ const BOUND_BY_CONTROLLER: &str = "pv.kubernetes.io/bound-by-controller";
 const BIND_COMPLETED: &str = "pv.kubernetes.io/bind-completed";
 
 const VOLUMES: &str = "/api/v1/persistentvolumes";
+const CLAIMS: &str = "persistentvolumeclaims";
 
 fn has_annotation(o: &Value, key: &str) -> bool {
     o["metadata"]["annotations"].get(key).is_some()
@@ -67,10 +69,6 @@ fn phase(o: &Value) -> &str {
 
 fn storage(o: &Value, pointer: &str) -> i128 {
     o.pointer(pointer).and_then(Value::as_str).and_then(milli_value).unwrap_or(0)
-}
-
-fn claim_path(ns: &str, name: &str) -> String {
-    format!("/api/v1/namespaces/{ns}/persistentvolumeclaims/{name}")
 }
 
 /// An object written whole (`PUT`), as client-go's `Update` sends it.
@@ -331,8 +329,7 @@ fn set_volume_phase(
         return Some(volume.clone());
     }
     let mut body = volume.clone();
-    let status = body["status"].as_object_mut().map(std::mem::take).unwrap_or_default();
-    let mut status: Map<String, Value> = status;
+    let mut status: Map<String, Value> = body["status"].as_object_mut().map(std::mem::take).unwrap_or_default();
     status.insert("phase".into(), json!(to));
     if message.is_empty() {
         status.shift_remove("message");
@@ -487,7 +484,7 @@ fn bind(client: &mut Client<'_>, volumes: &mut Volumes<'_>, volume: &Value, clai
         dirty = true;
     }
     if dirty {
-        let Some(c) = put(client, &claim_path(ns, claim_name), "PersistentVolumeClaim", &mut body) else { return };
+        let Some(c) = put(client, &path_of("v1", CLAIMS, &claim), "PersistentVolumeClaim", &mut body) else { return };
         claim = c;
     }
     set_claim_status(client, &claim, "Bound", Some(&volume));
@@ -523,7 +520,7 @@ fn set_claim_status(client: &mut Client<'_>, claim: &Value, to: &str, volume: Op
     }
     let mut body = claim.clone();
     body["status"] = Value::Object(status);
-    let path = format!("{}/status", claim_path(meta_str(claim, "namespace"), meta_str(claim, "name")));
+    let path = format!("{}/status", path_of("v1", CLAIMS, claim));
     put(client, &path, "PersistentVolumeClaim", &mut body)
 }
 
@@ -543,10 +540,6 @@ fn set_finalizer(client: &mut Client<'_>, path: &str, kind: &str, obj: &Value, f
         body["metadata"]["finalizers"] = Value::Array(list);
     }
     put(client, path, kind, &mut body);
-}
-
-fn has_finalizer(o: &Value, finalizer: &str) -> bool {
-    o["metadata"]["finalizers"].as_array().is_some_and(|f| f.iter().any(|x| x.as_str() == Some(finalizer)))
 }
 
 /// What a protection controller does with one object: the finalizer added
@@ -616,7 +609,7 @@ impl PvcProtection {
         for claim in claims {
             let ns = meta_str(&claim, "namespace");
             let in_use = deleting(&claim) && self.pods.in_namespace(ns).any(|p| pod_uses(p, &claim));
-            let path = claim_path(ns, meta_str(&claim, "name"));
+            let path = path_of("v1", CLAIMS, &claim);
             protect(client, &path, "PersistentVolumeClaim", &claim, PVC_FINALIZER, in_use);
         }
     }

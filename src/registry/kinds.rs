@@ -29,7 +29,6 @@ pub(super) mod limit_range;
 mod namespace;
 mod node;
 mod persistent_volume;
-pub use persistent_volume::storage_class;
 mod persistent_volume_claim;
 mod pod;
 mod pod_disruption_budget;

@@ -6,6 +6,7 @@ use serde_json::{json, Map, Value};
 use super::super::strategy::{default, object, Strategy};
 use super::super::table::cells::*;
 use super::super::table::{col, text, wide, Column, Desc, AGE, NAME};
+pub(super) use crate::api::storage::storage_class;
 use crate::clock::SimTime;
 
 pub struct PersistentVolume;
@@ -116,15 +117,6 @@ fn pv_cells(o: &Value, now: SimTime) -> Vec<Value> {
         age(o, now),
         unset(s(o, "/spec/volumeMode")).into(),
     ]
-}
-
-/// The beta storage-class annotation, else `spec.storageClassName` (as
-/// upstream's GetPersistentVolume(Claim)Class reads them).
-pub fn storage_class(o: &Value) -> &str {
-    match o.pointer("/metadata/annotations/volume.beta.kubernetes.io~1storage-class").and_then(Value::as_str) {
-        Some(c) => c,
-        None => s(o, "/spec/storageClassName"),
-    }
 }
 
 pub(super) fn unset(v: &str) -> &str {
