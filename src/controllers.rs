@@ -29,6 +29,7 @@ pub mod kubelet;
 pub mod namespace;
 pub mod node_ipam;
 pub mod object;
+pub mod provisioner;
 pub mod replica_set;
 pub mod resource_quota;
 pub mod root_ca;
@@ -112,6 +113,7 @@ pub const ALL: &[&str] = &[
     "persistentvolume-binder",
     "pvc-protection",
     "pv-protection",
+    "local-path-provisioner",
     "endpoint",
     "endpointslice",
     "scheduler",
@@ -158,6 +160,7 @@ impl Controllers {
                 "persistentvolume-binder" => Box::new(volumes::VolumeBinder::default()),
                 "pvc-protection" => Box::new(volumes::PvcProtection::default()),
                 "pv-protection" => Box::new(volumes::PvProtection::default()),
+                "local-path-provisioner" => Box::new(provisioner::LocalPathProvisioner::default()),
                 "endpoint" => Box::new(endpoints::EndpointsController::default()),
                 "endpointslice" => Box::new(endpoints::EndpointSliceController::default()),
                 "scheduler" => Box::new(scheduler::Scheduler::default()),
@@ -292,6 +295,6 @@ mod tests {
             ["namespace", "garbage-collector"]
         );
         let e = Controllers::parse("ttl", &Config::default()).err().unwrap();
-        assert_eq!(e, "unknown controller \"ttl\" (known: nodeipam, namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, taint-eviction-controller, resourcequota, root-ca-cert-publisher, serviceaccount, clusterrole-aggregation, persistentvolume-binder, pvc-protection, pv-protection, endpoint, endpointslice, scheduler, kubelet)");
+        assert_eq!(e, "unknown controller \"ttl\" (known: nodeipam, namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, taint-eviction-controller, resourcequota, root-ca-cert-publisher, serviceaccount, clusterrole-aggregation, persistentvolume-binder, pvc-protection, pv-protection, local-path-provisioner, endpoint, endpointslice, scheduler, kubelet)");
     }
 }

@@ -14,6 +14,7 @@
 
 pub mod decode;
 mod default_ingress_class;
+mod default_storage_class;
 pub mod keys;
 pub mod kinds;
 mod limit_ranger;

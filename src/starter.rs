@@ -5,7 +5,9 @@
 //! come from the nodeipam controller), the `kubernetes` and `kube-dns`
 //! Services (the first and tenth addresses of the Service range), CoreDNS
 //! as a Deployment (which the controllers, scheduler and kubelets bring
-//! up), and in `default` a few running
+//! up), kind's default StorageClass `standard` (its claims provisioned
+//! by `local-path-provisioner` on the node their first pod goes to), and
+//! in `default` a few running
 //! workloads: a Deployment `hello` (two nginx pods) behind a Service, and
 //! spec 002's `counter` pod. The namespaces default, kube-system,
 //! kube-public and kube-node-lease come with the server.
@@ -71,7 +73,7 @@ mod tests {
         let services =
             ServiceRanges { cluster_ips: parse_cidr("range", "10.10.0.0/24", 12, 28).unwrap(), ..Default::default() };
         let reqs = requests(&services, SimTime(1_700_000_000_000));
-        assert_eq!(reqs.len(), 14);
+        assert_eq!(reqs.len(), 15);
         let patches = reqs.iter().filter(|r| r.method == "PATCH").count();
         assert_eq!(patches, 3, "one status patch a node");
         let ips: Vec<(String, Value)> = reqs

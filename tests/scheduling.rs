@@ -360,6 +360,19 @@ fn a_daemon_set_runs_one_pod_per_fitting_node_and_rolls_node_by_node() {
 #[test]
 fn a_stateful_set_starts_pods_in_order_with_claims_and_scales_down_from_the_top() {
     let mut k = two_nodes();
+    // kind's default class: each claim is provisioned once its pod is placed.
+    let class = json!({"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+        "metadata": {"name": "standard", "annotations": {"storageclass.kubernetes.io/is-default-class": "true"}},
+        "provisioner": "rancher.io/local-path", "volumeBindingMode": "WaitForFirstConsumer"});
+    assert_eq!(k.call("POST", "/apis/storage.k8s.io/v1/storageclasses", Some(class)).status, 201);
+    // Its volumes are held to a node by the node's hostname label.
+    for node in ["node-a", "node-b"] {
+        let labels = json!({"metadata": {"labels": {"kubernetes.io/hostname": node}}}).to_string();
+        assert_eq!(
+            k.send("PATCH", &format!("/api/v1/nodes/{node}"), "application/merge-patch+json", &labels).status,
+            200
+        );
+    }
     let sts = json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "web"},
         "spec": {"replicas": 3, "serviceName": "nginx", "selector": {"matchLabels": {"app": "nginx"}},
             "template": {"metadata": {"labels": {"app": "nginx"}},
@@ -387,6 +400,9 @@ fn a_stateful_set_starts_pods_in_order_with_claims_and_scales_down_from_the_top(
     assert_eq!((p["spec"]["hostname"].as_str(), p["spec"]["subdomain"].as_str()), (Some("web-1"), Some("nginx")));
     assert_eq!(p["metadata"]["labels"]["apps.kubernetes.io/pod-index"], "1");
     assert_eq!(p["spec"]["volumes"][0]["persistentVolumeClaim"]["claimName"], "www-web-1");
+    let c = k.get("/api/v1/namespaces/default/persistentvolumeclaims/www-web-1").json_body();
+    assert_eq!(c["status"]["phase"], "Bound");
+    assert_eq!(c["metadata"]["annotations"]["volume.kubernetes.io/selected-node"], p["spec"]["nodeName"]);
     // Each pod waited for the one before it: creates in ordinal order.
     let messages = k.event_messages("involvedObject.name=web,reason=SuccessfulCreate");
     assert_eq!(

@@ -49,6 +49,7 @@ KINDS = {
     "k8s.io.api.policy.v1": ["PodDisruptionBudget"],
     "k8s.io.api.rbac.v1": ["Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"],
     "k8s.io.api.scheduling.v1": ["PriorityClass"],
+    "k8s.io.api.storage.v1": ["StorageClass"],
     "k8s.io.api.flowcontrol.v1": ["FlowSchema", "PriorityLevelConfiguration"],
     "k8s.io.apiextensions_apiserver.pkg.apis.apiextensions.v1": ["CustomResourceDefinition"],
 }

@@ -633,9 +633,9 @@ const USAGE: &str =
                  replicaset, daemonset, statefulset, job, cronjob, disruption,
                  taint-eviction-controller, resourcequota, root-ca-cert-publisher, serviceaccount,
                  clusterrole-aggregation, persistentvolume-binder, pvc-protection, pv-protection,
-                 endpoint, endpointslice, scheduler, kubelet
+                 local-path-provisioner, endpoint, endpointslice, scheduler, kubelet
   --starter      default: start with the browser app's starter cluster (three nodes, CoreDNS, the
-                 kubernetes Service, a Deployment hello and the counter pod); none: only the four namespaces every cluster has
+                 kubernetes Service, the default StorageClass standard, a Deployment hello and the counter pod); none: only the four namespaces every cluster has
   --service-cluster-ip-range, --service-node-port-range  where Services' cluster IPs and node ports
                  come from (kube-apiserver's flags; IPv4 only, /12 to /28)
   --cluster-cidr, --node-cidr-mask-size  the Pod range the nodeipam controller cuts into node ranges

@@ -48,6 +48,7 @@ use crate::api::quantity::milli_value;
 mod neighbours;
 mod preemption;
 mod spreading;
+mod volume_binding;
 
 /// Pending pods with a nominated node (`status.nominatedNodeName`), by uid.
 /// (Maps of strings to shared values, as the scheduler's others: another
@@ -122,6 +123,9 @@ pub struct Scheduler {
     selecting: Option<Box<spreading::Selecting>>,
     /// This round's counts of placed pods by spreading selector.
     matching: Vec<spreading::Matching>,
+    /// Claims, volumes and classes, watched from the first pod that uses
+    /// a claim.
+    volumes: Option<Box<volume_binding::VolumeBinding>>,
 }
 
 /// How long a pod stays unschedulable before it is tried again
@@ -146,6 +150,7 @@ impl Default for Scheduler {
             namespaces: None,
             selecting: None,
             matching: Vec::new(),
+            volumes: None,
         }
     }
 }
@@ -362,7 +367,7 @@ pub(crate) fn affinity_matches(pod: &Value, node: &Value) -> bool {
 /// Whether a node selector term selects the node: its expressions (on
 /// labels) and fields (on `metadata.name`) all, and at least one of them
 /// (an empty term selects nothing).
-fn term_matches(term: &Value, node: &Value) -> bool {
+pub(super) fn term_matches(term: &Value, node: &Value) -> bool {
     let requirement = |r: &Value, value: Option<&str>| {
         let values: Vec<&str> = r["values"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
         let number = |s: &str| s.parse::<i64>().ok();
@@ -618,7 +623,8 @@ impl Controller for Scheduler {
         let pods_changed = self.pods.sync(client);
         let nodes_changed = self.nodes.sync(client);
         let retry_due = self.retry_at.values().any(|t| *t <= client.now_millis());
-        if !(pods_changed || nodes_changed || retry_due) {
+        let volumes_changed = self.volumes.as_mut().is_some_and(|v| v.sync(client));
+        if !(pods_changed || nodes_changed || retry_due || volumes_changed) {
             return Progress { writes: client.writes - before };
         }
         for (old, new) in self.pods.take_changes() {
@@ -658,6 +664,9 @@ impl Controller for Scheduler {
                 }
             }
         }
+        if self.volumes.is_none() && self.pending.values().any(|p| !volume_binding::claim_names(p).is_empty()) {
+            self.watch_volumes(client);
+        }
         let nodes: Vec<Arc<Value>> = self.nodes.shared().cloned().collect();
         // What this round binds counts at once; the informer's changes
         // count it for later rounds.
@@ -684,14 +693,23 @@ impl Controller for Scheduler {
         self.bound_now.clear();
         self.matching.clear();
         self.repelling_now = 0;
+        let volumes = self.volumes.take();
         for pod in pending {
-            self.schedule(client, &pod, &nodes, &mut used, &mut nominated);
+            self.schedule(client, &pod, &nodes, &mut used, &mut nominated, volumes.as_deref());
         }
+        self.volumes = volumes;
         Progress { writes: client.writes - before }
     }
 }
 
 impl Scheduler {
+    #[inline(never)]
+    fn watch_volumes(&mut self, client: &mut Client<'_>) {
+        let mut v = Box::new(volume_binding::VolumeBinding::new());
+        v.sync(client);
+        self.volumes = Some(v);
+    }
+
     fn schedule(
         &mut self,
         client: &mut Client<'_>,
@@ -699,14 +717,33 @@ impl Scheduler {
         nodes: &[Arc<Value>],
         used: &mut BTreeMap<String, Used>,
         nominated: &mut Nominated,
+        volumes: Option<&volume_binding::VolumeBinding>,
     ) {
-        let hood = if self.looks_around(pod) { self.neighbourhood(client, pod, nodes, &|_| false) } else { None };
         let demand = requests(&pod["spec"]);
+        let names = volume_binding::claim_names(pod);
+        let claims = match volumes.filter(|_| !names.is_empty()) {
+            None => None,
+            Some(v) => match v.pre_filter(pod, &names) {
+                Ok(c) if c.waiting(v.volumes()) => return,
+                Ok(c) => Some(c),
+                Err(why) => {
+                    let misfits: Vec<(usize, Misfit)> = (0..nodes.len())
+                        .map(|i| (i, Misfit { reasons: vec![why.clone()], resolvable: false }))
+                        .collect();
+                    self.not_placed(client, pod, demand, nodes, used, nominated, &misfits, Some(&why));
+                    return;
+                }
+            },
+        };
+        let hood = if self.looks_around(pod) { self.neighbourhood(client, pod, nodes, &|_| false) } else { None };
         let mut misfits: Vec<(usize, Misfit)> = Vec::new();
         for (i, node) in nodes.iter().enumerate() {
             let name = meta_str(node, "name");
             let u = with_nominated(used.get(name).copied().unwrap_or_default(), pod, name, nominated);
-            if let Some(why) = misfit(pod, demand, node, &u).or_else(|| hood.as_ref()?.misfit(node)) {
+            let bound_volumes = || volumes?.misfit(claims.as_ref()?, node);
+            if let Some(why) =
+                misfit(pod, demand, node, &u).or_else(bound_volumes).or_else(|| hood.as_ref()?.misfit(node))
+            {
                 misfits.push((i, why));
             }
         }
@@ -724,6 +761,12 @@ impl Scheduler {
         let (ns, name) = (meta_str(pod, "namespace"), meta_str(pod, "name"));
         match best {
             Some(node) => {
+                if let (Some(v), Some(c)) = (volumes, &claims) {
+                    let chosen = nodes.iter().find(|n| meta_str(n, "name") == node.as_str());
+                    if chosen.is_some_and(|n| v.pre_bind(client, c, n)) {
+                        return;
+                    }
+                }
                 let binding = json!({"kind": "Binding", "apiVersion": "v1",
                     "metadata": {"name": name, "namespace": ns, "uid": meta_str(pod, "uid")},
                     "target": {"kind": "Node", "name": node}});
@@ -756,7 +799,7 @@ impl Scheduler {
             None if nodes.is_empty() => {
                 self.unschedulable(client, pod, "no nodes available to schedule pods".into(), None);
             }
-            None => self.not_placed(client, pod, demand, nodes, used, nominated, &misfits),
+            None => self.not_placed(client, pod, demand, nodes, used, nominated, &misfits, None),
         }
     }
 
@@ -774,10 +817,17 @@ impl Scheduler {
         used: &BTreeMap<String, Used>,
         nominated: &mut Nominated,
         misfits: &[(usize, Misfit)],
+        pre_filter: Option<&str>,
     ) {
         let total = nodes.len();
-        let filtered = histogram(misfits.iter().flat_map(|(_, m)| m.reasons.iter().map(String::as_str)));
-        let message = format!("0/{total} nodes are available: {filtered}.");
+        let message = match pre_filter {
+            // A PreFilter's refusal is told as it is, not per node.
+            Some(why) => format!("0/{total} nodes are available: {why}."),
+            None => {
+                let filtered = histogram(misfits.iter().flat_map(|(_, m)| m.reasons.iter().map(String::as_str)));
+                format!("0/{total} nodes are available: {filtered}.")
+            }
+        };
         let (message, nomination) = match self.preempt(client, pod, demand, nodes, used, nominated, misfits) {
             preemption::Outcome::NotEligible(why) => (format!("{message} preemption: {why}"), None),
             preemption::Outcome::NoCandidates(why) => (format!("{message} preemption: {why}"), Some(None)),

@@ -41,38 +41,51 @@ use crate::selector::LabelSelector;
 pub const PVC_FINALIZER: &str = "kubernetes.io/pvc-protection";
 /// The finalizer that keeps a volume while it is bound.
 pub const PV_FINALIZER: &str = "kubernetes.io/pv-protection";
-const BOUND_BY_CONTROLLER: &str = "pv.kubernetes.io/bound-by-controller";
+pub(super) const BOUND_BY_CONTROLLER: &str = "pv.kubernetes.io/bound-by-controller";
 const BIND_COMPLETED: &str = "pv.kubernetes.io/bind-completed";
+/// The node the scheduler chose for a claim of delayed binding.
+pub(super) const SELECTED_NODE: &str = "volume.kubernetes.io/selected-node";
+/// Who is to provision a claim (and the beta spelling, written too).
+pub(super) const STORAGE_PROVISIONER: [&str; 2] =
+    ["volume.kubernetes.io/storage-provisioner", "volume.beta.kubernetes.io/storage-provisioner"];
+/// Who provisioned a volume.
+pub(super) const PROVISIONED_BY: &str = "pv.kubernetes.io/provisioned-by";
+pub(super) const CLASSES: &str = "/apis/storage.k8s.io/v1/storageclasses";
 
-const VOLUMES: &str = "/api/v1/persistentvolumes";
-const CLAIMS: &str = "persistentvolumeclaims";
+pub(super) const VOLUMES: &str = "/api/v1/persistentvolumes";
+pub(super) const CLAIMS: &str = "persistentvolumeclaims";
 
-fn has_annotation(o: &Value, key: &str) -> bool {
+pub(super) fn has_annotation(o: &Value, key: &str) -> bool {
     o["metadata"]["annotations"].get(key).is_some()
 }
 
-fn set_annotation(o: &mut Value, key: &str) {
+pub(super) fn set_annotation(o: &mut Value, key: &str, value: &str) {
     let meta = &mut o["metadata"];
     if !meta["annotations"].is_object() {
         meta["annotations"] = json!({});
     }
-    meta["annotations"][key] = json!("yes");
+    meta["annotations"][key] = json!(value);
 }
 
-fn deleting(o: &Value) -> bool {
+pub(super) fn deleting(o: &Value) -> bool {
     !o["metadata"]["deletionTimestamp"].is_null()
 }
 
-fn phase(o: &Value) -> &str {
+pub(super) fn phase(o: &Value) -> &str {
     o["status"]["phase"].as_str().unwrap_or("")
 }
 
-fn storage(o: &Value, pointer: &str) -> i128 {
+/// Whether a class binds its claims once a pod uses them.
+pub(super) fn waits_for_consumer(class: &Value) -> bool {
+    class["volumeBindingMode"] == "WaitForFirstConsumer"
+}
+
+pub(super) fn storage(o: &Value, pointer: &str) -> i128 {
     o.pointer(pointer).and_then(Value::as_str).and_then(milli_value).unwrap_or(0)
 }
 
 /// An object written whole (`PUT`), as client-go's `Update` sends it.
-fn put(client: &mut Client<'_>, path: &str, kind: &str, body: &mut Value) -> Option<Value> {
+pub(super) fn put(client: &mut Client<'_>, path: &str, kind: &str, body: &mut Value) -> Option<Value> {
     body["kind"] = json!(kind);
     body["apiVersion"] = json!("v1");
     let r = client.write("PUT", path, "application/json", body);
@@ -81,7 +94,7 @@ fn put(client: &mut Client<'_>, path: &str, kind: &str, body: &mut Value) -> Opt
 
 /// Whether the volume's `claimRef` names the claim (a uid, when it has
 /// one, the claim's): upstream's `IsVolumeBoundToClaim`.
-fn bound_to(volume: &Value, claim: &Value) -> bool {
+pub(super) fn bound_to(volume: &Value, claim: &Value) -> bool {
     let r = &volume["spec"]["claimRef"];
     r.is_object()
         && r["name"].as_str() == Some(meta_str(claim, "name"))
@@ -93,7 +106,7 @@ fn volume_mode(o: &Value) -> &str {
     o["spec"]["volumeMode"].as_str().unwrap_or("Filesystem")
 }
 
-fn modes(o: &Value, pointer: &str) -> Vec<String> {
+pub(super) fn modes(o: &Value, pointer: &str) -> Vec<String> {
     o.pointer(pointer)
         .and_then(Value::as_array)
         .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
@@ -127,6 +140,26 @@ fn unsatisfied(volume: &Value, claim: &Value) -> Option<String> {
     None
 }
 
+/// Whether an unclaimed volume could be bound to the claim: of its class,
+/// big enough, of its volume mode and access modes, chosen by its
+/// selector, not being deleted.
+pub(super) fn satisfies(volume: &Value, claim: &Value) -> bool {
+    storage(volume, "/spec/capacity/storage") >= storage(claim, "/spec/resources/requests/storage")
+        && volume_mode(volume) == volume_mode(claim)
+        && !deleting(volume)
+        && !volume["spec"]["claimRef"].is_object()
+        && selected(claim, volume)
+        && storage_class(volume) == storage_class(claim)
+        && access_modes_fit(volume, claim)
+}
+
+/// How a fitting volume ranks for a claim (the lowest first): fewest
+/// access modes, then the smallest, then by name.
+pub(super) fn rank(volume: &Value) -> (usize, i128, String) {
+    let size = storage(volume, "/spec/capacity/storage");
+    (modes(volume, "/spec/accessModes").len(), size, meta_str(volume, "name").to_string())
+}
+
 /// The claim's label selector over a volume's labels.
 fn selected(claim: &Value, volume: &Value) -> bool {
     let text = crate::selector::label_selector_string(claim["spec"].get("selector"));
@@ -136,6 +169,7 @@ fn selected(claim: &Value, volume: &Value) -> bool {
 pub struct VolumeBinder {
     volumes: Informer,
     claims: Informer,
+    classes: Informer,
     recorder: Recorder,
     /// The events already told about each claim or volume (uid and
     /// reason): upstream repeats them at every resync, this once.
@@ -147,6 +181,7 @@ impl Default for VolumeBinder {
         VolumeBinder {
             volumes: Informer::new(VOLUMES),
             claims: Informer::new("/api/v1/persistentvolumeclaims"),
+            classes: Informer::new(CLASSES),
             recorder: Recorder::new("persistentvolume-controller", ""),
             told: BTreeSet::new(),
         }
@@ -164,7 +199,7 @@ impl Controller for VolumeBinder {
 
     fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
         let before = client.writes;
-        if self.volumes.sync(client) | self.claims.sync(client) {
+        if self.volumes.sync(client) | self.claims.sync(client) | self.classes.sync(client) {
             self.pass(client);
         }
         Progress { writes: client.writes - before }
@@ -204,7 +239,7 @@ impl VolumeBinder {
         }
         let claims: Vec<Arc<Value>> = self.claims.shared().cloned().collect();
         for claim in claims {
-            sync_claim(client, &mut volumes, &claim, &mut events);
+            sync_claim(client, &mut volumes, &self.classes, &claim, &mut events);
         }
         // Forget what was told about objects that are gone.
         let live: BTreeSet<&str> =
@@ -263,6 +298,14 @@ fn reclaim(client: &mut Client<'_>, volumes: &mut Volumes<'_>, volume: &Value, e
     let failed = match volume["spec"]["persistentVolumeReclaimPolicy"].as_str().unwrap_or("") {
         "Retain" | "Recycle" => return,
         "Delete" if phase(volume) == "Failed" => return,
+        // An external provisioner deletes what it provisioned.
+        "Delete"
+            if volume["metadata"]["annotations"][PROVISIONED_BY]
+                .as_str()
+                .is_some_and(|p| !p.starts_with("kubernetes.io/")) =>
+        {
+            return
+        }
         "Delete" => match volume["spec"]["hostPath"]["path"].as_str() {
             Some(path) if tmp_path(path) => {
                 if !deleting(volume) {
@@ -345,7 +388,13 @@ fn set_volume_phase(
 
 /// Upstream's `syncClaim`: an unbound claim's binding found and made, a
 /// bound one's checked.
-fn sync_claim(client: &mut Client<'_>, volumes: &mut Volumes<'_>, claim: &Value, events: &mut Vec<Told>) {
+fn sync_claim(
+    client: &mut Client<'_>,
+    volumes: &mut Volumes<'_>,
+    classes: &Informer,
+    claim: &Value,
+    events: &mut Vec<Told>,
+) {
     let wanted = claim["spec"]["volumeName"].as_str().unwrap_or("");
     if has_annotation(claim, BIND_COMPLETED) {
         let lost = |reason, message: &str| (reason, message.to_string());
@@ -371,22 +420,14 @@ fn sync_claim(client: &mut Client<'_>, volumes: &mut Volumes<'_>, claim: &Value,
         return;
     }
     if wanted.is_empty() {
-        match best_match(volumes, claim) {
+        let class = classes.get(storage_class(claim));
+        let delayed = class.is_some_and(waits_for_consumer) && !has_annotation(claim, SELECTED_NODE);
+        match best_match(volumes, claim, delayed) {
             Some(v) => bind(client, volumes, &v, claim),
             None => {
-                let told = match storage_class(claim) {
-                    "" => (
-                        EventType::Normal,
-                        "FailedBinding",
-                        "no persistent volumes available for this claim and no storage class is set".to_string(),
-                    ),
-                    class => (
-                        EventType::Warning,
-                        "ProvisioningFailed",
-                        format!("storageclass.storage.k8s.io {class:?} not found"),
-                    ),
-                };
-                events.push((claim.clone(), "PersistentVolumeClaim", told.0, told.1, told.2));
+                if let Some(told) = unmatched(client, claim, class, delayed) {
+                    events.push((claim.clone(), "PersistentVolumeClaim", told.0, told.1, told.2));
+                }
                 set_claim_status(client, claim, "Pending", None);
             }
         }
@@ -414,31 +455,66 @@ fn sync_claim(client: &mut Client<'_>, volumes: &mut Volumes<'_>, claim: &Value,
     }
 }
 
-/// Upstream's `findBestMatchForClaim` without delayed binding: the volume
-/// pre-bound to the claim, else the Available unclaimed one of its class
-/// that fits, fewest access modes first, then the smallest (then by name).
-fn best_match(volumes: &Volumes<'_>, claim: &Value) -> Option<Value> {
-    let requested = storage(claim, "/spec/resources/requests/storage");
-    let class = storage_class(claim);
+/// What upstream's `syncUnboundClaim` tells of a claim no volume fits:
+/// waiting for its first pod (a class of delayed binding), no class,
+/// no such class, or a provisioner to wait for (the claim annotated with
+/// it, as `setClaimProvisioner` does, for an external one).
+fn unmatched(
+    client: &mut Client<'_>,
+    claim: &Value,
+    class: Option<&Value>,
+    delayed: bool,
+) -> Option<(EventType, &'static str, String)> {
+    let name = storage_class(claim);
+    let Some(class) = class.filter(|_| !name.is_empty()) else {
+        return Some(match name {
+            "" => (
+                EventType::Normal,
+                "FailedBinding",
+                "no persistent volumes available for this claim and no storage class is set".to_string(),
+            ),
+            _ => (EventType::Warning, "ProvisioningFailed", format!("storageclass.storage.k8s.io {name:?} not found")),
+        });
+    };
+    if delayed {
+        let message = "waiting for first consumer to be created before binding";
+        return Some((EventType::Normal, "WaitForFirstConsumer", message.to_string()));
+    }
+    let provisioner = class["provisioner"].as_str().unwrap_or("");
+    if provisioner.starts_with("kubernetes.io/") {
+        // The in-tree provisioners are not served (nor is there one for
+        // `kubernetes.io/no-provisioner`).
+        return Some((EventType::Warning, "ProvisioningFailed", "no provisionable volume plugin matched".to_string()));
+    }
+    if STORAGE_PROVISIONER.iter().any(|k| claim["metadata"]["annotations"][*k].as_str() != Some(provisioner)) {
+        let mut body = claim.clone();
+        for key in STORAGE_PROVISIONER {
+            set_annotation(&mut body, key, provisioner);
+        }
+        put(client, &path_of("v1", CLAIMS, claim), "PersistentVolumeClaim", &mut body)?;
+    }
+    let message = format!("Waiting for a volume to be created either by the external provisioner '{provisioner}' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.");
+    Some((EventType::Normal, "ExternalProvisioning", message))
+}
+
+/// Upstream's `findBestMatchForClaim`: the volume pre-bound to the claim,
+/// else (unless its binding waits for a pod, `delayed`) the Available
+/// unclaimed one of its class that fits, ranked by `rank`.
+fn best_match(volumes: &Volumes<'_>, claim: &Value, delayed: bool) -> Option<Value> {
     let mut best: Option<((usize, i128, String), Value)> = None;
     for name in volumes.names() {
         let Some(v) = volumes.get(&name) else { continue };
-        let size = storage(&v, "/spec/capacity/storage");
-        if size < requested || volume_mode(&v) != volume_mode(claim) || deleting(&v) {
+        let small = storage(&v, "/spec/capacity/storage") < storage(claim, "/spec/resources/requests/storage");
+        if small || volume_mode(&v) != volume_mode(claim) || deleting(&v) {
             continue;
         }
         if bound_to(&v, claim) {
             return Some(v);
         }
-        if phase(&v) != "Available"
-            || v["spec"]["claimRef"].is_object()
-            || !selected(claim, &v)
-            || storage_class(&v) != class
-            || !access_modes_fit(&v, claim)
-        {
+        if delayed || phase(&v) != "Available" || !satisfies(&v, claim) {
             continue;
         }
-        let rank = (modes(&v, "/spec/accessModes").len(), size, name);
+        let rank = rank(&v);
         if best.as_ref().is_none_or(|(r, _)| rank < *r) {
             best = Some((rank, v));
         }
@@ -458,7 +534,7 @@ fn bind(client: &mut Client<'_>, volumes: &mut Volumes<'_>, volume: &Value, clai
     if !refers {
         let mut body = volume.clone();
         if !bound_to(&volume, claim) && !has_annotation(&volume, BOUND_BY_CONTROLLER) {
-            set_annotation(&mut body, BOUND_BY_CONTROLLER);
+            set_annotation(&mut body, BOUND_BY_CONTROLLER, "yes");
         }
         body["spec"]["claimRef"] = json!({"kind": "PersistentVolumeClaim", "namespace": ns, "name": claim_name,
             "uid": uid, "apiVersion": "v1", "resourceVersion": meta_str(claim, "resourceVersion")});
@@ -475,12 +551,12 @@ fn bind(client: &mut Client<'_>, volumes: &mut Volumes<'_>, volume: &Value, clai
     if claim["spec"]["volumeName"].as_str() != Some(name.as_str()) {
         body["spec"]["volumeName"] = json!(name);
         if !has_annotation(&claim, BOUND_BY_CONTROLLER) {
-            set_annotation(&mut body, BOUND_BY_CONTROLLER);
+            set_annotation(&mut body, BOUND_BY_CONTROLLER, "yes");
         }
         dirty = true;
     }
     if !has_annotation(&claim, BIND_COMPLETED) {
-        set_annotation(&mut body, BIND_COMPLETED);
+        set_annotation(&mut body, BIND_COMPLETED, "yes");
         dirty = true;
     }
     if dirty {

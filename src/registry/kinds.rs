@@ -43,6 +43,7 @@ mod secret;
 mod service;
 mod service_account;
 mod stateful_set;
+pub(super) mod storage_class;
 mod workload;
 
 /// A built-in resource, as the table spells it.
@@ -373,6 +374,12 @@ pub static BUILTIN: &[Builtin] = &[
             false,
         )
     },
+    // storage.k8s.io/v1
+    Builtin {
+        short_names: &["sc"],
+        strategy: &storage_class::StorageClass,
+        ..rt("storage.k8s.io", "v1", "storageclasses", "storageclass", "StorageClass", false)
+    },
     // scheduling.k8s.io/v1
     Builtin {
         short_names: &["pc"],
@@ -457,7 +464,7 @@ mod tests {
     fn table_is_consistent() {
         let c = builtin_catalog();
         assert_eq!(c.iter().count(), BUILTIN.len(), "no entry collides with another");
-        assert_eq!(BUILTIN.len(), 39);
+        assert_eq!(BUILTIN.len(), 40);
         assert!(c.namespaces().is_some());
         for r in c.iter() {
             assert!(r.resource().ends_with('s'), "{}", r.resource());

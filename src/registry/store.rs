@@ -458,6 +458,7 @@ impl<S: Storage> Registry<S> {
         }
         self.admit_pod_service_account(rt, namespace, generated, &mut value)?;
         self.admit_pod_priority_on_create(rt, generated, &mut value)?;
+        self.admit_claim_class(rt, &mut value);
         self.admit_ingress_class(rt, &mut value);
         self.admit_limit_ranges(rt, namespace, &mut value);
         if let Value::Object(o) = &mut value {

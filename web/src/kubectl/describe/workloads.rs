@@ -383,9 +383,9 @@ mod tests {
         );
     }
 
-    /// As kubectl 1.33 printed a StatefulSet's claim (pending: no
-    /// volume and no default storage class; protected while the pod uses
-    /// it) and the set's volume claim templates.
+    /// As kubectl 1.33 printed a StatefulSet's claim (given the default
+    /// class, provisioned on its pod's node, protected while the pod uses
+    /// it), the set's volume claim templates, and the class.
     #[test]
     fn a_claim_and_the_claim_templates_as_kubectl_describes_them() {
         let mut s = session();
@@ -406,12 +406,17 @@ mod tests {
         );
         assert_eq!(
             pvc,
-            "Name:          www-web-0\nNamespace:     default\nStorageClass:  \nStatus:        Pending\nVolume:        \nLabels:        app=web\nAnnotations:   <none>\nFinalizers:    [kubernetes.io/pvc-protection]\nCapacity:      \nAccess Modes:  \nVolumeMode:    Filesystem\nUsed By:       web-0\nEvents:\n  Type    Reason         Age   From                         Message\n  ----    ------         ----  ----                         -------\n  Normal  FailedBinding  0s    persistentvolume-controller  no persistent volumes available for this claim and no storage class is set\n"
+            "Name:          www-web-0\nNamespace:     default\nStorageClass:  standard\nStatus:        Bound\nVolume:        pvc-c598275f-ddda-4de8-8d29-e15d6db5341e\nLabels:        app=web\nAnnotations:   pv.kubernetes.io/bind-completed: yes\n               pv.kubernetes.io/bound-by-controller: yes\n               volume.beta.kubernetes.io/storage-provisioner: rancher.io/local-path\n               volume.kubernetes.io/selected-node: worker-1\n               volume.kubernetes.io/storage-provisioner: rancher.io/local-path\nFinalizers:    [kubernetes.io/pvc-protection]\nCapacity:      1Gi\nAccess Modes:  RWO\nVolumeMode:    Filesystem\nUsed By:       web-0\nEvents:\n  Type    Reason                 Age   From                                          Message\n  ----    ------                 ----  ----                                          -------\n  Normal  WaitForFirstConsumer   0s    persistentvolume-controller                   waiting for first consumer to be created before binding\n  Normal  ExternalProvisioning   0s    persistentvolume-controller                   Waiting for a volume to be created either by the external provisioner 'rancher.io/local-path' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running and correctly registered.\n  Normal  Provisioning           0s    rancher.io/local-path_local-path-provisioner  External provisioner is provisioning volume for claim \"default/www-web-0\"\n  Normal  ProvisioningSucceeded  0s    rancher.io/local-path_local-path-provisioner  Successfully provisioned volume pvc-c598275f-ddda-4de8-8d29-e15d6db5341e\n"
         );
         let sts = run(&mut s, "describe sts web", "").text;
         assert!(
             sts.contains("\nVolume Claims:\n  Name:          www\n  StorageClass:  \n  Labels:        <none>\n  Annotations:   <none>\n  Capacity:      1Gi\n  Access Modes:  [ReadWriteOnce]\nEvents:\n"),
             "{sts}"
+        );
+        let sc = run(&mut s, "describe sc standard", "").text;
+        assert_eq!(
+            sc,
+            "Name:                  standard\nIsDefaultClass:        Yes\nAnnotations:           storageclass.kubernetes.io/is-default-class=true\nProvisioner:           rancher.io/local-path\nParameters:            <none>\nAllowVolumeExpansion:  <unset>\nMountOptions:          <none>\nReclaimPolicy:         Delete\nVolumeBindingMode:     WaitForFirstConsumer\nEvents:                <none>\n"
         );
     }
 
