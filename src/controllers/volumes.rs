@@ -199,7 +199,10 @@ impl Controller for VolumeBinder {
 
     fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
         let before = client.writes;
-        if self.volumes.sync(client) | self.claims.sync(client) | self.classes.sync(client) {
+        let changed = self.volumes.sync(client) | self.claims.sync(client) | self.classes.sync(client);
+        // Classes matter only to claims; without claims or volumes there
+        // is nothing to do.
+        if changed && (self.claims.objects().next().is_some() || self.volumes.objects().next().is_some()) {
             self.pass(client);
         }
         Progress { writes: client.writes - before }

@@ -63,7 +63,7 @@ impl Strategy for StorageClass {
         match obj["provisioner"].as_str().unwrap_or("") {
             "" => errs.push(FieldError::required("provisioner", "")),
             p => {
-                if let Some(why) = crate::selector::label_key_problem(&p.to_lowercase()) {
+                if let Some(why) = crate::selector::label_key_problem(&p.to_ascii_lowercase()) {
                     errs.push(FieldError::invalid("provisioner", p, &why));
                 }
             }
