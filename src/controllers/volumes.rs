@@ -2,11 +2,14 @@
 //! controller here is:
 //!
 //! - `persistentvolume-binder` binds claims to the volumes that satisfy
-//!   them, as upstream's PersistentVolume controller does without a
-//!   provisioner: an unbound claim gets the Available volume of its storage
-//!   class whose access modes, volume mode, selector and size fit (fewest
-//!   access modes first, then the smallest), or the volume it names, or the
-//!   volume pre-bound to it; the volume is written first (its `claimRef`,
+//!   them, as upstream's PersistentVolume controller does: an unbound claim
+//!   gets the Available volume of its storage class whose access modes,
+//!   volume mode, selector and size fit (fewest access modes first, then
+//!   the smallest), or the volume it names, or the volume pre-bound to it
+//!   (only that one while its class waits for a first consumer and the
+//!   scheduler has not chosen a node); a claim nothing fits waits for its
+//!   first pod, or is handed to its class's external provisioner
+//!   (`controllers/provisioner.rs`) by annotation; the volume is written first (its `claimRef`,
 //!   `pv.kubernetes.io/bound-by-controller`), then its phase, then the claim
 //!   (`volumeName`, `pv.kubernetes.io/bind-completed`), then the claim's
 //!   status (Bound, the volume's access modes and capacity). A volume whose
