@@ -662,11 +662,7 @@ impl Server {
                 let opts = GetOptions { resource_version: opts.resource_version, subresource };
                 return Ok(Served::Response(body_response(200, self.registry.get(&rt, &ns, name, &opts)?)));
             }
-            ("POST", None) if reviews::is_review(&rt) => {
-                let opts = params::write_options(Verb::Create, q, user_agent, subresource, None)?;
-                let answer = self.review(&rt, &ns, body, opts.field_validation, warnings)?;
-                body_response(201, Body::Value(answer))
-            }
+            ("POST", None) if reviews::is_review(&rt) => self.review_request(q, &t, body, user_agent, warnings)?,
             ("POST", None) => {
                 let opts = params::write_options(Verb::Create, q, user_agent, subresource, None)?;
                 self.confirm_no_escalation(&rt, &ns, escalation::Write::Create(body), &opts)?;
@@ -687,14 +683,7 @@ impl Server {
                 let w = self.registry.patch(&rt, &ns, name, patch_type, &req.body, &opts, warnings)?;
                 body_response(if w.created { 201 } else { 200 }, w.body)
             }
-            ("DELETE", Some(name)) => {
-                let opts = params::delete_options(q, body)?;
-                let d = self.registry.delete(&rt, &ns, name, &opts, warnings)?;
-                // Upstream answers 202 only to the deprecated
-                // orphanDependents=false when the object stays.
-                let code = if !d.gone && opts.orphan_dependents == Some(false) { 202 } else { 200 };
-                body_response(code, d.body)
-            }
+            ("DELETE", Some(name)) => self.delete_object(q, &t, name, body, warnings)?,
             ("DELETE", None) if rt.serves(Verb::DeleteCollection) => self.delete_collection(q, &t, body, warnings)?,
             _ => return Err(Status::method_not_allowed()),
         };
@@ -704,6 +693,41 @@ impl Server {
     // The rarer requests, each apart (none of them is served while a
     // cluster starts, so the page's and the package's modules load them
     // second).
+
+    /// A review (access or self-subject), answered and never stored.
+    #[inline(never)]
+    fn review_request(
+        &mut self,
+        q: &Query,
+        t: &Target,
+        body: RequestBody<'_>,
+        user_agent: Option<&str>,
+        warnings: &mut Warnings,
+    ) -> Result<Response, Status> {
+        let opts = params::write_options(Verb::Create, q, user_agent, Subresource::None, None)?;
+        let ns = t.namespace.as_deref().unwrap_or("");
+        let answer = self.review(&t.rt, ns, body, opts.field_validation, warnings)?;
+        Ok(body_response(201, Body::Value(answer)))
+    }
+
+    /// One object's DELETE.
+    #[inline(never)]
+    fn delete_object(
+        &mut self,
+        q: &Query,
+        t: &Target,
+        name: &str,
+        body: RequestBody<'_>,
+        warnings: &mut Warnings,
+    ) -> Result<Response, Status> {
+        let opts = params::delete_options(q, body)?;
+        let ns = t.namespace.as_deref().unwrap_or("");
+        let d = self.registry.delete(&t.rt, ns, name, &opts, warnings)?;
+        // Upstream answers 202 only to the deprecated
+        // orphanDependents=false when the object stays.
+        let code = if !d.gone && opts.orphan_dependents == Some(false) { 202 } else { 200 };
+        Ok(body_response(code, d.body))
+    }
 
     /// `pods/NAME/log`: the kubelet's stream, passed on as kube-apiserver's
     /// LocationStreamer does (`text/plain`, no charset).

@@ -362,7 +362,7 @@ impl Kubelets {
         let containers: Vec<Value> = pod["spec"]["containers"].as_array().cloned().unwrap_or_default();
         let mut statuses: Vec<Value> = pod["status"]["containerStatuses"].as_array().cloned().unwrap_or_default();
         let (mut changed, mut next): (bool, Option<i64>) = (false, None);
-        let mut events: Vec<(String, EventType, &'static str, String)> = Vec::new();
+        let mut events: Told = Vec::new();
         let soonest = |t: i64, next: &mut Option<i64>| *next = Some(next.map_or(t, |n| n.min(t)));
         for st in statuses.iter_mut() {
             let name = st["name"].as_str().unwrap_or("").to_string();
@@ -371,71 +371,29 @@ impl Kubelets {
             let started = st["state"]["running"]["startedAt"].as_str().and_then(parse_rfc3339);
             let backing_off = st["state"]["waiting"]["reason"] == "CrashLoopBackOff";
             let restarts = st["restartCount"].as_i64().unwrap_or(0);
-            let ends = |st: &mut Value, code: i64, from: &Value, events: &mut Vec<_>| {
-                let terminated = json!({"terminated": {"exitCode": code,
-                    "reason": if code == 0 { "Completed" } else { "Error" }, "startedAt": from, "finishedAt": at,
-                    "containerID": st["containerID"]}});
-                st["ready"] = json!(false);
-                st["started"] = json!(false);
-                if policy == "Never" || (policy == "OnFailure" && code == 0) {
-                    st["state"] = terminated;
-                } else {
-                    let backoff = (10_000i64 << (restarts.clamp(0, 5) as u32)).min(300_000);
-                    st["lastState"] = terminated;
-                    st["restartCount"] = json!(restarts + 1);
-                    st["state"] = json!({"waiting": {"reason": "CrashLoopBackOff",
-                        "message": format!("back-off {}s restarting failed container={name} pod={pod_ref}", backoff / 1000)}});
-                    let message = format!("Back-off restarting failed container {name} in pod {pod_ref}");
-                    events.push((name.clone(), EventType::Warning, "BackOff", message));
-                }
-            };
+            let exit = Exit { at: &at, policy: &policy, restarts, name: &name, pod_ref: &pod_ref };
             match (started, life) {
                 (Some(s), Some((ms, code))) if ms > 0 => {
                     if now >= s + ms {
                         let from = st["state"]["running"]["startedAt"].clone();
-                        ends(st, code, &from, &mut events);
+                        exit.ended(st, code, &from, &mut events);
                         changed = true;
                     } else {
                         soonest(s + ms, &mut next);
                     }
                 }
-                _ if backing_off => {
-                    let finished =
-                        st["lastState"]["terminated"]["finishedAt"].as_str().and_then(parse_rfc3339).unwrap_or(now);
-                    let backoff = (10_000i64 << ((restarts - 1).clamp(0, 5) as u32)).min(300_000);
-                    if now < finished + backoff {
-                        soonest(finished + backoff, &mut next);
-                        continue;
-                    }
-                    changed = true;
-                    for (reason, message) in [
-                        (
-                            "Pulled",
-                            format!(
-                                "Container image {:?} already present on machine",
-                                c["image"].as_str().unwrap_or("")
-                            ),
-                        ),
-                        ("Created", format!("Created container: {name}")),
-                        ("Started", format!("Started container {name}")),
-                    ] {
-                        events.push((name.clone(), EventType::Normal, reason, message));
-                    }
-                    match life {
-                        // Ends again at once.
-                        Some((0, code)) => ends(st, code, &json!(at), &mut events),
-                        _ => {
-                            st["state"] = json!({"running": {"startedAt": at}});
-                            resize::report_resources(st, c);
-                            let (started, ready) = probed(c);
-                            st["ready"] = json!(!ready);
-                            st["started"] = json!(!started);
-                            if let Some((ms, _)) = life {
-                                soonest(now + ms, &mut next);
-                            }
+                _ if backing_off => match exit.restart(st, c, life, now, &mut events) {
+                    Ok(when) => {
+                        changed = true;
+                        if let Some(t) = when {
+                            soonest(t, &mut next);
                         }
                     }
-                }
+                    Err(due) => {
+                        soonest(due, &mut next);
+                        continue;
+                    }
+                },
                 _ => {}
             }
             // Probes succeed on simulated time (the startup probe, then
@@ -614,10 +572,6 @@ impl Kubelets {
                 recorder_events.push((name.to_string(), image.to_string(), exit));
                 let mut st = json!({"name": name, "lastState": {}, "ready": false, "restartCount": 0, "image": full,
                     "imageID": format!("{repo}@sha256:{}", digest(&full)), "containerID": container_id, "started": false});
-                let terminated = |code: i64| {
-                    json!({"terminated": {"exitCode": code, "reason": if code == 0 { "Completed" } else { "Error" },
-                        "startedAt": now, "finishedAt": now, "containerID": container_id}})
-                };
                 match exit {
                     None => {
                         st["state"] = json!({"running": {"startedAt": now}});
@@ -628,20 +582,13 @@ impl Kubelets {
                         all_ready &= !ready;
                         all_done = false;
                     }
-                    // Ended, and not to be restarted.
-                    Some(code) if policy == "Never" || (policy == "OnFailure" && code == 0) => {
-                        st["state"] = terminated(code);
-                        all_ok &= code == 0;
-                    }
-                    // Ended, to be restarted after a back-off (which no
-                    // timer ends yet).
                     Some(code) => {
-                        st["lastState"] = terminated(code);
-                        st["restartCount"] = json!(1);
-                        st["state"] = json!({"waiting": {"reason": "CrashLoopBackOff",
-                            "message": format!("back-off 10s restarting failed container={name} pod={pod_ref}")}});
-                        all_done = false;
-                        all_ready = false;
+                        if exited_at_once(&mut st, code, &policy, name, &pod_ref, &now) {
+                            all_done = false;
+                            all_ready = false;
+                        } else {
+                            all_ok &= code == 0;
+                        }
                     }
                 }
                 resize::report_resources(&mut st, c);
@@ -697,6 +644,106 @@ impl Kubelets {
 /// The kubelet's three events for a container it has started (its image
 /// counted as present): Pulled, Created, Started, on `field`. Inlined: a
 /// pod's start runs it, and the web modules' first part keeps its callers.
+/// A container that ended as it started (at `now`, with `code`):
+/// terminated for good, or, its policy restarting it, backing off (which
+/// no timer ends yet); whether it is to be restarted. Never inlined: no
+/// starter container ends.
+#[inline(never)]
+fn exited_at_once(st: &mut Value, code: i64, policy: &str, name: &str, pod_ref: &str, now: &str) -> bool {
+    let terminated = json!({"terminated": {"exitCode": code, "reason": if code == 0 { "Completed" } else { "Error" },
+        "startedAt": now, "finishedAt": now, "containerID": st["containerID"]}});
+    if policy == "Never" || (policy == "OnFailure" && code == 0) {
+        st["state"] = terminated;
+        return false;
+    }
+    st["lastState"] = terminated;
+    st["restartCount"] = json!(1);
+    st["state"] = json!({"waiting": {"reason": "CrashLoopBackOff",
+        "message": format!("back-off 10s restarting failed container={name} pod={pod_ref}")}});
+    true
+}
+
+/// A container's exit as the kubelet handles it: when, under which
+/// restart policy, after how many restarts, and who it is (its name, and
+/// its pod as the kubelet's messages name it). Never inlined into the
+/// pass: no container ends or restarts while a server starts.
+struct Exit<'a> {
+    at: &'a str,
+    policy: &'a str,
+    restarts: i64,
+    name: &'a str,
+    pod_ref: &'a str,
+}
+
+type Told = Vec<(String, EventType, &'static str, String)>;
+
+impl Exit<'_> {
+    /// The container ended with `code` (running since `from`): terminated
+    /// for good, or, its policy restarting it, backing off.
+    #[inline(never)]
+    fn ended(&self, st: &mut Value, code: i64, from: &Value, events: &mut Told) {
+        let terminated = json!({"terminated": {"exitCode": code,
+            "reason": if code == 0 { "Completed" } else { "Error" }, "startedAt": from, "finishedAt": self.at,
+            "containerID": st["containerID"]}});
+        st["ready"] = json!(false);
+        st["started"] = json!(false);
+        if self.policy == "Never" || (self.policy == "OnFailure" && code == 0) {
+            st["state"] = terminated;
+        } else {
+            let (name, pod_ref) = (self.name, self.pod_ref);
+            let backoff = (10_000i64 << (self.restarts.clamp(0, 5) as u32)).min(300_000);
+            st["lastState"] = terminated;
+            st["restartCount"] = json!(self.restarts + 1);
+            st["state"] = json!({"waiting": {"reason": "CrashLoopBackOff",
+                "message": format!("back-off {}s restarting failed container={name} pod={pod_ref}", backoff / 1000)}});
+            let message = format!("Back-off restarting failed container {name} in pod {pod_ref}");
+            events.push((name.to_string(), EventType::Warning, "BackOff", message));
+        }
+    }
+
+    /// A container backing off: started again once its back-off is over
+    /// (`Ok` with when it ends next, if it does), else `Err` with when the
+    /// back-off ends.
+    #[inline(never)]
+    fn restart(
+        &self,
+        st: &mut Value,
+        c: &Value,
+        life: Option<(i64, i64)>,
+        now: i64,
+        events: &mut Told,
+    ) -> Result<Option<i64>, i64> {
+        let finished = st["lastState"]["terminated"]["finishedAt"].as_str().and_then(parse_rfc3339).unwrap_or(now);
+        let backoff = (10_000i64 << ((self.restarts - 1).clamp(0, 5) as u32)).min(300_000);
+        if now < finished + backoff {
+            return Err(finished + backoff);
+        }
+        let name = self.name;
+        for (reason, message) in [
+            ("Pulled", format!("Container image {:?} already present on machine", c["image"].as_str().unwrap_or(""))),
+            ("Created", format!("Created container: {name}")),
+            ("Started", format!("Started container {name}")),
+        ] {
+            events.push((name.to_string(), EventType::Normal, reason, message));
+        }
+        match life {
+            // Ends again at once.
+            Some((0, code)) => {
+                self.ended(st, code, &json!(self.at), events);
+                Ok(None)
+            }
+            _ => {
+                st["state"] = json!({"running": {"startedAt": self.at}});
+                resize::report_resources(st, c);
+                let (started, ready) = probed(c);
+                st["ready"] = json!(!ready);
+                st["started"] = json!(!started);
+                Ok(life.map(|(ms, _)| now + ms))
+            }
+        }
+    }
+}
+
 #[inline(always)]
 fn started_events(recorder: &mut Recorder, client: &mut Client<'_>, pod: &Value, field: &str, name: &str, image: &str) {
     let pulled = format!("Container image {image:?} already present on machine");

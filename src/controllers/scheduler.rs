@@ -664,7 +664,7 @@ impl Controller for Scheduler {
                 }
             }
         }
-        if self.volumes.is_none() && self.pending.values().any(|p| !volume_binding::claim_names(p).is_empty()) {
+        if self.volumes.is_none() && self.pending.values().any(|p| volume_binding::uses_claims(p)) {
             self.watch_volumes(client);
         }
         let nodes: Vec<Arc<Value>> = self.nodes.shared().cloned().collect();
@@ -720,19 +720,12 @@ impl Scheduler {
         volumes: Option<&volume_binding::VolumeBinding>,
     ) {
         let demand = requests(&pod["spec"]);
-        let names = volume_binding::claim_names(pod);
-        let claims = match volumes.filter(|_| !names.is_empty()) {
+        let claims = match volumes.filter(|_| volume_binding::uses_claims(pod)) {
             None => None,
-            Some(v) => match v.pre_filter(pod, &names) {
+            Some(v) => match v.pre_filter(pod) {
                 Ok(c) if c.waiting(v.volumes()) => return,
                 Ok(c) => Some(c),
-                Err(why) => {
-                    let misfits: Vec<(usize, Misfit)> = (0..nodes.len())
-                        .map(|i| (i, Misfit { reasons: vec![why.clone()], resolvable: false }))
-                        .collect();
-                    self.not_placed(client, pod, demand, nodes, used, nominated, &misfits, Some(&why));
-                    return;
-                }
+                Err(why) => return self.refused_by_claims(client, pod, demand, nodes, used, nominated, &why),
             },
         };
         let hood = if self.looks_around(pod) { self.neighbourhood(client, pod, nodes, &|_| false) } else { None };
@@ -801,6 +794,24 @@ impl Scheduler {
             }
             None => self.not_placed(client, pod, demand, nodes, used, nominated, &misfits, None),
         }
+    }
+
+    /// A pod VolumeBinding's PreFilter keeps off every node (`why`).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(never)]
+    fn refused_by_claims(
+        &mut self,
+        client: &mut Client<'_>,
+        pod: &Value,
+        demand: Demand,
+        nodes: &[Arc<Value>],
+        used: &BTreeMap<String, Used>,
+        nominated: &mut Nominated,
+        why: &str,
+    ) {
+        let misfits: Vec<(usize, Misfit)> =
+            (0..nodes.len()).map(|i| (i, Misfit { reasons: vec![why.to_string()], resolvable: false })).collect();
+        self.not_placed(client, pod, demand, nodes, used, nominated, &misfits, Some(why));
     }
 
     /// A pod no node fits: why, in upstream's words, after preemption was

@@ -20,7 +20,8 @@
 //!   bring it back).
 //!
 //! The claims, volumes and classes are watched from the first pod that
-//! uses a claim.
+//! uses a claim; none of this runs for a pod without claims (nor at start,
+//! so none of it is inlined into the scheduler's round).
 
 use std::sync::Arc;
 
@@ -41,7 +42,7 @@ const NO_PROVISIONER: &str = "kubernetes.io/no-provisioner";
 
 /// The claims a pod's volumes name: by name, or made for its generic
 /// ephemeral volumes (`<pod>-<volume>`).
-pub(super) fn claim_names(pod: &Value) -> Vec<String> {
+fn claim_names(pod: &Value) -> Vec<String> {
     let volumes = pod["spec"]["volumes"].as_array().into_iter().flatten();
     volumes
         .filter_map(|v| match v["persistentVolumeClaim"]["claimName"].as_str() {
@@ -52,6 +53,13 @@ pub(super) fn claim_names(pod: &Value) -> Vec<String> {
             None => None,
         })
         .collect()
+}
+
+/// Whether any of a pod's volumes is a claim (the cheap test every
+/// pending pod passes).
+pub(super) fn uses_claims(pod: &Value) -> bool {
+    let mut volumes = pod["spec"]["volumes"].as_array().into_iter().flatten();
+    volumes.any(|v| v["persistentVolumeClaim"].is_object() || v["ephemeral"].is_object())
 }
 
 /// A pod's claims, as PreFilter sorted them.
@@ -66,6 +74,7 @@ impl PodClaims {
     /// Whether the pod waits for its claims: each of delayed binding was
     /// given a node or a volume already (PreBind waits for the binder and
     /// the provisioner).
+    #[inline(never)]
     pub(super) fn waiting(&self, volumes: &Informer) -> bool {
         !self.delayed.is_empty()
             && self
@@ -128,11 +137,13 @@ impl VolumeBinding {
     }
 
     /// PreFilter: the pod's claims sorted, or why no node will do.
-    pub(super) fn pre_filter(&self, pod: &Value, names: &[String]) -> Result<PodClaims, String> {
+    #[inline(never)]
+    pub(super) fn pre_filter(&self, pod: &Value) -> Result<PodClaims, String> {
         let ns = meta_str(pod, "namespace");
+        let names = claim_names(pod);
         let mut found = PodClaims { bound: Vec::new(), delayed: Vec::new() };
         let mut immediate = false;
-        for name in names {
+        for name in &names {
             let Some(claim) = self.claims.shared_get(&format!("{ns}/{name}")) else {
                 return Err(format!("persistentvolumeclaim {name:?} not found"));
             };
@@ -172,6 +183,7 @@ impl VolumeBinding {
 
     /// Filter: why the node does not do for the pod's claims, if it does
     /// not.
+    #[inline(never)]
     pub(super) fn misfit(&self, claims: &PodClaims, node: &Value) -> Option<Misfit> {
         for volume in &claims.bound {
             match volume {
@@ -200,6 +212,7 @@ impl VolumeBinding {
     /// volume that fits it there (pre-bound, as the scheduler's binder
     /// writes it) or the node, for its provisioner. Whether the pod must
     /// wait for its claims before it is bound.
+    #[inline(never)]
     pub(super) fn pre_bind(&self, client: &mut Client<'_>, claims: &PodClaims, node: &Value) -> bool {
         let name = meta_str(node, "name");
         let mut taken = Vec::new();
@@ -232,6 +245,7 @@ mod tests {
 
     #[test]
     fn a_pod_names_its_claims_and_its_ephemeral_volumes_claims() {
+        assert!(!uses_claims(&json!({"spec": {"volumes": [{"name": "c", "configMap": {"name": "c"}}]}})));
         let pod = json!({"metadata": {"name": "web-0"}, "spec": {"volumes": [
             {"name": "www", "persistentVolumeClaim": {"claimName": "www-web-0"}},
             {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {}}},
