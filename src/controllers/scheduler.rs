@@ -725,7 +725,7 @@ impl Scheduler {
             Some(v) => match v.pre_filter(pod) {
                 Ok(c) if c.waiting(v.volumes()) => return,
                 Ok(c) => Some(c),
-                Err(why) => return self.refused_by_claims(client, pod, demand, nodes, used, nominated, &why),
+                Err(why) => return self.not_placed(client, pod, demand, nodes, used, nominated, &[], Some(&why)),
             },
         };
         let hood = if self.looks_around(pod) { self.neighbourhood(client, pod, nodes, &|_| false) } else { None };
@@ -796,27 +796,10 @@ impl Scheduler {
         }
     }
 
-    /// A pod VolumeBinding's PreFilter keeps off every node (`why`).
-    #[allow(clippy::too_many_arguments)]
-    #[inline(never)]
-    fn refused_by_claims(
-        &mut self,
-        client: &mut Client<'_>,
-        pod: &Value,
-        demand: Demand,
-        nodes: &[Arc<Value>],
-        used: &BTreeMap<String, Used>,
-        nominated: &mut Nominated,
-        why: &str,
-    ) {
-        let misfits: Vec<(usize, Misfit)> =
-            (0..nodes.len()).map(|i| (i, Misfit { reasons: vec![why.to_string()], resolvable: false })).collect();
-        self.not_placed(client, pod, demand, nodes, used, nominated, &misfits, Some(why));
-    }
-
     /// A pod no node fits: why, in upstream's words, after preemption was
-    /// tried. (Not inlined, as `preempt`: the round runs at start, this
-    /// seldom.)
+    /// tried; with a PreFilter's refusal (`pre_filter`), every node failed
+    /// that way, unresolvably. (Not inlined, as `preempt`: the round runs
+    /// at start, this seldom.)
     #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn not_placed(
@@ -831,6 +814,15 @@ impl Scheduler {
         pre_filter: Option<&str>,
     ) {
         let total = nodes.len();
+        let refused: Vec<(usize, Misfit)>;
+        let misfits = match pre_filter {
+            Some(why) => {
+                let misfit = |i| (i, Misfit { reasons: vec![why.to_string()], resolvable: false });
+                refused = (0..total).map(misfit).collect();
+                &refused
+            }
+            None => misfits,
+        };
         let message = match pre_filter {
             // A PreFilter's refusal is told as it is, not per node.
             Some(why) => format!("0/{total} nodes are available: {why}."),
