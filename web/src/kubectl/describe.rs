@@ -22,7 +22,7 @@ use kubesim::clock::{parse_rfc3339, SimTime};
 mod node;
 mod rbac;
 mod service;
-mod storage_classes;
+mod storage;
 mod workloads;
 
 /// Go's `text/tabwriter` as kubectl's describers use it: cells end at a
@@ -1031,7 +1031,8 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
             ("", "configmaps") => config_map,
             ("", "secrets") => secret,
             ("", "persistentvolumeclaims") => workloads::claim,
-            ("storage.k8s.io", "storageclasses") => storage_classes::storage_class,
+            ("", "persistentvolumes") => storage::volume,
+            ("storage.k8s.io", "storageclasses") => storage::storage_class,
             ("", "resourcequotas") => quota,
             ("", "namespaces") => a_namespace,
             ("", "limitranges") => limit_range,
@@ -1042,7 +1043,7 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
             ("rbac.authorization.k8s.io", "rolebindings" | "clusterrolebindings") => rbac::binding,
             _ => {
                 return out.error(format!(
-                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, secrets, persistentvolumeclaims, storageclasses, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings",
+                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, secrets, persistentvolumeclaims, persistentvolumes, storageclasses, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings",
                     r.resource
                 ))
             }
@@ -1346,7 +1347,7 @@ Events:
             .contains("Error from server (NotFound): pods \"nosuch\" not found"));
         assert_eq!(
             run(&mut s, "describe ingress web", "").text,
-            "\"kubectl describe ingresses\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, secrets, persistentvolumeclaims, storageclasses, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings\n"
+            "\"kubectl describe ingresses\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, secrets, persistentvolumeclaims, persistentvolumes, storageclasses, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings\n"
         );
     }
 

@@ -199,11 +199,7 @@ pub(super) fn claim(s: &mut Session, w: &mut TabWriter, pvc: &Value, namespace: 
     let (capacity, modes) = if volume.is_empty() {
         (String::new(), String::new())
     } else {
-        let held: Vec<&str> = items(pvc, "/status/accessModes").iter().filter_map(Value::as_str).collect();
-        let short =
-            [("ReadWriteOnce", "RWO"), ("ReadOnlyMany", "ROX"), ("ReadWriteMany", "RWX"), ("ReadWriteOncePod", "RWOP")];
-        let modes: Vec<&str> = short.iter().filter(|(m, _)| held.contains(m)).map(|(_, s)| *s).collect();
-        (text(pvc, "/status/capacity/storage").to_string(), modes.join(","))
+        (text(pvc, "/status/capacity/storage").to_string(), super::storage::access_modes(pvc, "/status/accessModes"))
     };
     w.w(0, &format!("Capacity:\t{capacity}\n"));
     w.w(0, &format!("Access Modes:\t{modes}\n"));
@@ -412,6 +408,11 @@ mod tests {
         assert!(
             sts.contains("\nVolume Claims:\n  Name:          www\n  StorageClass:  \n  Labels:        <none>\n  Annotations:   <none>\n  Capacity:      1Gi\n  Access Modes:  [ReadWriteOnce]\nEvents:\n"),
             "{sts}"
+        );
+        let pv = run(&mut s, "describe pv pvc-c598275f-ddda-4de8-8d29-e15d6db5341e", "").text;
+        assert_eq!(
+            pv,
+            "Name:              pvc-c598275f-ddda-4de8-8d29-e15d6db5341e\nLabels:            <none>\nAnnotations:       pv.kubernetes.io/provisioned-by: rancher.io/local-path\nFinalizers:        [kubernetes.io/pv-protection]\nStorageClass:      standard\nStatus:            Bound\nClaim:             default/www-web-0\nReclaim Policy:    Delete\nAccess Modes:      RWO\nVolumeMode:        Filesystem\nCapacity:          1Gi\nNode Affinity:     \n  Required Terms:  \n    Term 0:        kubernetes.io/hostname in [worker-1]\nMessage:           \nSource:\n    Type:          HostPath (bare host directory volume)\n    Path:          /var/local-path-provisioner/pvc-c598275f-ddda-4de8-8d29-e15d6db5341e_default_www-web-0\n    HostPathType:  DirectoryOrCreate\nEvents:            <none>\n"
         );
         let sc = run(&mut s, "describe sc standard", "").text;
         assert_eq!(
