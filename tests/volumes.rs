@@ -156,6 +156,40 @@ fn a_claim_nothing_fits_stays_pending_and_says_why() {
     assert_eq!(phase(&mut k, &format!("{PVS}/small")), "Available");
 }
 
+/// kube-controller-manager syncs every claim again each 15 seconds
+/// (`--pvclaimbinder-sync-period`), so a claim left waiting hears the same
+/// event again and again: one Event, its count going up, until it binds.
+#[test]
+fn a_waiting_claim_is_told_again_at_each_resync_until_it_binds() {
+    let mut k = Cluster::new();
+    k.call("POST", PVCS, Some(pvc("plain", None, "1Gi")));
+    let count = |k: &mut Cluster| {
+        let e = k.events("involvedObject.name=plain");
+        assert_eq!(e.len(), 1, "one event, counted");
+        (e[0]["count"].as_i64().unwrap_or(0), e[0]["firstTimestamp"].clone(), e[0]["lastTimestamp"].clone())
+    };
+    assert_eq!(count(&mut k).0, 1);
+    // Another claim's change within the period tells this one nothing new.
+    k.s.advance(5_000);
+    k.call("POST", PVCS, Some(pvc("other", Some("manual"), "1Gi")));
+    assert_eq!(count(&mut k).0, 1);
+    for _ in 0..4 {
+        k.s.advance(15_000);
+        k.c.tick(&mut k.s);
+    }
+    let (n, first, last) = count(&mut k);
+    assert_eq!(n, 5, "told at 0, 15, 30, 45 and 60 seconds");
+    assert_ne!(first, last);
+    // Bound, it is told no more.
+    k.call("POST", PVS, Some(pv("fits", "", "1Gi", json!(["ReadWriteOnce"]), "/mnt/f")));
+    assert_eq!(phase(&mut k, &format!("{PVCS}/plain")), "Bound");
+    for _ in 0..2 {
+        k.s.advance(15_000);
+        k.c.tick(&mut k.s);
+    }
+    assert_eq!(count(&mut k).0, 5);
+}
+
 #[test]
 fn a_claim_in_use_stays_until_its_pod_goes_and_its_volume_is_then_reclaimed() {
     let mut k = Cluster::new();

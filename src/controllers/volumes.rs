@@ -38,6 +38,7 @@ use super::{Controller, Progress};
 use crate::api::meta::has_finalizer;
 use crate::api::quantity::milli_value;
 use crate::api::storage::storage_class;
+use crate::clock::SimTime;
 use crate::selector::LabelSelector;
 
 /// The finalizer that keeps a claim while a pod uses it.
@@ -174,10 +175,17 @@ pub struct VolumeBinder {
     claims: Informer,
     classes: Informer,
     recorder: Recorder,
-    /// The events already told about each claim or volume (uid and
-    /// reason): upstream repeats them at every resync, this once.
-    told: BTreeSet<(String, &'static str)>,
+    /// When each event about a claim or volume (uid and reason) was last
+    /// told: told again at the next resync, not at every pass.
+    told: BTreeMap<(String, &'static str), i64>,
+    /// The next resync, while the last pass had something to tell.
+    resync_at: Option<SimTime>,
 }
+
+/// kube-controller-manager's `--pvclaimbinder-sync-period`: how often the
+/// controller goes over every claim and volume again (and so repeats what
+/// it tells about those still waiting).
+const RESYNC_MS: i64 = 15_000;
 
 impl Default for VolumeBinder {
     fn default() -> Self {
@@ -186,7 +194,8 @@ impl Default for VolumeBinder {
             claims: Informer::new("/api/v1/persistentvolumeclaims"),
             classes: Informer::new(CLASSES),
             recorder: Recorder::new("persistentvolume-controller", ""),
-            told: BTreeSet::new(),
+            told: BTreeMap::new(),
+            resync_at: None,
         }
     }
 }
@@ -203,12 +212,19 @@ impl Controller for VolumeBinder {
     fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
         let before = client.writes;
         let changed = self.volumes.sync(client) | self.claims.sync(client) | self.classes.sync(client);
+        let due = self.resync_at.is_some_and(|t| client.now_millis() >= t.0);
         // Classes matter only to claims; without claims or volumes there
         // is nothing to do.
-        if changed && (self.claims.objects().next().is_some() || self.volumes.objects().next().is_some()) {
+        if (changed || due) && (self.claims.objects().next().is_some() || self.volumes.objects().next().is_some()) {
             self.pass(client);
+        } else if due {
+            self.resync_at = None;
         }
         Progress { writes: client.writes - before }
+    }
+
+    fn next_wake(&self) -> Option<SimTime> {
+        self.resync_at
     }
 }
 
@@ -238,6 +254,7 @@ impl VolumeBinder {
         let mut volumes = Volumes { cached: &self.volumes, written: BTreeMap::new() };
         let mut told = std::mem::take(&mut self.told);
         let mut events = Vec::new();
+        let now = client.now_millis();
         for name in volumes.names() {
             if let Some(v) = volumes.get(&name) {
                 sync_volume(client, &mut volumes, &self.claims, &v, &mut events);
@@ -250,9 +267,14 @@ impl VolumeBinder {
         // Forget what was told about objects that are gone.
         let live: BTreeSet<&str> =
             self.claims.objects().chain(self.volumes.objects()).map(|o| meta_str(o, "uid")).collect();
-        told.retain(|(uid, _)| live.contains(uid.as_str()));
+        told.retain(|(uid, _), _| live.contains(uid.as_str()));
+        // Something still to tell is told again at the next resync (as
+        // upstream's periodic sync repeats it), counted by the recorder.
+        self.resync_at = (!events.is_empty()).then_some(SimTime(now + RESYNC_MS));
         for (obj, kind, event_type, reason, message) in events {
-            if told.insert((meta_str(&obj, "uid").to_string(), reason)) {
+            let key = (meta_str(&obj, "uid").to_string(), reason);
+            if told.get(&key).is_none_or(|&t| now >= t + RESYNC_MS) {
+                told.insert(key, now);
                 self.recorder.event(client, &obj, ("v1", kind), "", event_type, reason, &message);
             }
         }
