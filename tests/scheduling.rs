@@ -883,3 +883,75 @@ fn probed_containers_are_ready_once_their_probes_have_succeeded_on_simulated_tim
     let ready = condition(&k.get(&format!("{PODS}/slow")).json_body(), "Ready");
     assert!(ready.get("reason").is_none() && ready.get("message").is_none(), "{ready}");
 }
+
+/// A container whose environment names a ConfigMap or Secret (or a key of
+/// one) that is not there is not made: `CreateContainerConfigError`, the
+/// pod Pending with its other containers running, a Warning `Failed` event
+/// told again at each retry; once the object is there, the next retry
+/// starts it. What is `optional` may be missing.
+#[test]
+fn a_container_waits_for_the_config_its_environment_names() {
+    let mut k = two_nodes();
+    let spec = json!({"containers": [
+        {"name": "side", "image": "nginx:1.27",
+            "env": [{"name": "MODE", "valueFrom": {"configMapKeyRef": {"name": "extra", "key": "mode", "optional": true}}}],
+            "envFrom": [{"secretRef": {"name": "nope", "optional": true}}]},
+        {"name": "app", "image": "nginx:1.27",
+            "env": [{"name": "LEVEL", "valueFrom": {"configMapKeyRef": {"name": "settings", "key": "level"}}}]}]});
+    assert_eq!(k.call("POST", PODS, Some(pod("cfg", spec))).status, 201);
+    let statuses = |k: &mut Cluster| {
+        let p = k.get(&format!("{PODS}/cfg")).json_body();
+        let states: Vec<Value> = p["status"]["containerStatuses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| json!([s["name"], s["state"].as_object().unwrap().keys().next(), s["state"]["waiting"]]))
+            .collect();
+        (p["status"]["phase"].as_str().unwrap().to_string(), states)
+    };
+    let (phase, states) = statuses(&mut k);
+    assert_eq!(phase, "Pending");
+    assert_eq!(
+        states,
+        [
+            json!(["side", "running", null]),
+            json!(["app", "waiting", {"reason": "CreateContainerConfigError", "message": "configmap \"settings\" not found"}])
+        ]
+    );
+    let p = k.get(&format!("{PODS}/cfg")).json_body();
+    assert_eq!(condition(&p, "PodReadyToStartContainers")["status"], "True");
+    assert_eq!(condition(&p, "Ready")["message"], "containers with unready status: [app]");
+    assert!(p["status"]["podIP"].is_string());
+    // Each message its own Event, counted (the recorder's key holds it).
+    let failed = |k: &mut Cluster| {
+        let e = k.events("reason=Failed,involvedObject.name=cfg");
+        assert!(e.iter().all(|e| e["involvedObject"]["fieldPath"] == "spec.containers{app}"));
+        e.iter().map(|e| (e["message"].as_str().unwrap().to_string(), e["count"].as_i64().unwrap())).collect::<Vec<_>>()
+    };
+    let missing = ("Error: configmap \"settings\" not found".to_string(), 1);
+    assert_eq!(failed(&mut k), std::slice::from_ref(&missing));
+    // The map without the key: the next retry says so.
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": {"other": "1"}});
+    assert_eq!(k.call("POST", "/api/v1/namespaces/default/configmaps", Some(cm)).status, 201);
+    assert_eq!(failed(&mut k), std::slice::from_ref(&missing), "nothing retried before the back-off");
+    let keyless = ("Error: couldn't find key level in ConfigMap default/settings".to_string(), 1);
+    k.s.advance(10_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(failed(&mut k), [missing.clone(), keyless.clone()]);
+    k.s.advance(10_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(failed(&mut k), [missing.clone(), (keyless.0.clone(), 2)], "told again at the next retry");
+    let ip = k.get(&format!("{PODS}/cfg")).json_body()["status"]["podIP"].clone();
+    // With the key, the container starts; the first one is left as it was.
+    let patch = json!({"data": {"level": "debug"}}).to_string();
+    k.send("PATCH", "/api/v1/namespaces/default/configmaps/settings", "application/merge-patch+json", &patch);
+    k.s.advance(10_000);
+    k.c.tick(&mut k.s);
+    let (phase, states) = statuses(&mut k);
+    assert_eq!(phase, "Running");
+    assert_eq!(states, [json!(["side", "running", null]), json!(["app", "running", null])]);
+    let p = k.get(&format!("{PODS}/cfg")).json_body();
+    assert_eq!(p["status"]["podIP"], ip, "the sandbox's address is kept");
+    assert_eq!(k.events("reason=Started,involvedObject.name=cfg").len(), 2);
+    assert_eq!(failed(&mut k), [missing, (keyless.0, 2)]);
+}

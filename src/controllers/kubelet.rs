@@ -34,6 +34,7 @@ use super::object::{meta_str, path_of};
 use super::{Controller, Progress};
 use crate::clock::{parse_rfc3339, SimTime};
 
+mod config;
 mod resize;
 
 pub struct Kubelets {
@@ -55,6 +56,9 @@ pub struct Kubelets {
     /// The pods (by cache key) whose resize waits for room on their node
     /// (`PodResizePending`, `Deferred`), kept from the informer's changes.
     deferred: BTreeSet<String>,
+    /// The pods (by cache key) a container of which could not be made
+    /// (`CreateContainerConfigError`), and when they are tried again.
+    retry: BTreeMap<String, i64>,
 }
 
 impl Default for Kubelets {
@@ -69,6 +73,7 @@ impl Default for Kubelets {
             wakes: BTreeMap::new(),
             taken: BTreeMap::new(),
             deferred: BTreeSet::new(),
+            retry: BTreeMap::new(),
         }
     }
 }
@@ -219,13 +224,24 @@ impl Controller for Kubelets {
             .cloned()
             .collect();
         for pod in bound {
+            let key = key_of(&pod);
+            if let Some(&at) = self.retry.get(&key).filter(|t| **t > now) {
+                self.wakes.insert(key, at);
+                continue;
+            }
+            self.retry.remove(&key);
             let node_name = pod["spec"]["nodeName"].as_str().unwrap_or("").to_string();
             let Some(node) = nodes.iter().find(|n| meta_str(n, "name") == node_name) else { continue };
             let used = taken
                 .entry(node_name.clone())
                 .or_insert_with(|| self.taken.get(&node_name).cloned().unwrap_or_default());
-            self.start(client, &pod, node, used);
+            if self.start(client, &pod, node, used) {
+                let at = now + config::RETRY_MS;
+                self.retry.insert(key.clone(), at);
+                self.wakes.insert(key, at);
+            }
         }
+        self.retry.retain(|k, _| self.pods.shared_get(k).is_some());
         // Pods being deleted: stopped, then removed.
         let stopping: Vec<Arc<Value>> = looked
             .iter()
@@ -513,8 +529,9 @@ impl Kubelets {
         }
     }
 
-    /// Takes a bound pod from Pending to Running.
-    fn start(&mut self, client: &mut Client<'_>, pod: &Value, node: &Value, taken: &mut BTreeSet<String>) {
+    /// Takes a bound pod from Pending to Running; whether a container
+    /// could not be made (its configuration missing), to be tried again.
+    fn start(&mut self, client: &mut Client<'_>, pod: &Value, node: &Value, taken: &mut BTreeSet<String>) -> bool {
         let now = client.now_rfc3339();
         let node_name = meta_str(node, "name").to_string();
         let host_ip = internal_ip(node);
@@ -547,15 +564,18 @@ impl Kubelets {
             }
             let body = json!({"metadata": {"uid": uid}, "status": status});
             if client.write("PATCH", &status_path, "application/strategic-merge-patch+json", &body).status != 200 {
-                return;
+                return false;
             }
         }
         let cidr = node["spec"]["podCIDR"].as_str().unwrap_or("");
-        let ip = if pod["spec"]["hostNetwork"].as_bool() == Some(true) {
-            Some(host_ip.clone())
-        } else {
-            next_ip(cidr, taken)
+        let ip = match pod["status"]["podIP"].as_str() {
+            // Tried again: the sandbox and its address are kept.
+            Some(ip) if !ip.is_empty() => None,
+            _ if pod["spec"]["hostNetwork"].as_bool() == Some(true) => Some(host_ip.clone()),
+            _ => next_ip(cidr, taken),
         };
+        let earlier = pod["status"]["containerStatuses"].as_array().map(Vec::as_slice).unwrap_or_default();
+        let mut unmade = Vec::new();
         let mut recorder_events = Vec::new();
         let policy = pod["spec"]["restartPolicy"].as_str().unwrap_or("Always").to_string();
         let pod_ref = format!("{}_{}({uid})", meta_str(pod, "name"), meta_str(pod, "namespace"));
@@ -565,6 +585,22 @@ impl Kubelets {
             .map(|c| {
                 let name = c["name"].as_str().unwrap_or("");
                 let image = c["image"].as_str().unwrap_or("");
+                // Tried again: a container made the first time is left be.
+                if let Some(st) = earlier.iter().find(|s| s["name"] == name && s["state"]["waiting"].is_null()) {
+                    all_done &= st["state"]["terminated"].is_object();
+                    all_ready &= st["ready"] == true;
+                    return st.clone();
+                }
+                if config::reads_objects(c) {
+                    if let Some(message) = config::config_error(client, meta_str(pod, "namespace"), c) {
+                        all_done = false;
+                        all_ready = false;
+                        unmade.push((name.to_string(), image.to_string(), message.clone()));
+                        return json!({"name": name, "state": {"waiting": {"reason": "CreateContainerConfigError",
+                            "message": message}}, "lastState": {}, "ready": false, "restartCount": 0,
+                            "image": c["image"], "imageID": "", "started": false});
+                    }
+                }
                 let full = full_image(image);
                 let repo = full.rsplit_once(':').map(|(r, _)| r).unwrap_or(&full).to_string();
                 let container_id = format!("containerd://{}", digest(&format!("{uid}/{name}")));
@@ -596,20 +632,22 @@ impl Kubelets {
             })
             .collect();
         let phase = match (all_done, all_ok) {
+            // A container never made keeps the pod waiting.
+            _ if !unmade.is_empty() => "Pending",
             (false, _) => "Running",
             (true, true) => "Succeeded",
             (true, false) => "Failed",
         };
         let ready = phase == "Running" && all_ready;
         let mut conditions = vec![
-            condition("PodReadyToStartContainers", phase == "Running", &now),
+            condition("PodReadyToStartContainers", phase == "Running" || !unmade.is_empty(), &now),
             condition("Initialized", true, &now),
             condition("Ready", ready, &now),
             condition("ContainersReady", ready, &now),
             condition("PodScheduled", true, &now),
         ];
         for c in conditions.iter_mut().filter(|c| c["status"] == "False" && c["type"] != "PodReadyToStartContainers") {
-            if phase == "Running" {
+            if matches!(phase, "Running" | "Pending") {
                 let unready: Vec<&str> =
                     statuses.iter().filter(|s| s["ready"] != true).filter_map(|s| s["name"].as_str()).collect();
                 c["reason"] = json!("ContainersNotReady");
@@ -626,9 +664,16 @@ impl Kubelets {
         }
         let body = json!({"metadata": {"uid": uid}, "status": status});
         if client.write("PATCH", &status_path, "application/strategic-merge-patch+json", &body).status != 200 {
-            return;
+            return false;
         }
         let recorder = self.recorder(&node_name);
+        for (name, image, message) in &unmade {
+            let field = format!("spec.containers{{{name}}}");
+            let pulled = format!("Container image {image:?} already present on machine");
+            recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Pulled", &pulled);
+            let message = format!("Error: {message}");
+            recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Warning, "Failed", &message);
+        }
         for (name, image, exit) in recorder_events {
             let field = format!("spec.containers{{{name}}}");
             started_events(recorder, client, pod, &field, &name, &image);
@@ -638,6 +683,7 @@ impl Kubelets {
                 recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Warning, "BackOff", &message);
             }
         }
+        !unmade.is_empty()
     }
 }
 

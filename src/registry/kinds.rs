@@ -32,6 +32,7 @@ mod persistent_volume;
 mod persistent_volume_claim;
 mod pod;
 mod pod_disruption_budget;
+mod pod_env;
 mod pod_resize;
 mod pod_update;
 pub(super) mod priority_class;

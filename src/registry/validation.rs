@@ -219,6 +219,55 @@ mod tests {
         assert_eq!(messages("Pod", json!({"spec": {}})), vec!["spec.containers: Required value"]);
     }
 
+    /// A container's environment as 1.33 checks it: relaxed names, one
+    /// source per `valueFrom`, the keys and names it reads.
+    #[test]
+    fn environments_name_their_variables_and_sources_as_upstream() {
+        let env = json!([
+            {"name": "1ok-as.relaxed: yes", "value": "x"},
+            {"name": "A=B", "value": "x"},
+            {"name": ""},
+            {"name": "V", "valueFrom": {}},
+            {"name": "V", "value": "x", "valueFrom": {"configMapKeyRef": {"name": "cm", "key": "k"}}},
+            {"name": "V", "valueFrom": {"configMapKeyRef": {"name": "cm", "key": "k"}, "secretKeyRef": {"name": "s", "key": "k"}}},
+            {"name": "V", "valueFrom": {"secretKeyRef": {"name": "Bad", "key": "a b"}}},
+            {"name": "V", "valueFrom": {"configMapKeyRef": {"name": "cm"}}},
+            {"name": "V", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.labels"}}},
+            {"name": "V", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "spec.nothing"}}},
+            {"name": "V", "valueFrom": {"fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.labels['app']"}}},
+            {"name": "V", "valueFrom": {"resourceFieldRef": {"resource": "limits.gpu"}}},
+            {"name": "V", "valueFrom": {"resourceFieldRef": {"resource": "limits.hugepages-2Mi"}}}
+        ]);
+        let env_from = json!([{"prefix": "P=", "configMapRef": {"name": "cm"}}, {}, {"secretRef": {"name": ""}}]);
+        let got = messages(
+            "Pod",
+            json!({"spec": {"containers": [{"name": "c", "image": "x", "env": env, "envFrom": env_from}]}}),
+        );
+        let relaxed =
+            "a valid environment variable name must consist only of printable ASCII characters other than '='";
+        let subdomain = "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+        let at = "spec.containers[0]";
+        assert_eq!(
+            got,
+            vec![
+                format!(r#"{at}.env[1].name: Invalid value: "A=B": {relaxed}"#),
+                format!("{at}.env[2].name: Required value"),
+                format!("{at}.env[3].valueFrom: Invalid value: \"\": must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`"),
+                format!("{at}.env[4].valueFrom: Invalid value: \"\": may not be specified when `value` is not empty"),
+                format!("{at}.env[5].valueFrom: Invalid value: \"\": may not have more than one field specified at a time"),
+                format!(r#"{at}.env[6].valueFrom.secretKeyRef.name: Invalid value: "Bad": {subdomain}"#),
+                format!(r#"{at}.env[6].valueFrom.secretKeyRef.key: Invalid value: "a b": a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"#),
+                format!("{at}.env[7].valueFrom.configMapKeyRef.key: Required value"),
+                format!(r#"{at}.env[8].valueFrom.fieldRef.fieldPath: Unsupported value: "metadata.labels": supported values: "metadata.name", "metadata.namespace", "metadata.uid", "spec.nodeName", "spec.serviceAccountName", "status.hostIP", "status.hostIPs", "status.podIP", "status.podIPs""#),
+                format!(r#"{at}.env[9].valueFrom.fieldRef.fieldPath: Invalid value: "spec.nothing": error converting fieldPath: field label not supported: spec.nothing"#),
+                format!(r#"{at}.env[11].valueFrom.resourceFieldRef.resource: Unsupported value: "limits.gpu": supported values: "limits.cpu", "limits.ephemeral-storage", "limits.memory", "requests.cpu", "requests.ephemeral-storage", "requests.memory""#),
+                format!(r#"{at}.envFrom[0].prefix: Invalid value: "P=": {relaxed}"#),
+                format!("{at}.envFrom: Invalid value: \"\": must specify one of: `configMapRef` or `secretRef`"),
+                format!("{at}.envFrom[2].secretRef.name: Required value"),
+            ]
+        );
+    }
+
     #[test]
     fn deployments_need_a_selector_that_matches_the_template() {
         let got = messages(

@@ -84,6 +84,24 @@ fn strings<'a>(obj: &'a Value, fields: &'a [&str]) -> impl Iterator<Item = &'a s
 }
 
 /// The keys of `data` and `binaryData` (ConfigMaps and Secrets).
+/// Upstream's `IsConfigMapKey`: what is wrong with `k` as a ConfigMap's
+/// or Secret's key (none when it is one).
+pub(super) fn config_key(k: &str) -> Vec<String> {
+    let mut msgs = Vec::new();
+    if k.len() > 253 {
+        msgs.push("must be no more than 253 characters".to_string());
+    }
+    if k.is_empty() || !k.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b)) {
+        msgs.push(CONFIG_KEY_MSG.to_string());
+    }
+    if k == "." || k == ".." {
+        msgs.push(format!("must not be '{k}'"));
+    } else if k.starts_with("..") {
+        msgs.push("must not start with '..'".to_string());
+    }
+    msgs
+}
+
 pub(super) fn data_keys(obj: &Value, errs: &mut Vec<FieldError>) {
     let data = obj.get("data").and_then(Value::as_object);
     let binary = obj.get("binaryData").and_then(Value::as_object);
@@ -91,13 +109,8 @@ pub(super) fn data_keys(obj: &Value, errs: &mut Vec<FieldError>) {
         for k in map.into_iter().flatten().map(|(k, _)| k) {
             // The path is made only for an error.
             let at = || format!("{field}[{k}]");
-            let valid = !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b));
-            if !valid {
-                errs.push(FieldError::invalid(&at(), k, CONFIG_KEY_MSG));
-            } else if k == "." || k == ".." {
-                errs.push(FieldError::invalid(&at(), k, &format!("must not be '{k}'")));
-            } else if k.starts_with("..") {
-                errs.push(FieldError::invalid(&at(), k, "must not start with '..'"));
+            for msg in config_key(k) {
+                errs.push(FieldError::invalid(&at(), k, &msg));
             }
             if field == "data" && binary.is_some_and(|b| b.contains_key(k)) {
                 errs.push(FieldError::invalid(&at(), k, "duplicate of key present in binaryData"));

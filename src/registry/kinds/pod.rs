@@ -336,6 +336,9 @@ pub(super) fn validate_spec(spec: &Value, path: &str, errs: &mut Vec<FieldError>
                 port_problem(port.get("containerPort").unwrap_or(&Value::Null), &format!("{pat}.containerPort"), errs);
                 protocol(port, &format!("{pat}.protocol"), errs);
             }
+            if c.get("env").is_some() || c.get("envFrom").is_some() {
+                super::pod_env::validate_env(c, &at, errs);
+            }
             if let Some(r) = c.get("resources").filter(|r| r.get("limits").is_some() || r.get("requests").is_some()) {
                 resource_requirements(r, &format!("{at}.resources"), errs);
             }

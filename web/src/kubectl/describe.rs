@@ -284,17 +284,39 @@ fn env_from(pod: Option<&Value>, e: &Value) -> String {
     if let Some(r) = from.get("resourceFieldRef") {
         return format!("{} ({})", text(r, "/containerName"), text(r, "/resource"));
     }
-    for (key, what) in [("configMapKeyRef", "config map"), ("secretKeyRef", "secret")] {
+    for (key, what) in [("configMapKeyRef", "of config map"), ("secretKeyRef", "in secret")] {
         if let Some(r) = from.get(key) {
             let optional = r.get("optional").and_then(Value::as_bool).unwrap_or(false);
             return format!(
-                "<set to the key '{}' of {what} '{}'>\tOptional: {optional}",
+                "<set to the key '{}' {what} '{}'>\tOptional: {optional}",
                 text(r, "/key"),
                 text(r, "/name")
             );
         }
     }
     String::new()
+}
+
+/// `Environment Variables from:`, each ConfigMap or Secret a container's
+/// `envFrom` reads (nothing when it reads none).
+fn env_from_sources(w: &mut TabWriter, sources: &[Value]) {
+    if sources.is_empty() {
+        return;
+    }
+    w.w(2, "Environment Variables from:\n");
+    for e in sources {
+        let (kind, r) = match (e.get("configMapRef"), e.get("secretRef")) {
+            (Some(r), _) => ("ConfigMap", r),
+            (None, Some(r)) => ("Secret", r),
+            (None, None) => ("", &Value::Null),
+        };
+        let optional = r.get("optional").and_then(Value::as_bool).unwrap_or(false);
+        let from = match text(e, "/prefix") {
+            "" => kind.to_string(),
+            prefix => format!("{kind} with prefix '{prefix}'"),
+        };
+        w.w(3, &format!("{}\t{from}\tOptional: {optional}\n", text(r, "/name")));
+    }
 }
 
 /// Containers (with their statuses for a pod; none for a template),
@@ -357,6 +379,7 @@ fn containers(w: &mut TabWriter, pod: Option<&Value>, list: &[Value], statuses: 
             }
         }
         let env = items(c, "/env");
+        env_from_sources(w, items(c, "/envFrom"));
         w.w(2, &format!("Environment:{}\n", if env.is_empty() { "\t<none>" } else { "" }));
         for e in env {
             let name = text(e, "/name");
@@ -1349,6 +1372,29 @@ Events:
             run(&mut s, "describe ingress web", "").text,
             "\"kubectl describe ingresses\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, secrets, persistentvolumeclaims, persistentvolumes, storageclasses, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings\n"
         );
+    }
+
+    /// As kubectl 1.33 printed a pod whose environment reads a Secret that
+    /// is not there (the kubelet's `CreateContainerConfigError`): the
+    /// sources `envFrom` reads and the variables' references.
+    #[test]
+    fn a_pod_waiting_for_its_config_as_kubectl_describes_it() {
+        let mut s = Session::new(7);
+        let yaml = "apiVersion: v1\nkind: Pod\nmetadata: {name: cfg2}\nspec:\n  containers:\n  - name: app\n    image: nginx\n    env:\n    - {name: LEVEL, valueFrom: {configMapKeyRef: {name: settings, key: level}}}\n    - {name: PASS, valueFrom: {secretKeyRef: {name: creds, key: password, optional: true}}}\n    envFrom:\n    - configMapRef: {name: more, optional: true}\n    - {prefix: DB_, secretRef: {name: db}}\n";
+        assert!(!run(&mut s, "apply -f -", yaml).failed);
+        s.tick(500.0);
+        let out = run(&mut s, "describe pod cfg2", "").text;
+        let containers = &out[out.find("Containers:").unwrap()..out.find("    Mounts:").unwrap()];
+        assert_eq!(
+            containers,
+            "Containers:\n  app:\n    Container ID:   \n    Image:          nginx\n    Image ID:       \n    Port:           <none>\n    Host Port:      <none>\n    State:          Waiting\n      Reason:       CreateContainerConfigError\n    Ready:          False\n    Restart Count:  0\n    Environment Variables from:\n      more  ConfigMap                 Optional: true\n      db    Secret with prefix 'DB_'  Optional: false\n    Environment:\n      LEVEL:  <set to the key 'level' of config map 'settings'>  Optional: false\n      PASS:   <set to the key 'password' in secret 'creds'>      Optional: true\n"
+        );
+        assert!(
+            out.contains("  Warning  Failed     0s    kubelet            Error: secret \"db\" not found\n"),
+            "{out}"
+        );
+        let pods = run(&mut s, "get pods cfg2", "").text;
+        assert!(pods.contains("cfg2   0/1     CreateContainerConfigError   0          "), "{pods}");
     }
 
     /// As kubectl 1.33 printed `kubectl create secret generic s1
