@@ -955,3 +955,123 @@ fn a_container_waits_for_the_config_its_environment_names() {
     assert_eq!(k.events("reason=Started,involvedObject.name=cfg").len(), 2);
     assert_eq!(failed(&mut k), [missing, (keyless.0, 2)]);
 }
+
+/// Init containers run one at a time before the pod's containers, each
+/// to its end on simulated time; kubectl's STATUS follows them
+/// (`Init:0/2`, `Init:1/2`, `PodInitializing` gone once the pod runs).
+#[test]
+fn init_containers_run_in_order_before_the_containers() {
+    let mut k = two_nodes();
+    let spec = json!({
+        "initContainers": [
+            {"name": "wait", "image": "busybox", "command": ["sh", "-c", "sleep 5"]},
+            {"name": "prepare", "image": "busybox", "command": ["sh", "-c", "echo ready"]}],
+        "containers": [{"name": "app", "image": "nginx:1.27"}]});
+    assert_eq!(k.call("POST", PODS, Some(pod("boot", spec))).status, 201);
+    let status_column = |k: &mut Cluster| {
+        let t = table(&mut k.s, &format!("{PODS}/boot"));
+        t["rows"][0]["cells"][2].as_str().unwrap().to_string()
+    };
+    let p = k.get(&format!("{PODS}/boot")).json_body();
+    assert_eq!(p["status"]["phase"], "Pending");
+    let inits = &p["status"]["initContainerStatuses"];
+    assert!(inits[0]["state"]["running"].is_object());
+    assert_eq!((inits[0]["ready"].as_bool(), inits[0]["started"].as_bool()), (Some(false), Some(true)));
+    assert_eq!(inits[1]["state"]["waiting"]["reason"], "PodInitializing");
+    assert_eq!(p["status"]["containerStatuses"][0]["state"]["waiting"]["reason"], "PodInitializing");
+    let init = condition(&p, "Initialized");
+    assert_eq!((init["status"].as_str(), init["reason"].as_str()), (Some("False"), Some("ContainersNotInitialized")));
+    assert_eq!(init["message"], "containers with incomplete status: [wait prepare]");
+    assert_eq!(condition(&p, "PodReadyToStartContainers")["status"], "True");
+    assert!(p["status"]["podIP"].is_string());
+    assert_eq!(status_column(&mut k), "Init:0/2");
+    k.s.advance(4_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(status_column(&mut k), "Init:0/2", "the first runs 5 seconds");
+    k.s.advance(1_000);
+    k.c.tick(&mut k.s);
+    let p = k.get(&format!("{PODS}/boot")).json_body();
+    assert_eq!(p["status"]["phase"], "Running");
+    for s in p["status"]["initContainerStatuses"].as_array().unwrap() {
+        assert_eq!(s["state"]["terminated"]["reason"], "Completed", "{s}");
+        assert_eq!((s["ready"].as_bool(), s["started"].as_bool()), (Some(true), Some(false)));
+    }
+    assert!(p["status"]["containerStatuses"][0]["state"]["running"].is_object());
+    assert_eq!(condition(&p, "Initialized")["status"], "True");
+    assert_eq!(status_column(&mut k), "Running");
+    let started: Vec<String> = k
+        .events("reason=Started,involvedObject.name=boot")
+        .iter()
+        .map(|e| e["involvedObject"]["fieldPath"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(started, ["spec.initContainers{wait}", "spec.initContainers{prepare}", "spec.containers{app}"]);
+}
+
+/// A failing init container is restarted after a back-off (the pod's
+/// containers wait), unless the pod never restarts: then the pod fails.
+#[test]
+fn a_failing_init_container_backs_off_or_fails_the_pod() {
+    let mut k = two_nodes();
+    let init = json!([{"name": "check", "image": "busybox", "command": ["sh", "-c", "exit 3"]}]);
+    let spec = json!({"initContainers": init, "containers": [{"name": "app", "image": "nginx:1.27"}]});
+    assert_eq!(k.call("POST", PODS, Some(pod("retry", spec.clone()))).status, 201);
+    let init_status = |k: &mut Cluster, name: &str| {
+        k.get(&format!("{PODS}/{name}")).json_body()["status"]["initContainerStatuses"][0].clone()
+    };
+    let st = init_status(&mut k, "retry");
+    assert_eq!(st["state"]["waiting"]["reason"], "CrashLoopBackOff");
+    assert_eq!(st["lastState"]["terminated"]["exitCode"], 3);
+    assert_eq!(st["restartCount"], 1);
+    let t = table(&mut k.s, &format!("{PODS}/retry"));
+    assert_eq!(t["rows"][0]["cells"][2], "Init:CrashLoopBackOff");
+    k.s.advance(10_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(init_status(&mut k, "retry")["restartCount"], 2);
+    assert_eq!(k.get(&format!("{PODS}/retry")).json_body()["status"]["phase"], "Pending");
+
+    let mut never = spec;
+    never["restartPolicy"] = json!("Never");
+    assert_eq!(k.call("POST", PODS, Some(pod("once", never))).status, 201);
+    let p = k.get(&format!("{PODS}/once")).json_body();
+    assert_eq!(p["status"]["phase"], "Failed");
+    assert_eq!(p["status"]["initContainerStatuses"][0]["state"]["terminated"]["reason"], "Error");
+    assert_eq!(p["status"]["containerStatuses"][0]["state"]["waiting"]["reason"], "PodInitializing");
+    let t = table(&mut k.s, &format!("{PODS}/once"));
+    assert_eq!(t["rows"][0]["cells"][2], "Init:Error");
+}
+
+/// Kubernetes' init container example: each init container loops `until
+/// nslookup` finds its Service, so the pod stays `Init:0/2` until
+/// `myservice` exists and starts once `mydb` does too.
+#[test]
+fn init_containers_waiting_for_services_go_on_once_they_exist() {
+    let mut k = two_nodes();
+    let wait = |svc: &str| {
+        json!({"name": format!("init-{svc}"), "image": "busybox:1.28", "command": ["sh", "-c",
+            format!("until nslookup {svc}.$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace).svc.cluster.local; do echo waiting for {svc}; sleep 2; done")]})
+    };
+    let spec = json!({"initContainers": [wait("myservice"), wait("mydb")],
+        "containers": [{"name": "myapp-container", "image": "busybox:1.28",
+            "command": ["sh", "-c", "echo The app is running! && sleep 3600"]}]});
+    assert_eq!(k.call("POST", PODS, Some(pod("myapp-pod", spec))).status, 201);
+    let status = |k: &mut Cluster| {
+        table(&mut k.s, &format!("{PODS}/myapp-pod"))["rows"][0]["cells"][2].as_str().unwrap().to_string()
+    };
+    let service = |name: &str| {
+        json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": name},
+            "spec": {"ports": [{"protocol": "TCP", "port": 80, "targetPort": 9376}]}})
+    };
+    for _ in 0..5 {
+        k.s.advance(2_000);
+        k.c.tick(&mut k.s);
+    }
+    assert_eq!(status(&mut k), "Init:0/2", "no Service, no end");
+    assert_eq!(k.call("POST", "/api/v1/namespaces/default/services", Some(service("myservice"))).status, 201);
+    k.s.advance(2_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(status(&mut k), "Init:1/2");
+    assert_eq!(k.call("POST", "/api/v1/namespaces/default/services", Some(service("mydb"))).status, 201);
+    k.s.advance(2_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(status(&mut k), "Running");
+}

@@ -282,10 +282,15 @@ pub struct FieldError {
     pub detail: String,
 }
 
+/// The constructors are never inlined: they build an error, which the
+/// many validations that call them rarely do, and inlined they would
+/// grow every caller (and the browser's first module part).
 impl FieldError {
+    #[inline(never)]
     pub fn required(field: &str, detail: &str) -> Self {
         FieldError { field: field.into(), kind: FieldErrorKind::Required, detail: detail.into() }
     }
+    #[inline(never)]
     pub fn invalid(field: &str, value: &str, detail: &str) -> Self {
         FieldError { field: field.into(), kind: FieldErrorKind::Invalid(value.into()), detail: detail.into() }
     }
@@ -295,18 +300,23 @@ impl FieldError {
     }
     /// Invalid, with the value already written as Go prints it
     /// (`[]string{"a"}`).
+    #[inline(never)]
     pub fn invalid_raw(field: &str, go_value: &str, detail: &str) -> Self {
         FieldError { field: field.into(), kind: FieldErrorKind::InvalidValue(go_value.into()), detail: detail.into() }
     }
+    #[inline(never)]
     pub fn duplicate(field: &str, value: &str) -> Self {
         FieldError { field: field.into(), kind: FieldErrorKind::Duplicate(value.into()), detail: String::new() }
     }
+    #[inline(never)]
     pub fn not_found(field: &str, value: &str) -> Self {
         FieldError { field: field.into(), kind: FieldErrorKind::NotFound(value.into()), detail: String::new() }
     }
+    #[inline(never)]
     pub fn forbidden(field: &str, detail: &str) -> Self {
         FieldError { field: field.into(), kind: FieldErrorKind::Forbidden, detail: detail.into() }
     }
+    #[inline(never)]
     pub fn not_supported(field: &str, value: &str, supported: &[&str]) -> Self {
         FieldError {
             field: field.into(),
@@ -317,6 +327,7 @@ impl FieldError {
 
     /// A value that is not a string, not among `supported` (shown as Go
     /// prints it).
+    #[inline(never)]
     pub fn not_supported_value(field: &str, value: &str, supported: &[&str]) -> Self {
         FieldError {
             field: field.into(),
@@ -325,10 +336,12 @@ impl FieldError {
         }
     }
 
+    #[inline(never)]
     pub fn too_long(field: &str, detail: &str) -> Self {
         FieldError { field: field.into(), kind: FieldErrorKind::TooLong, detail: detail.into() }
     }
 
+    #[inline(never)]
     pub fn too_many(field: &str, count: usize, detail: &str) -> Self {
         FieldError { field: field.into(), kind: FieldErrorKind::TooMany(count.to_string()), detail: detail.into() }
     }

@@ -35,6 +35,7 @@ use super::{Controller, Progress};
 use crate::clock::{parse_rfc3339, SimTime};
 
 mod config;
+mod init;
 mod resize;
 
 pub struct Kubelets {
@@ -225,11 +226,9 @@ impl Controller for Kubelets {
             .collect();
         for pod in bound {
             let key = key_of(&pod);
-            if let Some(&at) = self.retry.get(&key).filter(|t| **t > now) {
-                self.wakes.insert(key, at);
+            if !self.retry.is_empty() && self.retried(&key, now) {
                 continue;
             }
-            self.retry.remove(&key);
             let node_name = pod["spec"]["nodeName"].as_str().unwrap_or("").to_string();
             let Some(node) = nodes.iter().find(|n| meta_str(n, "name") == node_name) else { continue };
             let used = taken
@@ -241,7 +240,9 @@ impl Controller for Kubelets {
                 self.wakes.insert(key, at);
             }
         }
-        self.retry.retain(|k, _| self.pods.shared_get(k).is_some());
+        if !self.retry.is_empty() {
+            self.retry.retain(|k, _| self.pods.shared_get(k).is_some());
+        }
         // Pods being deleted: stopped, then removed.
         let stopping: Vec<Arc<Value>> = looked
             .iter()
@@ -529,6 +530,23 @@ impl Kubelets {
         }
     }
 
+    /// Whether the pod at `key` waits for its retry (its wake kept), or,
+    /// its time come, is forgotten and tried now. Never inlined: only a
+    /// pod a container of which could not be made is retried.
+    #[inline(never)]
+    fn retried(&mut self, key: &str, now: i64) -> bool {
+        match self.retry.get(key) {
+            Some(&at) if at > now => {
+                self.wakes.insert(key.to_string(), at);
+                true
+            }
+            _ => {
+                self.retry.remove(key);
+                false
+            }
+        }
+    }
+
     /// Takes a bound pod from Pending to Running; whether a container
     /// could not be made (its configuration missing), to be tried again.
     fn start(&mut self, client: &mut Client<'_>, pod: &Value, node: &Value, taken: &mut BTreeSet<String>) -> bool {
@@ -538,7 +556,24 @@ impl Kubelets {
         let containers: Vec<Value> = pod["spec"]["containers"].as_array().cloned().unwrap_or_default();
         let status_path = format!("{}/status", path_of("v1", "pods", pod));
         let uid = meta_str(pod, "uid").to_string();
-        let creating = pod["status"]["containerStatuses"].is_null();
+        let cidr = node["spec"]["podCIDR"].as_str().unwrap_or("");
+        let ip = match pod["status"]["podIP"].as_str() {
+            // Tried again: the sandbox and its address are kept.
+            Some(ip) if !ip.is_empty() => None,
+            _ if pod["spec"]["hostNetwork"].as_bool() == Some(true) => Some(host_ip.clone()),
+            _ => next_ip(cidr, taken),
+        };
+        let has_init = pod["spec"]["initContainers"].as_array().is_some_and(|i| !i.is_empty());
+        if has_init {
+            if let Some(ip) = &ip {
+                taken.insert(ip.clone());
+            }
+            match self.initialize(client, pod, ip.as_deref(), &host_ip) {
+                init::Init::Done => {}
+                _ => return false,
+            }
+        }
+        let creating = !has_init && pod["status"]["containerStatuses"].is_null();
         if creating {
             let statuses: Vec<Value> = containers
                 .iter()
@@ -567,13 +602,6 @@ impl Kubelets {
                 return false;
             }
         }
-        let cidr = node["spec"]["podCIDR"].as_str().unwrap_or("");
-        let ip = match pod["status"]["podIP"].as_str() {
-            // Tried again: the sandbox and its address are kept.
-            Some(ip) if !ip.is_empty() => None,
-            _ if pod["spec"]["hostNetwork"].as_bool() == Some(true) => Some(host_ip.clone()),
-            _ => next_ip(cidr, taken),
-        };
         let earlier = pod["status"]["containerStatuses"].as_array().map(Vec::as_slice).unwrap_or_default();
         let mut unmade = Vec::new();
         let mut recorder_events = Vec::new();
@@ -595,10 +623,7 @@ impl Kubelets {
                     if let Some(message) = config::config_error(client, meta_str(pod, "namespace"), c) {
                         all_done = false;
                         all_ready = false;
-                        unmade.push((name.to_string(), image.to_string(), message.clone()));
-                        return json!({"name": name, "state": {"waiting": {"reason": "CreateContainerConfigError",
-                            "message": message}}, "lastState": {}, "ready": false, "restartCount": 0,
-                            "image": c["image"], "imageID": "", "started": false});
+                        return config::unmade(c, message, &mut unmade);
                     }
                 }
                 let full = full_image(image);
@@ -667,12 +692,8 @@ impl Kubelets {
             return false;
         }
         let recorder = self.recorder(&node_name);
-        for (name, image, message) in &unmade {
-            let field = format!("spec.containers{{{name}}}");
-            let pulled = format!("Container image {image:?} already present on machine");
-            recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Pulled", &pulled);
-            let message = format!("Error: {message}");
-            recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Warning, "Failed", &message);
+        if !unmade.is_empty() {
+            config::tell(recorder, client, pod, &unmade);
         }
         for (name, image, exit) in recorder_events {
             let field = format!("spec.containers{{{name}}}");

@@ -536,6 +536,26 @@ pub fn lifetime(c: &Value) -> Option<(i64, i64)> {
     }
 }
 
+/// The name a script waits to resolve (`until nslookup myservice.ns.svc…;
+/// do …; sleep 2; done`, as Kubernetes' init container example waits for
+/// its Services): the host's first label, the second when it is written
+/// out (else None: the pod's own namespace), and how often it tries
+/// (the loop's sleep, in milliseconds).
+pub fn waits_to_resolve(c: &Value) -> Option<(String, Option<String>, i64)> {
+    let script = shell_script(c)?;
+    let rest = &script[script.find("until nslookup ")? + "until nslookup ".len()..];
+    let host: String = rest.chars().take_while(|ch| !ch.is_whitespace() && *ch != ';').collect();
+    let mut labels = host.split('.');
+    let name = labels.next().filter(|n| !n.is_empty() && !n.contains('$'))?.to_string();
+    let namespace = labels.next().filter(|n| !n.is_empty() && !n.contains(['$', '(', ')'])).map(str::to_string);
+    let every = script
+        .split(['\n', ';'])
+        .filter_map(|st| st.trim().strip_prefix("sleep "))
+        .find_map(|n| n.trim().parse::<f64>().ok())
+        .map_or(1_000, |n| ((n * 1000.0) as i64).max(1));
+    Some((name, namespace, every))
+}
+
 /// The exit code of a container whose program ends at once.
 pub fn exit_code(c: &Value) -> Option<i64> {
     lifetime(c).filter(|(ms, _)| *ms == 0).map(|(_, code)| code)

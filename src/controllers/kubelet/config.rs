@@ -9,9 +9,10 @@
 //! The kubelet reads each object with a GET, as its configmap and secret
 //! managers do for a pod bound to it.
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
 use super::super::client::Client;
+use super::super::events::{EventType, Recorder};
 
 /// The pod worker's back-off after a failed sync (upstream's 10 s; the
 /// jitter left out).
@@ -74,4 +75,30 @@ pub(super) fn config_error(client: &mut Client<'_>, namespace: &str, c: &Value) 
         }
     }
     None
+}
+
+/// The status of container `c` that could not be made for `message`,
+/// noted in `unmade` (its name, image and message) for `tell`. Never
+/// inlined, as `config_error`.
+#[inline(never)]
+pub(super) fn unmade(c: &Value, message: String, unmade: &mut Vec<(String, String, String)>) -> Value {
+    let (name, image) = (c["name"].as_str().unwrap_or(""), c["image"].as_str().unwrap_or(""));
+    let status = json!({"name": name, "state": {"waiting": {"reason": "CreateContainerConfigError",
+        "message": message}}, "lastState": {}, "ready": false, "restartCount": 0,
+        "image": image, "imageID": "", "started": false});
+    unmade.push((name.to_string(), image.to_string(), message));
+    status
+}
+
+/// The kubelet's events for the containers it could not make: the image
+/// (present), then the Warning `Failed` with the reason.
+#[inline(never)]
+pub(super) fn tell(recorder: &mut Recorder, client: &mut Client<'_>, pod: &Value, unmade: &[(String, String, String)]) {
+    for (name, image, message) in unmade {
+        let field = format!("spec.containers{{{name}}}");
+        let pulled = format!("Container image {image:?} already present on machine");
+        recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Pulled", &pulled);
+        let message = format!("Error: {message}");
+        recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Warning, "Failed", &message);
+    }
 }

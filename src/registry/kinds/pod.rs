@@ -345,7 +345,9 @@ pub(super) fn validate_spec(spec: &Value, path: &str, errs: &mut Vec<FieldError>
         }
     }
     // A pod's spec is validated at `spec`; a template's deeper.
-    validate_ephemeral_containers(spec, path, path != "spec", &names, errs);
+    if spec.get("ephemeralContainers").is_some() {
+        validate_ephemeral_containers(spec, path, path != "spec", &names, errs);
+    }
     let restart = str_at(spec, "restartPolicy");
     if let Some(r) = restart {
         const RESTART: &[&str] = &["Always", "OnFailure", "Never"];
@@ -603,6 +605,9 @@ fn validate_placement(spec: &Value, path: &str, errs: &mut Vec<FieldError>) {
 /// container (added through `pods/NAME/ephemeralcontainers`): a name of
 /// its own among all the pod's containers, an image, an existing target,
 /// and none of what only a long-lived container may have.
+/// (Never inlined: few pods have ephemeral containers, and none that a
+/// server starts with.)
+#[inline(never)]
 fn validate_ephemeral_containers(spec: &Value, path: &str, template: bool, names: &[&str], errs: &mut Vec<FieldError>) {
     let Some(ecs) = spec.get("ephemeralContainers").and_then(Value::as_array).filter(|e| !e.is_empty()) else {
         return;

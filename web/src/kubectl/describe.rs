@@ -22,7 +22,7 @@ use kubesim::clock::{parse_rfc3339, SimTime};
 mod node;
 mod rbac;
 mod service;
-mod storage;
+mod volumes;
 mod workloads;
 
 /// Go's `text/tabwriter` as kubectl's describers use it: cells end at a
@@ -1054,8 +1054,8 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
             ("", "configmaps") => config_map,
             ("", "secrets") => secret,
             ("", "persistentvolumeclaims") => workloads::claim,
-            ("", "persistentvolumes") => storage::volume,
-            ("storage.k8s.io", "storageclasses") => storage::storage_class,
+            ("", "persistentvolumes") => volumes::volume,
+            ("storage.k8s.io", "storageclasses") => volumes::storage_class,
             ("", "resourcequotas") => quota,
             ("", "namespaces") => a_namespace,
             ("", "limitranges") => limit_range,

@@ -199,7 +199,7 @@ pub(super) fn claim(s: &mut Session, w: &mut TabWriter, pvc: &Value, namespace: 
     let (capacity, modes) = if volume.is_empty() {
         (String::new(), String::new())
     } else {
-        (text(pvc, "/status/capacity/storage").to_string(), super::storage::access_modes(pvc, "/status/accessModes"))
+        (text(pvc, "/status/capacity/storage").to_string(), super::volumes::access_modes(pvc, "/status/accessModes"))
     };
     w.w(0, &format!("Capacity:\t{capacity}\n"));
     w.w(0, &format!("Access Modes:\t{modes}\n"));
