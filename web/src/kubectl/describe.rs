@@ -581,6 +581,10 @@ fn pod(s: &mut Session, w: &mut TabWriter, p: &Value, namespace: &str) {
     if !text(p, "/status/nominatedNodeName").is_empty() {
         w.w(0, &format!("NominatedNodeName:\t{}\n", text(p, "/status/nominatedNodeName")));
     }
+    let init = items(p, "/spec/initContainers");
+    if !init.is_empty() {
+        containers(w, Some(p), init, items(p, "/status/initContainerStatuses"), "", "Init Containers");
+    }
     containers(w, Some(p), items(p, "/spec/containers"), items(p, "/status/containerStatuses"), "", "Containers");
     // Shown once there are any (`kubectl debug`'s).
     let ephemeral = items(p, "/spec/ephemeralContainers");
@@ -1395,6 +1399,38 @@ Events:
         );
         let pods = run(&mut s, "get pods cfg2", "").text;
         assert!(pods.contains("cfg2   0/1     CreateContainerConfigError   0          "), "{pods}");
+    }
+
+    /// As kubectl 1.33 printed Kubernetes' init container example from
+    /// `kubesim serve` once both Services existed (times and ids left
+    /// out): the init containers, Completed and ready, before the
+    /// containers.
+    #[test]
+    fn a_pod_with_init_containers_as_kubectl_describes_it() {
+        let mut s = Session::new(7);
+        let wait = |svc: &str| format!("  - name: init-{svc}\n    image: busybox:1.28\n    command: ['sh', '-c', \"until nslookup {svc}.$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace).svc.cluster.local; do echo waiting for {svc}; sleep 2; done\"]\n");
+        let yaml = format!("apiVersion: v1\nkind: Pod\nmetadata:\n  name: myapp-pod\nspec:\n  containers:\n  - name: myapp-container\n    image: busybox:1.28\n    command: ['sh', '-c', 'echo The app is running! && sleep 3600']\n  initContainers:\n{}{}", wait("myservice"), wait("mydb"));
+        assert!(!run(&mut s, "apply -f -", &yaml).failed);
+        s.tick(500.0);
+        assert!(run(&mut s, "get pods myapp-pod", "").text.contains("Init:0/2"));
+        for svc in ["myservice", "mydb"] {
+            assert!(!run(&mut s, &format!("create service clusterip {svc} --tcp=80:9376"), "").failed);
+            s.advance("2s");
+        }
+        let out = run(&mut s, "describe pod myapp-pod", "").text;
+        let section: Vec<&str> = out[out.find("Init Containers:").unwrap()..out.find("Containers:\n  myapp").unwrap()]
+            .lines()
+            .filter(|l| !l.contains("Started:") && !l.contains("Finished:") && !l.contains(" ID:"))
+            .collect();
+        let one = |svc: &str| {
+            format!("  init-{svc}:\n    Image:         busybox:1.28\n    Port:          <none>\n    Host Port:     <none>\n    Command:\n      sh\n      -c\n      until nslookup {svc}.$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace).svc.cluster.local; do echo waiting for {svc}; sleep 2; done\n    State:          Terminated\n      Reason:       Completed\n      Exit Code:    0\n    Ready:          True\n    Restart Count:  0\n    Environment:    <none>\n    Mounts:\n")
+        };
+        let mounts = |text: String| -> String {
+            text.lines().filter(|l| !l.contains("kube-api-access")).map(|l| format!("{l}\n")).collect()
+        };
+        let got: String = section.iter().filter(|l| !l.contains("kube-api-access")).map(|l| format!("{l}\n")).collect();
+        assert_eq!(got, mounts(format!("Init Containers:\n{}{}", one("myservice"), one("mydb"))));
+        assert!(run(&mut s, "get pods myapp-pod", "").text.contains("1/1     Running"));
     }
 
     /// As kubectl 1.33 printed `kubectl create secret generic s1
