@@ -128,6 +128,19 @@ fn next_ip(cidr: &str, taken: &BTreeSet<String>) -> Option<String> {
         .find(|ip| !taken.contains(ip))
 }
 
+/// `$setElementOrder/conditions`, as the kubelet's two-way patch of a
+/// status carries it: the pod's conditions the kubelet does not write
+/// where they were, then the kubelet's in the order it lists them
+/// (PodReadyToStartContainers, Initialized, Ready, ContainersReady,
+/// PodScheduled), which is the order they are stored in.
+fn in_kubelet_order(pod: &Value, status: &mut Value) {
+    let ours: Vec<Value> = status["conditions"].as_array().into_iter().flatten().map(|c| c["type"].clone()).collect();
+    let others = pod["status"]["conditions"].as_array().into_iter().flatten().map(|c| &c["type"]);
+    let order: Vec<Value> =
+        others.filter(|t| !ours.contains(t)).chain(ours.iter()).map(|t| json!({"type": t})).collect();
+    status["$setElementOrder/conditions"] = Value::Array(order);
+}
+
 /// A pod condition as the kubelet writes it. A true one has no reason or
 /// message: the nulls remove those a false one had (the kubelet's status
 /// patches are strategic merges, which would otherwise keep them).
@@ -461,8 +474,9 @@ impl Kubelets {
                     c["reason"] = json!(if phase == "Running" { "ContainersNotReady" } else { "PodCompleted" });
                 }
             }
-            let body = json!({"metadata": {"uid": uid}, "status": {"phase": phase, "conditions": conditions,
-                "containerStatuses": statuses}});
+            let mut status = json!({"phase": phase, "conditions": conditions, "containerStatuses": statuses});
+            in_kubelet_order(pod, &mut status);
+            let body = json!({"metadata": {"uid": uid}, "status": status});
             let path = format!("{}/status", path_of("v1", "pods", pod));
             if client.write("PATCH", &path, "application/strategic-merge-patch+json", &body).status == 200 {
                 let node = pod["spec"]["nodeName"].as_str().unwrap_or("").to_string();
@@ -597,6 +611,7 @@ impl Kubelets {
                 status["hostIP"] = json!(host_ip);
                 status["hostIPs"] = json!([{"ip": host_ip}]);
             }
+            in_kubelet_order(pod, &mut status);
             let body = json!({"metadata": {"uid": uid}, "status": status});
             if client.write("PATCH", &status_path, "application/strategic-merge-patch+json", &body).status != 200 {
                 return false;
@@ -687,6 +702,7 @@ impl Kubelets {
             status["podIP"] = json!(ip);
             status["podIPs"] = json!([{"ip": ip}]);
         }
+        in_kubelet_order(pod, &mut status);
         let body = json!({"metadata": {"uid": uid}, "status": status});
         if client.write("PATCH", &status_path, "application/strategic-merge-patch+json", &body).status != 200 {
             return false;

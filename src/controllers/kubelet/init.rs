@@ -144,6 +144,7 @@ impl Kubelets {
             status["podIP"] = json!(ip);
             status["podIPs"] = json!([{"ip": ip}]);
         }
+        super::in_kubelet_order(pod, &mut status);
         let body = json!({"metadata": {"uid": uid}, "status": status});
         let path = format!("{}/status", path_of("v1", "pods", pod));
         if client.write("PATCH", &path, "application/strategic-merge-patch+json", &body).status != 200 {

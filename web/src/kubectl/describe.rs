@@ -1270,11 +1270,11 @@ Containers:
       /var/run/secrets/kubernetes.io/serviceaccount from VOLUME (ro)
 Conditions:
   Type                        Status
-  PodScheduled                True 
   PodReadyToStartContainers   True 
   Initialized                 True 
   Ready                       True 
   ContainersReady             True 
+  PodScheduled                True 
 Volumes:
   VOLUME:
     Type:                    Projected (a volume that contains injected data from multiple sources)
@@ -1408,7 +1408,9 @@ Events:
     #[test]
     fn a_pod_with_init_containers_as_kubectl_describes_it() {
         let mut s = Session::new(7);
-        let wait = |svc: &str| format!("  - name: init-{svc}\n    image: busybox:1.28\n    command: ['sh', '-c', \"until nslookup {svc}.$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace).svc.cluster.local; do echo waiting for {svc}; sleep 2; done\"]\n");
+        let wait = |svc: &str| {
+            format!("  - name: init-{svc}\n    image: busybox:1.28\n    command: ['sh', '-c', \"until nslookup {svc}.$(cat /var/run/secrets/kubernetes.io/serviceaccount/namespace).svc.cluster.local; do echo waiting for {svc}; sleep 2; done\"]\n")
+        };
         let yaml = format!("apiVersion: v1\nkind: Pod\nmetadata:\n  name: myapp-pod\nspec:\n  containers:\n  - name: myapp-container\n    image: busybox:1.28\n    command: ['sh', '-c', 'echo The app is running! && sleep 3600']\n  initContainers:\n{}{}", wait("myservice"), wait("mydb"));
         assert!(!run(&mut s, "apply -f -", &yaml).failed);
         s.tick(500.0);
