@@ -1075,3 +1075,32 @@ fn init_containers_waiting_for_services_go_on_once_they_exist() {
     k.c.tick(&mut k.s);
     assert_eq!(status(&mut k), "Running");
 }
+
+/// An image the runtime cannot parse is never pulled: the container waits
+/// with `InvalidImageName`, told by `InspectFailed` and `Failed`, and the
+/// kubelet tries again (the same answer) after its back-off.
+#[test]
+fn an_image_name_the_runtime_cannot_parse_stops_the_container() {
+    let mut k = two_nodes();
+    let spec = json!({"containers": [{"name": "c", "image": "NGINX"}]});
+    assert_eq!(k.call("POST", PODS, Some(pod("shout", spec))).status, 201);
+    let p = k.get(&format!("{PODS}/shout")).json_body();
+    assert_eq!(p["status"]["phase"], "Pending");
+    let waiting = &p["status"]["containerStatuses"][0]["state"]["waiting"];
+    assert_eq!(waiting["reason"], "InvalidImageName");
+    let message = "Failed to apply default image tag \"NGINX\": couldn't parse image name \"NGINX\": invalid reference format: repository name (library/NGINX) must be lowercase";
+    assert_eq!(waiting["message"], message);
+    let told = |k: &mut Cluster| {
+        k.events("involvedObject.name=shout")
+            .iter()
+            .filter(|e| e["source"]["component"] == "kubelet")
+            .map(|e| format!("{} {} x{}", e["reason"].as_str().unwrap(), e["message"].as_str().unwrap(), e["count"]))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(told(&mut k), [format!("InspectFailed {message} x1"), "Failed Error: InvalidImageName x1".to_string()]);
+    let t = table(&mut k.s, &format!("{PODS}/shout"));
+    assert_eq!(t["rows"][0]["cells"][2], "InvalidImageName");
+    k.s.advance(10_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(told(&mut k), [format!("InspectFailed {message} x2"), "Failed Error: InvalidImageName x2".to_string()]);
+}

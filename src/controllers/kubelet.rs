@@ -634,11 +634,11 @@ impl Kubelets {
                     all_ready &= st["ready"] == true;
                     return st.clone();
                 }
-                if config::reads_objects(c) {
-                    if let Some(message) = config::config_error(client, meta_str(pod, "namespace"), c) {
+                if config::suspect(c) {
+                    if let Some(problem) = config::problem(client, meta_str(pod, "namespace"), c) {
                         all_done = false;
                         all_ready = false;
-                        return config::unmade(c, message, &mut unmade);
+                        return config::unmade(c, problem, &mut unmade);
                     }
                 }
                 let full = full_image(image);

@@ -1,10 +1,13 @@
-//! What the kubelet needs before it can make a container: the ConfigMaps
-//! and Secrets its environment names (`env[].valueFrom.configMapKeyRef`,
-//! `secretKeyRef`, `envFrom[]`). As upstream's `makeEnvironmentVariables`,
-//! a missing object or key that is not `optional` stops the container at
-//! `CreateContainerConfigError` (the pod stays `Pending`), told by a
-//! Warning `Failed` event `Error: configmap "x" not found`; the kubelet
-//! tries again after its pod worker's back-off.
+//! What the kubelet needs before it can make a container: an image
+//! reference it can parse, and the ConfigMaps and Secrets its environment
+//! names (`env[].valueFrom.configMapKeyRef`, `secretKeyRef`, `envFrom[]`).
+//! As upstream's image manager, an image it cannot parse (`NGINX`, `nginx:`)
+//! stops the container at `InvalidImageName` (Warning `InspectFailed`,
+//! then `Failed` `Error: InvalidImageName`); as its
+//! `makeEnvironmentVariables`, a missing object or key that is not
+//! `optional` stops it at `CreateContainerConfigError` (`Pulled`, then a
+//! Warning `Failed` `Error: configmap "x" not found`). The pod stays
+//! `Pending`; the kubelet tries again after its pod worker's back-off.
 //!
 //! The kubelet reads each object with a GET, as its configmap and secret
 //! managers do for a pod bound to it.
@@ -18,10 +21,105 @@ use super::super::events::{EventType, Recorder};
 /// jitter left out).
 pub(super) const RETRY_MS: i64 = 10_000;
 
-/// Whether the container's environment names anything to read.
-pub(super) fn reads_objects(c: &Value) -> bool {
+/// Whether the container may not be made as it is: its environment names
+/// something to read, or its image is written in a way a reference may
+/// not be (upper case, a space, an empty tag). Cheap, and true for no
+/// container a server starts with.
+pub(super) fn suspect(c: &Value) -> bool {
+    let image = c["image"].as_str().unwrap_or("");
     c["envFrom"].as_array().is_some_and(|a| !a.is_empty())
         || c["env"].as_array().is_some_and(|a| a.iter().any(|e| e["valueFrom"].is_object()))
+        || !image.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"._-/:@".contains(&b))
+        || image.ends_with([':', '/', '@', '.', '-'])
+        || image.contains("//")
+        || image.contains("::")
+}
+
+/// Why a container is not made: its waiting reason, the message, and the
+/// kubelet's events (type, reason, message) about it.
+pub(super) struct Problem {
+    reason: &'static str,
+    message: String,
+    events: Vec<(EventType, &'static str, String)>,
+}
+
+/// What stops container `c` of the pod in `namespace`, if anything: its
+/// image first (the image manager runs before the container's
+/// configuration is made), then its environment. Never inlined: only a
+/// suspect container comes here.
+#[inline(never)]
+pub(super) fn problem(client: &mut Client<'_>, namespace: &str, c: &Value) -> Option<Problem> {
+    let image = c["image"].as_str().unwrap_or("");
+    if let Some(why) = reference_error(image) {
+        let message =
+            format!("Failed to apply default image tag {image:?}: couldn't parse image name {image:?}: {why}");
+        let events = vec![
+            (EventType::Warning, "InspectFailed", message.clone()),
+            (EventType::Warning, "Failed", "Error: InvalidImageName".to_string()),
+        ];
+        return Some(Problem { reason: "InvalidImageName", message, events });
+    }
+    let message = config_error(client, namespace, c)?;
+    let events = vec![
+        (EventType::Normal, "Pulled", format!("Container image {image:?} already present on machine")),
+        (EventType::Warning, "Failed", format!("Error: {message}")),
+    ];
+    Some(Problem { reason: "CreateContainerConfigError", message, events })
+}
+
+/// Why `image` is not a reference the runtime can parse (the grammar of
+/// `distribution/reference`, as `ParseNormalizedNamed` applies it), or
+/// None.
+fn reference_error(image: &str) -> Option<String> {
+    const INVALID: &str = "invalid reference format";
+    let (rest, digest) = match image.split_once('@') {
+        Some((r, d)) => (r, Some(d)),
+        None => (image, None),
+    };
+    // A tag follows the last colon after the last slash.
+    let slash = rest.rfind('/').map_or(0, |i| i + 1);
+    let (name, tag) = match rest[slash..].rfind(':') {
+        Some(i) => (&rest[..slash + i], Some(&rest[slash + i + 1..])),
+        None => (rest, None),
+    };
+    // The first component is a registry when it looks like a host.
+    let (domain, remote) = match name.split_once('/') {
+        Some((d, r)) if d.contains(['.', ':']) || d == "localhost" || d.to_lowercase() != d => (Some(d), r.to_string()),
+        Some(_) => (None, name.to_string()),
+        None => (None, format!("library/{name}")),
+    };
+    if remote.to_lowercase() != remote {
+        return Some(format!("{INVALID}: repository name ({remote}) must be lowercase"));
+    }
+    let component = |p: &str| {
+        let b = p.as_bytes();
+        !b.is_empty()
+            && b[0].is_ascii_alphanumeric()
+            && b[b.len() - 1].is_ascii_alphanumeric()
+            && b.iter().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || b"._-".contains(c))
+            && !p.contains("..")
+            && !p.contains("___")
+    };
+    let host = |d: &str| {
+        let (h, port) = d.split_once(':').unwrap_or((d, "0"));
+        !h.is_empty()
+            && h.split('.').all(|l| !l.is_empty() && l.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'-'))
+            && !port.is_empty()
+            && port.bytes().all(|c| c.is_ascii_digit())
+    };
+    let tag_ok = |t: &str| {
+        let b = t.as_bytes();
+        !b.is_empty()
+            && b.len() <= 128
+            && (b[0].is_ascii_alphanumeric() || b[0] == b'_')
+            && b.iter().all(|c| c.is_ascii_alphanumeric() || b"_.-".contains(c))
+    };
+    let digest_ok = |d: &str| d.split_once(':').is_some_and(|(a, h)| !a.is_empty() && h.len() >= 32);
+    let valid = remote.split('/').all(component)
+        && domain.is_none_or(host)
+        && tag.is_none_or(tag_ok)
+        && digest.is_none_or(digest_ok);
+    (!valid).then(|| INVALID.to_string())
 }
 
 /// One object's kind as the kubelet's managers name it in their errors,
@@ -39,8 +137,7 @@ const SECRET: Source = Source { noun: "secret", resource: "secrets", kind: "Secr
 /// find key k in ConfigMap ns/x`), or None when everything it needs is
 /// there or optional. Never inlined: only a pod whose environment reads
 /// objects comes here.
-#[inline(never)]
-pub(super) fn config_error(client: &mut Client<'_>, namespace: &str, c: &Value) -> Option<String> {
+fn config_error(client: &mut Client<'_>, namespace: &str, c: &Value) -> Option<String> {
     let mut read = |source: &Source, name: &str| -> Result<Value, String> {
         let r = client.get(&format!("/api/v1/namespaces/{namespace}/{}/{name}", source.resource));
         match r.status {
@@ -77,28 +174,58 @@ pub(super) fn config_error(client: &mut Client<'_>, namespace: &str, c: &Value) 
     None
 }
 
-/// The status of container `c` that could not be made for `message`,
-/// noted in `unmade` (its name, image and message) for `tell`. Never
-/// inlined, as `config_error`.
+/// The status of container `c` that could not be made, noted in `unmade`
+/// (its name and the events to tell) for `tell`. Never inlined, as
+/// `problem`.
 #[inline(never)]
-pub(super) fn unmade(c: &Value, message: String, unmade: &mut Vec<(String, String, String)>) -> Value {
-    let (name, image) = (c["name"].as_str().unwrap_or(""), c["image"].as_str().unwrap_or(""));
-    let status = json!({"name": name, "state": {"waiting": {"reason": "CreateContainerConfigError",
-        "message": message}}, "lastState": {}, "ready": false, "restartCount": 0,
-        "image": image, "imageID": "", "started": false});
-    unmade.push((name.to_string(), image.to_string(), message));
+pub(super) fn unmade(c: &Value, problem: Problem, unmade: &mut Vec<(String, Problem)>) -> Value {
+    let name = c["name"].as_str().unwrap_or("");
+    let status = json!({"name": name, "state": {"waiting": {"reason": problem.reason,
+        "message": problem.message}}, "lastState": {}, "ready": false, "restartCount": 0,
+        "image": c["image"], "imageID": "", "started": false});
+    unmade.push((name.to_string(), problem));
     status
 }
 
-/// The kubelet's events for the containers it could not make: the image
-/// (present), then the Warning `Failed` with the reason.
+/// The kubelet's events for the containers it could not make.
 #[inline(never)]
-pub(super) fn tell(recorder: &mut Recorder, client: &mut Client<'_>, pod: &Value, unmade: &[(String, String, String)]) {
-    for (name, image, message) in unmade {
+pub(super) fn tell(recorder: &mut Recorder, client: &mut Client<'_>, pod: &Value, unmade: &[(String, Problem)]) {
+    for (name, problem) in unmade {
         let field = format!("spec.containers{{{name}}}");
-        let pulled = format!("Container image {image:?} already present on machine");
-        recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Normal, "Pulled", &pulled);
-        let message = format!("Error: {message}");
-        recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Warning, "Failed", &message);
+        for (t, reason, message) in &problem.events {
+            recorder.event(client, pod, ("v1", "Pod"), &field, *t, reason, message);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reference_error;
+
+    #[test]
+    fn image_references_parse_as_the_runtime_parses_them() {
+        for ok in [
+            "nginx",
+            "nginx:1.27",
+            "busybox:1.28",
+            "registry.k8s.io/pause:3.10",
+            "localhost:5000/app",
+            "quay.io/org/app@sha256:0123456789abcdef0123456789abcdef",
+            "my_org/app-x.y:v1_2",
+            "Registry.Example/app",
+        ] {
+            assert_eq!(reference_error(ok), None, "{ok}");
+        }
+        assert_eq!(
+            reference_error("NGINX").as_deref(),
+            Some("invalid reference format: repository name (library/NGINX) must be lowercase")
+        );
+        assert_eq!(
+            reference_error("example.com/MyApp:1").as_deref(),
+            Some("invalid reference format: repository name (MyApp) must be lowercase")
+        );
+        for bad in ["nginx:", "nginx::1", "ngi nx", "nginx:-x", "-nginx", "org//app", "nginx@sha256"] {
+            assert_eq!(reference_error(bad).as_deref(), Some("invalid reference format"), "{bad}");
+        }
     }
 }
