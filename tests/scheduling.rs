@@ -1104,3 +1104,70 @@ fn an_image_name_the_runtime_cannot_parse_stops_the_container() {
     k.c.tick(&mut k.s);
     assert_eq!(told(&mut k), [format!("InspectFailed {message} x2"), "Failed Error: InvalidImageName x2".to_string()]);
 }
+
+/// An image from a registry no one can reach (a host under `.invalid`):
+/// the pull fails (`ErrImagePull`), a moment later the kubelet backs off
+/// (`ImagePullBackOff`), pulls again after 10 s, then 20 s, …; a new image
+/// in the spec is tried at once and starts.
+#[test]
+fn an_image_that_cannot_be_pulled_backs_off_until_the_spec_names_another() {
+    let mut k = two_nodes();
+    let spec = json!({"containers": [{"name": "c", "image": "registry.invalid/hello:1.0"}]});
+    assert_eq!(k.call("POST", PODS, Some(pod("far", spec))).status, 201);
+    let state = |k: &mut Cluster| {
+        let p = k.get(&format!("{PODS}/far")).json_body();
+        let w = p["status"]["containerStatuses"][0]["state"]["waiting"].clone();
+        (w["reason"].as_str().unwrap_or("").to_string(), w["message"].as_str().unwrap_or("").to_string())
+    };
+    let counts = |k: &mut Cluster| {
+        k.events("involvedObject.name=far")
+            .iter()
+            .filter(|e| e["source"]["component"] == "kubelet")
+            .map(|e| format!("{} x{}", e["message"].as_str().unwrap(), e["count"]))
+            .collect::<Vec<_>>()
+    };
+    let error = "rpc error: code = Unknown desc = failed to pull and unpack image \"registry.invalid/hello:1.0\": failed to resolve reference \"registry.invalid/hello:1.0\": failed to do request: Head \"https://registry.invalid/v2/hello/manifests/1.0\": dial tcp: lookup registry.invalid on 172.18.0.1:53: no such host";
+    assert_eq!(state(&mut k), ("ErrImagePull".to_string(), error.to_string()));
+    assert_eq!(
+        counts(&mut k),
+        [
+            "Pulling image \"registry.invalid/hello:1.0\" x1".to_string(),
+            format!("Failed to pull image \"registry.invalid/hello:1.0\": {error} x1"),
+            "Error: ErrImagePull x1".to_string(),
+        ]
+    );
+    k.s.advance(1_000);
+    k.c.tick(&mut k.s);
+    let (reason, message) = state(&mut k);
+    assert_eq!(reason, "ImagePullBackOff");
+    assert_eq!(message, format!("Back-off pulling image \"registry.invalid/hello:1.0\": ErrImagePull: {error}"));
+    assert_eq!(table(&mut k.s, &format!("{PODS}/far"))["rows"][0]["cells"][2], "ImagePullBackOff");
+    // Pulled again 10 s after the first, then 20 s after the second.
+    k.s.advance(9_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(state(&mut k).0, "ErrImagePull");
+    k.s.advance(1_000);
+    k.c.tick(&mut k.s);
+    k.s.advance(10_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(state(&mut k).0, "ImagePullBackOff", "the second back-off is 20 s");
+    k.s.advance(9_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(state(&mut k).0, "ErrImagePull");
+    let told = counts(&mut k);
+    assert!(told.contains(&"Pulling image \"registry.invalid/hello:1.0\" x3".to_string()), "{told:?}");
+    assert!(told.contains(&"Error: ImagePullBackOff x2".to_string()), "{told:?}");
+    // The image fixed: started at once.
+    let patch = json!({"spec": {"containers": [{"name": "c", "image": "nginx:1.27"}]}}).to_string();
+    assert_eq!(k.send("PATCH", &format!("{PODS}/far"), "application/strategic-merge-patch+json", &patch).status, 200);
+    let p = k.get(&format!("{PODS}/far")).json_body();
+    assert_eq!(p["status"]["phase"], "Running");
+    // Under imagePullPolicy Never, nothing is pulled.
+    let spec =
+        json!({"containers": [{"name": "c", "image": "registry.invalid/hello:1.0", "imagePullPolicy": "Never"}]});
+    assert_eq!(k.call("POST", PODS, Some(pod("never", spec))).status, 201);
+    let p = k.get(&format!("{PODS}/never")).json_body();
+    let w = &p["status"]["containerStatuses"][0]["state"]["waiting"];
+    assert_eq!(w["reason"], "ErrImageNeverPull");
+    assert_eq!(w["message"], "Container image \"registry.invalid/hello:1.0\" is not present with pull policy of Never");
+}

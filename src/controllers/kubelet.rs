@@ -59,7 +59,9 @@ pub struct Kubelets {
     deferred: BTreeSet<String>,
     /// The pods (by cache key) a container of which could not be made
     /// (`CreateContainerConfigError`), and when they are tried again.
-    retry: BTreeMap<String, i64>,
+    retry: BTreeMap<String, (i64, u64)>,
+    /// Image pulls that failed, backed off.
+    pulls: config::Pulls,
 }
 
 impl Default for Kubelets {
@@ -75,6 +77,7 @@ impl Default for Kubelets {
             taken: BTreeMap::new(),
             deferred: BTreeSet::new(),
             retry: BTreeMap::new(),
+            pulls: BTreeMap::new(),
         }
     }
 }
@@ -139,6 +142,15 @@ fn in_kubelet_order(pod: &Value, status: &mut Value) {
     let order: Vec<Value> =
         others.filter(|t| !ours.contains(t)).chain(ours.iter()).map(|t| json!({"type": t})).collect();
     status["$setElementOrder/conditions"] = Value::Array(order);
+}
+
+/// A fingerprint of the pod's spec, to tell a changed one.
+#[inline(never)]
+fn spec_print(pod: &Value) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    pod["spec"].to_string().hash(&mut h);
+    h.finish()
 }
 
 /// A pod condition as the kubelet writes it. A true one has no reason or
@@ -239,7 +251,7 @@ impl Controller for Kubelets {
             .collect();
         for pod in bound {
             let key = key_of(&pod);
-            if !self.retry.is_empty() && self.retried(&key, now) {
+            if !self.retry.is_empty() && self.retried(&key, &pod, now) {
                 continue;
             }
             let node_name = pod["spec"]["nodeName"].as_str().unwrap_or("").to_string();
@@ -247,14 +259,17 @@ impl Controller for Kubelets {
             let used = taken
                 .entry(node_name.clone())
                 .or_insert_with(|| self.taken.get(&node_name).cloned().unwrap_or_default());
-            if self.start(client, &pod, node, used) {
-                let at = now + config::RETRY_MS;
-                self.retry.insert(key.clone(), at);
+            if let Some(at) = self.start(client, &pod, node, used) {
+                self.retry.insert(key.clone(), (at, spec_print(&pod)));
                 self.wakes.insert(key, at);
             }
         }
         if !self.retry.is_empty() {
             self.retry.retain(|k, _| self.pods.shared_get(k).is_some());
+        }
+        if !self.pulls.is_empty() {
+            let pods = &self.pods;
+            self.pulls.retain(|(pod, _, _), _| pods.shared_get(pod).is_some());
         }
         // Pods being deleted: stopped, then removed.
         let stopping: Vec<Arc<Value>> = looked
@@ -548,9 +563,11 @@ impl Kubelets {
     /// its time come, is forgotten and tried now. Never inlined: only a
     /// pod a container of which could not be made is retried.
     #[inline(never)]
-    fn retried(&mut self, key: &str, now: i64) -> bool {
+    fn retried(&mut self, key: &str, pod: &Value, now: i64) -> bool {
         match self.retry.get(key) {
-            Some(&at) if at > now => {
+            // A changed spec (a new image) is tried at once, as the
+            // kubelet syncs a pod it is told changed.
+            Some(&(at, print)) if at > now && print == spec_print(pod) => {
                 self.wakes.insert(key.to_string(), at);
                 true
             }
@@ -561,9 +578,15 @@ impl Kubelets {
         }
     }
 
-    /// Takes a bound pod from Pending to Running; whether a container
-    /// could not be made (its configuration missing), to be tried again.
-    fn start(&mut self, client: &mut Client<'_>, pod: &Value, node: &Value, taken: &mut BTreeSet<String>) -> bool {
+    /// Takes a bound pod from Pending to Running; when to try again, if a
+    /// container could not be made (its image or configuration wanting).
+    fn start(
+        &mut self,
+        client: &mut Client<'_>,
+        pod: &Value,
+        node: &Value,
+        taken: &mut BTreeSet<String>,
+    ) -> Option<i64> {
         let now = client.now_rfc3339();
         let node_name = meta_str(node, "name").to_string();
         let host_ip = internal_ip(node);
@@ -584,7 +607,7 @@ impl Kubelets {
             }
             match self.initialize(client, pod, ip.as_deref(), &host_ip) {
                 init::Init::Done => {}
-                _ => return false,
+                _ => return None,
             }
         }
         let creating = !has_init && pod["status"]["containerStatuses"].is_null();
@@ -614,7 +637,7 @@ impl Kubelets {
             in_kubelet_order(pod, &mut status);
             let body = json!({"metadata": {"uid": uid}, "status": status});
             if client.write("PATCH", &status_path, "application/strategic-merge-patch+json", &body).status != 200 {
-                return false;
+                return None;
             }
         }
         let earlier = pod["status"]["containerStatuses"].as_array().map(Vec::as_slice).unwrap_or_default();
@@ -635,7 +658,8 @@ impl Kubelets {
                     return st.clone();
                 }
                 if config::suspect(c) {
-                    if let Some(problem) = config::problem(client, meta_str(pod, "namespace"), c) {
+                    let pulls = &mut self.pulls;
+                    if let Some(problem) = config::problem(client, pulls, pod, c) {
                         all_done = false;
                         all_ready = false;
                         return config::unmade(c, problem, &mut unmade);
@@ -705,12 +729,10 @@ impl Kubelets {
         in_kubelet_order(pod, &mut status);
         let body = json!({"metadata": {"uid": uid}, "status": status});
         if client.write("PATCH", &status_path, "application/strategic-merge-patch+json", &body).status != 200 {
-            return false;
+            return None;
         }
         let recorder = self.recorder(&node_name);
-        if !unmade.is_empty() {
-            config::tell(recorder, client, pod, &unmade);
-        }
+        let again = config::tell(recorder, client, pod, &unmade);
         for (name, image, exit) in recorder_events {
             let field = format!("spec.containers{{{name}}}");
             started_events(recorder, client, pod, &field, &name, &image);
@@ -720,7 +742,7 @@ impl Kubelets {
                 recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Warning, "BackOff", &message);
             }
         }
-        !unmade.is_empty()
+        again
     }
 }
 

@@ -12,10 +12,13 @@
 //! The kubelet reads each object with a GET, as its configmap and secret
 //! managers do for a pod bound to it.
 
+use std::collections::BTreeMap;
+
 use serde_json::{json, Value};
 
 use super::super::client::Client;
 use super::super::events::{EventType, Recorder};
+use super::super::informer::key_of;
 
 /// The pod worker's back-off after a failed sync (upstream's 10 s; the
 /// jitter left out).
@@ -33,7 +36,12 @@ pub(super) fn suspect(c: &Value) -> bool {
         || image.ends_with([':', '/', '@', '.', '-'])
         || image.contains("//")
         || image.contains("::")
+        || image.contains(".invalid")
 }
+
+/// Failed pulls by pod (cache key), container and image: how many in a
+/// row, and until when the next is backed off.
+pub(super) type Pulls = BTreeMap<(String, String, String), (u32, i64)>;
 
 /// Why a container is not made: its waiting reason, the message, and the
 /// kubelet's events (type, reason, message) about it.
@@ -41,14 +49,17 @@ pub(super) struct Problem {
     reason: &'static str,
     message: String,
     events: Vec<(EventType, &'static str, String)>,
+    /// When (milliseconds from now) the kubelet tries again.
+    again: i64,
 }
 
-/// What stops container `c` of the pod in `namespace`, if anything: its
-/// image first (the image manager runs before the container's
-/// configuration is made), then its environment. Never inlined: only a
-/// suspect container comes here.
+/// What stops container `c` of `pod`, if anything: its image first (the
+/// image manager runs before the container's configuration is made: a
+/// reference it cannot parse, an image it cannot pull, backed off in
+/// `pulls`), then its environment. Never inlined: only a suspect
+/// container comes here.
 #[inline(never)]
-pub(super) fn problem(client: &mut Client<'_>, namespace: &str, c: &Value) -> Option<Problem> {
+pub(super) fn problem(client: &mut Client<'_>, pulls: &mut Pulls, pod: &Value, c: &Value) -> Option<Problem> {
     let image = c["image"].as_str().unwrap_or("");
     if let Some(why) = reference_error(image) {
         let message =
@@ -57,14 +68,79 @@ pub(super) fn problem(client: &mut Client<'_>, namespace: &str, c: &Value) -> Op
             (EventType::Warning, "InspectFailed", message.clone()),
             (EventType::Warning, "Failed", "Error: InvalidImageName".to_string()),
         ];
-        return Some(Problem { reason: "InvalidImageName", message, events });
+        return Some(Problem { reason: "InvalidImageName", message, events, again: RETRY_MS });
     }
+    if let Some(host) = unreachable_registry(image) {
+        let key = (key_of(pod), c["name"].as_str().unwrap_or("").to_string(), image.to_string());
+        return Some(pull_failed(client.now_millis(), pulls, key, c, image, host));
+    }
+    let namespace = pod["metadata"]["namespace"].as_str().unwrap_or("");
     let message = config_error(client, namespace, c)?;
     let events = vec![
         (EventType::Normal, "Pulled", format!("Container image {image:?} already present on machine")),
         (EventType::Warning, "Failed", format!("Error: {message}")),
     ];
-    Some(Problem { reason: "CreateContainerConfigError", message, events })
+    Some(Problem { reason: "CreateContainerConfigError", message, events, again: RETRY_MS })
+}
+
+/// The registry of `image` when it is one no one can reach: a host under
+/// `.invalid`, the top-level domain RFC 2606 keeps from ever resolving.
+/// (Every other image counts as present on the node.)
+fn unreachable_registry(image: &str) -> Option<&str> {
+    let (host, _) = image.split_once('/').filter(|(h, _)| h.contains(['.', ':']))?;
+    let name = host.split(':').next().unwrap_or(host);
+    (name == "invalid" || name.ends_with(".invalid")).then_some(host)
+}
+
+/// The image back-off's first and longest waits, as the kubelet's.
+const PULL_BACKOFF_MS: i64 = 10_000;
+const PULL_BACKOFF_MAX_MS: i64 = 300_000;
+
+/// A pull of an image from an unreachable registry: tried (`Pulling`, a
+/// Warning `Failed` with the runtime's error, `ErrImagePull`) when its
+/// back-off allows, else `ImagePullBackOff` until it does; under
+/// `imagePullPolicy: Never`, `ErrImageNeverPull`.
+fn pull_failed(
+    now: i64,
+    pulls: &mut Pulls,
+    key: (String, String, String),
+    c: &Value,
+    image: &str,
+    host: &str,
+) -> Problem {
+    if c["imagePullPolicy"] == "Never" {
+        let message = format!("Container image {image:?} is not present with pull policy of Never");
+        let events = vec![
+            (EventType::Warning, "ErrImageNeverPull", message.clone()),
+            (EventType::Warning, "Failed", "Error: ErrImageNeverPull".to_string()),
+        ];
+        return Problem { reason: "ErrImageNeverPull", message, events, again: RETRY_MS };
+    }
+    let full = super::full_image(image);
+    let (repo, tag) = full.rsplit_once(':').filter(|(_, t)| !t.contains('/')).unwrap_or((&full, "latest"));
+    let path = repo.strip_prefix(host).unwrap_or(repo).trim_start_matches('/');
+    let name = host.split(':').next().unwrap_or(host);
+    let error = format!(
+        "rpc error: code = Unknown desc = failed to pull and unpack image {full:?}: failed to resolve reference {full:?}: failed to do request: Head \"https://{host}/v2/{path}/manifests/{tag}\": dial tcp: lookup {name} on 172.18.0.1:53: no such host"
+    );
+    let (failures, until) = pulls.get(&key).copied().unwrap_or((0, 0));
+    if failures > 0 && now < until {
+        let message = format!("Back-off pulling image {image:?}: ErrImagePull: {error}");
+        let events = vec![
+            (EventType::Normal, "BackOff", format!("Back-off pulling image {image:?}")),
+            (EventType::Warning, "Failed", "Error: ImagePullBackOff".to_string()),
+        ];
+        return Problem { reason: "ImagePullBackOff", message, events, again: until - now };
+    }
+    let wait = (PULL_BACKOFF_MS << failures.min(5)).min(PULL_BACKOFF_MAX_MS);
+    pulls.insert(key, (failures + 1, now + wait));
+    let events = vec![
+        (EventType::Normal, "Pulling", format!("Pulling image {image:?}")),
+        (EventType::Warning, "Failed", format!("Failed to pull image {image:?}: {error}")),
+        (EventType::Warning, "Failed", "Error: ErrImagePull".to_string()),
+    ];
+    // The next sync, a moment later, finds the pull backed off.
+    Problem { reason: "ErrImagePull", message: error, events, again: 1_000 }
 }
 
 /// Why `image` is not a reference the runtime can parse (the grammar of
@@ -187,20 +263,34 @@ pub(super) fn unmade(c: &Value, problem: Problem, unmade: &mut Vec<(String, Prob
     status
 }
 
-/// The kubelet's events for the containers it could not make.
+/// The kubelet's events for the containers it could not make; when it
+/// tries them again, if any.
+pub(super) fn tell(
+    recorder: &mut Recorder,
+    client: &mut Client<'_>,
+    pod: &Value,
+    unmade: &[(String, Problem)],
+) -> Option<i64> {
+    if unmade.is_empty() {
+        return None;
+    }
+    told(recorder, client, pod, unmade)
+}
+
 #[inline(never)]
-pub(super) fn tell(recorder: &mut Recorder, client: &mut Client<'_>, pod: &Value, unmade: &[(String, Problem)]) {
+fn told(recorder: &mut Recorder, client: &mut Client<'_>, pod: &Value, unmade: &[(String, Problem)]) -> Option<i64> {
     for (name, problem) in unmade {
         let field = format!("spec.containers{{{name}}}");
         for (t, reason, message) in &problem.events {
             recorder.event(client, pod, ("v1", "Pod"), &field, *t, reason, message);
         }
     }
+    unmade.iter().map(|(_, p)| p.again).min().map(|ms| client.now_millis() + ms)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::reference_error;
+    use super::{reference_error, unreachable_registry};
 
     #[test]
     fn image_references_parse_as_the_runtime_parses_them() {
@@ -226,6 +316,11 @@ mod tests {
         );
         for bad in ["nginx:", "nginx::1", "ngi nx", "nginx:-x", "-nginx", "org//app", "nginx@sha256"] {
             assert_eq!(reference_error(bad).as_deref(), Some("invalid reference format"), "{bad}");
+        }
+        assert_eq!(unreachable_registry("registry.invalid/app:1"), Some("registry.invalid"));
+        assert_eq!(unreachable_registry("invalid:5000/app"), Some("invalid:5000"));
+        for reachable in ["invalid/app", "nginx", "registry.example.com/invalid", "quay.io/x.invalid"] {
+            assert_eq!(unreachable_registry(reachable), None, "{reachable}");
         }
     }
 }
