@@ -242,18 +242,24 @@ fn set_order(items: &mut Vec<Value>, order: &[Value], key: Option<&str>) {
             None => v.clone(),
         }
     };
-    let wanted: Vec<Value> = order.iter().map(&ident).collect();
-    let mut listed: Vec<(usize, Value)> = Vec::new();
-    let mut rest = Vec::new();
-    for item in items.drain(..) {
-        match wanted.iter().position(|w| *w == ident(&item)) {
-            Some(i) => listed.push((i, item)),
-            None => rest.push(item),
+    // Each wanted identity in turn takes every element it names, in the
+    // order they had (lists here are short: no sort is needed).
+    let mut rest = std::mem::take(items);
+    for (i, w) in order.iter().enumerate() {
+        let w = ident(w);
+        if order[..i].iter().any(|o| ident(o) == w) {
+            continue;
+        }
+        let mut k = 0;
+        while k < rest.len() {
+            if ident(&rest[k]) == w {
+                items.push(rest.remove(k));
+            } else {
+                k += 1;
+            }
         }
     }
-    listed.order_by_key(|(i, _)| *i);
-    items.extend(listed.into_iter().map(|(_, v)| v));
-    items.extend(rest);
+    items.append(&mut rest);
 }
 
 /// A value as Go's `%v` prints a decoded JSON value (`map[k:v]`).

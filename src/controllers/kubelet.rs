@@ -137,10 +137,17 @@ fn next_ip(cidr: &str, taken: &BTreeSet<String>) -> Option<String> {
 /// (PodReadyToStartContainers, Initialized, Ready, ContainersReady,
 /// PodScheduled), which is the order they are stored in.
 fn in_kubelet_order(pod: &Value, status: &mut Value) {
-    let ours: Vec<Value> = status["conditions"].as_array().into_iter().flatten().map(|c| c["type"].clone()).collect();
-    let others = pod["status"]["conditions"].as_array().into_iter().flatten().map(|c| &c["type"]);
-    let order: Vec<Value> =
-        others.filter(|t| !ours.contains(t)).chain(ours.iter()).map(|t| json!({"type": t})).collect();
+    let empty = Vec::new();
+    let ours = status["conditions"].as_array().unwrap_or(&empty);
+    let mut order = Vec::new();
+    for c in pod["status"]["conditions"].as_array().unwrap_or(&empty) {
+        if !ours.iter().any(|o| o["type"] == c["type"]) {
+            order.push(json!({"type": c["type"]}));
+        }
+    }
+    for c in ours {
+        order.push(json!({"type": c["type"]}));
+    }
     status["$setElementOrder/conditions"] = Value::Array(order);
 }
 

@@ -33,7 +33,7 @@ pub(super) fn suspect(c: &Value) -> bool {
     c["envFrom"].as_array().is_some_and(|a| !a.is_empty())
         || c["env"].as_array().is_some_and(|a| a.iter().any(|e| e["valueFrom"].is_object()))
         || !image.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"._-/:@".contains(&b))
-        || image.ends_with([':', '/', '@', '.', '-'])
+        || matches!(image.as_bytes().last(), Some(b':' | b'/' | b'@' | b'.' | b'-'))
         || image.contains("//")
         || image.contains("::")
         || image.contains(".invalid")
