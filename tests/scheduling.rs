@@ -1128,6 +1128,8 @@ fn an_image_that_cannot_be_pulled_backs_off_until_the_spec_names_another() {
     };
     let error = "rpc error: code = Unknown desc = failed to pull and unpack image \"registry.invalid/hello:1.0\": failed to resolve reference \"registry.invalid/hello:1.0\": failed to do request: Head \"https://registry.invalid/v2/hello/manifests/1.0\": dial tcp: lookup registry.invalid on 172.18.0.1:53: no such host";
     assert_eq!(state(&mut k), ("ErrImagePull".to_string(), error.to_string()));
+    let logs = k.get(&format!("{PODS}/far/log")).json_body();
+    assert_eq!(logs["message"], "container \"c\" in pod \"far\" is waiting to start: image can't be pulled");
     assert_eq!(
         counts(&mut k),
         [
@@ -1142,6 +1144,12 @@ fn an_image_that_cannot_be_pulled_backs_off_until_the_spec_names_another() {
     assert_eq!(reason, "ImagePullBackOff");
     assert_eq!(message, format!("Back-off pulling image \"registry.invalid/hello:1.0\": ErrImagePull: {error}"));
     assert_eq!(table(&mut k.s, &format!("{PODS}/far"))["rows"][0]["cells"][2], "ImagePullBackOff");
+    let logs = k.get(&format!("{PODS}/far/log"));
+    assert_eq!(logs.status, 400);
+    assert_eq!(
+        logs.json_body()["message"],
+        "container \"c\" in pod \"far\" is waiting to start: trying and failing to pull image"
+    );
     // Pulled again 10 s after the first, then 20 s after the second.
     k.s.advance(9_000);
     k.c.tick(&mut k.s);

@@ -58,7 +58,9 @@ pub struct Kubelets {
     /// (`PodResizePending`, `Deferred`), kept from the informer's changes.
     deferred: BTreeSet<String>,
     /// The pods (by cache key) a container of which could not be made
-    /// (`CreateContainerConfigError`), and when they are tried again.
+    /// (its image or its configuration wanting), when they are tried
+    /// again, and their spec's fingerprint (a changed spec is tried at
+    /// once).
     retry: BTreeMap<String, (i64, u64)>,
     /// Image pulls that failed, backed off.
     pulls: config::Pulls,

@@ -182,7 +182,12 @@ pub fn pod_log(pod: &Value, q: &Query, now: SimTime) -> Result<PodLog, Status> {
     };
     let started = state["running"]["startedAt"].as_str().or(state["terminated"]["startedAt"].as_str());
     let Some(started) = started.and_then(parse_rfc3339) else {
-        let reason = state["waiting"]["reason"].as_str().unwrap_or("ContainerCreating");
+        // The kubelet words the two pull failures, the rest by their reason.
+        let reason = match state["waiting"]["reason"].as_str().unwrap_or("ContainerCreating") {
+            "ErrImagePull" => "image can't be pulled",
+            "ImagePullBackOff" => "trying and failing to pull image",
+            other => other,
+        };
         return Err(Status::bad_request(format!(
             "container {container:?} in pod {name:?} is waiting to start: {reason}"
         )));
