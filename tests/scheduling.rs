@@ -956,6 +956,73 @@ fn a_container_waits_for_the_config_its_environment_names() {
     assert_eq!(failed(&mut k), [missing, (keyless.0, 2)]);
 }
 
+/// While a container waits for its configuration, the pod's other
+/// containers go on: a program that ends, ends (and is restarted), a
+/// crash-looping one restarts on its back-off, and a retry of the waiting
+/// container leaves their restart counts be (the pod stays Pending, as
+/// the kubelet's phase counts a container that never ran as waiting).
+#[test]
+fn a_pods_other_containers_go_on_while_one_waits_for_its_config() {
+    let mut k = two_nodes();
+    let spec = json!({"containers": [
+        {"name": "crash", "image": "busybox"},
+        {"name": "nap", "image": "busybox", "command": ["sleep", "5"]},
+        {"name": "app", "image": "nginx:1.27",
+            "env": [{"name": "LEVEL", "valueFrom": {"configMapKeyRef": {"name": "settings", "key": "level"}}}]}]});
+    assert_eq!(k.call("POST", PODS, Some(pod("mix", spec))).status, 201);
+    let look = |k: &mut Cluster| {
+        let p = k.get(&format!("{PODS}/mix")).json_body();
+        let states: Vec<(String, String, i64)> = p["status"]["containerStatuses"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                let state = s["state"].as_object().unwrap();
+                let (kind, detail) = state.iter().next().unwrap();
+                let what = detail["reason"].as_str().map_or(kind.clone(), |r| format!("{kind} {r}"));
+                (s["name"].as_str().unwrap().to_string(), what, s["restartCount"].as_i64().unwrap())
+            })
+            .collect();
+        (p["status"]["phase"].as_str().unwrap().to_string(), states)
+    };
+    let st = |n: &str, w: &str, r: i64| (n.to_string(), w.to_string(), r);
+    assert_eq!(
+        look(&mut k),
+        (
+            "Pending".into(),
+            vec![
+                st("crash", "waiting CrashLoopBackOff", 1),
+                st("nap", "running", 0),
+                st("app", "waiting CreateContainerConfigError", 0)
+            ]
+        )
+    );
+    k.s.advance(5_000);
+    k.c.tick(&mut k.s);
+    let (phase, states) = look(&mut k);
+    assert_eq!(phase, "Pending");
+    assert_eq!(states[1], st("nap", "waiting CrashLoopBackOff", 1), "the sleep ended");
+    k.s.advance(5_000);
+    k.c.tick(&mut k.s);
+    let (phase, states) = look(&mut k);
+    assert_eq!(phase, "Pending");
+    assert_eq!(states[0], st("crash", "waiting CrashLoopBackOff", 2), "restarted after 10 s, not counted afresh");
+    assert_eq!(states[2], st("app", "waiting CreateContainerConfigError", 0));
+    assert_eq!(k.events("reason=Failed,involvedObject.name=mix")[0]["count"], 2, "tried again");
+    let p = k.get(&format!("{PODS}/mix")).json_body();
+    assert_eq!(condition(&p, "Ready")["message"], "containers with unready status: [crash nap app]");
+    // Once the config is there, the waiting container starts; the others
+    // keep their counts.
+    let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "settings"}, "data": {"level": "1"}});
+    assert_eq!(k.call("POST", "/api/v1/namespaces/default/configmaps", Some(cm)).status, 201);
+    k.s.advance(10_000);
+    k.c.tick(&mut k.s);
+    let (phase, states) = look(&mut k);
+    assert_eq!(phase, "Running");
+    assert_eq!(states[2], st("app", "running", 0));
+    assert!(states[0].2 >= 2 && states[1].2 >= 1, "{states:?}");
+}
+
 /// Init containers run one at a time before the pod's containers, each
 /// to its end on simulated time; kubectl's STATUS follows them
 /// (`Init:0/2`, `Init:1/2`, `PodInitializing` gone once the pod runs).

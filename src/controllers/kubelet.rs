@@ -175,6 +175,71 @@ fn condition(type_: &str, status: bool, now: &str) -> Value {
     c
 }
 
+/// A pod's phase from its containers' states, as the kubelet's
+/// `getPhase` counts them: a container waiting that never ran (its image
+/// or configuration wanting) keeps the pod `Pending`; one running makes it
+/// `Running`; when every one has stopped (a crash-looping one waits with a
+/// last termination: it counts as stopped), the restart policy decides.
+fn phase_of(policy: &str, statuses: &[Value]) -> &'static str {
+    let (mut waiting, mut running, mut stopped, mut succeeded) = (0, 0, 0, 0);
+    for s in statuses {
+        let state = &s["state"];
+        if state["running"].is_object() {
+            running += 1;
+        } else if let Some(code) = state["terminated"]["exitCode"].as_i64() {
+            stopped += 1;
+            succeeded += usize::from(code == 0);
+        } else if s["lastState"]["terminated"].is_object() {
+            stopped += 1;
+        } else {
+            waiting += 1;
+        }
+    }
+    match () {
+        _ if waiting > 0 => "Pending",
+        _ if running > 0 => "Running",
+        _ if stopped == 0 => "Pending",
+        _ if policy == "Always" => "Running",
+        _ if stopped == succeeded => "Succeeded",
+        _ if policy == "Never" => "Failed",
+        _ => "Running",
+    }
+}
+
+/// The conditions the kubelet writes for a pod whose containers have been
+/// made (or tried): the sandbox ready until the pod has finished, `Ready`
+/// and `ContainersReady` when it runs and every container is ready (else
+/// `ContainersNotReady` naming the unready, or `PodCompleted`). A
+/// condition whose status is unchanged keeps its transition time.
+fn pod_conditions(pod: &Value, phase: &str, statuses: &[Value], at: &str) -> Vec<Value> {
+    let finished = matches!(phase, "Succeeded" | "Failed");
+    let ready = phase == "Running" && statuses.iter().all(|s| s["ready"] == true);
+    let mut conditions = vec![
+        condition("PodReadyToStartContainers", !finished, at),
+        condition("Initialized", true, at),
+        condition("Ready", ready, at),
+        condition("ContainersReady", ready, at),
+        condition("PodScheduled", true, at),
+    ];
+    let unready: Vec<&str> =
+        statuses.iter().filter(|s| s["ready"] != true).filter_map(|s| s["name"].as_str()).collect();
+    let old = pod["status"]["conditions"].as_array().map(Vec::as_slice).unwrap_or_default();
+    for c in conditions.iter_mut() {
+        if c["status"] == "False" && c["type"] != "PodReadyToStartContainers" {
+            if finished {
+                c["reason"] = json!("PodCompleted");
+            } else {
+                c["reason"] = json!("ContainersNotReady");
+                c["message"] = json!(format!("containers with unready status: [{}]", unready.join(" ")));
+            }
+        }
+        if let Some(o) = old.iter().find(|o| o["type"] == c["type"] && o["status"] == c["status"]) {
+            c["lastTransitionTime"] = o["lastTransitionTime"].clone();
+        }
+    }
+    conditions
+}
+
 fn internal_ip(node: &Value) -> String {
     node["status"]["addresses"]
         .as_array()
@@ -260,7 +325,7 @@ impl Controller for Kubelets {
             .collect();
         for pod in bound {
             let key = key_of(&pod);
-            if !self.retry.is_empty() && self.retried(&key, &pod, now) {
+            if !self.retry.is_empty() && self.retry.contains_key(&key) && self.waits(client, &key, &pod, now) {
                 continue;
             }
             let node_name = pod["spec"]["nodeName"].as_str().unwrap_or("").to_string();
@@ -473,31 +538,8 @@ impl Kubelets {
             }
         }
         if changed {
-            let all_done = statuses.iter().all(|s| !s["state"]["terminated"].is_null());
-            let all_ok = statuses.iter().all(|s| s["state"]["terminated"]["exitCode"].as_i64().unwrap_or(0) == 0);
-            let phase = match (all_done, all_ok) {
-                (false, _) => "Running",
-                (true, true) => "Succeeded",
-                (true, false) => "Failed",
-            };
-            let ready = phase == "Running" && statuses.iter().all(|s| s["ready"] == true);
-            let mut conditions = vec![
-                condition("PodReadyToStartContainers", phase == "Running", &at),
-                condition("Initialized", true, &at),
-                condition("Ready", ready, &at),
-                condition("ContainersReady", ready, &at),
-                condition("PodScheduled", true, &at),
-            ];
-            // Unchanged conditions keep their transition times.
-            for c in conditions.iter_mut() {
-                let old =
-                    pod["status"]["conditions"].as_array().and_then(|cs| cs.iter().find(|o| o["type"] == c["type"]));
-                if let Some(o) = old.filter(|o| o["status"] == c["status"]) {
-                    *c = o.clone();
-                } else if c["status"] == "False" && c["type"] != "PodReadyToStartContainers" {
-                    c["reason"] = json!(if phase == "Running" { "ContainersNotReady" } else { "PodCompleted" });
-                }
-            }
+            let phase = phase_of(&policy, &statuses);
+            let conditions = pod_conditions(pod, phase, &statuses, &at);
             let mut status = json!({"phase": phase, "conditions": conditions, "containerStatuses": statuses});
             in_kubelet_order(pod, &mut status);
             let body = json!({"metadata": {"uid": uid}, "status": status});
@@ -568,16 +610,34 @@ impl Kubelets {
         }
     }
 
-    /// Whether the pod at `key` waits for its retry (its wake kept), or,
-    /// its time come, is forgotten and tried now. Never inlined: only a
-    /// pod a container of which could not be made is retried.
+    /// Whether a pod waiting to be tried again (a container of it could
+    /// not be made) is left for now: its containers that were made go on
+    /// meanwhile (a program ends, a crash-looping one restarts), and until
+    /// their new statuses are read back, or its time has come, the pod is
+    /// not tried. Never inlined: only a pod a container of which could not
+    /// be made is retried.
     #[inline(never)]
+    fn waits(&mut self, client: &mut Client<'_>, key: &str, pod: &Value, now: i64) -> bool {
+        let writes = client.writes;
+        if let Some(when) = self.advance(client, pod) {
+            let at = self.wakes.get(key).map_or(when.0, |t| (*t).min(when.0));
+            self.wakes.insert(key.to_string(), at);
+        }
+        if client.writes > writes {
+            return true;
+        }
+        self.retried(key, pod, now)
+    }
+
+    /// Whether the pod at `key` waits for its retry (its wake kept), or,
+    /// its time come, is forgotten and tried now.
     fn retried(&mut self, key: &str, pod: &Value, now: i64) -> bool {
         match self.retry.get(key) {
             // A changed spec (a new image) is tried at once, as the
             // kubelet syncs a pod it is told changed.
             Some(&(at, print)) if at > now && print == spec_print(pod) => {
-                self.wakes.insert(key.to_string(), at);
+                let wake = self.wakes.entry(key.to_string()).or_insert(at);
+                *wake = (*wake).min(at);
                 true
             }
             _ => {
@@ -654,23 +714,20 @@ impl Kubelets {
         let mut recorder_events = Vec::new();
         let policy = pod["spec"]["restartPolicy"].as_str().unwrap_or("Always").to_string();
         let pod_ref = format!("{}_{}({uid})", meta_str(pod, "name"), meta_str(pod, "namespace"));
-        let (mut all_done, mut all_ok, mut all_ready) = (true, true, true);
         let statuses: Vec<Value> = containers
             .iter()
             .map(|c| {
                 let name = c["name"].as_str().unwrap_or("");
                 let image = c["image"].as_str().unwrap_or("");
-                // Tried again: a container made the first time is left be.
-                if let Some(st) = earlier.iter().find(|s| s["name"] == name && s["state"]["waiting"].is_null()) {
-                    all_done &= st["state"]["terminated"].is_object();
-                    all_ready &= st["ready"] == true;
+                // Tried again: a container made before (running, ended or
+                // crash-looping) is left be.
+                let made = |s: &&Value| s["state"]["waiting"].is_null() || s["lastState"]["terminated"].is_object();
+                if let Some(st) = earlier.iter().filter(made).find(|s| s["name"] == name) {
                     return st.clone();
                 }
                 if config::suspect(c) {
                     let pulls = &mut self.pulls;
                     if let Some(problem) = config::problem(client, pulls, pod, c) {
-                        all_done = false;
-                        all_ready = false;
                         return config::unmade(c, problem, &mut unmade);
                     }
                 }
@@ -688,47 +745,15 @@ impl Kubelets {
                         let (started, ready) = probed(c);
                         st["ready"] = json!(!ready);
                         st["started"] = json!(!started);
-                        all_ready &= !ready;
-                        all_done = false;
                     }
-                    Some(code) => {
-                        if exited_at_once(&mut st, code, &policy, name, &pod_ref, &now) {
-                            all_done = false;
-                            all_ready = false;
-                        } else {
-                            all_ok &= code == 0;
-                        }
-                    }
+                    Some(code) => exited_at_once(&mut st, code, &policy, name, &pod_ref, &now),
                 }
                 resize::report_resources(&mut st, c);
                 st
             })
             .collect();
-        let phase = match (all_done, all_ok) {
-            // A container never made keeps the pod waiting.
-            _ if !unmade.is_empty() => "Pending",
-            (false, _) => "Running",
-            (true, true) => "Succeeded",
-            (true, false) => "Failed",
-        };
-        let ready = phase == "Running" && all_ready;
-        let mut conditions = vec![
-            condition("PodReadyToStartContainers", phase == "Running" || !unmade.is_empty(), &now),
-            condition("Initialized", true, &now),
-            condition("Ready", ready, &now),
-            condition("ContainersReady", ready, &now),
-            condition("PodScheduled", true, &now),
-        ];
-        for c in conditions.iter_mut().filter(|c| c["status"] == "False" && c["type"] != "PodReadyToStartContainers") {
-            if matches!(phase, "Running" | "Pending") {
-                let unready: Vec<&str> =
-                    statuses.iter().filter(|s| s["ready"] != true).filter_map(|s| s["name"].as_str()).collect();
-                c["reason"] = json!("ContainersNotReady");
-                c["message"] = json!(format!("containers with unready status: [{}]", unready.join(" ")));
-            } else {
-                c["reason"] = json!("PodCompleted");
-            }
-        }
+        let phase = phase_of(&policy, &statuses);
+        let conditions = pod_conditions(pod, phase, &statuses, &now);
         let mut status = json!({"phase": phase, "conditions": conditions, "containerStatuses": statuses});
         if let Some(ip) = ip.filter(|ip| !ip.is_empty()) {
             taken.insert(ip.clone());
@@ -760,21 +785,19 @@ impl Kubelets {
 /// pod's start runs it, and the web modules' first part keeps its callers.
 /// A container that ended as it started (at `now`, with `code`):
 /// terminated for good, or, its policy restarting it, backing off (which
-/// no timer ends yet); whether it is to be restarted. Never inlined: no
-/// starter container ends.
+/// no timer ends yet). Never inlined: no starter container ends.
 #[inline(never)]
-fn exited_at_once(st: &mut Value, code: i64, policy: &str, name: &str, pod_ref: &str, now: &str) -> bool {
+fn exited_at_once(st: &mut Value, code: i64, policy: &str, name: &str, pod_ref: &str, now: &str) {
     let terminated = json!({"terminated": {"exitCode": code, "reason": if code == 0 { "Completed" } else { "Error" },
         "startedAt": now, "finishedAt": now, "containerID": st["containerID"]}});
     if policy == "Never" || (policy == "OnFailure" && code == 0) {
         st["state"] = terminated;
-        return false;
+        return;
     }
     st["lastState"] = terminated;
     st["restartCount"] = json!(1);
     st["state"] = json!({"waiting": {"reason": "CrashLoopBackOff",
         "message": format!("back-off 10s restarting failed container={name} pod={pod_ref}")}});
-    true
 }
 
 /// A container's exit as the kubelet handles it: when, under which
