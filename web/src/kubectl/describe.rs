@@ -19,6 +19,7 @@ use crate::resources::Discovery;
 use crate::session::{body_json, Session};
 use kubesim::clock::{parse_rfc3339, SimTime};
 
+mod generic;
 mod node;
 mod rbac;
 mod service;
@@ -1068,12 +1069,20 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
             ("", "nodes") => node::node,
             ("rbac.authorization.k8s.io", "roles" | "clusterroles") => rbac::role,
             ("rbac.authorization.k8s.io", "rolebindings" | "clusterrolebindings") => rbac::binding,
-            _ => {
+            // Kinds kubectl has a describer of its own for, not simulated.
+            (
+                "" | "discovery.k8s.io" | "networking.k8s.io" | "policy" | "scheduling.k8s.io" | "autoscaling"
+                | "certificates.k8s.io" | "storage.k8s.io",
+                "endpoints" | "endpointslices" | "ingresses" | "ingressclasses" | "networkpolicies" | "servicecidrs"
+                | "ipaddresses" | "poddisruptionbudgets" | "priorityclasses" | "horizontalpodautoscalers"
+                | "replicationcontrollers" | "certificatesigningrequests" | "csinodes" | "volumeattributesclasses",
+            ) => {
                 return out.error(format!(
-                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, secrets, persistentvolumeclaims, persistentvolumes, storageclasses, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings",
+                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, secrets, persistentvolumeclaims, persistentvolumes, storageclasses, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, RBAC's roles and bindings, and (as kubectl's generic describer) every kind kubectl has no describer of its own for",
                     r.resource
                 ))
             }
+            _ => generic::generic,
         };
         let path = r.item(Some(&namespace), &name);
         // The resource builder reads a named object, then the describer again.
@@ -1374,7 +1383,7 @@ Events:
             .contains("Error from server (NotFound): pods \"nosuch\" not found"));
         assert_eq!(
             run(&mut s, "describe ingress web", "").text,
-            "\"kubectl describe ingresses\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, secrets, persistentvolumeclaims, persistentvolumes, storageclasses, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, and RBAC's roles and bindings\n"
+            "\"kubectl describe ingresses\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, secrets, persistentvolumeclaims, persistentvolumes, storageclasses, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, RBAC's roles and bindings, and (as kubectl's generic describer) every kind kubectl has no describer of its own for\n"
         );
     }
 
@@ -1625,5 +1634,90 @@ Events:
 
         let out = run(&mut s, "describe pods -l app=none", "");
         assert_eq!(out.text, "No resources found in default namespace.\n");
+    }
+
+    /// A kind kubectl has no describer for (here a custom resource and a
+    /// Lease) is described field by field, as kubectl 1.33's generic
+    /// describer prints it (the text checked against real kubectl's).
+    #[test]
+    fn describe_of_other_kinds_prints_every_field_as_kubectls_generic_describer() {
+        let mut s = Session::new(7);
+        let crd = "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: crontabs.stable.example.com}\nspec:\n  group: stable.example.com\n  scope: Namespaced\n  names: {plural: crontabs, singular: crontab, kind: CronTab, shortNames: [ct]}\n  versions:\n  - name: v1\n    served: true\n    storage: true\n    schema:\n      openAPIV3Schema:\n        type: object\n        x-kubernetes-preserve-unknown-fields: true\n";
+        let cr = "apiVersion: stable.example.com/v1\nkind: CronTab\nmetadata:\n  name: my-new-cron-object\n  labels: {team: a}\nspec:\n  cronSpec: \"* * * * */5\"\n  image: my-awesome-cron-image\n  replicas: 3\n  ratio: 0.5\n  tags: [x, z]\n  enabled: true\n  ports:\n  - {name: http, containerPort: 80}\n  - {name: https-port, URLPath: /x}\n";
+        for file in [crd, cr] {
+            let out = run(&mut s, "apply -f -", file);
+            assert!(!out.failed, "{}", out.text);
+        }
+        let from = s.log.len();
+        let out = run(&mut s, "describe ct my-new-cron-object", "");
+        assert!(!out.failed, "{}", out.text);
+        let reqs = sent(&s, from);
+        let cr_path = "GET /apis/stable.example.com/v1/namespaces/default/crontabs/my-new-cron-object 200";
+        let at = reqs.iter().position(|r| r == cr_path).expect("read");
+        assert_eq!(reqs[at + 1], cr_path, "read again by the describer");
+        assert!(reqs[at + 2].contains("involvedObject.kind%3DCronTab"), "{reqs:?}");
+        let obj = body_json(&s.log[from + at].response);
+        let expected = format!(
+            "Name:         my-new-cron-object\nNamespace:    default\nLabels:       team=a\nAnnotations:  <none>\n\
+             API Version:  stable.example.com/v1\nKind:         CronTab\nMetadata:\n  Creation Timestamp:  {}\n\
+             \x20 Generation:          1\n  Resource Version:    {}\n  UID:                 {}\nSpec:\n\
+             \x20 Cron Spec:  * * * * */5\n  Enabled:    true\n  Image:      my-awesome-cron-image\n  Ports:\n\
+             \x20   Container Port:  80\n    Name:            http\n    URL Path:        /x\n    Name:            https-port\n\
+             \x20 Ratio:             0.5\n  Replicas:          3\n  Tags:\n    x\n    z\nEvents:  <none>\n",
+            text(&obj, "/metadata/creationTimestamp"),
+            text(&obj, "/metadata/resourceVersion"),
+            text(&obj, "/metadata/uid"),
+        );
+        assert_eq!(out.text, expected);
+
+        // A cluster-scoped or other built-in kind kubectl has no describer
+        // for: its owner references as a list of maps.
+        let out = run(&mut s, "describe lease -n kube-node-lease worker-1", "");
+        assert!(!out.failed, "{}", out.text);
+        assert!(out.text.contains("Kind:         Lease\nMetadata:\n"), "{}", out.text);
+        assert!(
+            out.text.contains("  Owner References:\n    API Version:     v1\n    Kind:            Node\n"),
+            "{}",
+            out.text
+        );
+        assert!(
+            out.text.contains("Spec:\n  Holder Identity:         worker-1\n  Lease Duration Seconds:  40\n"),
+            "{}",
+            out.text
+        );
+
+        // Kinds with a describer of kubectl's own that is not simulated
+        // are refused rather than described generically.
+        let out = run(&mut s, "describe endpoints kubernetes", "");
+        assert!(out.failed && out.text.contains("\"kubectl describe endpoints\" is not simulated"), "{}", out.text);
+    }
+
+    #[test]
+    fn field_names_become_labels_as_kubectls_smart_label() {
+        use generic::{go_value, smart_label};
+        for (field, label) in [
+            ("apiVersion", "API Version"),
+            ("uid", "UID"),
+            ("URLPath", "URL Path"),
+            ("HTTPServer", "HTTP Server"),
+            ("leaseDurationSeconds", "Lease Duration Seconds"),
+            ("foo-bar", "Foo - Bar"),
+            ("port80", "port80"),
+            ("a.b", "a.b"),
+            ("x", "X"),
+        ] {
+            assert_eq!(smart_label(field), label, "{field}");
+        }
+        for (v, printed) in [
+            (serde_json::json!(null), "<nil>"),
+            (serde_json::json!(3), "3"),
+            (serde_json::json!(0.5), "0.5"),
+            (serde_json::json!(1234567.0), "1.234567e+06"),
+            (serde_json::json!(123456.5), "123456.5"),
+            (serde_json::json!(0.00001), "1e-05"),
+            (serde_json::json!(false), "false"),
+        ] {
+            assert_eq!(go_value(&v), printed, "{v}");
+        }
     }
 }
