@@ -650,6 +650,49 @@ fn evictions_honour_the_disruption_budget() {
     );
 }
 
+/// A budget with no selector selects no pod (policy/v1's nil selector),
+/// where an empty one selects the namespace: it counts none, says so with
+/// a `NoPods` event, and blocks no eviction.
+#[test]
+fn a_budget_without_a_selector_selects_no_pod() {
+    let mut k = two_nodes();
+    for name in ["a", "b"] {
+        let spec = json!({"containers": [{"name": "c", "image": "nginx"}]});
+        assert_eq!(k.call("POST", PODS, Some(pod(name, spec))).status, 201);
+    }
+    const PDBS: &str = "/apis/policy/v1/namespaces/default/poddisruptionbudgets";
+    for (name, selector) in [("none", Value::Null), ("all", json!({}))] {
+        let mut pdb = json!({"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": name},
+            "spec": {"minAvailable": 2}});
+        if !selector.is_null() {
+            pdb["spec"]["selector"] = selector;
+        }
+        assert_eq!(k.call("POST", PDBS, Some(pdb)).status, 201);
+    }
+    let counts = |k: &mut Cluster, name: &str| {
+        let st = k.get(&format!("{PDBS}/{name}")).json_body()["status"].clone();
+        [st["currentHealthy"].clone(), st["desiredHealthy"].clone(), st["expectedPods"].clone()]
+    };
+    assert_eq!(counts(&mut k, "none"), [json!(0), json!(2), json!(0)]);
+    assert_eq!(counts(&mut k, "all"), [json!(2), json!(2), json!(2)]);
+    let told = k.events("reason=NoPods");
+    assert_eq!(told.len(), 1, "{told:?}");
+    assert_eq!(
+        (
+            told[0]["involvedObject"]["name"].as_str(),
+            told[0]["message"].as_str(),
+            told[0]["source"]["component"].as_str()
+        ),
+        (Some("none"), Some("No matching pods found"), Some("controllermanager"))
+    );
+    assert_eq!(told[0]["count"], 2, "told at its create and at its status update, as upstream's syncs tell it");
+    // The empty selector's budget blocks the eviction; without it, none does.
+    let eviction = json!({"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "a"}});
+    assert_eq!(k.call("POST", &format!("{PODS}/a/eviction"), Some(eviction.clone())).status, 429);
+    assert_eq!(k.call("DELETE", &format!("{PDBS}/all"), None).status, 200);
+    assert_eq!(k.call("POST", &format!("{PODS}/a/eviction"), Some(eviction)).status, 201);
+}
+
 #[test]
 fn containers_end_on_simulated_time_and_crashing_ones_restart_after_a_back_off() {
     let mut k = two_nodes();

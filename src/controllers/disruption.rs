@@ -3,7 +3,7 @@
 //! subresource reads.
 //!
 //! The pods a budget selects (policy/v1: an empty selector selects the
-//! whole namespace) that are not finished are expected; those Ready and
+//! whole namespace, none selects no pod) that are not finished are expected; those Ready and
 //! not being deleted are healthy; `minAvailable` (a number or a percentage
 //! of the expected, rounded up) or `maxUnavailable` (subtracted from the
 //! expected) gives the desired healthy count, and `disruptionsAllowed` is
@@ -11,7 +11,10 @@
 //! `desiredHealthy`, `expectedPods`, `disruptionsAllowed`,
 //! `observedGeneration`, the `DisruptionAllowed` condition with
 //! `SufficientPods`/`InsufficientPods`) is written through `/status`;
-//! evicted pods leave `disruptedPods` once they are gone.
+//! evicted pods leave `disruptedPods` once they are gone. A budget that
+//! selects no pod is told so (Normal `NoPods`, `No matching pods found`,
+//! from `controllermanager`) each time it changes, as upstream's sync
+//! tells it on each of the budget's updates.
 //!
 //! Upstream counts the expected pods from the scale of their controllers
 //! when a percentage or maxUnavailable is used; here from the pods
@@ -22,6 +25,7 @@ use std::sync::Arc;
 use serde_json::{json, Map, Value};
 
 use super::client::Client;
+use super::events::{EventType, Recorder};
 use super::informer::Informer;
 use super::object::{collection, is_ready, meta_str, selects};
 use super::{Controller, Progress};
@@ -30,6 +34,10 @@ use crate::selector::LabelSelector;
 pub struct DisruptionController {
     budgets: Informer,
     pods: Informer,
+    recorder: Recorder,
+    /// Each budget (by uid) last told it selects no pod, at its
+    /// resourceVersion then.
+    told: std::collections::BTreeMap<String, String>,
 }
 
 impl Default for DisruptionController {
@@ -37,6 +45,8 @@ impl Default for DisruptionController {
         DisruptionController {
             budgets: Informer::new("/apis/policy/v1/poddisruptionbudgets"),
             pods: Informer::new("/api/v1/pods"),
+            recorder: Recorder::new("controllermanager", ""),
+            told: std::collections::BTreeMap::new(),
         }
     }
 }
@@ -54,8 +64,11 @@ impl Controller for DisruptionController {
         let before = client.writes;
         if self.budgets.sync(client) | self.pods.sync(client) {
             let budgets: Vec<Arc<Value>> = self.budgets.shared().cloned().collect();
-            for pdb in budgets {
-                self.sync(client, &pdb);
+            for pdb in &budgets {
+                self.sync(client, pdb);
+            }
+            if !self.told.is_empty() {
+                self.told.retain(|uid, _| budgets.iter().any(|b| meta_str(b, "uid") == uid.as_str()));
             }
         }
         Progress { writes: client.writes - before }
@@ -77,12 +90,26 @@ impl DisruptionController {
     #[inline(never)]
     fn sync(&mut self, client: &mut Client<'_>, pdb: &Value) {
         let ns = meta_str(pdb, "namespace");
-        let text = crate::selector::label_selector_string(pdb["spec"].get("selector"));
+        // No selector selects no pod (`LabelSelectorAsSelector` of nil).
+        let given = pdb["spec"].get("selector").filter(|s| s.is_object());
+        let text = crate::selector::label_selector_string(given);
         let Ok(selector) = LabelSelector::parse(&text) else { return };
-        let pods: Vec<&Value> = self
+        let matching: Vec<&Value> = self
             .pods
             .objects()
-            .filter(|p| meta_str(p, "namespace") == ns && selects(&selector, p))
+            .filter(|p| given.is_some() && meta_str(p, "namespace") == ns && selects(&selector, p))
+            .collect();
+        if matching.is_empty() {
+            let (uid, rv) = (meta_str(pdb, "uid"), meta_str(pdb, "resourceVersion"));
+            if self.told.get(uid).map(String::as_str) != Some(rv) {
+                self.told.insert(uid.to_string(), rv.to_string());
+                let kind = ("policy/v1", "PodDisruptionBudget");
+                let message = "No matching pods found";
+                self.recorder.event(client, pdb, kind, "", EventType::Normal, "NoPods", message);
+            }
+        }
+        let pods: Vec<&Value> = matching
+            .into_iter()
             .filter(|p| !matches!(p["status"]["phase"].as_str(), Some("Succeeded") | Some("Failed")))
             .collect();
         let expected = pods.len() as i64;

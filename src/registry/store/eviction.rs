@@ -54,9 +54,10 @@ fn success() -> Body {
 }
 
 /// Whether a PodDisruptionBudget selects the pod (policy/v1: an empty
-/// selector selects every pod of the namespace).
+/// selector selects every pod of the namespace, none selects no pod).
 fn selects(pdb: &Value, pod: &Value) -> bool {
-    let text = crate::selector::label_selector_string(pdb.pointer("/spec/selector"));
+    let Some(given) = pdb.pointer("/spec/selector").filter(|s| s.is_object()) else { return false };
+    let text = crate::selector::label_selector_string(Some(given));
     let Ok(selector) = LabelSelector::parse(&text) else { return false };
     let labels = pod.pointer("/metadata/labels").and_then(Value::as_object);
     selector.matches_fn(|k| labels.and_then(|l| l.get(k)).and_then(Value::as_str))
