@@ -20,7 +20,9 @@ use crate::session::{body_json, Session};
 use kubesim::clock::{parse_rfc3339, SimTime};
 
 mod generic;
+mod network;
 mod node;
+mod policy;
 mod rbac;
 mod service;
 mod volumes;
@@ -1066,22 +1068,16 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
             ("", "limitranges") => limit_range,
             ("", "serviceaccounts") => service_account,
             ("", "services") => service::service,
+            ("", "endpoints") => network::endpoints,
+            ("discovery.k8s.io", "endpointslices") => network::endpoint_slice,
+            ("networking.k8s.io", "ingresses") => network::ingress,
+            ("networking.k8s.io", "ingressclasses") => network::ingress_class,
+            ("scheduling.k8s.io", "priorityclasses") => policy::priority_class,
+            ("policy", "poddisruptionbudgets") => policy::disruption_budget,
             ("", "nodes") => node::node,
             ("rbac.authorization.k8s.io", "roles" | "clusterroles") => rbac::role,
             ("rbac.authorization.k8s.io", "rolebindings" | "clusterrolebindings") => rbac::binding,
-            // Kinds kubectl has a describer of its own for, not simulated.
-            (
-                "" | "discovery.k8s.io" | "networking.k8s.io" | "policy" | "scheduling.k8s.io" | "autoscaling"
-                | "certificates.k8s.io" | "storage.k8s.io",
-                "endpoints" | "endpointslices" | "ingresses" | "ingressclasses" | "networkpolicies" | "servicecidrs"
-                | "ipaddresses" | "poddisruptionbudgets" | "priorityclasses" | "horizontalpodautoscalers"
-                | "replicationcontrollers" | "certificatesigningrequests" | "csinodes" | "volumeattributesclasses",
-            ) => {
-                return out.error(format!(
-                    "\"kubectl describe {}\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, secrets, persistentvolumeclaims, persistentvolumes, storageclasses, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, RBAC's roles and bindings, and (as kubectl's generic describer) every kind kubectl has no describer of its own for",
-                    r.resource
-                ))
-            }
+            // Any other kind, as kubectl's generic describer.
             _ => generic::generic,
         };
         let path = r.item(Some(&namespace), &name);
@@ -1360,7 +1356,7 @@ Events:
     }
 
     #[test]
-    fn describe_deployment_and_configmap_and_what_it_does_not_describe() {
+    fn describe_deployment_and_configmap_and_a_missing_pod() {
         let mut s = Session::new(7);
         let out = run(&mut s, "describe deployment/hello", "");
         assert!(!out.failed, "{}", out.text);
@@ -1381,10 +1377,6 @@ Events:
         assert!(run(&mut s, "describe pod nosuch", "")
             .text
             .contains("Error from server (NotFound): pods \"nosuch\" not found"));
-        assert_eq!(
-            run(&mut s, "describe ingress web", "").text,
-            "\"kubectl describe ingresses\" is not simulated in this command bar; it describes pods, deployments, replicasets, statefulsets, daemonsets, jobs, cronjobs, services, secrets, persistentvolumeclaims, persistentvolumes, storageclasses, nodes, configmaps, namespaces, serviceaccounts, resourcequotas, limitranges, RBAC's roles and bindings, and (as kubectl's generic describer) every kind kubectl has no describer of its own for\n"
-        );
     }
 
     /// As kubectl 1.33 printed a pod whose environment reads a Secret that
@@ -1685,11 +1677,6 @@ Events:
             "{}",
             out.text
         );
-
-        // Kinds with a describer of kubectl's own that is not simulated
-        // are refused rather than described generically.
-        let out = run(&mut s, "describe endpoints kubernetes", "");
-        assert!(out.failed && out.text.contains("\"kubectl describe endpoints\" is not simulated"), "{}", out.text);
     }
 
     #[test]
@@ -1719,5 +1706,161 @@ Events:
         ] {
             assert_eq!(go_value(&v), printed, "{v}");
         }
+    }
+
+    /// Ingresses, endpoints, priority classes and disruption budgets as
+    /// kubectl 1.33 printed the same objects against `kubesim serve`.
+    #[test]
+    fn describe_ingress_endpoints_priorityclass_and_pdb_as_kubectl() {
+        let mut s = Session::new(7);
+        let objs = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: web\n  annotations: {nginx.ingress.kubernetes.io/rewrite-target: /}\nspec:\n  ingressClassName: nginx\n  tls:\n  - hosts: [hello.example.com]\n    secretName: hello-tls\n  - hosts: [a.example.com, b.example.com]\n  rules:\n  - host: hello.example.com\n    http:\n      paths:\n      - path: /\n        pathType: Prefix\n        backend:\n          service: {name: hello, port: {number: 80}}\n      - path: /missing\n        pathType: Prefix\n        backend:\n          service: {name: nosuch, port: {name: http}}\n  - http:\n      paths:\n      - path: /api\n        pathType: Exact\n        backend:\n          resource: {apiGroup: k8s.example.com, kind: StorageBucket, name: static}\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: plain\nspec:\n  defaultBackend:\n    service: {name: hello, port: {number: 80}}\n---\napiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: high\n  annotations: {team: a, owner: b}\nvalue: 1000\ndescription: \"For the important ones.\"\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: hello-pdb\nspec:\n  minAvailable: 1\n  selector:\n    matchLabels: {app: hello}\n---\napiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata:\n  name: loose\nspec:\n  maxUnavailable: \"50%\"\n";
+        let out = run(&mut s, "apply -f -", objs);
+        assert!(!out.failed, "{}", out.text);
+        // The ready endpoints of `hello`, as its EndpointSlice lists them.
+        let e = send(&mut s, "GET", "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dhello", None, None, "application/json");
+        let slices = body_json(&e.response);
+        let ips: Vec<String> =
+            items(&slices, "/items/0/endpoints").iter().map(|e| text(e, "/addresses/0").to_string()).collect();
+        assert_eq!(ips.len(), 2);
+        let eps = format!("{}:80,{}:80", ips[0], ips[1]);
+
+        let from = s.log.len();
+        let out = run(&mut s, "describe ingress web", "");
+        assert!(!out.failed, "{}", out.text);
+        assert_eq!(
+            out.text,
+            format!(
+                "Name:             web\nLabels:           <none>\nNamespace:        default\nAddress:          \n\
+                 Ingress Class:    nginx\nDefault backend:  <default>\nTLS:\n  hello-tls terminates hello.example.com\n\
+                 \x20 SNI routes a.example.com,b.example.com\nRules:\n  Host               Path  Backends\n\
+                 \x20 ----               ----  --------\n  hello.example.com  \n\
+                 \x20                    /          hello:80 ({eps})\n\
+                 \x20                    /missing   nosuch:http (<error: services \"nosuch\" not found>)\n\
+                 \x20 *                  \n\
+                 \x20                    /api   APIGroup: k8s.example.com, Kind: StorageBucket, Name: static\n\
+                 Annotations:         nginx.ingress.kubernetes.io/rewrite-target: /\nEvents:              <none>\n"
+            )
+        );
+        // Each backend: its Service's slices, then the Service.
+        let reqs = sent(&s, from);
+        let at = reqs.iter().position(|r| r.contains("service-name%3Dhello")).expect("slices read");
+        assert_eq!(reqs[at + 1], "GET /api/v1/namespaces/default/services/hello 200");
+        assert_eq!(reqs[at + 3], "GET /api/v1/namespaces/default/services/nosuch 404");
+        let out = run(&mut s, "describe ingress plain", "");
+        assert_eq!(
+            out.text,
+            format!(
+                "Name:             plain\nLabels:           <none>\nNamespace:        default\nAddress:          \n\
+                 Ingress Class:    <none>\nDefault backend:  hello:80 ({eps})\nRules:\n  Host        Path  Backends\n\
+                 \x20 ----        ----  --------\n  *           *     hello:80 ({eps})\nAnnotations:  <none>\n\
+                 Events:       <none>\n"
+            )
+        );
+
+        let out = run(&mut s, "describe pc high", "");
+        let applied = text(
+            &body_json(&s.log[s.log.len() - 2].response),
+            "/metadata/annotations/kubectl.kubernetes.io~1last-applied-configuration",
+        )
+        .to_string();
+        assert_eq!(
+            out.text,
+            format!(
+                "Name:              high\nValue:             1000\nGlobalDefault:     false\n\
+                 PreemptionPolicy:  PreemptLowerPriority\nDescription:       For the important ones.\n\
+                 Annotations:       kubectl.kubernetes.io/last-applied-configuration={applied},owner=b,team=a\n\
+                 Events:  <none>\n"
+            )
+        );
+
+        let out = run(&mut s, "describe pdb hello-pdb loose", "");
+        let mut counted = |n: &str| {
+            let e = send(
+                &mut s,
+                "GET",
+                &format!("/apis/policy/v1/namespaces/default/poddisruptionbudgets/{n}"),
+                None,
+                None,
+                "application/json",
+            );
+            let st = body_json(&e.response)["status"].clone();
+            [
+                int(&st, "/disruptionsAllowed"),
+                int(&st, "/currentHealthy"),
+                int(&st, "/desiredHealthy"),
+                int(&st, "/expectedPods"),
+            ]
+        };
+        assert_eq!(counted("hello-pdb"), [1, 2, 1, 2]);
+        assert_eq!(counted("loose"), [0, 0, 0, 0], "no selector selects no pods");
+        assert_eq!(
+            out.text,
+            "Name:           hello-pdb\nNamespace:      default\nMin available:  1\nSelector:       app=hello\nStatus:\n\
+             \x20   Allowed disruptions:  1\n    Current:              2\n    Desired:              1\n\
+             \x20   Total:                2\nEvents:                   <none>\n\n\n\
+             Name:             loose\nNamespace:        default\nMax unavailable:  50%\nSelector:         <unset>\nStatus:\n\
+             \x20   Allowed disruptions:  0\n    Current:              0\n    Desired:              0\n\
+             \x20   Total:                0\nEvents:\n  Type    Reason  Age              From               Message\n\
+             \x20 ----    ------  ----             ----               -------\n\
+             \x20 Normal  NoPods  0s (x2 over 0s)  controllermanager  No matching pods found\n"
+        );
+
+        let out = run(&mut s, "describe endpoints hello", "");
+        assert_eq!(
+            out.text,
+            format!(
+                "Name:         hello\nNamespace:    default\nLabels:       app=hello\n\
+                 \x20             endpointslice.kubernetes.io/skip-mirror=true\n\
+                 Annotations:  endpoints.kubernetes.io/last-change-trigger-time: {}\nSubsets:\n\
+                 \x20 Addresses:          {}\n  NotReadyAddresses:  <none>\n  Ports:\n    Name     Port  Protocol\n\
+                 \x20   ----     ----  --------\n    <unset>  80    TCP\n\nEvents:  <none>\n",
+                text(
+                    &body_json(&s.log[s.log.len() - 2].response),
+                    "/metadata/annotations/endpoints.kubernetes.io~1last-change-trigger-time"
+                ),
+                text(&body_json(&s.log[s.log.len() - 2].response), "/subsets/0/addresses/0/ip").to_string()
+                    + ","
+                    + text(&body_json(&s.log[s.log.len() - 2].response), "/subsets/0/addresses/1/ip"),
+            )
+        );
+    }
+
+    #[test]
+    fn describe_endpointslice_and_ingressclass_as_kubectl() {
+        let mut s = Session::new(7);
+        let e = send(&mut s, "GET", "/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dhello", None, None, "application/json");
+        let slice = body_json(&e.response)["items"][0].clone();
+        let out = run(&mut s, "describe endpointslices -l kubernetes.io/service-name=hello", "");
+        assert!(!out.failed, "{}", out.text);
+        let endpoint = |i: usize| {
+            let e = &slice["endpoints"][i];
+            format!(
+                "  - Addresses:  {}\n    Conditions:\n      Ready:    true\n    Hostname:   <unset>\n    TargetRef:  Pod/{}\n    NodeName:   {}\n    Zone:       <unset>\n",
+                text(e, "/addresses/0"), text(e, "/targetRef/name"), text(e, "/nodeName")
+            )
+        };
+        assert_eq!(
+            out.text,
+            format!(
+                "Name:         {}\nNamespace:    default\nLabels:       app=hello\n\
+                 \x20             endpointslice.kubernetes.io/managed-by=endpointslice-controller.k8s.io\n\
+                 \x20             kubernetes.io/service-name=hello\n\
+                 Annotations:  endpoints.kubernetes.io/last-change-trigger-time: {}\nAddressType:  IPv4\nPorts:\n\
+                 \x20 Name     Port  Protocol\n  ----     ----  --------\n  <unset>  80    TCP\nEndpoints:\n{}{}Events:         <none>\n",
+                text(&slice, "/metadata/name"),
+                text(&slice, "/metadata/annotations/endpoints.kubernetes.io~1last-change-trigger-time"),
+                endpoint(0),
+                endpoint(1)
+            )
+        );
+        let ic = "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata:\n  name: nginx\n  labels: {app.kubernetes.io/component: controller}\nspec:\n  controller: k8s.io/ingress-nginx\n  parameters:\n    apiGroup: k8s.example.com\n    kind: IngressParameters\n    name: external-lb\n";
+        assert!(!run(&mut s, "apply -f -", ic).failed);
+        let out = run(&mut s, "describe ingressclass nginx", "");
+        assert_eq!(
+            out.text,
+            "Name:         nginx\nLabels:       app.kubernetes.io/component=controller\nAnnotations:  <none>\n\
+             Controller:   k8s.io/ingress-nginx\nParameters:\n  APIGroup:  k8s.example.com\n  Kind:      IngressParameters\n\
+             \x20 Name:      external-lb\nEvents:      <none>\n"
+        );
     }
 }

@@ -7,7 +7,7 @@ use super::*;
 /// A port's ready endpoints from the Service's EndpointSlices, as
 /// `ip:port` (the first three, then `+ N more...`), as kubectl's
 /// `formatEndpointSlices` lists them.
-fn slice_endpoints(slices: &[Value], port_name: &str) -> String {
+pub(super) fn slice_endpoints(slices: &[Value], port_name: &str) -> String {
     if slices.is_empty() {
         return "<none>".into();
     }
