@@ -116,6 +116,17 @@ fn digest(seed: &str) -> String {
     out
 }
 
+/// A container as the runtime names what it made: the image in full
+/// (`full_image`), the image's ID (`repo@sha256:…`, a stable digest of
+/// it) and a `containerd://` ID drawn from `seed` (the pod's uid and the
+/// container's name, and for an init container its restart count).
+fn runtime_ids(image: &str, seed: &str) -> (String, String, String) {
+    let full = full_image(image);
+    let repo = full.rsplit_once(':').map(|(r, _)| r).unwrap_or(&full);
+    let image_id = format!("{repo}@sha256:{}", digest(&full));
+    (full, image_id, format!("containerd://{}", digest(seed)))
+}
+
 /// The first free address of a /24 (or wider) IPv4 CIDR, from .2 up
 /// (upstream's host-local IPAM leaves .1 to the gateway).
 fn next_ip(cidr: &str, taken: &BTreeSet<String>) -> Option<String> {
@@ -585,9 +596,8 @@ impl Kubelets {
         let uid = meta_str(pod, "uid").to_string();
         for c in &new {
             let name = c["name"].as_str().unwrap_or("");
-            let full = full_image(c["image"].as_str().unwrap_or(""));
-            let repo = full.rsplit_once(':').map(|(r, _)| r).unwrap_or(&full).to_string();
-            let container_id = format!("containerd://{}", digest(&format!("{uid}/{name}")));
+            let (full, image_id, container_id) =
+                runtime_ids(c["image"].as_str().unwrap_or(""), &format!("{uid}/{name}"));
             let exit = if c["stdin"] == true { None } else { crate::server::logs::exit_code(c) };
             let state = match exit {
                 None => json!({"running": {"startedAt": now}}),
@@ -596,7 +606,7 @@ impl Kubelets {
                     "containerID": container_id}}),
             };
             statuses.push(json!({"name": name, "state": state, "lastState": {}, "ready": false, "restartCount": 0,
-                "image": full, "imageID": format!("{repo}@sha256:{}", digest(&full)), "containerID": container_id}));
+                "image": full, "imageID": image_id, "containerID": container_id}));
         }
         let body = json!({"metadata": {"uid": uid}, "status": {"ephemeralContainerStatuses": statuses}});
         let path = format!("{}/status", path_of("v1", "pods", pod));
@@ -731,13 +741,11 @@ impl Kubelets {
                         return config::unmade(c, problem, &mut unmade);
                     }
                 }
-                let full = full_image(image);
-                let repo = full.rsplit_once(':').map(|(r, _)| r).unwrap_or(&full).to_string();
-                let container_id = format!("containerd://{}", digest(&format!("{uid}/{name}")));
+                let (full, image_id, container_id) = runtime_ids(image, &format!("{uid}/{name}"));
                 let exit = crate::server::logs::exit_code(c);
                 recorder_events.push((name.to_string(), image.to_string(), exit));
                 let mut st = json!({"name": name, "lastState": {}, "ready": false, "restartCount": 0, "image": full,
-                    "imageID": format!("{repo}@sha256:{}", digest(&full)), "containerID": container_id, "started": false});
+                    "imageID": image_id, "containerID": container_id, "started": false});
                 match exit {
                     None => {
                         st["state"] = json!({"running": {"startedAt": now}});

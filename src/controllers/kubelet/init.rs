@@ -12,7 +12,7 @@
 
 use serde_json::{json, Value};
 
-use super::{condition, digest, full_image, Exit, Kubelets, Told};
+use super::{condition, runtime_ids, Exit, Kubelets, Told};
 use crate::controllers::client::Client;
 use crate::controllers::events::EventType;
 use crate::controllers::informer::key_of;
@@ -229,12 +229,10 @@ fn drive(
         }
         // Not started yet: made and started now.
         let image = c["image"].as_str().unwrap_or("");
-        let full = full_image(image);
-        let repo = full.rsplit_once(':').map(|(r, _)| r).unwrap_or(&full).to_string();
+        let (full, image_id, container_id) = runtime_ids(image, &format!("{uid}/{name}/{restarts}"));
         *st = json!({"name": name, "state": {"running": {"startedAt": at}}, "lastState": st["lastState"],
-            "ready": sidecar, "restartCount": restarts, "image": full,
-            "imageID": format!("{repo}@sha256:{}", digest(&full)),
-            "containerID": format!("containerd://{}", digest(&format!("{uid}/{name}/{restarts}"))), "started": true});
+            "ready": sidecar, "restartCount": restarts, "image": full, "imageID": image_id,
+            "containerID": container_id, "started": true});
         for (reason, message) in [
             ("Pulled", format!("Container image {image:?} already present on machine")),
             ("Created", format!("Created container: {name}")),
