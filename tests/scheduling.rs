@@ -693,6 +693,72 @@ fn a_budget_without_a_selector_selects_no_pod() {
     assert_eq!(k.call("POST", &format!("{PODS}/a/eviction"), Some(eviction)).status, 201);
 }
 
+/// Kubernetes' liveness example: the script removes the file the probe
+/// reads after 30 s; the probes (from 5 s, every 5 s) fail from then, the
+/// third failure kills the container, which (a shell, deaf to SIGTERM)
+/// dies when the grace period ends and is restarted.
+#[test]
+fn a_failing_liveness_probe_kills_and_restarts_the_container() {
+    use kubesim::server::logs::liveness_fails_after;
+    let exec = json!({"name": "liveness", "image": "registry.k8s.io/busybox:1.27.2",
+        "args": ["/bin/sh", "-c", "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"],
+        "livenessProbe": {"exec": {"command": ["cat", "/tmp/healthy"]}, "initialDelaySeconds": 5, "periodSeconds": 5}});
+    assert_eq!(
+        liveness_fails_after(&exec),
+        Some((30_000, "cat: can't open '/tmp/healthy': No such file or directory".to_string()))
+    );
+    let http = json!({"name": "liveness", "image": "registry.k8s.io/e2e-test-images/agnhost:2.40", "args": ["liveness"],
+        "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8080}}});
+    assert_eq!(liveness_fails_after(&http), Some((10_000, "HTTP probe failed with statuscode: 500".to_string())));
+    let never_made = json!({"name": "c", "image": "nginx", "livenessProbe": {"exec": {"command": ["ls", "/ready"]}}});
+    assert_eq!(liveness_fails_after(&never_made), Some((0, "ls: /ready: No such file or directory".to_string())));
+    let fine = json!({"name": "c", "image": "nginx", "livenessProbe": {"httpGet": {"path": "/", "port": 80}}});
+    assert_eq!(liveness_fails_after(&fine), None);
+
+    let mut k = two_nodes();
+    assert_eq!(k.call("POST", PODS, Some(pod("liveness-exec", json!({"containers": [exec]})))).status, 201);
+    let look = |k: &mut Cluster| {
+        let p = k.get(&format!("{PODS}/liveness-exec")).json_body();
+        let cs = p["status"]["containerStatuses"][0].clone();
+        let state = cs["state"].as_object().unwrap().keys().next().unwrap().clone();
+        (state, cs["restartCount"].as_i64().unwrap(), cs["lastState"]["terminated"]["exitCode"].clone())
+    };
+    let told = |k: &mut Cluster, reason: &str| {
+        let e = k.events(&format!("reason={reason},involvedObject.name=liveness-exec"));
+        e.first().map(|e| (e["count"].as_i64().unwrap(), e["message"].as_str().unwrap().to_string()))
+    };
+    k.s.advance(34_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(told(&mut k, "Unhealthy"), None, "the file is there until 30 s; the probe at 30 s still read it");
+    k.s.advance(1_000);
+    k.c.tick(&mut k.s);
+    let failed = "Liveness probe failed: cat: can't open '/tmp/healthy': No such file or directory".to_string();
+    assert_eq!(told(&mut k, "Unhealthy"), Some((1, failed.clone())));
+    k.s.advance(10_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(told(&mut k, "Unhealthy"), Some((3, failed.clone())));
+    let killing = "Container liveness failed liveness probe, will be restarted".to_string();
+    assert_eq!(told(&mut k, "Killing"), Some((1, killing.clone())));
+    assert_eq!(look(&mut k), ("running".into(), 0, Value::Null), "a shell waits out its grace period");
+    k.s.advance(29_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(look(&mut k).1, 0);
+    k.s.advance(1_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(look(&mut k), ("waiting".into(), 1, json!(137)), "killed when the grace period ends");
+    k.s.advance(10_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(look(&mut k), ("running".into(), 1, json!(137)), "restarted after its back-off");
+    // The new instance has its file again, and loses it 30 s on.
+    k.s.advance(34_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(told(&mut k, "Unhealthy"), Some((3, failed.clone())));
+    k.s.advance(1_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(told(&mut k, "Unhealthy"), Some((4, failed)));
+    assert_eq!(told(&mut k, "Killing"), Some((1, killing)));
+}
+
 #[test]
 fn containers_end_on_simulated_time_and_crashing_ones_restart_after_a_back_off() {
     let mut k = two_nodes();

@@ -64,6 +64,10 @@ pub struct Kubelets {
     retry: BTreeMap<String, (i64, u64)>,
     /// Image pulls that failed, backed off.
     pulls: config::Pulls,
+    /// Each running container whose liveness probe has failed (by pod
+    /// uid, name and start), how far its failures have been told (one
+    /// more than the threshold once it is being killed).
+    liveness: BTreeMap<String, i64>,
 }
 
 impl Default for Kubelets {
@@ -80,6 +84,7 @@ impl Default for Kubelets {
             deferred: BTreeSet::new(),
             retry: BTreeMap::new(),
             pulls: BTreeMap::new(),
+            liveness: BTreeMap::new(),
         }
     }
 }
@@ -356,6 +361,10 @@ impl Controller for Kubelets {
             let pods = &self.pods;
             self.pulls.retain(|(pod, _, _), _| pods.shared_get(pod).is_some());
         }
+        if !self.liveness.is_empty() {
+            let uids: BTreeSet<&str> = self.pods.shared().map(|p| meta_str(p, "uid")).collect();
+            self.liveness.retain(|k, _| uids.contains(k.split('/').next().unwrap_or("")));
+        }
         // Pods being deleted: stopped, then removed.
         let stopping: Vec<Arc<Value>> = looked
             .iter()
@@ -526,6 +535,18 @@ impl Kubelets {
                 },
                 _ => {}
             }
+            // A liveness probe that fails has the container killed.
+            // (Only an exec probe or agnhost's server may fail: CoreDNS's
+            // HTTP probe, at every start, is not looked at further.)
+            let may_fail = c["livenessProbe"]["exec"].is_object()
+                || (c["livenessProbe"].is_object() && c["image"].as_str().is_some_and(|i| i.contains("agnhost")));
+            if may_fail && st["state"]["running"].is_object() {
+                match self.liveness(pod, c, st, &exit, now, &mut events) {
+                    Liveness::Fine => {}
+                    Liveness::Wait(t) => soonest(t, &mut next),
+                    Liveness::Killed => changed = true,
+                }
+            }
             // Probes succeed on simulated time (the startup probe, then
             // the readiness probe, each after its initial delay).
             if let Some(s) = st["state"]["running"]["startedAt"].as_str().and_then(parse_rfc3339) {
@@ -555,13 +576,17 @@ impl Kubelets {
             in_kubelet_order(pod, &mut status);
             let body = json!({"metadata": {"uid": uid}, "status": status});
             let path = format!("{}/status", path_of("v1", "pods", pod));
-            if client.write("PATCH", &path, "application/strategic-merge-patch+json", &body).status == 200 {
-                let node = pod["spec"]["nodeName"].as_str().unwrap_or("").to_string();
-                let recorder = self.recorder(&node);
-                for (name, t, reason, message) in events {
-                    let field = format!("spec.containers{{{name}}}");
-                    recorder.event(client, pod, ("v1", "Pod"), &field, t, reason, &message);
-                }
+            if client.write("PATCH", &path, "application/strategic-merge-patch+json", &body).status != 200 {
+                return next.map(SimTime);
+            }
+        }
+        // (A failing probe is told though the status stays as it was.)
+        if !events.is_empty() {
+            let node = pod["spec"]["nodeName"].as_str().unwrap_or("").to_string();
+            let recorder = self.recorder(&node);
+            for (name, t, reason, message) in events {
+                let field = format!("spec.containers{{{name}}}");
+                recorder.event(client, pod, ("v1", "Pod"), &field, t, reason, &message);
             }
         }
         next.map(SimTime)
@@ -569,6 +594,73 @@ impl Kubelets {
 
     fn recorder(&mut self, node: &str) -> &mut Recorder {
         self.recorders.entry(node.to_string()).or_insert_with(|| Recorder::new("kubelet", node))
+    }
+
+    /// A running container's liveness probe on simulated time, as the
+    /// output model says it fares (`server::logs::liveness_fails_after`):
+    /// probed every `periodSeconds` from `initialDelaySeconds` after the
+    /// start, each failure told (Warning `Unhealthy`, `Liveness probe
+    /// failed: …`); at the `failureThreshold`-th in a row the container is
+    /// killed (Normal `Killing`, `Container NAME failed liveness probe,
+    /// will be restarted`), ending at once if its program stops on SIGTERM
+    /// (exit 0), else when the probe's or the pod's grace period ends
+    /// (137), then restarted as a container that ended. Never inlined: no
+    /// starter container has a liveness probe that fails.
+    #[inline(never)]
+    fn liveness(
+        &mut self,
+        pod: &Value,
+        c: &Value,
+        st: &mut Value,
+        exit: &Exit<'_>,
+        now: i64,
+        events: &mut Told,
+    ) -> Liveness {
+        let Some((fails, said)) = crate::server::logs::liveness_fails_after(c) else { return Liveness::Fine };
+        let Some(started) = st["state"]["running"]["startedAt"].as_str().and_then(parse_rfc3339) else {
+            return Liveness::Fine;
+        };
+        let probe = &c["livenessProbe"];
+        let ms = |field: &str, default: i64| probe[field].as_i64().unwrap_or(default).max(0) * 1000;
+        let (delay, period) = (ms("initialDelaySeconds", 0), ms("periodSeconds", 10).max(1000));
+        let threshold = probe["failureThreshold"].as_i64().unwrap_or(3).max(1);
+        let grace = probe["terminationGracePeriodSeconds"]
+            .as_i64()
+            .or_else(|| pod["spec"]["terminationGracePeriodSeconds"].as_i64())
+            .unwrap_or(30)
+            .max(0)
+            * 1000;
+        // The first probe after the failure, and the one that kills.
+        let first = match fails {
+            f if f <= delay => started + delay,
+            f => started + delay + ((f - delay) / period + 1) * period,
+        };
+        let kill = first + (threshold - 1) * period;
+        let quick = crate::server::logs::stops_on_sigterm(c);
+        let end = if quick { kill } else { kill + grace };
+        let key = format!("{}/{}/{started}", meta_str(pod, "uid"), exit.name);
+        let told = self.liveness.get(&key).copied().unwrap_or(0);
+        let failed = if now < first { 0 } else { ((now - first) / period + 1).min(threshold) };
+        let name = exit.name.to_string();
+        for _ in told..failed {
+            events.push((name.clone(), EventType::Warning, "Unhealthy", format!("Liveness probe failed: {said}")));
+        }
+        if now >= kill && told <= threshold {
+            let message = format!("Container {name} failed liveness probe, will be restarted");
+            events.push((name, EventType::Normal, "Killing", message));
+        }
+        if now >= end {
+            self.liveness.remove(&key);
+            let from = st["state"]["running"]["startedAt"].clone();
+            exit.ended(st, if quick { 0 } else { 137 }, &from, events);
+            return Liveness::Killed;
+        }
+        self.liveness.insert(key, if now >= kill { threshold + 1 } else { failed });
+        Liveness::Wait(match now {
+            n if n < first => first,
+            n if n < kill => first + failed * period,
+            _ => end,
+        })
     }
 
     /// Starts the ephemeral containers added to a running pod
@@ -812,6 +904,16 @@ fn exited_at_once(st: &mut Value, code: i64, policy: &str, name: &str, pod_ref: 
 /// restart policy, after how many restarts, and who it is (its name, and
 /// its pod as the kubelet's messages name it). Never inlined into the
 /// pass: no container ends or restarts while a server starts.
+/// Where a container's liveness probe leaves it after a pass.
+enum Liveness {
+    /// It succeeds (or is not failing yet and never will).
+    Fine,
+    /// Look again then: the next failing probe, the kill, or its end.
+    Wait(i64),
+    /// Killed and ended: its status changed.
+    Killed,
+}
+
 struct Exit<'a> {
     at: &'a str,
     policy: &'a str,

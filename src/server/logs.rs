@@ -561,6 +561,51 @@ pub fn waits_to_resolve(c: &Value) -> Option<(String, Option<String>, i64)> {
     Some((name, namespace, every))
 }
 
+/// When a container's liveness probe starts failing, in milliseconds
+/// after the container starts, and what the probe says then, from what
+/// its program does: an exec probe reading a file (`cat F`, `ls F`,
+/// `test -e F`) fails once the container's script removes it (`touch F;
+/// sleep 30; rm -f F; sleep 600`, Kubernetes' liveness example: after the
+/// sleeps before the `rm`), or at once when no `touch` made it first, in
+/// busybox's words; an HTTP probe of agnhost's `liveness` server fails 10
+/// seconds after it starts (it answers 500 from then on). None: the probe
+/// keeps succeeding.
+pub fn liveness_fails_after(c: &Value) -> Option<(i64, String)> {
+    let probe = c.get("livenessProbe").filter(|p| p.is_object())?;
+    if let Some(command) = probe.pointer("/exec/command").and_then(Value::as_array) {
+        let words: Vec<&str> = command.iter().filter_map(Value::as_str).collect();
+        let (tool, file) = match words.as_slice() {
+            [tool @ ("cat" | "ls"), file] => (*tool, *file),
+            ["test", "-e" | "-f", file] => ("test", *file),
+            _ => return None,
+        };
+        let said = match tool {
+            "cat" => format!("cat: can't open '{file}': No such file or directory"),
+            "ls" => format!("ls: {file}: No such file or directory"),
+            _ => String::new(),
+        };
+        let script = shell_script(c).unwrap_or_default();
+        let (mut ms, mut made) = (0i64, false);
+        for st in script.split(['\n', ';', '&']).map(str::trim) {
+            let names_file = || st.split_whitespace().skip(1).any(|w| w == file);
+            if let Some(n) = st.strip_prefix("sleep ") {
+                ms += (n.trim().parse::<f64>().ok()? * 1000.0) as i64;
+            } else if st.starts_with("touch ") && names_file() {
+                made = true;
+            } else if st.starts_with("rm ") && names_file() && made {
+                return Some((ms, said));
+            }
+        }
+        return (!made).then_some((0, said));
+    }
+    let agnhost =
+        image_name(c) == "agnhost" && c["args"].as_array().and_then(|a| a.first()) == Some(&json!("liveness"));
+    if probe.get("httpGet").is_some_and(Value::is_object) && agnhost {
+        return Some((10_000, "HTTP probe failed with statuscode: 500".into()));
+    }
+    None
+}
+
 /// The exit code of a container whose program ends at once.
 pub fn exit_code(c: &Value) -> Option<i64> {
     lifetime(c).filter(|(ms, _)| *ms == 0).map(|(_, code)| code)
