@@ -6,8 +6,9 @@
 //! `PodScheduled`), then `Running` with a pod IP from the node's
 //! `spec.podCIDR`, every container running and ready (one with a startup
 //! or readiness probe not `started`/`ready` until its probes have
-//! succeeded, after their initial delays on simulated time: probes always
-//! succeed), each step a strategic merge patch of `/status` carrying the
+//! succeeded, after their initial delays on simulated time: those probes
+//! always succeed; a liveness probe fails where the output model says so,
+//! and kills the container), each step a strategic merge patch of `/status` carrying the
 //! pod's uid. A container whose program ends at once (the output model of
 //! `server::logs` says which) is `terminated` with its exit code: the pod
 //! `Succeeded` or `Failed` under `restartPolicy: Never` (or OnFailure and
