@@ -1302,6 +1302,62 @@ mod tests {
         assert!(run(&mut s, "version -o yaml", "").failed);
     }
 
+    /// `set env --from`: each key of the ConfigMap (or Secret) read once a
+    /// variable referring to it, named as kubectl names it (with its
+    /// warning), `--keys` choosing, `--prefix` on every variable set.
+    #[test]
+    fn set_env_from_a_configmap_refers_to_its_keys() {
+        let mut s = session();
+        assert!(!run(&mut s, "create deployment envf --image=nginx", "").failed);
+        assert!(
+            !run(
+                &mut s,
+                "create configmap settings --from-literal=level=debug --from-literal=log-level=x --from-literal=MODE=a",
+                ""
+            )
+            .failed
+        );
+        let from = s.log.len();
+        let out = run(&mut s, "set env deployment/envf --from=configmap/settings --prefix=APP_ EXTRA=1", "");
+        assert_eq!(
+            (out.text.as_str(), out.failed),
+            (
+                "Warning: key level transferred to LEVEL\nWarning: key log-level transferred to LOG_LEVEL\ndeployment.apps/envf env updated\n",
+                false
+            )
+        );
+        let reqs = requests_since(&s, from);
+        assert_eq!(
+            reqs[0], "GET /api/v1/namespaces/default/configmaps/settings 200",
+            "the source read first: {reqs:?}"
+        );
+        let e = s.log.iter().rev().find(|e| e.request.method == "PATCH" && e.source == Source::Kubectl).unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&e.request.body),
+            r#"{"spec":{"template":{"spec":{"$setElementOrder/containers":[{"name":"nginx"}],"containers":[{"env":[{"name":"APP_EXTRA","value":"1"},{"name":"APP_MODE","valueFrom":{"configMapKeyRef":{"key":"MODE","name":"settings"}}},{"name":"APP_LEVEL","valueFrom":{"configMapKeyRef":{"key":"level","name":"settings"}}},{"name":"APP_LOG_LEVEL","valueFrom":{"configMapKeyRef":{"key":"log-level","name":"settings"}}}],"name":"nginx"}]}}}}"#
+        );
+        assert!(!run(&mut s, "create secret generic db --from-literal=password=p", "").failed);
+        assert!(!run(&mut s, "set env deployment/envf --from=secret/db --keys=password,none", "").failed);
+        assert_eq!(
+            run(&mut s, "set env deployment/envf --list", "").text,
+            "# Deployment envf, container nginx\nAPP_EXTRA=1\n# APP_MODE from configmap settings, key MODE\n# APP_LEVEL from configmap settings, key level\n# APP_LOG_LEVEL from configmap settings, key log-level\n# PASSWORD from secret db, key password\n"
+        );
+        for (line, text) in [
+            (
+                "set env deployment/envf --keys=a",
+                "error: when specifying --keys, a configmap or secret must be provided with --from\n",
+            ),
+            (
+                "set env deployment/envf --from=configmap/nope",
+                "Error from server (NotFound): configmaps \"nope\" not found\n",
+            ),
+            ("set env deployment/envf --from=deployment/envf", "error: unsupported resource specified in --from\n"),
+        ] {
+            let out = run(&mut s, line, "");
+            assert_eq!((out.text.as_str(), out.failed), (text, true), "{line}");
+        }
+    }
+
     #[test]
     fn set_env_patches_what_changed_as_kubectl_1_33_does() {
         let mut s = session();

@@ -707,7 +707,7 @@ fn set_env(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
     // (kubectl's env arguments: `KEY=VALUE` and `KEY-`; the rest name objects.)
     let is_env = |w: &String| w.contains('=') || (w.ends_with('-') && !w.contains('/'));
     let (pairs, objects): (Vec<&String>, Vec<&String>) = words.iter().partition(|w| is_env(w));
-    let mut set: Vec<(String, String)> = Vec::new();
+    let mut set: Vec<Value> = Vec::new();
     let mut remove: Vec<String> = Vec::new();
     for p in pairs {
         let (name, value) = match p.split_once('=') {
@@ -718,13 +718,26 @@ fn set_env(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
             return out.error(format!("error: {name:?} is not a valid key name: a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')"));
         }
         match value {
-            Some(v) => set.push((name.to_string(), v.to_string())),
+            Some(v) => set.push(env_var(name, v)),
             None => remove.push(name.to_string()),
         }
     }
     let objects: Vec<String> = objects.into_iter().cloned().collect();
     if objects.is_empty() {
         return out.error("error: one or more resources must be specified as <resource> <name> or <resource>/<name>");
+    }
+    if !cmd.env_keys.is_empty() && cmd.env_from.is_none() {
+        return out.error("error: when specifying --keys, a configmap or secret must be provided with --from");
+    }
+    if let Some(from) = &cmd.env_from {
+        let Some(more) = env_from(s, d, cmd, from, out) else { return };
+        set.extend(more);
+    }
+    // (kubectl prefixes every variable it sets, those of KEY=VALUE too.)
+    if let Some(prefix) = cmd.env_prefix.as_deref().filter(|p| !p.is_empty()) {
+        for e in set.iter_mut() {
+            e["name"] = json!(format!("{prefix}{}", e["name"].as_str().unwrap_or("")));
+        }
     }
     let Some(targets) = targets(d, &objects, out) else { return };
     let ns = namespace(cmd);
@@ -738,8 +751,9 @@ fn set_env(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
             let old = c["env"].as_array().map(Vec::as_slice).unwrap_or_default();
             let var = |name: &str| old.iter().find(|e| e["name"] == name);
             if !cmd.env_overwrite {
-                if let Some((n, _)) = set.iter().find(|(n, _)| var(n).is_some()) {
-                    let current = var(n).and_then(|e| e["value"].as_str()).unwrap_or("");
+                let named = |e: &Value| e["name"].as_str().unwrap_or("").to_string();
+                if let Some(n) = set.iter().map(named).find(|n| var(n).is_some()) {
+                    let current = var(&n).and_then(|e| e["value"].as_str()).unwrap_or("");
                     return Err(format!(
                         "error: {}/{name} '{n}' already has a value ({current}), and --overwrite is false",
                         r.resource
@@ -753,14 +767,14 @@ fn set_env(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
                 if remove.iter().any(|x| x == n) {
                     continue;
                 }
-                match set.iter().find(|(k, _)| k == n) {
-                    Some((k, v)) => new.push(env_var(k, v)),
+                match set.iter().find(|x| x["name"] == n) {
+                    Some(x) => new.push(x.clone()),
                     None => new.push(e.clone()),
                 }
             }
-            for (k, v) in &set {
-                if !new.iter().any(|e| e["name"] == k.as_str()) {
-                    new.push(env_var(k, v));
+            for x in &set {
+                if !new.iter().any(|e| e["name"] == x["name"]) {
+                    new.push(x.clone());
                 }
             }
             if cmd.env_list {
@@ -808,6 +822,45 @@ fn set_env(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
             Err(e) => return out.error(e),
         }
     }
+}
+
+/// The variables `set env --from=TYPE/NAME` takes from a ConfigMap or a
+/// Secret (read once): one a key of its `data` (those `--keys` names, if
+/// given), named as kubectl's `keyToEnvName` names it (upper case, any
+/// character but letters, digits and `_` made `_`, with a warning when
+/// that changed the key), its value a reference to the key. Choice: Go
+/// walks the map in no set order; here the keys are sorted.
+fn env_from(s: &mut Session, d: &Discovery, cmd: &Command, from: &str, out: &mut Outcome) -> Option<Vec<Value>> {
+    let (r, name) = targets(d, &[from.to_string()], out)?.into_iter().next()?;
+    let e = send(s, "GET", &r.item(Some(&namespace(cmd)), &name), None, None, "application/json");
+    if e.response.status != 200 {
+        out.error(server_error(&e));
+        return None;
+    }
+    let obj = body_json(&e.response);
+    let reference = match obj["kind"].as_str() {
+        Some("ConfigMap") => "configMapKeyRef",
+        Some("Secret") => "secretKeyRef",
+        _ => {
+            out.error("error: unsupported resource specified in --from");
+            return None;
+        }
+    };
+    let mut keys: Vec<&String> = obj["data"].as_object().map(|m| m.keys().collect()).unwrap_or_default();
+    keys.order();
+    let mut vars = Vec::new();
+    for key in keys.into_iter().filter(|k| cmd.env_keys.is_empty() || cmd.env_keys.contains(k)) {
+        let var: String = key
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c.to_ascii_uppercase() } else { '_' })
+            .collect();
+        if var != *key {
+            out.line(format!("Warning: key {key} transferred to {var}"));
+        }
+        // (Keys in the order Go writes a map: the patch is one.)
+        vars.push(json!({"name": var, "valueFrom": {reference: {"key": key, "name": name}}}));
+    }
+    Some(vars)
 }
 
 /// `debug POD --image=IMAGE [--target=C] [-c NAME] [--profile=P]`, as

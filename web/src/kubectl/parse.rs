@@ -188,6 +188,11 @@ pub struct Command {
     /// `set env --overwrite` (on unless given false) and `--list`.
     pub env_overwrite: bool,
     pub env_list: bool,
+    /// `set env --from=TYPE/NAME` (a ConfigMap or Secret whose keys
+    /// become variables), `--keys` (those only) and `--prefix`.
+    pub env_from: Option<String>,
+    pub env_keys: Vec<String>,
+    pub env_prefix: Option<String>,
     /// `set resources --limits` and `--requests` (`NAME=AMOUNT,…`).
     pub limits: Option<String>,
     pub requests: Option<String>,
@@ -410,6 +415,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
         client: false,
         env_overwrite: true,
         env_list: false,
+        env_from: None,
+        env_keys: Vec::new(),
+        env_prefix: None,
         requests: None,
         wait_for: None,
         timeout: None,
@@ -557,6 +565,11 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "-f" | "--filename" => c.filename = Some(value("'-f'")?),
             "--overwrite" if c.verb == Verb::SetImage => c.env_overwrite = boolean(&inline)?,
             "--list" if c.verb == Verb::SetImage => c.env_list = boolean(&inline)?,
+            "--from" if c.verb == Verb::SetImage => c.env_from = Some(value("'--from'")?),
+            "--prefix" if c.verb == Verb::SetImage => c.env_prefix = Some(value("'--prefix'")?),
+            "--keys" if c.verb == Verb::SetImage => {
+                c.env_keys.extend(value("'--keys'")?.split(',').filter(|k| !k.is_empty()).map(str::to_string))
+            }
             "--overwrite" => c.overwrite = boolean(&inline)?,
             "--server-side" => c.server_side = boolean(&inline)?,
             "--force-conflicts" => c.force_conflicts = boolean(&inline)?,
