@@ -1699,6 +1699,8 @@ Events:
             (serde_json::json!(null), "<nil>"),
             (serde_json::json!(3), "3"),
             (serde_json::json!(0.5), "0.5"),
+            (serde_json::json!(0.0), "0"),
+            (serde_json::json!(-2.5e-7), "-2.5e-07"),
             (serde_json::json!(1234567.0), "1.234567e+06"),
             (serde_json::json!(123456.5), "123456.5"),
             (serde_json::json!(0.00001), "1e-05"),

@@ -124,15 +124,8 @@ pub(super) fn go_value(v: &Value) -> String {
 
 /// Go's `%v` of a float64: the shortest digits that read back, with an
 /// exponent (`1.5e+06`, `1e-05`) when it is below -4 or at least 6.
+/// (JSON's numbers are finite: no NaN or infinities to print.)
 fn go_float(f: f64) -> String {
-    if f == 0.0 || !f.is_finite() {
-        return match f {
-            f if f.is_nan() => "NaN".into(),
-            f if f == f64::INFINITY => "+Inf".into(),
-            f if f == f64::NEG_INFINITY => "-Inf".into(),
-            _ => "0".into(),
-        };
-    }
     let sci = format!("{f:e}");
     let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);

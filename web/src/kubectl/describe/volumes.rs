@@ -3,16 +3,6 @@
 
 use super::*;
 
-/// `labels.FormatLabels`: `k=v` pairs sorted and joined by commas, or
-/// `<none>`.
-fn format_labels(map: Option<&Value>) -> String {
-    let kv = sorted(map);
-    if kv.is_empty() {
-        return "<none>".into();
-    }
-    kv.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",")
-}
-
 pub(super) fn storage_class(s: &mut Session, w: &mut TabWriter, sc: &Value, _: &str) {
     w.w(0, &format!("Name:\t{}\n", text(sc, "/metadata/name")));
     let marked = ["storageclass.kubernetes.io/is-default-class", "storageclass.beta.kubernetes.io/is-default-class"]
