@@ -699,21 +699,35 @@ fn a_budget_without_a_selector_selects_no_pod() {
 /// dies when the grace period ends and is restarted.
 #[test]
 fn a_failing_liveness_probe_kills_and_restarts_the_container() {
-    use kubesim::server::logs::liveness_fails_after;
+    use kubesim::server::logs::probe_fails_after;
     let exec = json!({"name": "liveness", "image": "registry.k8s.io/busybox:1.27.2",
         "args": ["/bin/sh", "-c", "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"],
         "livenessProbe": {"exec": {"command": ["cat", "/tmp/healthy"]}, "initialDelaySeconds": 5, "periodSeconds": 5}});
     assert_eq!(
-        liveness_fails_after(&exec),
+        probe_fails_after(&exec, "livenessProbe"),
         Some((30_000, "cat: can't open '/tmp/healthy': No such file or directory".to_string()))
     );
     let http = json!({"name": "liveness", "image": "registry.k8s.io/e2e-test-images/agnhost:2.40", "args": ["liveness"],
         "livenessProbe": {"httpGet": {"path": "/healthz", "port": 8080}}});
-    assert_eq!(liveness_fails_after(&http), Some((10_000, "HTTP probe failed with statuscode: 500".to_string())));
-    let never_made = json!({"name": "c", "image": "nginx", "livenessProbe": {"exec": {"command": ["ls", "/ready"]}}});
-    assert_eq!(liveness_fails_after(&never_made), Some((0, "ls: /ready: No such file or directory".to_string())));
+    assert_eq!(
+        probe_fails_after(&http, "livenessProbe"),
+        Some((10_000, "HTTP probe failed with statuscode: 500".to_string()))
+    );
+    let never_made = json!({"name": "c", "image": "busybox", "command": ["sh", "-c", "sleep 3600"],
+        "livenessProbe": {"exec": {"command": ["ls", "/tmp/ready"]}}});
+    assert_eq!(
+        probe_fails_after(&never_made, "livenessProbe"),
+        Some((0, "ls: /tmp/ready: No such file or directory".to_string()))
+    );
+    // The image's own program, or a file the image may hold: passes.
+    let image_own =
+        json!({"name": "c", "image": "nginx", "livenessProbe": {"exec": {"command": ["ls", "/tmp/ready"]}}});
+    assert_eq!(probe_fails_after(&image_own, "livenessProbe"), None);
+    let mut image_file = never_made.clone();
+    image_file["livenessProbe"]["exec"]["command"] = json!(["cat", "/etc/hostname"]);
+    assert_eq!(probe_fails_after(&image_file, "livenessProbe"), None);
     let fine = json!({"name": "c", "image": "nginx", "livenessProbe": {"httpGet": {"path": "/", "port": 80}}});
-    assert_eq!(liveness_fails_after(&fine), None);
+    assert_eq!(probe_fails_after(&fine, "livenessProbe"), None);
 
     let mut k = two_nodes();
     assert_eq!(k.call("POST", PODS, Some(pod("liveness-exec", json!({"containers": [exec]})))).status, 201);
@@ -1354,4 +1368,68 @@ fn an_image_that_cannot_be_pulled_backs_off_until_the_spec_names_another() {
     let w = &p["status"]["containerStatuses"][0]["state"]["waiting"];
     assert_eq!(w["reason"], "ErrImageNeverPull");
     assert_eq!(w["message"], "Container image \"registry.invalid/hello:1.0\" is not present with pull policy of Never");
+}
+
+/// Kubernetes' readiness example (the liveness example's script with a
+/// readiness probe): ready after the first probe, unready at the third
+/// failure after the file goes; the container runs on, the probe fails on
+/// every period, and the Service's endpoints move the pod to
+/// `notReadyAddresses`.
+#[test]
+fn a_failing_readiness_probe_makes_the_pod_unready_and_keeps_failing() {
+    let mut k = two_nodes();
+    let c = json!({"name": "readiness", "image": "registry.k8s.io/busybox:1.27.2",
+        "args": ["/bin/sh", "-c", "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"],
+        "readinessProbe": {"exec": {"command": ["cat", "/tmp/healthy"]}, "initialDelaySeconds": 5, "periodSeconds": 5}});
+    let mut p = pod("readiness-exec", json!({"containers": [c]}));
+    p["metadata"]["labels"] = json!({"app": "ready"});
+    assert_eq!(k.call("POST", PODS, Some(p)).status, 201);
+    let svc = json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "ready"},
+        "spec": {"selector": {"app": "ready"}, "ports": [{"port": 80}]}});
+    assert_eq!(k.call("POST", "/api/v1/namespaces/default/services", Some(svc)).status, 201);
+    let look = |k: &mut Cluster| {
+        let p = k.get(&format!("{PODS}/readiness-exec")).json_body();
+        let cs = &p["status"]["containerStatuses"][0];
+        let ready =
+            p["status"]["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "Ready").unwrap().clone();
+        (cs["ready"].clone(), cs["restartCount"].clone(), ready["status"].clone(), ready["message"].clone())
+    };
+    let told = |k: &mut Cluster| {
+        let e = k.events("reason=Unhealthy,involvedObject.name=readiness-exec");
+        assert!(e.len() <= 1, "one event, counted: {e:?}");
+        e.first().map(|e| (e["count"].as_i64().unwrap(), e["message"].as_str().unwrap().to_string()))
+    };
+    let endpoints = |k: &mut Cluster| {
+        let e = k.get("/api/v1/namespaces/default/endpoints/ready").json_body();
+        let s = &e["subsets"][0];
+        (s["addresses"].as_array().map_or(0, Vec::len), s["notReadyAddresses"].as_array().map_or(0, Vec::len))
+    };
+    let unready = json!("containers with unready status: [readiness]");
+    assert_eq!(look(&mut k), (json!(false), json!(0), json!("False"), unready.clone()));
+    k.s.advance(5_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(look(&mut k), (json!(true), json!(0), json!("True"), Value::Null));
+    assert_eq!(endpoints(&mut k), (1, 0));
+    k.s.advance(29_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(told(&mut k), None, "the probe at 30 s still read the file");
+    k.s.advance(1_000);
+    k.c.tick(&mut k.s);
+    let failed = "Readiness probe failed: cat: can't open '/tmp/healthy': No such file or directory".to_string();
+    assert_eq!(told(&mut k), Some((1, failed.clone())));
+    k.s.advance(5_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(told(&mut k), Some((2, failed.clone())));
+    assert_eq!(look(&mut k).0, json!(true), "ready until the third failure");
+    k.s.advance(5_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(told(&mut k), Some((3, failed.clone())));
+    assert_eq!(look(&mut k), (json!(false), json!(0), json!("False"), unready));
+    assert_eq!(endpoints(&mut k), (0, 1));
+    // 500 s on (one look): 100 more failures, counted at once; the
+    // container runs on.
+    k.s.advance(500_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(told(&mut k), Some((103, failed)));
+    assert_eq!(look(&mut k).1, json!(0));
 }

@@ -140,11 +140,28 @@ impl Recorder {
         &mut self,
         client: &mut Client<'_>,
         obj: &Value,
-        (api_version, kind): (&str, &str),
+        kind: (&str, &str),
         field_path: &str,
         event_type: EventType,
         reason: &str,
         message: &str,
+    ) {
+        self.repeated(client, obj, kind, field_path, (event_type, reason, message), 1);
+    }
+
+    /// Records an event that happened `times` times since the recorder last
+    /// looked (a probe failing every period while simulated time jumped):
+    /// counted that many times and sent once, taking as many of the spam
+    /// filter's tokens as it has, up to `times` (as that many events one
+    /// after the other would).
+    pub fn repeated(
+        &mut self,
+        client: &mut Client<'_>,
+        obj: &Value,
+        (api_version, kind): (&str, &str),
+        field_path: &str,
+        (event_type, reason, message): (EventType, &str, &str),
+        times: i64,
     ) {
         let namespace = match meta_str(obj, "namespace") {
             "" => "default",
@@ -178,11 +195,11 @@ impl Recorder {
         // The logger counts it before the spam filter decides.
         bounded(&mut self.seen);
         let (name, event_ns, count, first) = match self.seen.get(&key) {
-            Some((name, ns, count, first)) => (name.clone(), ns.clone(), count + 1, first.clone()),
-            None => (self.names.next(obj, now_ms), namespace.to_string(), 1, now.clone()),
+            Some((name, ns, count, first)) => (name.clone(), ns.clone(), count + times, first.clone()),
+            None => (self.names.next(obj, now_ms), namespace.to_string(), times, now.clone()),
         };
         self.seen.insert(key.clone(), (name.clone(), event_ns.clone(), count, first.clone()));
-        if !self.take_token(&format!("{object}\u{0}{}", event_type.as_str()), now_ms) {
+        if !self.take_token(&format!("{object}\u{0}{}", event_type.as_str()), now_ms, times) {
             return;
         }
         let events = format!("/api/v1/namespaces/{event_ns}/events");
@@ -212,8 +229,9 @@ impl Recorder {
         self.seen.insert(key, (name, event_ns, count, first));
     }
 
-    /// The spam filter's token for a source and object, if it has one.
-    fn take_token(&mut self, key: &str, now_ms: i64) -> bool {
+    /// The spam filter's tokens for a source and object: whether it had
+    /// one (it gives up to `times` whole ones).
+    fn take_token(&mut self, key: &str, now_ms: i64, times: i64) -> bool {
         bounded(&mut self.buckets);
         let bucket = self.buckets.entry(key.to_string()).or_insert((SPAM_BURST, now_ms));
         let refill = (now_ms - bucket.1).max(0) as f64 / SPAM_REFILL_MS;
@@ -222,7 +240,7 @@ impl Recorder {
         if bucket.0 < 1.0 {
             return false;
         }
-        bucket.0 -= 1.0;
+        bucket.0 -= bucket.0.floor().min(times.max(1) as f64);
         true
     }
 }

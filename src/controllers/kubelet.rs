@@ -7,8 +7,9 @@
 //! `spec.podCIDR`, every container running and ready (one with a startup
 //! or readiness probe not `started`/`ready` until its probes have
 //! succeeded, after their initial delays on simulated time: those probes
-//! always succeed; a liveness probe fails where the output model says so,
-//! and kills the container), each step a strategic merge patch of `/status` carrying the
+//! succeed unless the output model says they fail; a failing liveness
+//! probe kills the container, a failing readiness probe makes it unready),
+//! each step a strategic merge patch of `/status` carrying the
 //! pod's uid. A container whose program ends at once (the output model of
 //! `server::logs` says which) is `terminated` with its exit code: the pod
 //! `Succeeded` or `Failed` under `restartPolicy: Never` (or OnFailure and
@@ -65,9 +66,10 @@ pub struct Kubelets {
     retry: BTreeMap<String, (i64, u64)>,
     /// Image pulls that failed, backed off.
     pulls: config::Pulls,
-    /// Each running container whose liveness probe has failed (by pod
-    /// uid, name and start), how far its failures have been told (one
-    /// more than the threshold once it is being killed).
+    /// Each running container whose liveness or readiness probe has
+    /// failed (by pod uid, name and start; `/readiness` after the start
+    /// for the latter), how far its failures have been told (for liveness,
+    /// one more than the threshold once it is being killed).
     liveness: BTreeMap<String, i64>,
 }
 
@@ -367,16 +369,8 @@ impl Controller for Kubelets {
             self.liveness.retain(|k, _| uids.contains(k.split('/').next().unwrap_or("")));
         }
         // Pods being deleted: stopped, then removed.
-        let stopping: Vec<Arc<Value>> = looked
-            .iter()
-            .filter(|p| !p["metadata"]["deletionTimestamp"].is_null())
-            .filter(|p| p["spec"]["nodeName"].as_str().is_some_and(|n| nodes.iter().any(|x| meta_str(x, "name") == n)))
-            .cloned()
-            .collect();
-        for pod in stopping {
-            if let Some(deadline) = self.stop(client, &pod) {
-                self.wakes.insert(key_of(&pod), deadline.0);
-            }
+        if looked.iter().any(|p| !p["metadata"]["deletionTimestamp"].is_null()) {
+            self.stop_deleted(client, &looked, &nodes);
         }
         // Running pods whose containers end or restart as time passes.
         let running: Vec<Arc<Value>> = looked
@@ -423,6 +417,20 @@ impl Kubelets {
             "application/json",
             &lease,
         );
+    }
+
+    /// Stops the pods being deleted among those looked at (on a node
+    /// there is). Not inlined: nothing is deleted while a server starts.
+    #[inline(never)]
+    fn stop_deleted(&mut self, client: &mut Client<'_>, looked: &[Arc<Value>], nodes: &[Arc<Value>]) {
+        let on_node = |p: &&Arc<Value>| {
+            p["spec"]["nodeName"].as_str().is_some_and(|n| nodes.iter().any(|x| meta_str(x, "name") == n))
+        };
+        for pod in looked.iter().filter(|p| !p["metadata"]["deletionTimestamp"].is_null()).filter(on_node) {
+            if let Some(deadline) = self.stop(client, pod) {
+                self.wakes.insert(key_of(pod), deadline.0);
+            }
+        }
     }
 
     /// Stops a pod being deleted: its containers are told to stop
@@ -539,9 +547,7 @@ impl Kubelets {
             // A liveness probe that fails has the container killed.
             // (Only an exec probe or agnhost's server may fail: CoreDNS's
             // HTTP probe, at every start, is not looked at further.)
-            let may_fail = c["livenessProbe"]["exec"].is_object()
-                || (c["livenessProbe"].is_object() && c["image"].as_str().is_some_and(|i| i.contains("agnhost")));
-            if may_fail && st["state"]["running"].is_object() {
+            if may_fail(c, "livenessProbe") && st["state"]["running"].is_object() {
                 match self.liveness(pod, c, st, &exit, now, &mut events) {
                     Liveness::Fine => {}
                     Liveness::Wait(t) => soonest(t, &mut next),
@@ -560,7 +566,17 @@ impl Kubelets {
                         soonest(s + started_after, &mut next);
                     }
                 }
-                if st["started"] == true && st["ready"] != true {
+                let failing = match st["started"] == true && may_fail(c, "readinessProbe") {
+                    true => self.readiness(client, pod, c, (s, started_after), now),
+                    false => None,
+                };
+                if let Some((ready, wake)) = failing {
+                    if st["ready"] != ready {
+                        st["ready"] = json!(ready);
+                        changed = true;
+                    }
+                    soonest(wake, &mut next);
+                } else if st["started"] == true && st["ready"] != true {
                     if now >= s + ready_after {
                         st["ready"] = json!(true);
                         changed = true;
@@ -598,7 +614,7 @@ impl Kubelets {
     }
 
     /// A running container's liveness probe on simulated time, as the
-    /// output model says it fares (`server::logs::liveness_fails_after`):
+    /// output model says it fares (`server::logs::probe_fails_after`):
     /// probed every `periodSeconds` from `initialDelaySeconds` after the
     /// start, each failure told (Warning `Unhealthy`, `Liveness probe
     /// failed: …`); at the `failureThreshold`-th in a row the container is
@@ -617,7 +633,9 @@ impl Kubelets {
         now: i64,
         events: &mut Told,
     ) -> Liveness {
-        let Some((fails, said)) = crate::server::logs::liveness_fails_after(c) else { return Liveness::Fine };
+        let Some((fails, said)) = crate::server::logs::probe_fails_after(c, "livenessProbe") else {
+            return Liveness::Fine;
+        };
         let Some(started) = st["state"]["running"]["startedAt"].as_str().and_then(parse_rfc3339) else {
             return Liveness::Fine;
         };
@@ -662,6 +680,56 @@ impl Kubelets {
             n if n < kill => first + failed * period,
             _ => end,
         })
+    }
+
+    /// A started container's readiness when its readiness probe fails
+    /// where the output model says so (`server::logs::probe_fails_after`;
+    /// None: it never fails), and when it is probed next: probed every
+    /// `periodSeconds` from its `initialDelaySeconds` (no sooner than the
+    /// startup probe's success, `started_after` its start), ready after `successThreshold` successes
+    /// and unready after `failureThreshold` failures in a row. Each failure
+    /// is told (Warning `Unhealthy`, `Readiness probe failed: …`, the
+    /// failures since the last look counted at once); unlike liveness the
+    /// container goes on, and so do the failures. Never inlined: no
+    /// starter container has a readiness probe that fails.
+    #[inline(never)]
+    fn readiness(
+        &mut self,
+        client: &mut Client<'_>,
+        pod: &Value,
+        c: &Value,
+        (started, started_after): (i64, i64),
+        now: i64,
+    ) -> Option<(bool, i64)> {
+        let (fails, said) = crate::server::logs::probe_fails_after(c, "readinessProbe")?;
+        let probe = &c["readinessProbe"];
+        let ms = |field: &str, default: i64| probe[field].as_i64().unwrap_or(default).max(0) * 1000;
+        let period = ms("periodSeconds", 10).max(1000);
+        let first = started + started_after.max(ms("initialDelaySeconds", 0));
+        let successes = probe["successThreshold"].as_i64().unwrap_or(1).max(1);
+        let threshold = probe["failureThreshold"].as_i64().unwrap_or(3).max(1);
+        // Probes made by now, and the first of them to fail.
+        let made = if now < first { 0 } else { (now - first) / period + 1 };
+        // (The probe at the instant the file goes still reads it, as the
+        // liveness probe's.)
+        let failing_from = match started + fails - first {
+            f if f <= 0 => 0,
+            f => f / period + 1,
+        };
+        let failed = (made - failing_from).max(0);
+        let ready = failed < threshold && made.min(failing_from) >= successes;
+        let name = c["name"].as_str().unwrap_or("");
+        let key = format!("{}/{name}/{started}/readiness", meta_str(pod, "uid"));
+        let told = self.liveness.get(&key).copied().unwrap_or(0);
+        if failed > told {
+            let node = pod["spec"]["nodeName"].as_str().unwrap_or("");
+            let message = format!("Readiness probe failed: {said}");
+            let field = format!("spec.containers{{{name}}}");
+            let what = (EventType::Warning, "Unhealthy", message.as_str());
+            self.recorder(node).repeated(client, pod, ("v1", "Pod"), &field, what, failed - told);
+            self.liveness.insert(key, failed);
+        }
+        Some((ready, first + made * period))
     }
 
     /// Starts the ephemeral containers added to a running pod
@@ -1005,6 +1073,13 @@ fn started_events(recorder: &mut Recorder, client: &mut Client<'_>, pod: &Value,
 /// A MicroTime (`2024-01-01T00:00:00.000000Z`) of the simulated now.
 fn micro_time(client: &Client<'_>) -> String {
     SimTime(client.now_millis()).rfc3339_micro()
+}
+
+/// Whether a container's probe (`livenessProbe`, `readinessProbe`) may
+/// fail: an exec probe, or one of agnhost's server (CoreDNS's HTTP probes,
+/// looked at on every start, are not looked at further).
+fn may_fail(c: &Value, probe: &str) -> bool {
+    c[probe]["exec"].is_object() || (c[probe].is_object() && c["image"].as_str().is_some_and(|i| i.contains("agnhost")))
 }
 
 /// Whether a container waits for a startup probe (not `started` until it

@@ -561,17 +561,19 @@ pub fn waits_to_resolve(c: &Value) -> Option<(String, Option<String>, i64)> {
     Some((name, namespace, every))
 }
 
-/// When a container's liveness probe starts failing, in milliseconds
-/// after the container starts, and what the probe says then, from what
-/// its program does: an exec probe reading a file (`cat F`, `ls F`,
-/// `test -e F`) fails once the container's script removes it (`touch F;
+/// When a container's probe (`livenessProbe`, `readinessProbe`) starts
+/// failing, in milliseconds after the container starts, and what the
+/// probe says then, from what its program does: an exec probe reading a
+/// file (`cat F`, `ls F`, `test -e F`) fails once the container's script removes it (`touch F;
 /// sleep 30; rm -f F; sleep 600`, Kubernetes' liveness example: after the
-/// sleeps before the `rm`), or at once when no `touch` made it first, in
-/// busybox's words; an HTTP probe of agnhost's `liveness` server fails 10
+/// sleeps before the `rm`), or at once when the file is under `/tmp` and
+/// no `touch` made it first, in busybox's words (a container running its
+/// image's own program, or a file elsewhere, which the image may hold,
+/// passes); an HTTP probe of agnhost's `liveness` server fails 10
 /// seconds after it starts (it answers 500 from then on). None: the probe
 /// keeps succeeding.
-pub fn liveness_fails_after(c: &Value) -> Option<(i64, String)> {
-    let probe = c.get("livenessProbe").filter(|p| p.is_object())?;
+pub fn probe_fails_after(c: &Value, probe: &str) -> Option<(i64, String)> {
+    let probe = c.get(probe).filter(|p| p.is_object())?;
     if let Some(command) = probe.pointer("/exec/command").and_then(Value::as_array) {
         let words: Vec<&str> = command.iter().filter_map(Value::as_str).collect();
         let (tool, file) = match words.as_slice() {
@@ -584,7 +586,7 @@ pub fn liveness_fails_after(c: &Value) -> Option<(i64, String)> {
             "ls" => format!("ls: {file}: No such file or directory"),
             _ => String::new(),
         };
-        let script = shell_script(c).unwrap_or_default();
+        let script = shell_script(c)?;
         let (mut ms, mut made) = (0i64, false);
         for st in script.split(['\n', ';', '&']).map(str::trim) {
             let names_file = || st.split_whitespace().skip(1).any(|w| w == file);
@@ -596,7 +598,8 @@ pub fn liveness_fails_after(c: &Value) -> Option<(i64, String)> {
                 return Some((ms, said));
             }
         }
-        return (!made).then_some((0, said));
+        // A file under /tmp that nothing made is not there.
+        return (!made && file.starts_with("/tmp/")).then_some((0, said));
     }
     let agnhost =
         image_name(c) == "agnhost" && c["args"].as_array().and_then(|a| a.first()) == Some(&json!("liveness"));
