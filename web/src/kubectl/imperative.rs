@@ -1,6 +1,6 @@
 //! The imperative commands a workshop types: `create`'s generators
 //! (namespace, configmap, secret generic, deployment, job, service), `run`,
-//! `expose`, `scale`, `set image`, `logs`, `cordon`, `uncordon`
+//! `expose`, `scale`, `set image`, `cordon`, `uncordon`
 //! and `api-resources`,
 //! each sent as kubectl 1.33 sends it (the objects its generators build,
 //! its field managers, its patches) and answered as it prints.
@@ -47,7 +47,7 @@ pub(super) fn change(
 }
 
 /// The names of the containers under a pod spec.
-fn container_names(spec: Option<&Value>) -> Vec<String> {
+pub(super) fn container_names(spec: Option<&Value>) -> Vec<String> {
     spec.and_then(|s| s["containers"].as_array())
         .map(|cs| cs.iter().filter_map(|c| c.get("name")?.as_str().map(str::to_string)).collect())
         .unwrap_or_default()
@@ -955,48 +955,6 @@ fn five_letters(seed: &str) -> String {
         h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
     }
     (0..5).map(|i| char::from(ALPHABET[((h >> (i * 12)) % ALPHABET.len() as u64) as usize])).collect()
-}
-
-/// `logs POD [-c CONTAINER] [--tail=N]`: the pod read first (its
-/// containers), then its log.
-pub(super) fn logs(s: &mut Session, cmd: &Command, out: &mut Outcome) {
-    let name = match cmd.args.as_slice() {
-        [n] => n.strip_prefix("pod/").or_else(|| n.strip_prefix("pods/")).unwrap_or(n).to_string(),
-        [] => return out.error("error: expected 'logs [-f] [-p] (POD | TYPE/NAME) [-c CONTAINER]'.\nPOD or TYPE/NAME is a required argument for the logs command"),
-        more => return out.error(format!("error: unexpected arguments: {}", more[1..].join(" "))),
-    };
-    if name.contains('/') {
-        return out.error("\"kubectl logs TYPE/NAME\" for workloads is not simulated in this command bar; name a pod");
-    }
-    let pod_path = format!("/api/v1/namespaces/{}/pods/{name}", namespace(cmd));
-    let Some(pod) = read(s, &pod_path, out) else { return };
-    let names = container_names(pod.get("spec"));
-    let container = match &cmd.container {
-        Some(c) => c.clone(),
-        None => {
-            let default = pod
-                .pointer("/metadata/annotations/kubectl.kubernetes.io~1default-container")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            let Some(first) = default.or_else(|| names.first().cloned()) else {
-                return out.error(format!("error: pod {name} has no containers"));
-            };
-            if names.len() > 1 {
-                out.line(format!("Defaulted container \"{first}\" out of: {}", names.join(", ")));
-            }
-            first
-        }
-    };
-    let mut query = vec![("container".to_string(), container)];
-    if let Some(t) = cmd.tail {
-        query.push(("tailLines".into(), t.to_string()));
-    }
-    let e = send(s, "GET", &format!("{pod_path}/log?{}", build_query(&query)), None, None, "application/json, */*");
-    if e.response.status == 200 {
-        out.text.push_str(&String::from_utf8_lossy(&e.response.body));
-    } else {
-        out.error(server_error(&e));
-    }
 }
 
 /// `api-resources`: what discovery serves, as kubectl prints it.
