@@ -1410,7 +1410,9 @@ fn a_failing_readiness_probe_makes_the_pod_unready_and_keeps_failing() {
     k.c.tick(&mut k.s);
     assert_eq!(look(&mut k), (json!(true), json!(0), json!("True"), Value::Null));
     assert_eq!(endpoints(&mut k), (1, 0));
-    k.s.advance(29_000);
+    k.s.advance(20_000);
+    assert!(!k.c.tick(&mut k.s), "the passing probes change nothing: the kubelet waits for the first to fail");
+    k.s.advance(9_000);
     k.c.tick(&mut k.s);
     assert_eq!(told(&mut k), None, "the probe at 30 s still read the file");
     k.s.advance(1_000);

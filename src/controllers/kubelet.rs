@@ -70,7 +70,7 @@ pub struct Kubelets {
     /// failed (by pod uid, name and start; `/readiness` after the start
     /// for the latter), how far its failures have been told (for liveness,
     /// one more than the threshold once it is being killed).
-    liveness: BTreeMap<String, i64>,
+    probe_failures: BTreeMap<String, i64>,
 }
 
 impl Default for Kubelets {
@@ -87,7 +87,7 @@ impl Default for Kubelets {
             deferred: BTreeSet::new(),
             retry: BTreeMap::new(),
             pulls: BTreeMap::new(),
-            liveness: BTreeMap::new(),
+            probe_failures: BTreeMap::new(),
         }
     }
 }
@@ -364,9 +364,9 @@ impl Controller for Kubelets {
             let pods = &self.pods;
             self.pulls.retain(|(pod, _, _), _| pods.shared_get(pod).is_some());
         }
-        if !self.liveness.is_empty() {
+        if !self.probe_failures.is_empty() {
             let uids: BTreeSet<&str> = self.pods.shared().map(|p| meta_str(p, "uid")).collect();
-            self.liveness.retain(|k, _| uids.contains(k.split('/').next().unwrap_or("")));
+            self.probe_failures.retain(|k, _| uids.contains(k.split('/').next().unwrap_or("")));
         }
         // Pods being deleted: stopped, then removed.
         if looked.iter().any(|p| !p["metadata"]["deletionTimestamp"].is_null()) {
@@ -658,7 +658,7 @@ impl Kubelets {
         let quick = crate::server::logs::stops_on_sigterm(c);
         let end = if quick { kill } else { kill + grace };
         let key = format!("{}/{}/{started}", meta_str(pod, "uid"), exit.name);
-        let told = self.liveness.get(&key).copied().unwrap_or(0);
+        let told = self.probe_failures.get(&key).copied().unwrap_or(0);
         let failed = if now < first { 0 } else { ((now - first) / period + 1).min(threshold) };
         let name = exit.name.to_string();
         for _ in told..failed {
@@ -669,12 +669,12 @@ impl Kubelets {
             events.push((name, EventType::Normal, "Killing", message));
         }
         if now >= end {
-            self.liveness.remove(&key);
+            self.probe_failures.remove(&key);
             let from = st["state"]["running"]["startedAt"].clone();
             exit.ended(st, if quick { 0 } else { 137 }, &from, events);
             return Liveness::Killed;
         }
-        self.liveness.insert(key, if now >= kill { threshold + 1 } else { failed });
+        self.probe_failures.insert(key, if now >= kill { threshold + 1 } else { failed });
         Liveness::Wait(match now {
             n if n < first => first,
             n if n < kill => first + failed * period,
@@ -684,14 +684,15 @@ impl Kubelets {
 
     /// A started container's readiness when its readiness probe fails
     /// where the output model says so (`server::logs::probe_fails_after`;
-    /// None: it never fails), and when it is probed next: probed every
+    /// None: it never fails), and when to look next: probed every
     /// `periodSeconds` from its `initialDelaySeconds` (no sooner than the
-    /// startup probe's success, `started_after` its start), ready after `successThreshold` successes
-    /// and unready after `failureThreshold` failures in a row. Each failure
-    /// is told (Warning `Unhealthy`, `Readiness probe failed: …`, the
-    /// failures since the last look counted at once); unlike liveness the
-    /// container goes on, and so do the failures. Never inlined: no
-    /// starter container has a readiness probe that fails.
+    /// startup probe's success, `started_after` its start), ready after
+    /// `successThreshold` successes and unready after `failureThreshold`
+    /// failures in a row; looked at only for the probes that change
+    /// something. Each failure is told (Warning `Unhealthy`, `Readiness
+    /// probe failed: …`, the failures since the last look counted at once);
+    /// unlike liveness the container goes on, and so do the failures. Never
+    /// inlined: no starter container has a readiness probe that fails.
     #[inline(never)]
     fn readiness(
         &mut self,
@@ -720,16 +721,23 @@ impl Kubelets {
         let ready = failed < threshold && made.min(failing_from) >= successes;
         let name = c["name"].as_str().unwrap_or("");
         let key = format!("{}/{name}/{started}/readiness", meta_str(pod, "uid"));
-        let told = self.liveness.get(&key).copied().unwrap_or(0);
+        let told = self.probe_failures.get(&key).copied().unwrap_or(0);
         if failed > told {
             let node = pod["spec"]["nodeName"].as_str().unwrap_or("");
             let message = format!("Readiness probe failed: {said}");
             let field = format!("spec.containers{{{name}}}");
             let what = (EventType::Warning, "Unhealthy", message.as_str());
             self.recorder(node).repeated(client, pod, ("v1", "Pod"), &field, what, failed - told);
-            self.liveness.insert(key, failed);
+            self.probe_failures.insert(key, failed);
         }
-        Some((ready, first + made * period))
+        // The next probe that changes something: the one that makes it
+        // ready, the first to fail, then every one (each failure is told).
+        let next = match made {
+            m if m < failing_from && m < successes => (successes - 1).min(failing_from),
+            m if m < failing_from => failing_from,
+            m => m,
+        };
+        Some((ready, first + next * period))
     }
 
     /// Starts the ephemeral containers added to a running pod
