@@ -69,6 +69,7 @@ pub mod differs {
     pub const WAITS: &str = "kubectl would keep waiting here until the object is gone (its finalizers removed, its grace period over, or its dependents deleted first); the page returns at once: watch it go in a lane or the inspector.";
     pub const NO_DOCS: &str = "The fields' descriptions could not be loaded into this page (k8s-v1.33.json next to it), so explain shows their types only; kubesim serve and a real cluster print them.";
     pub const EDITOR: &str = "kubectl edit would open the object in your $EDITOR and save it when you close the editor; here the object is in the file box under the command line, and running the same command again saves it.";
+    pub const FOLLOWS: &str = "kubectl logs -f would go on printing what the container writes until it stops; the page prints what is there now: advance the clock and run it again for more.";
     pub const NO_NETWORK: &str = "The Service has its cluster IP and endpoints, but nothing answers on them: no kube-proxy, CNI or DNS runs here.";
 }
 
@@ -225,9 +226,6 @@ fn differs_note(s: &Session, cmd: &parse::Command, out: &Outcome) -> Option<&'st
     match cmd.verb {
         Verb::Explain if !explain::has_docs() => Some(differs::NO_DOCS),
         _ if reconciles && s.controllers.is_paused() => Some(differs::PAUSED),
-        Verb::Logs if out.text.lines().all(|l| l.starts_with("Defaulted container ") || l.starts_with("Found ")) => {
-            Some(differs::LOG_MODEL)
-        }
         Verb::Expose | Verb::CreateFrom if out.text.lines().any(|l| l.starts_with("service/")) => {
             Some(differs::NO_NETWORK)
         }
@@ -786,70 +784,6 @@ mod tests {
         assert!(run(&mut s, "logs nosuch", "")
             .text
             .contains("Error from server (NotFound): pods \"nosuch\" not found"));
-    }
-
-    /// `logs TYPE/NAME` as kubectl 1.33 reads it: the object, its pods by
-    /// its selector, the best for logs (`ByLogging`) said when there was a
-    /// choice; kubectl's errors for a Service without a selector, a kind
-    /// with none, and no pods.
-    #[test]
-    fn logs_of_a_workload_take_its_best_pod() {
-        let mut s = session();
-        let pods = live(&mut s, "/api/v1/namespaces/default/pods?labelSelector=app%3Dhello");
-        let names: Vec<String> = pods["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p["metadata"]["name"].as_str().unwrap().to_string())
-            .collect();
-        assert_eq!(names.len(), 2);
-        let from = s.log.len();
-        let out = run(&mut s, "logs deploy/hello --tail=1", "");
-        assert!(!out.failed, "{}", out.text);
-        // Alike in every way kubectl ranks: the first listed.
-        assert!(out.text.starts_with(&format!("Found 2 pods, using pod/{}\n", names[0])), "{}", out.text);
-        assert_eq!(
-            requests_since(&s, from),
-            [
-                "GET /apis/apps/v1/namespaces/default/deployments/hello 200".to_string(),
-                "GET /api/v1/namespaces/default/pods?labelSelector=app%3Dhello 200".to_string(),
-                format!("GET /api/v1/namespaces/default/pods/{}/log?container=nginx&tailLines=1 200", names[0]),
-            ]
-        );
-        // A pod that restarted is the one wanted.
-        let path = format!("/api/v1/namespaces/default/pods/{}/status", names[1]);
-        let body = json!({"status": {"containerStatuses": [{"name": "hello", "restartCount": 2}]}});
-        let e = send(
-            &mut s,
-            "PATCH",
-            &path,
-            Some("application/strategic-merge-patch+json"),
-            Some(&body),
-            "application/json",
-        );
-        assert_eq!(e.response.status, 200);
-        let out = run(&mut s, "logs replicaset/hello-595f854d7c --tail=1", "");
-        assert!(out.text.starts_with(&format!("Found 2 pods, using pod/{}\n", names[1])), "{}", out.text);
-        let out = run(&mut s, "logs pod/counter --tail=1", "");
-        assert!(!out.failed && !out.text.starts_with("Found"), "{}", out.text);
-        for (line, said) in [
-            (
-                "logs svc/kubernetes",
-                "error: cannot get the logs from *v1.Service: invalid service 'kubernetes': Service is defined without a selector\n",
-            ),
-            (
-                "logs configmap/kube-root-ca.crt",
-                "error: cannot get the logs from *v1.ConfigMap: selector for *v1.ConfigMap not implemented\n",
-            ),
-            ("logs deploy/nosuch", "Error from server (NotFound): deployments.apps \"nosuch\" not found\n"),
-        ] {
-            let out = run(&mut s, line, "");
-            assert!(out.failed, "{line}");
-            assert_eq!(out.text, said, "{line}");
-        }
-        run(&mut s, "create service clusterip lonely --tcp=80:80", "");
-        let out = run(&mut s, "logs service/lonely", "");
-        assert_eq!(out.text, "error: timed out waiting for the condition\n");
     }
 
     #[test]

@@ -39,7 +39,7 @@ pub enum Verb {
     Scale,
     /// `set image TYPE/NAME CONTAINER=IMAGE…`.
     SetImage,
-    /// `logs POD [-c CONTAINER] [--tail=N]`.
+    /// `logs (POD | TYPE/NAME) [CONTAINER] | -l SELECTOR` and its flags.
     Logs,
     ApiResources,
     /// `rollout status|history|restart|undo|pause|resume TYPE/NAME`.
@@ -112,6 +112,26 @@ pub struct DrainFlags {
     pub pod_selector: Option<String>,
     /// `--dry-run=client`: what would be evicted, nothing sent.
     pub client_dry_run: bool,
+}
+
+/// `logs`' own flags (`-c` and `--tail` are the generators' `container`
+/// and `tail`; `-l` is the shared `selector`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LogFlags {
+    /// `-f`: sent as kubectl sends it; the page prints what is there now
+    /// and says it does not follow.
+    pub follow: bool,
+    /// `-p`: the container's instance before its last restart.
+    pub previous: bool,
+    pub timestamps: bool,
+    /// `--prefix`: each line led by `[pod/NAME/CONTAINER] `.
+    pub prefix: bool,
+    pub all_containers: bool,
+    /// `--since` (a Go duration, as typed) and `--since-time` (RFC 3339).
+    pub since: Option<String>,
+    pub since_time: Option<String>,
+    pub limit_bytes: Option<i64>,
+    pub insecure_skip_tls_verify_backend: bool,
 }
 
 /// `auth can-i`'s own flags.
@@ -253,6 +273,7 @@ pub struct Command {
     /// `events --for` and `--types` (repeated or separated by commas).
     pub events_for: Option<String>,
     pub events_types: Vec<String>,
+    pub logs: LogFlags,
     /// The generator flags given, to refuse them where kubectl would.
     given: Vec<&'static str>,
 }
@@ -296,7 +317,7 @@ fn generator_flag(flag: &str, verb: &Verb) -> Option<&'static str> {
         "--audience" => "--audience",
         "--target" => "--target",
         "--profile" => "--profile",
-        "-p" | "--patch" => "--patch",
+        "-p" | "--patch" if *verb != Verb::Logs => "--patch",
         "--subresource" => "--subresource",
         _ => return None,
     })
@@ -456,6 +477,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         as_groups: Vec::new(),
         events_for: None,
         events_types: Vec::new(),
+        logs: LogFlags::default(),
         given: Vec::new(),
     };
     let mut positional = Vec::new();
@@ -552,6 +574,30 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--audience" => c.audiences.push(value("'--audience'")?),
             "--target" => c.target = Some(value("'--target'")?),
             "--profile" => c.profile = Some(value("'--profile'")?),
+            "-f" | "--follow" if c.verb == Verb::Logs => c.logs.follow = boolean(&inline)?,
+            "-p" | "--previous" if c.verb == Verb::Logs => c.logs.previous = boolean(&inline)?,
+            "--timestamps" if c.verb == Verb::Logs => c.logs.timestamps = boolean(&inline)?,
+            "--prefix" if c.verb == Verb::Logs => c.logs.prefix = boolean(&inline)?,
+            "--all-containers" if c.verb == Verb::Logs => c.logs.all_containers = boolean(&inline)?,
+            "--since" if c.verb == Verb::Logs => c.logs.since = Some(value("'--since'")?),
+            "--since-time" if c.verb == Verb::Logs => c.logs.since_time = Some(value("'--since-time'")?),
+            "--limit-bytes" if c.verb == Verb::Logs => {
+                c.logs.limit_bytes = Some(int("--limit-bytes", value("'--limit-bytes'")?)?)
+            }
+            "--insecure-skip-tls-verify-backend" if c.verb == Verb::Logs => {
+                c.logs.insecure_skip_tls_verify_backend = boolean(&inline)?
+            }
+            // Following several streams at once, waiting for a pod and
+            // going on after a stream's error: none arise in the page.
+            "--max-log-requests" if c.verb == Verb::Logs => {
+                int("--max-log-requests", value("'--max-log-requests'")?)?;
+            }
+            "--pod-running-timeout" if c.verb == Verb::Logs => {
+                value("'--pod-running-timeout'")?;
+            }
+            "--ignore-errors" if c.verb == Verb::Logs => {
+                boolean(&inline)?;
+            }
             "-p" | "--patch" => c.patch = Some(value("'-p'")?),
             "--subresource" => c.subresource = Some(value("'--subresource'")?),
             "-n" | "--namespace" => c.namespace = Some(value("'-n'")?),
@@ -673,7 +719,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                 };
             }
-            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, --no-headers, -L, --show-labels, --sort-by, --raw, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --min-available, --max-unavailable, --schedule, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource, --for, --timeout, --all, --limits, --requests, --list where kubectl takes them)")),
+            _ => return Err(format!("unknown flag: {flag} (this command bar knows -n, -A, -l, --field-selector, -o, --no-headers, -L, --show-labels, --sort-by, --raw, -w, --chunk-size, -f, --overwrite, --cascade, --dry-run=server, --validate, and --as, --as-group, --image, --replicas, --to-revision, --port, --from-literal, --tcp, --restart, -c, --tail, --target-port, --type, --name, --hard, --scopes, --verb, --resource, --resource-name, --non-resource-url, --min-available, --max-unavailable, --schedule, --aggregation-rule, --role, --clusterrole, --user, --group, --serviceaccount, --duration, --audience, --target, --profile, -p, --subresource, --for, --timeout, --all, --limits, --requests, --list, and logs' -f, -p, --timestamps, --prefix, --all-containers, --since, --since-time, --limit-bytes where kubectl takes them)")),
         }
     }
     if c.verb == Verb::Create && c.filename.is_none() && !positional.is_empty() {

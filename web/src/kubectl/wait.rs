@@ -55,6 +55,12 @@ fn wanted(spec: &str) -> Result<Wanted, String> {
 
 /// A Go duration as the `--timeout` flag reads it, in milliseconds.
 fn timeout(text: &str) -> Result<i64, String> {
+    go_duration("--timeout", "wait", text)
+}
+
+/// A Go duration flag of a command (`--timeout`, `logs --since`), in
+/// milliseconds, or cobra's error for it.
+pub(super) fn go_duration(flag: &str, verb: &str, text: &str) -> Result<i64, String> {
     let (negative, magnitude) = match text.strip_prefix('-') {
         Some(m) => (true, m),
         None => (false, text.strip_prefix('+').unwrap_or(text)),
@@ -67,7 +73,7 @@ fn timeout(text: &str) -> Result<i64, String> {
         Some(ms) if negative => Ok(-ms),
         Some(ms) => Ok(ms),
         None => Err(format!(
-            "error: invalid argument \"{text}\" for \"--timeout\" flag: time: invalid duration \"{text}\"\nSee 'kubectl wait --help' for usage."
+            "error: invalid argument \"{text}\" for \"{flag}\" flag: time: invalid duration \"{text}\"\nSee 'kubectl {verb} --help' for usage."
         )),
     }
 }
