@@ -131,6 +131,11 @@ pub struct Config {
 /// that keeps writing is a bug; the cap keeps a door answering).
 const MAX_ROUNDS: usize = 1_000;
 
+/// How many stops a clock jump makes at the controllers' wake times
+/// before it makes the rest at once (a day of a CronJob every minute
+/// would be 1,440).
+const MAX_JUMP_STEPS: usize = 1_000;
+
 impl Controllers {
     /// The controllers named (`ALL` for every one; none for an empty list).
     pub fn new(names: &[&str]) -> Result<Controllers, String> {
@@ -237,8 +242,13 @@ impl Controllers {
         }
     }
 
-    /// Runs every controller until none writes (unless paused).
+    /// Runs every controller until none writes (unless paused); first,
+    /// a clock jump the server left for them (`Server::step_jumps`).
     pub fn settle(&mut self, server: &mut Server) {
+        let jump = server.take_jump();
+        if jump > 0 {
+            return self.walk(server, jump);
+        }
         if self.paused {
             return;
         }
@@ -252,6 +262,28 @@ impl Controllers {
             }
         }
         self.cache.clear();
+    }
+
+    /// Moves simulated time `ms` on as if it had passed: each time a
+    /// controller waits for on the way comes in turn, and they all settle
+    /// there (a probe's failures, a back-off's restart, a CronJob's every
+    /// schedule are seen when they happen, not summed at the end); after
+    /// `MAX_JUMP_STEPS` stops, or while paused, the rest is one jump.
+    #[inline(never)]
+    fn walk(&mut self, server: &mut Server, ms: i64) {
+        let end = server.now().plus_millis(ms);
+        self.settle(server);
+        for _ in 0..MAX_JUMP_STEPS {
+            match self.next_wake() {
+                Some(t) if t > server.now() && t < end => {
+                    server.advance(t.0 - server.now().0);
+                    self.settle(server);
+                }
+                _ => break,
+            }
+        }
+        server.advance(end.0 - server.now().0);
+        self.settle(server);
     }
 
     /// One reconcile of the next controller in turn, paused or not; its

@@ -248,6 +248,10 @@ pub struct Server {
     config: ServerConfig,
     /// Simulated time minus the adapter's clock (moved by "advance").
     offset_ms: i64,
+    /// Set by a door whose controllers walk a clock jump (`jump_pending`):
+    /// the debug clock leaves the jump to them, in `pending_jump_ms`.
+    stepped_jumps: bool,
+    pending_jump_ms: i64,
     audit: SeededRng,
     /// Protobuf encodings of stored objects, shared by lists and watchers.
     pub(crate) proto_cache: std::sync::Arc<std::sync::Mutex<crate::proto::EncodingCache>>,
@@ -295,6 +299,8 @@ impl Server {
         Server {
             registry,
             offset_ms: 0,
+            stepped_jumps: false,
+            pending_jump_ms: 0,
             audit,
             proto_cache: Default::default(),
             acting: crate::auth::UserInfo::admin(),
@@ -362,6 +368,18 @@ impl Server {
     pub fn sync_clock(&mut self, wall: SimTime) {
         self.registry.set_time(wall.plus_millis(self.offset_ms));
         self.compact_by_time();
+    }
+
+    /// Has `POST /debug/kubesim/clock?advance=` leave its jump for
+    /// `take_jump` (a door whose controllers walk it through their wake
+    /// times, as if the time had passed) rather than make it at once.
+    pub fn step_jumps(&mut self, on: bool) {
+        self.stepped_jumps = on;
+    }
+
+    /// The jump the debug clock left, in ms (0: none).
+    pub fn take_jump(&mut self) -> i64 {
+        std::mem::take(&mut self.pending_jump_ms)
     }
 
     /// Jumps simulated time forward.

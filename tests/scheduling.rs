@@ -1435,3 +1435,62 @@ fn a_failing_readiness_probe_makes_the_pod_unready_and_keeps_failing() {
     assert_eq!(told(&mut k), Some((103, failed)));
     assert_eq!(look(&mut k).1, json!(0));
 }
+
+/// A clock jump (`POST /debug/kubesim/clock?advance=`, in a door whose
+/// controllers walk jumps, as the page's and `kubesim serve`'s do) passes
+/// as time would: what it leaves is what steps of 250 ms leave — a pod
+/// ready only inside the jump was ready and then not, a CronJob ran at
+/// each of its schedules — where one look at the jump's end saw neither.
+#[test]
+fn a_clock_jump_passes_as_time_would() {
+    let start = |walks: bool| {
+        let mut k = two_nodes();
+        k.s.step_jumps(walks);
+        let c = json!({"name": "readiness", "image": "registry.k8s.io/busybox:1.27.2",
+            "args": ["/bin/sh", "-c", "touch /tmp/healthy; sleep 30; rm -f /tmp/healthy; sleep 600"],
+            "readinessProbe": {"exec": {"command": ["cat", "/tmp/healthy"]}, "initialDelaySeconds": 5, "periodSeconds": 5}});
+        assert_eq!(k.call("POST", PODS, Some(pod("readiness-exec", json!({"containers": [c]})))).status, 201);
+        let cron = json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "tick"},
+            "spec": {"schedule": "* * * * *", "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "Never",
+                "containers": [{"name": "c", "image": "busybox", "command": ["echo", "tick"]}]}}}}}});
+        assert_eq!(k.call("POST", "/apis/batch/v1/namespaces/default/cronjobs", Some(cron)).status, 201);
+        k
+    };
+    let left = |k: &mut Cluster| {
+        let p = k.get(&format!("{PODS}/readiness-exec")).json_body();
+        let ready = p["status"]["conditions"].as_array().unwrap().iter().find(|c| c["type"] == "Ready").cloned();
+        let unhealthy = k.events("reason=Unhealthy,involvedObject.name=readiness-exec");
+        let jobs = k.get("/apis/batch/v1/namespaces/default/jobs").json_body();
+        let mut names: Vec<String> =
+            jobs["items"].as_array().unwrap().iter().map(|j| j["metadata"]["name"].as_str().unwrap().into()).collect();
+        names.sort();
+        json!({"ready": ready, "unhealthy": unhealthy.first().map(|e| e["count"].clone()), "jobs": names})
+    };
+    let begun = start(true).s.now();
+
+    let mut walked = start(true);
+    let r = walked.call("POST", "/debug/kubesim/clock?advance=3m", None);
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json_body()["now"], json!(begun.plus_millis(180_000).rfc3339()), "the answer tells where it ends");
+    assert_eq!(walked.s.now(), begun.plus_millis(180_000));
+    let mut stepped = start(false);
+    for _ in 0..720 {
+        stepped.s.advance(250);
+        stepped.c.tick(&mut stepped.s);
+    }
+    let walked = left(&mut walked);
+    assert_eq!(walked, left(&mut stepped));
+    assert_eq!(walked["jobs"].as_array().unwrap().len(), 3, "{walked}");
+    assert_eq!(walked["ready"]["status"], "False");
+    // Each failure told as it happened: the spam filter's burst of 25,
+    // the failures after it counted but not sent until a token comes
+    // back (one in 5 minutes).
+    assert_eq!(walked["unhealthy"], json!(25));
+
+    // A door that does not walk makes the jump at once: one look.
+    let mut summed = start(false);
+    assert_eq!(summed.call("POST", "/debug/kubesim/clock?advance=3m", None).status, 200);
+    let summed = left(&mut summed);
+    assert_eq!(summed["jobs"].as_array().unwrap().len(), 1, "only the last schedule missed: {summed}");
+    assert_ne!(summed["ready"], walked["ready"], "never seen ready");
+}

@@ -29,8 +29,16 @@ impl Server {
                         "invalid duration {d:?}: use e.g. 90s, 5m, 1h30m"
                     )));
                 };
-                self.advance(ms);
-                Response::value(200, &self.debug_state())
+                if !self.stepped_jumps {
+                    self.advance(ms);
+                    return Response::value(200, &self.debug_state());
+                }
+                // The door's controllers make the jump once this answers;
+                // the answer tells the time it ends at.
+                self.pending_jump_ms = self.pending_jump_ms.saturating_add(ms.max(0));
+                let mut state = self.debug_state();
+                state["now"] = self.now().plus_millis(self.pending_jump_ms).rfc3339().into();
+                Response::value(200, &state)
             }
             "compact" => {
                 let rev = match q.get("resourceVersion").filter(|s| !s.is_empty()) {

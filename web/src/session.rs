@@ -390,8 +390,11 @@ impl Session {
         ServerConfig { seed, history_window_ms, rbac: true, ..ServerConfig::default() }
     }
 
-    fn around(server: Server) -> Session {
+    fn around(mut server: Server) -> Session {
         let wall = server.config().start_time.0;
+        // The clock bar's jumps pass as time would: the controllers stop
+        // at every time one waits for on the way.
+        server.step_jumps(true);
         Session {
             server,
             controllers: Session::fresh_controllers(),
