@@ -759,10 +759,12 @@ fn a_failing_liveness_probe_kills_and_restarts_the_container() {
     assert_eq!(look(&mut k).1, 0);
     k.s.advance(1_000);
     k.c.tick(&mut k.s);
-    assert_eq!(look(&mut k), ("waiting".into(), 1, json!(137)), "killed when the grace period ends");
-    k.s.advance(10_000);
-    k.c.tick(&mut k.s);
-    assert_eq!(look(&mut k), ("running".into(), 1, json!(137)), "restarted after its back-off");
+    assert_eq!(
+        look(&mut k),
+        ("running".into(), 1, json!(137)),
+        "killed when the grace period ends, and started again at once: its first end"
+    );
+    assert_eq!(told(&mut k, "BackOff"), None);
     // The new instance has its file again, and loses it 30 s on.
     k.s.advance(34_000);
     k.c.tick(&mut k.s);
@@ -770,7 +772,18 @@ fn a_failing_liveness_probe_kills_and_restarts_the_container() {
     k.s.advance(1_000);
     k.c.tick(&mut k.s);
     assert_eq!(told(&mut k, "Unhealthy"), Some((4, failed)));
-    assert_eq!(told(&mut k, "Killing"), Some((1, killing)));
+    assert_eq!(told(&mut k, "Killing"), Some((1, killing.clone())));
+    // Killed again (third failure at 45 s, grace over at 75 s): its
+    // second end backs off 10 s, the count the instance that ended.
+    k.s.advance(40_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(told(&mut k, "Killing"), Some((2, killing)));
+    assert_eq!(look(&mut k), ("waiting".into(), 1, json!(137)));
+    let back_off = "Back-off restarting failed container liveness in pod liveness-exec_default";
+    assert!(told(&mut k, "BackOff").is_some_and(|(n, m)| n == 1 && m.starts_with(back_off)));
+    k.s.advance(10_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(look(&mut k), ("running".into(), 2, json!(137)), "restarted after its back-off");
 }
 
 #[test]
@@ -1124,7 +1137,7 @@ fn a_pods_other_containers_go_on_while_one_waits_for_its_config() {
     k.c.tick(&mut k.s);
     let (phase, states) = look(&mut k);
     assert_eq!(phase, "Pending");
-    assert_eq!(states[1], st("nap", "waiting CrashLoopBackOff", 1), "the sleep ended");
+    assert_eq!(states[1], st("nap", "running", 1), "the sleep ended, started again at once (a first end)");
     k.s.advance(5_000);
     k.c.tick(&mut k.s);
     let (phase, states) = look(&mut k);
@@ -1143,7 +1156,10 @@ fn a_pods_other_containers_go_on_while_one_waits_for_its_config() {
     let (phase, states) = look(&mut k);
     assert_eq!(phase, "Running");
     assert_eq!(states[2], st("app", "running", 0));
-    assert!(states[0].2 >= 2 && states[1].2 >= 1, "{states:?}");
+    assert!(states[0].2 >= 2, "{states:?}");
+    // The nap's second end (at 10 s) waits 10 s, counted as the instance
+    // that ended until the next starts.
+    assert_eq!(states[1], st("nap", "running", 2), "{states:?}");
 }
 
 /// Init containers run one at a time before the pod's containers, each

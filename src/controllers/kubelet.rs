@@ -13,14 +13,15 @@
 //! pod's uid. A container whose program ends at once (the output model of
 //! `server::logs` says which) is `terminated` with its exit code: the pod
 //! `Succeeded` or `Failed` under `restartPolicy: Never` (or OnFailure and
-//! exit 0), otherwise the container waits in `CrashLoopBackOff` with one
-//! restart and a `BackOff` event. Events: `Pulled` ("Container image … already present on
+//! exit 0), otherwise it is started again at once, ends again, and waits
+//! in `CrashLoopBackOff` with one restart and a `BackOff` event. Events: `Pulled` ("Container image … already present on
 //! machine": simulated nodes have every image), `Created`, `Started`.
 //!
 //! Both steps happen at the same simulated instant. As simulated time
 //! passes (`next_wake`), containers that run a while (`sleep N`) end, and
-//! containers waiting in CrashLoopBackOff restart when their back-off (10 s,
-//! doubling to 5 min) is over; a deleted pod is stopped within its grace
+//! a container that ends is started again at once the first time, later
+//! ones waiting in CrashLoopBackOff until their back-off (10 s, doubling to
+//! 5 min) is over; a deleted pod is stopped within its grace
 //! period (docs/fidelity.md).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -519,18 +520,18 @@ impl Kubelets {
             let started = st["state"]["running"]["startedAt"].as_str().and_then(parse_rfc3339);
             let backing_off = st["state"]["waiting"]["reason"] == "CrashLoopBackOff";
             let restarts = st["restartCount"].as_i64().unwrap_or(0);
-            let exit = Exit { at: &at, policy: &policy, restarts, name: &name, pod_ref: &pod_ref };
+            let exit = Exit { at: &at, now, policy: &policy, restarts, name: &name, pod_ref: &pod_ref };
             match (started, life) {
                 (Some(s), Some((ms, code))) if ms > 0 => {
                     if now >= s + ms {
                         let from = st["state"]["running"]["startedAt"].clone();
-                        exit.ended(st, code, &from, &mut events);
+                        exit.ended(st, code, &from, c, &mut events);
                         changed = true;
                     } else {
                         soonest(s + ms, &mut next);
                     }
                 }
-                _ if backing_off => match exit.restart(st, c, life, now, &mut events) {
+                _ if backing_off => match exit.restart(st, c, life, &mut events) {
                     Ok(when) => {
                         changed = true;
                         if let Some(t) = when {
@@ -671,7 +672,7 @@ impl Kubelets {
         if now >= end {
             self.probe_failures.remove(&key);
             let from = st["state"]["running"]["startedAt"].clone();
-            exit.ended(st, if quick { 0 } else { 137 }, &from, events);
+            exit.ended(st, if quick { 0 } else { 137 }, &from, c, events);
             return Liveness::Killed;
         }
         self.probe_failures.insert(key, if now >= kill { threshold + 1 } else { failed });
@@ -991,8 +992,10 @@ enum Liveness {
     Killed,
 }
 
+#[derive(Clone, Copy)]
 struct Exit<'a> {
     at: &'a str,
+    now: i64,
     policy: &'a str,
     restarts: i64,
     name: &'a str,
@@ -1001,11 +1004,23 @@ struct Exit<'a> {
 
 type Told = Vec<(String, EventType, &'static str, String)>;
 
+/// How long the kubelet waits before it starts a container again that
+/// ended `restarts` restarts in (upstream's per-container back-off: the
+/// first end is restarted at once, then 10 s, doubling to 5 min).
+fn back_off(restarts: i64) -> i64 {
+    match restarts {
+        ..=0 => 0,
+        n => (10_000i64 << ((n - 1).min(5) as u32)).min(300_000),
+    }
+}
+
 impl Exit<'_> {
-    /// The container ended with `code` (running since `from`): terminated
-    /// for good, or, its policy restarting it, backing off.
+    /// The container `c` ended with `code` (running since `from`):
+    /// terminated for good; or, its policy restarting it, started again
+    /// at once the first time (no back-off yet) and otherwise backing off,
+    /// its restart count the instance that ended until the next starts.
     #[inline(never)]
-    fn ended(&self, st: &mut Value, code: i64, from: &Value, events: &mut Told) {
+    fn ended(&self, st: &mut Value, code: i64, from: &Value, c: &Value, events: &mut Told) {
         let terminated = json!({"terminated": {"exitCode": code,
             "reason": if code == 0 { "Completed" } else { "Error" }, "startedAt": from, "finishedAt": self.at,
             "containerID": st["containerID"]}});
@@ -1013,19 +1028,21 @@ impl Exit<'_> {
         st["started"] = json!(false);
         if self.policy == "Never" || (self.policy == "OnFailure" && code == 0) {
             st["state"] = terminated;
-        } else {
-            let (name, pod_ref) = (self.name, self.pod_ref);
-            let backoff = (10_000i64 << (self.restarts.clamp(0, 5) as u32)).min(300_000);
-            st["lastState"] = terminated;
-            st["restartCount"] = json!(self.restarts + 1);
-            st["state"] = json!({"waiting": {"reason": "CrashLoopBackOff",
-                "message": format!("back-off {}s restarting failed container={name} pod={pod_ref}", backoff / 1000)}});
-            let message = format!("Back-off restarting failed container {name} in pod {pod_ref}");
-            events.push((name.to_string(), EventType::Warning, "BackOff", message));
+            return;
         }
+        st["lastState"] = terminated;
+        if self.restarts == 0 {
+            let _started_at_once = self.restart(st, c, crate::server::logs::lifetime(c), events);
+            return;
+        }
+        let (name, pod_ref) = (self.name, self.pod_ref);
+        st["state"] = json!({"waiting": {"reason": "CrashLoopBackOff",
+            "message": format!("back-off {}s restarting failed container={name} pod={pod_ref}", back_off(self.restarts) / 1000)}});
+        let message = format!("Back-off restarting failed container {name} in pod {pod_ref}");
+        events.push((name.to_string(), EventType::Warning, "BackOff", message));
     }
 
-    /// A container backing off: started again once its back-off is over
+    /// A container that ended: started again once its back-off is over
     /// (`Ok` with when it ends next, if it does), else `Err` with when the
     /// back-off ends.
     #[inline(never)]
@@ -1034,11 +1051,11 @@ impl Exit<'_> {
         st: &mut Value,
         c: &Value,
         life: Option<(i64, i64)>,
-        now: i64,
         events: &mut Told,
     ) -> Result<Option<i64>, i64> {
+        let now = self.now;
         let finished = st["lastState"]["terminated"]["finishedAt"].as_str().and_then(parse_rfc3339).unwrap_or(now);
-        let backoff = (10_000i64 << ((self.restarts - 1).clamp(0, 5) as u32)).min(300_000);
+        let backoff = back_off(self.restarts);
         if now < finished + backoff {
             return Err(finished + backoff);
         }
@@ -1050,10 +1067,12 @@ impl Exit<'_> {
         ] {
             events.push((name.to_string(), EventType::Normal, reason, message));
         }
+        let next = Exit { restarts: self.restarts + 1, ..*self };
+        st["restartCount"] = json!(next.restarts);
         match life {
             // Ends again at once.
             Some((0, code)) => {
-                self.ended(st, code, &json!(self.at), events);
+                next.ended(st, code, &json!(self.at), c, events);
                 Ok(None)
             }
             _ => {

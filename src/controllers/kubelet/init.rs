@@ -180,7 +180,15 @@ fn drive(
     // Each turn changes the state; a restart loop ends in a back-off.
     for _ in 0..4 {
         let restarts = st["restartCount"].as_i64().unwrap_or(0);
-        let exit = Exit { at, policy, restarts, name: &name, pod_ref };
+        let exit = Exit { at, now, policy, restarts, name: &name, pod_ref };
+        // An init container started again (at once after its first end,
+        // or after its back-off) is started, and ready only as a sidecar.
+        let again = |st: &mut Value| {
+            if st["state"]["running"].is_object() {
+                st["started"] = json!(true);
+                st["ready"] = json!(sidecar);
+            }
+        };
         if st["state"]["terminated"].is_object() {
             return match st["state"]["terminated"]["exitCode"].as_i64() {
                 Some(0) => Init::Done,
@@ -188,13 +196,10 @@ fn drive(
             };
         }
         if st["state"]["waiting"]["reason"] == "CrashLoopBackOff" {
-            match exit.restart(st, c, life, now, events) {
+            match exit.restart(st, c, life, events) {
                 Err(due) => return Init::Waiting(Some(due)),
                 Ok(_) => {
-                    if st["state"]["running"].is_object() {
-                        st["started"] = json!(true);
-                        st["ready"] = json!(sidecar);
-                    }
+                    again(st);
                     continue;
                 }
             }
@@ -211,7 +216,7 @@ fn drive(
                 if !resolved {
                     return Init::Waiting(Some(now + every - (now - started).rem_euclid(every)));
                 }
-                exit.ended(st, 0, &from, events);
+                exit.ended(st, 0, &from, c, events);
                 st["ready"] = json!(true);
                 continue;
             }
@@ -219,7 +224,8 @@ fn drive(
                 None => return Init::Waiting(None),
                 Some((ms, _)) if now < started + ms => return Init::Waiting(Some(started + ms)),
                 Some((_, code)) => {
-                    exit.ended(st, code, &from, events);
+                    exit.ended(st, code, &from, c, events);
+                    again(st);
                     if code == 0 {
                         st["ready"] = json!(true);
                     }
