@@ -100,6 +100,8 @@ pub struct Exchange {
     pub request: Request,
     /// Shared with the controller that sent it (a list can be large).
     pub response: std::sync::Arc<Response>,
+    /// When it was served (a clock jump's stops differ).
+    pub at: crate::clock::SimTime,
 }
 
 const JSON: &str = "application/json";
@@ -169,7 +171,8 @@ impl<'s> Client<'s> {
             None => std::sync::Arc::new(self.server.handle(req)),
             Some((controller, log)) => {
                 let response = std::sync::Arc::new(self.server.handle(req.clone()));
-                log.push(Exchange { controller, request: req, response: response.clone() });
+                let at = self.server.now();
+                log.push(Exchange { controller, request: req, response: response.clone(), at });
                 response
             }
         }

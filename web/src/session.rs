@@ -537,7 +537,7 @@ impl Session {
                 source: Source::Controller,
                 request: x.request,
                 response: Rc::new(std::sync::Arc::unwrap_or_clone(x.response)),
-                at: self.server.now(),
+                at: x.at,
                 watch: false,
                 journal: None,
             };

@@ -205,6 +205,29 @@ fn the_clock_follows_real_time_unless_paused() {
     assert_eq!(s.server.now().0, t0 + 3000);
 }
 
+/// The clock bar's jump passes as time would: a CronJob runs at each
+/// minute on the way, and the request log shows each controller request
+/// at the time it was served, not at the jump's end.
+#[test]
+fn a_clock_jump_logs_each_controller_request_at_its_time() {
+    let mut s = Session::new(1);
+    let out =
+        crate::kubectl::run(&mut s, "create cronjob tick --image=busybox --schedule='* * * * *' -- echo tick", "");
+    assert!(!out.failed, "{}", out.text);
+    let from = s.log.len();
+    let end = s.server.now().plus_millis(180_000);
+    s.advance("3m");
+    assert_eq!(s.server.now(), end);
+    let created: Vec<i64> = s.log[from..]
+        .iter()
+        .filter(|e| e.source == Source::Controller && e.request.method == "POST" && e.request.path.ends_with("/jobs"))
+        .map(|e| e.at.0)
+        .collect();
+    assert_eq!(created.len(), 3, "{created:?}");
+    assert!(created.iter().all(|t| t % 60_000 == 0), "each on its minute: {created:?}");
+    assert!(created.windows(2).all(|w| w[1] - w[0] == 60_000), "{created:?}");
+}
+
 /// The end-to-end story of the issue, as plain logic: finalizers hold a
 /// delete, the lane shows each phase, a resume after the window is 410.
 #[test]
