@@ -248,7 +248,7 @@ pub struct Server {
     config: ServerConfig,
     /// Simulated time minus the adapter's clock (moved by "advance").
     offset_ms: i64,
-    /// Set by a door whose controllers walk a clock jump (`jump_pending`):
+    /// Set by a door whose controllers walk a clock jump (`take_jump`):
     /// the debug clock leaves the jump to them, in `pending_jump_ms`.
     stepped_jumps: bool,
     pending_jump_ms: i64,
