@@ -811,6 +811,15 @@ fn containers_end_on_simulated_time_and_crashing_ones_restart_after_a_back_off()
         k.get(&format!("{PODS}/bb")).json_body()["status"]["containerStatuses"][0]["restartCount"].as_i64().unwrap()
     };
     assert_eq!(restarts(&mut k), 1);
+    // Started, ended, started again at once, ended again: each of the
+    // kubelet's start events counted twice, then the back-off told.
+    let told: Vec<(String, i64)> = k
+        .events("involvedObject.name=bb,source=kubelet")
+        .iter()
+        .map(|e| (e["reason"].as_str().unwrap_or("").to_string(), e["count"].as_i64().unwrap_or(0)))
+        .collect();
+    let want = [("Pulled", 2), ("Created", 2), ("Started", 2), ("BackOff", 1)];
+    assert_eq!(told, want.map(|(r, n)| (r.to_string(), n)));
     k.s.advance(10_000);
     k.c.tick(&mut k.s);
     assert_eq!(restarts(&mut k), 2);

@@ -892,6 +892,7 @@ impl Kubelets {
         let earlier = pod["status"]["containerStatuses"].as_array().map(Vec::as_slice).unwrap_or_default();
         let mut unmade = Vec::new();
         let mut recorder_events = Vec::new();
+        let (now_ms, mut told): (i64, Told) = (client.now_millis(), Vec::new());
         let policy = pod["spec"]["restartPolicy"].as_str().unwrap_or("Always").to_string();
         let pod_ref = format!("{}_{}({uid})", meta_str(pod, "name"), meta_str(pod, "namespace"));
         let statuses: Vec<Value> = containers
@@ -913,7 +914,7 @@ impl Kubelets {
                 }
                 let (full, image_id, container_id) = runtime_ids(image, &format!("{uid}/{name}"));
                 let exit = crate::server::logs::exit_code(c);
-                recorder_events.push((name.to_string(), image.to_string(), exit));
+                recorder_events.push((name.to_string(), image.to_string()));
                 let mut st = json!({"name": name, "lastState": {}, "ready": false, "restartCount": 0, "image": full,
                     "imageID": image_id, "containerID": container_id, "started": false});
                 match exit {
@@ -924,7 +925,14 @@ impl Kubelets {
                         st["ready"] = json!(!ready);
                         st["started"] = json!(!started);
                     }
-                    Some(code) => exited_at_once(&mut st, code, &policy, name, &pod_ref, &now),
+                    // Ended as it started: restarted at once, and backing
+                    // off if it ends at once again (as a program that
+                    // ends at once does).
+                    Some(code) => {
+                        let exit =
+                            Exit { at: &now, now: now_ms, policy: &policy, restarts: 0, name, pod_ref: &pod_ref };
+                        exit.ended(&mut st, code, &json!(now), c, &mut told);
+                    }
                 }
                 resize::report_resources(&mut st, c);
                 st
@@ -945,43 +953,20 @@ impl Kubelets {
         }
         let recorder = self.recorder(&node_name);
         let again = config::tell(recorder, client, pod, &unmade);
-        for (name, image, exit) in recorder_events {
+        for (name, image) in recorder_events {
             let field = format!("spec.containers{{{name}}}");
             started_events(recorder, client, pod, &field, &name, &image);
-            let restarts = exit.is_some_and(|code| policy == "Always" || (policy == "OnFailure" && code != 0));
-            if restarts {
-                let message = format!("Back-off restarting failed container {name} in pod {pod_ref}");
-                recorder.event(client, pod, ("v1", "Pod"), &field, EventType::Warning, "BackOff", &message);
-            }
+        }
+        // What came of a container that ended at once, told after every
+        // container's start as the kubelet's next sync tells it.
+        for (name, t, reason, message) in told {
+            let field = format!("spec.containers{{{name}}}");
+            recorder.event(client, pod, ("v1", "Pod"), &field, t, reason, &message);
         }
         again
     }
 }
 
-/// The kubelet's three events for a container it has started (its image
-/// counted as present): Pulled, Created, Started, on `field`. Inlined: a
-/// pod's start runs it, and the web modules' first part keeps its callers.
-/// A container that ended as it started (at `now`, with `code`):
-/// terminated for good, or, its policy restarting it, backing off (which
-/// no timer ends yet). Never inlined: no starter container ends.
-#[inline(never)]
-fn exited_at_once(st: &mut Value, code: i64, policy: &str, name: &str, pod_ref: &str, now: &str) {
-    let terminated = json!({"terminated": {"exitCode": code, "reason": if code == 0 { "Completed" } else { "Error" },
-        "startedAt": now, "finishedAt": now, "containerID": st["containerID"]}});
-    if policy == "Never" || (policy == "OnFailure" && code == 0) {
-        st["state"] = terminated;
-        return;
-    }
-    st["lastState"] = terminated;
-    st["restartCount"] = json!(1);
-    st["state"] = json!({"waiting": {"reason": "CrashLoopBackOff",
-        "message": format!("back-off 10s restarting failed container={name} pod={pod_ref}")}});
-}
-
-/// A container's exit as the kubelet handles it: when, under which
-/// restart policy, after how many restarts, and who it is (its name, and
-/// its pod as the kubelet's messages name it). Never inlined into the
-/// pass: no container ends or restarts while a server starts.
 /// Where a container's liveness probe leaves it after a pass.
 enum Liveness {
     /// It succeeds (or is not failing yet and never will).
@@ -992,6 +977,11 @@ enum Liveness {
     Killed,
 }
 
+/// A container's exit as the kubelet handles it: when (`at`, and `now`
+/// in milliseconds), under which restart policy, after how many restarts,
+/// and who it is (its name, and its pod as the kubelet's messages name
+/// it). Its handling is never inlined into the pass: no container ends or
+/// restarts while a server starts.
 #[derive(Clone, Copy)]
 struct Exit<'a> {
     at: &'a str,
@@ -1087,6 +1077,9 @@ impl Exit<'_> {
     }
 }
 
+/// The kubelet's three events for a container it has started (its image
+/// counted as present): Pulled, Created, Started, on `field`. Inlined: a
+/// pod's start runs it, and the web modules' first part keeps its callers.
 #[inline(always)]
 fn started_events(recorder: &mut Recorder, client: &mut Client<'_>, pod: &Value, field: &str, name: &str, image: &str) {
     let pulled = format!("Container image {image:?} already present on machine");

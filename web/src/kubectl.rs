@@ -815,6 +815,13 @@ mod tests {
         }
         let quiet = run(&mut s, "logs sleeper", "");
         assert_eq!((quiet.text.as_str(), quiet.differs), ("", Some(differs::LOG_MODEL)));
+        // Nothing printed because the options asked for nothing: not the model's doing.
+        for narrowed in ["--tail=0", "--since=1s", "--since-time=2026-01-01T00:00:00Z"] {
+            let out = run(&mut s, &format!("logs sleeper {narrowed}"), "");
+            assert_eq!((out.text.as_str(), out.differs), ("", None), "{narrowed}");
+        }
+        let out = run(&mut s, "logs sleeper --limit-bytes=5", "");
+        assert_eq!(out.differs, Some(differs::LOG_MODEL));
         let pod = live(&mut s, "/api/v1/namespaces/default/pods?labelSelector=app%3Dshown");
         let name = pod.pointer("/items/0/metadata/name").and_then(Value::as_str).unwrap().to_string();
         let nginx = run(&mut s, &format!("logs {name}"), "");

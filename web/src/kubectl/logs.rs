@@ -120,6 +120,7 @@ pub(super) fn logs(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outc
         Some(-1) | None => None,
         t => t,
     };
+    let narrowed = tail == Some(0) || since_seconds.is_some() || since_time.is_some();
     let mut options = Vec::new();
     let mut option = |k: &str, v: Option<String>| options.extend(v.map(|v| (k.to_string(), v)));
     option("follow", flags.follow.then(|| "true".into()));
@@ -151,7 +152,10 @@ pub(super) fn logs(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outc
     }
     if flags.follow {
         out.differs = Some(differs::FOLLOWS);
-    } else if !printed && !requests.is_empty() {
+    } else if !printed && !requests.is_empty() && !narrowed {
+        // Empty for the model's sake, not because the options left
+        // nothing (`--tail=0`, a `--since` after the last line;
+        // `--limit-bytes` never empties a log).
         out.differs = Some(differs::LOG_MODEL);
     }
 }
