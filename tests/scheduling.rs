@@ -598,6 +598,70 @@ fn a_cron_job_makes_jobs_on_simulated_time_and_keeps_its_history() {
     assert_eq!(String::from_utf8(r.body).unwrap(), "Hello from the Kubernetes cluster\n");
 }
 
+/// What upstream's CronJob controller tells besides its own Jobs: a Job
+/// it owns but did not make (`kubectl create job --from=cronjob/…`) is
+/// not listed as active but counts for `lastSuccessfulTime`; under Forbid
+/// a time that comes while a Job runs is left unmet and run when it ends;
+/// a listed Job deleted by hand went missing.
+#[test]
+fn a_cron_job_tells_of_jobs_it_did_not_make_and_runs_a_forbidden_time_late() {
+    let mut k = two_nodes();
+    const CRON: &str = "/apis/batch/v1/namespaces/default/cronjobs";
+    const JOBS: &str = "/apis/batch/v1/namespaces/default/jobs";
+    let cj = json!({"apiVersion": "batch/v1", "kind": "CronJob", "metadata": {"name": "hello"},
+        "spec": {"schedule": "* * * * *", "concurrencyPolicy": "Forbid",
+            "jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "Never",
+                "containers": [{"name": "c", "image": "busybox", "command": ["sleep", "90"]}]}}}}}});
+    assert_eq!(k.call("POST", CRON, Some(cj)).status, 201);
+    let cj = k.get(&format!("{CRON}/hello")).json_body();
+    let manual = json!({"apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": "manual", "annotations": {"cronjob.kubernetes.io/instantiate": "manual"},
+            "ownerReferences": [{"apiVersion": "batch/v1", "kind": "CronJob", "name": "hello",
+                "uid": cj["metadata"]["uid"], "controller": true}]},
+        "spec": cj["spec"]["jobTemplate"]["spec"]});
+    assert_eq!(k.call("POST", JOBS, Some(manual)).status, 201);
+    let told = |k: &mut Cluster, reason: &str| k.event_messages(&format!("involvedObject.name=hello,reason={reason}"));
+    assert_eq!(told(&mut k, "UnexpectedJob"), ["Saw a job that the controller did not create or forgot: manual"]);
+    let status = |k: &mut Cluster| k.get(&format!("{CRON}/hello")).json_body()["status"].clone();
+    assert!(status(&mut k).get("active").is_none(), "not adopted: {}", status(&mut k));
+
+    // Its first minute: the manual Job does not hold Forbid back.
+    let wake = k.c.next_wake().unwrap().0;
+    k.s.advance(wake - k.s.now().0);
+    k.c.tick(&mut k.s);
+    let first = format!("hello-{}", wake / 60_000);
+    assert_eq!(status(&mut k)["active"][0]["name"], first.as_str());
+    // The next minute comes while it runs: left unmet.
+    k.s.advance(60_000);
+    k.c.tick(&mut k.s);
+    let forbidden = "Not starting job because prior execution is running and concurrency policy is Forbid";
+    assert_eq!(told(&mut k, "JobAlreadyActive"), [forbidden]);
+    assert_eq!(status(&mut k)["lastScheduleTime"], kubesim::clock::SimTime(wake).rfc3339());
+    // It ends 30 s later: the unmet minute runs then, named for it.
+    k.s.advance(30_000);
+    k.c.tick(&mut k.s);
+    let late = format!("hello-{}", wake / 60_000 + 1);
+    assert_eq!(told(&mut k, "SawCompletedJob"), [format!("Saw completed job: {first}, condition: Complete")]);
+    let st = status(&mut k);
+    assert_eq!(
+        (st["active"][0]["name"].as_str(), st["active"].as_array().map(Vec::len)),
+        (Some(late.as_str()), Some(1))
+    );
+    assert_eq!(st["lastScheduleTime"], kubesim::clock::SimTime(wake + 60_000).rfc3339());
+    // Every Job of its that succeeded counts, the manual one too (it
+    // ended first, and was never listed: no SawCompletedJob for it).
+    let done =
+        |k: &mut Cluster, job: &str| k.get(&format!("{JOBS}/{job}")).json_body()["status"]["completionTime"].clone();
+    assert!(done(&mut k, "manual").is_string());
+    assert_eq!(st["lastSuccessfulTime"], done(&mut k, &first));
+    // A listed Job deleted by hand went missing.
+    let r = k.call("DELETE", &format!("{JOBS}/{late}?propagationPolicy=Background"), None);
+    assert_eq!(r.status, 200);
+    k.c.tick(&mut k.s);
+    assert_eq!(told(&mut k, "MissingJob"), [format!("Active job went missing: {late}")]);
+    assert!(status(&mut k).get("active").is_none());
+}
+
 #[test]
 fn evictions_honour_the_disruption_budget() {
     let mut k = two_nodes();

@@ -6,16 +6,22 @@
 //!   the CronJob's creation) a Job `<cronjob>-<minutes since the epoch>`
 //!   is created from `jobTemplate`, owned by the CronJob and annotated
 //!   `batch.kubernetes.io/cronjob-scheduled-timestamp`; only the most
-//!   recent missed time is run, and not when it is older than
-//!   `startingDeadlineSeconds` (`MissSchedule`).
-//! - `concurrencyPolicy`: Allow; Forbid skips a time while a Job is
-//!   active; Replace deletes the active Jobs first.
-//! - `status.active` lists the running Jobs, `lastScheduleTime` and
-//!   `lastSuccessfulTime` follow them; finished Jobs beyond
-//!   `successfulJobsHistoryLimit` / `failedJobsHistoryLimit` are deleted,
-//!   oldest first. `suspend` stops new Jobs.
+//!   recent missed time is run, and times older than
+//!   `startingDeadlineSeconds` are not looked at.
+//! - `concurrencyPolicy`: Allow; Forbid leaves a time unmet while a Job is
+//!   active (`JobAlreadyActive`), to run when it is done if still in time;
+//!   Replace deletes the active Jobs first.
+//! - `status.active` lists the running Jobs it made, `lastScheduleTime`
+//!   follows them and `lastSuccessfulTime` every Job of its that
+//!   succeeded; finished Jobs beyond `successfulJobsHistoryLimit` /
+//!   `failedJobsHistoryLimit` are deleted, oldest first. `suspend` stops
+//!   new Jobs. A running Job it owns but did not list (`kubectl create job
+//!   --from=cronjob/…`) is told (`UnexpectedJob`), not adopted; a listed
+//!   one that is gone is dropped (`MissingJob`).
 //! - Events: `SuccessfulCreate` ("Created job X"), `SawCompletedJob`
-//!   ("Saw completed job: X, condition: Complete"), `SuccessfulDelete`.
+//!   ("Saw completed job: X, condition: Complete"), `SuccessfulDelete`,
+//!   `UnexpectedJob`, `MissingJob`, `JobAlreadyActive`, `FailedCreate`,
+//!   `TooManyMissedTimes`.
 //!
 //! It wakes at the next scheduled time (`next_wake`). `timeZone` other
 //! than UTC is not applied (docs/fidelity.md).
@@ -157,35 +163,53 @@ impl CronJobController {
             .collect();
         jobs.order_by(|a, b| meta_str(a, "creationTimestamp").cmp(meta_str(b, "creationTimestamp")));
         let mut status: Map<String, Value> = cj["status"].as_object().cloned().unwrap_or_default();
-        // Active Jobs that finished leave the list.
         let mut active: Vec<Value> = status.get("active").and_then(Value::as_array).cloned().unwrap_or_default();
-        let mut saw = Vec::new();
-        active.retain(|r| match jobs.iter().find(|j| meta_str(j, "uid") == r["uid"].as_str().unwrap_or("")) {
-            None => false,
-            Some(j) => match finished(j) {
-                Some(cond) => {
-                    saw.push((meta_str(j, "name").to_string(), cond, j["status"]["completionTime"].clone()));
-                    false
+        let listed = |active: &[Value], uid: &str| active.iter().any(|r| r["uid"].as_str() == Some(uid));
+        let path = format!("{}/{name}", collection("batch/v1", ns, "cronjobs"));
+        for j in &jobs {
+            let (job, job_uid) = (meta_str(j, "name"), meta_str(j, "uid"));
+            let found = listed(&active, job_uid);
+            match finished(j) {
+                // A running Job it owns that its list misses: made by
+                // someone else (`kubectl create job --from=cronjob/…`) or
+                // listed by a write not seen yet: read again, then told.
+                None if !found => {
+                    let fresh = client.get(&path);
+                    let fresh = if fresh.status == 200 { fresh.json_body() } else { Value::Null };
+                    match fresh["status"]["active"].as_array() {
+                        Some(refs) if listed(refs, job_uid) => active.push(job_ref(j)),
+                        _ => {
+                            let message = format!("Saw a job that the controller did not create or forgot: {job}");
+                            self.event(client, cj, EventType::Warning, "UnexpectedJob", &message);
+                        }
+                    }
                 }
-                None => true,
-            },
-        });
-        for (job, cond, completion) in saw {
-            self.event(
-                client,
-                cj,
-                EventType::Normal,
-                "SawCompletedJob",
-                &format!("Saw completed job: {job}, condition: {cond}"),
-            );
-            if cond == "Complete" && completion.is_string() {
-                status.insert("lastSuccessfulTime".into(), completion);
+                None => {}
+                Some(cond) => {
+                    if found {
+                        active.retain(|r| r["uid"].as_str() != Some(job_uid));
+                        let message = format!("Saw completed job: {job}, condition: {cond}");
+                        self.event(client, cj, EventType::Normal, "SawCompletedJob", &message);
+                    }
+                    // Any Job of its that succeeded counts, listed or not.
+                    let completion = j["status"]["completionTime"].as_str().unwrap_or("");
+                    let last = status.get("lastSuccessfulTime").and_then(Value::as_str).unwrap_or("");
+                    if cond == "Complete"
+                        && !completion.is_empty()
+                        && (last.is_empty() || parse_rfc3339(completion) > parse_rfc3339(last))
+                    {
+                        status.insert("lastSuccessfulTime".into(), json!(completion));
+                    }
+                }
             }
         }
-        // Running Jobs it owns that the list misses.
-        for j in jobs.iter().filter(|j| finished(j).is_none() && j["metadata"]["deletionTimestamp"].is_null()) {
-            if !active.iter().any(|r| r["uid"].as_str() == Some(meta_str(j, "uid"))) {
-                active.push(job_ref(j));
+        // Listed Jobs that are gone (read to be sure): told and dropped.
+        for r in active.clone().iter().filter(|r| !jobs.iter().any(|j| r["uid"].as_str() == Some(meta_str(j, "uid")))) {
+            let job = r["name"].as_str().unwrap_or("");
+            if client.get(&format!("{}/{job}", collection("batch/v1", ns, "jobs"))).status == 404 {
+                let message = format!("Active job went missing: {job}");
+                self.event(client, cj, EventType::Normal, "MissingJob", &message);
+                active.retain(|a| a["uid"] != r["uid"]);
             }
         }
         let mut next = None;
@@ -193,12 +217,15 @@ impl CronJobController {
         let alive = cj["metadata"]["deletionTimestamp"].is_null();
         let suspended = cj["spec"]["suspend"].as_bool() == Some(true);
         if let (Some(cron), true, false) = (&cron, alive, suspended) {
+            let deadline = cj["spec"]["startingDeadlineSeconds"].as_i64();
             let since = status
                 .get("lastScheduleTime")
                 .and_then(Value::as_str)
                 .and_then(parse_rfc3339)
                 .or_else(|| parse_rfc3339(meta_str(cj, "creationTimestamp")))
                 .unwrap_or(now);
+            // Nothing older than the starting deadline is looked at.
+            let since = deadline.map_or(since, |d| since.max(now - d * 1000));
             let (scheduled, missed) = most_recent(cron, since, now);
             if missed > 100 {
                 let message =
@@ -206,38 +233,35 @@ impl CronJobController {
                 self.event(client, cj, EventType::Warning, "TooManyMissedTimes", message);
             }
             if let Some(t) = scheduled {
-                let deadline = cj["spec"]["startingDeadlineSeconds"].as_i64();
                 let when = SimTime(t).rfc3339();
+                let policy = cj["spec"]["concurrencyPolicy"].as_str().unwrap_or("Allow");
+                // (Too late cannot happen, the deadline bounding `since`,
+                // but for a time exactly on it: told in Go's RFC 1123
+                // with a numeric zone, and left unmet, as upstream.)
                 if deadline.is_some_and(|d| t + d * 1000 < now) {
-                    self.event(
-                        client,
-                        cj,
-                        EventType::Warning,
-                        "MissSchedule",
-                        &format!("Missed scheduled time to start a job: {when}"),
-                    );
-                    status.insert("lastScheduleTime".into(), json!(when));
+                    let message = format!("Missed scheduled time to start a job: {}", SimTime(t).rfc1123z());
+                    self.event(client, cj, EventType::Warning, "MissSchedule", &message);
+                } else if policy == "Forbid" && !active.is_empty() {
+                    // Left unmet: run when the active Job is done, if still
+                    // inside the deadline.
+                    let message =
+                        "Not starting job because prior execution is running and concurrency policy is Forbid";
+                    self.event(client, cj, EventType::Normal, "JobAlreadyActive", message);
                 } else {
-                    let policy = cj["spec"]["concurrencyPolicy"].as_str().unwrap_or("Allow");
-                    let forbid = policy == "Forbid" && !active.is_empty();
-                    if !forbid {
-                        if policy == "Replace" {
-                            for r in std::mem::take(&mut active) {
-                                let job = r["name"].as_str().unwrap_or("").to_string();
-                                let path = format!("{}/{job}", collection("batch/v1", ns, "jobs"));
-                                let body = json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Background"});
-                                if client.write("DELETE", &path, "application/json", &body).status == 200 {
-                                    self.event(
-                                        client,
-                                        cj,
-                                        EventType::Normal,
-                                        "SuccessfulDelete",
-                                        &format!("Deleted job {job}"),
-                                    );
-                                }
+                    if policy == "Replace" {
+                        for r in std::mem::take(&mut active) {
+                            let job = r["name"].as_str().unwrap_or("").to_string();
+                            let path = format!("{}/{job}", collection("batch/v1", ns, "jobs"));
+                            let body =
+                                json!({"kind": "DeleteOptions", "apiVersion": "v1", "propagationPolicy": "Background"});
+                            if client.write("DELETE", &path, "application/json", &body).status == 200 {
+                                let message = format!("Deleted job {job}");
+                                self.event(client, cj, EventType::Normal, "SuccessfulDelete", &message);
                             }
                         }
-                        if let Some(j) = self.create_job(client, cj, t) {
+                    }
+                    if let Some(j) = self.create_job(client, cj, t) {
+                        if !listed(&active, meta_str(&j, "uid")) {
                             active.push(job_ref(&j));
                         }
                         status.insert("lastScheduleTime".into(), json!(when));
@@ -277,13 +301,29 @@ impl CronJobController {
         }
         metadata["annotations"]["batch.kubernetes.io/cronjob-scheduled-timestamp"] = json!(SimTime(t).rfc3339());
         let body = json!({"apiVersion": "batch/v1", "kind": "Job", "metadata": metadata, "spec": template["spec"]});
-        let r = client.write("POST", &collection("batch/v1", ns, "jobs"), "application/json", &body);
+        let jobs = collection("batch/v1", ns, "jobs");
+        let r = client.write("POST", &jobs, "application/json", &body);
         match r.status {
             201 => {
                 self.event(client, cj, EventType::Normal, "SuccessfulCreate", &format!("Created job {job_name}"));
                 Some(r.json_body())
             }
-            _ => None,
+            // Made before, its listing lost (a status write that failed):
+            // listed now if it is this CronJob's, else left to its owner.
+            409 => {
+                let r = client.get(&format!("{jobs}/{job_name}"));
+                let job = if r.status == 200 { r.json_body() } else { Value::Null };
+                let ours = controller_of(&job).is_some_and(|c| c["uid"].as_str() == Some(meta_str(cj, "uid")));
+                ours.then_some(job)
+            }
+            // (A namespace being deleted makes nothing: not told.)
+            _ => {
+                if let Some(message) = super::backoff::refusal(&r) {
+                    let message = format!("Error creating job: {message}");
+                    self.event(client, cj, EventType::Warning, "FailedCreate", &message);
+                }
+                None
+            }
         }
     }
 

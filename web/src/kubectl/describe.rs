@@ -1471,7 +1471,7 @@ Events:
             ("create token robot --duration=1m", "error: failed to create token: TokenRequest.authentication.k8s.io \"\" is invalid: spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes"),
             ("create token nobody", "error: failed to create token: serviceaccounts \"nobody\" not found"),
             ("create token robot --duration=1500ms", "error: --duration cannot be expressed in units less than seconds"),
-            ("create token", "error: exactly one NAME is required, got 0"),
+            ("create token", "error: exactly one NAME is required, got 0\nSee 'kubectl create token -h' for help and examples"),
             ("create token robot --hard=pods=1", "error: unknown flag: --hard"),
         ] {
             let out = run(&mut s, line, "");

@@ -26,10 +26,7 @@ pub(super) fn create(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
     };
     let built = match names {
         [name] => build(cmd, name),
-        more => Err(format!(
-            "error: exactly one NAME is required, got {}\nSee 'kubectl create {long} -h' for help and examples",
-            more.len()
-        )),
+        more => Err(super::imperative::one_name(long, more.len())),
     };
     match built {
         Ok(object) => post(s, d, cmd, object, &Creates::create_wrapped(wrapped), out),
@@ -226,6 +223,75 @@ mod tests {
                 "error: failed to create cronjob: CronJob.batch \"c\" is invalid: spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: \"OnFailure\", \"Never\"",
             ),
             ("create cronjob c --image=b --schedule='* * * * *' --replicas=2", "error: unknown flag: --replicas\nSee 'kubectl create cronjob --help' for usage."),
+        ] {
+            let o = run(&mut s, line, "");
+            assert!(o.failed, "{line}");
+            assert_eq!(o.text, format!("{error}\n"), "{line}");
+        }
+    }
+
+    /// `create job NAME --from=cronjob/NAME`, as kubectl 1.33 sends it
+    /// (checked against it: the protobuf body it posts decodes to this).
+    #[test]
+    fn a_job_is_made_from_a_cron_job_as_kubectl_makes_it() {
+        let mut s = session();
+        run(&mut s, "create cronjob hello --image=busybox --schedule='*/1 * * * *' -- echo hi", "");
+        let patch =
+            r#"{"spec":{"jobTemplate":{"metadata":{"labels":{"b":"2","a":"1"},"annotations":{"z":"1","b":"2"}}}}}"#;
+        assert!(!run(&mut s, &format!("patch cronjob hello --type=merge -p '{patch}'"), "").failed);
+        let cron = super::super::tests::live(&mut s, "/apis/batch/v1/namespaces/default/cronjobs/hello");
+        let from = s.log.len();
+        let made = run(&mut s, "create job manual -n default --from=cronjob/hello", "");
+        assert_eq!(made.text, "job.batch/manual created\n");
+        assert_eq!(
+            requests_since(&s, from),
+            vec![
+                "GET /apis/batch/v1/namespaces/default/cronjobs/hello 200",
+                "POST /apis/batch/v1/namespaces/default/jobs?fieldManager=kubectl-create&fieldValidation=Strict 201"
+            ]
+        );
+        let sent = last_body(&s);
+        let metadata = json!({"name": "manual", "namespace": "default", "creationTimestamp": null,
+            "labels": {"a": "1", "b": "2"},
+            "annotations": {"b": "2", "cronjob.kubernetes.io/instantiate": "manual", "z": "1"},
+            "ownerReferences": [{"apiVersion": "batch/v1", "kind": "CronJob", "name": "hello",
+                "uid": cron["metadata"]["uid"], "controller": true}]});
+        assert_eq!(sent["metadata"], metadata);
+        let keys = |v: &Value| v.as_object().map(|m| m.keys().cloned().collect::<Vec<_>>()).unwrap_or_default();
+        assert_eq!(keys(&sent["metadata"]), keys(&metadata), "in Go's field order");
+        assert_eq!(sent["spec"], cron["spec"]["jobTemplate"]["spec"]);
+        // The CronJob controller tells of a Job it did not make.
+        let events =
+            run(&mut s, "get events --field-selector reason=UnexpectedJob -o jsonpath={.items[*].message}", "");
+        assert_eq!(events.text, "Saw a job that the controller did not create or forgot: manual");
+
+        let from = s.log.len();
+        for (line, error) in [
+            ("create job x --image=a --from=cronjob/hello", "error: either --image or --from must be specified"),
+            ("create job x", "error: either --image or --from must be specified"),
+            ("create job x --from=cronjob/hello -- echo", "error: cannot specify --from and command"),
+            ("create job --from=cronjob/hello", "error: exactly one NAME is required, got 0\nSee 'kubectl create job -h' for help and examples"),
+            ("create job x y --image=a", "error: exactly one NAME is required, got 2\nSee 'kubectl create job -h' for help and examples"),
+            ("create job x --from=cronjob", "error: resource(s) were provided, but no name was specified"),
+            ("create deployment d --image=x --from=cronjob/hello", "error: unknown flag: --from\nSee 'kubectl create deployment --help' for usage."),
+            ("create ns", "error: exactly one NAME is required, got 0\nSee 'kubectl create namespace -h' for help and examples"),
+            ("create svc clusterip", "error: exactly one NAME is required, got 0\nSee 'kubectl create service clusterip -h' for help and examples"),
+            ("create secret generic", "error: exactly one NAME is required, got 0\nSee 'kubectl create secret generic -h' for help and examples"),
+        ] {
+            let o = run(&mut s, line, "");
+            assert!(o.failed, "{line}");
+            assert_eq!(o.text, format!("{error}\n"), "{line}");
+        }
+        assert!(requests_since(&s, from).is_empty(), "refused before any request");
+        for (line, error) in [
+            ("create job x --from=cronjob/nope", "Error from server (NotFound): cronjobs.batch \"nope\" not found"),
+            ("create job x --from=configmap/kube-root-ca.crt", "error: unknown object type *v1.ConfigMap"),
+            ("create job x --from=deploy/coredns -n kube-system", "error: unknown object type *v1.Deployment"),
+            (
+                "create job manual --from=cronjob/hello",
+                "error: failed to create job: jobs.batch \"manual\" already exists",
+            ),
+            ("create job manual --image=busybox", "error: failed to create job: jobs.batch \"manual\" already exists"),
         ] {
             let o = run(&mut s, line, "");
             assert!(o.failed, "{line}");

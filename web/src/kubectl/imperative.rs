@@ -107,6 +107,11 @@ fn service_port(spec: &str) -> Result<Value, String> {
     Ok(json!({"name": spec.replace(':', "-"), "protocol": "TCP", "port": port, "targetPort": target}))
 }
 
+/// kubectl's refusal of a generator's NAME count (`create LONG`).
+pub(super) fn one_name(long: &str, got: usize) -> String {
+    format!("error: exactly one NAME is required, got {got}\nSee 'kubectl create {long} -h' for help and examples")
+}
+
 /// The object a `create` generator builds.
 fn generated(cmd: &Command) -> Result<Value, String> {
     let (kind_word, rest) = cmd.args.split_first().ok_or("error: unknown create generator")?;
@@ -138,8 +143,10 @@ fn generated(cmd: &Command) -> Result<Value, String> {
     };
     let name = match names {
         [n] => n.as_str(),
-        [] => return Err("error: exactly one NAME is required, got 0".into()),
-        more => return Err(format!("error: exactly one NAME is required, got {}", more.len())),
+        more => {
+            let long = if what == "secret" { "secret generic".into() } else { what.replace('-', " ") };
+            return Err(one_name(&long, more.len()));
+        }
     };
     let require_image = || cmd.image.clone().ok_or_else(|| "error: required flag(s) \"image\" not set".to_string());
     let object = match what {
@@ -298,10 +305,85 @@ pub(super) fn create(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
     if super::generators::create(s, d, cmd, out) {
         return;
     }
+    if cmd.args.first().is_some_and(|a| a == "job") && (cmd.env_from.is_some() || cmd.image.is_some()) {
+        return create_job(s, d, cmd, out);
+    }
     match generated(cmd) {
         Ok(object) => post(s, d, cmd, object, &CREATE, out),
         Err(e) => out.error(e),
     }
+}
+
+/// `create job NAME --image=IMAGE [-- COMMAND…]` or `--from=cronjob/NAME`,
+/// as kubectl 1.33: exactly one of the two, no command with `--from`; the
+/// CronJob read (a type other than CronJob refused with the Go type kubectl
+/// names), and the Job made from its `jobTemplate`: its labels, its
+/// annotations with `cronjob.kubernetes.io/instantiate: manual`, owned by
+/// the CronJob as its controller (no `blockOwnerDeletion`); a refusal is
+/// `error: failed to create job: …`.
+fn create_job(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
+    let name = match cmd.args.get(1..).unwrap_or_default() {
+        [name] => name,
+        more => return out.error(one_name("job", more.len())),
+    };
+    if cmd.image.is_some() == cmd.env_from.is_some() {
+        return out.error("error: either --image or --from must be specified");
+    }
+    if cmd.env_from.is_some() && !cmd.command.is_empty() {
+        return out.error("error: cannot specify --from and command");
+    }
+    let job = match &cmd.env_from {
+        None => generated(cmd),
+        Some(from) => {
+            let Some((r, from_name)) = targets(d, std::slice::from_ref(from), out).and_then(|t| t.into_iter().next())
+            else {
+                return;
+            };
+            let Some(cron) = read(s, &r.item(Some(&namespace(cmd)), &from_name), out) else { return };
+            if cron["kind"] != "CronJob" {
+                // Go's type: the version's package and the kind (a
+                // custom resource is read unstructured).
+                let builtin = !r.group.contains('.') || r.group.ends_with(".k8s.io");
+                let go_type = match builtin {
+                    true => format!("*{}.{}", r.version, cron["kind"].as_str().unwrap_or("")),
+                    false => "*unstructured.Unstructured".into(),
+                };
+                return out.error(format!("error: unknown object type {go_type}"));
+            }
+            Ok(job_from_cron_job(cmd, name, &cron))
+        }
+    };
+    match job {
+        Ok(job) => post(s, d, cmd, job, &Creates::create_wrapped("job"), out),
+        Err(e) => out.error(e),
+    }
+}
+
+/// The Job kubectl's `createJobFromCronJob` builds, as Go encodes it.
+fn job_from_cron_job(cmd: &Command, name: &str, cron: &Value) -> Value {
+    let template = &cron["spec"]["jobTemplate"];
+    let mut annotations = Map::new();
+    annotations.insert("cronjob.kubernetes.io/instantiate".into(), json!("manual"));
+    if let Some(more) = template["metadata"]["annotations"].as_object() {
+        annotations.extend(more.iter().map(|(k, v)| (k.clone(), v.clone())));
+    }
+    // (Go writes a map's keys in order.)
+    let mut keys: Vec<String> = annotations.keys().cloned().collect();
+    keys.order();
+    let annotations: Map<String, Value> =
+        keys.into_iter().filter_map(|k| Some((k.clone(), annotations.get(&k)?.clone()))).collect();
+    let mut metadata = json!({"name": name});
+    if let Some(ns) = &cmd.namespace {
+        metadata["namespace"] = json!(ns);
+    }
+    metadata["creationTimestamp"] = Value::Null;
+    if let Some(labels) = template["metadata"]["labels"].as_object().filter(|l| !l.is_empty()) {
+        metadata["labels"] = json!(labels);
+    }
+    metadata["annotations"] = Value::Object(annotations);
+    metadata["ownerReferences"] = json!([{"apiVersion": "batch/v1", "kind": "CronJob",
+        "name": cron["metadata"]["name"], "uid": cron["metadata"]["uid"], "controller": true}]);
+    json!({"kind": "Job", "apiVersion": "batch/v1", "metadata": metadata, "spec": template["spec"], "status": {}})
 }
 
 /// `create token NAME [--duration=DUR] [--audience=A]…`: a TokenRequest
@@ -311,8 +393,7 @@ pub(super) fn create(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
 fn create_token(s: &mut Session, cmd: &Command, out: &mut Outcome) {
     let name = match &cmd.args[1..] {
         [n] => n.clone(),
-        [] => return out.error("error: exactly one NAME is required, got 0"),
-        more => return out.error(format!("error: exactly one NAME is required, got {}", more.len())),
+        more => return out.error(one_name("token", more.len())),
     };
     let mut spec = json!({"audiences": null, "expirationSeconds": null, "boundObjectRef": null});
     if !cmd.audiences.is_empty() {

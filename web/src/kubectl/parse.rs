@@ -209,7 +209,8 @@ pub struct Command {
     pub env_overwrite: bool,
     pub env_list: bool,
     /// `set env --from=TYPE/NAME` (a ConfigMap or Secret whose keys
-    /// become variables), `--keys` (those only) and `--prefix`.
+    /// become variables), `--keys` (those only) and `--prefix`; also
+    /// `create job --from=cronjob/NAME`.
     pub env_from: Option<String>,
     pub env_keys: Vec<String>,
     pub env_prefix: Option<String>,
@@ -612,6 +613,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--overwrite" if c.verb == Verb::SetImage => c.env_overwrite = boolean(&inline)?,
             "--list" if c.verb == Verb::SetImage => c.env_list = boolean(&inline)?,
             "--from" if c.verb == Verb::SetImage => c.env_from = Some(value("'--from'")?),
+            "--from" if c.verb == Verb::Create => {
+                c.given.push("--from");
+                c.env_from = Some(value("'--from'")?)
+            }
             "--prefix" if c.verb == Verb::SetImage => c.env_prefix = Some(value("'--prefix'")?),
             "--keys" if c.verb == Verb::SetImage => {
                 c.env_keys.extend(value("'--keys'")?.split(',').filter(|k| !k.is_empty()).map(str::to_string))
@@ -729,7 +734,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
     // does not know them.
     let allowed: &[&str] = match (&c.verb, positional.first().map(String::as_str)) {
         (Verb::CreateFrom, Some("deployment" | "deploy")) => &["--image", "--replicas", "--port"],
-        (Verb::CreateFrom, Some("job")) => &["--image"],
+        (Verb::CreateFrom, Some("job")) => &["--image", "--from"],
         (Verb::CreateFrom, Some("configmap" | "cm" | "secret")) => &["--from-literal"],
         (Verb::CreateFrom, Some("service" | "svc")) => &["--tcp"],
         (Verb::CreateFrom, Some("quota" | "resourcequota")) => &["--hard", "--scopes"],

@@ -69,10 +69,7 @@ pub(super) fn create(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
 fn name<'a>(what: &str, names: &'a [String]) -> Result<&'a str, String> {
     match names {
         [n] => Ok(n),
-        more => Err(format!(
-            "error: exactly one NAME is required, got {}\nSee 'kubectl create {what} -h' for help and examples",
-            more.len()
-        )),
+        more => Err(super::imperative::one_name(what, more.len())),
     }
 }
 
