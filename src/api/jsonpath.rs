@@ -17,6 +17,9 @@ enum Step {
     Key(String),
     Index(i64),
     All,
+    /// `..` (client-go's recursive descent): every object and list under
+    /// the value, itself first, a map's members in key order.
+    Descend,
     /// `[?(@.a.b == "v")]` (`!=` too), or `[?(@.a)]` (present).
     Filter(Vec<String>, Option<(bool, String)>),
 }
@@ -31,6 +34,10 @@ fn parse(path: &str) -> Option<Vec<Step>> {
     let mut i = 0;
     while i < b.len() {
         match b[i] {
+            b'.' if b.get(i + 1) == Some(&b'.') => {
+                steps.push(Step::Descend);
+                i += 1;
+            }
             b'.' => {
                 let start = i + 1;
                 let mut end = start;
@@ -113,6 +120,27 @@ fn text(v: &Value) -> String {
     }
 }
 
+/// `v` and every object and list under it, in client-go's order.
+fn descend<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
+    match v {
+        Value::Object(m) if !m.is_empty() => {
+            out.push(v);
+            let mut keys: Vec<&String> = m.keys().collect();
+            crate::sort::Order::order(keys.as_mut_slice());
+            for k in keys {
+                descend(&m[k.as_str()], out);
+            }
+        }
+        Value::Array(a) if !a.is_empty() => {
+            out.push(v);
+            for item in a {
+                descend(item, out);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Every value the path selects, in order (none where a key is missing);
 /// `None` when the path does not parse.
 pub fn select<'a>(root: &'a Value, path: &str) -> Option<Vec<&'a Value>> {
@@ -129,6 +157,7 @@ pub fn select<'a>(root: &'a Value, path: &str) -> Option<Vec<&'a Value>> {
                 }
                 (Step::All, Value::Array(a)) => next.extend(a.iter()),
                 (Step::All, Value::Object(m)) => next.extend(m.values()),
+                (Step::Descend, v) => descend(v, &mut next),
                 (Step::Filter(keys, cmp), Value::Array(a)) => {
                     for item in a {
                         let mut at = Some(item);
@@ -172,6 +201,11 @@ mod tests {
         assert_eq!(one(".status.conditions[?(@.type!=\"Ready\")].type"), Some(json!("Synced")));
         assert_eq!(one(".spec['x.y']"), Some(json!(1)));
         assert_eq!(one(".spec.missing.deeper"), None);
+        // Recursive descent: every `type` at any depth, in key order.
+        let types: Vec<&Value> = select(&o, "..type").unwrap();
+        assert_eq!(types, [&json!("Ready"), &json!("Synced")]);
+        let images: Vec<&Value> = select(&o, "{..image}").unwrap();
+        assert_eq!(images, [&json!("a"), &json!("b")]);
         assert!(select(&o, "spec").is_none());
         assert!(select(&o, ".spec[").is_none());
     }

@@ -5,12 +5,13 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::format::{age, build_query, keys_sorted, parse_documents, parse_rfc3339, to_pretty_json, to_yaml};
+use crate::format::{age, build_query, keys_sorted, parse_documents, parse_rfc3339, to_yaml};
 use crate::resources::{ApiResource, Discovery, AGGREGATED_ACCEPT};
 use crate::session::{body_json, ActingAs, LogEntry, Session, Source};
 use kubesim::server::Request;
 
 mod auth;
+pub mod config;
 mod custom_columns;
 mod delete;
 mod describe;
@@ -41,6 +42,16 @@ pub use print::columns;
 use print::{name_ref, server_table, table, Shape};
 pub use write::two_way_patch;
 use write::write_document;
+
+/// JSON as kubectl's printer writes it (`json.MarshalIndent`, four
+/// spaces), with a newline.
+fn printed_json(v: &Value) -> String {
+    let mut text = Vec::new();
+    let indent = serde_json::ser::PrettyFormatter::with_indent(b"    ");
+    let mut writer = serde_json::Serializer::with_formatter(&mut text, indent);
+    let _ = serde::Serialize::serialize(v, &mut writer);
+    String::from_utf8(text).unwrap_or_default() + "\n"
+}
 
 /// The Accept header `kubectl get` sends to print server-side columns.
 pub const TABLE_ACCEPT: &str =
@@ -236,7 +247,10 @@ fn differs_note(s: &Session, cmd: &parse::Command, out: &Outcome) -> Option<&'st
 pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
     let mut out = Outcome::default();
     let cmd = match parse(line) {
-        Ok(c) => c,
+        Ok(mut c) => {
+            c.context_namespace = s.kubeconfig.namespace();
+            c
+        }
         Err(e) => {
             out.error(e);
             return out;
@@ -311,6 +325,8 @@ fn run_parsed(s: &mut Session, cmd: Command, file: &str) -> Outcome {
         Verb::Describe => describe::describe(s, &d, &cmd, &mut out),
         Verb::Explain => explain::explain(s, &d, &cmd, &mut out),
         Verb::Edit => edit::edit(s, &d, &cmd, file, &mut out),
+        Verb::Config => config::config(s, &cmd, &mut out),
+        Verb::ClusterInfo => config::cluster_info(s, &cmd, &mut out),
     }
     if out.differs.is_none() {
         out.differs = differs_note(s, &cmd, &out);
@@ -381,7 +397,7 @@ fn namespace_of(cmd: &Command) -> Option<String> {
     if cmd.all_namespaces {
         None
     } else {
-        Some(cmd.namespace.clone().unwrap_or_else(|| "default".into()))
+        Some(cmd.namespace.clone().unwrap_or_else(|| cmd.context_namespace.clone()))
     }
 }
 

@@ -308,6 +308,9 @@ pub struct Session {
     /// object as it was then): the second `edit` patches from it, as
     /// kubectl patches from what it opened in the editor.
     pub editing: Option<(String, serde_json::Value)>,
+    /// The page's kubeconfig (`kubectl config`): its current context's
+    /// namespace is where commands without `-n` work. Not saved.
+    pub kubeconfig: crate::kubectl::config::KubeConfig,
     /// The starter cluster's requests not sent yet: a fresh page shows
     /// itself first and builds the cluster after, a request at a time
     /// (`starter_step`).
@@ -410,6 +413,7 @@ impl Session {
             history: Default::default(),
             restored: None,
             editing: None,
+            kubeconfig: Default::default(),
             starter: Default::default(),
         }
     }

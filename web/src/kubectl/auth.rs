@@ -134,7 +134,7 @@ pub fn can_i(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
 }
 
 fn namespace_of(cmd: &Command) -> String {
-    cmd.namespace.clone().unwrap_or_else(|| "default".into())
+    cmd.namespace.clone().unwrap_or_else(|| cmd.context_namespace.clone())
 }
 
 /// `auth can-i --list`: a SelfSubjectRulesReview for the namespace, its

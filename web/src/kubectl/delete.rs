@@ -27,7 +27,7 @@ pub(super) fn delete(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
             Some(sel) => {
                 let path = format!(
                     "{}?labelSelector={}",
-                    r.collection(ns.as_deref().or(Some("default"))),
+                    r.collection(ns.as_deref().or(Some(cmd.context_namespace.as_str()))),
                     crate::format::encode_component(sel)
                 );
                 let e = send(s, "GET", &path, None, None, "application/json");
@@ -50,7 +50,7 @@ pub(super) fn delete(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
             let e = send(
                 s,
                 "DELETE",
-                &r.item(ns.as_deref().or(Some("default")), name),
+                &r.item(ns.as_deref().or(Some(cmd.context_namespace.as_str())), name),
                 Some("application/json"),
                 Some(&body),
                 "application/json",

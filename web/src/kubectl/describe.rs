@@ -1023,7 +1023,7 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
             None => targets.extend(cmd.names.iter().map(|n| (t.clone(), Some(n.clone())))),
         }
     }
-    let namespace = namespace_of(cmd).unwrap_or_else(|| "default".into());
+    let namespace = namespace_of(cmd).unwrap_or_else(|| cmd.context_namespace.clone());
     let mut listed = Vec::new();
     for (ty, name) in targets {
         match name {

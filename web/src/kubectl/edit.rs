@@ -22,7 +22,7 @@ pub(super) fn edit(s: &mut Session, d: &Discovery, cmd: &Command, file: &str, ou
         }
     };
     let Some(r) = resolve(d, &ty, out) else { return };
-    let namespace = namespace_of(cmd).unwrap_or_else(|| "default".into());
+    let namespace = namespace_of(cmd).unwrap_or_else(|| cmd.context_namespace.clone());
     let path = r.item(r.namespaced.then_some(namespace.as_str()), &name);
     if file.trim().is_empty() || s.editing.as_ref().is_none_or(|(p, _)| *p != path) {
         let e = send(s, "GET", &path, None, None, "application/json");

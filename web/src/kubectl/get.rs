@@ -121,7 +121,7 @@ pub(super) fn get(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outco
             fetched.push(got);
         } else {
             for name in names {
-                let item = r.item(ns.as_deref().or(Some("default")), name);
+                let item = r.item(ns.as_deref().or(Some(cmd.context_namespace.as_str())), name);
                 let target = if include_object.is_empty() { item } else { format!("{item}?includeObject=Object") };
                 let e = send(s, "GET", &target, None, None, accept);
                 if e.response.status != 200 {
@@ -304,7 +304,7 @@ fn print_objects(cmd: &Command, named: bool, items: Vec<(&ApiResource, Value)>, 
             Ok(text) => out.text.push_str(&text),
             Err(e) => out.error(e),
         },
-        _ => out.text.push_str(&(to_pretty_json(&keys_sorted(&doc)) + "\n")),
+        _ => out.text.push_str(&printed_json(&keys_sorted(&doc))),
     }
 }
 

@@ -13,7 +13,7 @@ use super::*;
 
 /// The namespace a command works in (these take no `-A`).
 pub(super) fn namespace(cmd: &Command) -> String {
-    cmd.namespace.clone().unwrap_or_else(|| "default".into())
+    cmd.namespace.clone().unwrap_or_else(|| cmd.context_namespace.clone())
 }
 
 /// Reads an object as kubectl's builder does before changing it; a
@@ -417,7 +417,7 @@ fn create_token(s: &mut Session, cmd: &Command, out: &mut Outcome) {
     }
     let request = json!({"kind": "TokenRequest", "apiVersion": "authentication.k8s.io/v1",
         "metadata": {"creationTimestamp": null}, "spec": spec, "status": {"token": "", "expirationTimestamp": null}});
-    let ns = cmd.namespace.clone().unwrap_or_else(|| "default".into());
+    let ns = cmd.namespace.clone().unwrap_or_else(|| cmd.context_namespace.clone());
     let target = format!("/api/v1/namespaces/{ns}/serviceaccounts/{name}/token");
     let e = send(s, "POST", &target, Some("application/json"), Some(&request), "application/json");
     let answer = body_json(&e.response);

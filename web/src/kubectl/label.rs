@@ -19,7 +19,7 @@ pub(super) fn label(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Out
     for t in &cmd.types {
         let Some(r) = resolve(d, t, out) else { return };
         for name in &cmd.names {
-            let item = r.item(ns.as_deref().or(Some("default")), name);
+            let item = r.item(ns.as_deref().or(Some(cmd.context_namespace.as_str())), name);
             let live = send(s, "GET", &item, None, None, "application/json");
             if live.response.status != 200 {
                 out.error(server_error(&live));

@@ -75,6 +75,20 @@ pub enum Verb {
     Version,
     /// `api-versions`.
     ApiVersions,
+    /// `config SUBCOMMAND …`: `args` holds the words after `config`.
+    Config,
+    /// `cluster-info [-n NS]`.
+    ClusterInfo,
+}
+
+/// `config`'s own flags: `set-context --current`, `--cluster` (its
+/// `--user` is `rbac.users`, its `--namespace` `namespace`) and `view
+/// --minify`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ConfigFlags {
+    pub current: bool,
+    pub cluster: Option<String>,
+    pub minify: bool,
 }
 
 /// The flags of `create role|clusterrole|rolebinding|clusterrolebinding`,
@@ -144,7 +158,7 @@ pub struct CanIFlags {
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, set resources, set env, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, wait (--for=condition|jsonpath|delete|create, --timeout), logs, debug (ephemeral containers), describe (pods, deployments, services, nodes, configmaps, namespaces, service accounts, resource quotas, limit ranges, roles, cluster roles and their bindings), explain, api-resources, api-versions, version and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
+const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, set resources, set env, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, wait (--for=condition|jsonpath|delete|create, --timeout), logs, debug (ephemeral containers), describe (pods, deployments, services, nodes, configmaps, namespaces, service accounts, resource quotas, limit ranges, roles, cluster roles and their bindings), explain, api-resources, api-versions, version, cluster-info, config (view, get-contexts, current-context, use-context, set-context, get-clusters, get-users) and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
@@ -157,8 +171,6 @@ const NOT_SIMULATED: &[&str] = &[
     "diff",
     "autoscale",
     "proxy",
-    "config",
-    "cluster-info",
     "certificate",
     "kustomize",
     "plugin",
@@ -275,6 +287,10 @@ pub struct Command {
     pub events_for: Option<String>,
     pub events_types: Vec<String>,
     pub logs: LogFlags,
+    pub config: ConfigFlags,
+    /// Where the command works without `-n`: the kubeconfig's current
+    /// context's namespace (set by `kubectl::run`; `default` until then).
+    pub context_namespace: String,
     /// The generator flags given, to refuse them where kubectl would.
     given: Vec<&'static str>,
 }
@@ -402,6 +418,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "drain" => Verb::Drain,
         "events" => Verb::Events,
         "wait" => Verb::Wait,
+        "config" => Verb::Config,
+        "cluster-info" => Verb::ClusterInfo,
         other if NOT_SIMULATED.contains(&other) => {
             return Err(format!("\"kubectl {other}\" is not simulated in this command bar; it knows {KNOWN}"))
         }
@@ -479,6 +497,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
         events_for: None,
         events_types: Vec::new(),
         logs: LogFlags::default(),
+        config: ConfigFlags::default(),
+        context_namespace: "default".into(),
         given: Vec::new(),
     };
     let mut positional = Vec::new();
@@ -536,8 +556,21 @@ pub fn parse(line: &str) -> Result<Command, String> {
                 )
             })
         };
+        // `config`'s subcommands each take their own flags (checked
+        // against `allowed` below).
+        if c.verb == Verb::Config {
+            let own = ["-n", "-o", "--output", "--current", "--cluster", "--minify", "--no-headers"];
+            c.given.extend(own.into_iter().find(|f| *f == flag));
+        }
         match flag.as_str() {
             "-l" | "--labels" if c.verb == Verb::Run => c.labels = Some(value("'-l'")?),
+            "--current" if c.verb == Verb::Config => c.config.current = boolean(&inline)?,
+            "--cluster" if c.verb == Verb::Config => c.config.cluster = Some(value("'--cluster'")?),
+            "--minify" if c.verb == Verb::Config => c.config.minify = boolean(&inline)?,
+            // (Nothing secret to show or inline: the same view.)
+            "--raw" | "--flatten" if c.verb == Verb::Config => {
+                boolean(&inline)?;
+            }
             "--image" => c.image = Some(value("'--image'")?),
             "--replicas" => c.replicas = Some(int("--replicas", value("'--replicas'")?)?),
             "--to-revision" => c.to_revision = Some(int("--to-revision", value("'--to-revision'")?)?),
@@ -646,7 +679,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--dry-run" if c.verb == Verb::Drain && inline.as_deref() == Some("client") => c.drain.client_dry_run = true,
             "--show-managed-fields" => c.show_managed_fields = boolean(&inline)?,
             "--list" if c.verb == Verb::Auth => c.can_i.list = boolean(&inline)?,
-            "--no-headers" if matches!(c.verb, Verb::Auth | Verb::Get) => c.no_headers = boolean(&inline)?,
+            "--no-headers" if matches!(c.verb, Verb::Auth | Verb::Get | Verb::Config) => c.no_headers = boolean(&inline)?,
             "-L" | "--label-columns" if c.verb == Verb::Get => {
                 c.label_columns.extend(value("'-L'")?.split(',').filter(|k| !k.is_empty()).map(str::to_string))
             }
@@ -758,6 +791,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
         (Verb::Debug, _) => &["--image", "--container", "--target", "--profile"],
         (Verb::Patch, _) => &["--patch", "--type", "--subresource"],
         (Verb::Auth, Some("can-i")) => &["--subresource"],
+        (Verb::Config, Some("set-context")) => &["--current", "--cluster", "--user"],
+        (Verb::Config, Some("view")) => &["--minify", "-n", "-o", "--output"],
+        (Verb::Config, Some("get-contexts")) => &["-n", "-o", "--output", "--no-headers"],
+        (Verb::Config, _) => &["-n"],
         (Verb::Expose, _) => &["--port", "--target-port", "--type", "--name"],
         _ => &[],
     };
@@ -766,9 +803,14 @@ pub fn parse(line: &str) -> Result<Command, String> {
             Verb::CreateFrom => format!("create {}", positional.first().map(String::as_str).unwrap_or("")),
             Verb::SetImage => format!("set {}", positional.first().map(String::as_str).unwrap_or("")),
             Verb::Rollout => format!("rollout {}", positional.first().map(String::as_str).unwrap_or("")),
+            Verb::Config => format!("config {}", positional.first().map(String::as_str).unwrap_or("")),
             _ => verb_word.clone(),
         };
-        return Err(format!("error: unknown flag: {f}\nSee 'kubectl {verb} --help' for usage."));
+        let unknown = match f.strip_prefix('-').filter(|short| short.len() == 1) {
+            Some(short) => format!("unknown shorthand flag: '{short}' in {f}"),
+            None => format!("unknown flag: {f}"),
+        };
+        return Err(format!("error: {unknown}\nSee 'kubectl {verb} --help' for usage."));
     }
     if !c.command.is_empty() && !matches!(c.verb, Verb::Run | Verb::CreateFrom) {
         return Err(format!("error: unexpected arguments: {}", c.command.join(" ")));
@@ -860,6 +902,49 @@ pub fn parse(line: &str) -> Result<Command, String> {
             }
             if c.output != Output::Table {
                 return Err("error: --raw and --output are mutually exclusive".into());
+            }
+        }
+        Verb::Config => {
+            const SIMULATED: [&str; 8] = [
+                "view",
+                "current-context",
+                "get-contexts",
+                "use-context",
+                "use",
+                "set-context",
+                "get-clusters",
+                "get-users",
+            ];
+            const OTHERS: [&str; 8] = [
+                "delete-cluster",
+                "delete-context",
+                "delete-user",
+                "rename-context",
+                "set",
+                "set-cluster",
+                "set-credentials",
+                "unset",
+            ];
+            match positional.first().map(String::as_str) {
+                Some(sub) if SIMULATED.contains(&sub) => {}
+                Some(sub) if OTHERS.contains(&sub) => {
+                    return Err(format!(
+                        "\"kubectl config {sub}\" is not simulated in this command bar; it knows config {}",
+                        super::config::SUBCOMMANDS
+                    ))
+                }
+                Some(other) => {
+                    return Err(format!(
+                        "error: unknown command \"{other}\"\nSee 'kubectl config -h' for help and examples"
+                    ))
+                }
+                None => {}
+            }
+            c.args = positional;
+        }
+        Verb::ClusterInfo => {
+            if positional.first().is_some_and(|p| p == "dump") {
+                return Err("\"kubectl cluster-info dump\" is not simulated in this command bar".into());
             }
         }
         Verb::Version | Verb::ApiVersions => {

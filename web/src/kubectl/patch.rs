@@ -44,7 +44,7 @@ pub(super) fn patch(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Out
     let sub = cmd.subresource.as_deref().map(|s| format!("/{s}")).unwrap_or_default();
     for (ty, name) in targets {
         let Some(r) = resolve(d, &ty, out) else { return };
-        let namespace = namespace_of(cmd).unwrap_or_else(|| "default".into());
+        let namespace = namespace_of(cmd).unwrap_or_else(|| cmd.context_namespace.clone());
         let path = format!("{}{sub}", r.item(r.namespaced.then_some(namespace.as_str()), &name));
         let read = send(s, "GET", &path, None, None, "application/json");
         if read.response.status != 200 {

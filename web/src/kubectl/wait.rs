@@ -171,7 +171,7 @@ pub(super) fn wait(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outc
             continue;
         }
         for name in named {
-            let in_ns = ns.clone().unwrap_or_else(|| "default".into());
+            let in_ns = ns.clone().unwrap_or_else(|| cmd.context_namespace.clone());
             let e = send(s, "GET", &r.item(Some(&in_ns), &name), None, None, "application/json");
             match e.response.status {
                 200 => objects.push((r.clone(), in_ns, name)),

@@ -47,7 +47,7 @@ pub(super) fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut 
             return;
         }
     }
-    let ns = doc_ns.or_else(|| cmd.namespace.clone()).unwrap_or_else(|| "default".into());
+    let ns = doc_ns.or_else(|| cmd.namespace.clone()).unwrap_or_else(|| cmd.context_namespace.clone());
     let ns = if r.namespaced { Some(ns.as_str()) } else { None };
     let kind_ref = |n: &str| name_ref(&r, n);
     // One write as kubectl sends it: the verb's field manager and
