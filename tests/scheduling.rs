@@ -32,6 +32,39 @@ fn two_nodes() -> Cluster {
     k
 }
 
+/// Each kubelet renews its node's Lease every 10 s of simulated time (a
+/// fourth of its 40 s duration), as upstream's lease controller does:
+/// a PUT of the Lease with `renewTime` now, nothing in between.
+#[test]
+fn kubelets_renew_their_node_leases_every_ten_seconds() {
+    let mut k = two_nodes();
+    const LEASE: &str = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/node-a";
+    let first = k.get(LEASE).json_body();
+    assert_eq!(first["spec"]["leaseDurationSeconds"], 40);
+    let renewed = |k: &mut Cluster| k.get(LEASE).json_body()["spec"]["renewTime"].clone();
+    let start = k.s.now().0;
+    k.s.advance(9_000);
+    k.c.tick(&mut k.s);
+    assert_eq!(k.get(LEASE).json_body(), first, "not due before 10 s");
+    k.s.advance(1_000);
+    assert!(k.c.tick(&mut k.s));
+    let at = kubesim::clock::SimTime(start + 10_000).rfc3339_micro();
+    assert_eq!(renewed(&mut k), json!(at));
+    let second = k.get(LEASE).json_body();
+    assert_ne!(second["metadata"]["resourceVersion"], first["metadata"]["resourceVersion"]);
+    assert_eq!(second["spec"]["holderIdentity"], "node-a");
+    // A minute: six renewals each, each at its time.
+    k.s.step_jumps(true);
+    assert_eq!(k.call("POST", "/debug/kubesim/clock?advance=60s", None).status, 200);
+    let at = kubesim::clock::SimTime(start + 70_000).rfc3339_micro();
+    assert_eq!(renewed(&mut k), json!(at));
+    let puts = String::from_utf8(k.get("/metrics").body).unwrap();
+    let line = puts.lines().find(|l| {
+        l.starts_with("apiserver_request_total{") && l.contains("resource=\"leases\"") && l.contains("verb=\"PUT\"")
+    });
+    assert!(line.is_some_and(|l| l.ends_with(" 14")), "{line:?}");
+}
+
 fn pod(name: &str, spec_extra: Value) -> Value {
     let mut spec = json!({"containers": [{"name": "c", "image": "nginx:1.27"}]});
     for (k, v) in spec_extra.as_object().cloned().unwrap_or_default() {
@@ -525,8 +558,8 @@ fn deleting_a_running_pod_waits_for_its_kubelet_and_the_grace_period() {
     let deleting = r.json_body();
     assert!(deleting["metadata"]["deletionTimestamp"].is_string());
     k.s.advance(29_000);
-    assert!(!k.c.tick(&mut k.s), "nothing is due yet");
-    assert_eq!(k.get(&format!("{PODS}/loop")).status, 200);
+    k.c.tick(&mut k.s);
+    assert_eq!(k.get(&format!("{PODS}/loop")).json_body(), deleting, "nothing is due yet");
     // A second DELETE may only bring the end forward.
     let r = k.call("DELETE", &format!("{PODS}/loop?gracePeriodSeconds=60"), None);
     assert_eq!(r.json_body()["metadata"]["deletionTimestamp"], deleting["metadata"]["deletionTimestamp"]);
@@ -578,8 +611,8 @@ fn a_cron_job_makes_jobs_on_simulated_time_and_keeps_its_history() {
         n
     };
     assert!(jobs(&mut k).is_empty(), "nothing before the first minute");
-    let wake = k.c.next_wake().expect("the controller waits for the next minute");
-    assert_eq!(wake.0 % 60_000, 0);
+    // (The controllers' next wake is a node Lease's renewal, every 10 s.)
+    let wake = kubesim::clock::SimTime((k.s.now().0 / 60_000 + 1) * 60_000);
     for _ in 0..4 {
         k.s.advance(60_000);
         assert!(k.c.tick(&mut k.s));
@@ -626,7 +659,7 @@ fn a_cron_job_tells_of_jobs_it_did_not_make_and_runs_a_forbidden_time_late() {
     assert!(status(&mut k).get("active").is_none(), "not adopted: {}", status(&mut k));
 
     // Its first minute: the manual Job does not hold Forbid back.
-    let wake = k.c.next_wake().unwrap().0;
+    let wake = (k.s.now().0 / 60_000 + 1) * 60_000;
     k.s.advance(wake - k.s.now().0);
     k.c.tick(&mut k.s);
     let first = format!("hello-{}", wake / 60_000);
@@ -1500,7 +1533,10 @@ fn a_failing_readiness_probe_makes_the_pod_unready_and_keeps_failing() {
     assert_eq!(look(&mut k), (json!(true), json!(0), json!("True"), Value::Null));
     assert_eq!(endpoints(&mut k), (1, 0));
     k.s.advance(20_000);
-    assert!(!k.c.tick(&mut k.s), "the passing probes change nothing: the kubelet waits for the first to fail");
+    let pod = k.get(&format!("{PODS}/readiness-exec")).json_body();
+    assert_eq!(pod["metadata"]["name"], "readiness-exec");
+    k.c.tick(&mut k.s);
+    assert_eq!(k.get(&format!("{PODS}/readiness-exec")).json_body(), pod, "the passing probes change nothing");
     k.s.advance(9_000);
     k.c.tick(&mut k.s);
     assert_eq!(told(&mut k), None, "the probe at 30 s still read the file");

@@ -1,5 +1,6 @@
 //! Simulated kubelets (KWOK-like), one per Node, as clients: each keeps
-//! its node's heartbeat Lease in `kube-node-lease` and runs the pods bound
+//! its node's heartbeat Lease in `kube-node-lease` (renewed every 10 s of
+//! simulated time) and runs the pods bound
 //! to it. A bound pod first reports `Pending` with its containers
 //! `ContainerCreating` (hostIP, startTime, the conditions
 //! `PodReadyToStartContainers`, `Initialized`, `Ready`, `ContainersReady`,
@@ -402,10 +403,18 @@ impl Controller for Kubelets {
 }
 
 impl Kubelets {
-    /// The node's Lease, made when missing.
+    /// The node's Lease, made when missing, and renewed every 10 s (a
+    /// fourth of its 40 s, as the kubelet's lease controller renews it):
+    /// its wake kept with the pods' (under a key no pod has).
     fn heartbeat(&mut self, client: &mut Client<'_>, node: &Value) {
         let name = meta_str(node, "name");
-        if self.leases.get(&format!("kube-node-lease/{name}")).is_some() {
+        if let Some(lease) = self.leases.get(&format!("kube-node-lease/{name}")) {
+            let renewed = lease["spec"]["renewTime"].as_str().and_then(parse_rfc3339).unwrap_or(0);
+            let due = match renewed + RENEW_MS > client.now_millis() {
+                true => renewed + RENEW_MS,
+                false => renew(client, lease),
+            };
+            self.wakes.insert(format!(" lease {name}"), due);
             return;
         }
         let lease = json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
@@ -1075,6 +1084,22 @@ impl Exit<'_> {
             }
         }
     }
+}
+
+/// How often a kubelet renews its node's Lease.
+const RENEW_MS: i64 = 10_000;
+
+/// A node's Lease renewed now, as the kubelet's lease controller renews
+/// it: the Lease as last seen, its `renewTime` now, PUT (a refusal is
+/// tried again at the next renewal); when the next one is due. Never
+/// inlined: no Lease is due while a server starts.
+#[inline(never)]
+fn renew(client: &mut Client<'_>, lease: &Value) -> i64 {
+    let mut body = lease.clone();
+    body["spec"]["renewTime"] = json!(micro_time(client));
+    let path = format!("/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases/{}", meta_str(lease, "name"));
+    client.write("PUT", &path, "application/json", &body);
+    client.now_millis() + RENEW_MS
 }
 
 /// The kubelet's three events for a container it has started (its image

@@ -129,6 +129,12 @@ pub struct JournalEntry {
     /// restart. A replay restarts them at the same point.
     #[serde(default, rename = "controllersRestarted", skip_serializing_if = "std::ops::Not::not")]
     pub controllers_restarted: bool,
+    /// Not a request: the page's clock reached a time a controller waited
+    /// for (a Lease's renewal, a container's end, a CronJob's schedule),
+    /// and they settled there. A replay settles them at the same point,
+    /// so what they did then comes before the writes after it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub woke: bool,
 }
 
 impl JournalEntry {
@@ -145,10 +151,13 @@ impl JournalEntry {
             body,
             body_base64,
             controllers_restarted: false,
+            woke: false,
         }
     }
 
-    fn restart(wall: i64) -> JournalEntry {
+    /// A mark that is not a request: the controllers restarted, or
+    /// (`woke`) settled at a time they waited for.
+    fn mark(wall: i64, woke: bool) -> JournalEntry {
         JournalEntry {
             wall,
             method: String::new(),
@@ -156,7 +165,8 @@ impl JournalEntry {
             headers: Vec::new(),
             body: String::new(),
             body_base64: String::new(),
-            controllers_restarted: true,
+            controllers_restarted: !woke,
+            woke,
         }
     }
 
@@ -434,7 +444,7 @@ impl Session {
         if self.controllers.tick(&mut self.server) {
             self.log_controllers();
         }
-        self.journal.push(JournalEntry::restart(self.clock.wall));
+        self.journal.push(JournalEntry::mark(self.clock.wall, false));
         self.controllers = Session::fresh_controllers();
         self.settle();
         self.generation += 1;
@@ -574,8 +584,10 @@ impl Session {
             if self.clock.wall / 1000 != before / 1000 {
                 self.generation += 1;
             }
-            // A controller waiting for this time (a grace period ending).
+            // A controller waiting for this time (a grace period ending):
+            // journaled, for a replay to settle them here too.
             if self.controllers.tick(&mut self.server) {
+                self.journal.push(JournalEntry::mark(self.clock.wall, true));
                 self.log_controllers();
                 self.generation += 1;
             }
@@ -678,6 +690,10 @@ impl Session {
             s.clock.wall = j.wall;
             if j.controllers_restarted {
                 s.restart_controllers();
+            } else if j.woke {
+                s.server.sync_clock(SimTime(j.wall));
+                s.journal.push(JournalEntry::mark(j.wall, true));
+                s.settle();
             } else {
                 s.request(Source::Setup, j.request()?);
             }
