@@ -52,6 +52,8 @@ pub struct Kubelets {
     stopping: BTreeSet<String>,
     /// When the next grace period ends.
     wake: Option<SimTime>,
+    /// When the first node Lease is due to be renewed (`i64::MAX`: none).
+    leases_due: i64,
     /// When each pod (by cache key) next needs its kubelet though nothing
     /// changed: a grace period ending, a container ending or restarting.
     wakes: BTreeMap<String, i64>,
@@ -84,6 +86,7 @@ impl Default for Kubelets {
             recorders: BTreeMap::new(),
             stopping: BTreeSet::new(),
             wake: None,
+            leases_due: i64::MAX,
             wakes: BTreeMap::new(),
             taken: BTreeMap::new(),
             deferred: BTreeSet::new(),
@@ -293,8 +296,9 @@ impl Controller for Kubelets {
             return Progress::default();
         }
         let nodes: Vec<Arc<Value>> = self.nodes.shared().cloned().collect();
+        self.leases_due = i64::MAX;
         for node in &nodes {
-            self.heartbeat(client, node);
+            self.leases_due = self.leases_due.min(self.heartbeat(client, node));
         }
         // The pods to look at: those that changed and those whose time has
         // come (every pod when the nodes changed), not every pod each time.
@@ -393,7 +397,8 @@ impl Controller for Kubelets {
                 self.wakes.insert(key, at);
             }
         }
-        self.wake = self.wakes.values().min().map(|t| SimTime(*t));
+        let first = self.wakes.values().min().map_or(self.leases_due, |t| self.leases_due.min(*t));
+        self.wake = (first < i64::MAX).then_some(SimTime(first));
         Progress { writes: client.writes - before }
     }
 
@@ -404,18 +409,16 @@ impl Controller for Kubelets {
 
 impl Kubelets {
     /// The node's Lease, made when missing, and renewed every 10 s (a
-    /// fourth of its 40 s, as the kubelet's lease controller renews it):
-    /// its wake kept with the pods' (under a key no pod has).
-    fn heartbeat(&mut self, client: &mut Client<'_>, node: &Value) {
+    /// fourth of its 40 s, as the kubelet's lease controller renews it);
+    /// when it is next due (none when just made: the next pass sees it).
+    fn heartbeat(&mut self, client: &mut Client<'_>, node: &Value) -> i64 {
         let name = meta_str(node, "name");
         if let Some(lease) = self.leases.get(&format!("kube-node-lease/{name}")) {
             let renewed = lease["spec"]["renewTime"].as_str().and_then(parse_rfc3339).unwrap_or(0);
-            let due = match renewed + RENEW_MS > client.now_millis() {
+            return match renewed + RENEW_MS > client.now_millis() {
                 true => renewed + RENEW_MS,
                 false => renew(client, lease),
             };
-            self.wakes.insert(format!(" lease {name}"), due);
-            return;
         }
         let lease = json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
             "metadata": {"name": name, "namespace": "kube-node-lease",
@@ -427,6 +430,7 @@ impl Kubelets {
             "application/json",
             &lease,
         );
+        i64::MAX
     }
 
     /// Stops the pods being deleted among those looked at (on a node
@@ -1116,6 +1120,8 @@ fn started_events(recorder: &mut Recorder, client: &mut Client<'_>, pod: &Value,
 }
 
 /// A MicroTime (`2024-01-01T00:00:00.000000Z`) of the simulated now.
+/// Inlined: a start makes each node's Lease with it.
+#[inline(always)]
 fn micro_time(client: &Client<'_>) -> String {
     SimTime(client.now_millis()).rfc3339_micro()
 }

@@ -248,7 +248,9 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
     let mut out = Outcome::default();
     let cmd = match parse(line) {
         Ok(mut c) => {
-            c.context_namespace = s.kubeconfig.namespace();
+            if let Some(kc) = &s.kubeconfig {
+                c.context_namespace = kc.namespace();
+            }
             c
         }
         Err(e) => {

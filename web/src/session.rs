@@ -319,8 +319,9 @@ pub struct Session {
     /// kubectl patches from what it opened in the editor.
     pub editing: Option<(String, serde_json::Value)>,
     /// The page's kubeconfig (`kubectl config`): its current context's
-    /// namespace is where commands without `-n` work. Not saved.
-    pub kubeconfig: crate::kubectl::config::KubeConfig,
+    /// namespace is where commands without `-n` work. Not saved; None
+    /// until a command changes it (the repository's, as it is).
+    pub kubeconfig: Option<crate::kubectl::config::KubeConfig>,
     /// The starter cluster's requests not sent yet: a fresh page shows
     /// itself first and builds the cluster after, a request at a time
     /// (`starter_step`).
@@ -423,7 +424,7 @@ impl Session {
             history: Default::default(),
             restored: None,
             editing: None,
-            kubeconfig: Default::default(),
+            kubeconfig: None,
             starter: Default::default(),
         }
     }

@@ -80,7 +80,7 @@ pub(super) fn config(s: &mut Session, cmd: &Command, out: &mut Outcome) {
         Some((sub, args)) => (sub.as_str(), args),
         None => return out.error(format!("error: kubectl config needs a sub-command: {SUBCOMMANDS}")),
     };
-    let kc = &mut s.kubeconfig;
+    let kc = s.kubeconfig.get_or_insert_with(KubeConfig::default);
     match sub {
         "view" => {
             let doc = kc.document(cmd.config.minify);
