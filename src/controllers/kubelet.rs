@@ -613,14 +613,21 @@ impl Kubelets {
         }
         // (A failing probe is told though the status stays as it was.)
         if !events.is_empty() {
-            let node = pod["spec"]["nodeName"].as_str().unwrap_or("").to_string();
-            let recorder = self.recorder(&node);
-            for (name, t, reason, message) in events {
-                let field = format!("spec.containers{{{name}}}");
-                recorder.event(client, pod, ("v1", "Pod"), &field, t, reason, &message);
-            }
+            self.tell(client, pod, events);
         }
         next.map(SimTime)
+    }
+
+    /// Records what the kubelet told of a pod's containers (each event on
+    /// `spec.containers{NAME}`). Never inlined: no container ends, restarts
+    /// or fails a probe while a server starts.
+    #[inline(never)]
+    fn tell(&mut self, client: &mut Client<'_>, pod: &Value, events: Told) {
+        let recorder = self.recorder(pod["spec"]["nodeName"].as_str().unwrap_or(""));
+        for (name, t, reason, message) in events {
+            let field = format!("spec.containers{{{name}}}");
+            recorder.event(client, pod, ("v1", "Pod"), &field, t, reason, &message);
+        }
     }
 
     fn recorder(&mut self, node: &str) -> &mut Recorder {
@@ -905,7 +912,6 @@ impl Kubelets {
         let earlier = pod["status"]["containerStatuses"].as_array().map(Vec::as_slice).unwrap_or_default();
         let mut unmade = Vec::new();
         let mut recorder_events = Vec::new();
-        let (now_ms, mut told): (i64, Told) = (client.now_millis(), Vec::new());
         let policy = pod["spec"]["restartPolicy"].as_str().unwrap_or("Always").to_string();
         let pod_ref = format!("{}_{}({uid})", meta_str(pod, "name"), meta_str(pod, "namespace"));
         let statuses: Vec<Value> = containers
@@ -927,7 +933,7 @@ impl Kubelets {
                 }
                 let (full, image_id, container_id) = runtime_ids(image, &format!("{uid}/{name}"));
                 let exit = crate::server::logs::exit_code(c);
-                recorder_events.push((name.to_string(), image.to_string()));
+                recorder_events.push((name.to_string(), image.to_string(), exit));
                 let mut st = json!({"name": name, "lastState": {}, "ready": false, "restartCount": 0, "image": full,
                     "imageID": image_id, "containerID": container_id, "started": false});
                 match exit {
@@ -938,14 +944,7 @@ impl Kubelets {
                         st["ready"] = json!(!ready);
                         st["started"] = json!(!started);
                     }
-                    // Ended as it started: restarted at once, and backing
-                    // off if it ends at once again (as a program that
-                    // ends at once does).
-                    Some(code) => {
-                        let exit =
-                            Exit { at: &now, now: now_ms, policy: &policy, restarts: 0, name, pod_ref: &pod_ref };
-                        exit.ended(&mut st, code, &json!(now), c, &mut told);
-                    }
+                    Some(code) => exited_at_once(&mut st, code, &policy, name, &pod_ref, &now),
                 }
                 resize::report_resources(&mut st, c);
                 st
@@ -966,18 +965,49 @@ impl Kubelets {
         }
         let recorder = self.recorder(&node_name);
         let again = config::tell(recorder, client, pod, &unmade);
-        for (name, image) in recorder_events {
+        for (name, image, exit) in recorder_events {
             let field = format!("spec.containers{{{name}}}");
             started_events(recorder, client, pod, &field, &name, &image);
-        }
-        // What came of a container that ended at once, told after every
-        // container's start as the kubelet's next sync tells it.
-        for (name, t, reason, message) in told {
-            let field = format!("spec.containers{{{name}}}");
-            recorder.event(client, pod, ("v1", "Pod"), &field, t, reason, &message);
+            if exit.is_some_and(|code| policy == "Always" || (policy == "OnFailure" && code != 0)) {
+                started_again(recorder, client, pod, (&field, &name, &image), &pod_ref);
+            }
         }
         again
     }
+}
+
+/// A container that ended as it started (at `now`, with `code`):
+/// terminated for good, or, its policy restarting it, started again at
+/// once, ended again, and backing off 10 s (what `Exit::ended` gives a
+/// first end whose restart ends at once). Never inlined: no starter
+/// container ends.
+#[inline(never)]
+fn exited_at_once(st: &mut Value, code: i64, policy: &str, name: &str, pod_ref: &str, now: &str) {
+    let terminated = json!({"terminated": {"exitCode": code, "reason": if code == 0 { "Completed" } else { "Error" },
+        "startedAt": now, "finishedAt": now, "containerID": st["containerID"]}});
+    if policy == "Never" || (policy == "OnFailure" && code == 0) {
+        st["state"] = terminated;
+        return;
+    }
+    st["lastState"] = terminated;
+    st["restartCount"] = json!(1);
+    st["state"] = json!({"waiting": {"reason": "CrashLoopBackOff",
+        "message": format!("back-off {}s restarting failed container={name} pod={pod_ref}", back_off(1) / 1000)}});
+}
+
+/// The events of `exited_at_once`'s restart, told after the first start's:
+/// Pulled, Created and Started again, then BackOff. Never inlined, as it.
+#[inline(never)]
+fn started_again(
+    recorder: &mut Recorder,
+    client: &mut Client<'_>,
+    pod: &Value,
+    (field, name, image): (&str, &str, &str),
+    pod_ref: &str,
+) {
+    started_events(recorder, client, pod, field, name, image);
+    let message = format!("Back-off restarting failed container {name} in pod {pod_ref}");
+    recorder.event(client, pod, ("v1", "Pod"), field, EventType::Warning, "BackOff", &message);
 }
 
 /// Where a container's liveness probe leaves it after a pass.
