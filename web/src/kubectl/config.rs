@@ -96,21 +96,11 @@ pub(super) fn config(s: &mut Session, cmd: &Command, out: &mut Outcome) {
         }
         "current-context" => out.line(kc.current.clone()),
         "get-contexts" => {
-            match cmd.output {
-                Output::Table | Output::Name => {}
-                Output::Wide => {
-                    return out.error("error: --output wide is not available in kubectl config get-contexts; resetting to default output format")
-                }
-                _ => {
-                    let o = match cmd.output {
-                        Output::Json => "json",
-                        Output::Yaml => "yaml",
-                        _ => "jsonpath",
-                    };
-                    return out.error(format!(
-                        "error: --output {o} is not available in kubectl config get-contexts; resetting to default output format"
-                    ));
-                }
+            if !matches!(cmd.output, Output::Table | Output::Name) {
+                return out.error(format!(
+                    "error: --output {} is not available in kubectl config get-contexts; resetting to default output format",
+                    cmd.output.typed()
+                ));
             }
             let shown: Vec<&Context> =
                 kc.contexts.iter().filter(|c| args.is_empty() || args.contains(&c.name)).collect();
@@ -324,6 +314,9 @@ mod tests {
             ("config current-context -o yaml", "error: unknown shorthand flag: 'o' in -o\nSee 'kubectl config current-context --help' for usage."),
             ("config get-contexts --current", "error: unknown flag: --current\nSee 'kubectl config get-contexts --help' for usage."),
             ("config get-contexts -o yaml", "error: --output yaml is not available in kubectl config get-contexts; resetting to default output format"),
+            ("config get-contexts -o wide", "error: --output wide is not available in kubectl config get-contexts; resetting to default output format"),
+            ("config get-contexts -o jsonpath={.x}", "error: --output jsonpath={.x} is not available in kubectl config get-contexts; resetting to default output format"),
+            ("config get-contexts -o custom-columns=A:.b", "error: --output custom-columns=A:.b is not available in kubectl config get-contexts; resetting to default output format"),
             ("config nope", "error: unknown command \"nope\"\nSee 'kubectl config -h' for help and examples"),
         ] {
             let o = run(&mut s, line, "");

@@ -368,10 +368,7 @@ fn job_from_cron_job(cmd: &Command, name: &str, cron: &Value) -> Value {
         annotations.extend(more.iter().map(|(k, v)| (k.clone(), v.clone())));
     }
     // (Go writes a map's keys in order.)
-    let mut keys: Vec<String> = annotations.keys().cloned().collect();
-    keys.order();
-    let annotations: Map<String, Value> =
-        keys.into_iter().filter_map(|k| Some((k.clone(), annotations.get(&k)?.clone()))).collect();
+    let annotations = crate::format::keys_sorted(&Value::Object(annotations));
     let mut metadata = json!({"name": name});
     if let Some(ns) = &cmd.namespace {
         metadata["namespace"] = json!(ns);
@@ -380,7 +377,7 @@ fn job_from_cron_job(cmd: &Command, name: &str, cron: &Value) -> Value {
     if let Some(labels) = template["metadata"]["labels"].as_object().filter(|l| !l.is_empty()) {
         metadata["labels"] = json!(labels);
     }
-    metadata["annotations"] = Value::Object(annotations);
+    metadata["annotations"] = annotations;
     metadata["ownerReferences"] = json!([{"apiVersion": "batch/v1", "kind": "CronJob",
         "name": cron["metadata"]["name"], "uid": cron["metadata"]["uid"], "controller": true}]);
     json!({"kind": "Job", "apiVersion": "batch/v1", "metadata": metadata, "spec": template["spec"], "status": {}})

@@ -16,6 +16,21 @@ pub enum Output {
     CustomColumns(String),
 }
 
+impl Output {
+    /// The format as `-o` was given (kubectl's refusals name it so).
+    pub fn typed(&self) -> String {
+        match self {
+            Output::Table => String::new(),
+            Output::Wide => "wide".into(),
+            Output::Yaml => "yaml".into(),
+            Output::Json => "json".into(),
+            Output::Name => "name".into(),
+            Output::JsonPath(t) => format!("jsonpath={t}"),
+            Output::CustomColumns(t) => format!("custom-columns={t}"),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verb {
     Get,
