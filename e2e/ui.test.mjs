@@ -85,8 +85,15 @@ test('finalizers, watch lanes, the inspector and a 410 on a late resume', async 
   // An informer-style lane lists again and goes on watching.
   await page.waitForSelector('#lane-1-state:text("watching")');
 
-  // 7. The timeline: pick a compacted revision and see the 410 of a list at it
-  //    (scrolled to the oldest: the node Leases' renewals in the jumps are newer).
+  // 7. The timeline: the node Leases' renewals in the jumps are hidden
+  //    until asked for; then pick a compacted revision (scrolled to the
+  //    oldest) and see the 410 of a list at it.
+  const newest = () => page.textContent('#timeline-list .point >> nth=0');
+  assert.doesNotMatch(await newest(), /update\s*Lease\//);
+  assert.match(await page.textContent('label:has(#show-renewals)'), /show Lease renewals \([1-9]\d*\)/);
+  await page.check('#show-renewals');
+  await page.waitForFunction(() => /update\s*Lease\/kube-node-lease\//.test(document.querySelector('#timeline-list .point').textContent));
+  await page.uncheck('#show-renewals');
   await page.$eval('#timeline-list', (el) => { el.scrollTop = el.scrollHeight; });
   await page.locator('#timeline-list .point.gone .rv').last().click();
   await page.waitForSelector('#snapshot .snap-row.bad');

@@ -170,6 +170,7 @@ const UI: &[(&str, &str)] = &[
     ("The response appears here: its status line, headers and body as the API server sends them. Try GET on the path above, or pick POST and give a body.", "响应会显示在这里:API 服务器发送的状态行、头部和响应体。试试对上面的路径执行 GET,或选择 POST 并给出请求体。"),
     ("show the page's own reads (timeline, owners view, completion)", "显示页面自身的读取(时间线、属主视图、补全)"),
     ("show the controllers' requests", "显示控制器的请求"),
+    ("show Lease renewals ({})", "显示 Lease 续约({})"),
     ("No requests to show yet. Every request the page sends — from kubectl, the console, the watch lanes and the pager — appears here with its status and resourceVersion (the controllers' behind the checkbox above); click one to see it in full.", "尚无可显示的请求。页面发送的每个请求——来自 kubectl、控制台、监视通道和分页器——都会带着状态和资源版本出现在这里(控制器的请求在上方复选框之后);点击一个即可查看完整内容。"),
     ("#{} from {} at {}", "#{} 来自 {},于 {}"),
     (" {} requests", " {} 个请求"),

@@ -81,6 +81,12 @@ impl Point {
     pub fn collection_path(&self) -> String {
         crate::paths::collection(&self.group, &self.version, &self.resource, None)
     }
+
+    /// An update of a Lease: a kubelet renewing its node's (every 10 s of
+    /// simulated time), or anyone's.
+    pub fn is_renewal(&self) -> bool {
+        &*self.event == "MODIFIED" && &*self.resource == "leases" && &*self.group == "coordination.k8s.io"
+    }
 }
 
 #[derive(Clone, Debug, Default)]
@@ -90,6 +96,9 @@ pub struct Timeline {
     pub compacted: u64,
     pub now: String,
     pub history_window_seconds: i64,
+    /// The indices in `points` of the writes that are not Lease renewals,
+    /// in order (what the timeline shows while renewals are hidden).
+    pub others: Vec<usize>,
     /// The shared strings of the points.
     shared: HashSet<Rc<str>>,
 }
@@ -151,6 +160,9 @@ impl Timeline {
                 namespace: share(shared, prev.map(|p| &p.namespace), e.namespace),
                 name: e.name.map(Cow::into_owned).unwrap_or_default(),
             };
+            if !point.is_renewal() {
+                self.others.push(self.points.len());
+            }
             self.points.push(point);
             added += 1;
         }
@@ -201,10 +213,27 @@ mod tests {
         assert_eq!(t.absorb(page.as_bytes()), 2);
         assert_eq!(t.absorb(page.as_bytes()), 0);
         assert_eq!(t.last_revision, 3);
+        assert_eq!(t.others, [0, 1]);
         assert_eq!(t.points[1].verb(), "delete");
         assert_eq!(t.points[0].object_label(), "ConfigMap/default/a");
         assert_eq!(t.revisions_of("", "configmaps", "default", "a").len(), 2);
         assert_eq!(t.collections_until(2), vec!["/api/v1/configmaps".to_string()]);
         assert_eq!(t.compacted, 1);
+    }
+
+    #[test]
+    fn lease_renewals_are_told_apart_from_other_writes() {
+        let mut t = Timeline::default();
+        let lease = |rev: u32, event: &str| {
+            json!({"revision": rev.to_string(), "type": event, "group": "coordination.k8s.io",
+            "version": "v1", "resource": "leases", "kind": "Lease", "namespace": "kube-node-lease", "name": "node-a"})
+        };
+        let page = json!({"revision": "4", "events": [lease(1, "ADDED"), lease(2, "MODIFIED"),
+            {"revision": "3", "type": "MODIFIED", "group": "", "version": "v1", "resource": "nodes", "kind": "Node", "name": "node-a"},
+            lease(4, "MODIFIED")]});
+        assert_eq!(t.absorb(page.to_string().as_bytes()), 4);
+        // The Lease's creation and the Node's update stay; the renewals go.
+        assert_eq!(t.others, [0, 2]);
+        assert!(t.points[3].is_renewal() && !t.points[0].is_renewal());
     }
 }

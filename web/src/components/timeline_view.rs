@@ -6,7 +6,7 @@ use kubesim::server::Request;
 use yew::prelude::*;
 
 use super::app::{Action, Ctx, ObjectRef};
-use super::{input_value, VirtualList};
+use super::{checked, input_value, VirtualList};
 use crate::i18n::{fill, tr};
 use crate::session::{body_json, Session, Source};
 
@@ -48,6 +48,10 @@ pub fn timeline_view() -> Html {
     let lang = ctx.0.lang;
     let picked = use_state(|| None::<Snapshot>);
     let end = use_state(|| None::<u64>);
+    // The node Leases' renewals (a revision per node every 10 s) are
+    // hidden unless asked for, as the controllers' requests in the log.
+    let show_renewals = use_state(|| false);
+    let shown = *show_renewals;
     let s = ctx.0.session.borrow();
     let t = &s.timeline;
     let head = t.last_revision.max(1);
@@ -64,7 +68,7 @@ pub fn timeline_view() -> Html {
     };
     let first = t.points.partition_point(|p| p.revision < lo);
     let last = t.points.partition_point(|p| p.revision <= hi);
-    let dots: Vec<Html> = t.points[first..last].iter().map(|p| {
+    let dots: Vec<Html> = t.points[first..last].iter().filter(|p| shown || !p.is_renewal()).map(|p| {
         let rev = p.revision;
         let pick = pick.clone();
         let class = format!("dot {}", p.event.to_ascii_lowercase());
@@ -82,8 +86,14 @@ pub fn timeline_view() -> Html {
         let pick = pick.clone();
         Callback::from(move |i: usize| {
             let s = ctx.0.session.borrow();
-            let n = s.timeline.points.len();
-            let Some(p) = s.timeline.points.get(n.saturating_sub(1 + i)) else { return html! {} };
+            let t = &s.timeline;
+            // Newest first.
+            let index = if shown {
+                t.points.len().checked_sub(1 + i)
+            } else {
+                t.others.len().checked_sub(1 + i).and_then(|j| t.others.get(j).copied())
+            };
+            let Some(p) = index.and_then(|j| t.points.get(j)) else { return html! {} };
             let rev = p.revision;
             let gone = rev <= s.timeline.compacted;
             let obj = ObjectRef {
@@ -121,6 +131,12 @@ pub fn timeline_view() -> Html {
         })
     };
     let count = t.points.len();
+    let renewals = count - t.others.len();
+    let listed = if shown { count } else { t.others.len() };
+    let toggle = {
+        let show_renewals = show_renewals.clone();
+        Callback::from(move |e: Event| show_renewals.set(checked(&e)))
+    };
     let (compacted, now, window) = (t.compacted, t.now.clone(), t.history_window_seconds);
     // Revisions compacted before this page read them (after a reload, or
     // a long pause): said, not shown as an empty stretch.
@@ -147,7 +163,8 @@ pub fn timeline_view() -> Html {
             if count == 0 && compacted > 0 {
                 <div class="muted" id="timeline-empty">{ fill(tr("Nothing left to show: every write up to revision {} was compacted (history is kept for {}s). New writes appear here as they happen.", lang), &[&compacted, &window]) }</div>
             }
-            <VirtualList id="timeline-list" label={tr("revisions (Enter shows the cluster at one)", lang)} count={count} row_height={20.0} height={160.0} render={list_render} />
+            <label class="flag"><input type="checkbox" id="show-renewals" checked={shown} onchange={toggle} />{ fill(tr("show Lease renewals ({})", lang), &[&renewals]) }</label>
+            <VirtualList id="timeline-list" label={tr("revisions (Enter shows the cluster at one)", lang)} count={listed} row_height={20.0} height={160.0} render={list_render} />
             { for snap }
         </div>
     }
