@@ -12,6 +12,7 @@ use std::rc::Rc;
 
 use kubesim::api::Revision;
 
+use crate::kubectl::config::KubeConfig;
 use crate::session::{Session, StoredStore};
 
 /// What one save writes.
@@ -73,11 +74,14 @@ struct Progress {
     log: Option<(Revision, usize)>,
     /// The simulated clock in the last durable save.
     saved_wall: i64,
+    /// The page's kubeconfig in the last durable save (a `kubectl config`
+    /// change is saved without a write).
+    saved_kubeconfig: Option<KubeConfig>,
     /// Why the last save failed, until one succeeds; and what it tried to
     /// save (journal length, clock), so it is tried again only after a
     /// change.
     error: Option<String>,
-    failed: Option<(usize, i64)>,
+    failed: Option<(usize, i64, Option<KubeConfig>)>,
     /// Bumped when a save ends (the page re-renders to show it).
     version: u64,
 }
@@ -106,6 +110,7 @@ impl Saving {
             },
             log: session.restored.and_then(|r| r.log).filter(|_| !fresh),
             saved_wall: session.clock.wall,
+            saved_kubeconfig: session.kubeconfig.clone(),
             ..Progress::default()
         };
         Rc::new(Saving { saver, progress: RefCell::new(progress) })
@@ -113,7 +118,7 @@ impl Saving {
 
     /// Starts a save if one is needed and none is under way: new writes,
     /// the clock moved on by `CLOCK_SAVE_MS` (or `force`: the page is being
-    /// hidden), or a replaced session.
+    /// hidden), a changed kubeconfig, or a replaced session.
     pub fn save_if_needed(self: &Rc<Self>, session: &Session, force: bool) {
         let batch = {
             let mut p = self.progress.borrow_mut();
@@ -125,11 +130,12 @@ impl Saving {
             let len = session.journal_len();
             let wall = session.clock.wall;
             let clock_moved = (wall - p.saved_wall).abs() >= CLOCK_SAVE_MS || (force && wall != p.saved_wall);
-            if !p.fresh && len == p.durable && !clock_moved {
+            let kubeconfig = &session.kubeconfig;
+            if !p.fresh && len == p.durable && !clock_moved && *kubeconfig == p.saved_kubeconfig {
                 return;
             }
             // A save that failed is tried again once something changed.
-            if p.failed == Some((len, wall)) && !force {
+            if p.failed.as_ref().is_some_and(|f| (f.0, f.1, &f.2) == (len, wall, kubeconfig)) && !force {
                 return;
             }
             let fresh = p.fresh || len < p.durable;
@@ -150,9 +156,9 @@ impl Saving {
             let store = StoredStore { state: server.state(), log_records: records };
             let header = session.stored_header(Some(store));
             let batch = SaveBatch { fresh, header, from, entries: session.journal_json(from), log };
-            (batch, p.epoch, len, wall, (server.revision(), records))
+            (batch, p.epoch, len, wall, (server.revision(), records), kubeconfig.clone())
         };
-        let (batch, epoch, len, wall, log) = batch;
+        let (batch, epoch, len, wall, log, kubeconfig) = batch;
         let me = self.clone();
         (self.saver)(
             batch,
@@ -168,13 +174,14 @@ impl Saving {
                         p.durable = len;
                         p.log = Some(log);
                         p.saved_wall = wall;
+                        p.saved_kubeconfig = kubeconfig;
                         p.fresh = false;
                         p.error = None;
                         p.failed = None;
                     }
                     Err(e) => {
                         p.error = Some(e);
-                        p.failed = Some((len, wall));
+                        p.failed = Some((len, wall, kubeconfig));
                     }
                 }
             }),
@@ -500,6 +507,39 @@ mod tests {
         assert_eq!(back.restored.map(|r| r.log), Some(None), "replayed");
         assert_eq!(back.journal_len(), s.journal_len());
         assert_eq!(crate::session::tests::observed(&mut back), crate::session::tests::observed(&mut s));
+    }
+
+    #[test]
+    fn a_kubeconfig_change_is_saved_without_a_write_and_comes_back_with_the_session() {
+        let mut s = Session::new(1);
+        let (saver, pending) = later();
+        let saving = Saving::new(saver, &s, true);
+        let mut db = Database::default();
+        db.save(&saving, &s, &pending);
+        let line = "config set-context --current --namespace=kube-system";
+        assert!(!crate::kubectl::run(&mut s, line, "").failed);
+        let journal = s.journal_len();
+        saving.save_if_needed(&s, false);
+        let b = finish(&pending, Ok(()));
+        assert!(b.entries.is_empty() && b.header.contains("kube-system"), "{}", b.header);
+        assert_eq!(s.journal_len(), journal, "no write was made");
+        db.commit(&b);
+        saving.save_if_needed(&s, false);
+        assert!(pending.borrow().is_empty(), "saved once");
+        // A reload (from the store's log, or by a replay) and an import
+        // work in the context's namespace again.
+        let mut back = db.load();
+        for bytes in db.logs.values_mut() {
+            bytes.clear();
+        }
+        let replayed = db.load();
+        assert_eq!(replayed.restored.map(|r| r.log), Some(None), "replayed");
+        let imported = Session::import_json(&s.export_json().unwrap()).unwrap();
+        for other in [&replayed, &imported] {
+            assert_eq!(other.kubeconfig, s.kubeconfig);
+        }
+        let o = crate::kubectl::run(&mut back, "get deploy", "");
+        assert!(o.text.contains("coredns"), "{}", o.text);
     }
 
     /// Another saver feeding the same pending list.

@@ -249,6 +249,10 @@ pub fn run(s: &mut Session, line: &str, file: &str) -> Outcome {
     let cmd = match parse(line) {
         Ok(mut c) => {
             if let Some(kc) = &s.kubeconfig {
+                if let Some(why) = kc.unusable().filter(|_| c.verb != Verb::Config) {
+                    out.error(why);
+                    return out;
+                }
                 c.context_namespace = kc.namespace();
             }
             c

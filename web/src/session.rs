@@ -196,6 +196,9 @@ pub struct SavedSession {
     pub wall: i64,
     pub paused: bool,
     pub journal: Vec<JournalEntry>,
+    /// The page's kubeconfig, once a `kubectl config` command made it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kubeconfig: Option<crate::kubectl::config::KubeConfig>,
 }
 
 pub const SAVE_FORMAT: &str = "kubesim-session/v1";
@@ -675,6 +678,7 @@ impl Session {
             wall: self.clock.wall,
             paused: self.clock.paused,
             journal: Vec::new(),
+            kubeconfig: self.kubeconfig.clone(),
         }
     }
 
@@ -704,6 +708,7 @@ impl Session {
         }
         s.clock.wall = saved.wall;
         s.clock.paused = saved.paused;
+        s.kubeconfig = saved.kubeconfig.clone();
         s.server.sync_clock(SimTime(s.clock.wall));
         // The replayed requests are not what this page did: start a clean log.
         s.log.clear();
@@ -745,6 +750,7 @@ impl Session {
         s.journal_base = journal_length.saturating_sub(saved.journal.len());
         s.clock.wall = saved.wall;
         s.clock.paused = saved.paused;
+        s.kubeconfig = saved.kubeconfig.clone();
         s.restored =
             Some(Restored { journal: journal_length, log: Some((Revision(store.state.revision), logs.len())) });
         s.restart_controllers();

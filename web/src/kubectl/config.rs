@@ -7,14 +7,14 @@
 //! door's address; the page itself sends nothing over the network). A
 //! context's namespace is where a command without `-n` works, as it is
 //! for kubectl; its cluster and user are names only (every command goes
-//! to the page's one cluster as its administrator). It lives as long as
-//! the page, not in the saved session.
+//! to the page's one cluster as its administrator). It is saved with the
+//! session (and in its export), as a kubeconfig file outlives a shell.
 
 use super::*;
 use kubesim::sort::Order;
 
 /// One context: the names it joins, and its namespace (empty: none).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Context {
     pub name: String,
     pub cluster: String,
@@ -22,7 +22,7 @@ pub struct Context {
     pub namespace: String,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct KubeConfig {
     pub current: String,
     pub contexts: Vec<Context>,
@@ -31,6 +31,8 @@ pub struct KubeConfig {
 /// The one cluster's name and address, and the one user's name.
 const CLUSTER: (&str, &str) = ("kubesim", "http://127.0.0.1:6501");
 const USER: &str = "kubesim";
+/// The file kubectl's messages name (as if `KUBECONFIG=kubesim.kubeconfig`).
+const FILE: &str = "kubesim.kubeconfig";
 
 impl Default for KubeConfig {
     fn default() -> Self {
@@ -42,6 +44,14 @@ impl Default for KubeConfig {
 }
 
 impl KubeConfig {
+    /// Why a command that needs the cluster cannot run: the current
+    /// context was deleted (kubectl's words, before any request).
+    pub fn unusable(&self) -> Option<String> {
+        let found = self.contexts.iter().any(|c| c.name == self.current);
+        (!found)
+            .then(|| format!("Error in configuration: context was not found for specified context: {}", self.current))
+    }
+
     /// Where a command without `-n` works: the current context's
     /// namespace, else `default`.
     pub fn namespace(&self) -> String {
@@ -53,8 +63,25 @@ impl KubeConfig {
 
     /// The kubeconfig as `config view -o json` writes it (clientcmd's
     /// field order), all of it or (`--minify`) what the current context
-    /// uses.
-    fn document(&self, minify: bool) -> Value {
+    /// uses (refused, as client-go's `MinifyConfig`, when that context,
+    /// or a cluster or user it names, is not there). An empty list is
+    /// Go's nil map: `null`.
+    fn document(&self, minify: bool) -> Result<Value, String> {
+        let (mut cluster, mut user) = (true, true);
+        if minify {
+            let c = self.contexts.iter().find(|c| c.name == self.current);
+            let c = c.ok_or_else(|| format!("error: cannot locate context {}", self.current))?;
+            match c.cluster.as_str() {
+                "" => cluster = false,
+                name if name != CLUSTER.0 => return Err(format!("error: cannot locate cluster {name}")),
+                _ => {}
+            }
+            match c.user.as_str() {
+                "" => user = false,
+                name if name != USER => return Err(format!("error: cannot locate user {name}")),
+                _ => {}
+            }
+        }
         let contexts: Vec<Value> = self
             .contexts
             .iter()
@@ -67,10 +94,13 @@ impl KubeConfig {
                 json!({"name": c.name, "context": context})
             })
             .collect();
-        json!({"kind": "Config", "apiVersion": "v1", "preferences": {},
-            "clusters": [{"name": CLUSTER.0, "cluster": {"server": CLUSTER.1}}],
-            "users": [{"name": USER, "user": {}}],
-            "contexts": contexts, "current-context": self.current})
+        let or_null = |items: Vec<Value>| if items.is_empty() { Value::Null } else { Value::Array(items) };
+        let clusters =
+            if cluster { vec![json!({"name": CLUSTER.0, "cluster": {"server": CLUSTER.1}})] } else { vec![] };
+        let users = if user { vec![json!({"name": USER, "user": {}})] } else { vec![] };
+        Ok(json!({"kind": "Config", "apiVersion": "v1", "preferences": {},
+            "clusters": or_null(clusters), "users": or_null(users),
+            "contexts": or_null(contexts), "current-context": self.current}))
     }
 }
 
@@ -83,7 +113,10 @@ pub(super) fn config(s: &mut Session, cmd: &Command, out: &mut Outcome) {
     let kc = s.kubeconfig.get_or_insert_with(KubeConfig::default);
     match sub {
         "view" => {
-            let doc = kc.document(cmd.config.minify);
+            let doc = match kc.document(cmd.config.minify) {
+                Ok(doc) => doc,
+                Err(e) => return out.error(e),
+            };
             match &cmd.output {
                 Output::Json => out.text.push_str(&printed_json(&doc)),
                 Output::JsonPath(template) => match super::jsonpath::print(template, &doc) {
@@ -166,6 +199,37 @@ pub(super) fn config(s: &mut Session, cmd: &Command, out: &mut Outcome) {
             }
             out.line(format!("Context \"{name}\" {}.", if made { "created" } else { "modified" }));
         }
+        "delete-context" => match args {
+            [name] if kc.contexts.iter().any(|c| &c.name == name) => {
+                if *name == kc.current {
+                    out.line("warning: this removed your active context, use \"kubectl config use-context\" to select a different one");
+                }
+                kc.contexts.retain(|c| &c.name != name);
+                out.line(format!("deleted context {name} from {FILE}"));
+            }
+            [name] => out.error(format!("error: cannot delete context {name}, not in {FILE}")),
+            // (kubectl prints its help, and succeeds.)
+            _ => out.line("Usage:\n  kubectl config delete-context NAME [options]"),
+        },
+        "rename-context" => match args {
+            [old, _] if !kc.contexts.iter().any(|c| &c.name == old) => {
+                out.error(format!("error: cannot rename the context \"{old}\", it's not in {FILE}"))
+            }
+            [old, new] if kc.contexts.iter().any(|c| &c.name == new) => out.error(format!(
+                "error: cannot rename the context \"{old}\", the context \"{new}\" already exists in {FILE}"
+            )),
+            [old, new] => {
+                for c in kc.contexts.iter_mut().filter(|c| &c.name == old) {
+                    c.name = new.clone();
+                }
+                kc.contexts.order_by(|a, b| a.name.cmp(&b.name));
+                if kc.current == *old {
+                    kc.current = new.clone();
+                }
+                out.line(format!("Context \"{old}\" renamed to \"{new}\"."));
+            }
+            other => out.error(format!("error: Unexpected args: [{}]", other.join(" "))),
+        },
         "get-clusters" => out.text.push_str(&format!("NAME\n{}\n", CLUSTER.0)),
         "get-users" => out.text.push_str(&format!("NAME\n{USER}\n")),
         _ => unreachable!("parse admits only these"),
@@ -174,7 +238,7 @@ pub(super) fn config(s: &mut Session, cmd: &Command, out: &mut Outcome) {
 
 /// What the command bar knows of `kubectl config`.
 pub(super) const SUBCOMMANDS: &str =
-    "view (--minify, -o yaml|json|jsonpath), get-contexts, current-context, use-context, set-context (NAME or --current, --namespace, --cluster, --user), get-clusters and get-users";
+    "view (--minify, -o yaml|json|jsonpath), get-contexts, current-context, use-context, set-context (NAME or --current, --namespace, --cluster, --user), delete-context, rename-context, get-clusters and get-users";
 
 /// `cluster-info`: the control plane's address, then each Service in
 /// `kube-system` (or `-n`) labelled `kubernetes.io/cluster-service=true`,
@@ -326,6 +390,51 @@ mod tests {
         let o = run(&mut s, "config get-contexts nope", "");
         assert!(o.failed);
         assert_eq!(o.text, "CURRENT   NAME   CLUSTER   AUTHINFO   NAMESPACE\nerror: context nope not found\n");
+    }
+
+    /// Checked against kubectl 1.33 with a copy of `kubesim.kubeconfig`.
+    #[test]
+    fn contexts_are_renamed_and_deleted_as_kubectl_does() {
+        let mut s = session();
+        let said = |s: &mut Session, line: &str| {
+            let o = run(s, line, "");
+            (o.failed, o.text)
+        };
+        let ok = |text: &str| (false, format!("{text}\n"));
+        let refused = |text: &str| (true, format!("{text}\n"));
+        run(&mut s, "config set-context other --namespace=x", "");
+        for (line, want) in [
+            ("config rename-context other two", ok("Context \"other\" renamed to \"two\".")),
+            ("config rename-context other two", refused("error: cannot rename the context \"other\", it's not in kubesim.kubeconfig")),
+            ("config rename-context two kubesim", refused("error: cannot rename the context \"two\", the context \"kubesim\" already exists in kubesim.kubeconfig")),
+            ("config rename-context two two", refused("error: cannot rename the context \"two\", the context \"two\" already exists in kubesim.kubeconfig")),
+            ("config rename-context a", refused("error: Unexpected args: [a]")),
+            ("config rename-context kubesim main", ok("Context \"kubesim\" renamed to \"main\".")),
+            ("config current-context", ok("main")),
+            ("config delete-context two", ok("deleted context two from kubesim.kubeconfig")),
+            ("config delete-context two", refused("error: cannot delete context two, not in kubesim.kubeconfig")),
+            ("config delete-context", ok("Usage:\n  kubectl config delete-context NAME [options]")),
+            ("config set-context --current --cluster= --user= --namespace=y", ok("Context \"main\" modified.")),
+            // A context without a cluster or user minifies to none (and
+            // "y" is quoted, YAML 1.1 reading it as true).
+            ("config view --minify", ok("apiVersion: v1\nclusters: null\ncontexts:\n- context:\n    cluster: \"\"\n    namespace: \"y\"\n    user: \"\"\n  name: main\ncurrent-context: main\nkind: Config\npreferences: {}\nusers: null")),
+            ("config delete-context main", ok("warning: this removed your active context, use \"kubectl config use-context\" to select a different one\ndeleted context main from kubesim.kubeconfig")),
+            ("config current-context", ok("main")),
+            ("config view --minify", refused("error: cannot locate context main")),
+            ("config view -o jsonpath={.contexts}", (false, "null".into())),
+            ("get pods", refused("Error in configuration: context was not found for specified context: main")),
+            ("cluster-info", refused("Error in configuration: context was not found for specified context: main")),
+            ("config set-context a --cluster=nope --user=kubesim", ok("Context \"a\" created.")),
+            ("config use-context a", ok("Switched to context \"a\".")),
+            ("config view --minify", refused("error: cannot locate cluster nope")),
+            ("config set-context a --cluster=kubesim --user=me", ok("Context \"a\" modified.")),
+            ("config view --minify", refused("error: cannot locate user me")),
+        ] {
+            assert_eq!(said(&mut s, line), want, "{line}");
+        }
+        assert_eq!(s.kubeconfig.as_ref().map(|k| k.contexts.len()), Some(1));
+        // The context's cluster and user are names only: commands run.
+        assert!(!run(&mut s, "get pods -n kube-system", "").failed);
     }
 
     #[test]

@@ -173,7 +173,7 @@ pub struct CanIFlags {
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, set resources, set env, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, wait (--for=condition|jsonpath|delete|create, --timeout), logs, debug (ephemeral containers), describe (pods, deployments, services, nodes, configmaps, namespaces, service accounts, resource quotas, limit ranges, roles, cluster roles and their bindings), explain, api-resources, api-versions, version, cluster-info, config (view, get-contexts, current-context, use-context, set-context, get-clusters, get-users) and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
+const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, set resources, set env, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, wait (--for=condition|jsonpath|delete|create, --timeout), logs, debug (ephemeral containers), describe (pods, deployments, services, nodes, configmaps, namespaces, service accounts, resource quotas, limit ranges, roles, cluster roles and their bindings), explain, api-resources, api-versions, version, cluster-info, config (view, get-contexts, current-context, use-context, set-context, delete-context, rename-context, get-clusters, get-users) and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
@@ -920,8 +920,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
             }
         }
         Verb::Config => {
-            const SIMULATED: [&str; 8] = [
+            const SIMULATED: [&str; 10] = [
                 "view",
+                "delete-context",
+                "rename-context",
                 "current-context",
                 "get-contexts",
                 "use-context",
@@ -930,16 +932,8 @@ pub fn parse(line: &str) -> Result<Command, String> {
                 "get-clusters",
                 "get-users",
             ];
-            const OTHERS: [&str; 8] = [
-                "delete-cluster",
-                "delete-context",
-                "delete-user",
-                "rename-context",
-                "set",
-                "set-cluster",
-                "set-credentials",
-                "unset",
-            ];
+            const OTHERS: [&str; 6] =
+                ["delete-cluster", "delete-user", "set", "set-cluster", "set-credentials", "unset"];
             match positional.first().map(String::as_str) {
                 Some(sub) if SIMULATED.contains(&sub) => {}
                 Some(sub) if OTHERS.contains(&sub) => {
