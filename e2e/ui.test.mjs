@@ -105,6 +105,8 @@ test('finalizers, watch lanes, the inspector and a 410 on a late resume', async 
 test('the session survives a reload, and object text is never HTML', async () => {
   const { page, context, errors } = await openApp(browser, server.url);
   assert.equal(await kubectl(page, 'kubectl create -f -', 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: keepme\n  annotations:\n    note: "<img src=x onerror=window.__xss=1>"\n'), 'configmap/keepme created\n');
+  // The kubeconfig is saved too, without a write.
+  assert.equal(await kubectl(page, 'kubectl config set-context --current --namespace=kube-system'), 'Context "kubesim" modified.\n');
   // Let the clock run past the last write: a reload must not take it back.
   await page.waitForTimeout(2500);
   const before = await page.textContent('.clock-now');
@@ -113,7 +115,8 @@ test('the session survives a reload, and object text is never HTML', async () =>
   await page.waitForSelector('#notice:has-text("Restored")');
   const after = await page.textContent('.clock-now');
   assert.ok(after >= before, `the clock went back on reload: ${before} -> ${after}`);
-  const out = await kubectl(page, 'kubectl get cm keepme -o yaml');
+  assert.equal(await kubectl(page, 'kubectl get deploy -o name'), 'deployment.apps/coredns\n');
+  const out = await kubectl(page, 'kubectl get cm keepme -n default -o yaml');
   assert.match(out, /<img src=x onerror=window.__xss=1>/);
   assert.equal(await page.locator('#kubectl-output img').count(), 0);
   // Inspect it through a lane: the annotation is shown as text.
