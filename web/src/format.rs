@@ -181,6 +181,53 @@ pub fn diff_lines(old: &str, new: &str) -> Vec<(char, String)> {
             }
         }
     }
+    // Within each run of changed lines, the removed ones first (as `diff
+    // -u` writes them; Myers may give an insert before the delete).
+    let mut start = 0;
+    while start < out.len() {
+        let end = (start..out.len()).find(|i| out[*i].0 == ' ').unwrap_or(out.len());
+        out[start..end].sort_by_key(|l| l.0 == '+');
+        start = end + 1;
+    }
+    out
+}
+
+/// The hunks of a unified diff of two texts, as GNU `diff -u` writes them
+/// (three lines of context; hunks closer than twice that joined; a
+/// range of one line written without its length, an empty one as the
+/// line before it with length 0). Empty when the texts are the same.
+pub fn unified_hunks(old: &str, new: &str) -> String {
+    const CONTEXT: usize = 3;
+    let lines = diff_lines(old, new);
+    let changed: Vec<usize> = (0..lines.len()).filter(|i| lines[*i].0 != ' ').collect();
+    let range = |before: usize, len: usize| match len {
+        1 => format!("{}", before + 1),
+        0 => format!("{before},0"),
+        _ => format!("{},{len}", before + 1),
+    };
+    let mut out = String::new();
+    let mut i = 0;
+    while let Some(&first) = changed.get(i) {
+        let mut last = first;
+        while let Some(&next) = changed.get(i + 1).filter(|n| **n - last <= 2 * CONTEXT + 1) {
+            last = next;
+            i += 1;
+        }
+        i += 1;
+        let (start, stop) = (first.saturating_sub(CONTEXT), (last + CONTEXT + 1).min(lines.len()));
+        let count = |part: &[(char, String)], tag: char| part.iter().filter(|l| l.0 == ' ' || l.0 == tag).count();
+        let (before, hunk) = (&lines[..start], &lines[start..stop]);
+        out.push_str(&format!(
+            "@@ -{} +{} @@\n",
+            range(count(before, '-'), count(hunk, '-')),
+            range(count(before, '+'), count(hunk, '+'))
+        ));
+        for (tag, line) in hunk {
+            out.push(*tag);
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
     out
 }
 
@@ -255,6 +302,20 @@ pub fn build_query(pairs: &[(String, String)]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// As GNU diff 3.10's `diff -u` writes them.
+    #[test]
+    fn unified_hunks_are_gnu_diffs() {
+        let old = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\nn\no\np\n";
+        let new = "a\nB\nc\nd\ne\nf\ng\nh\nI\nj\nk\nl\nm\nn\no\np\nq\n";
+        assert_eq!(
+            unified_hunks(old, new),
+            "@@ -1,12 +1,12 @@\n a\n-b\n+B\n c\n d\n e\n f\n g\n h\n-i\n+I\n j\n k\n l\n@@ -14,3 +14,4 @@\n n\n o\n p\n+q\n"
+        );
+        assert_eq!(unified_hunks("x\n", ""), "@@ -1 +0,0 @@\n-x\n");
+        assert_eq!(unified_hunks("", "x\n"), "@@ -0,0 +1 @@\n+x\n");
+        assert_eq!(unified_hunks(old, old), "");
+    }
 
     #[test]
     fn keys_sorted_orders_every_object_s_keys_as_go_marshals_them() {

@@ -15,6 +15,7 @@ pub mod config;
 mod custom_columns;
 mod delete;
 mod describe;
+mod diff;
 mod drain;
 mod edit;
 mod events;
@@ -307,6 +308,7 @@ fn run_parsed(s: &mut Session, cmd: Command, file: &str) -> Outcome {
                 Err(e) => out.error(format!("error: {e}")),
             }
         }
+        Verb::Diff => diff::diff(s, &d, &cmd, file, &mut out),
         Verb::Delete => delete::delete(s, &d, &cmd, &mut out),
         Verb::Label | Verb::Annotate => label::label(s, &d, &cmd, &mut out),
         Verb::Auth if cmd.types[0] == "whoami" => auth::whoami(s, &mut out),

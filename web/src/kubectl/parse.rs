@@ -36,6 +36,9 @@ pub enum Verb {
     Get,
     Create,
     Apply,
+    /// `diff -f -` (and `--server-side`): the apply as a dry run, and the
+    /// difference it would make.
+    Diff,
     Replace,
     Delete,
     Label,
@@ -173,7 +176,7 @@ pub struct CanIFlags {
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, set resources, set env, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, wait (--for=condition|jsonpath|delete|create, --timeout), logs, debug (ephemeral containers), describe (pods, deployments, services, nodes, configmaps, namespaces, service accounts, resource quotas, limit ranges, roles, cluster roles and their bindings), explain, api-resources, api-versions, version, cluster-info, config (view, get-contexts, current-context, use-context, set-context, delete-context, rename-context, get-clusters, get-users) and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
+const KNOWN: &str = "get, create, apply, diff (-f -, --server-side), replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, set resources, set env, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, wait (--for=condition|jsonpath|delete|create, --timeout), logs, debug (ephemeral containers), describe (pods, deployments, services, nodes, configmaps, namespaces, service accounts, resource quotas, limit ranges, roles, cluster roles and their bindings), explain, api-resources, api-versions, version, cluster-info, config (view, get-contexts, current-context, use-context, set-context, delete-context, rename-context, get-clusters, get-users) and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
@@ -183,7 +186,6 @@ const NOT_SIMULATED: &[&str] = &[
     "attach",
     "cp",
     "top",
-    "diff",
     "autoscale",
     "proxy",
     "certificate",
@@ -408,6 +410,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "get" => Verb::Get,
         "create" => Verb::Create,
         "apply" => Verb::Apply,
+        "diff" => Verb::Diff,
         "replace" => Verb::Replace,
         "delete" => Verb::Delete,
         "label" => Verb::Label,
@@ -576,6 +579,36 @@ pub fn parse(line: &str) -> Result<Command, String> {
         if c.verb == Verb::Config {
             let own = ["-n", "-o", "--output", "--current", "--cluster", "--minify", "--no-headers"];
             c.given.extend(own.into_iter().find(|f| *f == flag));
+        }
+        // (What `diff` does not take of the flags this bar knows.)
+        if c.verb == Verb::Diff {
+            let others = [
+                "-o",
+                "--output",
+                "-w",
+                "--watch",
+                "--dry-run",
+                "--validate",
+                "--overwrite",
+                "--cascade",
+                "-A",
+                "--all-namespaces",
+                "--no-headers",
+                "--show-labels",
+                "--sort-by",
+                "-L",
+                "--raw",
+                "--chunk-size",
+                "--all",
+                "--list",
+                "--timeout",
+                "--for",
+                "-p",
+                "--patch",
+                "--subresource",
+                "--force",
+            ];
+            c.given.extend(others.into_iter().find(|f| *f == flag));
         }
         match flag.as_str() {
             "-l" | "--labels" if c.verb == Verb::Run => c.labels = Some(value("'-l'")?),
@@ -825,6 +858,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
             Some(short) => format!("unknown shorthand flag: '{short}' in {f}"),
             None => format!("unknown flag: {f}"),
         };
+        if c.verb == Verb::Diff {
+            return Err(format!("error: {unknown}\nSee 'kubectl diff -h' for help and examples"));
+        }
         return Err(format!("error: {unknown}\nSee 'kubectl {verb} --help' for usage."));
     }
     if !c.command.is_empty() && !matches!(c.verb, Verb::Run | Verb::CreateFrom) {
@@ -895,6 +931,17 @@ pub fn parse(line: &str) -> Result<Command, String> {
                 None => return Err("error: kubectl auth needs a sub-command: can-i or whoami".into()),
             }
             c.types = positional;
+        }
+        Verb::Diff => {
+            if c.filename.is_none() {
+                return Err("error: must specify one of -f and -k".into());
+            }
+            if !positional.is_empty() {
+                return Err(format!(
+                    "error: Unexpected args: [{}]\nSee 'kubectl diff -h' for help and examples",
+                    positional.join(" ")
+                ));
+            }
         }
         Verb::Create | Verb::Apply | Verb::Replace => {
             if c.filename.is_none() {

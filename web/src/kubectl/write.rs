@@ -31,24 +31,33 @@ pub(super) fn resource_for_doc<'a>(d: &'a Discovery, doc: &Value) -> Result<&'a 
         .ok_or_else(|| format!("error: resource mapping not found for kind \"{kind}\" in version \"{api_version}\""))
 }
 
-pub(super) fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut doc: Value, out: &mut Outcome) {
-    let r = match resource_for_doc(d, &doc) {
-        Ok(r) => r.clone(),
-        Err(e) => {
-            out.error(e);
-            return;
-        }
-    };
+/// A document's resource, name and namespace (None: cluster-scoped) as
+/// kubectl's builder finds them: the file's namespace, else `-n`, else
+/// the context's; a file's namespace that `-n` contradicts is refused.
+pub(super) fn document_target(
+    d: &Discovery,
+    cmd: &Command,
+    doc: &Value,
+) -> Result<(ApiResource, String, Option<String>), String> {
+    let r = resource_for_doc(d, doc)?.clone();
     let name = doc.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("").to_string();
     let doc_ns = doc.pointer("/metadata/namespace").and_then(Value::as_str).map(str::to_string);
     if let (Some(flag), Some(own)) = (&cmd.namespace, &doc_ns) {
         if flag != own {
-            out.error(format!("error: the namespace from the provided object \"{own}\" does not match the namespace \"{flag}\". You must pass '--namespace={own}' to perform this operation."));
-            return;
+            return Err(format!("error: the namespace from the provided object \"{own}\" does not match the namespace \"{flag}\". You must pass '--namespace={own}' to perform this operation."));
         }
     }
     let ns = doc_ns.or_else(|| cmd.namespace.clone()).unwrap_or_else(|| cmd.context_namespace.clone());
-    let ns = if r.namespaced { Some(ns.as_str()) } else { None };
+    let ns = r.namespaced.then_some(ns);
+    Ok((r, name, ns))
+}
+
+pub(super) fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, doc: Value, out: &mut Outcome) {
+    let (r, name, ns) = match document_target(d, cmd, &doc) {
+        Ok(target) => target,
+        Err(e) => return out.error(e),
+    };
+    let ns = ns.as_deref();
     let kind_ref = |n: &str| name_ref(&r, n);
     // One write as kubectl sends it: the verb's field manager and
     // fieldValidation (and dryRun=All under --dry-run=server).
@@ -132,33 +141,26 @@ pub(super) fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut 
                 out.error("error: resource name may not be empty");
                 return;
             }
-            // The configuration as applied, without its own annotation.
-            let mut applied = doc.clone();
-            if let Some(a) = applied.pointer_mut("/metadata/annotations").and_then(Value::as_object_mut) {
-                a.remove(LAST_APPLIED);
-            }
+            let applied = applied_configuration(&doc, ns);
             let applied_text = serde_json::to_string(&applied).unwrap_or_default() + "\n";
             let live = send(s, "GET", &r.item(ns, &name), None, None, "application/json");
             const CSA: &str = "kubectl-client-side-apply";
             match live.response.status {
                 404 => {
-                    set_annotation(&mut doc, LAST_APPLIED, &applied_text);
-                    let e = write(s, "POST", r.collection(ns), CSA, "application/json", &doc);
+                    let mut body = applied.clone();
+                    set_annotation(&mut body, LAST_APPLIED, &applied_text);
+                    let e = write(s, "POST", r.collection(ns), CSA, "application/json", &keys_sorted(&body));
                     report(&e, &[201], format!("{} created", kind_ref(&name)));
                 }
                 200 => {
-                    let live = body_json(&live.response);
-                    let previous: Value = live
-                        .pointer(&format!("/metadata/annotations/{}", LAST_APPLIED.replace('/', "~1")))
-                        .and_then(Value::as_str)
-                        .and_then(|t| serde_json::from_str(t).ok())
-                        .unwrap_or(Value::Null);
+                    let previous = last_applied(&body_json(&live.response));
                     let mut patch = two_way_patch(&previous, &applied);
                     if patch.as_object().is_some_and(Map::is_empty) {
                         out.line(format!("{} unchanged", kind_ref(&name)));
                         return;
                     }
                     set_annotation(&mut patch, LAST_APPLIED, &applied_text);
+                    let patch = keys_sorted(&patch);
                     let e = write(s, "PATCH", r.item(ns, &name), CSA, "application/strategic-merge-patch+json", &patch);
                     report(&e, &[200], format!("{} configured", kind_ref(&name)));
                 }
@@ -167,6 +169,31 @@ pub(super) fn write_document(s: &mut Session, d: &Discovery, cmd: &Command, mut 
         }
         _ => {}
     }
+}
+
+/// The configuration as kubectl's client-side apply records it: the
+/// document with the namespace it goes to, its own annotation taken out
+/// (the annotations left, an empty map when there are none, as kubectl
+/// leaves them), its keys in Go's order.
+pub(super) fn applied_configuration(doc: &Value, ns: Option<&str>) -> Value {
+    let mut applied = doc.clone();
+    if let Some(meta) = applied.get_mut("metadata").and_then(Value::as_object_mut) {
+        if let Some(ns) = ns {
+            meta.insert("namespace".into(), json!(ns));
+        }
+        if let Some(a) = meta.entry("annotations").or_insert_with(|| json!({})).as_object_mut() {
+            a.remove(LAST_APPLIED);
+        }
+    }
+    keys_sorted(&applied)
+}
+
+/// The configuration last applied to a live object (null: none).
+pub(super) fn last_applied(live: &Value) -> Value {
+    live.pointer(&format!("/metadata/annotations/{}", LAST_APPLIED.replace('/', "~1")))
+        .and_then(Value::as_str)
+        .and_then(|t| serde_json::from_str(t).ok())
+        .unwrap_or(Value::Null)
 }
 
 pub(super) fn set_annotation(doc: &mut Value, key: &str, value: &str) {
