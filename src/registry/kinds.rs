@@ -12,6 +12,8 @@ use super::strategy::{DefaultStrategy, Strategy, StrategyRef};
 use crate::api::meta::NameRule;
 use crate::api::GroupVersionResource;
 
+pub use ingress::port_name_messages;
+
 mod config_map;
 mod controller_revision;
 pub mod crd;

@@ -439,6 +439,12 @@ mod tests {
         serde_json::from_slice(&e.request.body).unwrap()
     }
 
+    /// The body of kubectl's last request, as sent (its keys' order too).
+    pub(super) fn sent(s: &Session) -> String {
+        let e = s.log.iter().rev().find(|e| e.source == Source::Kubectl);
+        e.map(|e| String::from_utf8_lossy(&e.request.body).into_owned()).unwrap_or_default()
+    }
+
     pub(super) fn requests_since(s: &Session, from: usize) -> Vec<String> {
         s.log[from..]
             .iter()
@@ -949,9 +955,7 @@ mod tests {
             .contains("See 'kubectl create configmap --help'"));
         assert!(parse("top pods").unwrap_err().starts_with("\"kubectl top\" is not simulated in this command bar"));
         let mut s = session();
-        assert!(run(&mut s, "create priorityclass r", "")
-            .text
-            .contains("\"kubectl create priorityclass\" is not simulated"));
+        assert!(run(&mut s, "create ingress r", "").text.contains("\"kubectl create ingress\" is not simulated"));
         let out = run(&mut s, "api-resources", "");
         let row = out.text.lines().find(|l| l.starts_with("deployments ")).unwrap_or_else(|| panic!("{}", out.text));
         assert!(row.split_whitespace().eq(["deployments", "deploy", "apps/v1", "true", "Deployment"]), "{row}");

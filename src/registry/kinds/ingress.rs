@@ -85,7 +85,7 @@ fn host_messages(host: &str) -> Vec<String> {
 }
 
 /// A port name (upstream's `IsValidPortName`): every rule it breaks.
-pub(super) fn port_name_messages(name: &str) -> Vec<String> {
+pub fn port_name_messages(name: &str) -> Vec<String> {
     let mut out = Vec::new();
     if name.len() > 15 {
         out.push("must be no more than 15 characters".into());

@@ -145,17 +145,11 @@ fn temp_dirs(now_ms: i64) -> (String, String) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::tests::{requests_since, session};
+    use super::super::tests::{requests_since, sent, session};
     use super::*;
 
     fn cm(extra: &str) -> String {
         format!("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: dcm\n{extra}")
-    }
-
-    /// The body of kubectl's last request, as sent.
-    fn sent(s: &Session) -> String {
-        let e = s.log.iter().rev().find(|e| e.source == Source::Kubectl);
-        e.map(|e| String::from_utf8_lossy(&e.request.body).into_owned()).unwrap_or_default()
     }
 
     /// The hunks after the three header lines.

@@ -3,9 +3,13 @@
 //! `create poddisruptionbudget|pdb NAME --selector=… --min-available=N|N%`
 //! (or `--max-unavailable`; the selector parsed as `ParseToLabelSelector`
 //! parses it: equalities as `matchLabels`, the rest as `matchExpressions`)
-//! and `create cronjob NAME --image=… --schedule=… [--restart] [-- CMD]`,
-//! each built and checked as kubectl 1.33 builds and checks it.
+//! `create cronjob NAME --image=… --schedule=… [--restart] [-- CMD]`,
+//! `create service clusterip|nodeport|loadbalancer|externalname NAME`
+//! (`--tcp`, `--clusterip`, `--node-port`, `--external-name`) and
+//! `create priorityclass NAME --value …`, each built and checked as
+//! kubectl 1.33 builds and checks it.
 
+use kubesim::api::meta::NameRule;
 use kubesim::selector::{LabelOp, LabelSelector};
 use kubesim::sort::Order;
 
@@ -17,13 +21,43 @@ type Build = fn(&Command, &str) -> Result<Value, String>;
 
 /// `create pdb|cronjob …`; false when the generator is another one.
 pub(super) fn create(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) -> bool {
-    let Some((what, names)) = cmd.args.split_first() else { return false };
+    let Some((what, mut names)) = cmd.args.split_first() else { return false };
     // (kubectl's wrapping names the one plural, the other singular.)
     let (long, wrapped, build): (&str, &'static str, Build) = match what.as_str() {
         "poddisruptionbudget" | "pdb" => ("poddisruptionbudget", "poddisruptionbudgets", budget),
         "cronjob" | "cj" => ("cronjob", "cronjob", cron_job),
+        "priorityclass" | "pc" => ("priorityclass", "priorityclass", priority_class),
+        "service" | "svc" => {
+            let Some((kind, rest)) = names.split_first() else {
+                out.error("error: must specify clusterip, externalname, loadbalancer or nodeport");
+                return true;
+            };
+            names = rest;
+            match kind.as_str() {
+                "clusterip" => ("service clusterip", "ClusterIP service", |c, n| service(c, n, "ClusterIP")),
+                "nodeport" => ("service nodeport", "NodePort service", |c, n| service(c, n, "NodePort")),
+                "loadbalancer" => {
+                    ("service loadbalancer", "LoadBalancer service", |c, n| service(c, n, "LoadBalancer"))
+                }
+                "externalname" => {
+                    ("service externalname", "ExternalName service", |c, n| service(c, n, "ExternalName"))
+                }
+                _ => {
+                    out.error(format!(
+                        "error: unknown command \"{}\"\nSee 'kubectl create service -h' for help and examples",
+                        cmd.args[1..].join(" ")
+                    ));
+                    return true;
+                }
+            }
+        }
         _ => return false,
     };
+    // (A required flag is missing before the name is counted.)
+    if long == "service externalname" && cmd.external_name.is_none() {
+        out.error("error: required flag(s) \"external-name\" not set");
+        return true;
+    }
     let built = match names {
         [name] => build(cmd, name),
         more => Err(super::imperative::one_name(long, more.len())),
@@ -137,6 +171,91 @@ fn budget(cmd: &Command, name: &str) -> Result<Value, String> {
         "spec": spec,
         "status": {"disruptionsAllowed": 0, "currentHealthy": 0, "desiredHealthy": 0, "expectedPods": 0}
     }))
+}
+
+/// A Service of `kind`: selector and label `app: NAME`, a port for each
+/// `--tcp` (`PORT[:TARGET]`, named as given with `-` for `:`), checked in
+/// kubectl's order: ports unless headless or ExternalName, then the
+/// external name, then each port as it is parsed.
+fn service(cmd: &Command, name: &str, kind: &str) -> Result<Value, String> {
+    let headless = cmd.cluster_ip.as_deref() == Some("None");
+    if !headless && cmd.tcp.is_empty() && kind != "ExternalName" {
+        return Err("error: at least one tcp port specifier must be provided".into());
+    }
+    let external = cmd.external_name.clone().unwrap_or_default();
+    if kind == "ExternalName" && !kubesim::api::meta::validate_name(NameRule::Dns1123Subdomain, &external).is_empty() {
+        return Err(format!("error: invalid service external name {external}"));
+    }
+    let mut ports = Vec::new();
+    for spec in &cmd.tcp {
+        let (port, target) = service_ports(spec).map_err(|e| format!("error: {e}"))?;
+        let mut p = json!({"name": spec.replace(':', "-"), "protocol": "TCP", "port": port, "targetPort": target});
+        if let Some(n) = cmd.node_port.filter(|n| *n != 0) {
+            p["nodePort"] = json!(n);
+        }
+        ports.push(p);
+    }
+    let mut spec = Map::new();
+    if !ports.is_empty() {
+        spec.insert("ports".into(), json!(ports));
+    }
+    spec.insert("selector".into(), json!({"app": name}));
+    if let Some(ip) = cmd.cluster_ip.as_deref().filter(|ip| !ip.is_empty()) {
+        spec.insert("clusterIP".into(), json!(ip));
+    }
+    spec.insert("type".into(), json!(kind));
+    if !external.is_empty() {
+        spec.insert("externalName".into(), json!(external));
+    }
+    Ok(json!({
+        "kind": "Service", "apiVersion": "v1",
+        "metadata": {"name": name, "creationTimestamp": null, "labels": {"app": name}},
+        "spec": spec,
+        "status": {"loadBalancer": {}}
+    }))
+}
+
+/// `PORT[:TARGET]` as kubectl's `parsePorts` reads it: the port as Go's
+/// `ParseUint(…, 10, 16)`, the target a number in range or a port name.
+fn service_ports(spec: &str) -> Result<(u16, Value), String> {
+    let mut parts = spec.split(':');
+    let port_text = parts.next().unwrap_or("");
+    let port = match port_text.parse::<u64>() {
+        _ if port_text.is_empty() || !port_text.bytes().all(|b| b.is_ascii_digit()) => {
+            return Err(format!("strconv.ParseUint: parsing \"{port_text}\": invalid syntax"))
+        }
+        Ok(p) if p <= u64::from(u16::MAX) => p as u16,
+        _ => return Err(format!("strconv.ParseUint: parsing \"{port_text}\": value out of range")),
+    };
+    let Some(target) = parts.next() else { return Ok((port, json!(port))) };
+    match target.parse::<i64>() {
+        Ok(n) if (1..=65535).contains(&n) => Ok((port, json!(n))),
+        Ok(_) => Err("must be between 1 and 65535, inclusive".into()),
+        Err(_) => match kubesim::registry::kinds::port_name_messages(target) {
+            errs if errs.is_empty() => Ok((port, json!(target))),
+            errs => Err(errs.join(",")),
+        },
+    }
+}
+
+/// The PriorityClass: its value (0 unless given), `globalDefault` when
+/// asked, the description, and the preemption policy
+/// (PreemptLowerPriority unless given), in Go's field order.
+fn priority_class(cmd: &Command, name: &str) -> Result<Value, String> {
+    let flags = &cmd.priority;
+    let mut o = json!({
+        "kind": "PriorityClass", "apiVersion": "scheduling.k8s.io/v1",
+        "metadata": {"name": name, "creationTimestamp": null},
+        "value": flags.value.unwrap_or(0)
+    });
+    if flags.global_default {
+        o["globalDefault"] = json!(true);
+    }
+    if let Some(d) = flags.description.as_deref().filter(|d| !d.is_empty()) {
+        o["description"] = json!(d);
+    }
+    o["preemptionPolicy"] = json!(flags.preemption_policy.as_deref().unwrap_or("PreemptLowerPriority"));
+    Ok(o)
 }
 
 #[cfg(test)]
@@ -292,6 +411,84 @@ mod tests {
                 "error: failed to create job: jobs.batch \"manual\" already exists",
             ),
             ("create job manual --image=busybox", "error: failed to create job: jobs.batch \"manual\" already exists"),
+        ] {
+            let o = run(&mut s, line, "");
+            assert!(o.failed, "{line}");
+            assert_eq!(o.text, format!("{error}\n"), "{line}");
+        }
+    }
+
+    /// Bodies, messages and refusals as kubectl 1.33 sends and prints them.
+    #[test]
+    fn services_of_every_type_are_built_and_checked_as_kubectl_does() {
+        use super::super::tests::sent;
+        let mut s = session();
+        let from = s.log.len();
+        assert_eq!(run(&mut s, "create service loadbalancer lb --tcp=80:8080", "").text, "service/lb created\n");
+        assert_eq!(
+            sent(&s),
+            r#"{"kind":"Service","apiVersion":"v1","metadata":{"name":"lb","creationTimestamp":null,"labels":{"app":"lb"}},"spec":{"ports":[{"name":"80-8080","protocol":"TCP","port":80,"targetPort":8080}],"selector":{"app":"lb"},"type":"LoadBalancer"},"status":{"loadBalancer":{}}}"#
+        );
+        assert_eq!(
+            requests_since(&s, from),
+            ["POST /api/v1/namespaces/default/services?fieldManager=kubectl-create&fieldValidation=Strict 201"]
+        );
+        run(&mut s, "create svc externalname ext2 --external-name=example.com --tcp=80", "");
+        assert_eq!(
+            sent(&s),
+            r#"{"kind":"Service","apiVersion":"v1","metadata":{"name":"ext2","creationTimestamp":null,"labels":{"app":"ext2"}},"spec":{"ports":[{"name":"80","protocol":"TCP","port":80,"targetPort":80}],"selector":{"app":"ext2"},"type":"ExternalName","externalName":"example.com"},"status":{"loadBalancer":{}}}"#
+        );
+        assert_eq!(
+            run(&mut s, "create service clusterip hl --clusterip=None", "").text,
+            "service/hl created\n",
+            "headless needs no port"
+        );
+        assert_eq!(last_body(&s)["spec"], json!({"selector": {"app": "hl"}, "clusterIP": "None", "type": "ClusterIP"}));
+        run(&mut s, "create service nodeport np --tcp=80 --node-port=30080", "");
+        assert_eq!(last_body(&s)["spec"]["ports"][0]["nodePort"], 30080);
+        for (line, error) in [
+            ("create service externalname", "error: required flag(s) \"external-name\" not set"),
+            ("create service loadbalancer lb2", "error: at least one tcp port specifier must be provided"),
+            ("create service externalname e --external-name=Bad_Name", "error: invalid service external name Bad_Name"),
+            ("create service clusterip x --tcp=abc", "error: strconv.ParseUint: parsing \"abc\": invalid syntax"),
+            ("create service clusterip x --tcp=70000", "error: strconv.ParseUint: parsing \"70000\": value out of range"),
+            ("create service clusterip x --tcp=80:Bad_Port", "error: must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)"),
+            ("create service clusterip x --tcp=80:0", "error: must be between 1 and 65535, inclusive"),
+            ("create service clusterip kubernetes --tcp=443", "error: failed to create ClusterIP service: services \"kubernetes\" already exists"),
+            ("create service nodeport n1 --tcp=80 --node-port=99999", "error: failed to create NodePort service: Service \"n1\" is invalid: spec.ports[0].nodePort: Invalid value: 99999: provided port is not in the valid range. The range of valid ports is 30000-32767"),
+            ("create service foo x", "error: unknown command \"foo x\"\nSee 'kubectl create service -h' for help and examples"),
+            ("create service externalname x --external-name=a.com --node-port=3", "error: unknown flag: --node-port\nSee 'kubectl create service externalname --help' for usage."),
+            ("create service loadbalancer lb --tcp=80 --node-port=30080", "error: unknown flag: --node-port\nSee 'kubectl create service loadbalancer --help' for usage."),
+        ] {
+            let o = run(&mut s, line, "");
+            assert!(o.failed, "{line}");
+            assert_eq!(o.text, format!("{error}\n"), "{line}");
+        }
+    }
+
+    #[test]
+    fn priority_classes_are_built_as_kubectl_builds_them() {
+        use super::super::tests::sent;
+        let mut s = session();
+        assert_eq!(
+            run(&mut s, "create priorityclass high --value=1000 --description=x", "").text,
+            "priorityclass.scheduling.k8s.io/high created\n"
+        );
+        assert_eq!(
+            sent(&s),
+            r#"{"kind":"PriorityClass","apiVersion":"scheduling.k8s.io/v1","metadata":{"name":"high","creationTimestamp":null},"value":1000,"description":"x","preemptionPolicy":"PreemptLowerPriority"}"#
+        );
+        run(&mut s, "create pc p2 --value=5 --global-default --preemption-policy=Never", "");
+        assert_eq!(
+            sent(&s),
+            r#"{"kind":"PriorityClass","apiVersion":"scheduling.k8s.io/v1","metadata":{"name":"p2","creationTimestamp":null},"value":5,"globalDefault":true,"preemptionPolicy":"Never"}"#
+        );
+        for (line, error) in [
+            ("create priorityclass", "error: exactly one NAME is required, got 0\nSee 'kubectl create priorityclass -h' for help and examples"),
+            ("create priorityclass pcx --value=10 --preemption-policy=Bad", "error: failed to create priorityclass: PriorityClass.scheduling.k8s.io \"pcx\" is invalid: preemptionPolicy: Unsupported value: \"Bad\": supported values: \"PreemptLowerPriority\", \"Never\""),
+            ("create priorityclass high --value=10", "error: failed to create priorityclass: priorityclasses.scheduling.k8s.io \"high\" already exists"),
+            ("create priorityclass pcz --value=2000000000", "error: failed to create priorityclass: PriorityClass.scheduling.k8s.io \"pcz\" is invalid: value: Forbidden: maximum allowed value of a user defined priority is 1000000000"),
+            ("create priorityclass x --tcp=80", "error: unknown flag: --tcp\nSee 'kubectl create priorityclass --help' for usage."),
         ] {
             let o = run(&mut s, line, "");
             assert!(o.failed, "{line}");

@@ -96,17 +96,6 @@ fn literals(cmd: &Command, kind: &str, name: &str, encode: bool) -> Result<Map<S
     Ok(data)
 }
 
-/// `--tcp=port[:targetPort]` as a Service port.
-fn service_port(spec: &str) -> Result<Value, String> {
-    let (port, target) = spec.split_once(':').unwrap_or((spec, spec));
-    let port: i64 = port.parse().map_err(|_| format!("error: invalid port {spec}"))?;
-    let target = match target.parse::<i64>() {
-        Ok(n) => json!(n),
-        Err(_) => json!(target),
-    };
-    Ok(json!({"name": spec.replace(':', "-"), "protocol": "TCP", "port": port, "targetPort": target}))
-}
-
 /// kubectl's refusal of a generator's NAME count (`create LONG`).
 pub(super) fn one_name(long: &str, got: usize) -> String {
     format!("error: exactly one NAME is required, got {got}\nSee 'kubectl create {long} -h' for help and examples")
@@ -115,19 +104,12 @@ pub(super) fn one_name(long: &str, got: usize) -> String {
 /// The object a `create` generator builds.
 fn generated(cmd: &Command) -> Result<Value, String> {
     let (kind_word, rest) = cmd.args.split_first().ok_or("error: unknown create generator")?;
-    // `create secret generic NAME`, `create service clusterip NAME`.
+    // `create secret generic NAME`.
     let (what, names) = match kind_word.as_str() {
         "secret" => match rest.split_first() {
             Some((t, n)) if t == "generic" => ("secret", n),
             Some((t, _)) => return Err(format!("\"kubectl create secret {t}\" is not simulated in this command bar; it knows create secret generic")),
             None => return Err("error: must specify generic, docker-registry or tls".into()),
-        },
-        "service" | "svc" => match rest.split_first() {
-            Some((t, n)) if t == "clusterip" || t == "nodeport" => {
-                (if t == "clusterip" { "service-clusterip" } else { "service-nodeport" }, n)
-            }
-            Some((t, _)) => return Err(format!("\"kubectl create service {t}\" is not simulated in this command bar; it knows create service clusterip and nodeport")),
-            None => return Err("error: must specify clusterip, externalname, loadbalancer or nodeport".into()),
         },
         "namespace" | "ns" => ("namespace", rest),
         "configmap" | "cm" => ("configmap", rest),
@@ -137,7 +119,7 @@ fn generated(cmd: &Command) -> Result<Value, String> {
         "serviceaccount" | "sa" => ("serviceaccount", rest),
         other => {
             return Err(format!(
-                "\"kubectl create {other}\" is not simulated in this command bar; it knows create -f and create namespace, configmap, secret generic, deployment, job, quota, serviceaccount, token, role, clusterrole, rolebinding, clusterrolebinding, poddisruptionbudget, cronjob, service clusterip|nodeport"
+                "\"kubectl create {other}\" is not simulated in this command bar; it knows create -f and create namespace, configmap, secret generic, deployment, job, quota, serviceaccount, token, role, clusterrole, rolebinding, clusterrolebinding, poddisruptionbudget, priorityclass, cronjob, service clusterip|nodeport|loadbalancer|externalname"
             ))
         }
     };
@@ -197,7 +179,8 @@ fn generated(cmd: &Command) -> Result<Value, String> {
                 "status": {}
             })
         }
-        "quota" => {
+        // quota
+        _ => {
             let mut spec = serde_json::Map::new();
             if let Some(hard) = cmd.hard.as_deref().filter(|h| !h.is_empty()) {
                 // Sent as Go encodes a ResourceList: names in order,
@@ -221,18 +204,6 @@ fn generated(cmd: &Command) -> Result<Value, String> {
                 spec.insert("scopes".into(), json!(scopes));
             }
             json!({"kind": "ResourceQuota", "apiVersion": "v1", "metadata": meta(name, None), "spec": spec, "status": {}})
-        }
-        _ => {
-            if cmd.tcp.is_empty() {
-                return Err("error: at least one tcp port specifier must be provided".into());
-            }
-            let ports = cmd.tcp.iter().map(|t| service_port(t)).collect::<Result<Vec<_>, _>>()?;
-            let kind = if what == "service-clusterip" { "ClusterIP" } else { "NodePort" };
-            json!({
-                "kind": "Service", "apiVersion": "v1", "metadata": meta(name, Some(json!({"app": name}))),
-                "spec": {"ports": ports, "selector": {"app": name}, "type": kind},
-                "status": {"loadBalancer": {}}
-            })
         }
     };
     Ok(object)

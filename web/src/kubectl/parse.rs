@@ -194,6 +194,15 @@ const NOT_SIMULATED: &[&str] = &[
     "completion",
 ];
 
+/// `create priorityclass`'s flags.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PriorityFlags {
+    pub value: Option<i64>,
+    pub global_default: bool,
+    pub description: Option<String>,
+    pub preemption_policy: Option<String>,
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Command {
     pub verb: Verb,
@@ -264,6 +273,14 @@ pub struct Command {
     pub literals: Vec<String>,
     /// `--tcp=port:targetPort`, in order.
     pub tcp: Vec<String>,
+    /// `create service nodeport --node-port`, `clusterip --clusterip`,
+    /// `externalname --external-name`.
+    pub node_port: Option<i64>,
+    pub cluster_ip: Option<String>,
+    pub external_name: Option<String>,
+    /// `create priorityclass --value --global-default --description
+    /// --preemption-policy`.
+    pub priority: PriorityFlags,
     /// `logs -c`.
     pub container: Option<String>,
     pub tail: Option<i64>,
@@ -345,6 +362,13 @@ fn generator_flag(flag: &str, verb: &Verb) -> Option<&'static str> {
         "--name" => "--name",
         "--restart" => "--restart",
         "--schedule" => "--schedule",
+        "--node-port" => "--node-port",
+        "--clusterip" => "--clusterip",
+        "--external-name" => "--external-name",
+        "--value" => "--value",
+        "--global-default" => "--global-default",
+        "--description" => "--description",
+        "--preemption-policy" => "--preemption-policy",
         "--hard" => "--hard",
         "--scopes" => "--scopes",
         "--duration" => "--duration",
@@ -488,6 +512,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
         port: None,
         literals: Vec::new(),
         tcp: Vec::new(),
+        node_port: None,
+        cluster_ip: None,
+        external_name: None,
+        priority: PriorityFlags::default(),
         container: None,
         target: None,
         profile: None,
@@ -634,6 +662,13 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--name" => c.service_name = Some(value("'--name'")?),
             "--restart" => c.restart = Some(value("'--restart'")?),
             "--schedule" => c.schedule = Some(value("'--schedule'")?),
+            "--node-port" => c.node_port = Some(int("--node-port", value("'--node-port'")?)?),
+            "--clusterip" => c.cluster_ip = Some(value("'--clusterip'")?),
+            "--external-name" => c.external_name = Some(value("'--external-name'")?),
+            "--value" => c.priority.value = Some(int("--value", value("'--value'")?)?),
+            "--global-default" => c.priority.global_default = boolean(&inline)?,
+            "--description" => c.priority.description = Some(value("'--description'")?),
+            "--preemption-policy" => c.priority.preemption_policy = Some(value("'--preemption-policy'")?),
             "--hard" => c.hard = Some(value("'--hard'")?),
             "--verb" => c.rbac.verbs.extend(slice(value("'--verb'")?)),
             "--resource" => c.rbac.resources.extend(slice(value("'--resource'")?)),
@@ -817,7 +852,15 @@ pub fn parse(line: &str) -> Result<Command, String> {
         (Verb::CreateFrom, Some("deployment" | "deploy")) => &["--image", "--replicas", "--port"],
         (Verb::CreateFrom, Some("job")) => &["--image", "--from"],
         (Verb::CreateFrom, Some("configmap" | "cm" | "secret")) => &["--from-literal"],
-        (Verb::CreateFrom, Some("service" | "svc")) => &["--tcp"],
+        (Verb::CreateFrom, Some("service" | "svc")) => match positional.get(1).map(String::as_str) {
+            Some("clusterip") => &["--tcp", "--clusterip"],
+            Some("nodeport") => &["--tcp", "--node-port"],
+            Some("externalname") => &["--tcp", "--external-name"],
+            _ => &["--tcp"],
+        },
+        (Verb::CreateFrom, Some("priorityclass" | "pc")) => {
+            &["--value", "--global-default", "--description", "--preemption-policy"]
+        }
         (Verb::CreateFrom, Some("quota" | "resourcequota")) => &["--hard", "--scopes"],
         (Verb::CreateFrom, Some("token")) => &["--duration", "--audience"],
         (Verb::CreateFrom, Some("role")) => &["--verb", "--resource", "--resource-name"],
@@ -848,7 +891,15 @@ pub fn parse(line: &str) -> Result<Command, String> {
     };
     if let Some(f) = c.given.iter().find(|f| !allowed.contains(f)) {
         let verb = match &c.verb {
-            Verb::CreateFrom => format!("create {}", positional.first().map(String::as_str).unwrap_or("")),
+            // (A service's type is its own command; an alias is named by
+            // the command's name.)
+            Verb::CreateFrom => match positional.first().map(String::as_str) {
+                Some("service" | "svc") => {
+                    format!("create service {}", positional.get(1).map(String::as_str).unwrap_or(""))
+                }
+                Some("priorityclass" | "pc") => "create priorityclass".into(),
+                other => format!("create {}", other.unwrap_or("")),
+            },
             Verb::SetImage => format!("set {}", positional.first().map(String::as_str).unwrap_or("")),
             Verb::Rollout => format!("rollout {}", positional.first().map(String::as_str).unwrap_or("")),
             Verb::Config => format!("config {}", positional.first().map(String::as_str).unwrap_or("")),
