@@ -495,4 +495,51 @@ mod tests {
             assert_eq!(o.text, format!("{error}\n"), "{line}");
         }
     }
+
+    /// As kubectl 1.33 builds the Secret and words each refusal.
+    #[test]
+    fn registry_secrets_and_the_generators_refusals_are_kubectls() {
+        use super::super::tests::sent;
+        use base64::Engine;
+        let mut s = session();
+        let line = "create secret docker-registry reg --docker-username=u --docker-password=p --docker-email=e@x.com";
+        assert_eq!(run(&mut s, line, "").text, "secret/reg created\n");
+        assert_eq!(
+            sent(&s),
+            r#"{"kind":"Secret","apiVersion":"v1","metadata":{"name":"reg","creationTimestamp":null},"data":{".dockerconfigjson":"eyJhdXRocyI6eyJodHRwczovL2luZGV4LmRvY2tlci5pby92MS8iOnsidXNlcm5hbWUiOiJ1IiwicGFzc3dvcmQiOiJwIiwiZW1haWwiOiJlQHguY29tIiwiYXV0aCI6ImRUcHcifX19"},"type":"kubernetes.io/dockerconfigjson"}"#
+        );
+        run(
+            &mut s,
+            "create secret docker-registry reg2 --docker-username=u --docker-password=p --docker-server=r.io",
+            "",
+        );
+        let config = last_body(&s)["data"][".dockerconfigjson"].as_str().map(str::to_string).unwrap_or_default();
+        let config = base64::engine::general_purpose::STANDARD.decode(config).unwrap_or_default();
+        assert_eq!(
+            String::from_utf8_lossy(&config),
+            r#"{"auths":{"r.io":{"username":"u","password":"p","auth":"dTpw"}}}"#
+        );
+        let either = "error: either --from-file or the combination of --docker-username, --docker-password and --docker-server is required";
+        for (line, error) in [
+            ("create secret docker-registry", "error: exactly one NAME is required, got 0\nSee 'kubectl create secret docker-registry -h' for help and examples"),
+            ("create secret docker-registry r --docker-username=u", either),
+            ("create secret docker-registry r --docker-username=u --docker-password=p --docker-server=", either),
+            ("create secret docker-registry r --from-literal=a=b", "error: unknown flag: --from-literal\nSee 'kubectl create secret docker-registry --help' for usage."),
+            ("create secret docker-registry reg --docker-username=u --docker-password=p", "error: failed to create secret secrets \"reg\" already exists"),
+            ("create secret generic reg", "error: failed to create secret secrets \"reg\" already exists"),
+            ("create configmap kube-root-ca.crt", "error: failed to create configmap: configmaps \"kube-root-ca.crt\" already exists"),
+            ("create namespace default", "Error from server (AlreadyExists): namespaces \"default\" already exists"),
+            ("create deployment coredns -n kube-system --image=x", "error: failed to create deployment: deployments.apps \"coredns\" already exists"),
+            ("create serviceaccount default", "error: failed to create serviceaccount: serviceaccounts \"default\" already exists"),
+        ] {
+            let o = run(&mut s, line, "");
+            assert!(o.failed, "{line}");
+            assert_eq!(o.text, format!("{error}\n"), "{line}");
+        }
+        run(&mut s, "create quota q1 --hard=pods=1", "");
+        assert_eq!(
+            run(&mut s, "create quota q1 --hard=pods=1", "").text,
+            "error: failed to create quota: resourcequotas \"q1\" already exists\n"
+        );
+    }
 }

@@ -96,19 +96,48 @@ fn literals(cmd: &Command, kind: &str, name: &str, encode: bool) -> Result<Map<S
     Ok(data)
 }
 
+/// `create secret docker-registry`: a `kubernetes.io/dockerconfigjson`
+/// Secret whose `.dockerconfigjson` holds the one registry's credentials
+/// as kubectl writes them (`auth` the base64 of `user:password`, the
+/// email only when given).
+fn docker_registry(cmd: &Command, name: &str) -> Result<Value, String> {
+    use base64::Engine;
+    let flags = &cmd.registry;
+    let server = flags.server.as_deref().unwrap_or("https://index.docker.io/v1/");
+    let (Some(user), Some(password)) = (flags.username.as_deref(), flags.password.as_deref()) else {
+        return Err("error: either --from-file or the combination of --docker-username, --docker-password and --docker-server is required".into());
+    };
+    if user.is_empty() || password.is_empty() || server.is_empty() {
+        return Err("error: either --from-file or the combination of --docker-username, --docker-password and --docker-server is required".into());
+    }
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+    let mut entry = json!({"username": user, "password": password});
+    if let Some(email) = flags.email.as_deref().filter(|e| !e.is_empty()) {
+        entry["email"] = json!(email);
+    }
+    entry["auth"] = json!(b64(&format!("{user}:{password}")));
+    let config = json!({"auths": {server: entry}}).to_string();
+    Ok(json!({
+        "kind": "Secret", "apiVersion": "v1", "metadata": meta(name, None),
+        "data": {".dockerconfigjson": b64(&config)},
+        "type": "kubernetes.io/dockerconfigjson"
+    }))
+}
+
 /// kubectl's refusal of a generator's NAME count (`create LONG`).
 pub(super) fn one_name(long: &str, got: usize) -> String {
     format!("error: exactly one NAME is required, got {got}\nSee 'kubectl create {long} -h' for help and examples")
 }
 
-/// The object a `create` generator builds.
-fn generated(cmd: &Command) -> Result<Value, String> {
+/// The object a `create` generator builds, and which generator it is.
+fn generated(cmd: &Command) -> Result<(&'static str, Value), String> {
     let (kind_word, rest) = cmd.args.split_first().ok_or("error: unknown create generator")?;
     // `create secret generic NAME`.
     let (what, names) = match kind_word.as_str() {
         "secret" => match rest.split_first() {
             Some((t, n)) if t == "generic" => ("secret", n),
-            Some((t, _)) => return Err(format!("\"kubectl create secret {t}\" is not simulated in this command bar; it knows create secret generic")),
+            Some((t, n)) if t == "docker-registry" => ("docker-registry", n),
+            Some((t, _)) => return Err(format!("\"kubectl create secret {t}\" is not simulated in this command bar; it knows create secret generic and docker-registry")),
             None => return Err("error: must specify generic, docker-registry or tls".into()),
         },
         "namespace" | "ns" => ("namespace", rest),
@@ -126,7 +155,11 @@ fn generated(cmd: &Command) -> Result<Value, String> {
     let name = match names {
         [n] => n.as_str(),
         more => {
-            let long = if what == "secret" { "secret generic".into() } else { what.replace('-', " ") };
+            let long = match what {
+                "secret" => "secret generic",
+                "docker-registry" => "secret docker-registry",
+                other => other,
+            };
             return Err(one_name(&long, more.len()));
         }
     };
@@ -136,6 +169,7 @@ fn generated(cmd: &Command) -> Result<Value, String> {
             json!({"kind": "Namespace", "apiVersion": "v1", "metadata": meta(name, None), "spec": {}, "status": {}})
         }
         "serviceaccount" => json!({"kind": "ServiceAccount", "apiVersion": "v1", "metadata": meta(name, None)}),
+        "docker-registry" => docker_registry(cmd, name)?,
         "configmap" | "secret" => {
             // (A Secret's values are base64, a ConfigMap's as given.)
             let kind = if what == "secret" { "Secret" } else { "ConfigMap" };
@@ -206,7 +240,7 @@ fn generated(cmd: &Command) -> Result<Value, String> {
             json!({"kind": "ResourceQuota", "apiVersion": "v1", "metadata": meta(name, None), "spec": spec, "status": {}})
         }
     };
-    Ok(object)
+    Ok((what, object))
 }
 
 /// A pod template's metadata as the generators serialize it.
@@ -226,7 +260,8 @@ pub(super) struct Creates {
     manager: &'static str,
     validate: bool,
     done: &'static str,
-    wrap: Option<&'static str>,
+    /// (what, and what comes between it and the server's message).
+    wrap: Option<(&'static str, &'static str)>,
 }
 
 pub(super) const CREATE: Creates = Creates { manager: "kubectl-create", validate: true, done: "created", wrap: None };
@@ -236,7 +271,25 @@ const EXPOSE: Creates = Creates { manager: "kubectl-expose", validate: true, don
 impl Creates {
     /// `create`, its refusals wrapped as `failed to create WHAT: …`.
     pub(super) const fn create_wrapped(what: &'static str) -> Creates {
-        Creates { wrap: Some(what), ..CREATE }
+        Creates { wrap: Some((what, ": ")), ..CREATE }
+    }
+}
+
+/// `create secret …`, its refusals wrapped without a colon (`failed to
+/// create secret secrets "x" already exists`), as kubectl words them.
+const CREATE_SECRET: Creates = Creates { wrap: Some(("secret", " ")), ..CREATE };
+
+/// How a generator's refusal is worded: wrapped by `configmap`,
+/// `deployment`, `quota`, `serviceaccount` and `secret`, the server's own
+/// for `namespace`.
+fn creates_for(what: &str) -> Creates {
+    match what {
+        "configmap" => Creates::create_wrapped("configmap"),
+        "deployment" => Creates::create_wrapped("deployment"),
+        "quota" => Creates::create_wrapped("quota"),
+        "serviceaccount" => Creates::create_wrapped("serviceaccount"),
+        "secret" | "docker-registry" => CREATE_SECRET,
+        _ => CREATE,
     }
 }
 
@@ -253,7 +306,7 @@ pub(super) fn post(s: &mut Session, d: &Discovery, cmd: &Command, object: Value,
     }
     let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
     let line = format!("{} {}", name_ref(&r, name), how.done);
-    let Some(what) = how.wrap else {
+    let Some((what, between)) = how.wrap else {
         return change(s, "POST", dry(cmd, target), "application/json", &object, line, out);
     };
     let e = send(s, "POST", &dry(cmd, target), Some("application/json"), Some(&object), "application/json");
@@ -261,7 +314,7 @@ pub(super) fn post(s: &mut Session, d: &Discovery, cmd: &Command, object: Value,
         out.line(line);
     } else {
         let message = body_json(&e.response)["message"].as_str().unwrap_or("").to_string();
-        out.error(format!("error: failed to create {what}: {message}"));
+        out.error(format!("error: failed to create {what}{between}{message}"));
     }
 }
 
@@ -280,7 +333,7 @@ pub(super) fn create(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
         return create_job(s, d, cmd, out);
     }
     match generated(cmd) {
-        Ok(object) => post(s, d, cmd, object, &CREATE, out),
+        Ok((what, object)) => post(s, d, cmd, object, &creates_for(what), out),
         Err(e) => out.error(e),
     }
 }
@@ -304,7 +357,7 @@ fn create_job(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) 
         return out.error("error: cannot specify --from and command");
     }
     let job = match &cmd.env_from {
-        None => generated(cmd),
+        None => generated(cmd).map(|(_, job)| job),
         Some(from) => {
             let Some((r, from_name)) = targets(d, std::slice::from_ref(from), out).and_then(|t| t.into_iter().next())
             else {

@@ -194,6 +194,15 @@ const NOT_SIMULATED: &[&str] = &[
     "completion",
 ];
 
+/// `create secret docker-registry`'s flags.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RegistryFlags {
+    pub server: Option<String>,
+    pub username: Option<String>,
+    pub password: Option<String>,
+    pub email: Option<String>,
+}
+
 /// `create priorityclass`'s flags.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PriorityFlags {
@@ -281,6 +290,9 @@ pub struct Command {
     /// `create priorityclass --value --global-default --description
     /// --preemption-policy`.
     pub priority: PriorityFlags,
+    /// `create secret docker-registry --docker-server --docker-username
+    /// --docker-password --docker-email`.
+    pub registry: RegistryFlags,
     /// `logs -c`.
     pub container: Option<String>,
     pub tail: Option<i64>,
@@ -366,6 +378,10 @@ fn generator_flag(flag: &str, verb: &Verb) -> Option<&'static str> {
         "--clusterip" => "--clusterip",
         "--external-name" => "--external-name",
         "--value" => "--value",
+        "--docker-server" => "--docker-server",
+        "--docker-username" => "--docker-username",
+        "--docker-password" => "--docker-password",
+        "--docker-email" => "--docker-email",
         "--global-default" => "--global-default",
         "--description" => "--description",
         "--preemption-policy" => "--preemption-policy",
@@ -516,6 +532,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         cluster_ip: None,
         external_name: None,
         priority: PriorityFlags::default(),
+        registry: RegistryFlags::default(),
         container: None,
         target: None,
         profile: None,
@@ -666,6 +683,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--clusterip" => c.cluster_ip = Some(value("'--clusterip'")?),
             "--external-name" => c.external_name = Some(value("'--external-name'")?),
             "--value" => c.priority.value = Some(int("--value", value("'--value'")?)?),
+            "--docker-server" => c.registry.server = Some(value("'--docker-server'")?),
+            "--docker-username" => c.registry.username = Some(value("'--docker-username'")?),
+            "--docker-password" => c.registry.password = Some(value("'--docker-password'")?),
+            "--docker-email" => c.registry.email = Some(value("'--docker-email'")?),
             "--global-default" => c.priority.global_default = boolean(&inline)?,
             "--description" => c.priority.description = Some(value("'--description'")?),
             "--preemption-policy" => c.priority.preemption_policy = Some(value("'--preemption-policy'")?),
@@ -851,6 +872,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
     let allowed: &[&str] = match (&c.verb, positional.first().map(String::as_str)) {
         (Verb::CreateFrom, Some("deployment" | "deploy")) => &["--image", "--replicas", "--port"],
         (Verb::CreateFrom, Some("job")) => &["--image", "--from"],
+        (Verb::CreateFrom, Some("secret")) if positional.get(1).is_some_and(|t| t == "docker-registry") => {
+            &["--docker-server", "--docker-username", "--docker-password", "--docker-email"]
+        }
         (Verb::CreateFrom, Some("configmap" | "cm" | "secret")) => &["--from-literal"],
         (Verb::CreateFrom, Some("service" | "svc")) => match positional.get(1).map(String::as_str) {
             Some("clusterip") => &["--tcp", "--clusterip"],
@@ -898,6 +922,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     format!("create service {}", positional.get(1).map(String::as_str).unwrap_or(""))
                 }
                 Some("priorityclass" | "pc") => "create priorityclass".into(),
+                Some("secret") => format!("create secret {}", positional.get(1).map(String::as_str).unwrap_or("")),
                 other => format!("create {}", other.unwrap_or("")),
             },
             Verb::SetImage => format!("set {}", positional.first().map(String::as_str).unwrap_or("")),
