@@ -160,7 +160,7 @@ fn generated(cmd: &Command) -> Result<(&'static str, Value), String> {
                 "docker-registry" => "secret docker-registry",
                 other => other,
             };
-            return Err(one_name(&long, more.len()));
+            return Err(one_name(long, more.len()));
         }
     };
     let require_image = || cmd.image.clone().ok_or_else(|| "error: required flag(s) \"image\" not set".to_string());
