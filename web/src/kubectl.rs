@@ -957,7 +957,7 @@ mod tests {
             .contains("See 'kubectl create configmap --help'"));
         assert!(parse("top pods").unwrap_err().starts_with("\"kubectl top\" is not simulated in this command bar"));
         let mut s = session();
-        assert!(run(&mut s, "create ingress r", "").text.contains("\"kubectl create ingress\" is not simulated"));
+        assert!(run(&mut s, "create secret tls r", "").text.contains("\"kubectl create secret tls\" is not simulated"));
         let out = run(&mut s, "api-resources", "");
         let row = out.text.lines().find(|l| l.starts_with("deployments ")).unwrap_or_else(|| panic!("{}", out.text));
         assert!(row.split_whitespace().eq(["deployments", "deploy", "apps/v1", "true", "Deployment"]), "{row}");

@@ -27,6 +27,7 @@ pub(super) fn create(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
         "poddisruptionbudget" | "pdb" => ("poddisruptionbudget", "poddisruptionbudgets", budget),
         "cronjob" | "cj" => ("cronjob", "cronjob", cron_job),
         "priorityclass" | "pc" => ("priorityclass", "priorityclass", priority_class),
+        "ingress" | "ing" => ("ingress", "ingress", ingress),
         "service" | "svc" => {
             let Some((kind, rest)) = names.split_first() else {
                 out.error("error: must specify clusterip, externalname, loadbalancer or nodeport");
@@ -236,6 +237,131 @@ fn service_ports(spec: &str) -> Result<(u16, Value), String> {
             errs => Err(errs.join(",")),
         },
     }
+}
+
+/// The Ingress of `--rule host/path=service:port[,tls[=secret]]` (a path
+/// ending in `*` a Prefix, else Exact; rules of one host joined; a TLS
+/// entry per secret, each host once), `--class`, `--default-backend` and
+/// `--annotation`s, checked in kubectl's order.
+fn ingress(cmd: &Command, name: &str) -> Result<Value, String> {
+    let flags = &cmd.ingress;
+    let backend_flag = flags.default_backend.as_deref().unwrap_or("");
+    if backend_flag.is_empty() && flags.rules.is_empty() {
+        return Err("error: not enough information provided: every ingress has to either specify a default-backend (which catches all traffic) or a list of rules (which catch specific paths)".into());
+    }
+    if let Some(bad) = flags.rules.iter().find(|r| !ingress_rule_matches(r)) {
+        return Err(format!(
+            "error: rule {bad} is invalid and should be in format host/path=svcname:svcport[,tls[=secret]]"
+        ));
+    }
+    if let Some(bad) = flags.annotations.iter().find(|a| !a.contains('=')) {
+        return Err(format!("error: annotation {bad} is invalid and should be in format key=[value]"));
+    }
+    if !backend_flag.is_empty() && backend_flag.split(':').count() != 2 {
+        return Err("error: default-backend should be in format servicename:serviceport".into());
+    }
+    // `svc:port`, the port a number when it reads as one.
+    let backend = |svc: &str| {
+        let mut parts = svc.split(':');
+        let (name, port) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+        let port = match port.parse::<i32>() {
+            Ok(n) => json!({"number": n}),
+            Err(_) => json!({"name": port}),
+        };
+        json!({"service": {"name": name, "port": port}})
+    };
+    let mut tls: Vec<Value> = Vec::new();
+    let mut tls_hosts: Vec<&str> = Vec::new();
+    let mut rules: Vec<Value> = Vec::new();
+    for rule in &flags.rules {
+        // (TLS only when there is exactly one comma, as kubectl reads it.)
+        let parts: Vec<&str> = rule.split(',').collect();
+        let (route, tls_part) = (parts[0], parts.get(1).filter(|_| parts.len() == 2));
+        let (host, rest) = route.split_once('/').unwrap_or((route, ""));
+        if let Some(t) = tls_part.filter(|_| !tls_hosts.contains(&host)) {
+            tls_hosts.push(host);
+            let secret = t.split('=').nth(1).unwrap_or("");
+            // (An entry's hosts, then its secret, in Go's field order.)
+            let entry = |hosts: Vec<Value>| {
+                let mut e = Map::new();
+                if !hosts.is_empty() {
+                    e.insert("hosts".into(), Value::Array(hosts));
+                }
+                if !secret.is_empty() {
+                    e.insert("secretName".into(), json!(secret));
+                }
+                Value::Object(e)
+            };
+            match tls.iter_mut().find(|e| e.get("secretName").and_then(Value::as_str).unwrap_or("") == secret) {
+                Some(e) => {
+                    let mut hosts = e.get("hosts").and_then(Value::as_array).cloned().unwrap_or_default();
+                    hosts.push(json!(host));
+                    *e = entry(hosts);
+                }
+                None if !host.is_empty() || !secret.is_empty() => {
+                    tls.push(entry(if host.is_empty() { Vec::new() } else { vec![json!(host)] }))
+                }
+                None => {}
+            }
+        }
+        let mut pieces = rest.split('=');
+        let (path, svc) = (format!("/{}", pieces.next().unwrap_or("")), pieces.next().unwrap_or(""));
+        let (path, kind) = match path.strip_suffix('*') {
+            Some(prefix) => (prefix.to_string(), "Prefix"),
+            None => (path, "Exact"),
+        };
+        let entry = json!({"path": path, "pathType": kind, "backend": backend(svc)});
+        match rules.iter_mut().find(|r| r["host"].as_str().unwrap_or("") == host) {
+            Some(r) => r["http"]["paths"].as_array_mut().into_iter().for_each(|p| p.push(entry.clone())),
+            None => {
+                let mut r = Map::new();
+                if !host.is_empty() {
+                    r.insert("host".into(), json!(host));
+                }
+                r.insert("http".into(), json!({"paths": [entry]}));
+                rules.push(Value::Object(r));
+            }
+        }
+    }
+    let mut metadata = json!({"name": name, "creationTimestamp": null});
+    if !flags.annotations.is_empty() {
+        let pairs = flags.annotations.iter().filter_map(|a| a.split_once('='));
+        let annotations: std::collections::BTreeMap<&str, &str> = pairs.collect();
+        metadata["annotations"] = json!(annotations);
+    }
+    let mut spec = Map::new();
+    if let Some(class) = flags.class.as_deref().filter(|c| !c.is_empty()) {
+        spec.insert("ingressClassName".into(), json!(class));
+    }
+    if !backend_flag.is_empty() {
+        spec.insert("defaultBackend".into(), backend(backend_flag));
+    }
+    if !tls.is_empty() {
+        spec.insert("tls".into(), json!(tls));
+    }
+    if !rules.is_empty() {
+        spec.insert("rules".into(), json!(rules));
+    }
+    Ok(json!({
+        "kind": "Ingress", "apiVersion": "networking.k8s.io/v1", "metadata": metadata,
+        "spec": spec, "status": {"loadBalancer": {}}
+    }))
+}
+
+/// kubectl 1.33's rule pattern, `^[\w*.-]*/[^,=\n]*=[\w-]+:[\w-]+` (`\w`
+/// as Go's: ASCII letters, digits, `_`), unanchored at its end as in that
+/// release: what follows the port is not looked at (`,tl` still asks for
+/// TLS).
+fn ingress_rule_matches(rule: &str) -> bool {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    let Some(slash) = rule.find('/') else { return false };
+    let (host, rest) = rule.split_at(slash);
+    if !host.chars().all(|c| word(c) || c == '*' || c == '.') {
+        return false;
+    }
+    let Some(eq) = rest.find(['=', ',', '\n']).filter(|i| rest[*i..].starts_with('=')) else { return false };
+    let Some((svc, port)) = rest[eq + 1..].split_once(':') else { return false };
+    !svc.is_empty() && svc.chars().all(word) && port.starts_with(word)
 }
 
 /// The PriorityClass: its value (0 unless given), `globalDefault` when
@@ -541,5 +667,56 @@ mod tests {
             run(&mut s, "create quota q1 --hard=pods=1", "").text,
             "error: failed to create quota: resourcequotas \"q1\" already exists\n"
         );
+    }
+
+    /// Bodies and refusals as kubectl 1.33 builds and prints them.
+    #[test]
+    fn ingresses_are_built_from_rules_as_kubectl_builds_them() {
+        use super::super::tests::sent;
+        let mut s = session();
+        assert_eq!(
+            run(&mut s, "create ingress simple --rule=foo.com/bar=svc1:8080,tls=my-cert", "").text,
+            "ingress.networking.k8s.io/simple created\n"
+        );
+        assert_eq!(
+            sent(&s),
+            r#"{"kind":"Ingress","apiVersion":"networking.k8s.io/v1","metadata":{"name":"simple","creationTimestamp":null},"spec":{"tls":[{"hosts":["foo.com"],"secretName":"my-cert"}],"rules":[{"host":"foo.com","http":{"paths":[{"path":"/bar","pathType":"Exact","backend":{"service":{"name":"svc1","port":{"number":8080}}}}]}}]},"status":{"loadBalancer":{}}}"#
+        );
+        run(&mut s, "create ing two --class=nginx --rule=foo.com/path*=svc:8080 --rule=bar.com/admin*=svc2:http --default-backend=defsvc:80 --annotation=a=b", "");
+        assert_eq!(
+            sent(&s),
+            r#"{"kind":"Ingress","apiVersion":"networking.k8s.io/v1","metadata":{"name":"two","creationTimestamp":null,"annotations":{"a":"b"}},"spec":{"ingressClassName":"nginx","defaultBackend":{"service":{"name":"defsvc","port":{"number":80}}},"rules":[{"host":"foo.com","http":{"paths":[{"path":"/path","pathType":"Prefix","backend":{"service":{"name":"svc","port":{"number":8080}}}}]}},{"host":"bar.com","http":{"paths":[{"path":"/admin","pathType":"Prefix","backend":{"service":{"name":"svc2","port":{"name":"http"}}}}]}}]},"status":{"loadBalancer":{}}}"#
+        );
+        run(&mut s, "create ingress t3 --rule=/path=svc:80 --rule=foo.com/=svc:80,tls", "");
+        assert_eq!(
+            sent(&s),
+            r#"{"kind":"Ingress","apiVersion":"networking.k8s.io/v1","metadata":{"name":"t3","creationTimestamp":null},"spec":{"tls":[{"hosts":["foo.com"]}],"rules":[{"http":{"paths":[{"path":"/path","pathType":"Exact","backend":{"service":{"name":"svc","port":{"number":80}}}}]}},{"host":"foo.com","http":{"paths":[{"path":"/","pathType":"Exact","backend":{"service":{"name":"svc","port":{"number":80}}}}]}}]},"status":{"loadBalancer":{}}}"#
+        );
+        // kubectl 1.33 does not look past the port: `,tl` asks for TLS.
+        run(&mut s, "create ingress loose --rule=foo.com/a=svc:80,tl", "");
+        assert_eq!(last_body(&s)["spec"]["tls"], json!([{"hosts": ["foo.com"]}]));
+        // One host's paths in one rule; one secret's hosts in one entry.
+        run(
+            &mut s,
+            "create ingress t4 --rule=a.com/x=s:80,tls=c --rule=a.com/y=s:80,tls=c --rule=b.com/=s:80,tls=c",
+            "",
+        );
+        let body = last_body(&s);
+        assert_eq!(body["spec"]["tls"], json!([{"hosts": ["a.com", "b.com"], "secretName": "c"}]));
+        assert_eq!(body["spec"]["rules"][0]["http"]["paths"].as_array().map(Vec::len), Some(2));
+        for (line, error) in [
+            ("create ingress x", "error: not enough information provided: every ingress has to either specify a default-backend (which catches all traffic) or a list of rules (which catch specific paths)"),
+            ("create ingress x --rule=foo.com=svc:80", "error: rule foo.com=svc:80 is invalid and should be in format host/path=svcname:svcport[,tls[=secret]]"),
+            ("create ingress x --rule=foo.com/a=svc", "error: rule foo.com/a=svc is invalid and should be in format host/path=svcname:svcport[,tls[=secret]]"),
+            ("create ingress x --rule=foo.com/a=svc:80 --annotation=nokey", "error: annotation nokey is invalid and should be in format key=[value]"),
+            ("create ingress x --default-backend=svc", "error: default-backend should be in format servicename:serviceport"),
+            ("create ingress simple --rule=foo.com/bar=svc1:8080", "error: failed to create ingress: ingresses.networking.k8s.io \"simple\" already exists"),
+            ("create ingress x --tcp=80", "error: unknown flag: --tcp\nSee 'kubectl create ingress --help' for usage."),
+            ("create ingress", "error: exactly one NAME is required, got 0\nSee 'kubectl create ingress -h' for help and examples"),
+        ] {
+            let o = run(&mut s, line, "");
+            assert!(o.failed, "{line}");
+            assert_eq!(o.text, format!("{error}\n"), "{line}");
+        }
     }
 }

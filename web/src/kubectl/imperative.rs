@@ -148,7 +148,7 @@ fn generated(cmd: &Command) -> Result<(&'static str, Value), String> {
         "serviceaccount" | "sa" => ("serviceaccount", rest),
         other => {
             return Err(format!(
-                "\"kubectl create {other}\" is not simulated in this command bar; it knows create -f and create namespace, configmap, secret generic, deployment, job, quota, serviceaccount, token, role, clusterrole, rolebinding, clusterrolebinding, poddisruptionbudget, priorityclass, cronjob, service clusterip|nodeport|loadbalancer|externalname"
+                "\"kubectl create {other}\" is not simulated in this command bar; it knows create -f and create namespace, configmap, secret generic, deployment, job, quota, serviceaccount, token, role, clusterrole, rolebinding, clusterrolebinding, poddisruptionbudget, priorityclass, ingress, cronjob, service clusterip|nodeport|loadbalancer|externalname"
             ))
         }
     };

@@ -194,6 +194,15 @@ const NOT_SIMULATED: &[&str] = &[
     "completion",
 ];
 
+/// `create ingress`'s flags.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IngressFlags {
+    pub rules: Vec<String>,
+    pub class: Option<String>,
+    pub default_backend: Option<String>,
+    pub annotations: Vec<String>,
+}
+
 /// `create secret docker-registry`'s flags.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RegistryFlags {
@@ -293,6 +302,9 @@ pub struct Command {
     /// `create secret docker-registry --docker-server --docker-username
     /// --docker-password --docker-email`.
     pub registry: RegistryFlags,
+    /// `create ingress --rule (each) --class --default-backend
+    /// --annotation (each)`.
+    pub ingress: IngressFlags,
     /// `logs -c`.
     pub container: Option<String>,
     pub tail: Option<i64>,
@@ -378,6 +390,10 @@ fn generator_flag(flag: &str, verb: &Verb) -> Option<&'static str> {
         "--clusterip" => "--clusterip",
         "--external-name" => "--external-name",
         "--value" => "--value",
+        "--rule" => "--rule",
+        "--class" => "--class",
+        "--default-backend" => "--default-backend",
+        "--annotation" => "--annotation",
         "--docker-server" => "--docker-server",
         "--docker-username" => "--docker-username",
         "--docker-password" => "--docker-password",
@@ -533,6 +549,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         external_name: None,
         priority: PriorityFlags::default(),
         registry: RegistryFlags::default(),
+        ingress: IngressFlags::default(),
         container: None,
         target: None,
         profile: None,
@@ -683,6 +700,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--clusterip" => c.cluster_ip = Some(value("'--clusterip'")?),
             "--external-name" => c.external_name = Some(value("'--external-name'")?),
             "--value" => c.priority.value = Some(int("--value", value("'--value'")?)?),
+            "--rule" => c.ingress.rules.push(value("'--rule'")?),
+            "--class" => c.ingress.class = Some(value("'--class'")?),
+            "--default-backend" => c.ingress.default_backend = Some(value("'--default-backend'")?),
+            "--annotation" => c.ingress.annotations.push(value("'--annotation'")?),
             "--docker-server" => c.registry.server = Some(value("'--docker-server'")?),
             "--docker-username" => c.registry.username = Some(value("'--docker-username'")?),
             "--docker-password" => c.registry.password = Some(value("'--docker-password'")?),
@@ -882,6 +903,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             Some("externalname") => &["--tcp", "--external-name"],
             _ => &["--tcp"],
         },
+        (Verb::CreateFrom, Some("ingress" | "ing")) => &["--rule", "--class", "--default-backend", "--annotation"],
         (Verb::CreateFrom, Some("priorityclass" | "pc")) => {
             &["--value", "--global-default", "--description", "--preemption-policy"]
         }
@@ -922,6 +944,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     format!("create service {}", positional.get(1).map(String::as_str).unwrap_or(""))
                 }
                 Some("priorityclass" | "pc") => "create priorityclass".into(),
+                Some("ingress" | "ing") => "create ingress".into(),
                 Some("secret") => format!("create secret {}", positional.get(1).map(String::as_str).unwrap_or("")),
                 other => format!("create {}", other.unwrap_or("")),
             },
