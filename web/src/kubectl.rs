@@ -325,7 +325,7 @@ fn run_parsed(s: &mut Session, cmd: Command, file: &str) -> Outcome {
         Verb::Drain => drain::drain(s, &cmd, &mut out),
         Verb::Events => events::events(s, &d, &cmd, &mut out),
         Verb::Wait => wait::wait(s, &d, &cmd, &mut out),
-        Verb::ApiResources => imperative::api_resources(&d, &mut out),
+        Verb::ApiResources => imperative::api_resources(&d, &cmd, &mut out),
         Verb::ApiVersions => imperative::api_versions(&d, &mut out),
         Verb::Version => imperative::version(s, &cmd, &mut out),
         Verb::Rollout => rollout::rollout(s, &d, &cmd, &mut out),
@@ -944,6 +944,41 @@ mod tests {
         assert!(run(&mut s, "expose deployment noport", "")
             .text
             .contains("couldn't find port via --port flag or introspection"));
+    }
+
+    /// Each output as kubectl 1.33 prints it against `kubesim serve` (the
+    /// same discovery), byte for byte.
+    #[test]
+    fn api_resources_filters_sorts_and_prints_as_kubectl_does() {
+        let mut s = session();
+        for (line, want) in [
+            ("api-resources --api-group=apps", "NAME                  SHORTNAMES   APIVERSION   NAMESPACED   KIND\ncontrollerrevisions                apps/v1      true         ControllerRevision\ndaemonsets            ds           apps/v1      true         DaemonSet\ndeployments           deploy       apps/v1      true         Deployment\nreplicasets           rs           apps/v1      true         ReplicaSet\nstatefulsets          sts          apps/v1      true         StatefulSet\n"),
+            ("api-resources --verbs=list,watch --api-group=batch", "NAME       SHORTNAMES   APIVERSION   NAMESPACED   KIND\ncronjobs   cj           batch/v1     true         CronJob\njobs                    batch/v1     true         Job\n"),
+            ("api-resources --no-headers --api-group=policy", "poddisruptionbudgets   pdb   policy/v1   true   PodDisruptionBudget\n"),
+            ("api-resources --categories=all -o name", "pods\nservices\ndaemonsets.apps\ndeployments.apps\nreplicasets.apps\nstatefulsets.apps\ncronjobs.batch\njobs.batch\n"),
+            ("api-resources --categories=all,api-extensions -o wide", "NAME   SHORTNAMES   APIVERSION   NAMESPACED   KIND   VERBS   CATEGORIES\n"),
+            ("api-resources --verbs=LIST", "NAME   SHORTNAMES   APIVERSION   NAMESPACED   KIND\n"),
+        ] {
+            assert_eq!(run(&mut s, line, "").text, want, "{line}");
+        }
+        let by_kind = run(&mut s, "api-resources --sort-by=kind", "").text;
+        assert!(by_kind.starts_with("NAME                          SHORTNAMES   APIVERSION                        NAMESPACED   KIND\nclusterroles                               rbac.authorization.k8s.io/v1      false        ClusterRole\nclusterrolebindings                        rbac.authorization.k8s.io/v1      false        ClusterRoleBinding\n"), "{by_kind}");
+        let wide = run(&mut s, "api-resources -o wide", "").text;
+        assert!(wide.starts_with("NAME                          SHORTNAMES   APIVERSION                        NAMESPACED   KIND                         VERBS                                                        CATEGORIES\n"), "{wide}");
+        assert!(wide.contains("\npods                          po           v1                                true         Pod                          create,delete,deletecollection,get,list,patch,update,watch   all\n"), "{wide}");
+        let cluster_wide = run(&mut s, "api-resources --namespaced=false -o name", "").text;
+        assert!(cluster_wide.contains("\nnodes\n") && !cluster_wide.contains("\npods\n"), "{cluster_wide}");
+        for (line, error) in [
+            ("api-resources -o yaml", "error: --output yaml is not available"),
+            ("api-resources --sort-by=foo", "error: --sort-by accepts only name or kind"),
+            (
+                "api-resources extra",
+                "error: unexpected arguments: [extra]\nSee 'kubectl api-resources -h' for help and examples",
+            ),
+        ] {
+            let o = run(&mut s, line, "");
+            assert_eq!((o.failed, o.text), (true, format!("{error}\n")), "{line}");
+        }
     }
 
     #[test]

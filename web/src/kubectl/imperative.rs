@@ -1060,23 +1060,61 @@ fn five_letters(seed: &str) -> String {
 }
 
 /// `api-resources`: what discovery serves, as kubectl prints it.
-pub(super) fn api_resources(d: &Discovery, out: &mut Outcome) {
-    let mut rows = vec![vec!["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"]
-        .into_iter()
-        .map(String::from)
-        .collect::<Vec<_>>()];
+/// `api-resources`: each resource discovery prefers, filtered by
+/// `--api-group`, `--namespaced`, `--verbs` and `--categories` (every one
+/// named), sorted by group (or `--sort-by` name or kind) then name, in
+/// kubectl's columns (`-o wide` adds the verbs and categories; `-o name`
+/// prints `RESOURCE[.GROUP]`).
+pub(super) fn api_resources(d: &Discovery, cmd: &Command, out: &mut Outcome) {
+    let f = &cmd.api;
+    let has_all = |have: &[String], want: &[String]| want.iter().all(|w| have.contains(w));
     let mut resources: Vec<&ApiResource> = d.resources.iter().filter(|r| !r.resource.contains('/')).collect();
-    // kubectl sorts by group, then by name (the core group first).
+    // (The preferred version: the first discovery lists.)
     resources.order_by(|a, b| (a.group.as_str(), a.resource.as_str()).cmp(&(b.group.as_str(), b.resource.as_str())));
     resources.dedup_by(|a, b| a.group == b.group && a.resource == b.resource);
+    resources.retain(|r| {
+        !r.verbs.is_empty()
+            && f.group.as_ref().is_none_or(|g| *g == r.group)
+            && f.namespaced.is_none_or(|n| n == r.namespaced)
+            && has_all(&r.verbs, &f.verbs)
+            && has_all(&r.categories, &f.categories)
+    });
+    let key = |r: &ApiResource| match cmd.sort_by.as_deref() {
+        Some("name") => r.resource.clone(),
+        Some("kind") => r.kind.clone(),
+        _ => r.group.clone(),
+    };
+    resources.order_by(|a, b| key(a).cmp(&key(b)).then_with(|| a.resource.cmp(&b.resource)));
+    if cmd.output == Output::Name {
+        for r in resources {
+            match r.group.as_str() {
+                "" => out.line(&r.resource),
+                g => out.line(format!("{}.{g}", r.resource)),
+            }
+        }
+        return;
+    }
+    let wide = cmd.output == Output::Wide;
+    let mut rows = Vec::new();
+    if !cmd.no_headers {
+        let mut header = vec!["NAME", "SHORTNAMES", "APIVERSION", "NAMESPACED", "KIND"];
+        if wide {
+            header.extend(["VERBS", "CATEGORIES"]);
+        }
+        rows.push(header.into_iter().map(String::from).collect::<Vec<_>>());
+    }
     for r in resources {
-        rows.push(vec![
+        let mut row = vec![
             r.resource.clone(),
             r.short_names.join(","),
             r.group_version(),
             r.namespaced.to_string(),
             r.kind.clone(),
-        ]);
+        ];
+        if wide {
+            row.extend([r.verbs.join(","), r.categories.join(",")]);
+        }
+        rows.push(row);
     }
     out.text.push_str(&columns(&rows));
 }

@@ -194,6 +194,16 @@ const NOT_SIMULATED: &[&str] = &[
     "completion",
 ];
 
+/// `api-resources`' filters (a group or namespacing given, even empty or
+/// false, filters).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ApiResourcesFlags {
+    pub group: Option<String>,
+    pub namespaced: Option<bool>,
+    pub verbs: Vec<String>,
+    pub categories: Vec<String>,
+}
+
 /// `create ingress`'s flags.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct IngressFlags {
@@ -305,6 +315,8 @@ pub struct Command {
     /// `create ingress --rule (each) --class --default-backend
     /// --annotation (each)`.
     pub ingress: IngressFlags,
+    /// `api-resources --api-group --namespaced --verbs --categories`.
+    pub api: ApiResourcesFlags,
     /// `logs -c`.
     pub container: Option<String>,
     pub tail: Option<i64>,
@@ -550,6 +562,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         priority: PriorityFlags::default(),
         registry: RegistryFlags::default(),
         ingress: IngressFlags::default(),
+        api: ApiResourcesFlags::default(),
         container: None,
         target: None,
         profile: None,
@@ -763,7 +776,19 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "-A" | "--all-namespaces" => c.all_namespaces = boolean(&inline)?,
             "-l" | "--selector" => c.selector = Some(value("'-l'")?),
             "--field-selector" => c.field_selector = Some(value("'--field-selector'")?),
-            "--sort-by" if c.verb == Verb::Get => c.sort_by = Some(value("'--sort-by'")?),
+            "--sort-by" if matches!(c.verb, Verb::Get | Verb::ApiResources) => {
+                c.sort_by = Some(value("'--sort-by'")?)
+            }
+            "--api-group" if c.verb == Verb::ApiResources => c.api.group = Some(value("'--api-group'")?),
+            "--namespaced" if c.verb == Verb::ApiResources => c.api.namespaced = Some(boolean(&inline)?),
+            "--verbs" if c.verb == Verb::ApiResources => c.api.verbs.extend(slice(value("'--verbs'")?)),
+            "--categories" if c.verb == Verb::ApiResources => {
+                c.api.categories.extend(slice(value("'--categories'")?))
+            }
+            // (The page reads discovery afresh for every command.)
+            "--cached" if c.verb == Verb::ApiResources => {
+                boolean(&inline)?;
+            }
             "--raw" if c.verb == Verb::Get => c.raw = Some(value("'--raw'")?),
             "--client" if c.verb == Verb::Version => c.client = boolean(&inline)?,
             "-w" | "--watch" => c.watch = boolean(&inline)?,
@@ -804,7 +829,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--dry-run" if c.verb == Verb::Drain && inline.as_deref() == Some("client") => c.drain.client_dry_run = true,
             "--show-managed-fields" => c.show_managed_fields = boolean(&inline)?,
             "--list" if c.verb == Verb::Auth => c.can_i.list = boolean(&inline)?,
-            "--no-headers" if matches!(c.verb, Verb::Auth | Verb::Get | Verb::Config) => c.no_headers = boolean(&inline)?,
+            "--no-headers" if matches!(c.verb, Verb::Auth | Verb::Get | Verb::Config | Verb::ApiResources) => c.no_headers = boolean(&inline)?,
             "-L" | "--label-columns" if c.verb == Verb::Get => {
                 c.label_columns.extend(value("'-L'")?.split(',').filter(|k| !k.is_empty()).map(str::to_string))
             }
@@ -971,13 +996,27 @@ pub fn parse(line: &str) -> Result<Command, String> {
         | Verb::Scale
         | Verb::SetImage
         | Verb::Logs
-        | Verb::ApiResources
         | Verb::Rollout
         | Verb::Expose
         | Verb::Debug
         | Verb::Taint
         | Verb::Explain => {
             c.args = positional;
+        }
+        // kubectl's checks, in its order.
+        Verb::ApiResources => {
+            if !positional.is_empty() {
+                return Err(format!(
+                    "error: unexpected arguments: [{}]\nSee 'kubectl api-resources -h' for help and examples",
+                    positional.join(" ")
+                ));
+            }
+            if !matches!(c.output, Output::Table | Output::Wide | Output::Name) {
+                return Err(format!("error: --output {} is not available", c.output.typed()));
+            }
+            if c.sort_by.as_deref().is_some_and(|s| !["", "name", "kind"].contains(&s)) {
+                return Err("error: --sort-by accepts only name or kind".into());
+            }
         }
         Verb::Events => {
             if c.watch || c.output != Output::Table {
