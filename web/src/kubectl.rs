@@ -946,6 +946,49 @@ mod tests {
             .contains("couldn't find port via --port flag or introspection"));
     }
 
+    /// As kubectl 1.33 prints them (its `--dry-run=client` sends nothing).
+    #[test]
+    fn generators_print_what_they_built_under_a_client_dry_run() {
+        let mut s = session();
+        let from = s.log.len();
+        assert_eq!(
+            run(&mut s, "create deployment web --image=nginx --dry-run=client -o yaml", "").text,
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  creationTimestamp: null\n  labels:\n    app: web\n  name: web\nspec:\n  replicas: 1\n  selector:\n    matchLabels:\n      app: web\n  strategy: {}\n  template:\n    metadata:\n      creationTimestamp: null\n      labels:\n        app: web\n    spec:\n      containers:\n      - image: nginx\n        name: nginx\n        resources: {}\nstatus: {}\n"
+        );
+        assert_eq!(
+            run(&mut s, "run tmp --image=busybox --dry-run=client -o yaml -- sleep 1", "").text,
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  creationTimestamp: null\n  labels:\n    run: tmp\n  name: tmp\nspec:\n  containers:\n  - args:\n    - sleep\n    - \"1\"\n    image: busybox\n    name: tmp\n    resources: {}\n  dnsPolicy: ClusterFirst\n  restartPolicy: Always\nstatus: {}\n"
+        );
+        assert_eq!(
+            run(&mut s, "create cm x --from-literal=a=b -n kube-system --dry-run=client -o json", "").text,
+            "{\n    \"kind\": \"ConfigMap\",\n    \"apiVersion\": \"v1\",\n    \"metadata\": {\n        \"name\": \"x\",\n        \"namespace\": \"kube-system\",\n        \"creationTimestamp\": null\n    },\n    \"data\": {\n        \"a\": \"b\"\n    }\n}\n"
+        );
+        assert_eq!(
+            run(&mut s, "expose deploy coredns -n kube-system --port=53 --name=dns2 --dry-run=client -o yaml", "").text,
+            "apiVersion: v1\nkind: Service\nmetadata:\n  creationTimestamp: null\n  labels:\n    k8s-app: kube-dns\n  name: dns2\n  namespace: kube-system\nspec:\n  ports:\n  - port: 53\n    protocol: TCP\n    targetPort: 53\n  selector:\n    k8s-app: kube-dns\nstatus:\n  loadBalancer: {}\n"
+        );
+        assert_eq!(
+            run(&mut s, "create deployment web --image=nginx --dry-run=client -o name", "").text,
+            "deployment.apps/web\n"
+        );
+        assert_eq!(
+            run(&mut s, "create deployment web --image=nginx --dry-run=client", "").text,
+            "deployment.apps/web created (dry run)\n"
+        );
+        assert_eq!(run(&mut s, "create ns foo --dry-run=client -o jsonpath={.kind}", "").text, "Namespace");
+        // Nothing but discovery and expose's read of its Deployment.
+        assert_eq!(requests_since(&s, from), ["GET /apis/apps/v1/namespaces/kube-system/deployments/coredns 200"]);
+        // A write's answer in -o yaml: the server's object, managedFields hidden.
+        let yaml = run(&mut s, "create cm y --from-literal=a=b --dry-run=server -o yaml", "").text;
+        assert!(yaml.contains("  uid: ") && !yaml.contains("managedFields"), "{yaml}");
+        for line in
+            ["create -f - --dry-run=client", "create token default --dry-run=client", "get pods --dry-run=client"]
+        {
+            let o = run(&mut s, line, "");
+            assert!(o.failed && o.text.contains("use --dry-run=server"), "{line}: {}", o.text);
+        }
+    }
+
     /// Each output as kubectl 1.33 prints it against `kubesim serve` (the
     /// same discovery), byte for byte.
     #[test]

@@ -300,21 +300,68 @@ pub(super) fn post(s: &mut Session, d: &Discovery, cmd: &Command, object: Value,
         Ok(r) => r.clone(),
         Err(e) => return out.error(e),
     };
+    // A namespace given with -n is written into the object (kubectl's
+    // generators do so when the namespace is enforced), after its name.
+    let object = match (&cmd.namespace, object["metadata"].get("namespace")) {
+        (Some(ns), None) if r.namespaced => with_namespace(object, ns),
+        _ => object,
+    };
     let mut target = format!("{}?fieldManager={}", r.collection(Some(&namespace(cmd))), how.manager);
     if how.validate {
         target.push_str(&format!("&fieldValidation={}", cmd.field_validation));
     }
     let name = object.pointer("/metadata/name").and_then(Value::as_str).unwrap_or("");
     let line = format!("{} {}", name_ref(&r, name), how.done);
-    let Some((what, between)) = how.wrap else {
-        return change(s, "POST", dry(cmd, target), "application/json", &object, line, out);
-    };
+    // `--dry-run=client`: the object as built, nothing sent.
+    if cmd.client_dry_run {
+        return print_written(&r, cmd, &object, format!("{line} (dry run)"), out);
+    }
     let e = send(s, "POST", &dry(cmd, target), Some("application/json"), Some(&object), "application/json");
-    if e.response.status == 201 {
-        out.line(line);
-    } else {
-        let message = body_json(&e.response)["message"].as_str().unwrap_or("").to_string();
-        out.error(format!("error: failed to create {what}{between}{message}"));
+    match (e.response.status, how.wrap) {
+        (200 | 201, _) => print_written(&r, cmd, &body_json(&e.response), line, out),
+        (_, Some((what, between))) => {
+            let message = body_json(&e.response)["message"].as_str().unwrap_or("").to_string();
+            out.error(format!("error: failed to create {what}{between}{message}"));
+        }
+        (_, None) => out.error(server_error(&e)),
+    }
+}
+
+/// The object with `metadata.namespace` after its name, in Go's field
+/// order.
+fn with_namespace(mut object: Value, ns: &str) -> Value {
+    if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+        let rest = std::mem::take(meta);
+        for (k, v) in rest {
+            let after_name = k == "name";
+            meta.insert(k, v);
+            if after_name {
+                meta.insert("namespace".into(), json!(ns));
+            }
+        }
+    }
+    object
+}
+
+/// What a write prints: its line (`deployment.apps/web created`), or the
+/// object in `-o name|yaml|json|jsonpath=…` (its managedFields hidden
+/// unless `--show-managed-fields`), as kubectl's printers after a write.
+fn print_written(r: &ApiResource, cmd: &Command, object: &Value, line: String, out: &mut Outcome) {
+    let mut object = object.clone();
+    if !cmd.show_managed_fields {
+        if let Some(m) = object.get_mut("metadata").and_then(Value::as_object_mut) {
+            m.shift_remove("managedFields");
+        }
+    }
+    match &cmd.output {
+        Output::Name => out.line(name_ref(r, object["metadata"]["name"].as_str().unwrap_or(""))),
+        Output::Yaml => out.text.push_str(&to_yaml(&object)),
+        Output::Json => out.text.push_str(&printed_json(&object)),
+        Output::JsonPath(template) => match super::jsonpath::print(template, &object) {
+            Ok(text) => out.text.push_str(&text),
+            Err(e) => out.error(e),
+        },
+        _ => out.line(line),
     }
 }
 

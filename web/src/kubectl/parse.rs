@@ -178,6 +178,9 @@ pub struct CanIFlags {
 /// The verbs this command bar knows, for messages.
 const KNOWN: &str = "get, create, apply, diff (-f -, --server-side), replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, set resources, set env, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, wait (--for=condition|jsonpath|delete|create, --timeout), logs, debug (ephemeral containers), describe (pods, deployments, services, nodes, configmaps, namespaces, service accounts, resource quotas, limit ranges, roles, cluster roles and their bindings), explain, api-resources, api-versions, version, cluster-info, config (view, get-contexts, current-context, use-context, set-context, delete-context, rename-context, get-clusters, get-users) and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
 
+/// Where `--dry-run=client` is not simulated.
+const CLIENT_DRY_RUN: &str = "--dry-run=client is simulated here only on the generators (create KIND NAME, run, expose), where kubectl prints the object it built and sends nothing; use --dry-run=server";
+
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
 const NOT_SIMULATED: &[&str] = &[
@@ -251,6 +254,9 @@ pub struct Command {
     pub cascade: String,
     /// `--dry-run=server`: writes carry `dryRun=All`.
     pub server_dry_run: bool,
+    /// `--dry-run=client` on a generator (`create KIND`, `run`,
+    /// `expose`): the object printed, nothing sent.
+    pub client_dry_run: bool,
     /// `--validate`: the `fieldValidation` writes ask for (kubectl: Strict).
     pub field_validation: &'static str,
     /// `apply --server-side` (and `--force-conflicts`).
@@ -527,6 +533,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         overwrite: false,
         cascade: "background".into(),
         server_dry_run: false,
+        client_dry_run: false,
         field_validation: "Strict",
         server_side: false,
         force_conflicts: false,
@@ -863,9 +870,11 @@ pub fn parse(line: &str) -> Result<Command, String> {
                 c.server_dry_run = match inline.as_deref() {
                     Some("server") => true,
                     Some("none") => false,
-                    Some("client") => {
-                        return Err("--dry-run=client is not simulated here (kubectl would send nothing); use --dry-run=server".into())
+                    Some("client") if matches!(c.verb, Verb::Create | Verb::Run | Verb::Expose) => {
+                        c.client_dry_run = true;
+                        false
                     }
+                    Some("client") => return Err(CLIENT_DRY_RUN.into()),
                     other => {
                         return Err(format!(
                             "error: Invalid dry-run value ({}). Must be \"none\", \"server\", or \"client\".",
@@ -912,6 +921,11 @@ pub fn parse(line: &str) -> Result<Command, String> {
     }
     if c.verb == Verb::Create && c.filename.is_none() && !positional.is_empty() {
         c.verb = Verb::CreateFrom;
+    }
+    // (A file's objects, or a token, would be printed otherwise.)
+    let token = positional.first().is_some_and(|p| p == "token");
+    if c.client_dry_run && (c.verb == Verb::Create || token) {
+        return Err(CLIENT_DRY_RUN.into());
     }
     // The generator flags belong to their commands: elsewhere kubectl
     // does not know them.
