@@ -1819,6 +1819,36 @@ mod tests {
         assert_eq!(both.text, "error: name cannot be provided when a selector is specified\n");
     }
 
+    /// `delete --all`: the collection listed without a selector, then each
+    /// item deleted, as kubectl 1.33 does; its refusals in its words.
+    #[test]
+    fn delete_all_lists_then_deletes_everything_of_the_type() {
+        let mut s = Session::new(1);
+        run(&mut s, "create configmap d1 -n kube-public", "");
+        run(&mut s, "create configmap d2 -n kube-public", "");
+        let from = s.log.len();
+        let out = run(&mut s, "delete cm --all -n kube-public", "");
+        assert_eq!(
+            out.text,
+            "configmap \"d1\" deleted\nconfigmap \"d2\" deleted\nconfigmap \"kube-root-ca.crt\" deleted\n"
+        );
+        assert_eq!(
+            requests_since(&s, from)[..2],
+            [
+                "GET /api/v1/namespaces/kube-public/configmaps 200",
+                "DELETE /api/v1/namespaces/kube-public/configmaps/d1 200"
+            ]
+        );
+        for (line, error) in [
+            ("delete cm x --all", "error: name cannot be provided when a selector is specified"),
+            ("delete cm --all -l a=b", "error: setting 'all' parameter but found a non empty selector. "),
+            ("delete --all", "error: at least one resource must be specified to use a selector"),
+        ] {
+            let o = run(&mut s, line, "");
+            assert_eq!((o.failed, o.text), (true, format!("{error}\n")), "{line}");
+        }
+    }
+
     #[test]
     fn columns_align_like_tabwriter() {
         let rows = vec![vec!["NAME".into(), "AGE".into()], vec!["kubernetes".into(), "5s".into()]];

@@ -1,5 +1,6 @@
-//! `delete`: by name or by label selector (`-l`: the collection listed
-//! with it, then each item deleted by name, as kubectl's builder does),
+//! `delete`: by name, by label selector or `--all` (`-l`: the collection
+//! listed with it, `--all` without one, then each item deleted by name,
+//! as kubectl's builder does),
 //! with `--cascade` as a propagation policy. kubectl
 //! then waits (`--wait`, on by default) until what it deleted is gone; the
 //! page cannot hold the command bar that long, so when something is left
@@ -23,13 +24,14 @@ pub(super) fn delete(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
         if cmd.server_dry_run {
             body["dryRun"] = json!(["All"]);
         }
-        let names = match &cmd.selector {
-            Some(sel) => {
-                let path = format!(
-                    "{}?labelSelector={}",
-                    r.collection(ns.as_deref().or(Some(cmd.context_namespace.as_str()))),
-                    crate::format::encode_component(sel)
-                );
+        let names = match (&cmd.selector, cmd.all) {
+            (None, false) => cmd.names.clone(),
+            (sel, _) => {
+                let collection = r.collection(ns.as_deref().or(Some(cmd.context_namespace.as_str())));
+                let path = match sel {
+                    Some(sel) => format!("{collection}?labelSelector={}", crate::format::encode_component(sel)),
+                    None => collection,
+                };
                 let e = send(s, "GET", &path, None, None, "application/json");
                 if e.response.status != 200 {
                     out.error(server_error(&e));
@@ -43,7 +45,6 @@ pub(super) fn delete(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Ou
                     })
                     .unwrap_or_default()
             }
-            None => cmd.names.clone(),
         };
         found += names.len();
         for name in &names {

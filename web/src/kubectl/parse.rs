@@ -824,7 +824,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
             "--for" if c.verb == Verb::Events => c.events_for = Some(value("'--for'")?),
             "--for" if c.verb == Verb::Wait => c.wait_for = Some(value("'--for'")?),
             "--timeout" if c.verb == Verb::Wait => c.timeout = Some(value("'--timeout'")?),
-            "--all" if c.verb == Verb::Wait => c.all = boolean(&inline)?,
+            "--all" if matches!(c.verb, Verb::Wait | Verb::Delete) => c.all = boolean(&inline)?,
             "--types" if c.verb == Verb::Events => {
                 c.events_types.extend(value("'--types'")?.split(',').filter(|t| !t.is_empty()).map(str::to_string))
             }
@@ -1166,6 +1166,13 @@ pub fn parse(line: &str) -> Result<Command, String> {
         Verb::Wait if positional.is_empty() => {
             return Err("error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'".into());
         }
+        // kubectl's builder: `--all` is a selector of everything.
+        Verb::Delete if c.all && c.selector.as_deref().is_some_and(|s| !s.is_empty()) => {
+            return Err("error: setting 'all' parameter but found a non empty selector. ".into());
+        }
+        Verb::Delete if positional.is_empty() && (c.all || c.selector.is_some()) => {
+            return Err("error: at least one resource must be specified to use a selector".into());
+        }
         _ => {
             let Some(first) = positional.first() else {
                 return Err("error: you must specify the type of resource to get. Use \"kubectl api-resources\" for a complete list of supported resources.".into());
@@ -1178,10 +1185,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     c.names.push(p.clone());
                 }
             }
-            if c.verb == Verb::Delete && c.selector.is_some() && !c.names.is_empty() {
+            if c.verb == Verb::Delete && (c.selector.is_some() || c.all) && !c.names.is_empty() {
                 return Err("error: name cannot be provided when a selector is specified".into());
             }
-            let by_selector = c.verb == Verb::Delete && c.selector.is_some();
+            let by_selector = c.verb == Verb::Delete && (c.selector.is_some() || c.all);
             let by_list = c.verb == Verb::Wait && (c.selector.is_some() || c.all);
             let slashed = c.types.iter().any(|t| t.contains('/'));
             if c.verb == Verb::Wait && c.names.is_empty() && !by_list && !slashed {
