@@ -1415,7 +1415,17 @@ mod tests {
             out,
             "apiextensions.k8s.io/v1\napps/v1\nauthentication.k8s.io/v1\nauthorization.k8s.io/v1\nbatch/v1\ncoordination.k8s.io/v1\ndiscovery.k8s.io/v1\nevents.k8s.io/v1\nflowcontrol.apiserver.k8s.io/v1\nnetworking.k8s.io/v1\npolicy/v1\nrbac.authorization.k8s.io/v1\nscheduling.k8s.io/v1\nstorage.k8s.io/v1\nv1\n"
         );
-        assert!(run(&mut s, "version -o yaml", "").failed);
+        // -o json|yaml: kubectl's documents, the server's as it answered.
+        let json = run(&mut s, "version -o json", "").text;
+        assert!(json.starts_with("{\n  \"clientVersion\": {\n    \"major\": \"1\",\n    \"minor\": \"33\",\n    \"gitVersion\": \"v1.33.0\",\n"), "{json}");
+        assert!(json.ends_with("  \"kustomizeVersion\": \"v5.6.0\",\n  \"serverVersion\": {\n    \"major\": \"1\",\n    \"minor\": \"33\",\n    \"emulationMajor\": \"1\",\n    \"emulationMinor\": \"33\",\n    \"minCompatibilityMajor\": \"1\",\n    \"minCompatibilityMinor\": \"32\",\n    \"gitVersion\": \"v1.33.0\",\n    \"gitCommit\": \"kubesim\",\n    \"gitTreeState\": \"clean\",\n    \"buildDate\": \"2025-04-23T00:00:00Z\",\n    \"goVersion\": \"go1.24.2\",\n    \"compiler\": \"gc\",\n    \"platform\": \"linux/amd64\"\n  }\n}\n"), "{json}");
+        let yaml = run(&mut s, "version --client -o yaml", "").text;
+        assert!(yaml.starts_with("clientVersion:\n  buildDate: \"2025-04-23T00:00:00Z\"\n  compiler: gc\n"), "{yaml}");
+        assert!(yaml.ends_with("  platform: js/wasm\nkustomizeVersion: v5.6.0\n\n"), "{yaml}");
+        for o in ["name", "wide"] {
+            let out = run(&mut s, &format!("version -o {o}"), "");
+            assert_eq!((out.failed, out.text.as_str()), (true, "error: --output must be 'yaml' or 'json'\n"));
+        }
     }
 
     /// `set env --from`: each key of the ConfigMap (or Secret) read once a

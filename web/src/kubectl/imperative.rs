@@ -1184,18 +1184,40 @@ const KUSTOMIZE_VERSION: &str = "v5.6.0";
 
 /// `version [--client]`: the client's version, then the server's from
 /// `GET /version`.
+///
+/// `-o json|yaml` prints the three as kubectl's `version.Info` documents
+/// (JSON indented by two spaces, as kubectl marshals it); the client's is
+/// this page's: built from kubesim, for `js/wasm`.
 pub(super) fn version(s: &mut Session, cmd: &Command, out: &mut Outcome) {
-    out.line(format!("Client Version: {CLIENT_VERSION}"));
-    out.line(format!("Kustomize Version: {KUSTOMIZE_VERSION}"));
-    if cmd.client {
-        return;
+    if cmd.output == Output::Table {
+        out.line(format!("Client Version: {CLIENT_VERSION}"));
+        out.line(format!("Kustomize Version: {KUSTOMIZE_VERSION}"));
     }
-    let e = send(s, "GET", "/version", None, None, "application/json");
-    if e.response.status != 200 {
-        return out.error(server_error(&e));
+    let mut doc = json!({
+        "clientVersion": {
+            "major": "1", "minor": "33", "gitVersion": CLIENT_VERSION, "gitCommit": "kubesim",
+            "gitTreeState": "clean", "buildDate": "2025-04-23T00:00:00Z", "goVersion": "go1.24.2",
+            "compiler": "gc", "platform": "js/wasm"
+        },
+        "kustomizeVersion": KUSTOMIZE_VERSION
+    });
+    if !cmd.client {
+        let e = send(s, "GET", "/version", None, None, "application/json");
+        if e.response.status != 200 {
+            return out.error(server_error(&e));
+        }
+        doc["serverVersion"] = body_json(&e.response);
     }
-    let v = body_json(&e.response);
-    out.line(format!("Server Version: {}", v["gitVersion"].as_str().unwrap_or("")));
+    match cmd.output {
+        Output::Json => out.line(serde_json::to_string_pretty(&doc).unwrap_or_default()),
+        // (kubectl leaves a blank line after the YAML.)
+        Output::Yaml => out.line(to_yaml(&doc)),
+        _ => {
+            if let Some(v) = doc["serverVersion"]["gitVersion"].as_str() {
+                out.line(format!("Server Version: {v}"));
+            }
+        }
+    }
 }
 
 /// `expose TYPE/NAME [--port] [--target-port] [--type] [--name]`: a

@@ -1159,8 +1159,10 @@ pub fn parse(line: &str) -> Result<Command, String> {
             if !positional.is_empty() {
                 return Err(format!("error: unexpected arguments: {}", positional.join(" ")));
             }
-            if c.output != Output::Table {
-                return Err(format!("error: \"kubectl {verb_word} -o\" is not simulated in this command bar"));
+            match (&c.verb, &c.output) {
+                (_, Output::Table) | (Verb::Version, Output::Yaml | Output::Json) => {}
+                (Verb::Version, _) => return Err("error: --output must be 'yaml' or 'json'".into()),
+                _ => return Err(format!("error: \"kubectl {verb_word} -o\" is not simulated in this command bar")),
             }
         }
         Verb::Wait if positional.is_empty() => {
