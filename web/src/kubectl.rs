@@ -362,6 +362,8 @@ fn run_parsed(s: &mut Session, cmd: Command, file: &str) -> Outcome {
                     "image updated",
                     "resource requirements updated",
                     "env updated",
+                    "serviceaccount updated",
+                    "subjects updated",
                     "restarted",
                     "exposed",
                 ];
@@ -1827,6 +1829,52 @@ mod tests {
         assert_eq!(run(&mut s, "delete configmaps -l app=none", "").text, "No resources found\n");
         let both = run(&mut s, "delete configmaps a -l app=web", "");
         assert_eq!(both.text, "error: name cannot be provided when a selector is specified\n");
+    }
+
+    /// `set serviceaccount` and `set subject` as kubectl 1.33 sends and
+    /// prints them.
+    #[test]
+    fn set_serviceaccount_and_subject_patch_as_kubectl_does() {
+        let mut s = session();
+        run(&mut s, "create deployment sa-demo --image=nginx", "");
+        let from = s.log.len();
+        assert_eq!(
+            run(&mut s, "set serviceaccount deployment sa-demo default", "").text,
+            "deployment.apps/sa-demo serviceaccount updated\n"
+        );
+        assert_eq!(super::tests::sent(&s), r#"{"spec":{"template":{"spec":{"serviceAccountName":"default"}}}}"#);
+        assert_eq!(
+            requests_since(&s, from),
+            [
+                "GET /apis/apps/v1/namespaces/default/deployments/sa-demo 200",
+                "PATCH /apis/apps/v1/namespaces/default/deployments/sa-demo?fieldManager=kubectl-set 200"
+            ]
+        );
+        assert_eq!(
+            run(&mut s, "set sa deploy/sa-demo x --dry-run=server", "").text,
+            "deployment.apps/sa-demo serviceaccount updated (server dry run)\n"
+        );
+        run(&mut s, "create rolebinding rb-demo --clusterrole=view --user=bob", "");
+        assert_eq!(
+            run(&mut s, "set subject rolebinding rb-demo --user=alice --serviceaccount=default:builder", "").text,
+            "rolebinding.rbac.authorization.k8s.io/rb-demo subjects updated\n"
+        );
+        assert_eq!(
+            super::tests::sent(&s),
+            r#"{"subjects":[{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"bob"},{"apiGroup":"rbac.authorization.k8s.io","kind":"User","name":"alice"},{"kind":"ServiceAccount","name":"builder","namespace":"default"}]}"#
+        );
+        let from = s.log.len();
+        assert_eq!(run(&mut s, "set subject rolebinding rb-demo --user=alice", "").text, "", "nothing to add");
+        assert!(!requests_since(&s, from).iter().any(|r| r.starts_with("PATCH")));
+        for (line, error) in [
+            ("set sa deploy/sa-demo", "error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'"),
+            ("set subject rolebinding rb-demo", "error: you must specify at least one value of user, group or serviceaccount"),
+            ("set subject rolebinding rb-demo --serviceaccount=builder", "error: serviceaccount must be <namespace>:<name>"),
+            ("set subject deploy coredns -n kube-system --user=x", "error: deployments/coredns setting subjects is only supported for RoleBinding/ClusterRoleBinding"),
+        ] {
+            let o = run(&mut s, line, "");
+            assert_eq!((o.failed, o.text), (true, format!("{error}\n")), "{line}");
+        }
     }
 
     /// `delete --all`: the collection listed without a selector, then each

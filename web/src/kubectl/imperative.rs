@@ -646,10 +646,12 @@ pub(super) fn set_image(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut
         Some("image") => {}
         Some("resources") => return set_resources(s, d, cmd, out),
         Some("env") => return set_env(s, d, cmd, out),
+        Some("serviceaccount" | "sa") => return set_service_account(s, d, cmd, out),
+        Some("subject") => return set_subject(s, d, cmd, out),
         _ => {
             let sub = cmd.args.first().cloned().unwrap_or_default();
             return out.error(format!(
-                "\"kubectl set {sub}\" is not simulated in this command bar; it knows set image, set resources and set env"
+                "\"kubectl set {sub}\" is not simulated in this command bar; it knows set image, set resources, set env, set serviceaccount and set subject"
             ));
         }
     }
@@ -680,6 +682,77 @@ pub(super) fn set_image(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut
         }
         let target = dry(cmd, format!("{item}?fieldManager=kubectl-set"));
         let done = format!("{} image updated", name_ref(&r, &name));
+        change(s, "PATCH", target, "application/strategic-merge-patch+json", &patch, done, out);
+    }
+}
+
+/// `set serviceaccount TYPE NAME|TYPE/NAME SERVICE_ACCOUNT`: the pod
+/// template's `serviceAccountName`, as kubectl's strategic merge patch.
+fn set_service_account(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
+    let words = &cmd.args[1..];
+    let Some((account, objects)) = words.split_last().filter(|(_, objects)| !objects.is_empty()) else {
+        return out.error("error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'");
+    };
+    let Some(targets) = targets(d, objects, out) else { return };
+    let ns = namespace(cmd);
+    for (r, name) in targets {
+        let Some((item, path, _)) = read_workload(s, &r, &ns, &name, out) else { continue };
+        let mut patch = json!({"serviceAccountName": account});
+        for segment in path.trim_start_matches('/').split('/').rev() {
+            patch = json!({ segment: patch });
+        }
+        let target = dry(cmd, format!("{item}?fieldManager=kubectl-set"));
+        let done = format!("{} serviceaccount updated", name_ref(&r, &name));
+        change(s, "PATCH", target, "application/strategic-merge-patch+json", &patch, done, out);
+    }
+}
+
+/// `set subject rolebinding|clusterrolebinding NAME --user --group
+/// --serviceaccount=NS:NAME`: the subjects not there yet added (a
+/// binding that has them all is left alone, and nothing is printed).
+fn set_subject(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
+    let f = &cmd.rbac;
+    if f.users.is_empty() && f.groups.is_empty() && f.service_accounts.is_empty() {
+        return out.error("error: you must specify at least one value of user, group or serviceaccount");
+    }
+    let mut wanted: Vec<Value> = Vec::new();
+    let rbac = "rbac.authorization.k8s.io";
+    wanted.extend(f.users.iter().map(|u| json!({"apiGroup": rbac, "kind": "User", "name": u})));
+    wanted.extend(f.groups.iter().map(|g| json!({"apiGroup": rbac, "kind": "Group", "name": g})));
+    for sa in &f.service_accounts {
+        match sa.split_once(':') {
+            Some((ns, name)) if !ns.is_empty() && !name.is_empty() && !name.contains(':') => {
+                wanted.push(json!({"kind": "ServiceAccount", "name": name, "namespace": ns}))
+            }
+            _ => return out.error("error: serviceaccount must be <namespace>:<name>"),
+        }
+    }
+    let Some(targets) = targets(d, &cmd.args[1..], out) else { return };
+    let ns = namespace(cmd);
+    for (r, name) in targets {
+        if !matches!(r.kind.as_str(), "RoleBinding" | "ClusterRoleBinding") {
+            out.error(format!(
+                "error: {}/{name} setting subjects is only supported for RoleBinding/ClusterRoleBinding",
+                r.resource
+            ));
+            continue;
+        }
+        let item = r.item(Some(&ns), &name);
+        let Some(live) = read(s, &item, out) else { continue };
+        let mut subjects = live["subjects"].as_array().cloned().unwrap_or_default();
+        let before = subjects.len();
+        for w in &wanted {
+            if !subjects.contains(w) {
+                subjects.push(w.clone());
+            }
+        }
+        if subjects.len() == before {
+            continue;
+        }
+        let target = dry(cmd, format!("{item}?fieldManager=kubectl-set"));
+        let done = format!("{} subjects updated", name_ref(&r, &name));
+        // (kubectl patches the object as a map: keys in order.)
+        let patch = keys_sorted(&json!({"subjects": subjects}));
         change(s, "PATCH", target, "application/strategic-merge-patch+json", &patch, done, out);
     }
 }

@@ -176,7 +176,7 @@ pub struct CanIFlags {
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, diff (-f -, --server-side), replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, set resources, set env, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, wait (--for=condition|jsonpath|delete|create, --timeout), logs, debug (ephemeral containers), describe (pods, deployments, services, nodes, configmaps, namespaces, service accounts, resource quotas, limit ranges, roles, cluster roles and their bindings), explain, api-resources, api-versions, version, cluster-info, config (view, get-contexts, current-context, use-context, set-context, delete-context, rename-context, get-clusters, get-users) and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
+const KNOWN: &str = "get, create, apply, diff (-f -, --server-side), replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, set resources, set env, set serviceaccount, set subject, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, wait (--for=condition|jsonpath|delete|create, --timeout), logs, debug (ephemeral containers), describe (pods, deployments, services, nodes, configmaps, namespaces, service accounts, resource quotas, limit ranges, roles, cluster roles and their bindings), explain, api-resources, api-versions, version, cluster-info, config (view, get-contexts, current-context, use-context, set-context, delete-context, rename-context, get-clusters, get-users) and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
 
 /// Where `--dry-run=client` is not simulated.
 const CLIENT_DRY_RUN: &str = "--dry-run=client is simulated here only on the generators (create KIND NAME, run, expose), where kubectl prints the object it built and sends nothing; use --dry-run=server";
@@ -962,6 +962,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         (Verb::Scale, _) => &["--replicas"],
         (Verb::SetImage, Some("resources")) => &["--limits", "--requests", "--container"],
         (Verb::SetImage, Some("env")) => &["--container"],
+        (Verb::SetImage, Some("subject")) => &["--user", "--group", "--serviceaccount"],
         (Verb::Rollout, Some("undo")) => &["--to-revision"],
         (Verb::Logs, _) => &["--container", "--tail"],
         (Verb::Debug, _) => &["--image", "--container", "--target", "--profile"],
