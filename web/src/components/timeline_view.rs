@@ -160,7 +160,7 @@ pub fn timeline_view() -> Html {
                 <text x={(WIDTH - 40.0).to_string()} y="58" class="tick">{ hi }</text>
             </svg>
             <input type="range" min="1" max={head.to_string()} value={hi.to_string()} oninput={on_end} title={tr("scroll the axis", lang)} aria-label={tr("the newest revision the axis shows", lang)} />
-            if count == 0 && compacted > 0 {
+            if listed == 0 && compacted > 0 {
                 <div class="muted" id="timeline-empty">{ fill(tr("Nothing left to show: every write up to revision {} was compacted (history is kept for {}s). New writes appear here as they happen.", lang), &[&compacted, &window]) }</div>
             }
             <label class="flag"><input type="checkbox" id="show-renewals" checked={shown} onchange={toggle} />{ fill(tr("show Lease renewals ({})", lang), &[&renewals]) }</label>
