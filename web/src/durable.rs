@@ -12,7 +12,6 @@ use std::rc::Rc;
 
 use kubesim::api::Revision;
 
-use crate::kubectl::config::KubeConfig;
 use crate::session::{Session, StoredStore};
 
 /// What one save writes.
@@ -74,14 +73,15 @@ struct Progress {
     log: Option<(Revision, usize)>,
     /// The simulated clock in the last durable save.
     saved_wall: i64,
-    /// The page's kubeconfig in the last durable save (a `kubectl config`
-    /// change is saved without a write).
-    saved_kubeconfig: Option<KubeConfig>,
+    /// How many `kubectl config` commands the last durable save had seen
+    /// (a change of the kubeconfig is saved without a write; a count, so
+    /// that every save compares two numbers).
+    saved_kubeconfig: u64,
     /// Why the last save failed, until one succeeds; and what it tried to
     /// save (journal length, clock), so it is tried again only after a
     /// change.
     error: Option<String>,
-    failed: Option<(usize, i64, Option<KubeConfig>)>,
+    failed: Option<(usize, i64, u64)>,
     /// Bumped when a save ends (the page re-renders to show it).
     version: u64,
 }
@@ -110,7 +110,7 @@ impl Saving {
             },
             log: session.restored.and_then(|r| r.log).filter(|_| !fresh),
             saved_wall: session.clock.wall,
-            saved_kubeconfig: session.kubeconfig.clone(),
+            saved_kubeconfig: session.kubeconfig_changes,
             ..Progress::default()
         };
         Rc::new(Saving { saver, progress: RefCell::new(progress) })
@@ -130,12 +130,12 @@ impl Saving {
             let len = session.journal_len();
             let wall = session.clock.wall;
             let clock_moved = (wall - p.saved_wall).abs() >= CLOCK_SAVE_MS || (force && wall != p.saved_wall);
-            let kubeconfig = &session.kubeconfig;
-            if !p.fresh && len == p.durable && !clock_moved && *kubeconfig == p.saved_kubeconfig {
+            let kubeconfig = session.kubeconfig_changes;
+            if !p.fresh && len == p.durable && !clock_moved && kubeconfig == p.saved_kubeconfig {
                 return;
             }
             // A save that failed is tried again once something changed.
-            if p.failed.as_ref().is_some_and(|f| (f.0, f.1, &f.2) == (len, wall, kubeconfig)) && !force {
+            if p.failed == Some((len, wall, kubeconfig)) && !force {
                 return;
             }
             let fresh = p.fresh || len < p.durable;
@@ -156,7 +156,7 @@ impl Saving {
             let store = StoredStore { state: server.state(), log_records: records };
             let header = session.stored_header(Some(store));
             let batch = SaveBatch { fresh, header, from, entries: session.journal_json(from), log };
-            (batch, p.epoch, len, wall, (server.revision(), records), kubeconfig.clone())
+            (batch, p.epoch, len, wall, (server.revision(), records), kubeconfig)
         };
         let (batch, epoch, len, wall, log, kubeconfig) = batch;
         let me = self.clone();

@@ -325,6 +325,8 @@ pub struct Session {
     /// namespace is where commands without `-n` work. Not saved; None
     /// until a command changes it (the repository's, as it is).
     pub kubeconfig: Option<crate::kubectl::config::KubeConfig>,
+    /// How many `kubectl config` commands ran (what a save compares).
+    pub kubeconfig_changes: u64,
     /// The starter cluster's requests not sent yet: a fresh page shows
     /// itself first and builds the cluster after, a request at a time
     /// (`starter_step`).
@@ -428,6 +430,7 @@ impl Session {
             restored: None,
             editing: None,
             kubeconfig: None,
+            kubeconfig_changes: 0,
             starter: Default::default(),
         }
     }
@@ -678,7 +681,7 @@ impl Session {
             wall: self.clock.wall,
             paused: self.clock.paused,
             journal: Vec::new(),
-            kubeconfig: self.kubeconfig.clone(),
+            kubeconfig: self.kubeconfig.as_ref().map(crate::kubectl::config::KubeConfig::copied),
         }
     }
 
@@ -708,7 +711,7 @@ impl Session {
         }
         s.clock.wall = saved.wall;
         s.clock.paused = saved.paused;
-        s.kubeconfig = saved.kubeconfig.clone();
+        s.kubeconfig = saved.kubeconfig.as_ref().map(crate::kubectl::config::KubeConfig::copied);
         s.server.sync_clock(SimTime(s.clock.wall));
         // The replayed requests are not what this page did: start a clean log.
         s.log.clear();
@@ -750,7 +753,7 @@ impl Session {
         s.journal_base = journal_length.saturating_sub(saved.journal.len());
         s.clock.wall = saved.wall;
         s.clock.paused = saved.paused;
-        s.kubeconfig = saved.kubeconfig.clone();
+        s.kubeconfig = saved.kubeconfig.as_ref().map(crate::kubectl::config::KubeConfig::copied);
         s.restored =
             Some(Restored { journal: journal_length, log: Some((Revision(store.state.revision), logs.len())) });
         s.restart_controllers();

@@ -96,9 +96,11 @@ pub struct Timeline {
     pub compacted: u64,
     pub now: String,
     pub history_window_seconds: i64,
-    /// The indices in `points` of the writes that are not Lease renewals,
-    /// in order (what the timeline shows while renewals are hidden).
-    pub others: Vec<usize>,
+    /// How many points were looked at, and the indices among them of the
+    /// writes that are not Lease renewals, in order (what the timeline
+    /// shows while renewals are hidden): brought up to date when the view
+    /// asks (`others`), so that taking in history does no more than it did.
+    others: std::cell::RefCell<(usize, Vec<usize>)>,
     /// The shared strings of the points.
     shared: HashSet<Rc<str>>,
 }
@@ -160,9 +162,6 @@ impl Timeline {
                 namespace: share(shared, prev.map(|p| &p.namespace), e.namespace),
                 name: e.name.map(Cow::into_owned).unwrap_or_default(),
             };
-            if !point.is_renewal() {
-                self.others.push(self.points.len());
-            }
             self.points.push(point);
             added += 1;
         }
@@ -174,6 +173,18 @@ impl Timeline {
             }
         }
         added
+    }
+
+    /// The indices of the points that are not Lease renewals, oldest
+    /// first.
+    pub fn others(&self) -> std::cell::Ref<'_, Vec<usize>> {
+        {
+            let mut cache = self.others.borrow_mut();
+            let (seen, others) = &mut *cache;
+            others.extend((*seen..self.points.len()).filter(|i| !self.points[*i].is_renewal()));
+            *seen = self.points.len();
+        }
+        std::cell::Ref::map(self.others.borrow(), |(_, others)| others)
     }
 
     /// The revisions at which one object was written, newest last.
@@ -213,7 +224,7 @@ mod tests {
         assert_eq!(t.absorb(page.as_bytes()), 2);
         assert_eq!(t.absorb(page.as_bytes()), 0);
         assert_eq!(t.last_revision, 3);
-        assert_eq!(t.others, [0, 1]);
+        assert_eq!(*t.others(), [0, 1]);
         assert_eq!(t.points[1].verb(), "delete");
         assert_eq!(t.points[0].object_label(), "ConfigMap/default/a");
         assert_eq!(t.revisions_of("", "configmaps", "default", "a").len(), 2);
@@ -233,7 +244,7 @@ mod tests {
             lease(4, "MODIFIED")]});
         assert_eq!(t.absorb(page.to_string().as_bytes()), 4);
         // The Lease's creation and the Node's update stay; the renewals go.
-        assert_eq!(t.others, [0, 2]);
+        assert_eq!(*t.others(), [0, 2]);
         assert!(t.points[3].is_renewal() && !t.points[0].is_renewal());
     }
 }

@@ -91,7 +91,8 @@ pub fn timeline_view() -> Html {
             let index = if shown {
                 t.points.len().checked_sub(1 + i)
             } else {
-                t.others.len().checked_sub(1 + i).and_then(|j| t.others.get(j).copied())
+                let others = t.others();
+                others.len().checked_sub(1 + i).and_then(|j| others.get(j).copied())
             };
             let Some(p) = index.and_then(|j| t.points.get(j)) else { return html! {} };
             let rev = p.revision;
@@ -131,8 +132,9 @@ pub fn timeline_view() -> Html {
         })
     };
     let count = t.points.len();
-    let renewals = count - t.others.len();
-    let listed = if shown { count } else { t.others.len() };
+    let others = t.others().len();
+    let renewals = count - others;
+    let listed = if shown { count } else { others };
     let toggle = {
         let show_renewals = show_renewals.clone();
         Callback::from(move |e: Event| show_renewals.set(checked(&e)))

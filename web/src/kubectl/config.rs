@@ -44,6 +44,13 @@ impl Default for KubeConfig {
 }
 
 impl KubeConfig {
+    /// A copy, never inlined: saves and restores name it on every pass,
+    /// and most sessions have no kubeconfig to copy.
+    #[inline(never)]
+    pub fn copied(&self) -> KubeConfig {
+        self.clone()
+    }
+
     /// Why a command that needs the cluster cannot run: the current
     /// context was deleted (kubectl's words, before any request).
     pub fn unusable(&self) -> Option<String> {
@@ -110,6 +117,7 @@ pub(super) fn config(s: &mut Session, cmd: &Command, out: &mut Outcome) {
         Some((sub, args)) => (sub.as_str(), args),
         None => return out.error(format!("error: kubectl config needs a sub-command: {SUBCOMMANDS}")),
     };
+    s.kubeconfig_changes += 1;
     let kc = s.kubeconfig.get_or_insert_with(KubeConfig::default);
     match sub {
         "view" => {
