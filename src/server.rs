@@ -36,6 +36,9 @@ use crate::api::{media_type, Revision, Status};
 pub use crate::api::{WatchEvent, WatchObject};
 use crate::clock::{NameGenerator, SeededRng, SimTime};
 use crate::registry::decode::{RequestBody, Warnings};
+/// Upstream's port-name check (`IsValidPortName`), which kubectl's
+/// generators make before they send anything.
+pub use crate::registry::kinds::port_name_messages;
 use crate::registry::options::{GetOptions, ListOptions, PatchType, Subresource, Verb};
 use crate::registry::store::Body;
 use crate::registry::{Registry, ResourceType, Side};

@@ -182,14 +182,22 @@ pub fn diff_lines(old: &str, new: &str) -> Vec<(char, String)> {
         }
     }
     // Within each run of changed lines, the removed ones first (as `diff
-    // -u` writes them; Myers may give an insert before the delete).
-    let mut start = 0;
-    while start < out.len() {
-        let end = (start..out.len()).find(|i| out[*i].0 == ' ').unwrap_or(out.len());
-        out[start..end].sort_by_key(|l| l.0 == '+');
-        start = end + 1;
+    // -u` writes them; Myers may give an insert before the delete): the
+    // added lines wait until the run ends.
+    let mut ordered = Vec::with_capacity(out.len());
+    let mut added = Vec::new();
+    for l in out {
+        match l.0 {
+            '+' => added.push(l),
+            '-' => ordered.push(l),
+            _ => {
+                ordered.append(&mut added);
+                ordered.push(l);
+            }
+        }
     }
-    out
+    ordered.append(&mut added);
+    ordered
 }
 
 /// The hunks of a unified diff of two texts, as GNU `diff -u` writes them

@@ -25,13 +25,17 @@ pub(super) fn diff(s: &mut Session, d: &Discovery, cmd: &Command, file: &str, ou
     let mut objects = Vec::new();
     for doc in docs {
         match sides(s, d, cmd, doc) {
-            Ok(o) => objects.push(o),
+            // In the order of their file names (kubectl's directory
+            // listing), the same name in the order given.
+            Ok(o) => {
+                let at = objects.partition_point(|p: &Sides| p.file <= o.file);
+                objects.insert(at, o)
+            }
             // kubectl stops at the first object it cannot diff, and runs
             // no diff at all.
             Err(e) => return out.error(e),
         }
     }
-    objects.sort_by(|a, b| a.file.cmp(&b.file));
     let now = s.server.now();
     let (live_dir, merged_dir) = temp_dirs(now.0);
     // The files' times as `diff` prints them (the page's clock).

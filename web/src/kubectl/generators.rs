@@ -232,7 +232,7 @@ fn service_ports(spec: &str) -> Result<(u16, Value), String> {
     match target.parse::<i64>() {
         Ok(n) if (1..=65535).contains(&n) => Ok((port, json!(n))),
         Ok(_) => Err("must be between 1 and 65535, inclusive".into()),
-        Err(_) => match kubesim::registry::kinds::port_name_messages(target) {
+        Err(_) => match kubesim::server::port_name_messages(target) {
             errs if errs.is_empty() => Ok((port, json!(target))),
             errs => Err(errs.join(",")),
         },
