@@ -83,6 +83,35 @@ pub fn key(name: &str) -> String {
     out
 }
 
+/// A key without the `.N` the linker adds to tell apart local copies of a
+/// function with the same name (None: it has none). The numbers move
+/// whenever code is added or removed, so a keep list naming one copy
+/// keeps them all (`KeepList`).
+fn copy_of(key: &str) -> Option<&str> {
+    let (name, n) = key.rsplit_once('.')?;
+    (!name.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())).then_some(name)
+}
+
+/// A keep list (one key a line, `#` comments): the functions it names, and
+/// every copy of a function one of whose copies it names.
+pub struct KeepList {
+    exact: HashSet<String>,
+    copies: HashSet<String>,
+}
+
+impl KeepList {
+    pub fn parse(text: &str) -> KeepList {
+        let exact: HashSet<String> =
+            text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(String::from).collect();
+        let copies = exact.iter().filter_map(|k| copy_of(k)).map(String::from).collect();
+        KeepList { exact, copies }
+    }
+
+    pub fn keeps(&self, key: &str) -> bool {
+        self.exact.contains(key) || copy_of(key).is_some_and(|name| self.copies.contains(name))
+    }
+}
+
 struct Facts<'a> {
     types: Vec<wasmparser::FuncType>,
     /// The type of every function, imported ones first.
@@ -834,6 +863,22 @@ mod tests {
         assert_eq!(key("<[u8] as demo::T>::f"), "<[u8] as demo::T>::f");
         assert_eq!(key("demo::h12"), "demo::h12");
         assert_eq!(key("[]"), "[]");
+    }
+
+    #[test]
+    fn a_list_naming_one_numbered_copy_keeps_every_copy() {
+        let list = KeepList::parse("# made by a profile\nalloc::fmt::format.421\ndemo::plain\n\n");
+        assert!(list.keeps("alloc::fmt::format.421"));
+        assert!(list.keeps("alloc::fmt::format.539"), "another copy, or the same one renumbered");
+        assert!(list.keeps("demo::plain"));
+        // A name listed without a number keeps only itself; other names and
+        // comments keep nothing.
+        assert!(!list.keeps("demo::plain.7"));
+        assert!(!list.keeps("alloc::fmt::format"));
+        assert!(!list.keeps("alloc::fmt::format.x1"));
+        assert!(!list.keeps("# made by a profile"));
+        assert_eq!(copy_of(".12"), None);
+        assert_eq!(copy_of("f."), None);
     }
 
     #[test]

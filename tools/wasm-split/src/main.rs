@@ -8,7 +8,6 @@
 //! moved, every stub reporting its slot; SLOTS gets each slot's key, one a
 //! line, for `scripts/split-profile.sh`.
 
-use std::collections::HashSet;
 use std::process::ExitCode;
 
 fn run(args: &[String]) -> Result<(), String> {
@@ -31,14 +30,13 @@ fn run(args: &[String]) -> Result<(), String> {
     let split = match mode.as_str() {
         "split" => {
             let text = std::fs::read_to_string(list).map_err(|e| format!("{list}: {e}"))?;
-            let keep: HashSet<&str> =
-                text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
+            let keep = kubesim_wasm_split::KeepList::parse(&text);
             let linked = match linked {
                 Some(path) => Some(std::fs::read(path).map_err(|e| format!("{path}: {e}"))?),
                 None => None,
             };
             let relocs = linked.as_deref().map(kubesim_wasm_split::data::relocs).transpose()?;
-            kubesim_wasm_split::split(&wasm, &|name| keep.contains(name), false, relocs.as_ref())?
+            kubesim_wasm_split::split(&wasm, &|name| keep.keeps(name), false, relocs.as_ref())?
         }
         "instrument" => kubesim_wasm_split::split(&wasm, &|_| false, true, None)?,
         other => return Err(format!("unknown mode {other:?}")),
