@@ -349,6 +349,11 @@ fn openapi_publishes_each_served_version_for_explain_and_apply() {
     );
     assert!(schemas.contains_key("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"));
     assert!(doc["paths"].get("/apis/example.com/v1/namespaces/{namespace}/widgets/{name}/status").is_some());
+    // A custom resource takes no strategic merge patch, and says so (kubectl
+    // sends it a merge patch).
+    let patch = &doc["paths"]["/apis/example.com/v1/namespaces/{namespace}/widgets/{name}"]["patch"];
+    let types: Vec<&String> = patch["requestBody"]["content"].as_object().unwrap().keys().collect();
+    assert_eq!(types, ["application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json"]);
     // The other version's document has its own kind, not this one's.
     let doc = get(&mut s, "/openapi/v3/apis/example.com/v1beta1").json_body();
     assert!(doc["components"]["schemas"].get("com.example.v1beta1.Widget").is_some());
@@ -357,6 +362,8 @@ fn openapi_publishes_each_served_version_for_explain_and_apply() {
     // v2 carries them too.
     let v2 = get(&mut s, "/openapi/v2").json_body();
     assert!(v2["definitions"].get("com.example.v1.Widget").is_some());
+    let patch = &v2["paths"]["/apis/example.com/v1/namespaces/{namespace}/widgets/{name}"]["patch"];
+    assert!(!patch["consumes"].as_array().unwrap().contains(&json!("application/strategic-merge-patch+json")));
 }
 
 fn typed_crd() -> Value {

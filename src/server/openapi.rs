@@ -119,6 +119,10 @@ fn converted<'a>(
             out.insert(schema_name(rt), convert(schema, prefix, v3));
         }
     }
+    // (A name for a PATCH's body, not a Go type the schemas hold; without
+    // upstream's description, which the page's documents could not get
+    // back from the descriptions it loads later.)
+    out.insert(PATCH.into(), json!({"type": "object"}));
     out
 }
 
@@ -150,14 +154,52 @@ fn param(name: &str, kind: &str) -> Value {
     json!({"name": name, "in": "query", "schema": {"type": kind, "uniqueItems": true}})
 }
 
+/// The body every PATCH names (any of the patch types it consumes).
+const PATCH: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.Patch";
+
+/// The patch types an operation takes, as upstream lists them: a custom
+/// resource has no strategic merge patch (so kubectl, which reads this
+/// list, sends it a merge patch instead).
+fn patch_types(rt: &ResourceType) -> &'static [&'static str] {
+    if rt.strategy.published_schema().is_some() {
+        &["application/apply-patch+yaml", "application/json-patch+json", "application/merge-patch+json"]
+    } else {
+        &[
+            "application/apply-patch+yaml",
+            "application/json-patch+json",
+            "application/merge-patch+json",
+            "application/strategic-merge-patch+json",
+        ]
+    }
+}
+
+/// A request body: the object for a create or an update, a patch of one
+/// of the types the resource takes for a patch.
+fn request_body(rt: &ResourceType, action: &str, object: &str) -> Option<Value> {
+    let content: Map<String, Value> = match action {
+        "post" | "put" => [("*/*".to_string(), json!({"schema": {"$ref": object}}))].into_iter().collect(),
+        "patch" => patch_types(rt)
+            .iter()
+            .map(|t| (t.to_string(), json!({"schema": {"$ref": format!("#/components/schemas/{PATCH}")}})))
+            .collect(),
+        _ => return None,
+    };
+    Some(json!({"content": content, "required": true}))
+}
+
 fn op(rt: &ResourceType, action: &str, id: &str, params: &[Value]) -> Value {
-    json!({
+    let object = schema_ref(rt);
+    let mut op = json!({
         "operationId": id,
         "x-kubernetes-action": action,
         "x-kubernetes-group-version-kind": {"group": rt.group(), "version": rt.version(), "kind": rt.kind()},
         "parameters": params,
-        "responses": {"200": {"description": "OK", "content": {"application/json": {"schema": {"$ref": schema_ref(rt)}}}}}
-    })
+        "responses": {"200": {"description": "OK", "content": {"application/json": {"schema": {"$ref": object}}}}}
+    });
+    if let Some(body) = request_body(rt, action, &object) {
+        op["requestBody"] = body;
+    }
+    op
 }
 
 /// A kind's definition name: a built-in's as generated; a custom
@@ -240,8 +282,11 @@ pub fn group_version(catalog: &Catalog, path: &str) -> Option<Value> {
                 let mut o = op(rt, action, id, params);
                 o["x-kubernetes-group-version-kind"] =
                     json!({"group": "autoscaling", "version": "v1", "kind": "Scale"});
-                o["responses"]["200"]["content"]["application/json"]["schema"]["$ref"] =
-                    json!("#/components/schemas/io.k8s.api.autoscaling.v1.Scale");
+                let scale = json!("#/components/schemas/io.k8s.api.autoscaling.v1.Scale");
+                o["responses"]["200"]["content"]["application/json"]["schema"]["$ref"] = scale.clone();
+                if action == "put" {
+                    o["requestBody"]["content"]["*/*"]["schema"]["$ref"] = scale;
+                }
                 o
             };
             paths.insert(
@@ -335,6 +380,18 @@ fn v2_operations(ops: Value) -> Value {
             let r = r.replace("#/components/schemas/", "#/definitions/");
             op["responses"] = json!({"200": {"description": "OK", "schema": {"$ref": r}}});
         }
+        // A request body is a `body` parameter, its media types `consumes`.
+        if let Some(Value::Object(body)) = op.as_object_mut().and_then(|o| o.remove("requestBody")) {
+            let content = body.get("content").and_then(Value::as_object);
+            let consumes: Vec<&String> = content.map(|c| c.keys().collect()).unwrap_or_default();
+            let schema = content.and_then(|c| c.values().next()).and_then(|m| m.pointer("/schema/$ref"));
+            let r = schema.and_then(Value::as_str).unwrap_or("").replace("#/components/schemas/", "#/definitions/");
+            let consumes = json!(consumes);
+            op["consumes"] = consumes;
+            if let Some(Value::Array(params)) = op.get_mut("parameters") {
+                params.insert(0, json!({"name": "body", "in": "body", "required": true, "schema": {"$ref": r}}));
+            }
+        }
         out.insert(method, op);
     }
     Value::Object(out)
@@ -368,6 +425,20 @@ mod tests {
         assert!(group_version(builtin_catalog(), "apis/apps/v1").unwrap()["components"]["schemas"]
             .get("io.k8s.api.apps.v1.Deployment")
             .is_some());
+        // Writes say what body they take: kubectl reads a PATCH's media
+        // types here to choose a strategic merge patch for a built-in.
+        let item = &doc["paths"]["/api/v1/namespaces/{namespace}/configmaps/{name}"];
+        let patch = item["patch"]["requestBody"]["content"].as_object().unwrap();
+        assert!(patch.contains_key("application/strategic-merge-patch+json"));
+        assert_eq!(
+            patch["application/apply-patch+yaml"]["schema"]["$ref"],
+            "#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"
+        );
+        assert_eq!(
+            item["put"]["requestBody"]["content"]["*/*"]["schema"]["$ref"],
+            "#/components/schemas/io.k8s.api.core.v1.ConfigMap"
+        );
+        assert!(item["get"].get("requestBody").is_none());
     }
 
     #[test]
@@ -386,5 +457,20 @@ mod tests {
             .iter()
             .any(|p| p["name"] == "fieldValidation" && p["type"] == "string"));
         assert_eq!(op["responses"]["200"]["schema"]["$ref"], "#/definitions/io.k8s.api.core.v1.ConfigMap");
+        assert!(op["consumes"].as_array().unwrap().contains(&json!("application/strategic-merge-patch+json")));
+        assert!(op["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["in"] == "body"
+                && p["schema"]["$ref"] == "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch"));
+        assert!(defs.contains_key("io.k8s.apimachinery.pkg.apis.meta.v1.Patch"));
+        let scale = &doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale"]["put"];
+        assert_eq!(scale["consumes"], json!(["*/*"]));
+        assert!(scale["parameters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["in"] == "body" && p["schema"]["$ref"] == "#/definitions/io.k8s.api.autoscaling.v1.Scale"));
     }
 }

@@ -58,6 +58,8 @@ pub struct PathItem {
 pub struct Operation {
     #[prost(string, tag = "5")]
     pub operation_id: String,
+    #[prost(string, repeated, tag = "7")]
+    pub consumes: Vec<String>,
     #[prost(message, repeated, tag = "8")]
     pub parameters: Vec<ParametersItem>,
     #[prost(message, repeated, tag = "13")]
@@ -72,8 +74,23 @@ pub struct ParametersItem {
 
 #[derive(Clone, PartialEq, Message)]
 pub struct Parameter {
+    #[prost(message, optional, tag = "1")]
+    pub body_parameter: Option<BodyParameter>,
     #[prost(message, optional, tag = "2")]
     pub non_body_parameter: Option<NonBodyParameter>,
+}
+
+/// A write's request body (`in: body`): the object, or a patch.
+#[derive(Clone, PartialEq, Message)]
+pub struct BodyParameter {
+    #[prost(string, tag = "2")]
+    pub name: String,
+    #[prost(string, tag = "3")]
+    pub r#in: String,
+    #[prost(bool, tag = "4")]
+    pub required: bool,
+    #[prost(message, optional, tag = "5")]
+    pub schema: Option<Schema>,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -216,17 +233,37 @@ fn operation(op: &Value) -> Operation {
             .into_iter()
             .flatten()
             .map(|p| ParametersItem {
-                parameter: Some(Parameter {
-                    non_body_parameter: Some(NonBodyParameter {
-                        query_parameter_sub_schema: Some(QueryParameterSubSchema {
-                            r#in: p.get("in").and_then(Value::as_str).unwrap_or("query").to_string(),
-                            name: p.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
-                            r#type: p.get("type").and_then(Value::as_str).unwrap_or("string").to_string(),
-                            unique_items: p.get("uniqueItems").and_then(Value::as_bool).unwrap_or(false),
+                parameter: Some(if p.get("in").and_then(Value::as_str) == Some("body") {
+                    Parameter {
+                        body_parameter: Some(BodyParameter {
+                            name: p.get("name").and_then(Value::as_str).unwrap_or("body").to_string(),
+                            r#in: "body".into(),
+                            required: p.get("required").and_then(Value::as_bool).unwrap_or(false),
+                            schema: p.get("schema").map(schema),
                         }),
-                    }),
+                        non_body_parameter: None,
+                    }
+                } else {
+                    Parameter {
+                        body_parameter: None,
+                        non_body_parameter: Some(NonBodyParameter {
+                            query_parameter_sub_schema: Some(QueryParameterSubSchema {
+                                r#in: p.get("in").and_then(Value::as_str).unwrap_or("query").to_string(),
+                                name: p.get("name").and_then(Value::as_str).unwrap_or("").to_string(),
+                                r#type: p.get("type").and_then(Value::as_str).unwrap_or("string").to_string(),
+                                unique_items: p.get("uniqueItems").and_then(Value::as_bool).unwrap_or(false),
+                            }),
+                        }),
+                    }
                 }),
             })
+            .collect(),
+        consumes: op
+            .get("consumes")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|c| Some(c.as_str()?.to_string()))
             .collect(),
         vendor_extension: extensions(&m),
     }
@@ -290,5 +327,10 @@ mod tests {
             .map(|q| q.name.clone())
             .collect();
         assert!(names.contains(&"fieldValidation".to_string()), "{names:?}");
+        // What kubectl reads to choose a patch type, and the body it sends.
+        assert!(patch.consumes.iter().any(|c| c == "application/strategic-merge-patch+json"), "{:?}", patch.consumes);
+        let body = patch.parameters.iter().find_map(|p| p.parameter.as_ref()?.body_parameter.as_ref()).unwrap();
+        assert_eq!((body.name.as_str(), body.r#in.as_str(), body.required), ("body", "body", true));
+        assert_eq!(body.schema.as_ref().unwrap().r#ref, "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.Patch");
     }
 }
