@@ -198,10 +198,16 @@ fn a_templates_class_name_and_policy_are_validated() {
         "spec": {"selector": {"matchLabels": {"app": "web"}},
             "template": {"metadata": {"labels": {"app": "web"}},
                 "spec": {"containers": [{"name": "c", "image": "nginx"}],
-                    "priorityClassName": "Bad_Name", "preemptionPolicy": "Sometimes"}}}});
+                    "priorityClassName": "Bad_Name", "preemptionPolicy": "Sometimes",
+                    "serviceAccountName": "Robot_1"}}}});
     let r = call(&mut s, "POST", "/apis/apps/v1/namespaces/default/deployments", Some(d));
     assert_eq!(r.status, 422);
     let m = message(&r);
+    // The service account's name too, first (upstream's order).
+    let account = m
+        .find("spec.template.spec.serviceAccountName: Invalid value: \"Robot_1\": a lowercase RFC 1123 subdomain")
+        .expect(&m);
+    assert!(account < m.find("priorityClassName").unwrap_or(0), "{m}");
     assert!(
         m.contains("spec.template.spec.priorityClassName: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain"),
         "{m}"

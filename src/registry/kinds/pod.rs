@@ -361,9 +361,12 @@ pub(super) fn validate_spec(spec: &Value, path: &str, errs: &mut Vec<FieldError>
             errs.push(FieldError::not_supported(&format!("{path}.dnsPolicy"), d, DNS));
         }
     }
-    if let Some(class) = str_at(spec, "priorityClassName").filter(|c| !c.is_empty()) {
-        for msg in validate_name(NameRule::Dns1123Subdomain, class) {
-            errs.push(FieldError::invalid(&format!("{path}.priorityClassName"), class, &msg));
+    // Both names as upstream checks them (`ValidateServiceAccountName`,
+    // `ValidatePriorityClassName`): DNS subdomains.
+    for field in ["serviceAccountName", "priorityClassName"] {
+        let Some(name) = str_at(spec, field).filter(|n| !n.is_empty()) else { continue };
+        for msg in validate_name(NameRule::Dns1123Subdomain, name) {
+            errs.push(FieldError::invalid(&format!("{path}.{field}"), name, &msg));
         }
     }
     super::priority_class::validate_preemption_policy(
