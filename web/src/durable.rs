@@ -73,8 +73,8 @@ struct Progress {
     log: Option<(Revision, usize)>,
     /// The simulated clock in the last durable save.
     saved_wall: i64,
-    /// How many `kubectl config` commands the last durable save had seen
-    /// (a change of the kubeconfig is saved without a write; a count, so
+    /// How many `kubectl config` commands that write the last durable save
+    /// had seen (a change of the kubeconfig is saved without a write; a count, so
     /// that every save compares two numbers).
     saved_kubeconfig: u64,
     /// Why the last save failed, until one succeeds; and what it tried to

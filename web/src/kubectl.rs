@@ -801,6 +801,12 @@ mod tests {
         assert!(run(&mut s, "set image deployment/web nosuch=x", "")
             .text
             .contains("unable to find container named \"nosuch\""));
+        // The server's refusal after kubectl's words for it.
+        let refused = run(&mut s, "set image deployment/web nginx=", "");
+        assert_eq!(
+            (refused.failed, refused.text.as_str()),
+            (true, "error: failed to patch image update to pod template: Deployment.apps \"web\" is invalid: spec.template.spec.containers[0].image: Required value\n")
+        );
 
         // The pod runs once the scheduler and its kubelet have had it.
         for _ in 0..20 {
@@ -1867,6 +1873,7 @@ mod tests {
         assert_eq!(run(&mut s, "set subject rolebinding rb-demo --user=alice", "").text, "", "nothing to add");
         assert!(!requests_since(&s, from).iter().any(|r| r.starts_with("PATCH")));
         for (line, error) in [
+            ("set sa deploy/sa-demo Bad_Name", "error: failed to patch ServiceAccountName Deployment.apps \"sa-demo\" is invalid: spec.template.spec.serviceAccountName: Invalid value: \"Bad_Name\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"),
             ("set sa deploy/sa-demo", "error: You must provide one or more resources by argument or filename.\nExample resource specifications include:\n   '-f rsrc.yaml'\n   '--filename=rsrc.json'\n   '<resource> <name>'\n   '<resource>'"),
             ("set subject rolebinding rb-demo", "error: you must specify at least one value of user, group or serviceaccount"),
             ("set subject rolebinding rb-demo --serviceaccount=builder", "error: serviceaccount must be <namespace>:<name>"),

@@ -325,7 +325,8 @@ pub struct Session {
     /// namespace is where commands without `-n` work. Not saved; None
     /// until a command changes it (the repository's, as it is).
     pub kubeconfig: Option<crate::kubectl::config::KubeConfig>,
-    /// How many `kubectl config` commands ran (what a save compares).
+    /// How many `kubectl config` commands that write ran (what a save
+    /// compares).
     pub kubeconfig_changes: u64,
     /// The starter cluster's requests not sent yet: a fresh page shows
     /// itself first and builds the cluster after, a request at a time

@@ -117,7 +117,10 @@ pub(super) fn config(s: &mut Session, cmd: &Command, out: &mut Outcome) {
         Some((sub, args)) => (sub.as_str(), args),
         None => return out.error(format!("error: kubectl config needs a sub-command: {SUBCOMMANDS}")),
     };
-    s.kubeconfig_changes += 1;
+    // (What the saved session compares: only the commands that write.)
+    if matches!(sub, "use-context" | "use" | "set-context" | "delete-context" | "rename-context") {
+        s.kubeconfig_changes += 1;
+    }
     let kc = s.kubeconfig.get_or_insert_with(KubeConfig::default);
     match sub {
         "view" => {

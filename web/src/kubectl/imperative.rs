@@ -676,13 +676,10 @@ pub(super) fn set_image(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut
             }
             changed.extend(hits.into_iter().map(|c| json!({"image": image, "name": c})));
         }
-        let mut patch = json!({"$setElementOrder/containers": containers.iter().map(|c| json!({"name": c})).collect::<Vec<_>>(), "containers": changed});
-        for segment in path.trim_start_matches('/').split('/').rev() {
-            patch = json!({ segment: patch });
-        }
-        let target = dry(cmd, format!("{item}?fieldManager=kubectl-set"));
+        let patch = json!({"$setElementOrder/containers": containers.iter().map(|c| json!({"name": c})).collect::<Vec<_>>(), "containers": changed});
         let done = format!("{} image updated", name_ref(&r, &name));
-        change(s, "PATCH", target, "application/strategic-merge-patch+json", &patch, done, out);
+        let refused = "error: failed to patch image update to pod template: ";
+        patch_pod_spec(s, cmd, &item, path, patch, (done, refused), out);
     }
 }
 
@@ -697,13 +694,9 @@ fn set_service_account(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
     let ns = namespace(cmd);
     for (r, name) in targets {
         let Some((item, path, _)) = read_workload(s, &r, &ns, &name, out) else { continue };
-        let mut patch = json!({"serviceAccountName": account});
-        for segment in path.trim_start_matches('/').split('/').rev() {
-            patch = json!({ segment: patch });
-        }
-        let target = dry(cmd, format!("{item}?fieldManager=kubectl-set"));
         let done = format!("{} serviceaccount updated", name_ref(&r, &name));
-        change(s, "PATCH", target, "application/strategic-merge-patch+json", &patch, done, out);
+        let refused = "error: failed to patch ServiceAccountName ";
+        patch_pod_spec(s, cmd, &item, path, json!({"serviceAccountName": account}), (done, refused), out);
     }
 }
 
