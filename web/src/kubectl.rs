@@ -22,6 +22,7 @@ mod events;
 mod explain;
 mod generators;
 mod get;
+mod gotemplate;
 mod imperative;
 mod jsonpath;
 mod label;
@@ -1882,6 +1883,64 @@ mod tests {
             let o = run(&mut s, line, "");
             assert_eq!((o.failed, o.text), (true, format!("{error}\n")), "{line}");
         }
+    }
+
+    /// `-o go-template=` (and `template=`): what kubectl 1.33 printed for
+    /// the same commands against `kubesim serve`.
+    #[test]
+    fn go_templates_print_what_kubectl_prints() {
+        let mut s = session();
+        run(&mut s, "create configmap g1 --from-literal=a=b", "");
+        run(&mut s, "create configmap g2", "");
+        run(&mut s, "create secret generic s1 --from-literal=password=hunter2", "");
+        for (line, want) in [
+            ("get cm g1 g2 -o go-template='{{range .items}}{{.metadata.name}}:{{.data.a}} {{end}}'", "g1:b g2:<no value> "),
+            ("get cm g1 -o template='{{.data}}'", "map[a:b]"),
+            ("get secret s1 -o go-template='{{.data.password | base64decode}}'", "hunter2"),
+            ("get cm g1 -o go-template='{{index .data \"a\"}} {{index .data \"zz\"}} {{len .data}}'", "b <no value> 1"),
+            ("get ns default -o go-template='{{.metadata.labels}}'", "map[kubernetes.io/metadata.name:default]"),
+            ("get cm g1 -o go-template='{{printf \"%s-%d\" .metadata.name 3}} {{print 1 2 \"a\" \"b\"}}'", "g1-3 1 2ab"),
+            ("get cm g1 -o go-template='{{exists . \"data\" \"a\"}} {{exists . \"data\" \"q\"}}'", "true false"),
+            // Templates see the managed fields (kubectl drops them from JSON and YAML only).
+            ("get cm g1 -o go-template='{{range .metadata.managedFields}}{{.manager}}{{end}}'", "kubectl-create"),
+            ("get cm g1 -o jsonpath='{.metadata.managedFields[0].manager}'", "kubectl-create"),
+            ("get cm -o go-template='{{range .items}}{{if eq .metadata.name \"g1\"}}one{{else if eq .metadata.name \"g2\"}}two{{else}}-{{end}}{{end}}'", "onetwo-"),
+            ("get cm g1 -o go-template='{{ .metadata.name | printf \"%q\" }} {{- \" x \" -}} y'", "\"g1\" x y"),
+        ] {
+            let out = run(&mut s, line, "");
+            assert_eq!((out.failed, out.text.as_str()), (false, want), "{line}");
+        }
+        for (line, want) in [
+            (
+                "get cm g1 -o go-template='{{.data'",
+                "error: error parsing template {{.data, template: output:1: unclosed action\n",
+            ),
+            (
+                "get cm g1 -o go-template='{{nope .}}'",
+                "error: error parsing template {{nope .}}, template: output:1: function \"nope\" not defined\n",
+            ),
+            (
+                "get cm g1 -o go-template='{{end}}'",
+                "error: error parsing template {{end}}, template: output:1: unexpected {{end}}\n",
+            ),
+            (
+                "get cm g1 -o go-template='{{if .data}}x'",
+                "error: error parsing template {{if .data}}x, template: output:1: unexpected EOF\n",
+            ),
+            ("get cm g1 -o go-template", "error: template format specified but no template given\n"),
+        ] {
+            let out = run(&mut s, line, "");
+            assert_eq!((out.failed, out.text.as_str()), (true, want), "{line}");
+        }
+        // A template that fails while running: kubectl's debugging lines,
+        // then its error.
+        let out = run(&mut s, "get cm g1 -o go-template='{{.data.a.b}}'", "");
+        assert!(out.failed);
+        assert!(out.text.starts_with("Error executing template: template: output:1:7: executing \"output\" at <.data.a.b>: can't evaluate field b in type interface {}. Printing more information for debugging the template:\n\ttemplate was:\n\t\t{{.data.a.b}}\n\traw data was:\n\t\t{\"apiVersion\":\"v1\",\"data\":{\"a\":\"b\"},\"kind\":\"ConfigMap\",\"metadata\":{\"creationTimestamp\":"), "{}", out.text);
+        assert!(out.text.contains("\tobject given to template engine was:\n\t\tmap[apiVersion:v1 data:map[a:b] kind:ConfigMap metadata:map[creationTimestamp:"), "{}", out.text);
+        assert!(out.text.ends_with("]]\n\nerror: error executing template \"{{.data.a.b}}\": template: output:1:7: executing \"output\" at <.data.a.b>: can't evaluate field b in type interface {}\n"), "{}", out.text);
+        let out = run(&mut s, "get cm g1 -o go-template='{{\"YQ\" | base64decode}}'", "");
+        assert!(out.text.ends_with("error: error executing template \"{{\\\"YQ\\\" | base64decode}}\": template: output:1:9: executing \"output\" at <base64decode>: error calling base64decode: base64 decode failed: illegal base64 data at input byte 0\n"), "{}", out.text);
     }
 
     /// `delete --all`: the collection listed without a selector, then each

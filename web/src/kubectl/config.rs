@@ -130,6 +130,7 @@ pub(super) fn config(s: &mut Session, cmd: &Command, out: &mut Outcome) {
             };
             match &cmd.output {
                 Output::Json => out.text.push_str(&printed_json(&doc)),
+                Output::GoTemplate(template) => super::gotemplate::write(template, &doc, out),
                 Output::JsonPath(template) => match super::jsonpath::print(template, &doc) {
                     Ok(text) => out.text.push_str(&text),
                     Err(e) => out.error(e),

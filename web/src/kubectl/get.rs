@@ -280,7 +280,9 @@ fn print_objects(cmd: &Command, named: bool, items: Vec<(&ApiResource, Value)>, 
     let mut printed: Vec<Value> = items
         .into_iter()
         .map(|(_, mut i)| {
-            if !cmd.show_managed_fields {
+            // (kubectl leaves them out of JSON and YAML only: a template
+            // sees them.)
+            if !cmd.show_managed_fields && matches!(cmd.output, Output::Json | Output::Yaml) {
                 if let Some(m) = i.get_mut("metadata").and_then(Value::as_object_mut) {
                     m.shift_remove("managedFields");
                 }
@@ -300,6 +302,7 @@ fn print_objects(cmd: &Command, named: bool, items: Vec<(&ApiResource, Value)>, 
     // (YAML orders keys as go-yaml does; JSON by bytes, as Go's encoder.)
     match &cmd.output {
         Output::Yaml => out.text.push_str(&to_yaml(&doc)),
+        Output::GoTemplate(template) => super::gotemplate::write(template, &doc, out),
         Output::JsonPath(template) => match super::jsonpath::print(template, &doc) {
             Ok(text) => out.text.push_str(&text),
             Err(e) => out.error(e),

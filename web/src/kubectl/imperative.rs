@@ -348,7 +348,7 @@ fn with_namespace(mut object: Value, ns: &str) -> Value {
 /// unless `--show-managed-fields`), as kubectl's printers after a write.
 fn print_written(r: &ApiResource, cmd: &Command, object: &Value, line: String, out: &mut Outcome) {
     let mut object = object.clone();
-    if !cmd.show_managed_fields {
+    if !cmd.show_managed_fields && matches!(cmd.output, Output::Json | Output::Yaml) {
         if let Some(m) = object.get_mut("metadata").and_then(Value::as_object_mut) {
             m.shift_remove("managedFields");
         }
@@ -357,6 +357,7 @@ fn print_written(r: &ApiResource, cmd: &Command, object: &Value, line: String, o
         Output::Name => out.line(name_ref(r, object["metadata"]["name"].as_str().unwrap_or(""))),
         Output::Yaml => out.text.push_str(&to_yaml(&object)),
         Output::Json => out.text.push_str(&printed_json(&object)),
+        Output::GoTemplate(template) => super::gotemplate::write(template, &object, out),
         Output::JsonPath(template) => match super::jsonpath::print(template, &object) {
             Ok(text) => out.text.push_str(&text),
             Err(e) => out.error(e),

@@ -11,6 +11,8 @@ pub enum Output {
     Name,
     /// `-o jsonpath=TEMPLATE`.
     JsonPath(String),
+    /// `-o go-template=TEMPLATE` (or `template=`).
+    GoTemplate(String),
     /// `-o custom-columns=HEADER:PATH,…`, as typed (read when printing,
     /// as kubectl makes the printer after its requests).
     CustomColumns(String),
@@ -26,6 +28,7 @@ impl Output {
             Output::Json => "json".into(),
             Output::Name => "name".into(),
             Output::JsonPath(t) => format!("jsonpath={t}"),
+            Output::GoTemplate(t) => format!("go-template={t}"),
             Output::CustomColumns(t) => format!("custom-columns={t}"),
         }
     }
@@ -903,7 +906,11 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     "json" => Output::Json,
                     "name" => Output::Name,
                     "wide" => Output::Wide,
-                    "jsonpath" | "jsonpath=" => return Err("error: template format specified but no template given".into()),
+                    "jsonpath" | "jsonpath=" | "go-template" | "go-template=" | "template" | "template=" => {
+                        return Err("error: template format specified but no template given".into())
+                    }
+                    t if t.starts_with("go-template=") => Output::GoTemplate(t["go-template=".len()..].to_string()),
+                    t if t.starts_with("template=") => Output::GoTemplate(t["template=".len()..].to_string()),
                     t if t.starts_with("jsonpath=") => Output::JsonPath(t["jsonpath=".len()..].to_string()),
                     "custom-columns" => Output::CustomColumns(String::new()),
                     t if t.starts_with("custom-columns=") => {
@@ -911,7 +918,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
                     }
                     _ => {
                         return Err(format!(
-                            "unable to match a printer suitable for the output format \"{v}\", allowed formats are: custom-columns,json,jsonpath,name,wide,yaml"
+                            "unable to match a printer suitable for the output format \"{v}\", allowed formats are: custom-columns,go-template,json,jsonpath,name,template,wide,yaml"
                         ))
                     }
                 };
