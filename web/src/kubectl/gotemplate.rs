@@ -463,32 +463,11 @@ impl<'t> Parser<'t> {
 
 // ---- values as Go prints them ----
 
-/// A float64 as Go's `%v` writes it (`strconv`'s 'g' with the shortest
-/// digits): the exponent form below 1e-4 and from 1e+06 up.
+/// A float64 as Go's `%v` writes it (the exponent form below 1e-4 and from
+/// 1e+06 up): the YAML printer's Go `%g`, given the number as a float so
+/// that integers print as Go's JSON decoder made them (`1e+06`).
 fn go_float(f: f64) -> String {
-    if f.is_nan() {
-        return "NaN".into();
-    }
-    if f.is_infinite() {
-        return if f > 0.0 { "+Inf".into() } else { "-Inf".into() };
-    }
-    if f == 0.0 {
-        return if f.is_sign_negative() { "-0".into() } else { "0".into() };
-    }
-    // The shortest digits and the decimal exponent, from Rust's own
-    // shortest form in scientific notation (`1.5e6`).
-    let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    if !(-4..6).contains(&exp) {
-        return go_exp(mantissa, exp);
-    }
-    format!("{f}")
-}
-
-fn go_exp(mantissa: &str, exp: i32) -> String {
-    let sign = if exp < 0 { '-' } else { '+' };
-    format!("{mantissa}e{sign}{:02}", exp.abs())
+    serde_json::Number::from_f64(f).map_or_else(|| f.to_string(), |n| kubesim::api::yaml::number(&n))
 }
 
 /// `%v` of a decoded JSON value, as Go's fmt prints `interface{}`s.
