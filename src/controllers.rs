@@ -23,6 +23,7 @@ pub mod endpoints;
 pub mod events;
 pub mod garbage_collector;
 pub mod history;
+pub mod horizontal_pod_autoscaler;
 pub mod informer;
 pub mod job;
 pub mod kubelet;
@@ -105,6 +106,7 @@ pub const ALL: &[&str] = &[
     "job",
     "cronjob",
     "disruption",
+    "horizontal-pod-autoscaler",
     "taint-eviction-controller",
     "resourcequota",
     "root-ca-cert-publisher",
@@ -157,6 +159,9 @@ impl Controllers {
                 "job" => Box::new(job::JobController::default()),
                 "cronjob" => Box::new(cron_job::CronJobController::default()),
                 "disruption" => Box::new(disruption::DisruptionController::default()),
+                "horizontal-pod-autoscaler" => {
+                    Box::new(horizontal_pod_autoscaler::HorizontalPodAutoscalerController::default())
+                }
                 "taint-eviction-controller" => Box::new(taint_eviction::TaintEvictionController::default()),
                 "resourcequota" => Box::new(resource_quota::ResourceQuotaController::default()),
                 "root-ca-cert-publisher" => Box::new(root_ca::RootCaPublisher::default()),
@@ -327,6 +332,6 @@ mod tests {
             ["namespace", "garbage-collector"]
         );
         let e = Controllers::parse("ttl", &Config::default()).err().unwrap();
-        assert_eq!(e, "unknown controller \"ttl\" (known: nodeipam, namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, taint-eviction-controller, resourcequota, root-ca-cert-publisher, serviceaccount, clusterrole-aggregation, persistentvolume-binder, pvc-protection, pv-protection, local-path-provisioner, endpoint, endpointslice, scheduler, kubelet)");
+        assert_eq!(e, "unknown controller \"ttl\" (known: nodeipam, namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, horizontal-pod-autoscaler, taint-eviction-controller, resourcequota, root-ca-cert-publisher, serviceaccount, clusterrole-aggregation, persistentvolume-binder, pvc-protection, pv-protection, local-path-provisioner, endpoint, endpointslice, scheduler, kubelet)");
     }
 }

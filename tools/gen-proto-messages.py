@@ -41,6 +41,8 @@ KINDS = {
                            "Endpoints", "PersistentVolume", "PersistentVolumeClaim", "LimitRange",
                            "ResourceQuota"],
     "k8s.io.api.apps.v1": ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision"],
+    "k8s.io.api.autoscaling.v1": ["HorizontalPodAutoscaler"],
+    "k8s.io.api.autoscaling.v2": ["HorizontalPodAutoscaler"],
     "k8s.io.api.batch.v1": ["Job", "CronJob"],
     "k8s.io.api.coordination.v1": ["Lease"],
     "k8s.io.api.events.v1": ["Event"],

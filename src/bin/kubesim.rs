@@ -631,7 +631,7 @@ const USAGE: &str =
   --controllers  which of the cluster's controllers run (clients of the API): all (default), none, or a
                  comma-separated list of nodeipam, namespace, garbage-collector, deployment,
                  replicaset, daemonset, statefulset, job, cronjob, disruption,
-                 taint-eviction-controller, resourcequota, root-ca-cert-publisher, serviceaccount,
+                 horizontal-pod-autoscaler, taint-eviction-controller, resourcequota, root-ca-cert-publisher, serviceaccount,
                  clusterrole-aggregation, persistentvolume-binder, pvc-protection, pv-protection,
                  local-path-provisioner, endpoint, endpointslice, scheduler, kubelet
   --starter      default: start with the browser app's starter cluster (three nodes, CoreDNS, the

@@ -24,6 +24,7 @@ mod endpoint_slice;
 mod endpoints;
 mod event;
 mod flow_control;
+mod horizontal_pod_autoscaler;
 pub(super) mod ingress;
 mod job;
 mod lease;
@@ -298,6 +299,36 @@ pub static BUILTIN: &[Builtin] = &[
         stored_as: Some(&event::STORED_AS_CORE_EVENTS),
         ..rt("events.k8s.io", "v1", "events", "event", "Event", true)
     },
+    // autoscaling/v2 (stored) and autoscaling/v1 (converted)
+    Builtin {
+        short_names: &["hpa"],
+        categories: ALL,
+        status_subresource: true,
+        strategy: &horizontal_pod_autoscaler::Hpa,
+        ..rt(
+            "autoscaling",
+            "v2",
+            "horizontalpodautoscalers",
+            "horizontalpodautoscaler",
+            "HorizontalPodAutoscaler",
+            true,
+        )
+    },
+    Builtin {
+        short_names: &["hpa"],
+        categories: ALL,
+        status_subresource: true,
+        strategy: &horizontal_pod_autoscaler::HpaV1,
+        stored_as: Some(&horizontal_pod_autoscaler::STORED_AS_V2),
+        ..rt(
+            "autoscaling",
+            "v1",
+            "horizontalpodautoscalers",
+            "horizontalpodautoscaler",
+            "HorizontalPodAutoscaler",
+            true,
+        )
+    },
     // batch/v1
     Builtin {
         categories: ALL,
@@ -467,7 +498,7 @@ mod tests {
     fn table_is_consistent() {
         let c = builtin_catalog();
         assert_eq!(c.iter().count(), BUILTIN.len(), "no entry collides with another");
-        assert_eq!(BUILTIN.len(), 40);
+        assert_eq!(BUILTIN.len(), 42);
         assert!(c.namespaces().is_some());
         for r in c.iter() {
             assert!(r.resource().ends_with('s'), "{}", r.resource());

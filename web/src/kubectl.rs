@@ -234,8 +234,8 @@ fn differs_note(s: &Session, cmd: &parse::Command, out: &Outcome) -> Option<&'st
             .iter()
             .any(|k| l.strip_prefix(k).is_some_and(|rest| rest.starts_with(['.', '/']) || rest.starts_with(" \"")))
     };
-    let reconciles =
-        matches!(cmd.verb, Verb::Scale | Verb::SetImage | Verb::Run | Verb::Rollout) || out.text.lines().any(living);
+    let reconciles = matches!(cmd.verb, Verb::Scale | Verb::Autoscale | Verb::SetImage | Verb::Run | Verb::Rollout)
+        || out.text.lines().any(living);
     match cmd.verb {
         Verb::Explain if !explain::has_docs() => Some(differs::NO_DOCS),
         _ if reconciles && s.controllers.is_paused() => Some(differs::PAUSED),
@@ -317,6 +317,7 @@ fn run_parsed(s: &mut Session, cmd: Command, file: &str) -> Outcome {
         Verb::CreateFrom => imperative::create(s, &d, &cmd, &mut out),
         Verb::Run => imperative::run(s, &d, &cmd, &mut out),
         Verb::Scale => imperative::scale(s, &d, &cmd, &mut out),
+        Verb::Autoscale => imperative::autoscale(s, &d, &cmd, &mut out),
         Verb::SetImage => imperative::set_image(s, &d, &cmd, &mut out),
         Verb::Logs => logs::logs(s, &d, &cmd, &mut out),
         Verb::Debug => imperative::debug(s, &cmd, &mut out),
@@ -1007,7 +1008,7 @@ mod tests {
             ("api-resources --api-group=apps", "NAME                  SHORTNAMES   APIVERSION   NAMESPACED   KIND\ncontrollerrevisions                apps/v1      true         ControllerRevision\ndaemonsets            ds           apps/v1      true         DaemonSet\ndeployments           deploy       apps/v1      true         Deployment\nreplicasets           rs           apps/v1      true         ReplicaSet\nstatefulsets          sts          apps/v1      true         StatefulSet\n"),
             ("api-resources --verbs=list,watch --api-group=batch", "NAME       SHORTNAMES   APIVERSION   NAMESPACED   KIND\ncronjobs   cj           batch/v1     true         CronJob\njobs                    batch/v1     true         Job\n"),
             ("api-resources --no-headers --api-group=policy", "poddisruptionbudgets   pdb   policy/v1   true   PodDisruptionBudget\n"),
-            ("api-resources --categories=all -o name", "pods\nservices\ndaemonsets.apps\ndeployments.apps\nreplicasets.apps\nstatefulsets.apps\ncronjobs.batch\njobs.batch\n"),
+            ("api-resources --categories=all -o name", "pods\nservices\ndaemonsets.apps\ndeployments.apps\nreplicasets.apps\nstatefulsets.apps\nhorizontalpodautoscalers.autoscaling\ncronjobs.batch\njobs.batch\n"),
             ("api-resources --categories=all,api-extensions -o wide", "NAME   SHORTNAMES   APIVERSION   NAMESPACED   KIND   VERBS   CATEGORIES\n"),
             ("api-resources --verbs=LIST", "NAME   SHORTNAMES   APIVERSION   NAMESPACED   KIND\n"),
         ] {
@@ -1422,7 +1423,7 @@ mod tests {
         let out = run(&mut s, "api-versions", "").text;
         assert_eq!(
             out,
-            "apiextensions.k8s.io/v1\napps/v1\nauthentication.k8s.io/v1\nauthorization.k8s.io/v1\nbatch/v1\ncoordination.k8s.io/v1\ndiscovery.k8s.io/v1\nevents.k8s.io/v1\nflowcontrol.apiserver.k8s.io/v1\nnetworking.k8s.io/v1\npolicy/v1\nrbac.authorization.k8s.io/v1\nscheduling.k8s.io/v1\nstorage.k8s.io/v1\nv1\n"
+            "apiextensions.k8s.io/v1\napps/v1\nauthentication.k8s.io/v1\nauthorization.k8s.io/v1\nautoscaling/v1\nautoscaling/v2\nbatch/v1\ncoordination.k8s.io/v1\ndiscovery.k8s.io/v1\nevents.k8s.io/v1\nflowcontrol.apiserver.k8s.io/v1\nnetworking.k8s.io/v1\npolicy/v1\nrbac.authorization.k8s.io/v1\nscheduling.k8s.io/v1\nstorage.k8s.io/v1\nv1\n"
         );
         // -o json|yaml: kubectl's documents, the server's as it answered.
         let json = run(&mut s, "version -o json", "").text;

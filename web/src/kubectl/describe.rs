@@ -1074,6 +1074,7 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
             ("networking.k8s.io", "ingressclasses") => network::ingress_class,
             ("scheduling.k8s.io", "priorityclasses") => policy::priority_class,
             ("policy", "poddisruptionbudgets") => policy::disruption_budget,
+            ("autoscaling", "horizontalpodautoscalers") => policy::autoscaler,
             ("", "nodes") => node::node,
             ("rbac.authorization.k8s.io", "roles" | "clusterroles") => rbac::role,
             ("rbac.authorization.k8s.io", "rolebindings" | "clusterrolebindings") => rbac::binding,
@@ -1708,6 +1709,49 @@ Events:
         ] {
             assert_eq!(go_value(&v), printed, "{v}");
         }
+    }
+
+    /// A HorizontalPodAutoscaler with every kind of metric and a behavior,
+    /// as kubectl 1.33 printed the same object against `kubesim serve`.
+    #[test]
+    fn describe_hpa_as_kubectl() {
+        let mut s = Session::new(7);
+        let hpa = "apiVersion: autoscaling/v2\nkind: HorizontalPodAutoscaler\nmetadata:\n  name: web\n  labels: {app: web}\nspec:\n  scaleTargetRef: {apiVersion: apps/v1, kind: Deployment, name: web}\n  maxReplicas: 5\n  metrics:\n  - type: Resource\n    resource: {name: cpu, target: {type: Utilization, averageUtilization: 60}}\n  - type: Resource\n    resource: {name: memory, target: {type: AverageValue, averageValue: 500Mi}}\n  - type: ContainerResource\n    containerResource: {name: cpu, container: app, target: {type: Utilization, averageUtilization: 70}}\n  - type: Pods\n    pods: {metric: {name: qps}, target: {type: AverageValue, averageValue: \"10\"}}\n  - type: Object\n    object: {describedObject: {apiVersion: v1, kind: Service, name: front}, metric: {name: rps}, target: {type: Value, value: 2k}}\n  - type: External\n    external: {metric: {name: queue}, target: {type: AverageValue, averageValue: \"30\"}}\n  behavior:\n    scaleDown: {stabilizationWindowSeconds: 60}\n";
+        let out = run(&mut s, "create -f -", hpa);
+        assert!(!out.failed, "{}", out.text);
+        let out = run(&mut s, "describe hpa web", "");
+        let lines: Vec<&str> = out.text.lines().filter(|l| !l.starts_with("CreationTimestamp:")).collect();
+        let want = [
+            "Name:                                                                     web",
+            "Namespace:                                                                default",
+            "Labels:                                                                   app=web",
+            "Annotations:                                                              <none>",
+            "Reference:                                                                Deployment/web",
+            "Metrics:                                                                  ( current / target )",
+            "  resource cpu on pods  (as a percentage of request):                     <unknown> / 60%",
+            "  resource memory on pods:                                                <unknown> / 500Mi",
+            "  resource cpu of container \"app\" on pods  (as a percentage of request):  <unknown> / 70%",
+            "  \"qps\" on pods:                                                          <unknown> / 10",
+            "  \"rps\" on Service/front (target value):                                  <unknown> / 2k",
+            "  \"queue\" (target average value):                                         <unknown> / 30",
+            "Min replicas:                                                             1",
+            "Max replicas:                                                             5",
+            "Behavior:",
+            "  Scale Up:",
+            "    Stabilization Window: 0 seconds",
+            "    Select Policy: Max",
+            "    Policies:",
+            "      - Type: Pods     Value: 4    Period: 15 seconds",
+            "      - Type: Percent  Value: 100  Period: 15 seconds",
+            "  Scale Down:",
+            "    Stabilization Window: 60 seconds",
+            "    Select Policy: Max",
+            "    Policies:",
+            "      - Type: Percent  Value: 100  Period: 15 seconds",
+            "Deployment pods:       0 current / 0 desired",
+            "Events:                <none>",
+        ];
+        assert_eq!(lines, want);
     }
 
     /// Ingresses, endpoints, priority classes and disruption budgets as

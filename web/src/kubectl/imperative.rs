@@ -590,6 +590,56 @@ pub(super) fn scale(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Out
     }
 }
 
+const AUTOSCALE: Creates = Creates { manager: "kubectl-autoscale", validate: false, done: "autoscaled", wrap: None };
+
+/// `autoscale TYPE NAME --max=N [--min=N] [--cpu-percent=N] [--name=N]`:
+/// kubectl 1.33's checks, each workload read (it must have a `/scale`),
+/// then an autoscaling/v1 HorizontalPodAutoscaler created over it (no
+/// minimum or CPU target sent unless given: the server defaults them).
+pub(super) fn autoscale(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
+    let a = &cmd.autoscale;
+    let Some(max) = a.max else { return out.error("error: required flag(s) \"max\" not set") };
+    let (min, cpu) = (a.min.unwrap_or(-1), a.cpu_percent.unwrap_or(-1));
+    if max < 1 {
+        return out.error(format!("error: --max=MAXPODS is required and must be at least 1, max: {max}"));
+    }
+    if max < min {
+        return out
+            .error(format!("error: --max=MAXPODS must be larger or equal to --min=MINPODS, max: {max}, min: {min}"));
+    }
+    let Some(targets) = targets(d, &cmd.args, out) else { return };
+    if targets.is_empty() {
+        return out.error("error: no objects passed to autoscale");
+    }
+    let ns = namespace(cmd);
+    for (r, name) in targets {
+        if read(s, &r.item(Some(&ns), &name), out).is_none() {
+            continue;
+        }
+        // The kinds with a `/scale` kubectl's scale-kind resolver finds.
+        if !matches!(r.kind.as_str(), "Deployment" | "ReplicaSet" | "StatefulSet" | "ReplicationController") {
+            let gvr = if r.group.is_empty() { format!("/{}", r.version) } else { r.group_version() };
+            out.error(format!(
+                "error: cannot autoscale a {}: could not find scale subresource for {gvr}, Resource={} in discovery information",
+                r.kind, r.resource
+            ));
+            continue;
+        }
+        let mut spec = json!({"scaleTargetRef": {"kind": r.kind, "name": name, "apiVersion": r.group_version()}});
+        if min > 0 {
+            spec["minReplicas"] = json!(min);
+        }
+        spec["maxReplicas"] = json!(max);
+        if cpu >= 0 {
+            spec["targetCPUUtilizationPercentage"] = json!(cpu);
+        }
+        let hpa_name = cmd.service_name.clone().unwrap_or_else(|| name.clone());
+        let object = json!({"kind": "HorizontalPodAutoscaler", "apiVersion": "autoscaling/v1",
+            "metadata": meta(&hpa_name, None), "spec": spec, "status": {"currentReplicas": 0, "desiredReplicas": 0}});
+        post(s, d, cmd, object, &AUTOSCALE, out);
+    }
+}
+
 /// `cordon`/`uncordon NODE…`: each node read, left alone when it already
 /// is so (`node/n already cordoned`), else `spec.unschedulable` set (or
 /// removed) by a strategic merge patch, as kubectl's drain helper does.
@@ -1353,5 +1403,54 @@ mod tests {
         assert_eq!(container_name("busybox@sha256:abc"), "busybox");
         // kubectl adds a random suffix after replacing `.`/`_`; the page's is fixed.
         assert_eq!(container_name("ghcr.io/me/my_app.v2:1"), "my-app-v2-x7k2q");
+    }
+}
+
+#[cfg(test)]
+mod autoscale_tests {
+    use super::super::run;
+    use super::super::tests::{requests_since, sent, session};
+
+    #[test]
+    fn autoscale_creates_a_v1_autoscaler_as_kubectl_1_33_does() {
+        let mut s = session();
+        let from = s.log.len();
+        let made = run(&mut s, "autoscale deployment hello --min=2 --max=5 --cpu-percent=60", "");
+        assert_eq!(made.text, "horizontalpodautoscaler.autoscaling/hello autoscaled\n", "{}", made.text);
+        assert_eq!(
+            requests_since(&s, from).last().map(String::as_str),
+            Some("POST /apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers?fieldManager=kubectl-autoscale 201")
+        );
+        assert_eq!(
+            sent(&s),
+            r#"{"kind":"HorizontalPodAutoscaler","apiVersion":"autoscaling/v1","metadata":{"name":"hello","creationTimestamp":null},"spec":{"scaleTargetRef":{"kind":"Deployment","name":"hello","apiVersion":"apps/v1"},"minReplicas":2,"maxReplicas":5,"targetCPUUtilizationPercentage":60},"status":{"currentReplicas":0,"desiredReplicas":0}}"#
+        );
+        let listed = run(&mut s, "get hpa", "");
+        assert!(listed.text.contains("hello   Deployment/hello   cpu: <unknown>/60%   2         5"), "{}", listed.text);
+        // No minimum or target given: the server's defaults.
+        let made = run(&mut s, "autoscale deploy/hello --max=3 --name=other", "");
+        assert_eq!(made.text, "horizontalpodautoscaler.autoscaling/other autoscaled\n", "{}", made.text);
+        assert!(run(&mut s, "get hpa other", "").text.contains("cpu: <unknown>/80%   1         3"));
+    }
+
+    #[test]
+    fn autoscale_refuses_as_kubectl_does() {
+        let mut s = session();
+        for (line, want) in [
+            ("autoscale deployment hello", "error: required flag(s) \"max\" not set"),
+            ("autoscale deployment hello --max=0", "error: --max=MAXPODS is required and must be at least 1, max: 0"),
+            (
+                "autoscale deployment hello --max=2 --min=3",
+                "error: --max=MAXPODS must be larger or equal to --min=MINPODS, max: 2, min: 3",
+            ),
+            (
+                "autoscale configmap kube-root-ca.crt --max=2",
+                "error: cannot autoscale a ConfigMap: could not find scale subresource for /v1, Resource=configmaps in discovery information",
+            ),
+        ] {
+            let r = run(&mut s, line, "");
+            assert!(r.failed, "{line}");
+            assert_eq!(r.text.trim_end(), want, "{line}");
+        }
     }
 }

@@ -57,6 +57,9 @@ pub enum Verb {
     /// `run NAME --image=IMAGE [-- COMMAND ARGS…]`.
     Run,
     /// `scale TYPE NAME --replicas=N` (or `TYPE/NAME`).
+    /// `autoscale TYPE NAME --max=N [--min=N] [--cpu-percent=N]`: an
+    /// autoscaling/v1 HorizontalPodAutoscaler over the workload.
+    Autoscale,
     Scale,
     /// `set image TYPE/NAME CONTAINER=IMAGE…`.
     SetImage,
@@ -136,6 +139,14 @@ pub struct PdbFlags {
     pub max_unavailable: Option<String>,
 }
 
+/// `autoscale`'s flags (kubectl's -1 when not given).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AutoscaleFlags {
+    pub min: Option<i64>,
+    pub max: Option<i64>,
+    pub cpu_percent: Option<i64>,
+}
+
 /// `drain`'s own flags.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DrainFlags {
@@ -179,26 +190,15 @@ pub struct CanIFlags {
 }
 
 /// The verbs this command bar knows, for messages.
-const KNOWN: &str = "get, create, apply, diff (-f -, --server-side), replace (and --force), edit, delete, label, annotate, run, expose, scale, set image, set resources, set env, set serviceaccount, set subject, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, wait (--for=condition|jsonpath|delete|create, --timeout), logs, debug (ephemeral containers), describe (pods, deployments, services, nodes, configmaps, namespaces, service accounts, resource quotas, limit ranges, roles, cluster roles and their bindings), explain, api-resources, api-versions, version, cluster-info, config (view, get-contexts, current-context, use-context, set-context, delete-context, rename-context, get-clusters, get-users) and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
+const KNOWN: &str = "get, create, apply, diff (-f -, --server-side), replace (and --force), edit, delete, label, annotate, run, expose, scale, autoscale, set image, set resources, set env, set serviceaccount, set subject, rollout (status, history, restart, undo, pause, resume), patch (--type, --subresource), cordon, uncordon, taint, drain, events, wait (--for=condition|jsonpath|delete|create, --timeout), logs, debug (ephemeral containers), describe (pods, deployments, services, nodes, configmaps, namespaces, service accounts, resource quotas, limit ranges, roles, cluster roles and their bindings), explain, api-resources, api-versions, version, cluster-info, config (view, get-contexts, current-context, use-context, set-context, delete-context, rename-context, get-clusters, get-users) and auth (can-i with --list, --subresource and -q; whoami); --as and --as-group on any of them";
 
 /// Where `--dry-run=client` is not simulated.
 const CLIENT_DRY_RUN: &str = "--dry-run=client is simulated here only on the generators (create KIND NAME, run, expose), where kubectl prints the object it built and sends nothing; use --dry-run=server";
 
 /// kubectl commands the command bar does not simulate (yet): named as such
 /// rather than failing on a flag.
-const NOT_SIMULATED: &[&str] = &[
-    "exec",
-    "port-forward",
-    "attach",
-    "cp",
-    "top",
-    "autoscale",
-    "proxy",
-    "certificate",
-    "kustomize",
-    "plugin",
-    "completion",
-];
+const NOT_SIMULATED: &[&str] =
+    &["exec", "port-forward", "attach", "cp", "top", "proxy", "certificate", "kustomize", "plugin", "completion"];
 
 /// `api-resources`' filters (a group or namespacing given, even empty or
 /// false, filters).
@@ -358,6 +358,7 @@ pub struct Command {
     pub drain: DrainFlags,
     pub rbac: RbacFlags,
     pub pdb: PdbFlags,
+    pub autoscale: AutoscaleFlags,
     pub can_i: CanIFlags,
     /// `--as` and `--as-group`: whom every request of the command acts as.
     pub as_user: Option<String>,
@@ -382,6 +383,9 @@ fn generator_flag(flag: &str, verb: &Verb) -> Option<&'static str> {
         "-l" | "--labels" if *verb == Verb::Run => "--labels",
         "--image" => "--image",
         "--replicas" => "--replicas",
+        "--min" => "--min",
+        "--max" => "--max",
+        "--cpu-percent" => "--cpu-percent",
         "--verb" => "--verb",
         "--min-available" => "--min-available",
         "--max-unavailable" => "--max-unavailable",
@@ -495,6 +499,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         "auth" => Verb::Auth,
         "run" => Verb::Run,
         "scale" => Verb::Scale,
+        "autoscale" => Verb::Autoscale,
         "set" => Verb::SetImage,
         "logs" => Verb::Logs,
         "api-resources" => Verb::ApiResources,
@@ -594,6 +599,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         drain: DrainFlags::default(),
         rbac: RbacFlags::default(),
         pdb: PdbFlags::default(),
+        autoscale: AutoscaleFlags::default(),
         can_i: CanIFlags::default(),
         as_user: None,
         as_groups: Vec::new(),
@@ -706,6 +712,9 @@ pub fn parse(line: &str) -> Result<Command, String> {
             }
             "--image" => c.image = Some(value("'--image'")?),
             "--replicas" => c.replicas = Some(int("--replicas", value("'--replicas'")?)?),
+            "--min" => c.autoscale.min = Some(int("--min", value("'--min'")?)?),
+            "--max" => c.autoscale.max = Some(int("--max", value("'--max'")?)?),
+            "--cpu-percent" => c.autoscale.cpu_percent = Some(int("--cpu-percent", value("'--cpu-percent'")?)?),
             "--to-revision" => c.to_revision = Some(int("--to-revision", value("'--to-revision'")?)?),
             "--port" => c.port = Some(int("--port", value("'--port'")?)?),
             "--from-literal" => c.literals.push(value("'--from-literal'")?),
@@ -967,6 +976,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         (Verb::CreateFrom, Some("clusterrolebinding")) => &["--clusterrole", "--user", "--group", "--serviceaccount"],
         (Verb::Run, _) => &["--image", "--port", "--restart", "--labels"],
         (Verb::Scale, _) => &["--replicas"],
+        (Verb::Autoscale, _) => &["--min", "--max", "--cpu-percent", "--name"],
         (Verb::SetImage, Some("resources")) => &["--limits", "--requests", "--container"],
         (Verb::SetImage, Some("env")) => &["--container"],
         (Verb::SetImage, Some("subject")) => &["--user", "--group", "--serviceaccount"],
@@ -1016,6 +1026,7 @@ pub fn parse(line: &str) -> Result<Command, String> {
         Verb::CreateFrom
         | Verb::Run
         | Verb::Scale
+        | Verb::Autoscale
         | Verb::SetImage
         | Verb::Logs
         | Verb::Rollout

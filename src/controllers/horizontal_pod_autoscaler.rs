@@ -1,0 +1,326 @@
+//! The horizontal pod autoscaler (kube-controller-manager's
+//! `horizontal-pod-autoscaler`), a client: every 15 seconds of simulated
+//! time (upstream's `--horizontal-pod-autoscaler-sync-period`; a new or
+//! changed autoscaler waits its turn too, as upstream's queue adds every
+//! key with that delay) each HorizontalPodAutoscaler reads its target's
+//! `/scale`, keeps the replicas within `minReplicas`..`maxReplicas`
+//! (writing the scale back, with upstream's `SuccessfulRescale` event and
+//! reasons), and otherwise asks for its metrics.
+//!
+//! The cluster has no metrics API (no metrics-server, no custom or
+//! external metrics adapter), so every metric fails as it fails upstream
+//! without one: `FailedGet*Metric` and `FailedComputeMetricsReplicas`
+//! warnings, `ScalingActive=False`, each metric's current value unknown;
+//! the replica count is left alone. The status (current and desired
+//! replicas, current metrics, `AbleToScale`/`ScalingActive` conditions,
+//! the last scale time) is written through `/status` when it changed.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde_json::{json, Map, Value};
+
+use super::client::Client;
+use super::events::{EventType, Recorder};
+use super::informer::Informer;
+use super::object::meta_str;
+use super::{Controller, Progress};
+use crate::clock::SimTime;
+
+/// Upstream's sync period.
+const SYNC_MS: i64 = 15_000;
+
+const KIND: (&str, &str) = ("autoscaling/v2", "HorizontalPodAutoscaler");
+
+pub struct HorizontalPodAutoscalerController {
+    hpas: Informer,
+    recorder: Recorder,
+    /// When each autoscaler (namespace/name) is next synced.
+    due: BTreeMap<String, SimTime>,
+}
+
+impl Default for HorizontalPodAutoscalerController {
+    fn default() -> Self {
+        HorizontalPodAutoscalerController {
+            hpas: Informer::new("/apis/autoscaling/v2/horizontalpodautoscalers"),
+            recorder: Recorder::new("horizontal-pod-autoscaler", ""),
+            due: BTreeMap::new(),
+        }
+    }
+}
+
+impl Controller for HorizontalPodAutoscalerController {
+    fn name(&self) -> &'static str {
+        "horizontal-pod-autoscaler"
+    }
+
+    fn service_account(&self) -> &'static str {
+        "horizontal-pod-autoscaler"
+    }
+
+    fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
+        let before = client.writes;
+        let changed = self.hpas.sync(client);
+        if changed || !self.due.is_empty() {
+            self.sync_due(client);
+        }
+        Progress { writes: client.writes - before }
+    }
+
+    fn next_wake(&self) -> Option<SimTime> {
+        self.due.values().min().copied()
+    }
+}
+
+/// What a sync found about one metric: its status (kept empty when it
+/// failed) or the failure's event reason and message.
+type MetricResult = Result<Value, (String, String)>;
+
+impl HorizontalPodAutoscalerController {
+    /// The autoscalers whose turn it is. (Never inlined into `reconcile`,
+    /// which every module runs at start with no autoscalers: this part is
+    /// loaded second.)
+    #[inline(never)]
+    fn sync_due(&mut self, client: &mut Client<'_>) {
+        let now = SimTime(client.now_millis());
+        let hpas: Vec<Arc<Value>> = self.hpas.shared().cloned().collect();
+        let key = |h: &Value| format!("{}/{}", meta_str(h, "namespace"), meta_str(h, "name"));
+        let present: std::collections::BTreeSet<String> = hpas.iter().map(|h| key(h)).collect();
+        self.due.retain(|k, _| present.contains(k));
+        for hpa in &hpas {
+            let due = *self.due.entry(key(hpa)).or_insert(now.plus_millis(SYNC_MS));
+            if due <= now {
+                self.due.insert(key(hpa), now.plus_millis(SYNC_MS));
+                self.sync(client, hpa);
+            }
+        }
+    }
+
+    fn warn(&mut self, client: &mut Client<'_>, hpa: &Value, reason: &str, message: &str) {
+        self.recorder.event(client, hpa, KIND, "", EventType::Warning, reason, message);
+    }
+
+    /// One autoscaler's pass, as upstream's `reconcileAutoscaler`.
+    fn sync(&mut self, client: &mut Client<'_>, hpa: &Value) {
+        let now = client.now_rfc3339();
+        let mut status = hpa["status"].as_object().cloned().unwrap_or_default();
+        let original = Value::Object(status.clone());
+        let condition = |status: &mut Map<String, Value>, kind: &str, ok: bool, reason: &str, message: String| {
+            let cond = json!({"type": kind, "status": if ok { "True" } else { "False" }, "lastTransitionTime": null,
+                "reason": reason, "message": message});
+            crate::api::meta::set_condition(status, cond, &now);
+        };
+        let spec = &hpa["spec"];
+        let scale_path = match scale_path(client, hpa) {
+            Ok(p) => p,
+            Err(e) => {
+                self.warn(client, hpa, "FailedGetScale", &e);
+                let message = format!("the HPA controller was unable to get the target's current scale: {e}");
+                condition(&mut status, "AbleToScale", false, "FailedGetScale", message);
+                self.write_status(client, hpa, status, &original);
+                return;
+            }
+        };
+        let r = client.get(&scale_path);
+        if r.status != 200 {
+            let e = status_message(&r.json_body());
+            self.warn(client, hpa, "FailedGetScale", &e);
+            let message = format!("the HPA controller was unable to get the target's current scale: {e}");
+            condition(&mut status, "AbleToScale", false, "FailedGetScale", message);
+            self.write_status(client, hpa, status, &original);
+            return;
+        }
+        let mut scale = r.json_body();
+        let message = "the HPA controller was able to get the target's current scale".to_string();
+        condition(&mut status, "AbleToScale", true, "SucceededGetScale", message);
+        let current = scale["spec"]["replicas"].as_i64().unwrap_or(0);
+        let min = spec["minReplicas"].as_i64().unwrap_or(1);
+        let max = spec["maxReplicas"].as_i64().unwrap_or(0);
+        let (desired, reason) = if current == 0 && min != 0 {
+            let message = "scaling is disabled since the replica count of the target is zero".to_string();
+            condition(&mut status, "ScalingActive", false, "ScalingDisabled", message);
+            (0, "")
+        } else if current > max {
+            (max, "Current number of replicas above Spec.MaxReplicas")
+        } else if current < min {
+            (min, "Current number of replicas below Spec.MinReplicas")
+        } else {
+            // Every metric fails: there is no metrics API to ask.
+            let specs = spec["metrics"].as_array().cloned().unwrap_or_default();
+            let results: Vec<MetricResult> = specs.iter().map(metric_failure).collect();
+            let statuses: Vec<Value> =
+                results.iter().map(|r| r.clone().unwrap_or_else(|_| json!({"type": ""}))).collect();
+            let failed: Vec<&(String, String)> = results.iter().filter_map(|r| r.as_ref().err()).collect();
+            for (reason, message) in &failed {
+                self.warn(client, hpa, reason, message);
+            }
+            if let Some((reason, message)) = failed.first() {
+                let condition_message = format!("the HPA was unable to compute the replica count: {message}");
+                condition(&mut status, "ScalingActive", false, reason, condition_message);
+            }
+            status.insert("currentReplicas".into(), json!(current));
+            status.insert("currentMetrics".into(), Value::Array(statuses));
+            self.write_status(client, hpa, status, &original);
+            if let Some((reason, message)) = failed.first() {
+                let wrapped = failed_metric_value(&specs, &results, reason, message);
+                let text = format!(
+                    "invalid metrics ({} invalid out of {}), first error is: {wrapped}",
+                    failed.len(),
+                    specs.len()
+                );
+                self.warn(client, hpa, "FailedComputeMetricsReplicas", &text);
+            }
+            return;
+        };
+        let rescale = desired != current;
+        if rescale {
+            scale["spec"]["replicas"] = json!(desired);
+            let r = client.write("PUT", &scale_path, "application/json", &scale);
+            if r.status != 200 {
+                let e = status_message(&r.json_body());
+                let text = format!("New size: {desired}; reason: {reason}; error: {e}");
+                self.warn(client, hpa, "FailedRescale", &text);
+                let message = format!("the HPA controller was unable to update the target scale: {e}");
+                condition(&mut status, "AbleToScale", false, "FailedUpdateScale", message);
+                status.insert("currentReplicas".into(), json!(current));
+                status.insert("currentMetrics".into(), Value::Null);
+                self.write_status(client, hpa, status, &original);
+                return;
+            }
+            let message = format!("the HPA controller was able to update the target scale to {desired}");
+            condition(&mut status, "AbleToScale", true, "SucceededRescale", message);
+            let text = format!("New size: {desired}; reason: {reason}");
+            self.recorder.event(client, hpa, KIND, "", EventType::Normal, "SuccessfulRescale", &text);
+            status.insert("lastScaleTime".into(), json!(client.now_rfc3339()));
+        }
+        status.insert("currentReplicas".into(), json!(current));
+        status.insert("desiredReplicas".into(), json!(if rescale { desired } else { current }));
+        status.insert("currentMetrics".into(), Value::Null);
+        self.write_status(client, hpa, status, &original);
+    }
+
+    /// A PUT of `/status` when the status changed.
+    fn write_status(&mut self, client: &mut Client<'_>, hpa: &Value, mut status: Map<String, Value>, original: &Value) {
+        // In the order Go writes the struct.
+        const ORDER: &[&str] = &[
+            "observedGeneration",
+            "lastScaleTime",
+            "currentReplicas",
+            "desiredReplicas",
+            "currentMetrics",
+            "conditions",
+        ];
+        let mut ordered = Map::new();
+        for f in ORDER {
+            if let Some(v) = status.shift_remove(*f) {
+                ordered.insert(f.to_string(), v);
+            }
+        }
+        ordered.extend(status);
+        let status = Value::Object(ordered);
+        if crate::api::meta::same(&status, original) {
+            return;
+        }
+        let mut updated = hpa.clone();
+        updated["status"] = status;
+        let path = format!(
+            "/apis/autoscaling/v2/namespaces/{}/horizontalpodautoscalers/{}/status",
+            meta_str(hpa, "namespace"),
+            meta_str(hpa, "name")
+        );
+        let r = client.write("PUT", &path, "application/json", &updated);
+        if r.status != 200 {
+            let e = status_message(&r.json_body());
+            self.warn(client, hpa, "FailedUpdateStatus", &e);
+        }
+    }
+}
+
+fn status_message(body: &Value) -> String {
+    body["message"].as_str().unwrap_or("").to_string()
+}
+
+/// The target's `/scale`, found as upstream's REST mapper finds it: by the
+/// reference's group and kind.
+fn scale_path(client: &mut Client<'_>, hpa: &Value) -> Result<String, String> {
+    let r = &hpa["spec"]["scaleTargetRef"];
+    let (kind, name) = (r["kind"].as_str().unwrap_or(""), r["name"].as_str().unwrap_or(""));
+    let api_version = r["apiVersion"].as_str().unwrap_or("");
+    let (group, version) = match api_version.split_once('/') {
+        Some((g, v)) => (g, v),
+        None => ("", api_version),
+    };
+    let no_match = || format!("no matches for kind \"{kind}\" in group \"{group}\"");
+    if version.is_empty() {
+        return Err(no_match());
+    }
+    let base = if group.is_empty() { format!("/api/{version}") } else { format!("/apis/{group}/{version}") };
+    let list = client.get(&base).json_body();
+    let resources = list["resources"].as_array().cloned().unwrap_or_default();
+    let found = resources.iter().find(|x| x["kind"] == kind && !x["name"].as_str().unwrap_or("/").contains('/'));
+    let Some(resource) = found.and_then(|x| x["name"].as_str()) else { return Err(no_match()) };
+    let ns = meta_str(hpa, "namespace");
+    Ok(format!("{base}/namespaces/{ns}/{resource}/{name}/scale"))
+}
+
+/// How asking for one metric fails without a metrics API: the event's
+/// reason and message (the metric's status stays empty).
+fn metric_failure(m: &Value) -> MetricResult {
+    let kind = m["type"].as_str().unwrap_or("");
+    let (reason, message) = match kind {
+        "Resource" | "ContainerResource" => {
+            let source = if kind == "Resource" { &m["resource"] } else { &m["containerResource"] };
+            let name = source["name"].as_str().unwrap_or("");
+            let what = if source["target"]["type"] == "AverageValue" { "usage" } else { "utilization" };
+            let reason =
+                if kind == "Resource" { "FailedGetResourceMetric" } else { "FailedGetContainerResourceMetric" };
+            let message = format!(
+                "failed to get {name} {what}: unable to get metrics for resource {name}: unable to fetch metrics from resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)"
+            );
+            (reason, message)
+        }
+        "Pods" | "Object" => {
+            let source = if kind == "Pods" { &m["pods"] } else { &m["object"] };
+            let name = source["metric"]["name"].as_str().unwrap_or("");
+            let reason = if kind == "Pods" { "FailedGetPodsMetric" } else { "FailedGetObjectMetric" };
+            let message = format!(
+                "unable to get metric {name}: unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered"
+            );
+            (reason, message)
+        }
+        "External" => {
+            let name = m["external"]["metric"]["name"].as_str().unwrap_or("");
+            let message = format!(
+                "unable to get external metric {name}: unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered"
+            );
+            ("FailedGetExternalMetric", message)
+        }
+        other => ("InvalidMetricSourceType", format!("unknown metric source type {other:?}")),
+    };
+    Err((reason.to_string(), message))
+}
+
+/// The first failure as the aggregate error names it: wrapped with the
+/// kind of metric it was.
+fn failed_metric_value(specs: &[Value], results: &[MetricResult], reason: &str, message: &str) -> String {
+    let i = results.iter().position(|r| r.is_err()).unwrap_or(0);
+    let m = specs.get(i).cloned().unwrap_or(Value::Null);
+    match reason {
+        "FailedGetResourceMetric" => {
+            format!("failed to get {} resource metric value: {message}", m["resource"]["name"].as_str().unwrap_or(""))
+        }
+        "FailedGetContainerResourceMetric" => format!(
+            "failed to get {} container metric value: {message}",
+            m["containerResource"]["name"].as_str().unwrap_or("")
+        ),
+        "FailedGetPodsMetric" => format!("failed to get pods metric value: {message}"),
+        "FailedGetObjectMetric" => format!("failed to get object metric value: {message}"),
+        "FailedGetExternalMetric" => {
+            format!(
+                "failed to get {} external metric value: {message}",
+                m["external"]["metric"]["name"].as_str().unwrap_or("")
+            )
+        }
+        _ => message.to_string(),
+    }
+}
