@@ -286,3 +286,50 @@ fn every_kind_of_metric_survives_a_trip_through_v1() {
     assert_eq!(after["spec"], before["spec"]);
     assert_eq!(after["status"], before["status"]);
 }
+
+/// client-go sends kubectl 1.33's `autoscale --cpu-percent=0` as protobuf:
+/// a zero utilization on the wire is set (a Go pointer), so it is refused
+/// as a zero, not taken for one left out.
+#[test]
+fn a_zero_utilization_in_protobuf_is_a_zero() {
+    use k8s_pb::api::autoscaling::v2 as pb;
+    use prost::Message;
+    let hpa = pb::HorizontalPodAutoscaler {
+        metadata: Some(k8s_pb::apimachinery::pkg::apis::meta::v1::ObjectMeta {
+            name: Some("zero".into()),
+            ..Default::default()
+        }),
+        spec: Some(pb::HorizontalPodAutoscalerSpec {
+            scale_target_ref: Some(pb::CrossVersionObjectReference {
+                kind: Some("Deployment".into()),
+                name: Some("web".into()),
+                api_version: Some("apps/v1".into()),
+            }),
+            max_replicas: Some(3),
+            metrics: vec![pb::MetricSpec {
+                r#type: Some("Resource".into()),
+                resource: Some(pb::ResourceMetricSource {
+                    name: Some("cpu".into()),
+                    target: Some(pb::MetricTarget {
+                        r#type: Some("Utilization".into()),
+                        average_utilization: Some(0),
+                        ..Default::default()
+                    }),
+                }),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let body = kubesim::proto::envelope("autoscaling/v2", "HorizontalPodAutoscaler", &hpa.encode_to_vec());
+    let mut s = server();
+    let r = s.handle(
+        Request::new("POST", V2).with_header("Content-Type", "application/vnd.kubernetes.protobuf").with_body(body),
+    );
+    assert_eq!(r.status, 422, "{}", text(&r));
+    assert_eq!(
+        message(&r),
+        "HorizontalPodAutoscaler.autoscaling \"zero\" is invalid: spec.metrics[0].resource.target.averageUtilization: Invalid value: 0: must be greater than 0"
+    );
+}

@@ -74,6 +74,9 @@ KEEP_ZERO = {
     "readOnlyRootFilesystem", "runAsNonRoot", "shareProcessNamespace", "setHostnameAsFQDN", "manualSelector",
     "optional", "defaultMode", "mode", "allocateLoadBalancerNodePorts", "partition", "maxUnavailable",
     "minAvailable", "expirationSeconds", "observedGeneration",
+    # HorizontalPodAutoscalers' (a zero is refused by validation, not unset)
+    "minReplicas", "targetCPUUtilizationPercentage", "currentCPUUtilizationPercentage", "averageUtilization",
+    "stabilizationWindowSeconds",
 }
 
 

@@ -594,8 +594,10 @@ const AUTOSCALE: Creates = Creates { manager: "kubectl-autoscale", validate: fal
 
 /// `autoscale TYPE NAME --max=N [--min=N] [--cpu-percent=N] [--name=N]`:
 /// kubectl 1.33's checks, each workload read (it must have a `/scale`),
-/// then an autoscaling/v1 HorizontalPodAutoscaler created over it (no
-/// minimum or CPU target sent unless given: the server defaults them).
+/// then an autoscaling/v2 HorizontalPodAutoscaler created over it (no
+/// minimum or metric sent unless given: the server defaults them), and
+/// when the server refuses that, the same as autoscaling/v1, as kubectl
+/// falls back.
 pub(super) fn autoscale(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut Outcome) {
     let a = &cmd.autoscale;
     let Some(max) = a.max else { return out.error("error: required flag(s) \"max\" not set") };
@@ -625,18 +627,35 @@ pub(super) fn autoscale(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut
             ));
             continue;
         }
-        let mut spec = json!({"scaleTargetRef": {"kind": r.kind, "name": name, "apiVersion": r.group_version()}});
+        let hpa_name = cmd.service_name.clone().unwrap_or_else(|| name.clone());
+        let reference = json!({"kind": r.kind, "name": name, "apiVersion": r.group_version()});
+        let mut spec = json!({"scaleTargetRef": reference});
         if min > 0 {
             spec["minReplicas"] = json!(min);
         }
         spec["maxReplicas"] = json!(max);
+        let mut v1 = spec.clone();
         if cpu >= 0 {
-            spec["targetCPUUtilizationPercentage"] = json!(cpu);
+            spec["metrics"] = json!([{"type": "Resource",
+                "resource": {"name": "cpu", "target": {"type": "Utilization", "averageUtilization": cpu}}}]);
+            v1["targetCPUUtilizationPercentage"] = json!(cpu);
         }
-        let hpa_name = cmd.service_name.clone().unwrap_or_else(|| name.clone());
-        let object = json!({"kind": "HorizontalPodAutoscaler", "apiVersion": "autoscaling/v1",
-            "metadata": meta(&hpa_name, None), "spec": spec, "status": {"currentReplicas": 0, "desiredReplicas": 0}});
-        post(s, d, cmd, object, &AUTOSCALE, out);
+        let v2 = json!({"kind": "HorizontalPodAutoscaler", "apiVersion": "autoscaling/v2",
+            "metadata": meta(&hpa_name, None), "spec": spec, "status": {"currentMetrics": null, "desiredReplicas": 0}});
+        let hpas = match resource_for_doc(d, &v2) {
+            Ok(r) => r.clone(),
+            Err(e) => return out.error(e),
+        };
+        let target = dry(cmd, format!("{}?fieldManager={}", hpas.collection(Some(&ns)), AUTOSCALE.manager));
+        let e = send(s, "POST", &target, Some("application/json"), Some(&v2), "application/json");
+        if e.response.status == 201 {
+            let line = format!("{} {}", name_ref(&hpas, &hpa_name), AUTOSCALE.done);
+            print_written(&hpas, cmd, &body_json(&e.response), line, out);
+            continue;
+        }
+        let v1 = json!({"kind": "HorizontalPodAutoscaler", "apiVersion": "autoscaling/v1",
+            "metadata": meta(&hpa_name, None), "spec": v1, "status": {"currentReplicas": 0, "desiredReplicas": 0}});
+        post(s, d, cmd, v1, &AUTOSCALE, out);
     }
 }
 
@@ -1412,18 +1431,18 @@ mod autoscale_tests {
     use super::super::tests::{requests_since, sent, session};
 
     #[test]
-    fn autoscale_creates_a_v1_autoscaler_as_kubectl_1_33_does() {
+    fn autoscale_creates_a_v2_autoscaler_as_kubectl_1_33_does() {
         let mut s = session();
         let from = s.log.len();
         let made = run(&mut s, "autoscale deployment hello --min=2 --max=5 --cpu-percent=60", "");
         assert_eq!(made.text, "horizontalpodautoscaler.autoscaling/hello autoscaled\n", "{}", made.text);
         assert_eq!(
             requests_since(&s, from).last().map(String::as_str),
-            Some("POST /apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers?fieldManager=kubectl-autoscale 201")
+            Some("POST /apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers?fieldManager=kubectl-autoscale 201")
         );
         assert_eq!(
             sent(&s),
-            r#"{"kind":"HorizontalPodAutoscaler","apiVersion":"autoscaling/v1","metadata":{"name":"hello","creationTimestamp":null},"spec":{"scaleTargetRef":{"kind":"Deployment","name":"hello","apiVersion":"apps/v1"},"minReplicas":2,"maxReplicas":5,"targetCPUUtilizationPercentage":60},"status":{"currentReplicas":0,"desiredReplicas":0}}"#
+            r#"{"kind":"HorizontalPodAutoscaler","apiVersion":"autoscaling/v2","metadata":{"name":"hello","creationTimestamp":null},"spec":{"scaleTargetRef":{"kind":"Deployment","name":"hello","apiVersion":"apps/v1"},"minReplicas":2,"maxReplicas":5,"metrics":[{"type":"Resource","resource":{"name":"cpu","target":{"type":"Utilization","averageUtilization":60}}}]},"status":{"currentMetrics":null,"desiredReplicas":0}}"#
         );
         let listed = run(&mut s, "get hpa", "");
         assert!(listed.text.contains("hello   Deployment/hello   cpu: <unknown>/60%   2         5"), "{}", listed.text);
@@ -1431,6 +1450,22 @@ mod autoscale_tests {
         let made = run(&mut s, "autoscale deploy/hello --max=3 --name=other", "");
         assert_eq!(made.text, "horizontalpodautoscaler.autoscaling/other autoscaled\n", "{}", made.text);
         assert!(run(&mut s, "get hpa other", "").text.contains("cpu: <unknown>/80%   1         3"));
+        // A refused v2 object is tried again as v1, whose refusal is shown.
+        let from = s.log.len();
+        let r = run(&mut s, "autoscale deployment hello --max=3 --cpu-percent=0 --name=zero", "");
+        assert!(r.failed);
+        assert_eq!(
+            r.text.trim_end(),
+            "The HorizontalPodAutoscaler \"zero\" is invalid: spec.metrics[0].resource.target.averageUtilization: Invalid value: 0: must be greater than 0"
+        );
+        let posts: Vec<String> = requests_since(&s, from).into_iter().filter(|r| r.starts_with("POST")).collect();
+        assert_eq!(
+            posts,
+            [
+                "POST /apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers?fieldManager=kubectl-autoscale 422",
+                "POST /apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers?fieldManager=kubectl-autoscale 422"
+            ]
+        );
     }
 
     #[test]
