@@ -193,8 +193,17 @@ fn the_controller_keeps_replicas_within_bounds_and_says_why_metrics_fail() {
         ["New size: 2; reason: Current number of replicas below Spec.MinReplicas"]
     );
 
-    // Within bounds it asks for metrics, which no API serves.
+    // Within bounds it asks for metrics, which no API serves; the target's
+    // resource is known by now, so only its scale is read.
+    k.c.record(true);
     pass(&mut k, 15_000);
+    let reads: Vec<String> =
+        k.c.take_log()
+            .iter()
+            .filter(|e| e.controller == "horizontal-pod-autoscaler" && e.request.method == "GET")
+            .map(|e| e.request.path.clone())
+            .collect();
+    assert_eq!(reads, ["/apis/apps/v1/namespaces/default/deployments/web/scale"]);
     let hpa = k.get(&format!("{V2}/web")).json_body();
     assert_eq!(hpa["status"]["currentMetrics"], json!([{"type": ""}]));
     assert_eq!(hpa["status"]["currentReplicas"], 2);

@@ -37,6 +37,9 @@ pub struct HorizontalPodAutoscalerController {
     recorder: Recorder,
     /// When each autoscaler (namespace/name) is next synced.
     due: BTreeMap<String, SimTime>,
+    /// The resource of each (apiVersion, kind) a target named, read from
+    /// discovery on a miss (upstream's REST mapper caches it too).
+    resources: BTreeMap<(String, String), String>,
 }
 
 impl Default for HorizontalPodAutoscalerController {
@@ -45,6 +48,7 @@ impl Default for HorizontalPodAutoscalerController {
             hpas: Informer::new("/apis/autoscaling/v2/horizontalpodautoscalers"),
             recorder: Recorder::new("horizontal-pod-autoscaler", ""),
             due: BTreeMap::new(),
+            resources: BTreeMap::new(),
         }
     }
 }
@@ -61,7 +65,7 @@ impl Controller for HorizontalPodAutoscalerController {
     fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
         let before = client.writes;
         let changed = self.hpas.sync(client);
-        if changed || !self.due.is_empty() {
+        if changed || self.next_wake().is_some_and(|w| w.0 <= client.now_millis()) {
             self.sync_due(client);
         }
         Progress { writes: client.writes - before }
@@ -71,10 +75,6 @@ impl Controller for HorizontalPodAutoscalerController {
         self.due.values().min().copied()
     }
 }
-
-/// What a sync found about one metric: its status (kept empty when it
-/// failed) or the failure's event reason and message.
-type MetricResult = Result<Value, (String, String)>;
 
 impl HorizontalPodAutoscalerController {
     /// The autoscalers whose turn it is. (Never inlined into `reconcile`,
@@ -111,8 +111,8 @@ impl HorizontalPodAutoscalerController {
             crate::api::meta::set_condition(status, cond, &now);
         };
         let spec = &hpa["spec"];
-        let scale_path = match scale_path(client, hpa) {
-            Ok(p) => p,
+        let (scale_path, mut scale) = match self.scale(client, hpa) {
+            Ok(found) => found,
             Err(e) => {
                 self.warn(client, hpa, "FailedGetScale", &e);
                 let message = format!("the HPA controller was unable to get the target's current scale: {e}");
@@ -121,16 +121,6 @@ impl HorizontalPodAutoscalerController {
                 return;
             }
         };
-        let r = client.get(&scale_path);
-        if r.status != 200 {
-            let e = status_message(&r.json_body());
-            self.warn(client, hpa, "FailedGetScale", &e);
-            let message = format!("the HPA controller was unable to get the target's current scale: {e}");
-            condition(&mut status, "AbleToScale", false, "FailedGetScale", message);
-            self.write_status(client, hpa, status, &original);
-            return;
-        }
-        let mut scale = r.json_body();
         let message = "the HPA controller was able to get the target's current scale".to_string();
         condition(&mut status, "AbleToScale", true, "SucceededGetScale", message);
         let current = scale["spec"]["replicas"].as_i64().unwrap_or(0);
@@ -147,27 +137,20 @@ impl HorizontalPodAutoscalerController {
         } else {
             // Every metric fails: there is no metrics API to ask.
             let specs = spec["metrics"].as_array().cloned().unwrap_or_default();
-            let results: Vec<MetricResult> = specs.iter().map(metric_failure).collect();
-            let statuses: Vec<Value> =
-                results.iter().map(|r| r.clone().unwrap_or_else(|_| json!({"type": ""}))).collect();
-            let failed: Vec<&(String, String)> = results.iter().filter_map(|r| r.as_ref().err()).collect();
-            for (reason, message) in &failed {
-                self.warn(client, hpa, reason, message);
+            let failures: Vec<MetricFailure> = specs.iter().map(metric_failure).collect();
+            for f in &failures {
+                self.warn(client, hpa, f.reason, &f.message);
             }
-            if let Some((reason, message)) = failed.first() {
-                let condition_message = format!("the HPA was unable to compute the replica count: {message}");
-                condition(&mut status, "ScalingActive", false, reason, condition_message);
+            if let Some(f) = failures.first() {
+                let condition_message = format!("the HPA was unable to compute the replica count: {}", f.message);
+                condition(&mut status, "ScalingActive", false, f.reason, condition_message);
             }
             status.insert("currentReplicas".into(), json!(current));
-            status.insert("currentMetrics".into(), Value::Array(statuses));
+            status.insert("currentMetrics".into(), json!(vec![json!({"type": ""}); specs.len()]));
             self.write_status(client, hpa, status, &original);
-            if let Some((reason, message)) = failed.first() {
-                let wrapped = failed_metric_value(&specs, &results, reason, message);
-                let text = format!(
-                    "invalid metrics ({} invalid out of {}), first error is: {wrapped}",
-                    failed.len(),
-                    specs.len()
-                );
+            if let Some(f) = failures.first() {
+                let n = failures.len();
+                let text = format!("invalid metrics ({n} invalid out of {n}), first error is: {}", f.wrapped);
                 self.warn(client, hpa, "FailedComputeMetricsReplicas", &text);
             }
             return;
@@ -240,87 +223,94 @@ fn status_message(body: &Value) -> String {
     body["message"].as_str().unwrap_or("").to_string()
 }
 
-/// The target's `/scale`, found as upstream's REST mapper finds it: by the
-/// reference's group and kind.
-fn scale_path(client: &mut Client<'_>, hpa: &Value) -> Result<String, String> {
-    let r = &hpa["spec"]["scaleTargetRef"];
-    let (kind, name) = (r["kind"].as_str().unwrap_or(""), r["name"].as_str().unwrap_or(""));
-    let api_version = r["apiVersion"].as_str().unwrap_or("");
-    let (group, version) = match api_version.split_once('/') {
-        Some((g, v)) => (g, v),
-        None => ("", api_version),
-    };
-    let no_match = || format!("no matches for kind \"{kind}\" in group \"{group}\"");
-    if version.is_empty() {
-        return Err(no_match());
+impl HorizontalPodAutoscalerController {
+    /// The target's `/scale` (its path and the Scale read), found as
+    /// upstream's REST mapper finds it: by the reference's group, version
+    /// and kind, discovery read again only for one not seen before.
+    fn scale(&mut self, client: &mut Client<'_>, hpa: &Value) -> Result<(String, Value), String> {
+        let r = &hpa["spec"]["scaleTargetRef"];
+        let (kind, name) = (r["kind"].as_str().unwrap_or(""), r["name"].as_str().unwrap_or(""));
+        let api_version = r["apiVersion"].as_str().unwrap_or("");
+        let (group, version) = api_version.split_once('/').unwrap_or(("", api_version));
+        let no_match = || format!("no matches for kind \"{kind}\" in group \"{group}\"");
+        if version.is_empty() {
+            return Err(no_match());
+        }
+        let base = if group.is_empty() { format!("/api/{version}") } else { format!("/apis/{group}/{version}") };
+        let key = (api_version.to_string(), kind.to_string());
+        if !self.resources.contains_key(&key) {
+            let list = client.get(&base).json_body();
+            for x in list["resources"].as_array().into_iter().flatten() {
+                let (Some(k), Some(resource)) = (x["kind"].as_str(), x["name"].as_str()) else { continue };
+                if !resource.contains('/') {
+                    self.resources.insert((api_version.to_string(), k.to_string()), resource.to_string());
+                }
+            }
+        }
+        let Some(resource) = self.resources.get(&key) else { return Err(no_match()) };
+        let path = format!("{base}/namespaces/{}/{resource}/{name}/scale", meta_str(hpa, "namespace"));
+        let r = client.get(&path);
+        match r.status {
+            200 => Ok((path, r.json_body())),
+            _ => Err(status_message(&r.json_body())),
+        }
     }
-    let base = if group.is_empty() { format!("/api/{version}") } else { format!("/apis/{group}/{version}") };
-    let list = client.get(&base).json_body();
-    let resources = list["resources"].as_array().cloned().unwrap_or_default();
-    let found = resources.iter().find(|x| x["kind"] == kind && !x["name"].as_str().unwrap_or("/").contains('/'));
-    let Some(resource) = found.and_then(|x| x["name"].as_str()) else { return Err(no_match()) };
-    let ns = meta_str(hpa, "namespace");
-    Ok(format!("{base}/namespaces/{ns}/{resource}/{name}/scale"))
 }
 
-/// How asking for one metric fails without a metrics API: the event's
-/// reason and message (the metric's status stays empty).
-fn metric_failure(m: &Value) -> MetricResult {
+/// Why asking for one metric failed: the event's reason, its message,
+/// and the message as the aggregate error wraps it.
+struct MetricFailure {
+    reason: &'static str,
+    message: String,
+    wrapped: String,
+}
+
+/// How asking for one metric fails without a metrics API.
+fn metric_failure(m: &Value) -> MetricFailure {
     let kind = m["type"].as_str().unwrap_or("");
-    let (reason, message) = match kind {
+    let (reason, wrapped, message) = match kind {
         "Resource" | "ContainerResource" => {
             let source = if kind == "Resource" { &m["resource"] } else { &m["containerResource"] };
             let name = source["name"].as_str().unwrap_or("");
             let what = if source["target"]["type"] == "AverageValue" { "usage" } else { "utilization" };
-            let reason =
-                if kind == "Resource" { "FailedGetResourceMetric" } else { "FailedGetContainerResourceMetric" };
             let message = format!(
                 "failed to get {name} {what}: unable to get metrics for resource {name}: unable to fetch metrics from resource metrics API: the server could not find the requested resource (get pods.metrics.k8s.io)"
             );
-            (reason, message)
+            match kind {
+                "Resource" => (
+                    "FailedGetResourceMetric",
+                    format!("failed to get {name} resource metric value: {message}"),
+                    message,
+                ),
+                _ => (
+                    "FailedGetContainerResourceMetric",
+                    format!("failed to get {name} container metric value: {message}"),
+                    message,
+                ),
+            }
         }
         "Pods" | "Object" => {
             let source = if kind == "Pods" { &m["pods"] } else { &m["object"] };
             let name = source["metric"]["name"].as_str().unwrap_or("");
-            let reason = if kind == "Pods" { "FailedGetPodsMetric" } else { "FailedGetObjectMetric" };
             let message = format!(
                 "unable to get metric {name}: unable to fetch metrics from custom metrics API: no custom metrics API (custom.metrics.k8s.io) registered"
             );
-            (reason, message)
+            match kind {
+                "Pods" => ("FailedGetPodsMetric", format!("failed to get pods metric value: {message}"), message),
+                _ => ("FailedGetObjectMetric", format!("failed to get object metric value: {message}"), message),
+            }
         }
         "External" => {
             let name = m["external"]["metric"]["name"].as_str().unwrap_or("");
             let message = format!(
                 "unable to get external metric {name}: unable to fetch metrics from external metrics API: no external metrics API (external.metrics.k8s.io) registered"
             );
-            ("FailedGetExternalMetric", message)
+            ("FailedGetExternalMetric", format!("failed to get {name} external metric value: {message}"), message)
         }
-        other => ("InvalidMetricSourceType", format!("unknown metric source type {other:?}")),
+        other => {
+            let message = format!("unknown metric source type {other:?}");
+            ("InvalidMetricSourceType", message.clone(), message)
+        }
     };
-    Err((reason.to_string(), message))
-}
-
-/// The first failure as the aggregate error names it: wrapped with the
-/// kind of metric it was.
-fn failed_metric_value(specs: &[Value], results: &[MetricResult], reason: &str, message: &str) -> String {
-    let i = results.iter().position(|r| r.is_err()).unwrap_or(0);
-    let m = specs.get(i).cloned().unwrap_or(Value::Null);
-    match reason {
-        "FailedGetResourceMetric" => {
-            format!("failed to get {} resource metric value: {message}", m["resource"]["name"].as_str().unwrap_or(""))
-        }
-        "FailedGetContainerResourceMetric" => format!(
-            "failed to get {} container metric value: {message}",
-            m["containerResource"]["name"].as_str().unwrap_or("")
-        ),
-        "FailedGetPodsMetric" => format!("failed to get pods metric value: {message}"),
-        "FailedGetObjectMetric" => format!("failed to get object metric value: {message}"),
-        "FailedGetExternalMetric" => {
-            format!(
-                "failed to get {} external metric value: {message}",
-                m["external"]["metric"]["name"].as_str().unwrap_or("")
-            )
-        }
-        _ => message.to_string(),
-    }
+    MetricFailure { reason, message, wrapped }
 }

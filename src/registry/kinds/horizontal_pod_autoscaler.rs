@@ -102,13 +102,14 @@ fn defaults_v2(obj: &mut Map<String, Value>) {
 
 /// `tolerance` is an alpha field (HPAConfigurableTolerance, off in 1.33):
 /// dropped from a write unless the stored object has it already.
-fn drop_tolerance(obj: &mut Value, old: Option<&Value>) {
+fn drop_tolerance(obj: &mut Map<String, Value>, old: Option<&Value>) {
     let had = |o: &Value| ["scaleUp", "scaleDown"].iter().any(|d| !o["spec"]["behavior"][d]["tolerance"].is_null());
     if old.is_some_and(had) {
         return;
     }
+    let Some(Value::Object(behavior)) = obj.get_mut("spec").and_then(|s| s.get_mut("behavior")) else { return };
     for d in ["scaleUp", "scaleDown"] {
-        if let Some(Value::Object(rules)) = obj.pointer_mut(&format!("/spec/behavior/{d}")) {
+        if let Some(Value::Object(rules)) = behavior.get_mut(d) {
             rules.shift_remove("tolerance");
         }
     }
@@ -120,16 +121,8 @@ fn int(v: &Value) -> Option<i64> {
 
 /// `IsValidPathSegmentName`'s complaints.
 fn path_segment_errors(at: &str, value: &str, errs: &mut Vec<FieldError>) {
-    match value {
-        "." | ".." => errs.push(FieldError::invalid(at, value, &format!("may not be '{value}'"))),
-        _ => {
-            for bad in ["/", "%"] {
-                if value.contains(bad) {
-                    errs.push(FieldError::invalid(at, value, &format!("may not contain '{bad}'")));
-                }
-            }
-        }
-    }
+    let messages = crate::api::meta::validate_name(crate::api::meta::NameRule::PathSegment, value);
+    errs.extend(messages.iter().map(|m| FieldError::invalid(at, value, m)));
 }
 
 fn object_reference(r: &Value, at: &str, errs: &mut Vec<FieldError>) {
@@ -439,15 +432,13 @@ impl Strategy for Hpa {
     }
 
     fn prepare_for_create(&self, obj: &mut Map<String, Value>) {
-        let mut v = Value::Object(std::mem::take(obj));
-        drop_tolerance(&mut v, None);
-        if let Value::Object(m) = v {
-            *obj = m;
-        }
+        drop_tolerance(obj, None);
     }
 
     fn prepare_for_update(&self, new: &mut Value, old: &Value) {
-        drop_tolerance(new, Some(old));
+        if let Value::Object(new) = new {
+            drop_tolerance(new, Some(old));
+        }
     }
 
     fn validate_create(&self, obj: &Value) -> Vec<FieldError> {

@@ -57,10 +57,11 @@ pub enum Verb {
     /// `run NAME --image=IMAGE [-- COMMAND ARGS…]`.
     Run,
     /// `scale TYPE NAME --replicas=N` (or `TYPE/NAME`).
-    /// `autoscale TYPE NAME --max=N [--min=N] [--cpu-percent=N]`: an
-    /// autoscaling/v1 HorizontalPodAutoscaler over the workload.
-    Autoscale,
     Scale,
+    /// `autoscale TYPE NAME --max=N [--min=N] [--cpu-percent=N]`: an
+    /// autoscaling/v2 HorizontalPodAutoscaler over the workload (v1 when
+    /// the server refuses it).
+    Autoscale,
     /// `set image TYPE/NAME CONTAINER=IMAGE…`.
     SetImage,
     /// `logs (POD | TYPE/NAME) [CONTAINER] | -l SELECTOR` and its flags.
