@@ -65,8 +65,7 @@ impl Controller for HorizontalPodAutoscalerController {
     fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
         let before = client.writes;
         let changed = self.hpas.sync(client);
-        // (No autoscaler, nothing due: what every module runs at start.)
-        if changed || (!self.due.is_empty() && self.next_wake().is_some_and(|w| w.0 <= client.now_millis())) {
+        if changed || !self.due.is_empty() {
             self.sync_due(client);
         }
         Progress { writes: client.writes - before }
