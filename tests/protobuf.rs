@@ -242,6 +242,110 @@ fn prost_reads_the_fields_we_wrote() {
     assert_eq!(p.status.unwrap().pod_ip.as_deref(), Some("10.0.0.7"));
 }
 
+/// A prost message's bytes in the `k8s\0` envelope, with its type meta.
+fn enveloped(api_version: &str, kind: &str, raw: &[u8]) -> Vec<u8> {
+    let mut body = b"k8s\x00".to_vec();
+    let mut tm = Vec::new();
+    for (n, s) in [(1u8, api_version), (2, kind)] {
+        tm.extend_from_slice(&[n << 3 | 2, s.len() as u8]);
+        tm.extend_from_slice(s.as_bytes());
+    }
+    body.extend_from_slice(&[0x0a, tm.len() as u8]);
+    body.extend_from_slice(&tm);
+    body.push(0x12);
+    prost::encoding::encode_varint(raw.len() as u64, &mut body);
+    body.extend_from_slice(raw);
+    body
+}
+
+/// Go writes a pointer field only when it is set, so a zero there is a
+/// zero: a toleration's `tolerationSeconds: 0` (evicted at once, not
+/// tolerated forever), an owner reference's `controller: false`, a
+/// priority level's `nominalConcurrencyShares: 0` (not defaulted to 30).
+/// A non-pointer `omitempty` zero (a Deployment status's `replicas`,
+/// `observedGeneration`) reads as unset, as Go's JSON leaves it out.
+#[test]
+fn go_pointer_zeros_read_as_zeros() {
+    use k8s_pb::api::apps::v1 as apps;
+    use k8s_pb::api::core::v1 as core;
+    use k8s_pb::api::flowcontrol::v1 as fc;
+    use k8s_pb::apimachinery::pkg::apis::meta::v1 as meta;
+    let pod = core::Pod {
+        metadata: Some(meta::ObjectMeta {
+            name: Some("p".into()),
+            owner_references: vec![meta::OwnerReference {
+                api_version: Some("v1".into()),
+                kind: Some("ConfigMap".into()),
+                name: Some("owner".into()),
+                uid: Some("u-1".into()),
+                controller: Some(false),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+        spec: Some(core::PodSpec {
+            containers: vec![core::Container {
+                name: Some("c".into()),
+                image: Some("nginx".into()),
+                ..Default::default()
+            }],
+            tolerations: vec![core::Toleration {
+                key: Some("k".into()),
+                operator: Some("Exists".into()),
+                effect: Some("NoExecute".into()),
+                toleration_seconds: Some(0),
+                ..Default::default()
+            }],
+            ..Default::default()
+        }),
+        status: Some(Default::default()),
+    };
+    let v = proto::decode_object(&enveloped("v1", "Pod", &pod.encode_to_vec())).unwrap();
+    assert_eq!(v["spec"]["tolerations"][0]["tolerationSeconds"], json!(0));
+    assert_eq!(v["metadata"]["ownerReferences"][0]["controller"], json!(false));
+
+    let deployment = apps::Deployment {
+        metadata: Some(meta::ObjectMeta { name: Some("d".into()), ..Default::default() }),
+        spec: Some(apps::DeploymentSpec { replicas: Some(0), ..Default::default() }),
+        status: Some(apps::DeploymentStatus {
+            replicas: Some(0),
+            observed_generation: Some(0),
+            ready_replicas: Some(0),
+            ..Default::default()
+        }),
+    };
+    let v = proto::decode_object(&enveloped("apps/v1", "Deployment", &deployment.encode_to_vec())).unwrap();
+    assert_eq!(v["spec"], json!({"replicas": 0}));
+    assert_eq!(v["status"], json!({}));
+
+    // Through the server: the zero shares stay zero.
+    let level = fc::PriorityLevelConfiguration {
+        metadata: Some(meta::ObjectMeta { name: Some("none".into()), ..Default::default() }),
+        spec: Some(fc::PriorityLevelConfigurationSpec {
+            r#type: Some("Limited".into()),
+            limited: Some(fc::LimitedPriorityLevelConfiguration {
+                nominal_concurrency_shares: Some(0),
+                lendable_percent: Some(0),
+                limit_response: Some(fc::LimitResponse { r#type: Some("Reject".into()), queuing: None }),
+                ..Default::default()
+            }),
+            exempt: None,
+        }),
+        status: Some(Default::default()),
+    };
+    let body = enveloped("flowcontrol.apiserver.k8s.io/v1", "PriorityLevelConfiguration", &level.encode_to_vec());
+    let mut s = Server::new(ServerConfig::default());
+    let r = s.handle(
+        Request::new("POST", "/apis/flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations")
+            .with_header("Content-Type", "application/vnd.kubernetes.protobuf")
+            .with_body(body),
+    );
+    assert_eq!(r.status, 201, "{}", String::from_utf8_lossy(&r.body));
+    let limited = &r.json_body()["spec"]["limited"];
+    assert_eq!(limited["nominalConcurrencyShares"], json!(0), "{limited}");
+    assert_eq!(limited["lendablePercent"], json!(0), "{limited}");
+}
+
 /// Go's encoder writes zero values of non-pointer fields; such a body (as
 /// `kubectl create` sends it) reads as the JSON Go would have written.
 #[test]
@@ -268,18 +372,7 @@ fn go_style_zero_fields_read_as_unset() {
         }),
         status: Some(Default::default()),
     };
-    let mut body = b"k8s\x00".to_vec();
-    let mut tm = Vec::new();
-    for (n, s) in [(1u8, "v1"), (2, "Service")] {
-        tm.extend_from_slice(&[n << 3 | 2, s.len() as u8]);
-        tm.extend_from_slice(s.as_bytes());
-    }
-    let raw = svc.encode_to_vec();
-    body.extend_from_slice(&[0x0a, tm.len() as u8]);
-    body.extend_from_slice(&tm);
-    body.push(0x12);
-    prost::encoding::encode_varint(raw.len() as u64, &mut body);
-    body.extend_from_slice(&raw);
+    let body = enveloped("v1", "Service", &svc.encode_to_vec());
     let v = proto::decode_object(&body).unwrap();
     assert_eq!(v["metadata"], json!({"name": "s"}));
     assert_eq!(v["spec"]["ports"], json!([{"port": 80, "protocol": "TCP"}]));

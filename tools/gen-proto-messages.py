@@ -3,7 +3,9 @@
 numbers, wire kinds, JSON names) of the kinds kubesim serves, read off the
 prost messages of the `k8s-pb` crate (which prost-build generates from
 Kubernetes' generated.proto files). JSON names are matched against the
-schema's property names (prost renames fields to snake_case).
+schema's property names (prost renames fields to snake_case). Which zero
+scalars a decoded body keeps comes from src/schema/zero-fields.json (made
+by tools/gen-zero-fields.py from the Go types): run that one first.
 
 Usage: tools/gen-proto-messages.py [--check]
 The k8s-pb sources come from cargo's registry (`cargo fetch` brings them:
@@ -61,23 +63,14 @@ for pkg, kinds in KINDS.items():
 
 
 # Go writes every non-pointer field, zero or not, so a zero on the wire may
-# mean "unset". Decoding keeps a zero scalar only where it differs from
-# unset: required fields, and these optional pointer fields whose zero is not
-# their default (replicas: 0 is not replicas unset).
-KEEP_ZERO = {
-    "replicas", "parallelism", "completions", "backoffLimit", "backoffLimitPerIndex", "maxFailedIndexes",
-    "terminationGracePeriodSeconds", "revisionHistoryLimit", "progressDeadlineSeconds",
-    "successfulJobsHistoryLimit", "failedJobsHistoryLimit", "enableServiceLinks", "automountServiceAccountToken",
-    "hostUsers", "priority", "runAsUser", "runAsGroup", "fsGroup", "activeDeadlineSeconds",
-    "ttlSecondsAfterFinished", "startingDeadlineSeconds", "gracePeriodSeconds", "deletionGracePeriodSeconds",
-    "leaseDurationSeconds", "leaseTransitions", "immutable", "suspend", "allowPrivilegeEscalation", "privileged",
-    "readOnlyRootFilesystem", "runAsNonRoot", "shareProcessNamespace", "setHostnameAsFQDN", "manualSelector",
-    "optional", "defaultMode", "mode", "allocateLoadBalancerNodePorts", "partition", "maxUnavailable",
-    "minAvailable", "expirationSeconds", "observedGeneration",
-    # HorizontalPodAutoscalers' (a zero is refused by validation, not unset)
-    "minReplicas", "targetCPUUtilizationPercentage", "currentCPUUtilizationPercentage", "averageUtilization",
-    "stabilizationWindowSeconds",
-}
+# mean "unset". Decoding keeps a zero scalar where Go's JSON encoder keeps
+# it: a pointer to a value (`replicas: 0` is not replicas unset;
+# `tolerationSeconds: 0` is not tolerating forever) and a field without
+# `omitempty`, as src/schema/zero-fields.json lists them from the Go types
+# (its "pointers" and "definitions"); and required fields. A message the
+# schema has no definition for (TokenRequest's spec, fields newer than
+# 1.33) falls back to these names, the optional pointers among its fields.
+FALLBACK_KEEP_ZERO = {"expirationSeconds", "optional"}
 
 
 def k8s_pb_dir():
@@ -176,6 +169,23 @@ def main():
         return by_lower.get(("io.k8s." + name[len("k8s.io."):]).lower(), {}).get("properties")
 
     inlined_in = {}  # message -> the properties of the object that inlines it
+    inlined_by = {}  # message -> the definition (lower case) that inlines it
+    zero = json.load(open(os.path.join(ROOT, "src", "schema", "zero-fields.json")))
+    pointers = {k.lower(): set(v) for k, v in zero["pointers"].items()}
+    zero_fields = {k.lower(): set(v) for k, v in zero["definitions"].items()}
+
+    def definition_of(name):
+        """A message's schema definition, lower case, or None."""
+        d = ("io.k8s." + name[len("k8s.io."):]).replace("_", "-").lower()
+        return d if by_lower.get(d, {}).get("properties") else inlined_by.get(name)
+
+    def keeps_zero(name, json_name, required):
+        if json_name in required:
+            return True
+        d = definition_of(name)
+        if d is None:
+            return json_name in FALLBACK_KEEP_ZERO
+        return json_name in pointers.get(d, ()) or json_name in zero_fields.get(d, ())
 
     def snake_names(name):
         return {snake_free(f[1]) for f in messages.get(name, [])}
@@ -205,6 +215,7 @@ def main():
                 else len(snake_names(ref) & {snake_free(p) for p in definition}) >= 0.8 * len(snake_names(ref)))
             if embedded:
                 inlined_in[ref] = definition
+                inlined_by[ref] = definition_of(name)
                 # An embedded Go struct (`json:",inline"`): its fields sit in
                 # this object's JSON.
                 kind, json_name = "inline", ""
@@ -213,7 +224,8 @@ def main():
                 head, *rest = rust.split("_")
                 json_name = head + "".join(w[:1].upper() + w[1:] for w in rest)
             required = set(schema_required.get(name, []))
-            keep = "k" if json_name in required or json_name in KEEP_ZERO else ""
+            scalar = kind not in ("message", "map", "inline") and not repeated
+            keep = "k" if scalar and keeps_zero(name, json_name, required) else ""
             fields.append([tag, json_name, kind, "r" if repeated else "", ref, keep])
             for r in (ref, ref.split("message:")[-1]):
                 if r.startswith("k8s.io."):
