@@ -122,6 +122,10 @@ pub const ALL: &[&str] = &[
     "kubelet",
 ];
 
+/// The controllers that are not kube-controller-manager's: their own
+/// programs in a cluster.
+const NOT_CONTROLLER_MANAGER: &[&str] = &["scheduler", "kubelet", "local-path-provisioner"];
+
 /// The controller manager's flags that shape what the controllers do.
 #[derive(Clone, Debug, Default)]
 pub struct Config {
@@ -217,6 +221,18 @@ impl Controllers {
 
     pub fn names(&self) -> Vec<&'static str> {
         self.running.iter().map(|(c, _)| c.name()).collect()
+    }
+
+    /// Which components answer their health checks, for the server's
+    /// `componentstatuses` (a door passes this on): the scheduler when it
+    /// runs, the controller manager when any of its controllers does; none
+    /// while paused.
+    pub fn components(&self) -> crate::server::components::Components {
+        let runs = |f: &dyn Fn(&str) -> bool| !self.paused && self.running.iter().any(|(c, _)| f(c.name()));
+        crate::server::components::Components {
+            scheduler: runs(&|n| n == "scheduler"),
+            controller_manager: runs(&|n| !NOT_CONTROLLER_MANAGER.contains(&n)),
+        }
     }
 
     pub fn is_paused(&self) -> bool {

@@ -10,6 +10,7 @@ mod apf_config;
 pub mod authz;
 mod bootstrap_rbac;
 mod checkpoint;
+pub mod components;
 mod debug;
 pub mod discovery;
 pub mod dispatch;
@@ -281,6 +282,8 @@ pub struct Server {
     /// Stored objects by group, then resource, and when they were counted
     /// (the dispatcher's clock), for the work estimator.
     object_count_cache: ObjectCounts,
+    /// Which components answer `componentstatuses`' probes.
+    components: components::Components,
 }
 
 const JSON_ONLY: &str = "only the following media types are accepted: application/json";
@@ -316,6 +319,7 @@ impl Server {
             executing: Default::default(),
             next_slot: 0,
             object_count_cache: Default::default(),
+            components: Default::default(),
             config,
         }
     }
@@ -644,6 +648,9 @@ impl Server {
             if !crate::api::meta::is_valid_path_segment(name) {
                 return Err(Status::bad_request(format!("invalid resource name {name:?}: may not contain '/' or '%'")));
             }
+        }
+        if components::is_component_status(&t) {
+            return self.component_status(&t, &params::list_options(q)?, warnings);
         }
         let content_type = req.header("Content-Type").map(media_type::essence).unwrap_or("");
         let body = RequestBody { media_type: content_type, bytes: &req.body };

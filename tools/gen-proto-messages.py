@@ -40,7 +40,7 @@ ROOTS = [
 ]
 KINDS = {
     "k8s.io.api.core.v1": ["Namespace", "Pod", "Service", "ConfigMap", "Secret", "ServiceAccount", "Node", "Event",
-                           "Endpoints", "PersistentVolume", "PersistentVolumeClaim", "LimitRange",
+                           "Endpoints", "PersistentVolume", "PersistentVolumeClaim", "LimitRange", "ComponentStatus",
                            "ResourceQuota"],
     "k8s.io.api.apps.v1": ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision"],
     "k8s.io.api.autoscaling.v1": ["HorizontalPodAutoscaler"],

@@ -841,6 +841,7 @@ async fn main() {
     // `POST /debug/kubesim/clock?advance=` passes as time would: the
     // controllers stop at every time one waits for on the way.
     server.step_jumps(true);
+    server.set_components(controllers.components());
     let started = Instant::now();
     server.set_apf_clock(Box::new(move || nanos_since(started)));
     if args.starter {

@@ -14,6 +14,7 @@ use crate::api::GroupVersionResource;
 
 pub use ingress::port_name_messages;
 
+mod component_status;
 mod config_map;
 mod controller_revision;
 pub mod crd;
@@ -250,6 +251,14 @@ pub static BUILTIN: &[Builtin] = &[
         allow_create_on_update: true,
         strategy: &limit_range::LimitRange,
         ..rt("", "v1", "limitranges", "limitrange", "LimitRange", true)
+    },
+    // Probed on every read, never stored (`src/server/components.rs`).
+    Builtin {
+        short_names: &["cs"],
+        name_rule: NameRule::PathSegment,
+        verbs: &[Verb::Get, Verb::List],
+        strategy: &component_status::ComponentStatus,
+        ..rt("", "v1", "componentstatuses", "componentstatus", "ComponentStatus", false)
     },
     // apps/v1
     Builtin {
@@ -498,7 +507,7 @@ mod tests {
     fn table_is_consistent() {
         let c = builtin_catalog();
         assert_eq!(c.iter().count(), BUILTIN.len(), "no entry collides with another");
-        assert_eq!(BUILTIN.len(), 42);
+        assert_eq!(BUILTIN.len(), 43);
         assert!(c.namespaces().is_some());
         for r in c.iter() {
             assert!(r.resource().ends_with('s'), "{}", r.resource());

@@ -474,6 +474,27 @@ mod tests {
         );
     }
 
+    /// `kubectl get cs`: the deprecation warning, then the components as
+    /// the page's controllers leave them (paused: their ports refuse).
+    #[test]
+    fn component_statuses_follow_the_paused_controllers() {
+        let mut s = session();
+        let out = run(&mut s, "get cs", "");
+        assert_eq!(
+            out.text,
+            "Warning: v1 ComponentStatus is deprecated in v1.19+\n\
+             NAME                 STATUS    MESSAGE   ERROR\n\
+             controller-manager   Healthy   ok        \n\
+             etcd-0               Healthy   ok        \n\
+             scheduler            Healthy   ok        \n"
+        );
+        s.set_controllers_paused(true);
+        let out = run(&mut s, "get componentstatus scheduler --no-headers", "");
+        assert!(out.text.contains("scheduler   Unhealthy   Get \"https://127.0.0.1:10259/healthz\""), "{}", out.text);
+        s.set_controllers_paused(false);
+        assert!(run(&mut s, "get cs scheduler", "").text.contains("scheduler   Healthy"));
+    }
+
     #[test]
     fn unknown_commands_and_flags_get_clear_messages() {
         assert!(parse("frobnicate pods").unwrap_err().contains("unknown command \"frobnicate\""));

@@ -415,9 +415,11 @@ impl Session {
         // The clock bar's jumps pass as time would: the controllers stop
         // at every time one waits for on the way.
         server.step_jumps(true);
+        let controllers = Session::fresh_controllers();
+        server.set_components(controllers.components());
         Session {
             server,
-            controllers: Session::fresh_controllers(),
+            controllers,
             clock: PageClock::new(wall),
             journal: Vec::new(),
             journal_base: 0,
@@ -454,6 +456,7 @@ impl Session {
         }
         self.journal.push(JournalEntry::mark(self.clock.wall, false));
         self.controllers = Session::fresh_controllers();
+        self.server.set_components(self.controllers.components());
         self.settle();
         self.generation += 1;
     }
@@ -540,6 +543,7 @@ impl Session {
     /// (they catch up at once).
     pub fn set_controllers_paused(&mut self, paused: bool) {
         self.controllers.pause(paused);
+        self.server.set_components(self.controllers.components());
         if !paused {
             self.settle();
         }
