@@ -211,7 +211,12 @@ impl ResourceType {
 
     pub fn new(d: ResourceDefinition) -> ResourceType {
         let mut field_names: Vec<Arc<str>> = vec![Arc::from("metadata.name")];
-        if d.namespaced {
+        // Upstream's default field label conversion takes the namespace
+        // whatever the scope (a cluster-scoped object's reads as empty);
+        // kinds with their own conversion, and custom resources' converter,
+        // take it only when namespaced.
+        let default_conversion = d.protobuf && d.strategy.selectable_fields().is_empty();
+        if d.namespaced || default_conversion {
             field_names.push(Arc::from("metadata.namespace"));
         }
         field_names.extend(d.strategy.selectable_fields().iter().map(|f| Arc::from(f.name.as_ref())));

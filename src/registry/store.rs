@@ -32,6 +32,7 @@ use super::{keys, validation, Registry};
 use crate::api::{meta, FieldError, ObjectAttrs, Status, StoredObject};
 use crate::storage::{ListStart, Storage, StorageError};
 
+pub(crate) use list::selectors;
 pub use list::ListResult;
 pub use watch::{Watcher, BOOKMARK_INTERVAL_MS};
 

@@ -20,8 +20,7 @@ use super::{Served, Server, Target, Warnings};
 use crate::api::status::StatusDetails;
 use crate::api::Status;
 use crate::registry::options::ListOptions;
-use crate::registry::store::Body;
-use crate::selector::{FieldSelector, LabelSelector};
+use crate::registry::store::{selectors, Body};
 
 /// Which components' health endpoints answer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -100,18 +99,9 @@ impl Server {
             typed.extend(std::mem::take(m));
             return Ok(answer(Value::Object(typed)));
         }
-        // Upstream's default field label conversion: both metadata
-        // fields, the namespace always empty.
-        let label = LabelSelector::parse(&opts.label_selector).map_err(Status::bad_request)?;
-        let field = FieldSelector::parse(&opts.field_selector).map_err(Status::bad_request)?;
-        if let Some(t) =
-            field.terms.iter().find(|t| !matches!(t.field.as_str(), "metadata.name" | "metadata.namespace"))
-        {
-            return Err(Status::bad_request(format!(
-                "{:?} is not a known field selector: only \"metadata.name\", \"metadata.namespace\"",
-                t.field
-            )));
-        }
+        // Upstream's default field label conversion: both metadata fields,
+        // the namespace always empty.
+        let (label, field) = selectors(&t.rt, opts)?;
         let items: Vec<Value> = self
             .component_statuses()
             .filter(|s| {

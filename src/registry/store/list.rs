@@ -28,7 +28,7 @@ pub struct ListResult {
 
 /// The label and field selectors of a list or watch, with upstream's 400
 /// for a field the kind does not let selectors name.
-pub(super) fn selectors(rt: &ResourceType, opts: &ListOptions) -> Result<(LabelSelector, FieldSelector), Status> {
+pub(crate) fn selectors(rt: &ResourceType, opts: &ListOptions) -> Result<(LabelSelector, FieldSelector), Status> {
     let label = LabelSelector::parse(&opts.label_selector).map_err(Status::bad_request)?;
     let mut field = FieldSelector::parse(&opts.field_selector).map_err(Status::bad_request)?;
     for t in &mut field.terms {
@@ -37,9 +37,9 @@ pub(super) fn selectors(rt: &ResourceType, opts: &ListOptions) -> Result<(LabelS
         if let Some(stored) = rt.field_label(&t.field).map(std::borrow::Cow::into_owned) {
             t.field = stored;
         } else {
-            // Kinds with their own field labels name the label; the rest
-            // use the default conversion's wording.
-            let msg = if rt.has_own_selectable_fields() {
+            // Kinds with their own field labels, and custom resources,
+            // name the label; the rest use the default conversion's wording.
+            let msg = if rt.has_own_selectable_fields() || rt.unstructured() {
                 format!("field label not supported: {}", t.field)
             } else {
                 format!("{:?} is not a known field selector: only \"metadata.name\", \"metadata.namespace\"", t.field)
