@@ -45,12 +45,18 @@ fn each_component_answers_as_its_probe_found_it() {
                "conditions": [{"type": "Healthy", "status": "True", "message": "ok"}]})
     );
 
-    // Nothing is stored: the count of objects does not move.
     let r = get(&mut s, "/api/v1/componentstatuses/kube-proxy");
     assert_eq!(r.status, 500);
     let body = r.json_body();
     assert_eq!(body["message"], "Component not found: kube-proxy");
     assert_eq!(body.get("reason"), None, "{body}");
+
+    // Nothing stored, so no stored-object count (the metric lists stored
+    // resources only).
+    let metrics = String::from_utf8(get(&mut s, "/metrics").body).unwrap();
+    assert!(metrics.contains("apiserver_storage_objects{resource=\"configmaps\"}"), "{metrics}");
+    assert!(!metrics.contains("apiserver_storage_objects{resource=\"componentstatuses\"}"), "{metrics}");
+    assert!(metrics.contains("resource=\"componentstatuses\""), "the requests are counted");
 }
 
 #[test]

@@ -832,7 +832,9 @@ impl super::Server {
         let mut out = Vec::new();
         let mut seen = std::collections::BTreeSet::new();
         for rt in self.registry.resources().iter() {
-            if rt.stored_as.is_some() || !rt.serves(crate::registry::options::Verb::List) {
+            // Only resources with storage: not the reviews, nor the
+            // componentstatuses made on every read (neither is watched).
+            if rt.stored_as.is_some() || !rt.serves(crate::registry::options::Verb::Watch) {
                 continue;
             }
             let name = if rt.group().is_empty() {
