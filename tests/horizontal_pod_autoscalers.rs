@@ -342,3 +342,66 @@ fn a_zero_utilization_in_protobuf_is_a_zero() {
         "HorizontalPodAutoscaler.autoscaling \"zero\" is invalid: spec.metrics[0].resource.target.averageUtilization: Invalid value: 0: must be greater than 0"
     );
 }
+
+/// Two autoscalers over the same pods: each pass after both have read
+/// their target finds the pods controlled by both (upstream's
+/// `AmbiguousSelector`) and asks for no metric; a scale without a selector
+/// is `SelectorRequired`.
+#[test]
+fn the_controller_checks_the_selector_before_the_metrics() {
+    let mut k = Cluster::new();
+    let deployment = json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "web"}, "spec": {
+        "replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+        "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "c", "image": "nginx"}]}}}});
+    assert_eq!(k.call("POST", DEPLOYMENTS, Some(deployment)).status, 201);
+    for name in ["a", "b"] {
+        let r = k.call("POST", V2, Some(hpa_v2(name, json!({"minReplicas": 2}))));
+        assert_eq!(r.status, 201, "{}", text(&r));
+    }
+    let ambiguous = "pods by selector app=web are controlled by multiple HPAs: [{a default} {b default}]";
+    // The first pass: `a` read its target before `b` had one.
+    pass(&mut k, 15_000);
+    let a = k.get(&format!("{V2}/a")).json_body();
+    assert_eq!(condition(&a, "ScalingActive")["reason"], "FailedGetResourceMetric");
+    let b = k.get(&format!("{V2}/b")).json_body();
+    let active = condition(&b, "ScalingActive");
+    assert_eq!((active["status"].as_str(), active["reason"].as_str()), (Some("False"), Some("AmbiguousSelector")));
+    assert_eq!(active["message"], ambiguous);
+    // No metric asked for: none current (Go writes the empty list as null).
+    assert_eq!(b["status"].get("currentMetrics"), Some(&Value::Null), "{b}");
+    // The next pass: both.
+    pass(&mut k, 15_000);
+    let a = k.get(&format!("{V2}/a")).json_body();
+    assert_eq!(condition(&a, "ScalingActive")["reason"], "AmbiguousSelector");
+    // (One event each, `b`'s counted twice.)
+    assert_eq!(k.event_messages("reason=AmbiguousSelector"), [ambiguous, ambiguous]);
+    assert_eq!(k.event_messages("reason=FailedGetResourceMetric").len(), 1, "no metric asked for since");
+    // One gone, the other is alone again.
+    assert_eq!(k.call("DELETE", &format!("{V2}/b"), None).status, 200);
+    pass(&mut k, 15_000);
+    let a = k.get(&format!("{V2}/a")).json_body();
+    assert_eq!(condition(&a, "ScalingActive")["reason"], "FailedGetResourceMetric");
+
+    // A custom resource's scale without a label selector path.
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "pools.example.com"},
+        "spec": {"group": "example.com", "scope": "Namespaced", "names": {"plural": "pools", "kind": "Pool"},
+            "versions": [{"name": "v1", "served": true, "storage": true,
+                "schema": {"openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}},
+                "subresources": {"scale": {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}}}]}});
+    assert_eq!(k.call("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", Some(crd)).status, 201);
+    pass(&mut k, 1_000);
+    let pool =
+        json!({"apiVersion": "example.com/v1", "kind": "Pool", "metadata": {"name": "p"}, "spec": {"replicas": 3}});
+    let r = k.call("POST", "/apis/example.com/v1/namespaces/default/pools", Some(pool));
+    assert_eq!(r.status, 201, "{}", text(&r));
+    let target = json!({"scaleTargetRef": {"apiVersion": "example.com/v1", "kind": "Pool", "name": "p"}});
+    assert_eq!(k.call("POST", V2, Some(hpa_v2("pool", target))).status, 201);
+    pass(&mut k, 15_000);
+    let hpa = k.get(&format!("{V2}/pool")).json_body();
+    let active = condition(&hpa, "ScalingActive");
+    assert_eq!(active["reason"], "InvalidSelector");
+    assert_eq!(active["message"], "the HPA target's scale is missing a selector");
+    assert_eq!(k.event_messages("reason=SelectorRequired"), ["selector is required"]);
+    assert!(k.event_messages("reason=FailedComputeMetricsReplicas").contains(&"selector is required".to_string()));
+}

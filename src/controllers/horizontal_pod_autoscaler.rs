@@ -5,7 +5,10 @@
 //! key with that delay) each HorizontalPodAutoscaler reads its target's
 //! `/scale`, keeps the replicas within `minReplicas`..`maxReplicas`
 //! (writing the scale back, with upstream's `SuccessfulRescale` event and
-//! reasons), and otherwise asks for its metrics.
+//! reasons), and otherwise checks the scale's selector (present, valid,
+//! and selecting no pod another autoscaler's selector selects: upstream's
+//! `SelectorRequired`, `InvalidSelector`, `AmbiguousSelector`) and asks for
+//! its metrics.
 //!
 //! The cluster has no metrics API (no metrics-server, no custom or
 //! external metrics adapter), so every metric fails as it fails upstream
@@ -26,6 +29,7 @@ use super::informer::Informer;
 use super::object::meta_str;
 use super::{Controller, Progress};
 use crate::clock::SimTime;
+use crate::selector::LabelSelector;
 
 /// Upstream's sync period.
 const SYNC_MS: i64 = 15_000;
@@ -40,6 +44,9 @@ pub struct HorizontalPodAutoscalerController {
     /// The resource of each (apiVersion, kind) a target named, read from
     /// discovery on a miss (upstream's REST mapper caches it too).
     resources: BTreeMap<(String, String), String>,
+    /// The selector of each autoscaler's target at its last pass, by
+    /// namespace/name (upstream's `hpaSelectors`): who controls a pod.
+    selectors: BTreeMap<String, String>,
 }
 
 impl Default for HorizontalPodAutoscalerController {
@@ -49,6 +56,7 @@ impl Default for HorizontalPodAutoscalerController {
             recorder: Recorder::new("horizontal-pod-autoscaler", ""),
             due: BTreeMap::new(),
             resources: BTreeMap::new(),
+            selectors: BTreeMap::new(),
         }
     }
 }
@@ -87,6 +95,7 @@ impl HorizontalPodAutoscalerController {
         let key = |h: &Value| format!("{}/{}", meta_str(h, "namespace"), meta_str(h, "name"));
         let present: std::collections::BTreeSet<String> = hpas.iter().map(|h| key(h)).collect();
         self.due.retain(|k, _| present.contains(k));
+        self.selectors.retain(|k, _| present.contains(k));
         for hpa in &hpas {
             let due = *self.due.entry(key(hpa)).or_insert(now.plus_millis(SYNC_MS));
             if due <= now {
@@ -134,6 +143,16 @@ impl HorizontalPodAutoscalerController {
             (max, "Current number of replicas above Spec.MaxReplicas")
         } else if current < min {
             (min, "Current number of replicas below Spec.MinReplicas")
+        } else if let Some(p) = self.selector_problem(client, hpa, &scale) {
+            // As upstream's `validateAndParseSelector`: the metrics are not
+            // asked for.
+            self.warn(client, hpa, p.reason, &p.message);
+            condition(&mut status, "ScalingActive", false, p.condition, p.condition_message);
+            status.insert("currentReplicas".into(), json!(current));
+            status.insert("currentMetrics".into(), Value::Null);
+            self.write_status(client, hpa, status, &original);
+            self.warn(client, hpa, "FailedComputeMetricsReplicas", &p.message);
+            return;
         } else {
             // Every metric fails: there is no metrics API to ask.
             let specs = spec["metrics"].as_array().cloned().unwrap_or_default();
@@ -254,6 +273,78 @@ impl HorizontalPodAutoscalerController {
             200 => Ok((path, r.json_body())),
             _ => Err(status_message(&r.json_body())),
         }
+    }
+}
+
+/// What is wrong with a target's selector: the event's reason and message
+/// (the error too), the condition's reason and message.
+struct SelectorProblem {
+    reason: &'static str,
+    message: String,
+    condition: &'static str,
+    condition_message: String,
+}
+
+impl HorizontalPodAutoscalerController {
+    /// The scale's selector checked as upstream's `validateAndParseSelector`
+    /// checks it: present, parsed, and its pods selected by this
+    /// autoscaler's selector alone among the namespace's (the others' as
+    /// their last pass found them). The pods are read only when another
+    /// autoscaler of the namespace has a selector.
+    fn selector_problem(&mut self, client: &mut Client<'_>, hpa: &Value, scale: &Value) -> Option<SelectorProblem> {
+        let selector = scale["status"]["selector"].as_str().unwrap_or("");
+        if selector.is_empty() {
+            return Some(SelectorProblem {
+                reason: "SelectorRequired",
+                message: "selector is required".into(),
+                condition: "InvalidSelector",
+                condition_message: "the HPA target's scale is missing a selector".into(),
+            });
+        }
+        if let Err(e) = LabelSelector::parse(selector) {
+            let message = format!("couldn't convert selector into a corresponding internal selector object: {e}");
+            return Some(SelectorProblem {
+                reason: "InvalidSelector",
+                message: message.clone(),
+                condition: "InvalidSelector",
+                condition_message: message,
+            });
+        }
+        let ns = meta_str(hpa, "namespace");
+        let prefix = format!("{ns}/");
+        self.selectors.insert(format!("{prefix}{}", meta_str(hpa, "name")), selector.to_string());
+        let mine: Vec<(&str, LabelSelector)> = self
+            .selectors
+            .iter()
+            .filter_map(|(k, s)| Some((k.strip_prefix(&prefix)?, LabelSelector::parse(s).ok()?)))
+            .collect();
+        if mine.len() < 2 {
+            return None;
+        }
+        let query: String = form_urlencoded::byte_serialize(selector.as_bytes()).collect();
+        let pods = client.get(&format!("/api/v1/namespaces/{ns}/pods?labelSelector={query}")).json_body();
+        let mut controlling = std::collections::BTreeSet::new();
+        for pod in pods["items"].as_array().into_iter().flatten() {
+            let labels = &pod["metadata"]["labels"];
+            for (name, s) in &mine {
+                if s.matches_fn(|k| labels.get(k).and_then(Value::as_str)) {
+                    controlling.insert(*name);
+                }
+            }
+        }
+        if controlling.len() < 2 {
+            return None;
+        }
+        // Go's `%v` of the keys ({name namespace}); upstream's order is a
+        // map's, here by name.
+        let keys: Vec<String> = controlling.iter().map(|n| format!("{{{n} {ns}}}")).collect();
+        let message = format!("pods by selector {selector} are controlled by multiple HPAs: [{}]", keys.join(" "));
+        Some(SelectorProblem {
+            reason: "AmbiguousSelector",
+            message: message.clone(),
+            condition: "AmbiguousSelector",
+            condition_message: message,
+        })
     }
 }
 
