@@ -7,9 +7,11 @@
 //! literals, parentheses, pipelines, `if`/`else if`/`else`, `range` (with
 //! `$i, $e :=` and `else`), `with`, and the functions `index`, `len`,
 //! `not`, `and`, `or`, `eq`, `ne`, `lt`, `le`, `gt`, `ge`, `print`,
-//! `printf` (`%s %d %v %q %%`), `println`. Not here: `define`,
-//! `template`, `block`, `break`, `continue` and the other built-ins
-//! (refused as Go refuses an unknown function).
+//! `printf` (`%s %d %v %q %%`), `println`, `break` and `continue` in a
+//! `range`, and named templates: `define`, `template` (dot the pipeline's
+//! value, variables afresh) and `block`. Not here: the other built-ins
+//! (refused as Go refuses an unknown function). A template calling itself
+//! stops at a depth of 100 (Go's limit is 100,000; the page's stack is smaller).
 
 use base64::Engine as _;
 use kubesim::sort::Order;
@@ -22,7 +24,23 @@ enum Node {
     If(Pipe, Vec<Node>, Vec<Node>),
     Range(Pipe, Vec<Node>, Vec<Node>),
     With(Pipe, Vec<Node>, Vec<Node>),
+    Break,
+    Continue,
+    /// `{{template "name" pipeline}}`: the name, the pipeline (none: dot
+    /// is nil), where it starts and how it reads (for errors).
+    Template(String, Option<Pipe>, (usize, usize), String),
 }
+
+/// How a list of nodes ended: normally, or at a `break` or `continue`
+/// its `range` acts on.
+enum Flow {
+    Next,
+    Break,
+    Continue,
+}
+
+/// How deep named templates may call each other.
+const MAX_DEPTH: usize = 100;
 
 #[derive(Debug, Clone)]
 struct Pipe {
@@ -91,6 +109,10 @@ type Stop = (String, usize);
 struct Parser<'t> {
     src: &'t str,
     pos: usize,
+    /// How many `range`s the list being read is inside.
+    ranges: usize,
+    /// The named templates (`define`, `block`), in the order defined.
+    defs: Vec<(String, Vec<Node>)>,
 }
 
 /// A token of an action, with its byte offset in the template.
@@ -181,7 +203,11 @@ impl<'t> Parser<'t> {
                 "end" | "else" => return Err(self.err(lead, format!("unexpected {{{{{word}}}}}"))),
                 "if" | "range" | "with" => {
                     let pipe = self.pipe(&trimmed[word.len()..], lead + word.len(), word == "range")?;
-                    let (body, stop) = self.list(&["end", "else"])?;
+                    let range = usize::from(word == "range");
+                    self.ranges += range;
+                    let body = self.list(&["end", "else"]);
+                    self.ranges -= range;
+                    let (body, stop) = body?;
                     let otherwise = self.rest_of(stop, word == "if")?;
                     nodes.push(match word {
                         "if" => Node::If(pipe, body, otherwise),
@@ -189,13 +215,76 @@ impl<'t> Parser<'t> {
                         _ => Node::With(pipe, body, otherwise),
                     });
                 }
-                "define" | "template" | "block" | "break" | "continue" => {
-                    return Err(self.err(lead, format!("{word} is not simulated by the page's kubectl")))
+                "break" | "continue" => {
+                    if trimmed != word {
+                        let extra = trimmed[word.len()..].trim_start();
+                        return Err(self.err(lead, format!("unexpected {extra:?} in {{{{{word}}}}}")));
+                    }
+                    if self.ranges == 0 {
+                        return Err(self.err(lead, format!("{{{{{word}}}}} outside {{{{range}}}}")));
+                    }
+                    nodes.push(if word == "break" { Node::Break } else { Node::Continue });
+                }
+                // (Definitions only at the top, as Go's parser takes them.)
+                "define" if stops.is_empty() && self.ranges == 0 => {
+                    let (name, _, _) = self.template_name(trimmed, word, lead)?;
+                    let (body, _) = self.list(&["end"])?;
+                    self.define(name, body, lead)?;
+                }
+                "define" => return Err(self.err(lead, "unexpected <define> in command")),
+                "template" | "block" => {
+                    let (name, pipe, name_at) = self.template_name(trimmed, word, lead)?;
+                    if word == "block" {
+                        let ranges = std::mem::take(&mut self.ranges);
+                        let body = self.list(&["end"]);
+                        self.ranges = ranges;
+                        let (body, _) = body?;
+                        self.define(name.clone(), body, lead)?;
+                    }
+                    let text =
+                        format!("{{{{template {trimmed_rest}}}}}", trimmed_rest = &trimmed[word.len()..].trim_start());
+                    // (Go places the node at its name.)
+                    nodes.push(Node::Template(name, pipe, self.line_col(name_at), text));
                 }
                 "" => return Err(self.err(lead, "missing value for command")),
                 _ => nodes.push(Node::Action(self.pipe(trimmed, lead, false)?)),
             }
         }
+    }
+
+    /// A `define`, `template` or `block` action's quoted name, and its
+    /// pipeline (`define` has none).
+    fn template_name(&self, trimmed: &str, word: &str, lead: usize) -> Result<(String, Option<Pipe>, usize), String> {
+        let rest = &trimmed[word.len()..];
+        let base = lead + word.len();
+        let toks = self.tokens(rest, base)?;
+        let Some((Tok::Str(name), name_at)) = toks.first() else {
+            let context = if word == "define" { "define clause" } else { word };
+            return Err(self.err(lead, format!("unexpected {:?} in {context}", rest.trim())));
+        };
+        let after = toks.get(1).map(|(_, at)| *at - base).unwrap_or(rest.len());
+        let pipe = match (word, toks.len() > 1) {
+            ("define", true) => {
+                return Err(self.err(lead, format!("unexpected {:?} in define clause", rest[after..].trim())))
+            }
+            (_, true) => Some(self.pipe(&rest[after..], base + after, false)?),
+            (_, false) => None,
+        };
+        Ok((name.clone(), pipe, *name_at))
+    }
+
+    /// A named template, as Go's parser adds it: an empty body never
+    /// replaces another, a body replaces an empty one, and two that are
+    /// not empty are an error.
+    fn define(&mut self, name: String, body: Vec<Node>, at: usize) -> Result<(), String> {
+        let empty = |b: &[Node]| b.iter().all(|n| matches!(n, Node::Text(t) if t.trim().is_empty()));
+        match self.defs.iter_mut().find(|(n, _)| *n == name) {
+            None => self.defs.push((name, body)),
+            Some((_, old)) if empty(old) => *old = body,
+            Some(_) if empty(&body) => {}
+            Some(_) => return Err(self.err(at, format!("template: multiple definition of template {name:?}"))),
+        }
+        Ok(())
     }
 
     /// After a block's body: its `else` part (an `else if` chain nests),
@@ -549,10 +638,15 @@ fn type_name(v: &V) -> &'static str {
 struct Exec<'a> {
     vars: Vec<(String, V)>,
     out: &'a mut String,
+    defs: &'a [(String, Vec<Node>)],
+    /// How many named templates are running.
+    depth: usize,
+    /// The one running now (errors name it).
+    name: String,
 }
 
 impl Exec<'_> {
-    fn nodes(&mut self, nodes: &[Node], dot: &V) -> Result<(), String> {
+    fn nodes(&mut self, nodes: &[Node], dot: &V) -> Result<Flow, String> {
         for n in nodes {
             match n {
                 Node::Text(t) => self.out.push_str(t),
@@ -566,12 +660,42 @@ impl Exec<'_> {
                     let mark = self.vars.len();
                     let v = self.pipe(p, dot)?;
                     let with = matches!(n, Node::With(..));
-                    if truth(&v) {
-                        self.nodes(then, if with { &v } else { dot })?;
+                    let flow = if truth(&v) {
+                        self.nodes(then, if with { &v } else { dot })?
                     } else {
-                        self.nodes(otherwise, dot)?;
-                    }
+                        self.nodes(otherwise, dot)?
+                    };
                     self.vars.truncate(mark);
+                    if !matches!(flow, Flow::Next) {
+                        return Ok(flow);
+                    }
+                }
+                Node::Break => return Ok(Flow::Break),
+                Node::Continue => return Ok(Flow::Continue),
+                Node::Template(name, p, at, text) => {
+                    let fail = |msg: String| {
+                        format!("template: output:{}:{}: executing {:?} at <{text}>: {msg}", at.0, at.1, self.name)
+                    };
+                    let Some((_, body)) = self.defs.iter().find(|(n, _)| n == name) else {
+                        return Err(fail(format!("template {name:?} not defined")));
+                    };
+                    if self.depth >= MAX_DEPTH {
+                        return Err(fail(format!("exceeded maximum template depth ({MAX_DEPTH})")));
+                    }
+                    let inner_dot = match p {
+                        Some(p) => self.pipe(p, dot)?,
+                        None => V::No,
+                    };
+                    // A named template starts with its own variables: `$` is
+                    // its dot.
+                    let outer = std::mem::replace(&mut self.vars, vec![("$".into(), inner_dot.clone())]);
+                    let caller = std::mem::replace(&mut self.name, name.clone());
+                    self.depth += 1;
+                    let ran = self.nodes(body, &inner_dot);
+                    self.depth -= 1;
+                    self.vars = outer;
+                    self.name = caller;
+                    ran?;
                 }
                 Node::Range(p, body, otherwise) => {
                     let mark = self.vars.len();
@@ -594,16 +718,20 @@ impl Exec<'_> {
                         other => {
                             let c = &p.cmds[0];
                             return Err(format!(
-                                "template: output:{}:{}: executing \"output\" at <{}>: range can't iterate over {}",
+                                "template: output:{}:{}: executing {:?} at <{}>: range can't iterate over {}",
                                 c.at.0,
                                 c.at.1,
+                                self.name,
                                 c.text,
                                 printed(other)
                             ));
                         }
                     };
                     if items.is_empty() {
-                        self.nodes(otherwise, dot)?;
+                        if let flow @ (Flow::Break | Flow::Continue) = self.nodes(otherwise, dot)? {
+                            self.vars.truncate(mark);
+                            return Ok(flow);
+                        }
                     }
                     for (key, item) in items {
                         let inner = self.vars.len();
@@ -615,14 +743,17 @@ impl Exec<'_> {
                             }
                             _ => {}
                         }
-                        self.nodes(body, &item)?;
+                        let flow = self.nodes(body, &item)?;
                         self.vars.truncate(inner);
+                        if matches!(flow, Flow::Break) {
+                            break;
+                        }
                     }
                     self.vars.truncate(mark);
                 }
             }
         }
-        Ok(())
+        Ok(Flow::Next)
     }
 
     fn pipe(&mut self, p: &Pipe, dot: &V) -> Result<V, String> {
@@ -642,19 +773,19 @@ impl Exec<'_> {
         Ok(v)
     }
 
-    fn fail(c: &Cmd, msg: impl std::fmt::Display) -> String {
-        format!("template: output:{}:{}: executing \"output\" at <{}>: {msg}", c.at.0, c.at.1, c.text)
+    fn fail(&self, c: &Cmd, msg: impl std::fmt::Display) -> String {
+        format!("template: output:{}:{}: executing {:?} at <{}>: {msg}", c.at.0, c.at.1, self.name, c.text)
     }
 
     /// The value at `path` under `v`, walked by reference and copied once
     /// (a range over many items reads `$` in each).
-    fn fields(c: &Cmd, v: &V, path: &[String]) -> Result<V, String> {
+    fn fields(&self, c: &Cmd, v: &V, path: &[String]) -> Result<V, String> {
         let Some((first, _)) = path.split_first() else { return Ok(v.clone()) };
         let mut cur = match v {
             V::Json(j) => j,
             // (A missing key's value has no fields: nothing, as Go.)
             V::No => return Ok(V::No),
-            V::Int(_) => return Err(Self::fail(c, format!("can't evaluate field {first} in type int"))),
+            V::Int(_) => return Err(self.fail(c, format!("can't evaluate field {first} in type int"))),
         };
         for f in path {
             cur = match cur {
@@ -662,10 +793,10 @@ impl Exec<'_> {
                     Some(x) => x,
                     None => return Ok(V::No),
                 },
-                Value::Null => return Err(Self::fail(c, format!("nil pointer evaluating interface {{}}.{f}"))),
+                Value::Null => return Err(self.fail(c, format!("nil pointer evaluating interface {{}}.{f}"))),
                 // (The static type of a value reached through a map or a
                 // list, as Go names it.)
-                _ => return Err(Self::fail(c, format!("can't evaluate field {f} in type interface {{}}"))),
+                _ => return Err(self.fail(c, format!("can't evaluate field {f} in type interface {{}}"))),
             };
         }
         Ok(V::Json(cur.clone()))
@@ -673,12 +804,12 @@ impl Exec<'_> {
 
     fn arg(&mut self, c: &Cmd, a: &Arg, dot: &V) -> Result<V, String> {
         Ok(match a {
-            Arg::Field(path) => Self::fields(c, dot, path)?,
+            Arg::Field(path) => self.fields(c, dot, path)?,
             Arg::Var(name, path) => {
                 let found =
                     if name == "$" { self.vars.first() } else { self.vars.iter().rev().find(|(n, _)| n == name) };
                 match found {
-                    Some((_, v)) => Self::fields(c, v, path)?,
+                    Some((_, v)) => self.fields(c, v, path)?,
                     None => return Err(format!("template: output:{}: undefined variable \"{name}\"", c.at.0)),
                 }
             }
@@ -686,11 +817,11 @@ impl Exec<'_> {
             Arg::Int(n) => V::Int(*n),
             Arg::Float(f) => V::Json(serde_json::json!(f)),
             Arg::Bool(b) => V::Json(Value::Bool(*b)),
-            Arg::Nil => return Err(Self::fail(c, "nil is not a command")),
+            Arg::Nil => return Err(self.fail(c, "nil is not a command")),
             Arg::Func(name) => self.call(c, name, &[], None)?,
             Arg::Sub(p, path) => {
                 let v = self.pipe(p, dot)?;
-                Self::fields(c, &v, path)?
+                self.fields(c, &v, path)?
             }
         })
     }
@@ -706,7 +837,7 @@ impl Exec<'_> {
             }
             first => {
                 if c.args.len() > 1 || piped.is_some() {
-                    return Err(Self::fail(c, "can't give argument to non-function"));
+                    return Err(self.fail(c, "can't give argument to non-function"));
                 }
                 self.arg(c, first, dot)
             }
@@ -720,10 +851,10 @@ impl Exec<'_> {
             if args.len() == n {
                 Ok(())
             } else {
-                Err(Self::fail(c, format!("wrong number of args for {name}: want {n} got {}", args.len())))
+                Err(self.fail(c, format!("wrong number of args for {name}: want {n} got {}", args.len())))
             }
         };
-        let err = |msg: String| Self::fail(c, format!("error calling {name}: {msg}"));
+        let err = |msg: String| self.fail(c, format!("error calling {name}: {msg}"));
         Ok(match name {
             "not" => {
                 want(1)?;
@@ -731,7 +862,7 @@ impl Exec<'_> {
             }
             "and" | "or" => {
                 if args.is_empty() {
-                    return Err(Self::fail(c, format!("wrong number of args for {name}: want at least 1 got 0")));
+                    return Err(self.fail(c, format!("wrong number of args for {name}: want at least 1 got 0")));
                 }
                 let stop = |v: &V| if name == "and" { !truth(v) } else { truth(v) };
                 args.iter().find(|v| stop(v)).or(args.last()).cloned().unwrap_or(V::No)
@@ -747,7 +878,7 @@ impl Exec<'_> {
             }
             "index" => {
                 let Some((item, keys)) = args.split_first() else {
-                    return Err(Self::fail(c, "wrong number of args for index: want at least 1 got 0"));
+                    return Err(self.fail(c, "wrong number of args for index: want at least 1 got 0"));
                 };
                 let mut v = item.clone();
                 for k in keys {
@@ -803,10 +934,9 @@ impl Exec<'_> {
             "base64decode" => {
                 want(1)?;
                 let V::Json(Value::String(s)) = &args[0] else {
-                    return Err(Self::fail(
-                        c,
-                        format!("wrong type for value; expected string; got {}", type_name(&args[0])),
-                    ));
+                    return Err(
+                        self.fail(c, format!("wrong type for value; expected string; got {}", type_name(&args[0])))
+                    );
                 };
                 // (kubectl's words around Go's decoder's.)
                 use base64::DecodeError;
@@ -824,7 +954,7 @@ impl Exec<'_> {
             }
             "eq" | "ne" | "lt" | "le" | "gt" | "ge" => {
                 if args.len() < 2 || (name != "eq" && args.len() != 2) {
-                    return Err(Self::fail(c, format!("wrong number of args for {name}: want 2 got {}", args.len())));
+                    return Err(self.fail(c, format!("wrong number of args for {name}: want 2 got {}", args.len())));
                 }
                 let first = &args[0];
                 let mut result = name == "ne";
@@ -865,11 +995,11 @@ impl Exec<'_> {
             }
             "printf" => {
                 let Some((V::Json(Value::String(format)), rest)) = args.split_first() else {
-                    return Err(Self::fail(c, "wrong type for value; expected string"));
+                    return Err(self.fail(c, "wrong type for value; expected string"));
                 };
                 V::Json(Value::String(printf(format, rest)))
             }
-            _ => return Err(Self::fail(c, format!("function {name:?} not defined"))),
+            _ => return Err(self.fail(c, format!("function {name:?} not defined"))),
         })
     }
 }
@@ -941,16 +1071,23 @@ fn printf(format: &str, args: &[V]) -> String {
 /// not parse refuses before anything is printed; one that fails while
 /// running prints what it had, then kubectl's debugging lines, then fails.
 pub fn print(template: &str, doc: &Value) -> Result<String, (String, String)> {
-    let mut p = Parser { src: template, pos: 0 };
+    let mut p = Parser { src: template, pos: 0, ranges: 0, defs: Vec::new() };
     let nodes = match p.list(&[]) {
         Ok((nodes, _)) => nodes,
         Err(e) => return Err((String::new(), format!("error: error parsing template {template}, {e}\n"))),
     };
+    // (The template itself is named `output`, as kubectl names it.)
+    let mut defs = p.defs;
+    if !defs.iter().any(|(n, _)| n == "output") {
+        defs.push(("output".into(), nodes));
+    }
+    let main = defs.iter().find(|(n, _)| n == "output").map(|(_, body)| body.as_slice()).unwrap_or_default();
     let mut out = String::new();
     let root = V::Json(doc.clone());
-    let mut exec = Exec { vars: vec![("$".into(), root.clone())], out: &mut out };
-    match exec.nodes(&nodes, &root) {
-        Ok(()) => Ok(out),
+    let mut exec =
+        Exec { vars: vec![("$".into(), root.clone())], out: &mut out, defs: &defs, depth: 0, name: "output".into() };
+    match exec.nodes(main, &root) {
+        Ok(_) => Ok(out),
         Err(e) => {
             let raw = serde_json::to_string(&crate::format::keys_sorted(doc)).unwrap_or_default();
             let mut given = String::new();
@@ -1040,6 +1177,51 @@ mod tests {
         assert_eq!(run("{{exists . \"items\" 0 \"metadata\"}} {{exists . \"items\" 5}}"), "true false");
         assert_eq!(run("{{- \"a\" }}  \n  {{- \"b\" -}}  c"), "abc");
         assert_eq!(run("{{/* a comment */}}x"), "x");
+    }
+
+    #[test]
+    fn break_continue_and_named_templates() {
+        let names = "{{range .items}}{{if eq .status.phase \"Pending\"}}{{break}}{{end}}{{.metadata.name}} {{end}}";
+        assert_eq!(run(names), "a ");
+        assert_eq!(
+            run("{{range .items}}{{if eq .metadata.name \"a\"}}{{continue}}{{end}}{{.metadata.name}}{{end}}"),
+            "b"
+        );
+        assert_eq!(
+            run("{{define \"n\"}}<{{.metadata.name}}>{{end}}{{range .items}}{{template \"n\" .}}{{end}}"),
+            "<a><b>"
+        );
+        assert_eq!(run("{{define \"x\"}}{{.}}{{end}}{{template \"x\"}}"), "<no value>");
+        assert_eq!(run("{{block \"b\" .kind}}[{{.}}]{{end}}"), "[List]");
+        // Two bodies for one name are an error, an empty one is not; `$`
+        // is the template's dot.
+        assert_eq!(
+            run("{{block \"b\" .kind}}[{{.}}]{{end}}{{define \"b\"}}({{$}}){{end}}"),
+            "error: error parsing template {{block \"b\" .kind}}[{{.}}]{{end}}{{define \"b\"}}({{$}}){{end}}, template: output:1: template: multiple definition of template \"b\"\n"
+        );
+        assert_eq!(run("{{define \"b\"}} {{end}}{{block \"b\" .kind}}({{$}}){{end}}{{define \"b\"}}{{end}}"), "(List)");
+        assert_eq!(run("{{define \"v\"}}{{$.metadata.name}}{{end}}{{template \"v\" (index .items 1)}}"), "b");
+        assert_eq!(
+            run("{{break}}"),
+            "error: error parsing template {{break}}, template: output:1: {{break}} outside {{range}}\n"
+        );
+        assert!(run("{{range .items}}{{continue 1}}{{end}}").contains("unexpected \"1\" in {{continue}}"));
+        assert!(run("{{if .kind}}{{define \"d\"}}{{end}}{{end}}").contains("unexpected <define> in command"));
+        assert_eq!(
+            run("{{template \"zz\" .kind}}"),
+            "error: error executing template \"{{template \\\"zz\\\" .kind}}\": template: output:1:11: executing \"output\" at <{{template \"zz\" .kind}}>: template \"zz\" not defined"
+        );
+        let e = run("{{define \"r\"}}{{template \"r\"}}{{end}}{{template \"r\"}}");
+        assert!(
+            e.ends_with("output:1:25: executing \"r\" at <{{template \"r\"}}>: exceeded maximum template depth (100)"),
+            "{e}"
+        );
+        // An error in a named template names it.
+        let e = run("{{define \"f\"}}{{.items.name}}{{end}}{{template \"f\" .}}");
+        assert!(e.ends_with("executing \"f\" at <.items.name>: can't evaluate field name in type interface {}"), "{e}");
+        // The template itself is `output`.
+        let e = run("x{{template \"output\"}}");
+        assert!(e.ends_with("exceeded maximum template depth (100)"), "{e}");
     }
 
     #[test]
