@@ -175,6 +175,17 @@ impl Status {
         s
     }
 
+    /// 405 for a verb a resource's storage lacks (upstream's
+    /// `NewMethodNotSupported`): `watch is not supported on resources of
+    /// kind "componentstatuses"`.
+    pub fn method_not_supported(group: &str, resource: &str, action: &str) -> Status {
+        let qualified = if group.is_empty() { resource.to_string() } else { format!("{resource}.{group}") };
+        let message = format!("{action} is not supported on resources of kind {qualified:?}");
+        let mut s = Status::failure(405, "MethodNotAllowed", message);
+        s.details = Some(StatusDetails { group: group.into(), kind: resource.into(), ..Default::default() });
+        s
+    }
+
     pub fn not_acceptable(message: impl Into<String>) -> Status {
         Status::failure(406, "NotAcceptable", message.into())
     }

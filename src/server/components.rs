@@ -17,7 +17,6 @@
 use serde_json::{json, Value};
 
 use super::{Served, Server, Target, Warnings};
-use crate::api::status::StatusDetails;
 use crate::api::Status;
 use crate::registry::options::ListOptions;
 use crate::registry::store::{selectors, Body};
@@ -42,8 +41,9 @@ pub(super) fn is_component_status(t: &Target) -> bool {
 
 /// One component's status as upstream reports it: a `Healthy` condition,
 /// True with the endpoint's answer (`ok`), or False with the probe's error
-/// as its message (Go's HTTP client's words for a refused connection).
-fn status(name: &str, port: Option<u16>, up: bool) -> Value {
+/// as its message (Go's HTTP client's words for a refused connection). A
+/// GET's answer is typed; a list's items are not.
+fn status(name: &str, port: Option<u16>, up: bool, typed: bool) -> Value {
     let condition = if up {
         json!({"type": "Healthy", "status": "True", "message": "ok"})
     } else {
@@ -52,7 +52,11 @@ fn status(name: &str, port: Option<u16>, up: bool) -> Value {
             format!("Get \"https://127.0.0.1:{port}/healthz\": dial tcp 127.0.0.1:{port}: connect: connection refused");
         json!({"type": "Healthy", "status": "False", "message": message})
     };
-    json!({"metadata": {"name": name, "creationTimestamp": null}, "conditions": [condition]})
+    let metadata = json!({"name": name, "creationTimestamp": null});
+    match typed {
+        true => json!({"kind": "ComponentStatus", "apiVersion": "v1", "metadata": metadata, "conditions": [condition]}),
+        false => json!({"metadata": metadata, "conditions": [condition]}),
+    }
 }
 
 impl Server {
@@ -62,15 +66,13 @@ impl Server {
         self.components = components;
     }
 
-    fn component_statuses(&self) -> impl Iterator<Item = Value> + '_ {
-        PROBED.iter().map(|&(name, port)| {
-            let up = match name {
-                "scheduler" => self.components.scheduler,
-                "controller-manager" => self.components.controller_manager,
-                _ => true,
-            };
-            status(name, port, up)
-        })
+    /// Whether a component's health endpoint answers (etcd is the store).
+    fn is_up(&self, name: &str) -> bool {
+        match name {
+            "scheduler" => self.components.scheduler,
+            "controller-manager" => self.components.controller_manager,
+            _ => true,
+        }
     }
 
     /// GET of `componentstatuses` or one of them.
@@ -86,47 +88,29 @@ impl Server {
         let answer =
             |v: Value| Served::Response(super::with_warnings(super::body_response(200, Body::Value(v)), warnings));
         if opts.watch {
-            return Err(method_not_supported(t, "watch"));
+            return Err(Status::method_not_supported(t.rt.group(), t.rt.resource(), "watch"));
         }
         if let Some(name) = &t.name {
-            let mut found = self.component_statuses().find(|s| s.pointer("/metadata/name") == Some(&json!(name)));
-            let Some(Value::Object(m)) = found.as_mut() else {
+            let Some(&(name, port)) = PROBED.iter().find(|(n, _)| n == name) else {
                 return Err(Status::failure(500, "", format!("Component not found: {name}")));
             };
-            let mut typed = serde_json::Map::new();
-            typed.insert("kind".into(), json!("ComponentStatus"));
-            typed.insert("apiVersion".into(), json!("v1"));
-            typed.extend(std::mem::take(m));
-            return Ok(answer(Value::Object(typed)));
+            return Ok(answer(status(name, port, self.is_up(name), true)));
         }
         // Upstream's default field label conversion: both metadata fields,
-        // the namespace always empty.
+        // the namespace always empty; no labels.
         let (label, field) = selectors(&t.rt, opts)?;
-        let items: Vec<Value> = self
-            .component_statuses()
-            .filter(|s| {
-                let name = s.pointer("/metadata/name").and_then(Value::as_str);
+        let items: Vec<Value> = PROBED
+            .iter()
+            .filter(|(name, _)| {
                 label.matches(&[])
                     && field.matches(|f| match f {
-                        "metadata.name" => name,
+                        "metadata.name" => Some(*name),
                         "metadata.namespace" => Some(""),
                         _ => None,
                     })
             })
+            .map(|&(name, port)| status(name, port, self.is_up(name), false))
             .collect();
         Ok(answer(json!({"kind": "ComponentStatusList", "apiVersion": "v1", "metadata": {}, "items": items})))
     }
-}
-
-/// 405 for a verb the storage lacks, as upstream's `NewMethodNotSupported`.
-fn method_not_supported(t: &Target, action: &str) -> Status {
-    let (group, resource) = (t.rt.group(), t.rt.resource());
-    let qualified = if group.is_empty() { resource.to_string() } else { format!("{resource}.{group}") };
-    let mut s = Status::failure(
-        405,
-        "MethodNotAllowed",
-        format!("{action} is not supported on resources of kind {qualified:?}"),
-    );
-    s.details = Some(StatusDetails { group: group.into(), kind: resource.into(), ..Default::default() });
-    s
 }
