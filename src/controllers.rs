@@ -101,6 +101,7 @@ pub const ALL: &[&str] = &[
     "garbage-collector",
     "deployment",
     "replicaset",
+    "replicationcontroller",
     "daemonset",
     "statefulset",
     "job",
@@ -157,7 +158,10 @@ impl Controllers {
                 "namespace" => Box::new(namespace::NamespaceController::default()),
                 "garbage-collector" => Box::new(garbage_collector::GarbageCollector::default()),
                 "deployment" => Box::new(deployment::DeploymentController::default()),
-                "replicaset" => Box::new(replica_set::ReplicaSetController::default()),
+                "replicaset" => Box::new(replica_set::ReplicaSetController::new(&replica_set::REPLICA_SETS)),
+                "replicationcontroller" => {
+                    Box::new(replica_set::ReplicaSetController::new(&replica_set::REPLICATION_CONTROLLERS))
+                }
                 "daemonset" => Box::new(daemon_set::DaemonSetController::default()),
                 "statefulset" => Box::new(stateful_set::StatefulSetController::default()),
                 "job" => Box::new(job::JobController::default()),
@@ -348,6 +352,6 @@ mod tests {
             ["namespace", "garbage-collector"]
         );
         let e = Controllers::parse("ttl", &Config::default()).err().unwrap();
-        assert_eq!(e, "unknown controller \"ttl\" (known: nodeipam, namespace, garbage-collector, deployment, replicaset, daemonset, statefulset, job, cronjob, disruption, horizontal-pod-autoscaler, taint-eviction-controller, resourcequota, root-ca-cert-publisher, serviceaccount, clusterrole-aggregation, persistentvolume-binder, pvc-protection, pv-protection, local-path-provisioner, endpoint, endpointslice, scheduler, kubelet)");
+        assert_eq!(e, "unknown controller \"ttl\" (known: nodeipam, namespace, garbage-collector, deployment, replicaset, replicationcontroller, daemonset, statefulset, job, cronjob, disruption, horizontal-pod-autoscaler, taint-eviction-controller, resourcequota, root-ca-cert-publisher, serviceaccount, clusterrole-aggregation, persistentvolume-binder, pvc-protection, pv-protection, local-path-provisioner, endpoint, endpointslice, scheduler, kubelet)");
     }
 }

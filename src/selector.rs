@@ -6,9 +6,19 @@
 //! `key>n`, `key<n`. Field grammar: `key=v`, `key==v`, `key!=v`, with `\`
 //! escaping `,`, `=` and `!`.
 
+use crate::sort::Order;
+
+/// A ReplicationController's or Service's selector, a map of labels, as
+/// a selector string (upstream's `SelectorFromSet(m).String()`).
+pub fn set_selector_string(set: Option<&serde_json::Value>) -> String {
+    match set {
+        Some(m @ serde_json::Value::Object(_)) => label_selector_string(Some(&serde_json::json!({"matchLabels": m}))),
+        _ => String::new(),
+    }
+}
+
 /// A LabelSelector object (JSON) written as a selector string, requirements sorted by key
 /// (as upstream's `LabelSelectorAsSelector(...).String()`).
-use crate::sort::Order;
 pub fn label_selector_string(sel: Option<&serde_json::Value>) -> String {
     let Some(sel) = sel else { return String::new() };
     let mut reqs: Vec<(String, String)> = Vec::new();

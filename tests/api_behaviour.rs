@@ -343,7 +343,7 @@ fn discovery_documents() {
         .unwrap()
         .clone();
     assert_eq!(deploy["scope"], "Namespaced");
-    assert_eq!(deploy["subresources"][0]["subresource"], "status");
+    assert_eq!(deploy["subresources"][0]["subresource"], "scale", "in path order, as the installer sorts them");
     assert_eq!(get(&mut s, "/healthz").body, b"ok");
 }
 

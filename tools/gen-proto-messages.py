@@ -41,7 +41,7 @@ ROOTS = [
 KINDS = {
     "k8s.io.api.core.v1": ["Namespace", "Pod", "Service", "ConfigMap", "Secret", "ServiceAccount", "Node", "Event",
                            "Endpoints", "PersistentVolume", "PersistentVolumeClaim", "LimitRange", "ComponentStatus",
-                           "ResourceQuota"],
+                           "ResourceQuota", "ReplicationController"],
     "k8s.io.api.apps.v1": ["Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "ControllerRevision"],
     "k8s.io.api.autoscaling.v1": ["HorizontalPodAutoscaler"],
     "k8s.io.api.autoscaling.v2": ["HorizontalPodAutoscaler"],

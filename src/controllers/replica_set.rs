@@ -1,6 +1,9 @@
 //! The ReplicaSet controller (kube-controller-manager's `replicaset`):
 //! keeps `spec.replicas` pods matching each ReplicaSet's selector, as
-//! upstream's `ReplicaSetController` does it through requests:
+//! upstream's `ReplicaSetController` does it through requests. The same
+//! code is the replication manager (`replicationcontroller`), as upstream's
+//! wraps the ReplicaSet controller: for core/v1 ReplicationControllers,
+//! whose selector is a map, under its own name and event source:
 //!
 //! - pods it owns are those whose controller reference names it; a pod the
 //!   selector matches with no controller is adopted, one it owns that the
@@ -39,12 +42,49 @@ use super::object::{
 };
 use super::{Controller, Progress};
 use crate::clock::SimTime;
+use crate::selector::{set_selector_string, LabelSelector};
 use crate::server::Response;
 
 /// The most pods one pass creates (upstream's `burstReplicas`).
 const BURST: usize = 500;
 
+/// What a controller of this file manages.
+pub struct Managed {
+    /// Its name among kube-controller-manager's controllers.
+    name: &'static str,
+    /// Its service account, and its events' source.
+    account: &'static str,
+    api_version: &'static str,
+    kind: &'static str,
+    /// The group-version's path and the resource.
+    base: &'static str,
+    resource: &'static str,
+    /// The selector is a map of labels, not a LabelSelector.
+    map_selector: bool,
+}
+
+pub static REPLICA_SETS: Managed = Managed {
+    name: "replicaset",
+    account: "replicaset-controller",
+    api_version: "apps/v1",
+    kind: "ReplicaSet",
+    base: "/apis/apps/v1",
+    resource: "replicasets",
+    map_selector: false,
+};
+
+pub static REPLICATION_CONTROLLERS: Managed = Managed {
+    name: "replicationcontroller",
+    account: "replication-controller",
+    api_version: "v1",
+    kind: "ReplicationController",
+    base: "/api/v1",
+    resource: "replicationcontrollers",
+    map_selector: true,
+};
+
 pub struct ReplicaSetController {
+    managed: &'static Managed,
     replica_sets: Informer,
     pods: Informer,
     recorder: Recorder,
@@ -52,24 +92,29 @@ pub struct ReplicaSetController {
     failing: Backoff,
 }
 
-impl Default for ReplicaSetController {
-    fn default() -> Self {
+impl ReplicaSetController {
+    pub fn new(managed: &'static Managed) -> Self {
         ReplicaSetController {
-            replica_sets: Informer::new("/apis/apps/v1/replicasets"),
+            managed,
+            replica_sets: Informer::new(format!("{}/{}", managed.base, managed.resource)),
             pods: Informer::new("/api/v1/pods"),
-            recorder: Recorder::new("replicaset-controller", ""),
+            recorder: Recorder::new(managed.account, ""),
             failing: Backoff::default(),
         }
+    }
+
+    fn kind(&self) -> (&'static str, &'static str) {
+        (self.managed.api_version, self.managed.kind)
     }
 }
 
 impl Controller for ReplicaSetController {
     fn name(&self) -> &'static str {
-        "replicaset"
+        self.managed.name
     }
 
     fn service_account(&self) -> &'static str {
-        "replicaset-controller"
+        self.managed.account
     }
 
     fn reconcile(&mut self, client: &mut Client<'_>) -> Progress {
@@ -115,7 +160,11 @@ impl ReplicaSetController {
             return;
         }
         let (ns, uid) = (meta_str(rs, "namespace"), meta_str(rs, "uid"));
-        let Some(selector) = spec_selector(rs) else { return };
+        let selector = match self.managed.map_selector {
+            false => spec_selector(rs),
+            true => LabelSelector::parse(&set_selector_string(rs["spec"].get("selector"))).ok(),
+        };
+        let Some(selector) = selector.filter(|s| !s.is_empty()) else { return };
         let pods_path = format!("/api/v1/namespaces/{ns}/pods");
         let mut owned: Vec<Arc<Value>> = Vec::new();
         let candidates: Vec<Arc<Value>> = self.pods.in_namespace(ns).cloned().collect();
@@ -134,7 +183,7 @@ impl ReplicaSetController {
                 }
                 Some(_) => {}
                 None if matches && is_active(&pod) => {
-                    let body = json!({"metadata": {"ownerReferences": [owner_reference(rs, "apps/v1", "ReplicaSet")], "uid": pod_uid}});
+                    let body = json!({"metadata": {"ownerReferences": [owner_reference(rs, self.managed.api_version, self.managed.kind)], "uid": pod_uid}});
                     let r = client.write("PATCH", &pod_path, "application/strategic-merge-patch+json", &body);
                     if r.status == 200 {
                         owned.push(Arc::new(r.json_body()));
@@ -152,12 +201,7 @@ impl ReplicaSetController {
             let mut batch = 1;
             'slow_start: while created < missing {
                 for _ in 0..batch.min(missing - created) {
-                    let r = client.write(
-                        "POST",
-                        &pods_path,
-                        "application/json",
-                        &pod_from_template(rs, ("apps/v1", "ReplicaSet")),
-                    );
+                    let r = client.write("POST", &pods_path, "application/json", &pod_from_template(rs, self.kind()));
                     if r.status != 201 {
                         failure = Some(("FailedCreate", self.failed_create(client, rs, &r)));
                         break 'slow_start;
@@ -198,7 +242,7 @@ impl ReplicaSetController {
         let why = super::backoff::refusal(r);
         if let Some(why) = &why {
             let message = format!("Error creating: {why}");
-            let kind = ("apps/v1", "ReplicaSet");
+            let kind = self.kind();
             self.recorder.event(client, rs, kind, "", EventType::Warning, "FailedCreate", &message);
         }
         why.unwrap_or_else(|| r.json_body()["message"].as_str().unwrap_or("").to_string())
@@ -218,7 +262,8 @@ impl ReplicaSetController {
     }
 
     fn event(&mut self, client: &mut Client<'_>, rs: &Value, reason: &str, message: &str) {
-        self.recorder.event(client, rs, ("apps/v1", "ReplicaSet"), "", EventType::Normal, reason, message);
+        let kind = self.kind();
+        self.recorder.event(client, rs, kind, "", EventType::Normal, reason, message);
     }
 
     /// The status from what the informer holds (as upstream computes it
@@ -257,11 +302,14 @@ impl ReplicaSetController {
         }
         let mut updated = rs.clone();
         updated["status"] = status;
-        updated["kind"] = json!("ReplicaSet");
-        updated["apiVersion"] = json!("apps/v1");
+        updated["kind"] = json!(self.managed.kind);
+        updated["apiVersion"] = json!(self.managed.api_version);
+        let m = self.managed;
         let path = format!(
-            "/apis/apps/v1/namespaces/{}/replicasets/{}/status",
+            "{}/namespaces/{}/{}/{}/status",
+            m.base,
             meta_str(rs, "namespace"),
+            m.resource,
             meta_str(rs, "name")
         );
         client.write("PUT", &path, "application/json", &updated);

@@ -41,6 +41,7 @@ mod pod_resize;
 mod pod_update;
 pub(super) mod priority_class;
 mod replica_set;
+mod replication_controller;
 pub(super) mod resource_quota;
 mod role;
 mod role_binding;
@@ -182,6 +183,15 @@ pub static BUILTIN: &[Builtin] = &[
         // never for `status` or `binding` writes.
         tracks_generation: true,
         ..rt("", "v1", "pods", "pod", "Pod", true)
+    },
+    Builtin {
+        short_names: &["rc"],
+        categories: ALL,
+        status_subresource: true,
+        scale_subresource: true,
+        tracks_generation: true,
+        strategy: &replication_controller::ReplicationController,
+        ..rt("", "v1", "replicationcontrollers", "replicationcontroller", "ReplicationController", true)
     },
     Builtin {
         short_names: &["svc"],
@@ -507,7 +517,7 @@ mod tests {
     fn table_is_consistent() {
         let c = builtin_catalog();
         assert_eq!(c.iter().count(), BUILTIN.len(), "no entry collides with another");
-        assert_eq!(BUILTIN.len(), 43);
+        assert_eq!(BUILTIN.len(), 44);
         assert!(c.namespaces().is_some());
         for r in c.iter() {
             assert!(r.resource().ends_with('s'), "{}", r.resource());

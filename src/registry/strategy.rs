@@ -119,6 +119,12 @@ pub trait Strategy: Send + Sync {
         &[]
     }
 
+    /// The `/scale`'s `status.selector` of a built-in: its
+    /// `spec.selector`, a LabelSelector, as a selector string.
+    fn scale_selector(&self, obj: &Value) -> String {
+        crate::selector::label_selector_string(obj.pointer("/spec/selector"))
+    }
+
     /// Where a custom resource's `/scale` reads and writes (its
     /// definition's `specReplicasPath`, `statusReplicasPath` and
     /// `labelSelectorPath`, dotted, without the leading dot); None: the

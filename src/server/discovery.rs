@@ -142,17 +142,21 @@ pub fn api_resource_list(catalog: &Catalog, group: &str, version: &str) -> Optio
                 "verbs": ["update"],
             }));
         }
-        if r.status_subresource {
-            resources.push(json!({
+        // A built-in's subresources in path order, as kube-apiserver's
+        // installer sorts them (`scale` before `status`); a custom
+        // resource's as the apiextensions discovery controller appends
+        // them, `status` first.
+        let status = r.status_subresource.then(|| {
+            json!({
                 "name": format!("{}/status", r.resource()),
                 "singularName": "",
                 "namespaced": r.namespaced,
                 "kind": r.kind(),
                 "verbs": verbs(Verb::SUBRESOURCE),
-            }));
-        }
-        if r.scale_subresource {
-            resources.push(json!({
+            })
+        });
+        let scale = r.scale_subresource.then(|| {
+            json!({
                 "name": format!("{}/scale", r.resource()),
                 "singularName": "",
                 "namespaced": r.namespaced,
@@ -160,8 +164,9 @@ pub fn api_resource_list(catalog: &Catalog, group: &str, version: &str) -> Optio
                 "version": "v1",
                 "kind": "Scale",
                 "verbs": verbs(Verb::SUBRESOURCE),
-            }));
-        }
+            })
+        });
+        resources.extend(in_discovery_order(r, status, scale));
     }
     if resources.is_empty() {
         return None;
@@ -209,23 +214,32 @@ fn aggregated_resources(catalog: &Catalog, group: &str, version: &str) -> Vec<Va
             if r.finalize_subresource {
                 subresources.push(json!({"subresource": "finalize", "responseKind": kind, "verbs": ["update"]}));
             }
-            if r.status_subresource {
-                subresources
-                    .push(json!({"subresource": "status", "responseKind": kind, "verbs": verbs(Verb::SUBRESOURCE)}));
-            }
-            if r.scale_subresource {
-                subresources.push(json!({
+            let status = r
+                .status_subresource
+                .then(|| json!({"subresource": "status", "responseKind": kind, "verbs": verbs(Verb::SUBRESOURCE)}));
+            let scale = r.scale_subresource.then(|| {
+                json!({
                     "subresource": "scale",
                     "responseKind": {"group": "autoscaling", "version": "v1", "kind": "Scale"},
                     "verbs": verbs(Verb::SUBRESOURCE),
-                }));
-            }
+                })
+            });
+            subresources.extend(in_discovery_order(r, status, scale));
             if !subresources.is_empty() {
                 e["subresources"] = json!(subresources);
             }
             e
         })
         .collect()
+}
+
+/// The status and scale subresources' entries in the order discovery
+/// lists them: `status` first for a custom resource, `scale` first for a
+/// built-in.
+fn in_discovery_order(r: &ResourceType, status: Option<Value>, scale: Option<Value>) -> Vec<Value> {
+    let custom = r.strategy.published_schema().is_some();
+    let (a, b) = if custom { (status, scale) } else { (scale, status) };
+    a.into_iter().chain(b).collect()
 }
 
 /// Aggregated discovery for `/api` (core) or `/apis` (every named group).

@@ -1029,7 +1029,7 @@ mod tests {
             ("api-resources --api-group=apps", "NAME                  SHORTNAMES   APIVERSION   NAMESPACED   KIND\ncontrollerrevisions                apps/v1      true         ControllerRevision\ndaemonsets            ds           apps/v1      true         DaemonSet\ndeployments           deploy       apps/v1      true         Deployment\nreplicasets           rs           apps/v1      true         ReplicaSet\nstatefulsets          sts          apps/v1      true         StatefulSet\n"),
             ("api-resources --verbs=list,watch --api-group=batch", "NAME       SHORTNAMES   APIVERSION   NAMESPACED   KIND\ncronjobs   cj           batch/v1     true         CronJob\njobs                    batch/v1     true         Job\n"),
             ("api-resources --no-headers --api-group=policy", "poddisruptionbudgets   pdb   policy/v1   true   PodDisruptionBudget\n"),
-            ("api-resources --categories=all -o name", "pods\nservices\ndaemonsets.apps\ndeployments.apps\nreplicasets.apps\nstatefulsets.apps\nhorizontalpodautoscalers.autoscaling\ncronjobs.batch\njobs.batch\n"),
+            ("api-resources --categories=all -o name", "pods\nreplicationcontrollers\nservices\ndaemonsets.apps\ndeployments.apps\nreplicasets.apps\nstatefulsets.apps\nhorizontalpodautoscalers.autoscaling\ncronjobs.batch\njobs.batch\n"),
             ("api-resources --categories=all,api-extensions -o wide", "NAME   SHORTNAMES   APIVERSION   NAMESPACED   KIND   VERBS   CATEGORIES\n"),
             ("api-resources --verbs=LIST", "NAME   SHORTNAMES   APIVERSION   NAMESPACED   KIND\n"),
         ] {

@@ -3,12 +3,10 @@
 //! defaults (kube-scheduler's `defaultingType: System`): by node
 //! (`kubernetes.io/hostname`, maxSkew 3) and by zone
 //! (`topology.kubernetes.io/zone`, maxSkew 5), counting the pods that
-//! the Services selecting the pod and its controlling ReplicaSet or
-//! StatefulSet select. That is what spreads a Deployment's replicas over
-//! nodes upstream, whatever they request.
-//!
-//! Upstream also merges a controlling ReplicationController's selector;
-//! ReplicationControllers are not served here.
+//! the Services selecting the pod and its controlling
+//! ReplicationController, ReplicaSet or StatefulSet select. That is what
+//! spreads a Deployment's replicas over nodes upstream, whatever they
+//! request.
 
 use std::sync::Arc;
 
@@ -18,7 +16,7 @@ use super::super::informer::Informer;
 use super::super::object::{controller_of, meta_str, selects};
 use super::neighbours::{constraints, label, spread_selector_text};
 use super::{node_selected, untolerated_taint, Misfit, Scheduler};
-use crate::selector::{label_selector_string, LabelSelector};
+use crate::selector::{label_selector_string, set_selector_string, LabelSelector};
 use crate::sort::Order;
 
 const HOSTNAME: &str = "kubernetes.io/hostname";
@@ -61,6 +59,7 @@ impl<'a> Soft<'a> {
 /// The objects whose selectors make a pod's default spreading selector.
 pub(super) struct Selecting {
     services: Informer,
+    replication_controllers: Informer,
     replica_sets: Informer,
     stateful_sets: Informer,
 }
@@ -95,12 +94,13 @@ pub(super) fn spreads(pod: &Value) -> bool {
 impl Scheduler {
     /// Upstream's default selector for `pod` (its `DefaultSelector`), as
     /// text: the selectors of the Services in its namespace that select it,
-    /// merged, and its controlling ReplicaSet's or StatefulSet's; empty
-    /// when that selects nothing.
+    /// merged, and its controlling ReplicationController's, ReplicaSet's or
+    /// StatefulSet's; empty when that selects nothing.
     fn default_selector(&mut self, client: &mut super::Client<'_>, pod: &Value) -> String {
         let s = self.selecting.get_or_insert_with(|| {
             Box::new(Selecting {
                 services: Informer::new("/api/v1/services"),
+                replication_controllers: Informer::new("/api/v1/replicationcontrollers"),
                 replica_sets: Informer::new("/apis/apps/v1/replicasets"),
                 stateful_sets: Informer::new("/apis/apps/v1/statefulsets"),
             })
@@ -118,17 +118,22 @@ impl Scheduler {
             }
         }
         text.order();
-        let owner = controller_of(pod).filter(|o| o["apiVersion"] == "apps/v1");
-        let owners = match owner.map(|o| &o["kind"]).and_then(Value::as_str) {
-            Some("ReplicaSet") => Some(&mut s.replica_sets),
-            Some("StatefulSet") => Some(&mut s.stateful_sets),
+        let owner = controller_of(pod);
+        let owners = match owner.map(|o| (o["apiVersion"].as_str(), o["kind"].as_str())) {
+            Some((Some("v1"), Some("ReplicationController"))) => Some(&mut s.replication_controllers),
+            Some((Some("apps/v1"), Some("ReplicaSet"))) => Some(&mut s.replica_sets),
+            Some((Some("apps/v1"), Some("StatefulSet"))) => Some(&mut s.stateful_sets),
             _ => None,
         };
         if let (Some(owners), Some(owner)) = (owners, owner) {
             owners.sync(client);
             let key = format!("{ns}/{}", owner["name"].as_str().unwrap_or(""));
             if let Some(workload) = owners.get(&key) {
-                let own = label_selector_string(workload["spec"].get("selector").filter(|v| v.is_object()));
+                let selector = workload["spec"].get("selector").filter(|v| v.is_object());
+                let own = match owner["kind"] == "ReplicationController" {
+                    true => set_selector_string(selector),
+                    false => label_selector_string(selector),
+                };
                 text.extend((!own.is_empty()).then_some(own));
             }
         }

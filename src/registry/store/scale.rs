@@ -37,7 +37,7 @@ pub(super) fn to_scale(rt: &ResourceType, obj: &Value) -> Value {
         None => (
             obj.pointer("/spec/replicas").and_then(Value::as_i64).unwrap_or(1),
             obj.pointer("/status/replicas").and_then(Value::as_i64).unwrap_or(0),
-            crate::selector::label_selector_string(obj.pointer("/spec/selector")),
+            rt.strategy.scale_selector(obj),
         ),
     };
     let mut status = json!({"replicas": status_replicas});

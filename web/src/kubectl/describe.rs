@@ -654,7 +654,7 @@ fn controlled_by(w: &mut TabWriter, o: &Value) {
 
 /// A label map as `k=v` pairs by key (`<none>` when empty), as Go's
 /// `labels.FormatLabels` writes it.
-fn format_labels(map: Option<&Value>) -> String {
+pub(super) fn format_labels(map: Option<&Value>) -> String {
     let pairs: Vec<String> = sorted(map).into_iter().map(|(k, v)| format!("{k}={v}")).collect();
     if pairs.is_empty() {
         "<none>".into()
@@ -1053,6 +1053,7 @@ pub(super) fn describe(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut 
         let describer: fn(&mut Session, &mut TabWriter, &Value, &str) = match (r.group.as_str(), r.resource.as_str()) {
             ("", "pods") => pod,
             ("apps", "deployments") => deployment,
+            ("", "replicationcontrollers") => workloads::replication_controller,
             ("apps", "replicasets") => workloads::replica_set,
             ("apps", "daemonsets") => workloads::daemon_set,
             ("apps", "statefulsets") => workloads::stateful_set,

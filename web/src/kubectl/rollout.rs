@@ -69,18 +69,20 @@ pub(super) fn rollout(s: &mut Session, d: &Discovery, cmd: &Command, out: &mut O
             continue;
         }
         if r.kind != "Deployment" {
-            match sub {
-                // kubectl's own words for the kinds it cannot pause.
-                "pause" | "resume" => {
-                    let Some(_) = read(s, &r.item(Some(&ns), &name), out) else { continue };
-                    let what = if sub == "pause" { "pausing" } else { "resuming" };
-                    out.error(format!("error: {} \"{name}\" {what} is not supported", plural_ref(&r)));
-                }
-                _ => out.error(format!(
-                    "\"kubectl rollout {sub}\" of a {} is not simulated here; name a Deployment, StatefulSet or DaemonSet",
-                    r.kind
-                )),
-            }
+            // kubectl's own words for the kinds it has no viewer,
+            // rollbacker, pauser or restarter for, once it has read the
+            // object.
+            let group_kind = if r.group.is_empty() { r.kind.clone() } else { format!("{}.{}", r.kind, r.group) };
+            let refusal = match sub {
+                "pause" => format!("{} \"{name}\" pausing is not supported", plural_ref(&r)),
+                "resume" => format!("{} \"{name}\" resuming is not supported", plural_ref(&r)),
+                "status" => format!("no status viewer has been implemented for {group_kind}"),
+                "history" => format!("no history viewer has been implemented for {group_kind:?}"),
+                "undo" => format!("no rollbacker has been implemented for {group_kind:?}"),
+                _ => format!("{} \"{name}\" restarting is not supported", plural_ref(&r)),
+            };
+            let Some(_) = read(s, &r.item(Some(&ns), &name), out) else { continue };
+            out.error(format!("error: {refusal}"));
             continue;
         }
         match sub {

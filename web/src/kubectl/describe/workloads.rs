@@ -13,6 +13,10 @@ use super::*;
 /// `getPodStatusForController`: Pending counts as waiting).
 fn pods_status(s: &mut Session, o: &Value, namespace: &str) -> String {
     let selector = selector_string(o.pointer("/spec/selector").unwrap_or(&Value::Null));
+    pods_status_of(s, o, namespace, selector)
+}
+
+fn pods_status_of(s: &mut Session, o: &Value, namespace: &str, selector: String) -> String {
     let query = build_query(&[("labelSelector".into(), selector), ("limit".into(), "500".into())]);
     let e = send(s, "GET", &format!("/api/v1/namespaces/{namespace}/pods?{query}"), None, None, "application/json");
     let list = body_json(&e.response);
@@ -48,6 +52,24 @@ pub(super) fn replica_set(s: &mut Session, w: &mut TabWriter, rs: &Value, namesp
     pod_template(w, rs.pointer("/spec/template").unwrap_or(&Value::Null));
     workload_conditions(w, rs);
     events(s, w, rs, "ReplicaSet", namespace);
+}
+
+/// A ReplicationController: a ReplicaSet's lines without `Controlled By`,
+/// its selector a map of labels.
+pub(super) fn replication_controller(s: &mut Session, w: &mut TabWriter, rc: &Value, namespace: &str) {
+    let selector = format_labels(rc.pointer("/spec/selector"));
+    w.w(0, &format!("Name:\t{}\n", text(rc, "/metadata/name")));
+    w.w(0, &format!("Namespace:\t{}\n", text(rc, "/metadata/namespace")));
+    w.w(0, &format!("Selector:\t{selector}\n"));
+    labels(w, "", "Labels", rc.pointer("/metadata/labels"));
+    annotations(w, "Annotations", rc.pointer("/metadata/annotations"));
+    w.w(0, &format!("Replicas:\t{} current / {} desired\n", int(rc, "/status/replicas"), int(rc, "/spec/replicas")));
+    let query = if selector == "<none>" { String::new() } else { selector };
+    let status = pods_status_of(s, rc, namespace, query);
+    w.w(0, &format!("Pods Status:\t{status}\n"));
+    pod_template(w, rc.pointer("/spec/template").unwrap_or(&Value::Null));
+    workload_conditions(w, rc);
+    events(s, w, rc, "ReplicationController", namespace);
 }
 
 pub(super) fn daemon_set(s: &mut Session, w: &mut TabWriter, ds: &Value, namespace: &str) {
@@ -368,6 +390,44 @@ mod tests {
     /// As kubectl 1.33 printed a CronJob `kubectl create cronjob` made,
     /// once it had run a job (the tabwriter's block from the pod
     /// template's lines to `Active Jobs:` aligned as one).
+    /// As kubectl 1.33 printed it from `kubesim serve` (names and times
+    /// aside): no `Controlled By`, the selector a map; and kubectl's
+    /// refusals of the rollout verbs it has nothing for.
+    #[test]
+    fn a_replication_controller_as_kubectl_describes_it() {
+        let mut s = session();
+        let yaml = "apiVersion: v1\nkind: ReplicationController\nmetadata: {name: nginx}\nspec:\n  replicas: 3\n  selector: {app: nginx}\n  template:\n    metadata: {name: nginx, labels: {app: nginx}}\n    spec: {containers: [{name: nginx, image: nginx, ports: [{containerPort: 80}]}]}\n";
+        assert!(!run(&mut s, "apply -f -", yaml).failed);
+        for _ in 0..20 {
+            s.tick(500.0);
+        }
+        let from = s.log.len();
+        let rc = run(&mut s, "describe rc nginx", "").text;
+        assert_eq!(
+            requests_since(&s, from)[..3],
+            [
+                "GET /api/v1/namespaces/default/replicationcontrollers/nginx 200",
+                "GET /api/v1/namespaces/default/replicationcontrollers/nginx 200",
+                "GET /api/v1/namespaces/default/pods?labelSelector=app%3Dnginx&limit=500 200",
+            ]
+        );
+        assert!(rc.starts_with("Name:         nginx\nNamespace:    default\nSelector:     app=nginx\nLabels:       app=nginx\nAnnotations:  <none>\nReplicas:     3 current / 3 desired\nPods Status:  3 Running / 0 Waiting / 0 Succeeded / 0 Failed\nPod Template:\n  Labels:  app=nginx\n  Containers:\n   nginx:\n    Image:         nginx\n    Port:          80/TCP\n"), "{rc}");
+        assert!(rc.contains("\n  Tolerations:     <none>\nEvents:\n  Type    Reason            Age   From                    Message\n"), "{rc}");
+        assert!(rc.contains("  Normal  SuccessfulCreate  "), "{rc}");
+        for (verb, said) in [
+            ("status", "error: no status viewer has been implemented for ReplicationController"),
+            ("history", "error: no history viewer has been implemented for \"ReplicationController\""),
+            ("undo", "error: no rollbacker has been implemented for \"ReplicationController\""),
+            ("pause", "error: replicationcontrollers \"nginx\" pausing is not supported"),
+            ("restart", "error: replicationcontrollers \"nginx\" restarting is not supported"),
+        ] {
+            let out = run(&mut s, &format!("rollout {verb} rc/nginx"), "");
+            assert!(out.failed && out.text.trim_end() == said, "{verb}: {}", out.text);
+        }
+        let out = run(&mut s, "rollout status rs/nope", "");
+        assert_eq!(out.text.trim_end(), "Error from server (NotFound): replicasets.apps \"nope\" not found");
+    }
+
     #[test]
     fn a_cron_job_as_kubectl_describes_it() {
         let mut s = session();
