@@ -113,6 +113,16 @@ fn discovery_names_them_as_kube_apiserver_does() {
         entries.iter().map(|r| r["name"].as_str().unwrap()).collect::<Vec<_>>(),
         ["replicationcontrollers", "replicationcontrollers/scale", "replicationcontrollers/status"]
     );
+    // Every group-version's resources in name order, as the installer
+    // sorts its paths.
+    for path in ["/api/v1", "/apis/apps/v1", "/apis/rbac.authorization.k8s.io/v1"] {
+        let list = call(&mut s, "GET", path, None).json_body();
+        let names: Vec<String> =
+            list["resources"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap().to_string()).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted, "{path}");
+    }
     assert_eq!(entries[0]["shortNames"], json!(["rc"]));
     assert_eq!(entries[0]["categories"], json!(["all"]));
     assert_eq!((entries[1]["group"].clone(), entries[1]["kind"].clone()), (json!("autoscaling"), json!("Scale")));
@@ -128,6 +138,15 @@ fn discovery_names_them_as_kube_apiserver_does() {
         .find(|r| r["resource"] == "replicationcontrollers")
         .cloned()
         .unwrap();
+    let core: Vec<&str> = doc["items"][0]["versions"][0]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["resource"].as_str().unwrap())
+        .collect();
+    let mut sorted = core.clone();
+    sorted.sort();
+    assert_eq!(core, sorted);
     let subs: Vec<&str> =
         rc["subresources"].as_array().unwrap().iter().map(|s| s["subresource"].as_str().unwrap()).collect();
     assert_eq!(subs, ["scale", "status"]);
@@ -241,4 +260,107 @@ fn the_replication_manager_keeps_the_pods_and_a_bare_delete_orphans_them() {
     let gone: Vec<Value> =
         pods_of(&mut k, "web").into_iter().filter(|p| p["metadata"]["deletionTimestamp"].is_null()).collect();
     assert!(gone.is_empty(), "{gone:?}");
+}
+
+/// Classic discovery names each stored resource's storage version hash
+/// (SHA-256 of its storage group/version/kind, 8 bytes, base64): the
+/// figures kube-apiserver's own test data pins for the resources served
+/// here, a resource served over another's storage with that one's, none
+/// for the reviews and componentstatuses, none for a subresource.
+#[test]
+fn discovery_names_each_stored_resources_storage_version_hash() {
+    const PINNED: &[(&str, &str)] = &[
+        ("v1/configmaps", "qFsyl6wFWjQ="),
+        ("v1/endpoints", "fWeeMqaN/OA="),
+        ("v1/events", "r2yiGXH7wu8="),
+        ("v1/limitranges", "EBKMFVe6cwo="),
+        ("v1/namespaces", "Q3oi5N2YM8M="),
+        ("v1/nodes", "XwShjMxG9Fs="),
+        ("v1/persistentvolumeclaims", "QWTyNDq0dC4="),
+        ("v1/persistentvolumes", "HN/zwEC+JgM="),
+        ("v1/pods", "xPOwRZ+Yhw8="),
+        ("v1/replicationcontrollers", "Jond2If31h0="),
+        ("v1/resourcequotas", "8uhSgffRX6w="),
+        ("v1/secrets", "S6u1pOWzb84="),
+        ("v1/serviceaccounts", "pbx9ZvyFpBE="),
+        ("v1/services", "0/CO1lhkEBI="),
+        ("autoscaling/v1/horizontalpodautoscalers", "qwQve8ut294="),
+        ("autoscaling/v2/horizontalpodautoscalers", "qwQve8ut294="),
+        ("batch/v1/jobs", "mudhfqk/qZY="),
+        ("batch/v1/cronjobs", "sd5LIXh4Fjs="),
+        ("coordination.k8s.io/v1/leases", "gqkMMb/YqFM="),
+        ("discovery.k8s.io/v1/endpointslices", "qgS0xkrxYAI="),
+        ("networking.k8s.io/v1/ingresses", "39NQlfNR+bo="),
+        ("networking.k8s.io/v1/ingressclasses", "l/iqIbDgFyQ="),
+        ("policy/v1/poddisruptionbudgets", "EVWiDmWqyJw="),
+        ("rbac.authorization.k8s.io/v1/clusterrolebindings", "48tpQ8gZHFc="),
+        ("rbac.authorization.k8s.io/v1/clusterroles", "bYE5ZWDrJ44="),
+        ("rbac.authorization.k8s.io/v1/rolebindings", "eGsCzGH6b1g="),
+        ("rbac.authorization.k8s.io/v1/roles", "7FuwZcIIItM="),
+        ("scheduling.k8s.io/v1/priorityclasses", "1QwjyaZjj3Y="),
+        ("storage.k8s.io/v1/storageclasses", "K+m6uJwbjGY="),
+        ("apps/v1/controllerrevisions", "85nkx63pcBU="),
+        ("apps/v1/daemonsets", "dd7pWHUlMKQ="),
+        ("apps/v1/deployments", "8aSe+NMegvE="),
+        ("apps/v1/replicasets", "P1RzHs8/mWQ="),
+        ("apps/v1/statefulsets", "H+vl74LkKdo="),
+        ("events.k8s.io/v1/events", "r2yiGXH7wu8="),
+        ("flowcontrol.apiserver.k8s.io/v1/flowschemas", "GJVAJZSZBIw="),
+        ("flowcontrol.apiserver.k8s.io/v1/prioritylevelconfigurations", "Kir5PVfvNeI="),
+    ];
+    const NONE: &[&str] = &[
+        "v1/componentstatuses",
+        "authentication.k8s.io/v1/selfsubjectreviews",
+        "authentication.k8s.io/v1/tokenreviews",
+        "authorization.k8s.io/v1/localsubjectaccessreviews",
+        "authorization.k8s.io/v1/selfsubjectaccessreviews",
+        "authorization.k8s.io/v1/selfsubjectrulesreviews",
+        "authorization.k8s.io/v1/subjectaccessreviews",
+    ];
+    let mut s = server();
+    let mut seen = 0;
+    let groups = call(&mut s, "GET", "/apis", None).json_body();
+    let mut versions: Vec<String> = vec!["/api/v1".into()];
+    for g in groups["groups"].as_array().unwrap() {
+        for v in g["versions"].as_array().unwrap() {
+            versions.push(format!("/apis/{}", v["groupVersion"].as_str().unwrap()));
+        }
+    }
+    for path in versions {
+        let list = call(&mut s, "GET", &path, None).json_body();
+        let gv = list["groupVersion"].as_str().unwrap().to_string();
+        for r in list["resources"].as_array().unwrap() {
+            let name = r["name"].as_str().unwrap();
+            let key = format!("{gv}/{name}");
+            let hash = r.get("storageVersionHash");
+            if name.contains('/') {
+                assert!(hash.is_none(), "{key}");
+            } else if NONE.contains(&key.as_str()) {
+                assert!(hash.is_none(), "{key}");
+                seen += 1;
+            } else if let Some((_, want)) = PINNED.iter().find(|(k, _)| *k == key) {
+                assert_eq!(hash, Some(&json!(want)), "{key}");
+                seen += 1;
+            } else {
+                // apiextensions.k8s.io's own, not in that data.
+                assert_eq!(key, "apiextensions.k8s.io/v1/customresourcedefinitions");
+                assert!(hash.is_some());
+            }
+        }
+    }
+    assert_eq!(seen, PINNED.len() + NONE.len(), "every pinned resource is served");
+
+    // A custom resource's versions name its storage version's hash.
+    let crd = json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "crontabs.stable.example.com"},
+        "spec": {"group": "stable.example.com", "scope": "Namespaced",
+            "names": {"plural": "crontabs", "singular": "crontab", "kind": "CronTab"},
+            "versions": [
+                {"name": "v1", "served": true, "storage": true, "schema": {"openAPIV3Schema": {"type": "object"}}},
+                {"name": "v2", "served": true, "storage": false, "schema": {"openAPIV3Schema": {"type": "object"}}}]}});
+    assert_eq!(call(&mut s, "POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", Some(crd)).status, 201);
+    for v in ["v1", "v2"] {
+        let list = call(&mut s, "GET", &format!("/apis/stable.example.com/{v}"), None).json_body();
+        assert_eq!(list["resources"][0]["storageVersionHash"], "EdX2FP+L0js=", "{v}");
+    }
 }

@@ -293,3 +293,107 @@ fn every_namespace_gets_a_default_service_account_and_keeps_it() {
     let again = call(&mut s, None, "GET", path, None).json_body();
     assert!(again["metadata"]["uid"].is_string() && again["metadata"]["uid"] != uid, "made again");
 }
+
+fn review(s: &mut Server, spec: Value) -> Response {
+    let body = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+        "metadata": {"name": "check", "namespace": "ignored"}, "spec": spec});
+    call(s, None, "POST", "/apis/authentication.k8s.io/v1/tokenreviews", Some(body))
+}
+
+/// A TokenReview asks the server's authenticators about a token, as a
+/// webhook or an aggregated server does: always 201, the spec echoed,
+/// the user and audiences when it reads, upstream's union of errors when
+/// it does not.
+#[test]
+fn a_token_review_says_who_a_token_is_and_why_not() {
+    let (mut s, _c) = cluster();
+    let pod = json!({"metadata": {"name": "worker"}, "spec": {"serviceAccountName": "robot", "nodeName": "n1",
+        "containers": [{"name": "c", "image": "busybox"}]}});
+    assert_eq!(call(&mut s, None, "POST", "/api/v1/namespaces/default/pods", Some(pod)).status, 201);
+    let bound =
+        json!({"boundObjectRef": {"apiVersion": "v1", "kind": "Pod", "name": "worker"}, "expirationSeconds": 600});
+    let t = token(&mut s, "robot", bound);
+    let sa_uid = call(&mut s, None, "GET", "/api/v1/namespaces/default/serviceaccounts/robot", None).json_body()
+        ["metadata"]["uid"]
+        .clone();
+
+    let r = review(&mut s, json!({"token": t}));
+    assert_eq!(r.status, 201, "{}", text(&r));
+    let o = r.json_body();
+    assert_eq!(o["kind"], "TokenReview");
+    assert_eq!(o["metadata"], json!({"name": "check", "creationTimestamp": null}), "the namespace cleared");
+    assert_eq!(o["spec"], json!({"token": t}));
+    let status = &o["status"];
+    assert_eq!(status["authenticated"], true);
+    assert_eq!(status["audiences"], json!(["https://kubernetes.default.svc.cluster.local"]));
+    assert_eq!(status["user"]["username"], "system:serviceaccount:default:robot");
+    assert_eq!(status["user"]["uid"], sa_uid);
+    assert_eq!(
+        status["user"]["groups"],
+        json!(["system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"])
+    );
+    let extra = status["user"]["extra"].as_object().unwrap();
+    let keys: Vec<&str> = extra.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "authentication.kubernetes.io/credential-id",
+            "authentication.kubernetes.io/node-name",
+            "authentication.kubernetes.io/pod-name",
+            "authentication.kubernetes.io/pod-uid"
+        ]
+    );
+    assert!(extra["authentication.kubernetes.io/credential-id"][0].as_str().unwrap().starts_with("JTI="));
+
+    // Other audiences: refused in the JWT authenticator's words.
+    let r = review(&mut s, json!({"token": t, "audiences": ["vault", "other"]}));
+    assert_eq!(
+        r.json_body()["status"],
+        json!({"user": {}, "error": "[invalid bearer token, token audiences [\"https://kubernetes.default.svc.cluster.local\"] is invalid for the target audiences [\"vault\" \"other\"]]"})
+    );
+    let vault = token(&mut s, "robot", json!({"audiences": ["a", "vault"]}));
+    let r = review(&mut s, json!({"token": vault, "audiences": ["vault", "b"]}));
+    assert_eq!(r.json_body()["status"]["audiences"], json!(["vault"]), "the audiences it has among those asked");
+
+    // Unknown, altered, required.
+    let r = review(&mut s, json!({"token": "not-a-token"}));
+    assert_eq!(r.status, 201);
+    assert_eq!(r.json_body()["status"], json!({"user": {}, "error": "invalid bearer token"}));
+    let parts: Vec<&str> = t.split('.').collect();
+    let mut claims = part(&t, 1);
+    claims["sub"] = json!("system:serviceaccount:kube-system:admin");
+    let forged = format!("{}.{}.{}", parts[0], B64.encode(claims.to_string()), parts[2]);
+    let r = review(&mut s, json!({"token": forged}));
+    assert_eq!(
+        r.json_body()["status"]["error"],
+        "[invalid bearer token, go-jose/go-jose: error in cryptographic primitive]"
+    );
+    let r = review(&mut s, json!({}));
+    assert_eq!((r.status, message(&r)), (400, "token is required for TokenReview in authentication".to_string()));
+    assert_eq!(r.json_body()["reason"], "BadRequest");
+    // A token led by a space is no token: the anonymous user.
+    let r = review(&mut s, json!({"token": " x"}));
+    assert_eq!(r.json_body()["status"]["user"]["username"], "system:anonymous");
+
+    // What it is bound to, then its account, gone.
+    let r = call(&mut s, None, "DELETE", "/api/v1/namespaces/default/pods/worker?gracePeriodSeconds=0", None);
+    assert_eq!(r.status, 200);
+    let r = review(&mut s, json!({"token": t}));
+    assert_eq!(r.json_body()["status"]["error"], "[invalid bearer token, service account token has been invalidated]");
+    let plain = token(&mut s, "robot", json!({}));
+    assert_eq!(call(&mut s, None, "DELETE", "/api/v1/namespaces/default/serviceaccounts/robot", None).status, 200);
+    let r = review(&mut s, json!({"token": plain}));
+    assert_eq!(r.json_body()["status"]["error"], "[invalid bearer token, serviceaccounts \"robot\" not found]");
+    make_account(&mut s, "robot");
+    let r = review(&mut s, json!({"token": plain}));
+    let error = r.json_body()["status"]["error"].as_str().unwrap().to_string();
+    assert!(error.starts_with("[invalid bearer token, service account UID ("), "{error}");
+    assert!(error.ends_with(&format!("does not match claim ({})]", sa_uid.as_str().unwrap())), "{error}");
+    s.advance(3_600_000);
+    let r = review(&mut s, json!({"token": vault}));
+    assert_eq!(r.json_body()["status"]["error"], "[invalid bearer token, token audiences [\"a\" \"vault\"] is invalid for the target audiences [\"https://kubernetes.default.svc.cluster.local\"]]");
+    let expired = token(&mut s, "robot", json!({"expirationSeconds": 600}));
+    s.advance(700_000);
+    let r = review(&mut s, json!({"token": expired}));
+    assert_eq!(r.json_body()["status"]["error"], "[invalid bearer token, service account token has expired]");
+}

@@ -37,6 +37,7 @@ ROOTS = [
     "k8s.io.api.authorization.v1.SelfSubjectRulesReview",
     "k8s.io.api.authentication.v1.SelfSubjectReview",
     "k8s.io.api.authentication.v1.TokenRequest",
+    "k8s.io.api.authentication.v1.TokenReview",
 ]
 KINDS = {
     "k8s.io.api.core.v1": ["Namespace", "Pod", "Service", "ConfigMap", "Secret", "ServiceAccount", "Node", "Event",

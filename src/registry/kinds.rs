@@ -477,6 +477,7 @@ pub static BUILTIN: &[Builtin] = &[
         ..review("authorization.k8s.io", "selfsubjectrulesreviews", "SelfSubjectRulesReview")
     },
     Builtin { verbs: CREATE_ONLY, ..review("authentication.k8s.io", "selfsubjectreviews", "SelfSubjectReview") },
+    Builtin { verbs: CREATE_ONLY, ..review("authentication.k8s.io", "tokenreviews", "TokenReview") },
     // apiextensions.k8s.io/v1
     Builtin {
         short_names: &["crd", "crds"],
@@ -517,7 +518,7 @@ mod tests {
     fn table_is_consistent() {
         let c = builtin_catalog();
         assert_eq!(c.iter().count(), BUILTIN.len(), "no entry collides with another");
-        assert_eq!(BUILTIN.len(), 44);
+        assert_eq!(BUILTIN.len(), 45);
         assert!(c.namespaces().is_some());
         for r in c.iter() {
             assert!(r.resource().ends_with('s'), "{}", r.resource());

@@ -102,7 +102,7 @@ pub fn api_group(catalog: &Catalog, group: &str) -> Option<Value> {
 
 pub fn api_resource_list(catalog: &Catalog, group: &str, version: &str) -> Option<Value> {
     let mut resources = Vec::new();
-    for r in catalog.of_group_version(group, version) {
+    for r in by_name(catalog, group, version) {
         let mut entry = json!({
             "name": r.resource(),
             "singularName": r.singular,
@@ -115,6 +115,9 @@ pub fn api_resource_list(catalog: &Catalog, group: &str, version: &str) -> Optio
         }
         if !r.categories.is_empty() {
             entry["categories"] = json!(r.categories);
+        }
+        if let Some(hash) = storage_version_hash(catalog, r) {
+            entry["storageVersionHash"] = json!(hash);
         }
         resources.push(entry);
         for side in r.side {
@@ -188,8 +191,8 @@ fn aggregated_group(catalog: &Catalog, group: &str) -> Value {
 }
 
 fn aggregated_resources(catalog: &Catalog, group: &str, version: &str) -> Vec<Value> {
-    catalog
-        .of_group_version(group, version)
+    by_name(catalog, group, version)
+        .into_iter()
         .map(|r: &std::sync::Arc<ResourceType>| {
             let kind = json!({"group": r.group(), "version": r.version(), "kind": r.kind()});
             let mut e = json!({
@@ -231,6 +234,38 @@ fn aggregated_resources(catalog: &Catalog, group: &str, version: &str) -> Vec<Va
             e
         })
         .collect()
+}
+
+/// A group-version's resources in name order, as kube-apiserver's
+/// installer sorts their paths (and the apiextensions discovery controller
+/// its aggregated list; its classic one is in no order of its own).
+fn by_name<'a>(catalog: &'a Catalog, group: &'a str, version: &'a str) -> Vec<&'a std::sync::Arc<ResourceType>> {
+    let mut out: Vec<_> = catalog.of_group_version(group, version).collect();
+    out.order_by(|a, b| a.resource().cmp(b.resource()));
+    out
+}
+
+/// What classic discovery says of a stored resource's storage version
+/// (upstream's `StorageVersionHash`): the first 8 bytes of the SHA-256 of
+/// `group/version/kind` as it is stored, in base64. A resource served
+/// over another's storage (events.k8s.io/v1, autoscaling/v1, a custom
+/// resource's other versions) has that one's; one without storage (the
+/// reviews, componentstatuses), and a custom resource whose storage
+/// version is not served, none.
+fn storage_version_hash(catalog: &Catalog, r: &ResourceType) -> Option<String> {
+    use base64::Engine;
+    use sha2::{Digest, Sha256};
+    if !r.serves(Verb::Watch) {
+        return None;
+    }
+    let stored = match r.stored_as {
+        None => r,
+        Some(_) => catalog.iter().map(|o| &**o).find(|o| {
+            o.stored_as.is_none() && o.group() == r.storage_group() && o.resource() == r.storage_resource()
+        })?,
+    };
+    let gvk = format!("{}/{}/{}", stored.group(), stored.version(), stored.kind());
+    Some(base64::engine::general_purpose::STANDARD.encode(&Sha256::digest(gvk.as_bytes())[..8]))
 }
 
 /// The status and scale subresources' entries in the order discovery

@@ -1,10 +1,12 @@
 //! The reviews: `authorization.k8s.io` SubjectAccessReview,
 //! SelfSubjectAccessReview, LocalSubjectAccessReview and
-//! SelfSubjectRulesReview, and `authentication.k8s.io` SelfSubjectReview.
+//! SelfSubjectRulesReview, and `authentication.k8s.io` SelfSubjectReview
+//! and TokenReview.
 //! Each is created and answered from the same authenticator and
 //! authorizer that admit every request, and never stored (upstream's
 //! review storage is a create-only REST endpoint, too). This is what
-//! `kubectl auth can-i` (and `--list`) and `kubectl auth whoami` ask.
+//! `kubectl auth can-i` (and `--list`) and `kubectl auth whoami` ask, and
+//! what a webhook or an aggregated server asks of a bearer token.
 
 use serde_json::{json, Map, Value};
 
@@ -26,7 +28,7 @@ pub(super) fn is_review(rt: &ResourceType) -> bool {
                 | "selfsubjectaccessreviews"
                 | "localsubjectaccessreviews"
                 | "selfsubjectrulesreviews"
-        ) | ("authentication.k8s.io", "selfsubjectreviews")
+        ) | ("authentication.k8s.io", "selfsubjectreviews" | "tokenreviews")
     )
 }
 
@@ -226,6 +228,30 @@ impl Server {
                 out.insert("status".into(), json!({"userInfo": user_info(user)}));
                 Ok(Value::Object(out))
             }
+            "TokenReview" => {
+                let spec = obj.get("spec").filter(|s| s.is_object()).cloned().unwrap_or_else(|| json!({}));
+                let token = str_of(&spec, "token");
+                if token.is_empty() {
+                    return Err(Status::bad_request("token is required for TokenReview in authentication"));
+                }
+                let requested: Vec<&str> =
+                    spec["audiences"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+                let wanted = if requested.is_empty() { super::tokens::API_AUDIENCES } else { &requested[..] };
+                let status = self.token_review(token, wanted);
+                // The system fields wiped, the namespace cleared, as the
+                // create handler does for a cluster-scoped kind.
+                let mut meta = obj.get("metadata").and_then(Value::as_object).cloned().unwrap_or_default();
+                for k in ["namespace", "selfLink", "uid", "creationTimestamp", "deletionTimestamp"] {
+                    meta.shift_remove(k);
+                }
+                meta.shift_remove("deletionGracePeriodSeconds");
+                meta.insert("creationTimestamp".into(), Value::Null);
+                let mut out = type_meta(&obj);
+                out.insert("metadata".into(), Value::Object(meta));
+                out.insert("spec".into(), spec);
+                out.insert("status".into(), status);
+                Ok(Value::Object(out))
+            }
             "SelfSubjectRulesReview" => {
                 let ns = obj.get("spec").map(|s| str_of(s, "namespace")).unwrap_or("");
                 if ns.is_empty() {
@@ -287,6 +313,50 @@ impl Server {
                 obj.insert("status".into(), status);
                 Ok(Value::Object(obj))
             }
+        }
+    }
+}
+
+impl Server {
+    /// A TokenReview's status: what the server's authenticators make of
+    /// `token` for the audiences `wanted`, as upstream's storage asks them
+    /// through a request of its own (`Authorization: Bearer TOKEN`, split
+    /// at spaces as the bearer-token reader splits it: an empty token is
+    /// the anonymous user). A failure names upstream's union of errors: the
+    /// loopback authenticator's `invalid bearer token` first.
+    fn token_review(&self, token: &str, wanted: &[&str]) -> Value {
+        let token = token.split(' ').next().unwrap_or("");
+        if token.is_empty() {
+            return json!({"authenticated": true, "user": user_info(&UserInfo::anonymous()), "audiences": wanted});
+        }
+        let read = match self.service_account_token(token, wanted) {
+            Some(read) => read.map_err(Some),
+            // The token file's users do not care for audiences: theirs are
+            // the server's, as many as were asked for.
+            None => match self.config.tokens.as_ref().and_then(|t| t.get(token)) {
+                Some(user) => {
+                    let audiences: Vec<String> = wanted
+                        .iter()
+                        .filter(|a| super::tokens::API_AUDIENCES.contains(a))
+                        .map(|a| a.to_string())
+                        .collect();
+                    let mut user = user.clone();
+                    if !user.in_group("system:authenticated") && !user.in_group("system:unauthenticated") {
+                        user.groups.push("system:authenticated".into());
+                    }
+                    if audiences.is_empty() {
+                        Err(None)
+                    } else {
+                        Ok((user, audiences))
+                    }
+                }
+                None => Err(None),
+            },
+        };
+        match read {
+            Ok((user, audiences)) => json!({"authenticated": true, "user": user_info(&user), "audiences": audiences}),
+            Err(None) => json!({"user": {}, "error": "invalid bearer token"}),
+            Err(Some(why)) => json!({"user": {}, "error": format!("[invalid bearer token, {why}]")}),
         }
     }
 }

@@ -28,7 +28,7 @@ use crate::registry::decode::{self, RequestBody};
 /// `--service-account-issuer`, as kubeadm and kind set it.
 pub const ISSUER: &str = "https://kubernetes.default.svc.cluster.local";
 /// `--api-audiences`: the issuer, when not set.
-const API_AUDIENCES: &[&str] = &[ISSUER];
+pub(super) const API_AUDIENCES: &[&str] = &[ISSUER];
 /// A TokenRequest's `expirationSeconds` when it gives none (an hour).
 const DEFAULT_EXPIRATION: i64 = 3600;
 /// How long after a bound object's deletion a token still reads (go-jose's
@@ -254,6 +254,19 @@ impl Server {
     /// valid, for other audiences, or its account or bound object gone.
     #[inline(never)]
     pub(super) fn service_account_user(&self, token: &str) -> Option<Result<UserInfo, Status>> {
+        let read = self.service_account_token(token, API_AUDIENCES)?;
+        Some(read.map(|(user, _)| user).map_err(|_| super::authz::unauthorized()))
+    }
+
+    /// What a service account token of this server's reads as for the
+    /// audiences `wanted` (None: a token of another kind): its user and
+    /// the audiences it has among them, or why it does not read, in
+    /// upstream's words (a TokenReview's `status.error` shows them).
+    pub(super) fn service_account_token(
+        &self,
+        token: &str,
+        wanted: &[&str],
+    ) -> Option<Result<(UserInfo, Vec<String>), String>> {
         let mut parts = token.split('.');
         let (Some(header), Some(payload), Some(sig), None) = (parts.next(), parts.next(), parts.next(), parts.next())
         else {
@@ -263,58 +276,101 @@ impl Server {
         if claims["iss"] != ISSUER {
             return None;
         }
-        Some(self.read_token(header, payload, sig, &claims).ok_or_else(super::authz::unauthorized))
+        Some(self.read_token(header, payload, sig, &claims, wanted))
     }
 
-    fn read_token(&self, header: &str, payload: &str, sig: &str, claims: &Value) -> Option<UserInfo> {
+    /// Upstream's checks in its order: the signature, the audiences, the
+    /// times, then each object the token names.
+    fn read_token(
+        &self,
+        header: &str,
+        payload: &str,
+        sig: &str,
+        claims: &Value,
+        wanted: &[&str],
+    ) -> Result<(UserInfo, Vec<String>), String> {
+        const CRYPTO: &str = "go-jose/go-jose: error in cryptographic primitive";
         let key = signing_key(self.config.seed);
-        let head: Value = B64.decode(header).ok().and_then(|b| serde_json::from_slice(&b).ok())?;
-        if head["alg"] != ALGORITHM || head["kid"] != key_id(&key).as_str() {
-            return None;
+        let head: Value = B64.decode(header).ok().and_then(|b| serde_json::from_slice(&b).ok()).ok_or(CRYPTO)?;
+        if head["kid"].as_str().is_some_and(|k| k != key_id(&key)) {
+            return Err("invalid signature, no keys found".into());
         }
-        let mut mac = Hmac::<Sha256>::new_from_slice(&key).ok()?;
+        let mut mac = Hmac::<Sha256>::new_from_slice(&key).map_err(|_| CRYPTO)?;
         mac.update(format!("{header}.{payload}").as_bytes());
-        mac.verify_slice(&B64.decode(sig).ok()?).ok()?;
+        let signature = B64.decode(sig).map_err(|_| CRYPTO)?;
+        if head["alg"] != ALGORITHM || mac.verify_slice(&signature).is_err() {
+            return Err(CRYPTO.into());
+        }
 
+        let token_audiences: Vec<&str> =
+            claims["aud"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let audiences: Vec<String> =
+            wanted.iter().filter(|a| token_audiences.contains(a)).map(|a| a.to_string()).collect();
+        if audiences.is_empty() {
+            return Err(format!(
+                "token audiences {} is invalid for the target audiences {}",
+                go_quoted(&token_audiences),
+                go_quoted(wanted)
+            ));
+        }
         let now_ms = self.now().0;
         let now = now_ms.div_euclid(1000);
         // go-jose's checks, with its minute of leeway either side.
-        if claims["exp"].as_i64().is_none_or(|exp| now > exp + 60)
-            || claims["nbf"].as_i64().is_some_and(|nbf| now < nbf - 60)
-        {
-            return None;
+        if claims["exp"].as_i64().is_none_or(|exp| now > exp + 60) {
+            return Err("service account token has expired".into());
         }
-        let audiences = claims["aud"].as_array()?;
-        if !audiences.iter().any(|a| a.as_str().is_some_and(|a| API_AUDIENCES.contains(&a))) {
-            return None;
+        if claims["nbf"].as_i64().is_some_and(|nbf| now < nbf - 60) {
+            return Err("service account token is not valid yet".into());
         }
         let private = &claims["kubernetes.io"];
-        let namespace = private["namespace"].as_str()?;
+        let namespace = private["namespace"].as_str().ok_or("namespace claim is missing")?;
         let gone = |o: &Value| {
             o["metadata"]["deletionTimestamp"]
                 .as_str()
                 .and_then(crate::clock::parse_rfc3339)
                 .is_some_and(|t| t < now_ms - LEEWAY_MS)
         };
-        // Each object the token names must still be there, the same one.
-        let live = |resource: &str, ns: &str, claim: &Value| -> Option<Value> {
-            let o = core_object(self, resource, ns, claim["name"].as_str()?)?;
-            (meta(&o, "uid") == claim["uid"].as_str()? && !gone(&o)).then_some(o)
-        };
         let sa = &private["serviceaccount"];
-        let account = live("serviceaccounts", namespace, sa)?;
+        let name = sa["name"].as_str().unwrap_or("");
+        let account = core_object(self, "serviceaccounts", namespace, name)
+            .ok_or_else(|| format!("serviceaccounts {name:?} not found"))?;
+        if gone(&account) {
+            return Err(format!("service account {namespace}/{name} has been deleted"));
+        }
+        let claimed = sa["uid"].as_str().unwrap_or("");
+        if meta(&account, "uid") != claimed {
+            return Err(format!("service account UID ({}) does not match claim ({claimed})", meta(&account, "uid")));
+        }
+        // Each object the token is bound to must still be there, the same
+        // one.
+        let bound = |resource: &str, what: &str, ns: &str, claim: &Value| -> Result<(), String> {
+            const INVALIDATED: &str = "service account token has been invalidated";
+            let o = core_object(self, resource, ns, claim["name"].as_str().unwrap_or("")).ok_or(INVALIDATED)?;
+            if gone(&o) {
+                return Err(INVALIDATED.into());
+            }
+            let claimed = claim["uid"].as_str().unwrap_or("");
+            match meta(&o, "uid") == claimed {
+                true => Ok(()),
+                false => Err(format!(
+                    "{what} UID ({}) does not match service account {what} ref claim ({claimed})",
+                    meta(&o, "uid")
+                )),
+            }
+        };
         if private.get("secret").is_some() {
-            live("secrets", namespace, &private["secret"])?;
+            bound("secrets", "secret", namespace, &private["secret"])?;
         }
         let mut extra = std::collections::BTreeMap::new();
         if private.get("pod").is_some() {
-            live("pods", namespace, &private["pod"])?;
+            bound("pods", "pod", namespace, &private["pod"])?;
             for (k, field) in [("pod-name", "name"), ("pod-uid", "uid")] {
-                extra.insert(format!("authentication.kubernetes.io/{k}"), vec![private["pod"][field].as_str()?.into()]);
+                let v = private["pod"][field].as_str().unwrap_or("");
+                extra.insert(format!("authentication.kubernetes.io/{k}"), vec![v.into()]);
             }
         } else if private.get("node").is_some() {
             // A token bound to a node (not a pod on one) needs the node.
-            live("nodes", "", &private["node"])?;
+            bound("nodes", "node", "", &private["node"])?;
         }
         if let Some(node) = private.get("node") {
             for (k, field) in [("node-name", "name"), ("node-uid", "uid")] {
@@ -326,8 +382,7 @@ impl Server {
         if let Some(jti) = claims["jti"].as_str() {
             extra.insert("authentication.kubernetes.io/credential-id".into(), vec![format!("JTI={jti}")]);
         }
-        let name = sa["name"].as_str()?;
-        Some(UserInfo {
+        let user = UserInfo {
             name: format!("system:serviceaccount:{namespace}:{name}"),
             uid: meta(&account, "uid").into(),
             groups: vec![
@@ -336,6 +391,13 @@ impl Server {
                 "system:authenticated".into(),
             ],
             extra,
-        })
+        };
+        Ok((user, audiences))
     }
+}
+
+/// Go's `%q` of a `[]string`: `["a" "b"]`.
+fn go_quoted(list: &[&str]) -> String {
+    let items: Vec<String> = list.iter().map(|a| serde_json::to_string(a).unwrap_or_default()).collect();
+    format!("[{}]", items.join(" "))
 }
