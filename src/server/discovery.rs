@@ -103,72 +103,40 @@ pub fn api_group(catalog: &Catalog, group: &str) -> Option<Value> {
 pub fn api_resource_list(catalog: &Catalog, group: &str, version: &str) -> Option<Value> {
     let mut resources = Vec::new();
     for r in by_name(catalog, group, version) {
-        let mut entry = json!({
-            "name": r.resource(),
-            "singularName": r.singular,
-            "namespaced": r.namespaced,
-            "kind": r.kind(),
-            "verbs": verbs(&r.verbs),
-        });
-        if !r.short_names.is_empty() {
-            entry["shortNames"] = json!(r.short_names);
-        }
-        if !r.categories.is_empty() {
-            entry["categories"] = json!(r.categories);
-        }
-        if let Some(hash) = storage_version_hash(catalog, r) {
-            entry["storageVersionHash"] = json!(hash);
+        let mut entry =
+            resource_entry(r.resource().to_string(), &r.singular, r.namespaced, None, r.kind(), &verbs(&r.verbs));
+        if let Value::Object(m) = &mut entry {
+            let strings = |l: &[String]| Value::Array(l.iter().map(|s| Value::from(s.as_str())).collect());
+            if !r.short_names.is_empty() {
+                m.insert("shortNames".into(), strings(&r.short_names));
+            }
+            if !r.categories.is_empty() {
+                m.insert("categories".into(), strings(&r.categories));
+            }
+            if let Some(hash) = storage_version_hash(catalog, r) {
+                m.insert("storageVersionHash".into(), Value::String(hash));
+            }
         }
         resources.push(entry);
+        let sub = |name: &str, gv: Option<(&str, &str)>, kind: &str, verbs: &[&str]| {
+            resource_entry(format!("{}/{name}", r.resource()), "", r.namespaced, gv, kind, verbs)
+        };
         for side in r.side {
             let (group, version, kind) = side.kind(&r.gvk);
-            let mut entry = json!({
-                "name": format!("{}/{}", r.resource(), side.name()),
-                "singularName": "",
-                "namespaced": r.namespaced,
-                "kind": kind,
-                "verbs": side.verbs(),
-            });
             // Named only when it differs from the resource's own.
-            if (group.as_str(), version.as_str()) != (r.gvk.group.as_str(), r.gvk.version.as_str()) {
-                entry["group"] = json!(group);
-                entry["version"] = json!(version);
-            }
-            resources.push(entry);
+            let own = (group.as_str(), version.as_str()) == (r.gvk.group.as_str(), r.gvk.version.as_str());
+            resources.push(sub(side.name(), (!own).then_some((&group, &version)), &kind, side.verbs()));
         }
         if r.finalize_subresource {
-            resources.push(json!({
-                "name": format!("{}/finalize", r.resource()),
-                "singularName": "",
-                "namespaced": r.namespaced,
-                "kind": r.kind(),
-                "verbs": ["update"],
-            }));
+            resources.push(sub("finalize", None, r.kind(), &["update"]));
         }
         // A built-in's subresources in path order, as kube-apiserver's
         // installer sorts them (`scale` before `status`); a custom
         // resource's as the apiextensions discovery controller appends
         // them, `status` first.
-        let status = r.status_subresource.then(|| {
-            json!({
-                "name": format!("{}/status", r.resource()),
-                "singularName": "",
-                "namespaced": r.namespaced,
-                "kind": r.kind(),
-                "verbs": verbs(Verb::SUBRESOURCE),
-            })
-        });
-        let scale = r.scale_subresource.then(|| {
-            json!({
-                "name": format!("{}/scale", r.resource()),
-                "singularName": "",
-                "namespaced": r.namespaced,
-                "group": "autoscaling",
-                "version": "v1",
-                "kind": "Scale",
-                "verbs": verbs(Verb::SUBRESOURCE),
-            })
-        });
+        let subresource = verbs(Verb::SUBRESOURCE);
+        let status = r.status_subresource.then(|| sub("status", None, r.kind(), &subresource));
+        let scale = r.scale_subresource.then(|| sub("scale", Some(("autoscaling", "v1")), "Scale", &subresource));
         resources.extend(in_discovery_order(r, status, scale));
     }
     if resources.is_empty() {
@@ -176,6 +144,29 @@ pub fn api_resource_list(catalog: &Catalog, group: &str, version: &str) -> Optio
     }
     let gv = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
     Some(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}))
+}
+
+/// One `APIResource`, its fields in the Go struct's order (a group and
+/// version only where they differ from the list's).
+fn resource_entry(
+    name: String,
+    singular: &str,
+    namespaced: bool,
+    group_version: Option<(&str, &str)>,
+    kind: &str,
+    verbs: &[&str],
+) -> Value {
+    let mut m = serde_json::Map::with_capacity(10);
+    m.insert("name".into(), Value::String(name));
+    m.insert("singularName".into(), Value::from(singular));
+    m.insert("namespaced".into(), Value::Bool(namespaced));
+    if let Some((group, version)) = group_version {
+        m.insert("group".into(), Value::from(group));
+        m.insert("version".into(), Value::from(version));
+    }
+    m.insert("kind".into(), Value::from(kind));
+    m.insert("verbs".into(), Value::Array(verbs.iter().map(|v| Value::from(*v)).collect()));
+    Value::Object(m)
 }
 
 fn aggregated_group(catalog: &Catalog, group: &str) -> Value {

@@ -1,15 +1,11 @@
 //! A map of String to serde_json::Value.
 //!
-//! By default the map is backed by a [`BTreeMap`]. Enable the `preserve_order`
-//! feature of serde_json to use [`IndexMap`] instead.
-//!
-//! In builds without the `std` feature, `preserve_order` hashes keys with
-//! [`foldhash::fast::RandomState`]. Foldhash provides minimal HashDoS
-//! resistance, but does not protect against interactive attackers. Builds with
-//! `std` use the standard library's [`std::hash::RandomState`].
+//! By default the map is backed by a [`BTreeMap`]. With the `preserve_order`
+//! feature it keeps insertion order (kubesim: `crate::ordered`, in place of
+//! `IndexMap`; vendor/README.md). Its large maps hash keys with
+//! [`foldhash::fast::RandomState`].
 //!
 //! [`BTreeMap`]: std::collections::BTreeMap
-//! [`IndexMap`]: indexmap::IndexMap
 
 use crate::error::Error;
 use crate::value::Value;
@@ -28,7 +24,7 @@ use serde::de;
 #[cfg(not(feature = "preserve_order"))]
 use alloc::collections::{btree_map, BTreeMap};
 #[cfg(feature = "preserve_order")]
-use indexmap::IndexMap;
+use crate::ordered::OrderedMap;
 
 /// Represents a JSON key/value type.
 pub struct Map<K, V> {
@@ -37,14 +33,11 @@ pub struct Map<K, V> {
 
 #[cfg(not(feature = "preserve_order"))]
 type MapImpl<K, V> = BTreeMap<K, V>;
+// kubesim (vendor/README.md): with `preserve_order`, an insertion-ordered
+// vector of entries that hashes its keys (with foldhash) only when it holds
+// more than a few, instead of `IndexMap`.
 #[cfg(feature = "preserve_order")]
-type MapImpl<K, V> = IndexMap<K, V, BuildHasherImpl>;
-
-// kubesim's one change to serde_json 1.0.154 (vendor/README.md): maps
-// hash their keys with foldhash, as serde_json already does without `std`,
-// instead of SipHash, which was a tenth of the simulator's time.
-#[cfg(feature = "preserve_order")]
-type BuildHasherImpl = foldhash::fast::RandomState;
+type MapImpl<K, V> = OrderedMap<K, V>;
 
 impl Map<String, Value> {
     /// Makes a new empty Map.
@@ -66,7 +59,7 @@ impl Map<String, Value> {
                 BTreeMap::new()
             },
             #[cfg(feature = "preserve_order")]
-            map: IndexMap::with_capacity_and_hasher(capacity, BuildHasherImpl::default()),
+            map: OrderedMap::with_capacity(capacity),
         }
     }
 
@@ -275,7 +268,7 @@ impl Map<String, Value> {
     pub fn append(&mut self, other: &mut Self) {
         #[cfg(feature = "preserve_order")]
         self.map
-            .extend(mem::replace(&mut other.map, MapImpl::default()));
+            .extend(mem::replace(&mut other.map, MapImpl::default()).into_iter());
         #[cfg(not(feature = "preserve_order"))]
         self.map.append(&mut other.map);
     }
@@ -289,7 +282,7 @@ impl Map<String, Value> {
         #[cfg(not(feature = "preserve_order"))]
         use alloc::collections::btree_map::Entry as EntryImpl;
         #[cfg(feature = "preserve_order")]
-        use indexmap::map::Entry as EntryImpl;
+        use crate::ordered::MapEntry as EntryImpl;
 
         match self.map.entry(key.into()) {
             EntryImpl::Vacant(vacant) => Entry::Vacant(VacantEntry { vacant }),
@@ -449,7 +442,7 @@ impl Hash for Map<String, Value> {
 
         #[cfg(feature = "preserve_order")]
         {
-            let mut kv = Vec::from_iter(&self.map);
+            let mut kv = Vec::from_iter(self.map.iter());
             kv.sort_unstable_by(|a, b| a.0.cmp(b.0));
             kv.hash(state);
         }
@@ -480,7 +473,10 @@ where
     type Output = Value;
 
     fn index(&self, index: &Q) -> &Value {
-        self.map.index(index)
+        #[cfg(feature = "preserve_order")]
+        return self.map.get(index).expect("no entry found for key");
+        #[cfg(not(feature = "preserve_order"))]
+        return self.map.index(index);
     }
 }
 
@@ -665,12 +661,12 @@ pub struct OccupiedEntry<'a> {
 #[cfg(not(feature = "preserve_order"))]
 type VacantEntryImpl<'a> = btree_map::VacantEntry<'a, String, Value>;
 #[cfg(feature = "preserve_order")]
-type VacantEntryImpl<'a> = indexmap::map::VacantEntry<'a, String, Value>;
+type VacantEntryImpl<'a> = crate::ordered::VacantEntry<'a>;
 
 #[cfg(not(feature = "preserve_order"))]
 type OccupiedEntryImpl<'a> = btree_map::OccupiedEntry<'a, String, Value>;
 #[cfg(feature = "preserve_order")]
-type OccupiedEntryImpl<'a> = indexmap::map::OccupiedEntry<'a, String, Value>;
+type OccupiedEntryImpl<'a> = crate::ordered::OccupiedEntry<'a>;
 
 impl<'a> Entry<'a> {
     /// Returns a reference to this entry's key.
@@ -1089,7 +1085,7 @@ pub struct Iter<'a> {
 #[cfg(not(feature = "preserve_order"))]
 type IterImpl<'a> = btree_map::Iter<'a, String, Value>;
 #[cfg(feature = "preserve_order")]
-type IterImpl<'a> = indexmap::map::Iter<'a, String, Value>;
+type IterImpl<'a> = crate::ordered::Iter<'a>;
 
 delegate_iterator!((Iter<'a>) => (&'a String, &'a Value));
 
@@ -1115,7 +1111,7 @@ pub struct IterMut<'a> {
 #[cfg(not(feature = "preserve_order"))]
 type IterMutImpl<'a> = btree_map::IterMut<'a, String, Value>;
 #[cfg(feature = "preserve_order")]
-type IterMutImpl<'a> = indexmap::map::IterMut<'a, String, Value>;
+type IterMutImpl<'a> = crate::ordered::IterMut<'a>;
 
 delegate_iterator!((IterMut<'a>) => (&'a String, &'a mut Value));
 
@@ -1141,7 +1137,7 @@ pub struct IntoIter {
 #[cfg(not(feature = "preserve_order"))]
 type IntoIterImpl = btree_map::IntoIter<String, Value>;
 #[cfg(feature = "preserve_order")]
-type IntoIterImpl = indexmap::map::IntoIter<String, Value>;
+type IntoIterImpl = crate::ordered::IntoIter;
 
 delegate_iterator!((IntoIter) => (String, Value));
 
@@ -1156,7 +1152,7 @@ pub struct Keys<'a> {
 #[cfg(not(feature = "preserve_order"))]
 type KeysImpl<'a> = btree_map::Keys<'a, String, Value>;
 #[cfg(feature = "preserve_order")]
-type KeysImpl<'a> = indexmap::map::Keys<'a, String, Value>;
+type KeysImpl<'a> = crate::ordered::Keys<'a>;
 
 delegate_iterator!((Keys<'a>) => &'a String);
 
@@ -1171,7 +1167,7 @@ pub struct Values<'a> {
 #[cfg(not(feature = "preserve_order"))]
 type ValuesImpl<'a> = btree_map::Values<'a, String, Value>;
 #[cfg(feature = "preserve_order")]
-type ValuesImpl<'a> = indexmap::map::Values<'a, String, Value>;
+type ValuesImpl<'a> = crate::ordered::Values<'a>;
 
 delegate_iterator!((Values<'a>) => &'a Value);
 
@@ -1186,7 +1182,7 @@ pub struct ValuesMut<'a> {
 #[cfg(not(feature = "preserve_order"))]
 type ValuesMutImpl<'a> = btree_map::ValuesMut<'a, String, Value>;
 #[cfg(feature = "preserve_order")]
-type ValuesMutImpl<'a> = indexmap::map::ValuesMut<'a, String, Value>;
+type ValuesMutImpl<'a> = crate::ordered::ValuesMut<'a>;
 
 delegate_iterator!((ValuesMut<'a>) => &'a mut Value);
 
@@ -1201,6 +1197,6 @@ pub struct IntoValues {
 #[cfg(not(feature = "preserve_order"))]
 type IntoValuesImpl = btree_map::IntoValues<String, Value>;
 #[cfg(feature = "preserve_order")]
-type IntoValuesImpl = indexmap::map::IntoValues<String, Value>;
+type IntoValuesImpl = crate::ordered::IntoValues;
 
 delegate_iterator!((IntoValues) => Value);
