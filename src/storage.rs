@@ -219,4 +219,7 @@ pub trait Storage {
     fn watch(&self, prefix: &str, after: Revision) -> Result<WatchCursor, StorageError>;
     /// Events for the cursor, at most `max`, advancing it.
     fn poll(&self, cursor: &mut WatchCursor, max: usize) -> Result<Vec<&Event>, StorageError>;
+    /// Whether a key `matches` accepts was written after `after` (what a
+    /// watch from `after` would deliver first, without making one).
+    fn written_since(&self, after: Revision, matches: &dyn Fn(&str) -> bool) -> Result<bool, StorageError>;
 }

@@ -168,6 +168,28 @@ pub fn size_grows_with_history_and_stays_allocated<S: Storage>(mut s: S) {
     assert_eq!(after.allocated, before.allocated, "the file does not shrink without a defragmentation");
 }
 
+/// `written_since` answers what a watch from the same revision would
+/// deliver first: whether any key it accepts was written after it.
+pub fn written_since_agrees_with_a_watch<S: Storage>(mut s: S) {
+    let in_cm = |k: &str| k.starts_with("/cm/");
+    assert_eq!(s.written_since(Revision(0), &in_cm), Ok(false), "nothing written yet");
+    s.create("/cm/ns/a", obj("a", 1), attrs("x"), t(1)).unwrap();
+    s.create("/other/ns/b", obj("b", 1), attrs("x"), t(1)).unwrap();
+    s.create("/other/ns/c", obj("c", 1), attrs("x"), t(1)).unwrap();
+    for after in 0..=4 {
+        let mut c = s.watch("/cm/", Revision(after)).unwrap();
+        let watched = !s.poll(&mut c, 1).unwrap().is_empty();
+        assert_eq!(s.written_since(Revision(after), &in_cm), Ok(watched), "after {after}");
+    }
+    assert_eq!(s.written_since(Revision(0), &in_cm), Ok(true));
+    assert_eq!(s.written_since(Revision(1), &in_cm), Ok(false), "only other keys since");
+    s.delete("/cm/ns/a", None, t(2)).unwrap();
+    assert_eq!(s.written_since(Revision(3), &in_cm), Ok(true), "a delete is a write");
+    s.compact(Revision(2));
+    assert!(matches!(s.written_since(Revision(1), &in_cm), Err(StorageError::Compacted { .. })));
+    assert_eq!(s.written_since(Revision(2), &in_cm), Ok(true));
+}
+
 macro_rules! conformance {
     ($($name:ident),* $(,)?) => {
         mod mem {
@@ -186,6 +208,7 @@ conformance!(
     compaction_expires_old_reads_and_watches,
     watch_is_ordered_and_carries_prev,
     size_grows_with_history_and_stays_allocated,
+    written_since_agrees_with_a_watch,
 );
 
 #[allow(dead_code)]

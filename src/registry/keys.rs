@@ -13,17 +13,13 @@
 
 use super::resource::{Catalog, ResourceType};
 
-fn group_segment(group: &str) -> &str {
+/// An API group's first segment of a key (`core` for the core group).
+pub fn group_segment(group: &str) -> &str {
     if group.is_empty() {
         "core"
     } else {
         group
     }
-}
-
-/// Every object of every resource of an API group.
-pub fn group_prefix(group: &str) -> String {
-    ["/", group_segment(group), "/"].concat()
 }
 
 /// Every object of the resource.

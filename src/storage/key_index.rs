@@ -60,7 +60,10 @@ pub struct RankedSet {
     len: usize,
 }
 
-const BLOCK: usize = 512;
+/// Half the most a block holds before it splits. 128: an insert moves
+/// ~1.5 KB of its block on average (~6 KB with 512: ~420 instructions of
+/// a create among 50k keys), while rank's sum over the blocks stays short.
+const BLOCK: usize = 128;
 
 impl RankedSet {
     pub fn len(&self) -> usize {

@@ -408,6 +408,15 @@ impl Storage for MemStorage {
         Ok(WatchCursor { prefix: prefix.to_string(), next: after.next() })
     }
 
+    fn written_since(&self, after: Revision, matches: &dyn Fn(&str) -> bool) -> Result<bool, StorageError> {
+        if after < self.compacted {
+            return Err(StorageError::Compacted { requested: after, compacted: self.compacted });
+        }
+        let Some(first) = self.events.front().map(|e| e.revision) else { return Ok(false) };
+        let start = (after.next().0.saturating_sub(first.0)) as usize;
+        Ok(self.events.iter().skip(start).any(|e| matches(&e.key)))
+    }
+
     fn poll(&self, cursor: &mut WatchCursor, max: usize) -> Result<Vec<&Event>, StorageError> {
         let mut out = Vec::new();
         // Events at or before the compaction revision are gone.
