@@ -5,6 +5,7 @@
 //! roles and bindings.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use serde_json::Value;
 
@@ -32,6 +33,20 @@ impl UserInfo {
     /// kubeconfig is (`system:masters` may do anything).
     pub fn admin() -> UserInfo {
         UserInfo::new("kubernetes-admin", &["kubeadm:cluster-admins", "system:masters", "system:authenticated"])
+    }
+
+    /// The admin user, made once and shared (every request of a server
+    /// without tokens acts as it).
+    pub fn admin_shared() -> Arc<UserInfo> {
+        static ADMIN: std::sync::LazyLock<Arc<UserInfo>> = std::sync::LazyLock::new(|| Arc::new(UserInfo::admin()));
+        ADMIN.clone()
+    }
+
+    /// The anonymous user, made once and shared.
+    pub fn anonymous_shared() -> Arc<UserInfo> {
+        static ANONYMOUS: std::sync::LazyLock<Arc<UserInfo>> =
+            std::sync::LazyLock::new(|| Arc::new(UserInfo::anonymous()));
+        ANONYMOUS.clone()
     }
 
     pub fn in_group(&self, g: &str) -> bool {
@@ -103,6 +118,15 @@ pub struct Attributes {
     pub path: String,
 }
 
+/// A path's `/`-separated segments after the first `skip`, in a vector
+/// made once with room for the longest API path's (a collected split
+/// grows from four to eight for a namespaced resource's path).
+pub fn segments(path: &str, skip: usize) -> Vec<&str> {
+    let mut v = Vec::with_capacity(10);
+    v.extend(path.split('/').skip(skip));
+    v
+}
+
 /// The attributes of a request, as upstream's `RequestInfoFactory` reads
 /// them from the method, path and query.
 pub fn attributes(method: &str, path: &str, query: &str) -> Attributes {
@@ -111,7 +135,8 @@ pub fn attributes(method: &str, path: &str, query: &str) -> Attributes {
         a.verb = method.to_ascii_lowercase();
         a
     };
-    let parts: Vec<&str> = path.trim_matches('/').split('/').filter(|p| !p.is_empty()).collect();
+    let mut parts = segments(path.trim_matches('/'), 0);
+    parts.retain(|p| !p.is_empty());
     let mut rest: &[&str] = match parts.as_slice() {
         ["api", v, rest @ ..] => {
             a.api_version = v.to_string();

@@ -60,7 +60,7 @@ pub struct Request {
     /// An in-process client's identity (a controller's), trusted as it
     /// is; None: the request authenticates by its headers (a door's
     /// requests never carry one).
-    pub user: Option<crate::auth::UserInfo>,
+    pub user: Option<std::sync::Arc<crate::auth::UserInfo>>,
 }
 
 impl Request {
@@ -82,8 +82,8 @@ impl Request {
     }
 
     /// The request of an in-process client authenticated as `user`.
-    pub fn as_user(mut self, user: crate::auth::UserInfo) -> Request {
-        self.user = Some(user);
+    pub fn as_user(mut self, user: impl Into<std::sync::Arc<crate::auth::UserInfo>>) -> Request {
+        self.user = Some(user.into());
         self
     }
 
@@ -260,7 +260,7 @@ pub struct Server {
     /// Protobuf encodings of stored objects, shared by lists and watchers.
     pub(crate) proto_cache: std::sync::Arc<std::sync::Mutex<crate::proto::EncodingCache>>,
     /// Who the request being served acts as.
-    acting: crate::auth::UserInfo,
+    acting: std::sync::Arc<crate::auth::UserInfo>,
     /// The acting user is one of the cluster's own components (or the
     /// apiserver itself), trusted as upstream's bootstrap roles trust them.
     acting_trusted: bool,
@@ -309,7 +309,7 @@ impl Server {
             pending_jump_ms: 0,
             audit,
             proto_cache: Default::default(),
-            acting: crate::auth::UserInfo::admin(),
+            acting: crate::auth::UserInfo::admin_shared(),
             acting_trusted: true,
             rbac_cache: None,
             apf: apf_config::ApfState::new(&config),
@@ -433,7 +433,7 @@ impl Server {
     /// A request from the apiserver itself (its own controllers): routed
     /// as any other, without admission or the after-request upkeep.
     fn handle_loopback(&mut self, req: Request) -> Response {
-        let user = req.user.clone().unwrap_or_else(crate::auth::UserInfo::admin);
+        let user = req.user.clone().unwrap_or_else(crate::auth::UserInfo::admin_shared);
         let acting = std::mem::replace(&mut self.acting, user);
         let trusted = std::mem::replace(&mut self.acting_trusted, true);
         let served = self.route(&req);

@@ -14,7 +14,7 @@ pub struct Identity {
     pub user_agent: String,
     /// Who it authenticates as (the server trusts an in-process client's
     /// identity, as kube-apiserver trusts its components' credentials).
-    pub user: crate::auth::UserInfo,
+    pub user: std::sync::Arc<crate::auth::UserInfo>,
 }
 
 impl Identity {
@@ -30,7 +30,8 @@ impl Identity {
             user: crate::auth::UserInfo::new(
                 &format!("system:serviceaccount:kube-system:{service_account}"),
                 &["system:serviceaccounts", "system:serviceaccounts:kube-system", "system:authenticated"],
-            ),
+            )
+            .into(),
         }
     }
 }
@@ -45,7 +46,7 @@ impl Identity {
             "kubelet" => crate::auth::UserInfo::new("system:node", &["system:nodes", "system:authenticated"]),
             other => crate::auth::UserInfo::new(other, &["system:authenticated"]),
         };
-        Identity { user_agent: format!("{binary}/v1.33.0 (linux/amd64) kubernetes/kubesim"), user }
+        Identity { user_agent: format!("{binary}/v1.33.0 (linux/amd64) kubernetes/kubesim"), user: user.into() }
     }
 }
 

@@ -69,7 +69,8 @@ impl Controller for LocalPathProvisioner {
             user: crate::auth::UserInfo::new(
                 account,
                 &["system:serviceaccounts", "system:serviceaccounts:local-path-storage", "system:authenticated"],
-            ),
+            )
+            .into(),
         }
     }
 

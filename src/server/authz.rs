@@ -6,6 +6,8 @@
 //! ClusterRoles and their bindings (`system:masters` may do anything).
 //! An in-process component (a controller) is who it says, and trusted.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::{Request, Response, Server};
@@ -116,7 +118,7 @@ pub fn forbidden(a: &Attributes, user: &str, reason: &str) -> Status {
 
 impl Server {
     /// Who the request is from (before impersonation), or the 401.
-    pub(super) fn authenticate(&self, req: &Request) -> Result<(UserInfo, bool), Status> {
+    pub(super) fn authenticate(&self, req: &Request) -> Result<(Arc<UserInfo>, bool), Status> {
         if let Some(u) = &req.user {
             return Ok((u.clone(), true));
         }
@@ -127,21 +129,21 @@ impl Server {
         // A service account token this server issued (in any mode: upstream
         // always reads them), before the token file's.
         if let Some(user) = token.and_then(|t| self.service_account_user(t)) {
-            return user.map(|u| (u, false));
+            return user.map(|u| (Arc::new(u), false));
         }
         match (&self.config.tokens, token) {
-            (None, _) => Ok((UserInfo::admin(), false)),
+            (None, _) => Ok((UserInfo::admin_shared(), false)),
             (Some(tokens), Some(t)) => match tokens.get(t) {
                 Some(u) => {
                     let mut u = u.clone();
                     if !u.in_group("system:authenticated") {
                         u.groups.push("system:authenticated".into());
                     }
-                    Ok((u, false))
+                    Ok((Arc::new(u), false))
                 }
                 None => Err(unauthorized()),
             },
-            (Some(_), None) => Ok((UserInfo::anonymous(), false)),
+            (Some(_), None) => Ok((UserInfo::anonymous_shared(), false)),
         }
     }
 
@@ -149,7 +151,7 @@ impl Server {
     /// authenticated user may impersonate each of them (one `impersonate`
     /// check per user, group, uid and extra value, as upstream's filter
     /// makes them).
-    pub(super) fn impersonate(&self, user: UserInfo, req: &Request) -> Result<UserInfo, Response> {
+    pub(super) fn impersonate(&self, user: Arc<UserInfo>, req: &Request) -> Result<Arc<UserInfo>, Response> {
         let values = |name: &str| -> Vec<String> {
             req.headers.iter().filter(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.clone()).collect()
         };
@@ -238,7 +240,7 @@ impl Server {
         } else if !as_user.in_group("system:authenticated") && !as_user.in_group("system:unauthenticated") {
             as_user.groups.push("system:authenticated".into());
         }
-        Ok(as_user)
+        Ok(Arc::new(as_user))
     }
 
     /// Reads the RBAC objects again when any was written since they were
@@ -411,7 +413,7 @@ impl Server {
     /// Authentication and impersonation of a request: the user it acts
     /// as and whether that user is trusted (an in-process component acting
     /// as itself), or the answer that refuses it.
-    pub(super) fn identify(&self, req: &Request) -> Result<(UserInfo, bool), Response> {
+    pub(super) fn identify(&self, req: &Request) -> Result<(Arc<UserInfo>, bool), Response> {
         let (user, trusted) = self.authenticate(req).map_err(|s| Response::status(&s))?;
         let user = self.impersonate(user, req)?;
         Ok((user, trusted && req.header("Impersonate-User").is_none()))

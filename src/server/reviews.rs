@@ -300,7 +300,7 @@ impl Server {
                     return Err(Status::invalid(rt.group(), "", "", &errors));
                 }
                 let spec = obj.get("spec").cloned().unwrap_or(Value::Null);
-                let subject = if about_someone { subject_of(&spec) } else { user.clone() };
+                let subject = if about_someone { subject_of(&spec) } else { UserInfo::clone(user) };
                 let decision = self.authorize(&subject, &attributes_of(&spec));
                 let mut status = json!({"allowed": decision.allowed});
                 if !decision.reason.is_empty() {
