@@ -50,17 +50,41 @@ impl Manager {
     }
 
     fn to_json(&self) -> Value {
+        let id = Identity {
+            manager: &self.manager,
+            operation: &self.operation,
+            api_version: &self.api_version,
+            time: self.time.as_deref(),
+            subresource: &self.subresource,
+        };
+        id.entry(self.set.to_fields_v1())
+    }
+}
+
+/// A `managedFields` entry's identity, borrowed.
+struct Identity<'a> {
+    manager: &'a str,
+    operation: &'a str,
+    api_version: &'a str,
+    time: Option<&'a str>,
+    subresource: &'a str,
+}
+
+impl Identity<'_> {
+    /// The entry as it is stored, in upstream's field order, with `fields`
+    /// as its FieldsV1.
+    fn entry(&self, fields: Value) -> Value {
         let mut m = Map::with_capacity(7);
-        m.insert("manager".into(), json!(self.manager));
-        m.insert("operation".into(), json!(self.operation));
-        m.insert("apiVersion".into(), json!(self.api_version));
-        if let Some(t) = &self.time {
-            m.insert("time".into(), json!(t));
+        m.insert("manager".into(), Value::String(self.manager.into()));
+        m.insert("operation".into(), Value::String(self.operation.into()));
+        m.insert("apiVersion".into(), Value::String(self.api_version.into()));
+        if let Some(t) = self.time {
+            m.insert("time".into(), Value::String(t.into()));
         }
-        m.insert("fieldsType".into(), json!("FieldsV1"));
-        m.insert("fieldsV1".into(), self.set.to_fields_v1());
+        m.insert("fieldsType".into(), Value::String("FieldsV1".into()));
+        m.insert("fieldsV1".into(), fields);
         if !self.subresource.is_empty() {
-            m.insert("subresource".into(), json!(self.subresource));
+            m.insert("subresource".into(), Value::String(self.subresource.into()));
         }
         Value::Object(m)
     }
@@ -208,16 +232,14 @@ pub fn record_update(w: &Writer, old: Option<&Value>, new: &mut Value) {
         };
         let fields = typed::added_fields_v1(schemas(), w.schema(), new, &keep);
         if fields.as_object().is_some_and(|m| !m.is_empty()) {
-            let entry = Manager {
-                manager: w.manager.to_string(),
-                operation: "Update".into(),
-                api_version: w.api_version.clone(),
-                time: Some(w.now.to_string()),
-                subresource: w.subresource.to_string(),
-                set: Set::default(),
+            let entry = Identity {
+                manager: w.manager,
+                operation: "Update",
+                api_version: &w.api_version,
+                time: Some(w.now),
+                subresource: w.subresource,
             };
-            let mut json = entry.to_json();
-            json["fieldsV1"] = fields;
+            let json = entry.entry(fields);
             if let Some(m) = new.get_mut("metadata").and_then(Value::as_object_mut) {
                 m.insert("managedFields".into(), Value::Array(vec![json]));
             }

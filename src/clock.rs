@@ -28,25 +28,25 @@ impl SimTime {
         if !(0..=9999).contains(&y) {
             return format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", rem / 3600, (rem / 60) % 60, rem % 60);
         }
-        // Written digit by digit: timestamps are formatted several times
-        // per write, and `format!` was a percent of a rollout.
-        fn two(out: &mut String, n: u32, then: char) {
-            out.push(char::from(b'0' + (n / 10 % 10) as u8));
-            out.push(char::from(b'0' + (n % 10) as u8));
-            out.push(then);
-        }
-        let mut out = String::with_capacity(20);
+        // Written digit by digit into a buffer: timestamps are formatted
+        // several times per write, and `format!` was a percent of a rollout.
+        let mut out = *b"0000-00-00T00:00:00Z";
         let (y, rem) = (y as u32, rem as u32);
-        out.push(char::from(b'0' + (y / 1000) as u8));
-        out.push(char::from(b'0' + (y / 100 % 10) as u8));
-        two(&mut out, y % 100, '-');
-        two(&mut out, m, '-');
-        two(&mut out, d, 'T');
-        two(&mut out, rem / 3600, ':');
-        two(&mut out, rem / 60 % 60, ':');
-        two(&mut out, rem % 60, 'Z');
-        out
+        for (at, n) in
+            [(0, y / 100), (2, y % 100), (5, m), (8, d), (11, rem / 3600), (14, rem / 60 % 60), (17, rem % 60)]
+        {
+            out[at] = b'0' + (n / 10 % 10) as u8;
+            out[at + 1] = b'0' + (n % 10) as u8;
+        }
+        ascii(&out)
     }
+}
+
+/// A string of ASCII bytes formatted in place (every byte written is
+/// ASCII, so the check passes; `from_utf8` checks ASCII a word at a time,
+/// where `from_utf8_lossy` walks chunks).
+fn ascii(bytes: &[u8]) -> String {
+    std::str::from_utf8(bytes).map(str::to_owned).unwrap_or_default()
 }
 
 impl SimTime {
@@ -224,15 +224,20 @@ impl SeededRng {
         bytes[6] = (bytes[6] & 0x0f) | 0x40;
         bytes[8] = (bytes[8] & 0x3f) | 0x80;
         const HEX: &[u8; 16] = b"0123456789abcdef";
-        let mut out = String::with_capacity(36);
+        // Written into a buffer, then copied once: a push a character
+        // checked the capacity 36 times (every create and every request's
+        // audit ID make one).
+        let mut out = [b'-'; 36];
+        let mut at = 0;
         for (i, b) in bytes.iter().enumerate() {
             if matches!(i, 4 | 6 | 8 | 10) {
-                out.push('-');
+                at += 1;
             }
-            out.push(HEX[(b >> 4) as usize] as char);
-            out.push(HEX[(b & 15) as usize] as char);
+            out[at] = HEX[(b >> 4) as usize];
+            out[at + 1] = HEX[(b & 15) as usize];
+            at += 2;
         }
-        out
+        ascii(&out)
     }
 
     /// The 5-character suffix upstream appends to `generateName` (its
@@ -362,5 +367,18 @@ mod tests {
         assert_eq!(a.uuid(), b.uuid());
         assert_eq!(a.name_suffix(), b.name_suffix());
         assert_eq!(a.uuid().len(), 36);
+    }
+
+    #[test]
+    fn uuids_are_version_4_in_their_groups() {
+        let mut r = SeededRng::new(11);
+        for _ in 0..100 {
+            let u = r.uuid();
+            let groups: Vec<&str> = u.split('-').collect();
+            assert_eq!(groups.iter().map(|g| g.len()).collect::<Vec<_>>(), [8, 4, 4, 4, 12], "{u}");
+            assert!(u.bytes().all(|b| b == b'-' || b.is_ascii_digit() || (b'a'..=b'f').contains(&b)), "{u}");
+            assert!(groups[2].starts_with('4'), "version 4: {u}");
+            assert!(matches!(groups[3].as_bytes()[0], b'8' | b'9' | b'a' | b'b'), "the variant: {u}");
+        }
     }
 }

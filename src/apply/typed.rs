@@ -382,8 +382,8 @@ pub fn added_fields_v1(
 ) -> Value {
     let Value::Object(m) = value else { return Value::Object(Map::new()) };
     let facts = schema.map(|sc| s.facts(sc));
-    let props = facts.and_then(|f| f.properties);
-    let zero = facts.and_then(|f| f.zero);
+    let props = facts.as_ref().and_then(|f| f.properties);
+    let zero = facts.as_ref().and_then(|f| f.zero);
     let mut out = Vec::with_capacity(m.len());
     for (k, v) in m {
         if !keep(k, None) {

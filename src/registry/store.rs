@@ -417,6 +417,8 @@ impl<S: Storage> Registry<S> {
         as_decoded(rt, &mut value)?;
         meta::prune_empty_metadata(&mut value);
         let mut generated = false;
+        // (Formatted once: the creation time and the field manager's.)
+        let now = self.now.rfc3339();
         {
             let m = meta::metadata_mut(&mut value);
             if m.get("resourceVersion").and_then(Value::as_str).is_some_and(|s| !s.is_empty()) {
@@ -434,7 +436,7 @@ impl<S: Storage> Registry<S> {
                 m.shift_remove(k);
             }
             meta::insert_metadata_field(m, "uid", json!(self.rng.uuid()));
-            meta::insert_metadata_field(m, "creationTimestamp", json!(self.now.rfc3339()));
+            meta::insert_metadata_field(m, "creationTimestamp", Value::String(now.clone()));
             if rt.tracks_generation {
                 meta::insert_metadata_field(m, "generation", json!(1));
             } else {
@@ -448,7 +450,7 @@ impl<S: Storage> Registry<S> {
         // template labels, a namespace's finalizer, a Service's cluster IPs)
         // is no one's.
         if recorded == Recorded::Update {
-            crate::apply::record_update(&writer(rt, opts, &self.now.rfc3339()), None, &mut value);
+            crate::apply::record_update(&writer(rt, opts, &now), None, &mut value);
         }
         // Mutating admission, after the field manager as upstream's, the
         // namespace's lifecycle first.

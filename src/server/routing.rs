@@ -84,8 +84,13 @@ impl Server {
     pub(crate) fn resolve(&self, raw_path: &str) -> Route {
         let catalog = self.registry.resources();
         // Like Go's server: the path is percent-decoded, then split.
-        let path = percent_encoding::percent_decode_str(raw_path).decode_utf8_lossy();
-        let segs: Vec<&str> = path.trim_end_matches('/').split('/').skip(1).collect();
+        let path = if raw_path.contains('%') {
+            percent_encoding::percent_decode_str(raw_path).decode_utf8_lossy()
+        } else {
+            // Nothing to decode (most paths): not walked byte by byte.
+            std::borrow::Cow::Borrowed(raw_path)
+        };
+        let segs = crate::auth::segments(path.trim_end_matches('/'), 1);
         let segs: Vec<&str> = if segs == [""] { Vec::new() } else { segs };
         match segs.as_slice() {
             ["version"] => Route::Version,
