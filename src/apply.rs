@@ -90,14 +90,15 @@ impl Identity<'_> {
     }
 }
 
+/// `metadata.managedFields`, read by key (a pointer parses its path on
+/// every read, and every write reads it two or three times).
+fn managed_fields(obj: &Value) -> Option<&Value> {
+    obj.get("metadata")?.get("managedFields")
+}
+
 /// Reads `metadata.managedFields`.
 pub fn managers(obj: &Value) -> Vec<Manager> {
-    obj.pointer("/metadata/managedFields")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| manager_of(e, true))
-        .collect()
+    managed_fields(obj).and_then(Value::as_array).into_iter().flatten().filter_map(|e| manager_of(e, true)).collect()
 }
 
 /// One entry's identity, and its set when `with_set`.
@@ -211,8 +212,8 @@ impl<'a> Writer<'a> {
 /// carried managedFields decides them: `[{}]` clears them, a list of
 /// entries replaces them, and the write itself is then not recorded.
 pub fn record_update(w: &Writer, old: Option<&Value>, new: &mut Value) {
-    let sent = new.pointer("/metadata/managedFields");
-    let unchanged = sent == old.and_then(|o| o.pointer("/metadata/managedFields"));
+    let sent = managed_fields(new);
+    let unchanged = sent == old.and_then(managed_fields);
     match sent.and_then(Value::as_array) {
         Some(list) if list.len() == 1 && list[0].as_object().is_some_and(Map::is_empty) => {
             write_managers(new, &[]);
@@ -273,7 +274,7 @@ pub fn record_update(w: &Writer, old: Option<&Value>, new: &mut Value) {
     let stored: Vec<std::borrow::Cow<Value>> = match sent_entries {
         Some(list) => list.into_iter().map(std::borrow::Cow::Owned).collect(),
         None => old
-            .and_then(|o| o.pointer("/metadata/managedFields"))
+            .and_then(managed_fields)
             .and_then(Value::as_array)
             .into_iter()
             .flatten()

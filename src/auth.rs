@@ -123,8 +123,35 @@ pub struct Attributes {
 /// grows from four to eight for a namespaced resource's path).
 pub fn segments(path: &str, skip: usize) -> Vec<&str> {
     let mut v = Vec::with_capacity(10);
-    v.extend(path.split('/').skip(skip));
+    // A byte loop: `str::split` searches for each `/` with memchr, whose
+    // setup outweighs segments this short (~900 instructions a path).
+    let (mut start, mut n) = (0, 0);
+    for (i, b) in path.bytes().enumerate() {
+        if b == b'/' {
+            if n >= skip {
+                // (`/` is ASCII: both ends are character boundaries.)
+                v.push(path.get(start..i).unwrap_or_default());
+            }
+            (start, n) = (i + 1, n + 1);
+        }
+    }
+    if n >= skip {
+        v.push(path.get(start..).unwrap_or_default());
+    }
     v
+}
+
+#[cfg(test)]
+#[test]
+fn segments_are_split_as_str_split_splits() {
+    for path in
+        ["", "/", "//", "a", "/api/v1", "api/v1/namespaces/default/configmaps/", "/é/ü//x", "a/b/c/d/e/f/g/h/i/j/k"]
+    {
+        for skip in 0..3 {
+            let want: Vec<&str> = path.split('/').skip(skip).collect();
+            assert_eq!(segments(path, skip), want, "{path:?} skipping {skip}");
+        }
+    }
 }
 
 /// The attributes of a request, as upstream's `RequestInfoFactory` reads

@@ -52,6 +52,10 @@ pub struct Registry<S: Storage = MemStorage> {
     service_ranges: crate::network::ServiceRanges,
     /// The custom resources served from stored definitions.
     custom: store::CustomResources,
+    /// Whether any ResourceQuota lived at a revision (the quota admission's
+    /// question on every write, answered again only when a quota was
+    /// written since).
+    quotas_at: std::cell::Cell<Option<(Revision, bool)>>,
 }
 
 /// Where a restored registry stands (`Registry::restore`).
@@ -131,6 +135,7 @@ impl Registry<MemStorage> {
             ));
         }
         self.storage.finish_restore(at.compacted, at.allocated);
+        self.quotas_at.set(None);
         self.rng = SeededRng::new(at.rng);
         self.now = at.now;
         self.sync_custom_resources();
@@ -148,6 +153,7 @@ impl<S: Storage> Registry<S> {
             resources: kinds::builtin_catalog().clone(),
             service_ranges: Default::default(),
             custom: Default::default(),
+            quotas_at: Default::default(),
         }
     }
 

@@ -132,6 +132,12 @@ fn writes_are_charged_and_refused_past_the_hard_amount() {
     // Another namespace is not charged.
     let r = k.call("POST", "/api/v1/namespaces/kube-public/pods", Some(pod("elsewhere", json!({}))));
     assert_eq!(r.status, 201);
+
+    // Without the quota nothing is refused (the admission asks again once
+    // a quota was written, here deleted, since it last looked).
+    assert_eq!(k.call("DELETE", &format!("{QUOTAS}/q"), None).status, 200);
+    let r = k.call("POST", "/api/v1/namespaces/default/configmaps", Some(json!({"metadata": {"name": "cm2"}})));
+    assert_eq!(r.status, 201);
 }
 
 #[test]

@@ -57,10 +57,24 @@ impl<S: Storage> Registry<S> {
     ) -> Result<(), Status> {
         // What every write asks: one search of the live keys, not a list,
         // when the cluster has no quota at all.
-        if namespace.is_empty() || !self.storage.has_live(QUOTA_KEYS) {
+        if namespace.is_empty() || !self.quotas_live() {
             return Ok(());
         }
         self.charge_quotas(rt, namespace, new, old, shown_name, dry_run)
+    }
+
+    /// Whether any ResourceQuota lives now: the answer found at an earlier
+    /// revision when no quota was written since (a scan of the events
+    /// since then, usually one), else one search of the live keys.
+    fn quotas_live(&self) -> bool {
+        let head = self.storage.revision();
+        let quota = |key: &str| key.starts_with(QUOTA_KEYS);
+        let known = match self.quotas_at.get() {
+            Some((at, live)) if at == head || self.storage.written_since(at, &quota) == Ok(false) => live,
+            _ => self.storage.has_live(QUOTA_KEYS),
+        };
+        self.quotas_at.set(Some((head, known)));
+        known
     }
 
     /// `admit_quota` where quotas exist (apart, so that the check every
