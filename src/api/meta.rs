@@ -103,7 +103,7 @@ pub fn field_at(obj: &Value, path: &str) -> Option<String> {
     }
 }
 
-static METADATA_ORDER: &[&str] = &[
+const METADATA_ORDER: &[&str] = &[
     "name",
     "generateName",
     "namespace",
@@ -120,30 +120,6 @@ static METADATA_ORDER: &[&str] = &[
     "finalizers",
     "managedFields",
 ];
-
-/// A field's place in `METADATA_ORDER` (its length for any other), by a
-/// match the compiler sorts by length: a write places four or five fields
-/// and checks the order twice, each a scan of the list a key.
-fn metadata_rank(k: &str) -> usize {
-    match k {
-        "name" => 0,
-        "generateName" => 1,
-        "namespace" => 2,
-        "selfLink" => 3,
-        "uid" => 4,
-        "resourceVersion" => 5,
-        "generation" => 6,
-        "creationTimestamp" => 7,
-        "deletionTimestamp" => 8,
-        "deletionGracePeriodSeconds" => 9,
-        "labels" => 10,
-        "annotations" => 11,
-        "ownerReferences" => 12,
-        "finalizers" => 13,
-        "managedFields" => 14,
-        _ => METADATA_ORDER.len(),
-    }
-}
 
 const TOP_ORDER: &[&str] = &["kind", "apiVersion", "metadata"];
 
@@ -282,9 +258,6 @@ pub fn is_valid_path_segment(s: &str) -> bool {
 }
 
 fn rank(order: &[&str], last: &[&str], k: &str) -> usize {
-    if std::ptr::eq(order, METADATA_ORDER) && last.is_empty() {
-        return metadata_rank(k);
-    }
     match order.iter().position(|f| *f == k) {
         Some(i) => i,
         None => match last.iter().position(|f| *f == k) {
@@ -379,16 +352,6 @@ pub fn set_condition(status: &mut Map<String, Value>, mut cond: Value, now: &str
 
 #[cfg(test)]
 mod tests {
-    #[test]
-    fn the_metadata_rank_is_the_place_in_the_order() {
-        for (i, k) in super::METADATA_ORDER.iter().enumerate() {
-            assert_eq!(super::metadata_rank(k), i, "{k}");
-        }
-        for k in ["", "Name", "names", "x-unknown", "managedField"] {
-            assert_eq!(super::metadata_rank(k), super::METADATA_ORDER.len(), "{k}");
-        }
-    }
-
     use super::*;
     use serde_json::json;
 

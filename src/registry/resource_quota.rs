@@ -55,8 +55,8 @@ impl<S: Storage> Registry<S> {
         shown_name: &str,
         dry_run: bool,
     ) -> Result<(), Status> {
-        // What every write asks: one search of the live keys, not a list,
-        // when the cluster has no quota at all.
+        // What every write asks, answered without a list when the cluster
+        // has no quota at all (`quotas_live`).
         if namespace.is_empty() || !self.quotas_live() {
             return Ok(());
         }
