@@ -56,6 +56,10 @@ pub struct Registry<S: Storage = MemStorage> {
     /// question on every write, answered again only when a quota was
     /// written since).
     quotas_at: std::cell::Cell<Option<(Revision, bool)>>,
+    /// The namespace lifecycle admission's last look (asked on every
+    /// namespaced create): looked again only when that namespace was
+    /// written since.
+    namespace_at: std::cell::RefCell<Option<namespace_lifecycle::Seen>>,
 }
 
 /// Where a restored registry stands (`Registry::restore`).
@@ -136,6 +140,7 @@ impl Registry<MemStorage> {
         }
         self.storage.finish_restore(at.compacted, at.allocated);
         self.quotas_at.set(None);
+        self.namespace_at.replace(None);
         self.rng = SeededRng::new(at.rng);
         self.now = at.now;
         self.sync_custom_resources();
@@ -154,6 +159,7 @@ impl<S: Storage> Registry<S> {
             service_ranges: Default::default(),
             custom: Default::default(),
             quotas_at: Default::default(),
+            namespace_at: Default::default(),
         }
     }
 

@@ -94,6 +94,44 @@ fn a_deleted_namespace_is_emptied_by_requests_then_finalized() {
     assert!(k.c.writes["namespace"] >= 4, "{:?}", k.c.writes);
 }
 
+/// The lifecycle admission keeps its last look at a namespace (every
+/// namespaced create asks): each answer below follows a write of the
+/// namespace, or of another namespace asked in between, and must be the
+/// namespace's state now, not the last one seen.
+#[test]
+fn the_namespace_admission_sees_every_change_of_the_namespace() {
+    let mut k = Cluster::new();
+    let post = |k: &mut Cluster, ns: &str, name: &str| {
+        let r =
+            k.call("POST", &format!("/api/v1/namespaces/{ns}/configmaps"), Some(json!({"metadata": {"name": name}})));
+        (r.status, r.json_body()["message"].as_str().unwrap_or("").to_string())
+    };
+    let missing = (404, "namespaces \"later\" not found".to_string());
+    assert_eq!(post(&mut k, "later", "a"), missing);
+    assert_eq!(post(&mut k, "later", "a"), missing, "asked again at a newer revision");
+    assert_eq!(post(&mut k, "default", "a").0, 201, "another namespace asked in between");
+    assert_eq!(post(&mut k, "later", "a"), missing);
+    assert_eq!(k.call("POST", "/api/v1/namespaces", Some(json!({"metadata": {"name": "later"}}))).status, 201);
+    assert_eq!(post(&mut k, "later", "a").0, 201, "created since");
+    assert_eq!(post(&mut k, "later", "b").0, 201);
+    assert_eq!(k.call("DELETE", "/api/v1/namespaces/later/configmaps/b", None).status, 200);
+    assert_eq!(post(&mut k, "later", "b").0, 201, "other writes in it change nothing");
+    k.call(
+        "POST",
+        "/api/v1/namespaces/later/configmaps",
+        Some(json!({"metadata": {"name": "held", "finalizers": ["example.com/hold"]}})),
+    );
+    assert_eq!(k.call("DELETE", "/api/v1/namespaces/later", None).status, 200);
+    let (code, message) = post(&mut k, "later", "c");
+    assert_eq!(code, 403, "terminating since: {message}");
+    assert!(message.ends_with("because it is being terminated"), "{message}");
+    let mut held = k.get("/api/v1/namespaces/later/configmaps/held").json_body();
+    held["metadata"]["finalizers"] = json!([]);
+    assert_eq!(k.call("PUT", "/api/v1/namespaces/later/configmaps/held", Some(held)).status, 200);
+    assert_eq!(k.get("/api/v1/namespaces/later").status, 404, "finalized and removed");
+    assert_eq!(post(&mut k, "later", "d"), missing, "removed since");
+}
+
 #[test]
 fn finalize_takes_only_put_and_removes_an_emptied_terminating_namespace() {
     let mut s = server();

@@ -6,6 +6,7 @@
 
 use super::resource::ResourceType;
 use super::{keys, Registry};
+use crate::api::Revision;
 use crate::api::{Status, StatusCause};
 use crate::storage::Storage;
 
@@ -34,30 +35,57 @@ impl<S: Storage> Registry<S> {
             return Ok(());
         }
         let Some(ns_rt) = self.resources.namespaces() else { return Ok(()) };
-        match self.storage.get(&keys::key(ns_rt, "", namespace), self.storage.revision()) {
-            Ok(Some((_, ns))) => {
-                // The phase is a selectable field: no need to parse the namespace.
-                if ns.attrs.field("status.phase") == Some("Terminating") {
-                    let mut s = Status::forbidden(
-                        rt.group(),
-                        rt.resource(),
-                        name,
-                        &format!(
-                            "unable to create new content in namespace {namespace} because it is being terminated"
-                        ),
-                    );
-                    if let Some(d) = s.details.as_mut() {
-                        d.causes.push(StatusCause {
-                            reason: "NamespaceTerminating".into(),
-                            message: format!("namespace {namespace} is being terminated"),
-                            field: "metadata.namespace".into(),
-                        });
-                    }
-                    return Err(s);
+        match self.namespace_state(ns_rt, namespace) {
+            Some(false) => Ok(()),
+            Some(true) => {
+                let mut s = Status::forbidden(
+                    rt.group(),
+                    rt.resource(),
+                    name,
+                    &format!("unable to create new content in namespace {namespace} because it is being terminated"),
+                );
+                if let Some(d) = s.details.as_mut() {
+                    d.causes.push(StatusCause {
+                        reason: "NamespaceTerminating".into(),
+                        message: format!("namespace {namespace} is being terminated"),
+                        field: "metadata.namespace".into(),
+                    });
                 }
-                Ok(())
+                Err(s)
             }
-            _ => Err(Status::not_found("", "namespaces", namespace)),
+            None => Err(Status::not_found("", "namespaces", namespace)),
         }
     }
+
+    /// Whether the namespace is being terminated now (None: it does not
+    /// exist). The last answer stands while its namespace was not written
+    /// since (a scan of the events since, usually one); otherwise storage
+    /// is searched.
+    fn namespace_state(&self, ns_rt: &ResourceType, namespace: &str) -> Option<bool> {
+        let head = self.storage.revision();
+        let mut memo = self.namespace_at.borrow_mut();
+        if let Some(seen) = memo.as_mut().filter(|seen| seen.name == namespace) {
+            let written = |key: &str| key == seen.key;
+            if seen.at == head || self.storage.written_since(seen.at, &written) == Ok(false) {
+                seen.at = head;
+                return seen.terminating;
+            }
+        }
+        let key = keys::key(ns_rt, "", namespace);
+        let terminating = match self.storage.get(&key, head) {
+            // The phase is a selectable field: no need to parse the namespace.
+            Ok(Some((_, ns))) => Some(ns.attrs.field("status.phase") == Some("Terminating")),
+            _ => None,
+        };
+        *memo = Some(Seen { at: head, name: namespace.to_string(), key, terminating });
+        terminating
+    }
+}
+
+/// What the namespace lifecycle admission last found (`namespace_state`).
+pub(super) struct Seen {
+    at: Revision,
+    name: String,
+    key: String,
+    terminating: Option<bool>,
 }
