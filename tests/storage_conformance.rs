@@ -35,6 +35,20 @@ pub fn create_get_and_revisions<S: Storage>(mut s: S) {
         Err(StorageError::KeyExists { key: "/cm/ns/a".into() })
     );
     assert_eq!(s.revision(), Revision(1), "a failed write does not bump the revision");
+    assert_eq!(s.get("/cm/ns/a", Revision(1)).unwrap().unwrap().1.json, a.json, "nor changes the key");
+    // Too large for storage: refused, and the key is not made.
+    let mut big = obj("b", 1);
+    big["data"]["v"] = json!("x".repeat(kubesim::storage::MAX_REQUEST_BYTES));
+    assert!(matches!(s.create("/cm/ns/b", big, attrs("x"), t(1)), Err(StorageError::TooLarge { .. })));
+    assert_eq!(s.revision(), Revision(1));
+    assert!(s.get("/cm/ns/b", Revision(1)).unwrap().is_none());
+    assert!(!s.has_live("/cm/ns/b"));
+    assert!(s.written_since(Revision(0), &|k| k == "/cm/ns/b") == Ok(false));
+    // A deleted key is free again.
+    s.delete("/cm/ns/a", None, t(2)).unwrap();
+    let again = s.create("/cm/ns/a", obj("a", 3), attrs("x"), t(3)).unwrap();
+    assert_eq!(rv_of(&again), "3");
+    assert_eq!(s.get("/cm/ns/a", Revision(2)).unwrap(), None, "the tombstone stays in history");
 }
 
 pub fn update_with_preconditions<S: Storage>(mut s: S) {

@@ -3,6 +3,7 @@
 use crate::sort::Order;
 use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, VecDeque};
+use std::convert::Infallible;
 use std::ops::Bound;
 use std::sync::{Arc, Weak};
 
@@ -92,12 +93,33 @@ impl MemStorage {
         rev: Revision,
         now: SimTime,
     ) {
+        let Ok(()) = self.commit_if(key, value, event, rev, now, |_| Ok::<(), Infallible>(()));
+    }
+
+    /// `commit`, once `admit` accepts the key's history as found (None for
+    /// a key never written): a create's check that the key is free made
+    /// in the commit's one search of the keys.
+    fn commit_if<E>(
+        &mut self,
+        key: &str,
+        value: Option<Arc<StoredObject>>,
+        event: (EventKind, Arc<StoredObject>, Option<Arc<StoredObject>>),
+        rev: Revision,
+        now: SimTime,
+        admit: impl FnOnce(Option<&KeyHistory>) -> Result<(), E>,
+    ) -> Result<(), E> {
         let (kind, event_obj, prev) = event;
         // One search of the keys: a key written before keeps its first
         // `Arc` (shared with its events), and the new one is dropped.
         let (key, history) = match self.keys.entry(Arc::from(key)) {
-            Entry::Occupied(e) => (e.key().clone(), e.into_mut()),
-            Entry::Vacant(e) => (e.key().clone(), e.insert(KeyHistory::default())),
+            Entry::Occupied(e) => {
+                admit(Some(e.get()))?;
+                (e.key().clone(), e.into_mut())
+            }
+            Entry::Vacant(e) => {
+                admit(None)?;
+                (e.key().clone(), e.insert(KeyHistory::default()))
+            }
         };
         let versions = &mut history.versions;
         match kind {
@@ -116,6 +138,7 @@ impl MemStorage {
             _ => self.times.push_back((rev, now)),
         }
         self.revision = rev;
+        Ok(())
     }
 
     fn current(&self, key: &str) -> Option<(Revision, Arc<StoredObject>)> {
@@ -318,13 +341,18 @@ impl Storage for MemStorage {
         attrs: ObjectAttrs,
         now: SimTime,
     ) -> Result<Arc<StoredObject>, StorageError> {
-        if self.current(key).is_some() {
-            return Err(StorageError::KeyExists { key: key.into() });
-        }
         let rev = self.revision.next();
+        // Encoded before the key is found free (the commit's search says
+        // so): a create refused for its name encodes for nothing, and
+        // every other create searches the keys once.
         let stored = self.encode(obj, rev, Arc::new(attrs));
-        too_large(key, &stored)?;
-        self.commit(key, Some(stored.clone()), (EventKind::Created, stored.clone(), None), rev, now);
+        let event = (EventKind::Created, stored.clone(), None);
+        self.commit_if(key, Some(stored.clone()), event, rev, now, |history| {
+            if history.is_some_and(|h| h.latest().is_some()) {
+                return Err(StorageError::KeyExists { key: key.into() });
+            }
+            too_large(key, &stored)
+        })?;
         Ok(stored)
     }
 
