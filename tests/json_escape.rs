@@ -73,6 +73,49 @@ fn the_reader_stops_at_every_offset_of_a_block() {
     }
 }
 
+/// Bytes read from a slice are checked as UTF-8 unless the reader saw
+/// they were all ASCII (it notes bytes above 0x7f as it looks for the
+/// string's end): a byte above 0x7f, valid in its sequence or not, at
+/// every offset of a sixteen-byte block and of a word, before and after
+/// an escape, is read or refused as `str::from_utf8` would.
+#[test]
+fn bytes_above_ascii_are_checked_at_every_offset_of_a_block() {
+    let text = b"abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMN";
+    let inserts: [&[u8]; 7] =
+        [b"\xc3\xa9", "€".as_bytes(), "😀".as_bytes(), b"\xff", b"\xc3", b"\xed\xa0\x80", b"\x80"];
+    for len in 0..50 {
+        for at in 0..=len {
+            for insert in inserts {
+                for escaped in [false, true] {
+                    let mut content = text[..at].to_vec();
+                    content.extend_from_slice(insert);
+                    content.extend_from_slice(&text[at..len]);
+                    let mut raw = b"\"".to_vec();
+                    if escaped {
+                        raw.extend_from_slice(b"\\n");
+                    }
+                    raw.extend_from_slice(&content);
+                    raw.push(b'"');
+                    let read = serde_json::from_slice::<String>(&raw);
+                    let value = serde_json::from_slice::<serde_json::Value>(&raw);
+                    match std::str::from_utf8(&content) {
+                        Ok(want) => {
+                            let want = if escaped { format!("\n{want}") } else { want.to_string() };
+                            assert_eq!(read.unwrap(), want);
+                            assert_eq!(value.unwrap(), serde_json::Value::String(want));
+                        }
+                        Err(_) => {
+                            let err = read.unwrap_err().to_string();
+                            assert!(err.starts_with("invalid unicode code point"), "{raw:?}: {err}");
+                            assert!(value.is_err(), "{raw:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 proptest! {
     #[test]
     fn strings_are_escaped_as_before(s in "(\\PC|[\\x00-\\x21\\x5b-\\x5d\\x7f-\\u{a0}]){0,80}") {

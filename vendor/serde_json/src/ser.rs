@@ -2160,6 +2160,37 @@ pub(crate) fn next_escape(bytes: &[u8]) -> usize {
     next_escape_by_words(bytes)
 }
 
+/// kubesim: `next_escape` for the reader, which also says whether every
+/// byte before the one found is ASCII (a string of only those needs no
+/// UTF-8 check). On x86-64 the first blocks are tested with a signed
+/// compare, which flags a byte above 0x7f as it flags one below 0x20 (the
+/// same instructions as the unsigned test); from the first block flagged,
+/// `next_escape` finds the escape and `is_ascii` looks at what lies
+/// between, a few bytes unless the string has others than ASCII.
+/// Elsewhere the UTF-8 check's own test for ASCII is all there is.
+#[inline]
+pub(crate) fn next_escape_noting_ascii(bytes: &[u8]) -> (usize, bool) {
+    #[cfg(target_arch = "x86_64")]
+    let at = {
+        let mut at = 0;
+        for block in bytes.chunks_exact(16) {
+            let mut hit = false;
+            for &b in block {
+                hit |= ((b as i8) < 0x20) | (b == b'"') | (b == b'\\');
+            }
+            if hit {
+                break;
+            }
+            at += 16;
+        }
+        at
+    };
+    #[cfg(not(target_arch = "x86_64"))]
+    let at = 0;
+    let end = at + next_escape(&bytes[at..]);
+    (end, bytes[at..end].is_ascii())
+}
+
 /// kubesim: `next_escape` a word at a time. Whole words are tested at
 /// once: a byte below 0x20 borrows from its top bit when 0x20 is
 /// subtracted from it, and a byte equal to `"` or `\\` is zero once xored
