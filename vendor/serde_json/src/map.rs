@@ -82,6 +82,25 @@ impl Map<String, Value> {
         self.map.get(key)
     }
 
+    /// kubesim: `get` of a `str` key, which compares short keys without a
+    /// call (`Value::get` and `value["key"]` come here).
+    #[inline]
+    pub(crate) fn get_str(&self, key: &str) -> Option<&Value> {
+        #[cfg(feature = "preserve_order")]
+        return self.map.get_str(key);
+        #[cfg(not(feature = "preserve_order"))]
+        return self.map.get(key);
+    }
+
+    /// kubesim: `get_mut` of a `str` key (`get_str`).
+    #[inline]
+    pub(crate) fn get_str_mut(&mut self, key: &str) -> Option<&mut Value> {
+        #[cfg(feature = "preserve_order")]
+        return self.map.get_str_mut(key);
+        #[cfg(not(feature = "preserve_order"))]
+        return self.map.get_mut(key);
+    }
+
     /// Returns true if the map contains a value for the specified key.
     ///
     /// The key may be any borrowed form of the map's key type, but the ordering

@@ -132,6 +132,20 @@ impl OrderedMap<String, Value> {
         }
     }
 
+    /// `find` for a `str` key, the common case: a small map compares each
+    /// key with `same_key`, which tests short keys with two loads each
+    /// where `==` on `str` calls `memcmp`.
+    #[inline]
+    fn find_str(&self, key: &str) -> Option<usize> {
+        match &self.index {
+            None => {
+                let key = key.as_bytes();
+                self.entries.iter().position(|(k, _)| same_key(k.as_bytes(), key))
+            }
+            Some(_) => self.find(key),
+        }
+    }
+
     /// Rebuilds the index (or drops it) after the entries were reordered
     /// or removed in bulk.
     fn reindex(&mut self) {
@@ -167,6 +181,18 @@ impl OrderedMap<String, Value> {
         self.find(key).map(|i| &self.entries[i].1)
     }
 
+    /// `get` of a `str` key (`find_str`).
+    #[inline]
+    pub fn get_str(&self, key: &str) -> Option<&Value> {
+        self.find_str(key).map(|i| &self.entries[i].1)
+    }
+
+    /// `get_mut` of a `str` key (`find_str`).
+    #[inline]
+    pub fn get_str_mut(&mut self, key: &str) -> Option<&mut Value> {
+        self.find_str(key).map(|i| &mut self.entries[i].1)
+    }
+
     #[inline]
     pub fn get_mut<Q>(&mut self, key: &Q) -> Option<&mut Value>
     where
@@ -200,7 +226,7 @@ impl OrderedMap<String, Value> {
     /// Sets `k` to `v`: an existing key keeps its position and its old
     /// value is returned; a new one goes last.
     pub fn insert(&mut self, k: String, v: Value) -> Option<Value> {
-        match self.find(k.as_str()) {
+        match self.find_str(k.as_str()) {
             Some(i) => Some(mem::replace(&mut self.entries[i].1, v)),
             None => {
                 self.push(k, v);
@@ -212,7 +238,7 @@ impl OrderedMap<String, Value> {
     /// Sets `k` to `v` at position `index` (an existing key moves there).
     /// Panics when `index` is out of bounds, as `IndexMap` does.
     pub fn shift_insert(&mut self, index: usize, k: String, v: Value) -> Option<Value> {
-        let old = match self.find(k.as_str()) {
+        let old = match self.find_str(k.as_str()) {
             Some(i) => {
                 assert!(index < self.entries.len(), "index out of bounds");
                 let (key, old) = self.entries.remove(i);
@@ -295,7 +321,7 @@ impl OrderedMap<String, Value> {
     }
 
     pub fn entry(&mut self, key: String) -> MapEntry {
-        match self.find(key.as_str()) {
+        match self.find_str(key.as_str()) {
             Some(index) => MapEntry::Occupied(OccupiedEntry { map: self, index }),
             None => MapEntry::Vacant(VacantEntry { map: self, key }),
         }
@@ -516,5 +542,24 @@ impl<'a> OccupiedEntry<'a> {
 
     pub fn shift_remove_entry(self) -> Entry {
         self.map.shift_remove_index(self.index)
+    }
+}
+
+/// Whether two keys are the same bytes. Keys are mostly short (a field's
+/// name): up to sixteen bytes they are compared as two overlapping words
+/// (or half-words, or bytes) each, with no call; longer ones with `==`.
+#[inline(always)]
+fn same_key(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| s.get(at..at + 8).and_then(|w| w.try_into().ok()).map_or(0, u64::from_le_bytes);
+    let half = |s: &[u8], at: usize| s.get(at..at + 4).and_then(|w| w.try_into().ok()).map_or(0, u32::from_le_bytes);
+    match n {
+        0..=3 => a.iter().zip(b).all(|(x, y)| x == y),
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        _ => a == b,
     }
 }

@@ -83,13 +83,14 @@ impl Index for usize {
 impl Index for str {
     fn index_into<'v>(&self, v: &'v Value) -> Option<&'v Value> {
         match v {
-            Value::Object(map) => map.get(self),
+            // kubesim: `get_str` (vendor/README.md).
+            Value::Object(map) => map.get_str(self),
             _ => None,
         }
     }
     fn index_into_mut<'v>(&self, v: &'v mut Value) -> Option<&'v mut Value> {
         match v {
-            Value::Object(map) => map.get_mut(self),
+            Value::Object(map) => map.get_str_mut(self),
             _ => None,
         }
     }
