@@ -556,7 +556,7 @@ impl Schemas {
     /// struct field DeploymentSpec.spec.replicas of type int32`).
     pub fn first_type_error(&self, definition: &str, obj: &Value) -> Option<String> {
         let d = self.defs.get(definition)?;
-        self.check_types(d, obj, &mut String::new(), type_name(definition))
+        self.check_types(d, obj, &mut String::with_capacity(decode::PATH_ROOM), type_name(definition))
     }
 
     /// `path` is the Go field path so far (extended and restored in place).
