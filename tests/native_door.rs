@@ -114,6 +114,11 @@ fn watch_streams_chunks_and_the_door_shuts_down_cleanly() {
 
     let created = request(&addr, "POST", "/api/v1/namespaces/default/configmaps", br#"{"metadata":{"name":"live"}}"#);
     assert!(created.starts_with("HTTP/1.1 201"), "{created}");
+    // The constant header values (kept without a copy) arrive as written.
+    let created_head = created.to_ascii_lowercase();
+    for header in ["content-type: application/json\r\n", "cache-control: no-cache, private\r\n"] {
+        assert!(created_head.contains(header), "{created}");
+    }
     // The event arrives as its own chunk while the stream stays open.
     let mut size = String::new();
     r.read_line(&mut size).unwrap();

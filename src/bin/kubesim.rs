@@ -282,6 +282,12 @@ fn to_http(resp: Response, body: Body) -> hyper::Response<Body> {
         let value = match v {
             HeaderText::Own(text) => HeaderValue::try_from(text),
             HeaderText::Shared(text) => shared_value(&text),
+            // A constant: its bytes are not copied (checked first, as
+            // `from_static` panics on a byte a header value cannot hold).
+            HeaderText::Static(text) if text.bytes().all(|b| b == b'\t' || (b' '..=b'~').contains(&b)) => {
+                Ok(HeaderValue::from_static(text))
+            }
+            HeaderText::Static(text) => HeaderValue::try_from(text),
         };
         match value {
             Ok(value) => headers.append(name, value),

@@ -271,7 +271,7 @@ pub fn encode(v: Value, encoding: Encoding) -> Result<(Vec<u8>, &'static str), S
 fn set_content_type(r: &mut Response, ct: &str) {
     for (k, val) in r.headers.iter_mut() {
         if k.eq_ignore_ascii_case("Content-Type") {
-            *val = ct.into();
+            *val = ct.to_string().into();
         }
     }
 }
