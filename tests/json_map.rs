@@ -200,3 +200,33 @@ fn a_later_duplicate_key_wins_in_place() {
     let v: Value = serde_json::from_str(r#"{"a":1,"b":2,"a":3}"#).unwrap();
     assert_eq!(serde_json::to_string(&v).unwrap(), r#"{"a":3,"b":2}"#);
 }
+
+/// A small map compares `str` keys of up to sixteen bytes as two words (or
+/// half-words, or bytes) each: a key that differs from another of its
+/// length in any one byte, at any length from 0 to 20, is told apart, by
+/// `value["key"]`, `Value::get`, `get_mut`, `insert` and `entry`.
+#[test]
+fn keys_of_every_short_length_differing_at_every_byte_are_told_apart() {
+    for len in 0..=20usize {
+        let base: String = "abcdefghijklmnopqrstuvwxyz".chars().take(len).collect();
+        for at in 0..len {
+            let mut other = base.clone().into_bytes();
+            other[at] = b'_';
+            let other = String::from_utf8(other).unwrap();
+            let mut value = json!({});
+            let map = value.as_object_mut().unwrap();
+            map.insert(other.clone(), json!(1));
+            assert!(map.insert(base.clone(), json!(2)).is_none(), "{base:?} taken for {other:?}");
+            assert_eq!(map.len(), 2);
+            *map.entry(base.clone()).or_insert(json!(0)) = json!(3);
+            assert_eq!(value[base.as_str()], json!(3), "{base:?}");
+            assert_eq!(value.get(other.as_str()), Some(&json!(1)), "{other:?}");
+            *value.get_mut(other.as_str()).unwrap() = json!(4);
+            assert_eq!(value[other.as_str()], json!(4));
+            assert_eq!(value.get(format!("{base}!").as_str()), None);
+        }
+        // And a key is found when it is the only one.
+        let value = json!({ base.clone(): 5 });
+        assert_eq!(value[base.as_str()], json!(5));
+    }
+}
