@@ -114,21 +114,25 @@ fn precondition_failed(rt: &ResourceType, namespace: &str, name: &str, why: &str
 /// namespace), and the fields its kind lets selectors name.
 pub(super) fn attrs(rt: &ResourceType, obj: &Value) -> ObjectAttrs {
     let names = rt.field_names();
-    let mut fields: Vec<(Arc<str>, String)> = Vec::with_capacity(names.len());
-    fields.push((names[0].clone(), meta::name(obj).to_string()));
+    // Made as they are kept (boxed text, in a vector boxed at the end),
+    // so that nothing is copied again; the vector's room is exact unless a
+    // selectable field is empty.
+    let mut fields: Vec<(Arc<str>, Box<str>)> = Vec::with_capacity(names.len());
+    fields.push((names[0].clone(), meta::name(obj).into()));
     let mut own = 1;
     if rt.namespaced {
-        fields.push((names[1].clone(), meta::namespace(obj).to_string()));
+        fields.push((names[1].clone(), meta::namespace(obj).into()));
         own = 2;
     }
     for (f, name) in rt.strategy.selectable_fields().iter().zip(&names[own..]) {
         let v = meta::field_at(obj, &f.path).unwrap_or_else(|| f.zero.to_string());
         // An empty value reads the same as an absent one: keep it out.
         if !v.is_empty() {
-            fields.push((name.clone(), v));
+            fields.push((name.clone(), v.into_boxed_str()));
         }
     }
-    ObjectAttrs::new(meta::labels(obj), fields)
+    let labels = meta::labels(obj).into_iter().map(|(k, v)| (k.into_boxed_str(), v.into_boxed_str())).collect();
+    ObjectAttrs { labels, fields: fields.into_boxed_slice() }
 }
 
 /// The stored pod spec with the ephemeral containers a write to
