@@ -60,6 +60,8 @@ pub struct Facts<'s> {
     pub ref_name: Option<&'s str>,
     /// `type`, a string or a list of them.
     pub ty: Option<&'s Value>,
+    /// The JSON kinds `ty` lets a value be (`Kinds::fits`).
+    pub kinds: Kinds,
     pub properties: Option<Props<'s>>,
     /// `additionalProperties`, when it is a schema.
     pub additional: Option<&'s Value>,
@@ -149,6 +151,7 @@ impl<'s> Facts<'s> {
             resolved,
             ref_name: raw.get("$ref").and_then(Value::as_str),
             ty: resolved.get("type"),
+            kinds: Kinds::of(resolved.get("type")),
             properties: resolved.get("properties").and_then(Value::as_object).map(|map| Props { map, index: None }),
             additional: resolved.get("additionalProperties").filter(|a| a.is_object()),
             items: resolved.get("items"),
@@ -585,26 +588,7 @@ impl Schemas {
             Value::Object(_) => "object",
             Value::Null => return None,
         };
-        let fits = match facts.ty {
-            None => true,
-            Some(Value::Array(types)) => types.iter().any(|t| match t.as_str() {
-                Some("integer") => value.is_i64() || value.is_u64(),
-                Some("number") => value.is_number(),
-                Some(t) => t == json_kind || (t == "boolean" && value.is_boolean()),
-                None => true,
-            }),
-            Some(Value::String(t)) => match t.as_str() {
-                "integer" => value.is_i64() || value.is_u64(),
-                "number" => value.is_number(),
-                "boolean" => value.is_boolean(),
-                "string" => value.is_string(),
-                "object" => value.is_object(),
-                "array" => value.is_array(),
-                _ => true,
-            },
-            _ => true,
-        };
-        if !fits {
+        if !facts.kinds.fits(json_kind, value.is_i64() || value.is_u64()) {
             let shown = match value {
                 Value::Number(n) if !path.is_empty() && facts.ty.and_then(Value::as_str) == Some("integer") => {
                     format!("number {n}")
@@ -680,6 +664,65 @@ impl Schemas {
             },
             _ => "interface {}".into(),
         }
+    }
+}
+
+/// The JSON kinds a schema's `type` lets a value be, found once per
+/// schema node: the type check's test (`first_type_error`), shared with
+/// the strict decoder, which applies it as it reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kinds(u8);
+
+impl Kinds {
+    const STRING: u8 = 1;
+    const BOOL: u8 = 2;
+    /// Any number.
+    const NUMBER: u8 = 4;
+    /// A whole number (`integer`).
+    const INTEGER: u8 = 8;
+    const ARRAY: u8 = 16;
+    const OBJECT: u8 = 32;
+    pub(crate) const ANY: Kinds = Kinds(63);
+
+    /// What `type` allows: no type, or one this does not know, allows
+    /// anything; a list allows what any of its types does.
+    fn of(ty: Option<&Value>) -> Kinds {
+        let one = |t: &str| match t {
+            "integer" => Kinds::INTEGER,
+            "number" => Kinds::NUMBER,
+            "boolean" | "bool" => Kinds::BOOL,
+            "string" => Kinds::STRING,
+            "object" => Kinds::OBJECT,
+            "array" => Kinds::ARRAY,
+            _ => 0,
+        };
+        match ty {
+            Some(Value::Array(types)) => {
+                Kinds(types.iter().fold(0, |all, t| all | t.as_str().map_or(Kinds::ANY.0, one)))
+            }
+            Some(Value::String(t)) => match one(t) {
+                0 => Kinds::ANY,
+                // (`bool` is a kind, not a schema type, when alone.)
+                _ if t == "bool" => Kinds::ANY,
+                k => Kinds(k),
+            },
+            _ => Kinds::ANY,
+        }
+    }
+
+    /// Whether a value of JSON kind `kind` (`string`, `bool`, `number`,
+    /// `array`, `object`; `integer` when a number is whole) fits.
+    pub(crate) fn fits(self, kind: &str, integer: bool) -> bool {
+        let wanted = match kind {
+            "string" => Kinds::STRING,
+            "bool" => Kinds::BOOL,
+            "number" if integer => Kinds::NUMBER | Kinds::INTEGER,
+            "number" => Kinds::NUMBER,
+            "array" => Kinds::ARRAY,
+            "object" => Kinds::OBJECT,
+            _ => Kinds::ANY.0,
+        };
+        self.0 & wanted != 0
     }
 }
 

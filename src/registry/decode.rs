@@ -102,19 +102,32 @@ fn unknown_media_type(rt: &ResourceType, got: &str) -> Status {
 /// errors by it. A custom resource's are its schema's validation errors.)
 fn schema_of(rt: &ResourceType) -> (&'static crate::schema::Schemas, Option<&'static str>, &Value) {
     static ANY: Value = Value::Null;
-    let schemas = crate::schema::schemas();
-    let def = if rt.strategy.schema().is_some() { None } else { schemas.name_of(rt.group(), rt.version(), rt.kind()) };
-    (schemas, def, rt.schema().unwrap_or(&ANY))
+    (crate::schema::schemas(), definition(rt), rt.schema().unwrap_or(&ANY))
+}
+
+/// The kind's definition among the built-in schemas (a custom resource's
+/// schema is its own: none).
+fn definition(rt: &ResourceType) -> Option<&'static str> {
+    if rt.strategy.schema().is_some() {
+        return None;
+    }
+    crate::schema::schemas().name_of(rt.group(), rt.version(), rt.kind())
 }
 
 /// Decodes JSON strictly against the kind's schema: the value (unknown
 /// fields dropped, the last of duplicates kept), or the first type error
 /// as Go's decoder words it; and the problems found.
 fn decode_typed(rt: &ResourceType, json: &[u8]) -> Result<Result<(Value, StrictProblems), String>, serde_json::Error> {
-    let (schemas, def, schema) = schema_of(rt);
-    let (mut value, problems) = crate::schema::decode::decode_strict(json, schemas, schema)?;
-    if let Some(e) = def.and_then(|d| schemas.first_type_error(d, &value)) {
-        return Ok(Err(e));
+    static ANY: Value = Value::Null;
+    let schemas = crate::schema::schemas();
+    let schema = rt.schema().unwrap_or(&ANY);
+    let (mut value, problems, fit) = crate::schema::decode::decode_strict(json, schemas, schema)?;
+    // The type check walks the value again only when the decoder saw a
+    // value that may not fit (for the error, worded and ordered as Go's).
+    if !fit {
+        if let Some(e) = definition(rt).and_then(|d| schemas.first_type_error(d, &value)) {
+            return Ok(Err(e));
+        }
     }
     if let Err(e) = schemas.quantities(schema, &mut value, false) {
         return Ok(Err(e.to_string()));
@@ -335,7 +348,7 @@ pub fn json_patch(bytes: &[u8], fv: FieldValidation) -> Result<(json_patch::Patc
     } else {
         let op = json!({"type": "array", "items": {"type": "object", "properties": {
             "op": {"type": "string"}, "path": {"type": "string"}, "from": {"type": "string"}, "value": {}}}});
-        let (v, found) = crate::schema::decode::decode_strict(bytes, crate::schema::schemas(), &op)
+        let (v, found, _) = crate::schema::decode::decode_strict(bytes, crate::schema::schemas(), &op)
             .map_err(|e| Status::bad_request(format!("error decoding patch: {e}")))?;
         problems.extend(found.0.into_iter().map(|p| format!("json patch {p}")));
         v

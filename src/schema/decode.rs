@@ -12,7 +12,7 @@ use serde_json::{Map, Number, Value};
 /// Decodes JSON of no particular kind (a merge patch), noting every
 /// repeated key at any depth (`duplicate field "data.k"`), the last kept.
 pub fn decode_free_form(bytes: &[u8]) -> Result<(Value, StrictProblems), serde_json::Error> {
-    decode_strict(bytes, crate::schema::schemas(), &Value::Null)
+    decode_strict(bytes, crate::schema::schemas(), &Value::Null).map(|(value, problems, _)| (value, problems))
 }
 
 /// go-yaml's limit on flow nesting (`[` and `{` inside each other).
@@ -73,9 +73,16 @@ pub fn decode_yaml(text: &str) -> Result<Value, serde_norway::Error> {
             "exceeded max depth of {MAX_YAML_FLOW_DEPTH} at line {line} column {column}"
         )));
     }
-    let (mut problems, mut path) = (StrictProblems::default(), String::new());
-    Strict { schemas: crate::schema::schemas(), shape: Shape::FreeForm, path: &mut path, problems: &mut problems }
-        .deserialize(serde_norway::Deserializer::from_str(text))
+    let (mut problems, mut path, mut misfit) = (StrictProblems::default(), String::new(), false);
+    Strict {
+        schemas: crate::schema::schemas(),
+        shape: Shape::FreeForm,
+        types: Types::default(),
+        path: &mut path,
+        problems: &mut problems,
+        misfit: &mut misfit,
+    }
+    .deserialize(serde_norway::Deserializer::from_str(text))
 }
 
 /// A YAML document that is JSON, decoded by the JSON parser when that gives
@@ -158,19 +165,26 @@ pub(crate) const PATH_ROOM: usize = 64;
 /// (the last value kept); values of types that decode themselves (times,
 /// quantities, int-or-string, raw extensions, managed fields) are not
 /// looked into.
+///
+/// The third part says whether every value the type check
+/// (`Schemas::first_type_error`) would look at fits its schema's type, as
+/// the decoder saw while reading: true means that check would find nothing;
+/// false means it may (it must then be asked, for its error and its order).
 pub fn decode_strict(
     bytes: &[u8],
     schemas: &crate::schema::Schemas,
     schema: &Value,
-) -> Result<(Value, StrictProblems), serde_json::Error> {
+) -> Result<(Value, StrictProblems, bool), serde_json::Error> {
     let mut problems = StrictProblems::default();
     // Room for most field paths at once (it grew four times a create).
     let mut path = String::with_capacity(PATH_ROOM);
+    let mut misfit = false;
     let mut de = serde_json::Deserializer::from_slice(bytes);
-    let value = Strict { schemas, shape: Shape::of(schemas, Some(schema)), path: &mut path, problems: &mut problems }
+    let (shape, types) = Shape::with_types(schemas, Some(schema));
+    let value = Strict { schemas, shape, types, path: &mut path, problems: &mut problems, misfit: &mut misfit }
         .deserialize(&mut de)?;
     de.end()?;
-    Ok((value, problems))
+    Ok((value, problems, !misfit))
 }
 
 /// What a strict decode of `value` (serialized) would report, found by
@@ -278,40 +292,90 @@ const SELF_DECODING: &[&str] = &[
     "io.k8s.apimachinery.pkg.runtime.RawExtension",
 ];
 
+/// What the type check (`Schemas::first_type_error`) asks of a value at a
+/// schema node, for the strict decoder to ask as it reads (`fits`).
+#[derive(Clone, Copy)]
+struct Types {
+    /// The JSON kinds the node's `type` allows.
+    kinds: crate::schema::Kinds,
+    /// The check walks an object's fields here (the node has properties or
+    /// additional properties) where the decoder does not follow them
+    /// field by field (its shape is neither a struct nor a map).
+    objects_apart: bool,
+    /// The same for an array's items (the node has items; the shape is no
+    /// list).
+    arrays_apart: bool,
+}
+
+impl Default for Types {
+    /// No schema: anything fits, and nothing is walked.
+    fn default() -> Types {
+        Types { kinds: crate::schema::Kinds::ANY, objects_apart: false, arrays_apart: false }
+    }
+}
+
 impl<'s> Shape<'s> {
     fn of(schemas: &'s crate::schema::Schemas, raw: Option<&'s Value>) -> Shape<'s> {
-        let Some(raw) = raw else { return Shape::FreeForm };
+        Shape::with_types(schemas, raw).0
+    }
+
+    /// The node's shape, and what the type check asks there.
+    fn with_types(schemas: &'s crate::schema::Schemas, raw: Option<&'s Value>) -> (Shape<'s>, Types) {
+        let Some(raw) = raw else { return (Shape::FreeForm, Types::default()) };
         let facts = schemas.facts(raw);
-        if facts.ref_name.is_some_and(|r| SELF_DECODING.contains(&r)) {
-            return Shape::Opaque;
-        }
-        if facts.preserve_unknown {
-            return Shape::FreeForm;
-        }
-        if let Some(props) = facts.properties {
-            return Shape::Struct(props);
-        }
-        if let Some(ap) = facts.additional {
-            return Shape::Map(ap);
-        }
-        match facts.ty.and_then(Value::as_str) {
-            Some("array") => Shape::List(facts.items),
-            Some("object") | None => Shape::FreeForm,
-            Some(_) => Shape::Opaque,
-        }
+        let shape = if facts.ref_name.is_some_and(|r| SELF_DECODING.contains(&r)) {
+            Shape::Opaque
+        } else if facts.preserve_unknown {
+            Shape::FreeForm
+        } else if let Some(props) = facts.properties {
+            Shape::Struct(props)
+        } else if let Some(ap) = facts.additional {
+            Shape::Map(ap)
+        } else {
+            match facts.ty.and_then(Value::as_str) {
+                Some("array") => Shape::List(facts.items),
+                Some("object") | None => Shape::FreeForm,
+                Some(_) => Shape::Opaque,
+            }
+        };
+        let types = Types {
+            kinds: facts.kinds,
+            objects_apart: !matches!(shape, Shape::Struct(_) | Shape::Map(_))
+                && (facts.properties.is_some() || facts.additional.is_some()),
+            arrays_apart: !matches!(shape, Shape::List(_)) && facts.items.is_some(),
+        };
+        (shape, types)
     }
 }
 
 struct Strict<'a, 's> {
     schemas: &'s crate::schema::Schemas,
     shape: Shape<'s>,
+    types: Types,
     path: &'a mut String,
     problems: &'a mut StrictProblems,
+    /// Set when a value may not fit its schema's type (`decode_strict`).
+    misfit: &'a mut bool,
 }
 
 impl<'a, 's> Strict<'a, 's> {
-    fn child(&mut self, shape: Shape<'s>) -> Strict<'_, 's> {
-        Strict { schemas: self.schemas, shape, path: &mut *self.path, problems: &mut *self.problems }
+    fn child(&mut self, (shape, types): (Shape<'s>, Types)) -> Strict<'_, 's> {
+        Strict {
+            schemas: self.schemas,
+            shape,
+            types,
+            path: &mut *self.path,
+            problems: &mut *self.problems,
+            misfit: &mut *self.misfit,
+        }
+    }
+
+    /// Notes a value of JSON kind `kind` (`integer`: a whole number) that
+    /// may not fit its node's type.
+    fn check(&mut self, kind: &str, integer: bool) {
+        if !self.types.kinds.fits(kind, integer) {
+            *self.misfit = true;
+        }
     }
 }
 
@@ -328,22 +392,31 @@ impl<'de> Visitor<'de> for Strict<'_, '_> {
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("any JSON value")
     }
-    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+    fn visit_bool<E>(mut self, v: bool) -> Result<Value, E> {
+        self.check("bool", false);
         Ok(Value::Bool(v))
     }
-    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+    fn visit_i64<E>(mut self, v: i64) -> Result<Value, E> {
+        self.check("number", true);
         Ok(Value::Number(v.into()))
     }
-    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+    fn visit_u64<E>(mut self, v: u64) -> Result<Value, E> {
+        self.check("number", true);
         Ok(Value::Number(v.into()))
     }
-    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
-        Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
+    fn visit_f64<E>(mut self, v: f64) -> Result<Value, E> {
+        let v = Number::from_f64(v).map_or(Value::Null, Value::Number);
+        if !v.is_null() {
+            self.check("number", v.is_i64() || v.is_u64());
+        }
+        Ok(v)
     }
-    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+    fn visit_str<E>(mut self, v: &str) -> Result<Value, E> {
+        self.check("string", false);
         Ok(Value::String(v.to_string()))
     }
-    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+    fn visit_string<E>(mut self, v: String) -> Result<Value, E> {
+        self.check("string", false);
         Ok(Value::String(v))
     }
     fn visit_unit<E>(self) -> Result<Value, E> {
@@ -356,10 +429,14 @@ impl<'de> Visitor<'de> for Strict<'_, '_> {
         d.deserialize_any(self)
     }
     fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<Value, A::Error> {
+        self.check("array", false);
+        if self.types.arrays_apart {
+            *self.misfit = true;
+        }
         let items = match self.shape {
-            Shape::List(items) => Shape::of(self.schemas, items),
-            Shape::Opaque => Shape::Opaque,
-            _ => Shape::FreeForm,
+            Shape::List(items) => Shape::with_types(self.schemas, items),
+            Shape::Opaque => (Shape::Opaque, Types::default()),
+            _ => (Shape::FreeForm, Types::default()),
         };
         let mut out = Vec::new();
         let base = self.path.len();
@@ -385,6 +462,10 @@ impl<'de> Visitor<'de> for Strict<'_, '_> {
             "metadata" => 10,
             _ => 0,
         };
+        self.check("object", false);
+        if self.types.objects_apart {
+            *self.misfit = true;
+        }
         let mut out = Map::with_capacity(room);
         let base = self.path.len();
         while let Some(key) = map.next_key::<String>()? {
@@ -394,15 +475,15 @@ impl<'de> Visitor<'de> for Strict<'_, '_> {
             self.path.push_str(&key);
             let (shape, known) = match self.shape {
                 Shape::Struct(props) => match props.get(&key) {
-                    Some(p) => (Shape::of(self.schemas, Some(p)), true),
+                    Some(p) => (Shape::with_types(self.schemas, Some(p)), true),
                     None => {
                         self.problems.push("unknown", self.path);
-                        (Shape::Opaque, false)
+                        ((Shape::Opaque, Types::default()), false)
                     }
                 },
-                Shape::Map(values) => (Shape::of(self.schemas, Some(values)), true),
-                Shape::FreeForm => (Shape::FreeForm, true),
-                Shape::List(_) | Shape::Opaque => (Shape::Opaque, true),
+                Shape::Map(values) => (Shape::with_types(self.schemas, Some(values)), true),
+                Shape::FreeForm => ((Shape::FreeForm, Types::default()), true),
+                Shape::List(_) | Shape::Opaque => ((Shape::Opaque, Types::default()), true),
             };
             let checks = !matches!(self.shape, Shape::Opaque);
             let v = map.next_value_seed(self.child(shape));
@@ -549,7 +630,7 @@ mod tests {
             "spec": {"containers": [{"name": "c", "image": "i", "what": true, "ports": [{"containerPort": 80, "x": 1}],
             "resources": {"limits": {"cpu": "1"}}}], "nodeSelector": {"a": "b"}},
             "status": {"conditions": [{"type": "Ready", "huh": "x"}]}});
-        let (decoded, decoded_problems) = decode_strict(&serde_json::to_vec(&v).unwrap(), schemas, pod).unwrap();
+        let (decoded, decoded_problems, _) = decode_strict(&serde_json::to_vec(&v).unwrap(), schemas, pod).unwrap();
         let walked = strict_problems(&v, schemas, pod);
         assert_eq!(walked.0, decoded_problems.0);
         assert_eq!(walked.0.len(), 5, "{:?}", walked.0);
@@ -571,7 +652,7 @@ mod tests {
         let body = br#"{"metadata":{"name":"a","name":"b","labels":{"x":"1","x":"2"},"bogus":{"n":1,"n":2}},
             "spec":{"unknownDupe":1,"unknownDupe":2,"paused":true,"paused":false,
             "template":{"spec":{"containers":[{"name":"c","extra":1,"image":"i","image":"j"}]}}}}"#;
-        let (v, p) = decode_strict(body, s, def).unwrap();
+        let (v, p, _) = decode_strict(body, s, def).unwrap();
         assert_eq!(
             p.0,
             [
@@ -616,5 +697,27 @@ mod tests {
         assert_eq!(v, serde_json::from_slice::<Value>(text).unwrap());
         assert!(decode_free_form(b"{} x").is_err());
         assert!(decode_free_form(b"{\"a\":").is_err());
+    }
+
+    /// Where the type check would walk a value's fields or items by a
+    /// schema the decoder does not follow (no built-in definition has such
+    /// a node today), the decoder cannot vouch for them: it says the value
+    /// may not fit, so that the check runs.
+    #[test]
+    fn values_the_decoder_does_not_walk_by_their_schema_are_not_vouched_for() {
+        let schemas = crate::schema::schemas();
+        let fits = |schema: Value, body: &str| decode_strict(body.as_bytes(), schemas, &schema).unwrap().2;
+        let typed = serde_json::json!({"properties": {"a": {"type": "integer"}}});
+        assert!(fits(typed.clone(), r#"{"a": 1}"#));
+        assert!(!fits(typed, r#"{"a": "x"}"#), "a field of the wrong kind");
+        // Fields kept free-form beside declared ones: not followed.
+        let free = serde_json::json!({"x-kubernetes-preserve-unknown-fields": true,
+            "properties": {"a": {"type": "integer"}}});
+        assert!(!fits(free.clone(), r#"{"a": "x"}"#));
+        assert!(fits(free, r#""text""#), "not an object: nothing to walk");
+        // Items declared where the shape is a struct: not followed.
+        let items = serde_json::json!({"properties": {"a": {}}, "items": {"type": "integer"}});
+        assert!(!fits(items.clone(), r#"["x"]"#));
+        assert!(fits(items, r#"{"a": 1}"#));
     }
 }
