@@ -6,6 +6,21 @@
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct SimTime(pub i64);
 
+/// A word's eight hex digits (lower case), most significant first: its
+/// nibbles spread one to a byte, then each turned into its digit by adding
+/// `'0'`, and `'a' - '0' - 10` more where it is ten or above, all eight at
+/// once.
+fn hex8(x: u32) -> [u8; 8] {
+    let mut v = u64::from(x);
+    v = (v | (v << 16)) & 0x0000_FFFF_0000_FFFF;
+    v = (v | (v << 8)) & 0x00FF_00FF_00FF_00FF;
+    v = (v | (v << 4)) & 0x0F0F_0F0F_0F0F_0F0F;
+    // (The lowest nibble is now the lowest byte: big-endian bytes read
+    // most significant first.)
+    let letters = ((v + 0x0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101;
+    (v + 0x3030_3030_3030_3030 + letters * 0x27).to_be_bytes()
+}
+
 impl SimTime {
     pub fn plus_millis(self, ms: i64) -> SimTime {
         SimTime(self.0.saturating_add(ms))
@@ -214,29 +229,22 @@ impl SeededRng {
         z ^ (z >> 31)
     }
 
-    /// A random (version 4) UUID string.
+    /// A random (version 4) UUID string: the first word's bits 12–15 are
+    /// the version (4), the second word's top two bits the variant (10).
     pub fn uuid(&mut self) -> String {
-        let a = self.next_u64();
-        let b = self.next_u64();
-        let mut bytes = [0u8; 16];
-        bytes[..8].copy_from_slice(&a.to_be_bytes());
-        bytes[8..].copy_from_slice(&b.to_be_bytes());
-        bytes[6] = (bytes[6] & 0x0f) | 0x40;
-        bytes[8] = (bytes[8] & 0x3f) | 0x80;
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        // Written into a buffer, then copied once: a push a character
-        // checked the capacity 36 times (every create and every request's
-        // audit ID make one).
+        let a = (self.next_u64() & !0xF000) | 0x4000;
+        let b = (self.next_u64() & !(0xC0 << 56)) | (0x80 << 56);
+        // Written into a buffer, eight digits a step, then copied once
+        // (every create and every request's audit ID make one).
+        let (a_hi, a_lo) = (hex8((a >> 32) as u32), hex8(a as u32));
+        let (b_hi, b_lo) = (hex8((b >> 32) as u32), hex8(b as u32));
         let mut out = [b'-'; 36];
-        let mut at = 0;
-        for (i, b) in bytes.iter().enumerate() {
-            if matches!(i, 4 | 6 | 8 | 10) {
-                at += 1;
-            }
-            out[at] = HEX[(b >> 4) as usize];
-            out[at + 1] = HEX[(b & 15) as usize];
-            at += 2;
-        }
+        out[..8].copy_from_slice(&a_hi);
+        out[9..13].copy_from_slice(&a_lo[..4]);
+        out[14..18].copy_from_slice(&a_lo[4..]);
+        out[19..23].copy_from_slice(&b_hi[..4]);
+        out[24..28].copy_from_slice(&b_hi[4..]);
+        out[28..].copy_from_slice(&b_lo);
         ascii(&out)
     }
 
@@ -367,6 +375,35 @@ mod tests {
         assert_eq!(a.uuid(), b.uuid());
         assert_eq!(a.name_suffix(), b.name_suffix());
         assert_eq!(a.uuid().len(), 36);
+    }
+
+    /// The digits as a plain formatter writes them, for every nibble at
+    /// every place; and the UUIDs of a seed as the byte-at-a-time writer
+    /// they replaced made them.
+    #[test]
+    fn uuids_are_written_as_formatted() {
+        for x in [0u32, 1, 9, 10, 15, 16, 0x1234_5678, 0x9abc_def0, 0xffff_ffff, 0xa0a0_a0a0, 0x0f0f_0f0f] {
+            assert_eq!(hex8(x), *format!("{x:08x}").as_bytes(), "{x:#x}");
+        }
+        for place in 0..8 {
+            for nibble in 0..16u32 {
+                let x = nibble << (4 * place);
+                assert_eq!(hex8(x), *format!("{x:08x}").as_bytes());
+            }
+        }
+        let mut r = SeededRng::new(3);
+        let mut plain = SeededRng::new(3);
+        for _ in 0..1000 {
+            let (a, b) = (plain.next_u64(), plain.next_u64());
+            let mut bytes = [0u8; 16];
+            bytes[..8].copy_from_slice(&a.to_be_bytes());
+            bytes[8..].copy_from_slice(&b.to_be_bytes());
+            bytes[6] = (bytes[6] & 0x0f) | 0x40;
+            bytes[8] = (bytes[8] & 0x3f) | 0x80;
+            let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+            let want = format!("{}-{}-{}-{}-{}", &hex[..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..]);
+            assert_eq!(r.uuid(), want);
+        }
     }
 
     #[test]
