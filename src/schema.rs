@@ -588,7 +588,7 @@ impl Schemas {
             Value::Object(_) => "object",
             Value::Null => return None,
         };
-        if !facts.kinds.fits(json_kind, value.is_i64() || value.is_u64()) {
+        if !facts.kinds.fits(Kinds::of_value(value)) {
             let shown = match value {
                 Value::Number(n) if !path.is_empty() && facts.ty.and_then(Value::as_str) == Some("integer") => {
                     format!("number {n}")
@@ -669,60 +669,70 @@ impl Schemas {
 
 /// The JSON kinds a schema's `type` lets a value be, found once per
 /// schema node: the type check's test (`first_type_error`), shared with
-/// the strict decoder, which applies it as it reads.
+/// the strict decoder, which applies it as it reads. A value's own kind is
+/// one of the same bits (a whole number is a number and an integer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Kinds(u8);
 
 impl Kinds {
-    const STRING: u8 = 1;
-    const BOOL: u8 = 2;
+    pub(crate) const STRING: Kinds = Kinds(1);
+    pub(crate) const BOOL: Kinds = Kinds(2);
     /// Any number.
     const NUMBER: u8 = 4;
     /// A whole number (`integer`).
     const INTEGER: u8 = 8;
-    const ARRAY: u8 = 16;
-    const OBJECT: u8 = 32;
+    pub(crate) const ARRAY: Kinds = Kinds(16);
+    pub(crate) const OBJECT: Kinds = Kinds(32);
     pub(crate) const ANY: Kinds = Kinds(63);
 
+    /// A number's kind.
+    pub(crate) fn number(whole: bool) -> Kinds {
+        Kinds(if whole { Kinds::NUMBER | Kinds::INTEGER } else { Kinds::NUMBER })
+    }
+
     /// What `type` allows: no type, or one this does not know, allows
-    /// anything; a list allows what any of its types does.
+    /// anything; a list allows what any of its types does (a type it does
+    /// not know, nothing; `bool`, as Go's decoder names the kind, a
+    /// boolean).
     fn of(ty: Option<&Value>) -> Kinds {
-        let one = |t: &str| match t {
-            "integer" => Kinds::INTEGER,
-            "number" => Kinds::NUMBER,
-            "boolean" | "bool" => Kinds::BOOL,
-            "string" => Kinds::STRING,
-            "object" => Kinds::OBJECT,
-            "array" => Kinds::ARRAY,
-            _ => 0,
+        let known = |t: &str| match t {
+            "integer" => Some(Kinds(Kinds::INTEGER)),
+            "number" => Some(Kinds(Kinds::NUMBER)),
+            "boolean" => Some(Kinds::BOOL),
+            "string" => Some(Kinds::STRING),
+            "object" => Some(Kinds::OBJECT),
+            "array" => Some(Kinds::ARRAY),
+            _ => None,
         };
         match ty {
-            Some(Value::Array(types)) => {
-                Kinds(types.iter().fold(0, |all, t| all | t.as_str().map_or(Kinds::ANY.0, one)))
-            }
-            Some(Value::String(t)) => match one(t) {
-                0 => Kinds::ANY,
-                // (`bool` is a kind, not a schema type, when alone.)
-                _ if t == "bool" => Kinds::ANY,
-                k => Kinds(k),
-            },
+            Some(Value::String(t)) => known(t).unwrap_or(Kinds::ANY),
+            Some(Value::Array(types)) => Kinds(types.iter().fold(0, |all, t| {
+                let one = match t.as_str() {
+                    None => Kinds::ANY,
+                    Some("bool") => Kinds::BOOL,
+                    Some(t) => known(t).unwrap_or(Kinds(0)),
+                };
+                all | one.0
+            })),
             _ => Kinds::ANY,
         }
     }
 
-    /// Whether a value of JSON kind `kind` (`string`, `bool`, `number`,
-    /// `array`, `object`; `integer` when a number is whole) fits.
-    pub(crate) fn fits(self, kind: &str, integer: bool) -> bool {
-        let wanted = match kind {
-            "string" => Kinds::STRING,
-            "bool" => Kinds::BOOL,
-            "number" if integer => Kinds::NUMBER | Kinds::INTEGER,
-            "number" => Kinds::NUMBER,
-            "array" => Kinds::ARRAY,
-            "object" => Kinds::OBJECT,
-            _ => Kinds::ANY.0,
-        };
-        self.0 & wanted != 0
+    /// The kind of a value (null is never asked: it fits anything).
+    fn of_value(value: &Value) -> Kinds {
+        match value {
+            Value::String(_) => Kinds::STRING,
+            Value::Bool(_) => Kinds::BOOL,
+            Value::Number(_) => Kinds::number(value.is_i64() || value.is_u64()),
+            Value::Array(_) => Kinds::ARRAY,
+            Value::Object(_) => Kinds::OBJECT,
+            Value::Null => Kinds::ANY,
+        }
+    }
+
+    /// Whether a value of kind `value` fits.
+    pub(crate) fn fits(self, value: Kinds) -> bool {
+        self.0 & value.0 != 0
     }
 }
 

@@ -147,7 +147,7 @@ pub struct Response {
 /// four every answer gets as it leaves (`conclude`: Audit-Id,
 /// Cache-Control and the two APF ones), so they are added without a
 /// second allocation.
-fn typed_headers(content_type: &'static str) -> Vec<(std::borrow::Cow<'static, str>, HeaderText)> {
+pub(crate) fn typed_headers(content_type: &'static str) -> Vec<(std::borrow::Cow<'static, str>, HeaderText)> {
     let mut headers = Vec::with_capacity(5);
     headers.push(("Content-Type".into(), content_type.into()));
     headers
@@ -478,11 +478,7 @@ impl Server {
             Route::HealthCheck => Response::text(200, "ok"),
             Route::Metrics => {
                 let text = self.metrics.render(&self.scrape(true));
-                Response {
-                    status: 200,
-                    headers: vec![("Content-Type".into(), metrics::CONTENT_TYPE.into())],
-                    body: text,
-                }
+                Response { status: 200, headers: typed_headers(metrics::CONTENT_TYPE), body: text }
             }
             Route::ApfDump(what) => self.apf_dump(what, &req.query),
             Route::Version => Response::value(200, &discovery::version()),
@@ -498,7 +494,7 @@ impl Server {
                     // (the media type is not a valid MIME type).
                     Some(r) if r.media_type == PROTO => Response {
                         status: 200,
-                        headers: vec![("Content-Type".into(), "application/octet-stream".into())],
+                        headers: typed_headers("application/octet-stream"),
                         body: openapi_v2_proto::encode(&openapi::v2(catalog)),
                     },
                     Some(_) => Response::value(200, &openapi::v2(catalog)),
@@ -772,11 +768,8 @@ impl Server {
     fn pod_log(&mut self, req: &Request, q: &Query, t: &Target) -> Result<Served, Status> {
         let name = named_and_routed(req, t)?;
         let pod = self.stored(&t.rt, t.namespace.as_deref().unwrap_or(""), name)?;
-        let head = |text: String| Response {
-            status: 200,
-            headers: vec![("Content-Type".into(), "text/plain".into())],
-            body: text.into_bytes(),
-        };
+        let head =
+            |text: String| Response { status: 200, headers: typed_headers("text/plain"), body: text.into_bytes() };
         Ok(match logs::pod_log(&pod, q, self.now())? {
             logs::PodLog::Done(text) => Served::Response(head(text)),
             logs::PodLog::Following(text, follow) => Served::Log(head(text), follow),

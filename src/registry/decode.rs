@@ -100,9 +100,9 @@ fn unknown_media_type(rt: &ResourceType, got: &str) -> Status {
 /// The kind's schema (any JSON for a kind without one).
 /// (A built-in's definition name comes too: Go's decoder reports type
 /// errors by it. A custom resource's are its schema's validation errors.)
-fn schema_of(rt: &ResourceType) -> (&'static crate::schema::Schemas, Option<&'static str>, &Value) {
+fn schema_of(rt: &ResourceType) -> (&'static crate::schema::Schemas, &Value) {
     static ANY: Value = Value::Null;
-    (crate::schema::schemas(), definition(rt), rt.schema().unwrap_or(&ANY))
+    (crate::schema::schemas(), rt.schema().unwrap_or(&ANY))
 }
 
 /// The kind's definition among the built-in schemas (a custom resource's
@@ -118,9 +118,7 @@ fn definition(rt: &ResourceType) -> Option<&'static str> {
 /// fields dropped, the last of duplicates kept), or the first type error
 /// as Go's decoder words it; and the problems found.
 fn decode_typed(rt: &ResourceType, json: &[u8]) -> Result<Result<(Value, StrictProblems), String>, serde_json::Error> {
-    static ANY: Value = Value::Null;
-    let schemas = crate::schema::schemas();
-    let schema = rt.schema().unwrap_or(&ANY);
+    let (schemas, schema) = schema_of(rt);
     let (mut value, problems, fit) = crate::schema::decode::decode_strict(json, schemas, schema)?;
     // The type check walks the value again only when the decoder saw a
     // value that may not fit (for the error, worded and ordered as Go's).
@@ -382,7 +380,7 @@ pub fn patched_object(
 ) -> Result<Map<String, Value>, Status> {
     // What decoding the patched object strictly would find, found by
     // walking it (no serializing and parsing again).
-    let (schemas, def, schema) = schema_of(rt);
+    let ((schemas, schema), def) = (schema_of(rt), definition(rt));
     let mut value = patched;
     let mut strict = crate::schema::decode::strict_problems(&value, schemas, schema);
     if let Some(e) = def.and_then(|d| schemas.first_type_error(d, &value)) {
@@ -460,7 +458,7 @@ pub fn apply_configuration(rt: &ResourceType, bytes: &[u8]) -> Result<(Value, Ve
         let (group, version) = av.rsplit_once('/').unwrap_or(("", av));
         return Err(Status::bad_request(format!("invalid object type: {group}/{version}, Kind={kind}")));
     }
-    let (schemas, def, schema) = schema_of(rt);
+    let ((schemas, schema), def) = (schema_of(rt), definition(rt));
     if let Some(e) = def.and_then(|d| schemas.first_type_error(d, &config)) {
         return Err(cannot_handle(rt, &e));
     }

@@ -6,6 +6,7 @@
 use crate::sort::Order;
 use std::fmt;
 
+use crate::schema::Kinds;
 use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
@@ -297,7 +298,7 @@ const SELF_DECODING: &[&str] = &[
 #[derive(Clone, Copy)]
 struct Types {
     /// The JSON kinds the node's `type` allows.
-    kinds: crate::schema::Kinds,
+    kinds: Kinds,
     /// The check walks an object's fields here (the node has properties or
     /// additional properties) where the decoder does not follow them
     /// field by field (its shape is neither a struct nor a map).
@@ -310,7 +311,7 @@ struct Types {
 impl Default for Types {
     /// No schema: anything fits, and nothing is walked.
     fn default() -> Types {
-        Types { kinds: crate::schema::Kinds::ANY, objects_apart: false, arrays_apart: false }
+        Types { kinds: Kinds::ANY, objects_apart: false, arrays_apart: false }
     }
 }
 
@@ -370,10 +371,9 @@ impl<'a, 's> Strict<'a, 's> {
         }
     }
 
-    /// Notes a value of JSON kind `kind` (`integer`: a whole number) that
-    /// may not fit its node's type.
-    fn check(&mut self, kind: &str, integer: bool) {
-        if !self.types.kinds.fits(kind, integer) {
+    /// Notes a value of kind `kind` that may not fit its node's type.
+    fn check(&mut self, kind: Kinds) {
+        if !self.types.kinds.fits(kind) {
             *self.misfit = true;
         }
     }
@@ -393,30 +393,30 @@ impl<'de> Visitor<'de> for Strict<'_, '_> {
         f.write_str("any JSON value")
     }
     fn visit_bool<E>(mut self, v: bool) -> Result<Value, E> {
-        self.check("bool", false);
+        self.check(Kinds::BOOL);
         Ok(Value::Bool(v))
     }
     fn visit_i64<E>(mut self, v: i64) -> Result<Value, E> {
-        self.check("number", true);
+        self.check(Kinds::number(true));
         Ok(Value::Number(v.into()))
     }
     fn visit_u64<E>(mut self, v: u64) -> Result<Value, E> {
-        self.check("number", true);
+        self.check(Kinds::number(true));
         Ok(Value::Number(v.into()))
     }
     fn visit_f64<E>(mut self, v: f64) -> Result<Value, E> {
         let v = Number::from_f64(v).map_or(Value::Null, Value::Number);
         if !v.is_null() {
-            self.check("number", v.is_i64() || v.is_u64());
+            self.check(Kinds::number(v.is_i64() || v.is_u64()));
         }
         Ok(v)
     }
     fn visit_str<E>(mut self, v: &str) -> Result<Value, E> {
-        self.check("string", false);
+        self.check(Kinds::STRING);
         Ok(Value::String(v.to_string()))
     }
     fn visit_string<E>(mut self, v: String) -> Result<Value, E> {
-        self.check("string", false);
+        self.check(Kinds::STRING);
         Ok(Value::String(v))
     }
     fn visit_unit<E>(self) -> Result<Value, E> {
@@ -429,7 +429,7 @@ impl<'de> Visitor<'de> for Strict<'_, '_> {
         d.deserialize_any(self)
     }
     fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> Result<Value, A::Error> {
-        self.check("array", false);
+        self.check(Kinds::ARRAY);
         if self.types.arrays_apart {
             *self.misfit = true;
         }
@@ -462,7 +462,7 @@ impl<'de> Visitor<'de> for Strict<'_, '_> {
             "metadata" => 10,
             _ => 0,
         };
-        self.check("object", false);
+        self.check(Kinds::OBJECT);
         if self.types.objects_apart {
             *self.misfit = true;
         }

@@ -309,7 +309,7 @@ impl Server {
         };
         Response {
             status: 200,
-            headers: vec![("Content-Type".into(), "text/plain; charset=utf-8".into())],
+            headers: crate::server::typed_headers("text/plain; charset=utf-8"),
             body: text.into_bytes(),
         }
     }

@@ -44,7 +44,7 @@ impl Server {
             list.remaining,
             &items,
         );
-        Ok(Response { status: 200, headers: vec![("Content-Type".into(), negotiation::PROTOBUF.into())], body })
+        Ok(Response { status: 200, headers: crate::server::typed_headers(negotiation::PROTOBUF), body })
     }
 }
 

@@ -67,7 +67,7 @@ pub fn answer(
 fn text(status: u16, body: &str) -> Response {
     Response {
         status,
-        headers: vec![("Content-Type".into(), "text/plain; charset=utf-8".into())],
+        headers: crate::server::typed_headers("text/plain; charset=utf-8"),
         body: body.as_bytes().to_vec(),
     }
 }
@@ -415,7 +415,7 @@ impl Node<'_> {
         }
         Response {
             status: 200,
-            headers: vec![("Content-Type".into(), "text/plain;charset=UTF-8".into())],
+            headers: crate::server::typed_headers("text/plain;charset=UTF-8"),
             body: body.into_bytes(),
         }
     }
@@ -461,7 +461,7 @@ impl Node<'_> {
             body.push_str("</pre>\n");
             Response {
                 status: 200,
-                headers: vec![("Content-Type".into(), "text/html; charset=utf-8".into())],
+                headers: crate::server::typed_headers("text/html; charset=utf-8"),
                 body: body.into_bytes(),
             }
         };
