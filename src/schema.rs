@@ -307,6 +307,18 @@ fn is_go_zero(v: &Value) -> bool {
     }
 }
 
+/// Whether `value` holds, at any depth, a value `Schemas::drop_omitted`
+/// may drop or fill: a null, a Go zero, an empty list or map. A key is
+/// not a value: `{"": 1}` holds none.
+fn holds_empty(value: &Value) -> bool {
+    match value {
+        Value::Null => true,
+        Value::Array(a) => a.is_empty() || a.iter().any(holds_empty),
+        Value::Object(m) => m.is_empty() || m.values().any(holds_empty),
+        scalar => is_go_zero(scalar),
+    }
+}
+
 /// One quantity read (a string trimmed as Go's decoder trims it, a
 /// number by its text, a null as zero) and, when `rewrite`, written as
 /// stored.
@@ -452,6 +464,14 @@ impl Schemas {
     /// — while a null where the Go field always holds a value (a value
     /// struct, a field without `omitempty`) becomes that value.
     pub fn drop_omitted(&self, schema: &Value, value: &mut Value) {
+        // Most bodies hold no empty value at all: one walk without the
+        // schema says so, for far less than the walk with it.
+        if holds_empty(value) {
+            self.drop_omitted_in(schema, value);
+        }
+    }
+
+    fn drop_omitted_in(&self, schema: &Value, value: &mut Value) {
         let nested = |v: &Value| v.is_object() || v.is_array();
         match value {
             Value::Object(m) => {
@@ -479,7 +499,7 @@ impl Schemas {
                             },
                         };
                         if keep && nested(v) {
-                            self.drop_omitted(child, v);
+                            self.drop_omitted_in(child, v);
                         }
                         keep
                     });
@@ -489,14 +509,14 @@ impl Schemas {
                     // (A map of strings — labels, a ConfigMap's data — has
                     // nothing to walk.)
                     for v in m.values_mut().filter(|v| nested(v)) {
-                        self.drop_omitted(elem, v);
+                        self.drop_omitted_in(elem, v);
                     }
                 }
             }
             Value::Array(list) => {
                 if let Some(items) = self.facts(schema).items {
                     for v in list.iter_mut().filter(|v| nested(v)) {
-                        self.drop_omitted(items, v);
+                        self.drop_omitted_in(items, v);
                     }
                 }
             }
@@ -757,6 +777,42 @@ fn go_qualified(definition: &str) -> String {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// The walk without the schema finds every value the walk with it
+    /// would drop or fill, however deep, and says none when there is none.
+    #[test]
+    fn dropping_omitted_fields_is_skipped_only_when_there_are_none() {
+        let s = schemas();
+        let pod = s.definition("io.k8s.api.core.v1.Pod").unwrap();
+        let base = json!({"metadata": {"name": "p", "labels": {"a": "b"}}, "spec": {"containers": [
+            {"name": "c", "image": "i", "ports": [{"containerPort": 80}], "args": ["x"]}]}});
+        let mut v = base.clone();
+        s.drop_omitted_in(pod, &mut v);
+        assert_eq!(v, base, "nothing to drop");
+        assert!(!holds_empty(&base));
+        let empties = [json!(null), json!(false), json!(0), json!(0.0), json!(""), json!([]), json!({})];
+        let places: [&dyn Fn(&mut Value) -> &mut Value; 4] =
+            [&|v| &mut v["spec"], &|v| &mut v["metadata"], &|v| &mut v["spec"]["containers"][0], &|v| {
+                &mut v["spec"]["containers"][0]["ports"][0]
+            }];
+        for empty in &empties {
+            for (i, place) in places.iter().enumerate() {
+                for field in ["hostNetwork", "hostPort", "stdin", "creationTimestamp", "nodeSelector", "args"] {
+                    let mut v = base.clone();
+                    place(&mut v)[field] = empty.clone();
+                    assert!(holds_empty(&v), "{empty} as {field} at place {i}");
+                    let (mut quick, mut full) = (v.clone(), v);
+                    s.drop_omitted(pod, &mut quick);
+                    s.drop_omitted_in(pod, &mut full);
+                    assert_eq!(quick, full, "{empty} as {field} at place {i}");
+                }
+            }
+        }
+        // An empty list item and an empty key are found (the first) and
+        // not (the second) as values.
+        assert!(holds_empty(&json!({"a": [1, ""]})));
+        assert!(!holds_empty(&json!({"": 1})));
+    }
 
     #[test]
     fn zero_fields_are_found_where_a_definition_reaches_them() {
