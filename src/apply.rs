@@ -74,19 +74,20 @@ impl Identity<'_> {
     /// The entry as it is stored, in upstream's field order, with `fields`
     /// as its FieldsV1.
     fn entry(&self, fields: Value) -> Value {
-        let mut m = Map::with_capacity(7);
-        m.insert("manager".into(), Value::String(self.manager.into()));
-        m.insert("operation".into(), Value::String(self.operation.into()));
-        m.insert("apiVersion".into(), Value::String(self.api_version.into()));
+        let text = |s: &str| Value::String(s.into());
+        let mut m = Vec::with_capacity(7);
+        m.push(("manager".into(), text(self.manager)));
+        m.push(("operation".into(), text(self.operation)));
+        m.push(("apiVersion".into(), text(self.api_version)));
         if let Some(t) = self.time {
-            m.insert("time".into(), Value::String(t.into()));
+            m.push(("time".into(), text(t)));
         }
-        m.insert("fieldsType".into(), Value::String("FieldsV1".into()));
-        m.insert("fieldsV1".into(), fields);
+        m.push(("fieldsType".into(), text("FieldsV1")));
+        m.push(("fieldsV1".into(), fields));
         if !self.subresource.is_empty() {
-            m.insert("subresource".into(), Value::String(self.subresource.into()));
+            m.push(("subresource".into(), text(self.subresource)));
         }
-        Value::Object(m)
+        Value::Object(Map::from_distinct(m))
     }
 }
 

@@ -169,6 +169,15 @@ proptest! {
             apply(&mut map, &mut model, op);
             check(&map, &model);
         }
+        // A map made from distinct pairs at once (`Map::from_distinct`,
+        // indexed or not by its size) is the same map, and stays so
+        // through the same operations again.
+        let (mut built, mut again) = (Map::from_distinct(model.clone()), model.clone());
+        check(&built, &again);
+        for op in &ops {
+            apply(&mut built, &mut again, op);
+            check(&built, &again);
+        }
         // A clone is equal, and so is the same map in another order.
         let clone = map.clone();
         prop_assert_eq!(&clone, &map);
@@ -179,6 +188,13 @@ proptest! {
         let again: Vec<(String, Value)> = back.into_iter().collect();
         prop_assert_eq!(again, model);
     }
+}
+
+#[test]
+#[cfg(debug_assertions)]
+#[should_panic(expected = "a key repeated")]
+fn a_map_from_distinct_pairs_refuses_a_repeat_in_debug_builds() {
+    let _ = Map::from_distinct(vec![("a".into(), json!(1)), ("b".into(), json!(2)), ("a".into(), json!(3))]);
 }
 
 #[test]

@@ -428,7 +428,7 @@ pub fn added_fields_v1(
 /// An object of FieldsV1 entries, its keys in order (each key is unique).
 fn sorted_object(mut entries: Vec<(String, Value)>) -> Value {
     entries.order_by(|a, b| a.0.cmp(&b.0));
-    Value::Object(entries.into_iter().collect())
+    Value::Object(Map::from_distinct(entries))
 }
 
 /// The FieldsV1 node of `value` where it was `was` before (None: absent),

@@ -48,6 +48,20 @@ impl Map<String, Value> {
         }
     }
 
+    /// kubesim: a map of `entries` in their order, whose keys are
+    /// distinct: the caller's promise, checked in debug builds only (a
+    /// key repeated would be found twice by iteration, once by lookup).
+    /// The vector becomes the map's (with `preserve_order`); no key is
+    /// looked for as it is put in.
+    pub fn from_distinct(entries: Vec<(String, Value)>) -> Self {
+        Map {
+            #[cfg(not(feature = "preserve_order"))]
+            map: entries.into_iter().collect(),
+            #[cfg(feature = "preserve_order")]
+            map: OrderedMap::from_distinct(entries),
+        }
+    }
+
     /// Makes a new empty Map with the given initial capacity.
     #[inline]
     pub fn with_capacity(capacity: usize) -> Self {

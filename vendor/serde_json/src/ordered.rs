@@ -99,6 +99,20 @@ impl OrderedMap<String, Value> {
         }
     }
 
+    /// A map of `entries` in their order, which hold no key twice (only
+    /// debug builds check): the vector is kept, and no key is looked for.
+    pub fn from_distinct(entries: Vec<Entry>) -> Self {
+        debug_assert!(
+            entries
+                .iter()
+                .enumerate()
+                .all(|(i, (k, _))| entries[..i].iter().all(|(j, _)| j != k)),
+            "from_distinct: a key repeated"
+        );
+        let index = (entries.len() > SMALL).then(|| Index::build(&entries));
+        OrderedMap { entries, index }
+    }
+
     #[inline]
     pub fn len(&self) -> usize {
         self.entries.len()
