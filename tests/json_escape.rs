@@ -42,6 +42,11 @@ fn every_escape_at_every_offset_of_a_word() {
                 let written = serde_json::to_string(&s).unwrap();
                 assert_eq!(written, reference(&s), "{s:?}");
                 assert_eq!(serde_json::from_str::<String>(&written).unwrap(), s);
+                // The value writer (`ser::write_value`) writes it alike,
+                // as a string and as a key.
+                let mut direct = Vec::new();
+                serde_json::ser::write_value(&mut direct, &serde_json::json!({&s: &s}));
+                assert_eq!(String::from_utf8(direct).unwrap(), format!("{{{written}:{written}}}"));
             }
         }
     }
@@ -123,6 +128,45 @@ proptest! {
         prop_assert_eq!(&written, &reference(&s));
         let value = serde_json::to_string(&serde_json::Value::String(s.clone())).unwrap();
         prop_assert_eq!(&value, &written);
+        let mut direct = Vec::new();
+        serde_json::ser::write_value(&mut direct, &serde_json::Value::String(s.clone()));
+        prop_assert_eq!(String::from_utf8(direct).unwrap(), written.clone());
         prop_assert_eq!(serde_json::from_str::<String>(&written).unwrap(), s);
+    }
+}
+
+/// Any value, nested: every kind of scalar (integers at both ends, floats
+/// with and without a fraction, strings with escapes) in lists and maps.
+fn any_value() -> impl Strategy<Value = serde_json::Value> {
+    use serde_json::{json, Value};
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(|n| json!(n)),
+        any::<u64>().prop_map(|n| json!(n)),
+        any::<f64>().prop_map(|f| json!(f)),
+        (-1000i32..1000).prop_map(|n| json!(f64::from(n) / 8.0)),
+        "(\\PC|[\\x00-\\x21\\x5b-\\x5d]){0,24}".prop_map(Value::String),
+    ];
+    leaf.prop_recursive(4, 64, 6, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+            prop::collection::vec(("[a-z\\\\\"\\x01]{0,6}", inner), 0..6)
+                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
+        ]
+    })
+}
+
+proptest! {
+    /// The value writer (`ser::write_value`, which stores every object)
+    /// writes what `to_vec` writes, byte for byte, after what is in the
+    /// vector already.
+    #[test]
+    fn values_are_written_as_to_vec_writes_them(v in any_value()) {
+        let mut direct = b"head".to_vec();
+        serde_json::ser::write_value(&mut direct, &v);
+        let mut want = b"head".to_vec();
+        want.extend(serde_json::to_vec(&v).unwrap());
+        prop_assert_eq!(direct, want);
     }
 }

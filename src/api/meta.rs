@@ -282,13 +282,11 @@ fn write_ordered(
         if i > 0 {
             out.push(b',');
         }
-        let _ = serde_json::to_writer(&mut *out, k);
+        serde_json::ser::write_string(out, k);
         out.push(b':');
         match (nested, v) {
             (Some((name, order)), Value::Object(m)) if name == k.as_str() => write_ordered(m, order, &[], out, None),
-            _ => {
-                let _ = serde_json::to_writer(&mut *out, v);
-            }
+            _ => serde_json::ser::write_value(out, v),
         }
     }
     out.push(b'}');
@@ -322,9 +320,7 @@ pub fn prune_empty_metadata(obj: &mut Value) {
 pub fn write_canonical_json(obj: &Value, out: &mut Vec<u8>) {
     match obj {
         Value::Object(root) => write_ordered(root, TOP_ORDER, &["status"], out, Some(("metadata", METADATA_ORDER))),
-        other => {
-            let _ = serde_json::to_writer(out, other);
-        }
+        other => serde_json::ser::write_value(out, other),
     }
 }
 

@@ -117,7 +117,7 @@ impl StoredObject {
         super::meta::canonicalize(&mut obj);
         scratch.clear();
         // In canonical order already: written as it is.
-        let _ = serde_json::to_writer(&mut *scratch, &obj);
+        serde_json::ser::write_value(scratch, &obj);
         StoredObject { json: Box::from(scratch.as_slice()), attrs, decoded: Mutex::new(Some(Arc::new(obj))) }
     }
 
