@@ -2133,9 +2133,8 @@ where
 
 /// kubesim: the index of the first byte of `bytes` that JSON escapes (a
 /// control character, `"` or `\\`), or `bytes.len()`. On x86-64, sixteen
-/// bytes are tested a step, every byte of the block without a branch, which
-/// LLVM writes as a few SSE2 instructions (SSE2 is in every x86-64); the
-/// block that has one, and what is left, go to the word test below.
+/// bytes are tested a step with SSE2 (in every x86-64; `first_flagged`),
+/// what is left after the last whole block by the word test below.
 /// Elsewhere (WebAssembly without its SIMD extension) the word test does it
 /// all. The reader finds the end of a string with the same function
 /// (`skip_to_escape` in `src/read.rs`).
@@ -2143,18 +2142,10 @@ where
 pub(crate) fn next_escape(bytes: &[u8]) -> usize {
     #[cfg(target_arch = "x86_64")]
     {
-        let mut at = 0;
-        for block in bytes.chunks_exact(16) {
-            let mut hit = false;
-            for &b in block {
-                hit |= (b < 0x20) | (b == b'"') | (b == b'\\');
-            }
-            if hit {
-                break;
-            }
-            at += 16;
+        match first_flagged(bytes, false) {
+            (at, true) => at,
+            (at, false) => at + next_escape_by_words(&bytes[at..]),
         }
-        at + next_escape_by_words(&bytes[at..])
     }
     #[cfg(not(target_arch = "x86_64"))]
     next_escape_by_words(bytes)
@@ -2162,33 +2153,69 @@ pub(crate) fn next_escape(bytes: &[u8]) -> usize {
 
 /// kubesim: `next_escape` for the reader, which also says whether every
 /// byte before the one found is ASCII (a string of only those needs no
-/// UTF-8 check). On x86-64 the first blocks are tested with a signed
-/// compare, which flags a byte above 0x7f as it flags one below 0x20 (the
-/// same instructions as the unsigned test); from the first block flagged,
-/// `next_escape` finds the escape and `is_ascii` looks at what lies
-/// between, a few bytes unless the string has others than ASCII.
-/// Elsewhere the UTF-8 check's own test for ASCII is all there is.
+/// UTF-8 check). On x86-64 the blocks are tested with a signed compare,
+/// which flags a byte above 0x7f as it flags one below 0x20 (the same
+/// instructions as the unsigned test): the first byte flagged is either
+/// the escape, every byte before it ASCII, or a byte above 0x7f, from
+/// which `next_escape` finds the escape. Elsewhere the UTF-8 check's own
+/// test for ASCII is all there is.
 #[inline]
 pub(crate) fn next_escape_noting_ascii(bytes: &[u8]) -> (usize, bool) {
     #[cfg(target_arch = "x86_64")]
-    let at = {
-        let mut at = 0;
-        for block in bytes.chunks_exact(16) {
-            let mut hit = false;
-            for &b in block {
-                hit |= ((b as i8) < 0x20) | (b == b'"') | (b == b'\\');
-            }
-            if hit {
-                break;
-            }
-            at += 16;
-        }
-        at
+    let at = match first_flagged(bytes, true) {
+        (at, true) if bytes[at] < 0x80 => return (at, true),
+        (at, _) => at,
     };
     #[cfg(not(target_arch = "x86_64"))]
     let at = 0;
     let end = at + next_escape(&bytes[at..]);
     (end, bytes[at..end].is_ascii())
+}
+
+/// kubesim: the first byte of `bytes` in its whole blocks of sixteen that
+/// the escape test flags (`signed`: bytes above 0x7f too), and true; or,
+/// when no whole block holds one, where the last whole block ends, and
+/// false. Two blocks a step: each is three compares, two ors and a mask
+/// of SSE2 (a byte is below 0x20 when the unsigned minimum of it and 0x1f
+/// is itself).
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn first_flagged(bytes: &[u8], signed: bool) -> (usize, bool) {
+    use core::arch::x86_64::*;
+    let flags = |at: usize| -> u32 {
+        assert!(at + 16 <= bytes.len());
+        // SAFETY: SSE2 is in every x86-64 (its baseline, which this
+        // target enables); the sixteen bytes from `at` are within `bytes`
+        // (asserted; the callers below check it too, so it is not
+        // tested again), and the load needs no alignment.
+        unsafe {
+            let v = _mm_loadu_si128(bytes.as_ptr().add(at).cast());
+            let control = if signed {
+                _mm_cmplt_epi8(v, _mm_set1_epi8(0x20))
+            } else {
+                _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1f)), v)
+            };
+            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+            _mm_movemask_epi8(_mm_or_si128(control, _mm_or_si128(quote, backslash))) as u32
+        }
+    };
+    let mut at = 0;
+    while bytes.len() - at >= 32 {
+        let found = flags(at) | flags(at + 16) << 16;
+        if found != 0 {
+            return (at + found.trailing_zeros() as usize, true);
+        }
+        at += 32;
+    }
+    if bytes.len() - at >= 16 {
+        let found = flags(at);
+        if found != 0 {
+            return (at + found.trailing_zeros() as usize, true);
+        }
+        at += 16;
+    }
+    (at, false)
 }
 
 /// kubesim: whether `bytes` (of fewer than four or more than sixteen;
