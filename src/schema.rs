@@ -313,9 +313,11 @@ fn is_go_zero(v: &Value) -> bool {
 fn holds_empty(value: &Value) -> bool {
     match value {
         Value::Null => true,
+        Value::Bool(b) => !b,
+        Value::Number(n) => n.as_f64() == Some(0.0),
+        Value::String(s) => s.is_empty(),
         Value::Array(a) => a.is_empty() || a.iter().any(holds_empty),
         Value::Object(m) => m.is_empty() || m.values().any(holds_empty),
-        scalar => is_go_zero(scalar),
     }
 }
 

@@ -2218,13 +2218,20 @@ fn first_flagged(bytes: &[u8], signed: bool) -> (usize, bool) {
     (at, false)
 }
 
-/// kubesim: whether `bytes` (of fewer than four or more than sixteen;
-/// `write_string` tests the others itself) hold a byte JSON escapes.
+/// kubesim: whether `bytes` hold a byte JSON escapes, as `next_escape`
+/// would find one. From four to sixteen bytes are tested as two
+/// overlapping words at once, without a loop (`next_escape`'s loops cost
+/// more to set up than to run on strings this short).
 #[inline]
 fn holds_escape(bytes: &[u8]) -> bool {
-    match bytes.len() {
+    let n = bytes.len();
+    let word = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+    let half = |at: usize| u64::from(u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap()));
+    match n {
         0..=3 => bytes.iter().any(|&b| ESCAPE[b as usize] != 0),
-        n => next_escape(bytes) != n,
+        4..=7 => escapes_in_word(half(0) | half(n - 4) << 32),
+        8..=16 => escapes_in_word(word(0)) || escapes_in_word(word(n - 8)),
+        _ => next_escape(bytes) != n,
     }
 }
 
@@ -2379,10 +2386,7 @@ pub fn write_value(out: &mut Vec<u8>, value: &crate::Value) {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(true) => out.extend_from_slice(b"true"),
         Value::Bool(false) => out.extend_from_slice(b"false"),
-        Value::Number(n) => {
-            // (Writing to a vector cannot fail.)
-            let _ = n.serialize(&mut Serializer::new(&mut *out));
-        }
+        Value::Number(n) => write_number(out, n),
         Value::String(s) => write_string(out, s),
         Value::Array(list) => {
             out.push(b'[');
@@ -2411,64 +2415,80 @@ pub fn write_value(out: &mut Vec<u8>, value: &crate::Value) {
 
 /// kubesim: appends a string as `to_writer` writes it, a string with
 /// nothing to escape (nearly all) copied whole: one of four to sixteen
-/// bytes (most keys, names and times) as the two overlapping pieces its
-/// test read, not through a call to `memcpy`.
-#[inline]
+/// bytes (most keys, names and times) as two overlapping pieces
+/// (`copy_short`), not through a call to `memcpy`.
 pub fn write_string(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
-    let n = bytes.len();
-    let piece = |at: usize| -> [u8; 8] { bytes[at..at + 8].try_into().unwrap() };
-    let half = |at: usize| -> [u8; 4] { bytes[at..at + 4].try_into().unwrap() };
-    match n {
-        8..=16 => {
-            let (head, tail) = (piece(0), piece(n - 8));
-            if !escapes_in_word(u64::from_le_bytes(head)) && !escapes_in_word(u64::from_le_bytes(tail)) {
-                out.reserve(n + 2);
-                let len = out.len();
-                // SAFETY: `reserve` made room for `n + 2` more bytes; the
-                // quote, `head` (bytes 0..8) and `tail` (bytes n-8..n,
-                // over the end of `head` when n < 16) and the quote cover
-                // exactly the `n + 2` bytes `set_len` then counts.
-                unsafe {
-                    let at = out.as_mut_ptr().add(len);
-                    at.write(b'"');
-                    at.add(1).cast::<[u8; 8]>().write(head);
-                    at.add(1 + n - 8).cast::<[u8; 8]>().write(tail);
-                    at.add(1 + n).write(b'"');
-                    out.set_len(len + n + 2);
-                }
-                return;
-            }
-        }
-        4..=7 => {
-            let (head, tail) = (half(0), half(n - 4));
-            let word = u64::from(u32::from_le_bytes(head)) | u64::from(u32::from_le_bytes(tail)) << 32;
-            if !escapes_in_word(word) {
-                out.reserve(n + 2);
-                let len = out.len();
-                // SAFETY: as above, with pieces of four bytes.
-                unsafe {
-                    let at = out.as_mut_ptr().add(len);
-                    at.write(b'"');
-                    at.add(1).cast::<[u8; 4]>().write(head);
-                    at.add(1 + n - 4).cast::<[u8; 4]>().write(tail);
-                    at.add(1 + n).write(b'"');
-                    out.set_len(len + n + 2);
-                }
-                return;
-            }
-        }
-        _ => {
-            if !holds_escape(bytes) {
-                out.reserve(n + 2);
-                out.push(b'"');
-                out.extend_from_slice(bytes);
-                out.push(b'"');
-                return;
-            }
+    if holds_escape(bytes) {
+        return write_escaped(out, s);
+    }
+    if (4..=16).contains(&bytes.len()) {
+        return copy_short(out, bytes);
+    }
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    out.extend_from_slice(bytes);
+    out.push(b'"');
+}
+
+/// kubesim: a number, as `Number`'s `Display` writes it (the text
+/// `to_writer` writes: both format with `itoa` and `zmij`'s
+/// `format_finite`; numbers are few, and that code is in the module
+/// already).
+#[inline(never)]
+fn write_number(out: &mut Vec<u8>, n: &crate::Number) {
+    use crate::io::Write;
+    // (Writing to a vector cannot fail.)
+    let _ = write!(out, "{n}");
+}
+
+/// kubesim: a string that needs escapes, quoted and escaped as
+/// `to_writer` escapes it (the `ESCAPE` table's short escapes, `\\u00xx`
+/// in lowercase hex for the other control characters), a byte at a time:
+/// few strings take it, and its code is a fraction of the generic one's.
+#[cold]
+#[inline(never)]
+fn write_escaped(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    for &b in s.as_bytes() {
+        match ESCAPE[b as usize] {
+            0 => out.push(b),
+            UU => out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]]),
+            escape => out.extend_from_slice(&[b'\\', escape]),
         }
     }
-    let _ = format_escaped_str(out, &mut CompactFormatter, s);
+    out.push(b'"');
+}
+
+/// kubesim: `bytes` (four to sixteen of them) quoted at the end of `out`,
+/// as two overlapping pieces of four or eight bytes.
+#[inline]
+fn copy_short(out: &mut Vec<u8>, bytes: &[u8]) {
+    fn put<const N: usize>(out: &mut Vec<u8>, bytes: &[u8]) {
+        let n = bytes.len();
+        let head: [u8; N] = bytes[..N].try_into().unwrap();
+        let tail: [u8; N] = bytes[n - N..].try_into().unwrap();
+        out.reserve(n + 2);
+        let len = out.len();
+        // SAFETY: `reserve` made room for `n + 2` more bytes; the quote,
+        // `head` (bytes 0..N), `tail` (bytes n-N..n, over the end of
+        // `head` when n < 2N; n >= N, as the slicing above checked) and
+        // the quote cover exactly the `n + 2` bytes `set_len` then counts.
+        unsafe {
+            let at = out.as_mut_ptr().add(len);
+            at.write(b'"');
+            at.add(1).cast::<[u8; N]>().write(head);
+            at.add(1 + n - N).cast::<[u8; N]>().write(tail);
+            at.add(1 + n).write(b'"');
+            out.set_len(len + n + 2);
+        }
+    }
+    if bytes.len() >= 8 {
+        put::<8>(out, bytes);
+    } else {
+        put::<4>(out, bytes);
+    }
 }
 
 /// Serialize the given data structure as a pretty-printed JSON byte vector.
