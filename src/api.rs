@@ -20,6 +20,16 @@ pub use object::{ObjectAttrs, StoredObject};
 pub use status::{FieldError, Status, StatusCause};
 pub use watch::{WatchEvent, WatchEventType, WatchObject};
 
+/// `v` as compact JSON: what `serde_json::to_vec` writes, by the value
+/// writer (`serde_json::ser::write_value`), which is faster, and in the
+/// WebAssembly module keeps the generic serializer out of the part
+/// loaded first.
+pub fn to_json(v: &serde_json::Value) -> Vec<u8> {
+    let mut out = Vec::with_capacity(128);
+    serde_json::ser::write_value(&mut out, v);
+    out
+}
+
 /// Whether a JSON value is what Go's zero value looks like: null, false,
 /// 0, "", an empty list, or an object of only zero values (a struct left
 /// as it was made).

@@ -159,7 +159,7 @@ impl Response {
     }
 
     fn value(status: u16, v: &Value) -> Response {
-        Response::json(status, serde_json::to_vec(v).unwrap_or_default())
+        Response::json(status, crate::api::to_json(v))
     }
 
     /// The one exit for failures: a Status with its code as HTTP status.
@@ -337,10 +337,9 @@ impl Server {
     fn bootstrap(&mut self) {
         let Some(ns) = self.registry.resources().namespaces().cloned() else { return };
         for name in ["default", "kube-system", "kube-public", "kube-node-lease"] {
-            let body = serde_json::to_vec(
+            let body = crate::api::to_json(
                 &json!({"metadata": {"name": name, "labels": {"kubernetes.io/metadata.name": name}}}),
-            )
-            .unwrap_or_default();
+            );
             let _ = self.registry.create(&ns, "", RequestBody::json(&body), &Default::default(), &mut Vec::new());
         }
         let opts =
@@ -348,7 +347,7 @@ impl Server {
         // The system priority classes (upstream's post-start hook).
         if let Some(rt) = self.registry.resources().lookup("scheduling.k8s.io", "v1", "priorityclasses").cloned() {
             for obj in crate::registry::priority::system_classes() {
-                let body = serde_json::to_vec(&obj).unwrap_or_default();
+                let body = crate::api::to_json(&obj);
                 let _ = self.registry.create(&rt, "", RequestBody::json(&body), &opts, &mut Vec::new());
             }
         }
@@ -358,7 +357,7 @@ impl Server {
                 else {
                     continue;
                 };
-                let body = serde_json::to_vec(&obj).unwrap_or_default();
+                let body = crate::api::to_json(&obj);
                 let _ = self.registry.create(&rt, "", RequestBody::json(&body), &opts, &mut Vec::new());
             }
         }

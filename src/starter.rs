@@ -59,7 +59,7 @@ fn request(entry: Value, services: &ServiceRanges, now: &str) -> Option<Request>
         Request::new(&method, &path)
             .with_header("Content-Type", content_type)
             .with_header("Accept", "application/json")
-            .with_body(serde_json::to_vec(&body).unwrap_or_default()),
+            .with_body(crate::api::to_json(&body)),
     )
 }
 

@@ -82,7 +82,7 @@ impl WatchEvent {
         let obj = json!({"kind": kind, "apiVersion": api_version, "metadata": meta});
         WatchEvent {
             event_type: WatchEventType::Bookmark,
-            object: WatchObject::Inline(serde_json::to_vec(&obj).unwrap_or_default().into()),
+            object: WatchObject::Inline(crate::api::to_json(&obj).into()),
         }
     }
 

@@ -207,7 +207,7 @@ impl<'s> Client<'s> {
 
     /// A write with a JSON body.
     pub fn write(&mut self, method: &str, target: &str, content_type: &str, body: &Value) -> std::sync::Arc<Response> {
-        self.send(method, target, Some((content_type, serde_json::to_vec(body).unwrap_or_default())))
+        self.send(method, target, Some((content_type, crate::api::to_json(body))))
     }
 
     /// Opens a watch (the target carries its query).

@@ -46,7 +46,8 @@ pub fn patch_data(owner: &Value) -> Value {
 /// serde_json's, with `<`, `>`, `&`, U+2028 and U+2029 escaped as Go
 /// escapes them (they only occur inside strings).
 fn go_json(v: &Value) -> Vec<u8> {
-    let plain = serde_json::to_string(v).unwrap_or_default();
+    // (JSON is UTF-8: the bytes are a string.)
+    let plain = String::from_utf8(crate::api::to_json(v)).unwrap_or_default();
     let mut out = String::with_capacity(plain.len());
     for c in plain.chars() {
         match c {

@@ -137,7 +137,7 @@ pub fn template_hash(template: &Value, collision_count: Option<i64>) -> String {
             h = h.wrapping_mul(0x0100_0193);
         }
     };
-    feed(&serde_json::to_vec(&canonical(template)).unwrap_or_default());
+    feed(&crate::api::to_json(&canonical(template)));
     if let Some(c) = collision_count {
         feed(&(c as u32).to_le_bytes());
     }

@@ -138,7 +138,7 @@ fn decode_typed(rt: &ResourceType, json: &[u8]) -> Result<Result<(Value, StrictP
 fn yaml_to_json(text: &str) -> Result<(Vec<u8>, Vec<String>), String> {
     let v = crate::schema::decode::decode_yaml(text).map_err(|e| e.to_string())?;
     let repeats = crate::schema::decode::yaml_repeated_keys(text);
-    let json = serde_json::to_vec(&v).map_err(|e| e.to_string())?;
+    let json = crate::api::to_json(&v);
     Ok((json, repeats))
 }
 
@@ -169,7 +169,7 @@ pub fn object(
         }
         media_type::PROTOBUF if rt.protobuf => {
             let v = crate::proto::decode_object(body.bytes).map_err(Status::bad_request)?;
-            converted = serde_json::to_vec(&v).map_err(Status::internal_error)?;
+            converted = crate::api::to_json(&v);
             &converted
         }
         other => return Err(unknown_media_type(rt, other)),

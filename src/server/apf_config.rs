@@ -109,7 +109,7 @@ impl Server {
             .with_header("User-Agent", "kube-apiserver/v1.33.0 (linux/amd64) kubernetes/kubesim")
             .with_header("Accept", "application/json");
         if let Some(b) = body {
-            req = req.with_header("Content-Type", content_type).with_body(serde_json::to_vec(b).unwrap_or_default());
+            req = req.with_header("Content-Type", content_type).with_body(crate::api::to_json(b));
         }
         self.handle_loopback(req)
     }

@@ -262,7 +262,7 @@ pub fn convert(r: &Rendering, v: Value, headers: bool) -> Result<Value, Status> 
 /// Encodes a JSON value in `encoding`, as a body and its content type.
 pub fn encode(v: Value, encoding: Encoding) -> Result<(Vec<u8>, &'static str), String> {
     match encoding {
-        Encoding::Json => Ok((serde_json::to_vec(&v).map_err(|e| e.to_string())?, Encoding::Json.content_type())),
+        Encoding::Json => Ok((crate::api::to_json(&v), Encoding::Json.content_type())),
         Encoding::Yaml => Ok((crate::api::yaml::to_string(&v).into_bytes(), Encoding::Yaml.content_type())),
         Encoding::Protobuf => Ok((crate::proto::encode_object(&v)?, Encoding::Protobuf.content_type())),
     }

@@ -105,7 +105,7 @@ impl WatchStream {
                 }
             };
             self.table_headers_sent = true;
-            e.object = WatchObject::Inline(serde_json::to_vec(&converted).unwrap_or_default().into());
+            e.object = WatchObject::Inline(crate::api::to_json(&converted).into());
         }
     }
 
