@@ -237,19 +237,7 @@ pub fn split(
     }
     let base = f.tables[table as usize].initial;
 
-    // Which functions stay: by name, then the closures and small functions
-    // of those. (Each defined function's key, by its place in the code.)
-    let keys: Vec<String> =
-        (0..f.bodies.len() as u32).map(|i| key(f.names.get(&(f.imported_funcs + i)).copied().unwrap_or(""))).collect();
-    let mut stays: Vec<bool> = keys
-        .iter()
-        .enumerate()
-        .map(|(i, k)| Some(f.imported_funcs + i as u32) == f.start || (!instrument && (k.is_empty() || keep(k))))
-        .collect();
-    if !instrument {
-        keep_closures(&keys, &mut stays);
-        keep_small_callees(&f, &mut stays)?;
-    }
+    let (keys, stays) = staying(&f, keep, instrument)?;
     let moved_data = match relocs {
         Some(relocs) if !instrument => {
             let Some(segments) = &f.segments else {
@@ -304,6 +292,36 @@ pub fn split(
     }
     let moved_data = moved_data.iter().map(|(s, e)| (e - s) as usize).sum();
     Ok(Split { primary, secondary, moved: moved_names, moved_data })
+}
+
+/// Each defined function's key (by its place in the code), and whether it
+/// stays in the primary: by name, then the closures and small functions of
+/// those (in instrument mode, only a start function stays).
+fn staying(f: &Facts<'_>, keep: &dyn Fn(&str) -> bool, instrument: bool) -> Result<(Vec<String>, Vec<bool>)> {
+    let keys: Vec<String> =
+        (0..f.bodies.len() as u32).map(|i| key(f.names.get(&(f.imported_funcs + i)).copied().unwrap_or(""))).collect();
+    let mut stays: Vec<bool> = keys
+        .iter()
+        .enumerate()
+        .map(|(i, k)| Some(f.imported_funcs + i as u32) == f.start || (!instrument && (k.is_empty() || keep(k))))
+        .collect();
+    if !instrument {
+        keep_closures(&keys, &mut stays);
+        keep_small_callees(f, &mut stays)?;
+    }
+    Ok((keys, stays))
+}
+
+/// The functions a split by `keep` leaves in the primary, each with the
+/// size of its body in bytes (before wasm-opt), largest first: where the
+/// first part's bytes go, to find room in it (docs/browser.md).
+pub fn primary_sizes(wasm: &[u8], keep: &dyn Fn(&str) -> bool) -> Result<Vec<(usize, String)>> {
+    let f = facts(wasm)?;
+    let (keys, stays) = staying(&f, keep, false)?;
+    let mut sizes: Vec<(usize, String)> =
+        keys.into_iter().enumerate().filter(|&(i, _)| stays[i]).map(|(i, k)| (f.bodies[i].range().len(), k)).collect();
+    sizes.sort_unstable_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    Ok(sizes)
 }
 
 /// `wasm` without its custom sections (names, producers, and the linker's
@@ -956,6 +974,23 @@ mod tests {
         assert!(!closure_stays("a::f", &staying));
         let probe = "<hashbrown::raw::RawTable<(u64, ())>>::find::<hashbrown::map::equivalent_key<u64, u64, ()>::{closure#0}>::{closure#0}";
         assert!(closure_stays(probe, &staying));
+    }
+
+    #[test]
+    fn sizes_name_what_stays_largest_first() {
+        // `moved_a` small stays with `kept`, and `moved_b` with it; each is
+        // listed once, with its body's size.
+        let sizes = primary_sizes(&module_with(true, false), &|k| k == "demo::kept").unwrap();
+        let keys: Vec<&str> = sizes.iter().map(|(_, k)| k.as_str()).collect();
+        assert_eq!(keys, ["demo::moved_a", "demo::kept", "demo::moved_b"]);
+        assert!(sizes.windows(2).all(|w| w[0].0 >= w[1].0), "{sizes:?}");
+        // What moves is not listed.
+        let wasm = module();
+        let sizes = primary_sizes(&wasm, &|k| k == "demo::kept").unwrap();
+        assert_eq!(sizes.len(), 1);
+        assert_eq!(sizes[0].1, "demo::kept");
+        let f = facts(&wasm).unwrap();
+        assert_eq!(sizes[0].0, f.bodies[0].range().len());
     }
 
     #[test]

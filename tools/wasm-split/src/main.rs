@@ -7,6 +7,9 @@
 //! `kubesim-wasm-split instrument IN PRIMARY SECONDARY SLOTS`: everything
 //! moved, every stub reporting its slot; SLOTS gets each slot's key, one a
 //! line, for `scripts/split-profile.sh`.
+//! `kubesim-wasm-split sizes IN KEEP`: the functions a split by KEEP leaves
+//! in PRIMARY, one a line with its body's size in bytes, largest first, and
+//! their total (`scripts/split-sizes.sh`).
 
 use std::process::ExitCode;
 
@@ -16,13 +19,27 @@ fn run(args: &[String]) -> Result<(), String> {
             let wasm = std::fs::read(input).map_err(|e| format!("{input}: {e}"))?;
             return std::fs::write(output, kubesim_wasm_split::strip(&wasm)?).map_err(|e| format!("{output}: {e}"));
         }
+        if mode == "sizes" {
+            let wasm = std::fs::read(input).map_err(|e| format!("{input}: {e}"))?;
+            let text = std::fs::read_to_string(output).map_err(|e| format!("{output}: {e}"))?;
+            let keep = kubesim_wasm_split::KeepList::parse(&text);
+            let sizes = kubesim_wasm_split::primary_sizes(&wasm, &|name| keep.keeps(name))?;
+            let mut out = String::new();
+            for (size, key) in &sizes {
+                out.push_str(&format!("{size}\t{key}\n"));
+            }
+            let total: usize = sizes.iter().map(|(size, _)| size).sum();
+            out.push_str(&format!("{total}\t(all {} functions kept)\n", sizes.len()));
+            use std::io::Write;
+            return std::io::stdout().write_all(out.as_bytes()).map_err(|e| e.to_string());
+        }
     }
     let (mode, input, primary, secondary, list, linked) =
         match args {
             [m, i, p, s, l] => (m, i, p, s, l, None),
             [m, i, p, s, l, linked] if m == "split" => (m, i, p, s, l, Some(linked)),
             _ => return Err(
-                "usage: kubesim-wasm-split split|instrument IN PRIMARY SECONDARY KEEP|SLOTS [LINKED], or strip IN OUT"
+                "usage: kubesim-wasm-split split|instrument IN PRIMARY SECONDARY KEEP|SLOTS [LINKED], strip IN OUT, or sizes IN KEEP"
                     .into(),
             ),
         };
