@@ -309,7 +309,9 @@ fn is_go_zero(v: &Value) -> bool {
 
 /// Whether `value` holds, at any depth, a value `Schemas::drop_omitted`
 /// may drop or fill: a null, a Go zero, an empty list or map. A key is
-/// not a value: `{"": 1}` holds none.
+/// not a value: `{"": 1}` holds none. (It tests the scalars itself rather
+/// than call `is_go_zero`: that call made the headless package's first
+/// part 158 bytes larger, session 69.)
 fn holds_empty(value: &Value) -> bool {
     match value {
         Value::Null => true,

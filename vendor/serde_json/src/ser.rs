@@ -8,7 +8,6 @@ use alloc::string::ToString;
 use alloc::vec::Vec;
 use core::fmt::{self, Display};
 use core::hint;
-use core::mem;
 use core::num::FpCategory;
 use core::str;
 use serde::ser::{self, Impossible, Serialize};
@@ -2235,48 +2234,43 @@ fn holds_escape(bytes: &[u8]) -> bool {
     }
 }
 
-/// kubesim: whether a word of eight bytes holds one JSON escapes (the
-/// test of `next_escape_by_words`; a byte is flagged only if it, or one
-/// below it, is one).
+/// kubesim: the bytes of a word of eight that JSON escapes, each flagged
+/// by its top bit. A byte below 0x20 borrows from its top bit when 0x20 is
+/// subtracted from it, and a byte equal to `"` or `\\` is zero once xored
+/// with it. A borrow only travels upwards, so a byte may be flagged only
+/// because one below it is: the lowest flag is always a true one. Every
+/// target kubesim builds for has 64-bit arithmetic (WebAssembly's too), so
+/// there is no narrower version.
 #[inline]
-fn escapes_in_word(word: u64) -> bool {
+fn escape_flags(word: u64) -> u64 {
     const ONES: u64 = u64::MAX / 255;
     let control = word.wrapping_sub(ONES * 0x20) & !word;
     let quote = word ^ (ONES * u64::from(b'"'));
     let quote = quote.wrapping_sub(ONES) & !quote;
     let backslash = word ^ (ONES * u64::from(b'\\'));
     let backslash = backslash.wrapping_sub(ONES) & !backslash;
-    (control | quote | backslash) & (ONES << 7) != 0
+    (control | quote | backslash) & (ONES << 7)
 }
 
-/// kubesim: `next_escape` a word at a time. Whole words are tested at
-/// once: a byte below 0x20 borrows from its top bit when 0x20 is
-/// subtracted from it, and a byte equal to `"` or `\\` is zero once xored
-/// with it. In a word the lowest flagged byte is always a true one (a borrow
-/// only travels upwards), which is the one taken.
+/// kubesim: whether a word of eight bytes holds one JSON escapes.
+#[inline]
+fn escapes_in_word(word: u64) -> bool {
+    escape_flags(word) != 0
+}
+
+/// kubesim: `next_escape` a word at a time (`escape_flags`), the lowest
+/// flagged byte of the first word with one taken; the bytes after the last
+/// whole word one at a time.
 #[inline]
 fn next_escape_by_words(bytes: &[u8]) -> usize {
-    #[cfg(fast_arithmetic = "64")]
-    type Chunk = u64;
-    #[cfg(fast_arithmetic = "32")]
-    type Chunk = u32;
-    const STEP: usize = mem::size_of::<Chunk>();
-    const ONES: Chunk = Chunk::MAX / 255;
-    const TOPS: Chunk = ONES << 7;
-    let mut chunks = bytes.chunks_exact(STEP);
+    let mut chunks = bytes.chunks_exact(8);
     let mut at = 0;
     for chunk in &mut chunks {
-        let word = Chunk::from_le_bytes(chunk.try_into().unwrap());
-        let control = word.wrapping_sub(ONES * 0x20) & !word;
-        let quote = word ^ (ONES * Chunk::from(b'"'));
-        let quote = quote.wrapping_sub(ONES) & !quote;
-        let backslash = word ^ (ONES * Chunk::from(b'\\'));
-        let backslash = backslash.wrapping_sub(ONES) & !backslash;
-        let flagged = (control | quote | backslash) & TOPS;
+        let flagged = escape_flags(u64::from_le_bytes(chunk.try_into().unwrap()));
         if flagged != 0 {
             return at + flagged.trailing_zeros() as usize / 8;
         }
-        at += STEP;
+        at += 8;
     }
     for &byte in chunks.remainder() {
         if ESCAPE[byte as usize] != 0 {
