@@ -2181,14 +2181,12 @@ pub(crate) fn next_escape_noting_ascii(bytes: &[u8]) -> (usize, bool) {
 #[inline]
 fn first_flagged(bytes: &[u8], signed: bool) -> (usize, bool) {
     use core::arch::x86_64::*;
-    let flags = |at: usize| -> u32 {
-        assert!(at + 16 <= bytes.len());
+    let flags = |block: &[u8; 16]| -> u32 {
         // SAFETY: SSE2 is in every x86-64 (its baseline, which this
-        // target enables); the sixteen bytes from `at` are within `bytes`
-        // (asserted; the callers below check it too, so it is not
-        // tested again), and the load needs no alignment.
+        // target enables); the load reads the sixteen bytes of `block`,
+        // and needs no alignment.
         unsafe {
-            let v = _mm_loadu_si128(bytes.as_ptr().add(at).cast());
+            let v = _mm_loadu_si128(block.as_ptr().cast());
             let control = if signed {
                 _mm_cmplt_epi8(v, _mm_set1_epi8(0x20))
             } else {
@@ -2199,22 +2197,27 @@ fn first_flagged(bytes: &[u8], signed: bool) -> (usize, bool) {
             _mm_movemask_epi8(_mm_or_si128(control, _mm_or_si128(quote, backslash))) as u32
         }
     };
-    let mut at = 0;
-    while bytes.len() - at >= 32 {
-        let found = flags(at) | flags(at + 16) << 16;
+    // Blocks taken as arrays, so no load needs a bounds check.
+    let mut rest = bytes;
+    while let Some((pair, after)) = rest.split_first_chunk::<32>() {
+        let (low, high) = pair.split_at(16);
+        let (Ok(low), Ok(high)) = (<&[u8; 16]>::try_from(low), <&[u8; 16]>::try_from(high)) else {
+            unreachable!()
+        };
+        let found = flags(low) | flags(high) << 16;
         if found != 0 {
-            return (at + found.trailing_zeros() as usize, true);
+            return (bytes.len() - rest.len() + found.trailing_zeros() as usize, true);
         }
-        at += 32;
+        rest = after;
     }
-    if bytes.len() - at >= 16 {
-        let found = flags(at);
+    if let Some((block, after)) = rest.split_first_chunk::<16>() {
+        let found = flags(block);
         if found != 0 {
-            return (at + found.trailing_zeros() as usize, true);
+            return (bytes.len() - rest.len() + found.trailing_zeros() as usize, true);
         }
-        at += 16;
+        rest = after;
     }
-    (at, false)
+    (bytes.len() - rest.len(), false)
 }
 
 /// kubesim: whether `bytes` hold a byte JSON escapes, as `next_escape`
