@@ -144,9 +144,24 @@ pub fn segments(path: &str, skip: usize) -> Vec<&str> {
 #[cfg(test)]
 #[test]
 fn segments_are_split_as_str_split_splits() {
-    for path in
-        ["", "/", "//", "a", "/api/v1", "api/v1/namespaces/default/configmaps/", "/é/ü//x", "a/b/c/d/e/f/g/h/i/j/k"]
-    {
+    let every_byte: String = (1u8..128).map(char::from).collect();
+    for path in [
+        "",
+        "/",
+        "//",
+        "a",
+        "/api/v1",
+        "api/v1/namespaces/default/configmaps/",
+        "/é/ü//x",
+        "a/b/c/d/e/f/g/h/i/j/k",
+        "./0/./0/0./.0//..00/./././0/0/0",
+        "/////////////////",
+        "..................",
+        &every_byte,
+        // Bytes above 0x7f, among them AF (`/` with its top bit set).
+        "¯/¯¯¯¯¯¯¯¯/a¯/¯",
+        &every_byte.repeat(3).replace('a', "/"),
+    ] {
         for skip in 0..3 {
             let want: Vec<&str> = path.split('/').skip(skip).collect();
             assert_eq!(segments(path, skip), want, "{path:?} skipping {skip}");
