@@ -30,6 +30,14 @@ pub fn to_json(v: &serde_json::Value) -> Vec<u8> {
     out
 }
 
+/// `v` as compact JSON text: what `v.to_string()` gives, by [`to_json`]
+/// (`Value`'s `Display` is the generic serializer, kept out of the
+/// WebAssembly module's part loaded first).
+pub fn to_json_string(v: &serde_json::Value) -> String {
+    // (The writer writes only whole UTF-8 sequences and ASCII escapes.)
+    String::from_utf8(to_json(v)).unwrap_or_default()
+}
+
 /// Whether a JSON value is what Go's zero value looks like: null, false,
 /// 0, "", an empty list, or an object of only zero values (a struct left
 /// as it was made).

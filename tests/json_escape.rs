@@ -170,3 +170,12 @@ proptest! {
         prop_assert_eq!(direct, want);
     }
 }
+
+proptest! {
+    /// `api::to_json_string`, which names an invalid value in validation
+    /// errors and field paths, is what `Value::to_string` gives.
+    #[test]
+    fn json_text_is_what_to_string_gives(v in any_value()) {
+        prop_assert_eq!(kubesim::api::to_json_string(&v), v.to_string());
+    }
+}

@@ -49,7 +49,7 @@ impl PathElement {
             "f:" => Some(PathElement::Field(rest.to_string())),
             "v:" => {
                 let v: Value = serde_json::from_str(rest).ok()?;
-                Some(PathElement::Value(v.to_string()))
+                Some(PathElement::Value(crate::api::to_json_string(&v)))
             }
             "i:" => rest.parse().ok().map(PathElement::Index),
             "k:" => {
@@ -63,7 +63,8 @@ impl PathElement {
 
 /// The element of an associative-list item, from its key fields.
 pub fn key_element(fields: &Map<String, Value>) -> PathElement {
-    let mut kv: Vec<(String, String)> = fields.iter().map(|(k, v)| (k.clone(), v.to_string())).collect();
+    let mut kv: Vec<(String, String)> =
+        fields.iter().map(|(k, v)| (k.clone(), crate::api::to_json_string(v))).collect();
     kv.order();
     PathElement::Key(kv)
 }

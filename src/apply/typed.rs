@@ -76,7 +76,7 @@ fn shape<'a>(s: &'a Schemas, schema: Option<&'a Value>, value: &Value) -> Shape<
 fn item_element(kind: ListKind, item: &Value, index: usize) -> Option<PathElement> {
     match kind {
         ListKind::Atomic => Some(PathElement::Index(index)),
-        ListKind::Set => Some(PathElement::Value(item.to_string())),
+        ListKind::Set => Some(PathElement::Value(crate::api::to_json_string(item))),
         ListKind::Map(keys, defaults) => {
             let obj = item.as_object()?;
             let mut fields = Map::new();

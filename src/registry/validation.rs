@@ -43,14 +43,18 @@ pub fn validate_meta(rt: &ResourceType, obj: &Value) -> Vec<FieldError> {
         if !ok {
             errs.push(FieldError::invalid(
                 &format!("metadata.{field}"),
-                &v.to_string(),
+                &crate::api::to_json_string(v),
                 "must be a map of string to string",
             ));
         }
     }
     if let Some(v) = finalizers {
         if !(v.is_null() || v.as_array().is_some_and(|a| a.iter().all(Value::is_string))) {
-            errs.push(FieldError::invalid("metadata.finalizers", &v.to_string(), "must be a list of strings"));
+            errs.push(FieldError::invalid(
+                "metadata.finalizers",
+                &crate::api::to_json_string(v),
+                "must be a list of strings",
+            ));
         }
     }
     if let Some(Value::Object(labels)) = labels {

@@ -33,7 +33,6 @@ mod print;
 mod rbac;
 mod rollout;
 mod rules;
-mod set;
 mod sort_by;
 mod taint;
 mod wait;
@@ -319,7 +318,7 @@ fn run_parsed(s: &mut Session, cmd: Command, file: &str) -> Outcome {
         Verb::Run => imperative::run(s, &d, &cmd, &mut out),
         Verb::Scale => imperative::scale(s, &d, &cmd, &mut out),
         Verb::Autoscale => imperative::autoscale(s, &d, &cmd, &mut out),
-        Verb::SetImage => set::set_image(s, &d, &cmd, &mut out),
+        Verb::SetImage => imperative::set_image(s, &d, &cmd, &mut out),
         Verb::Logs => logs::logs(s, &d, &cmd, &mut out),
         Verb::Debug => imperative::debug(s, &cmd, &mut out),
         Verb::Patch => patch::patch(s, &d, &cmd, &mut out),

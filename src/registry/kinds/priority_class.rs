@@ -69,7 +69,9 @@ pub(in crate::registry) fn validate_preemption_policy(v: Option<&Value>, path: &
         Some(Value::String(s)) if s.is_empty() => errs.push(FieldError::required(path, "")),
         Some(Value::String(s)) if PREEMPTION_POLICIES.contains(&s.as_str()) => {}
         Some(Value::String(s)) => errs.push(FieldError::not_supported(path, s, PREEMPTION_POLICIES)),
-        Some(other) => errs.push(FieldError::not_supported_value(path, &other.to_string(), PREEMPTION_POLICIES)),
+        Some(other) => {
+            errs.push(FieldError::not_supported_value(path, &crate::api::to_json_string(other), PREEMPTION_POLICIES))
+        }
     }
 }
 

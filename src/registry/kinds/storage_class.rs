@@ -48,7 +48,7 @@ fn one_of(obj: &Value, field: &str, supported: &[&str], errs: &mut Vec<FieldErro
         None | Some(Value::Null) => {}
         Some(Value::String(s)) if supported.contains(&s.as_str()) => {}
         Some(Value::String(s)) => errs.push(FieldError::not_supported(field, s, supported)),
-        Some(other) => errs.push(FieldError::not_supported_value(field, &other.to_string(), supported)),
+        Some(other) => errs.push(FieldError::not_supported_value(field, &crate::api::to_json_string(other), supported)),
     }
 }
 
